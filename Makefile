@@ -1,0 +1,78 @@
+# mcp-bash build and test entry points. `make test` is what CI runs.
+GO            ?= go
+BIN           := bin/mcp-bash
+VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+LDFLAGS       := -s -w -X main.version=$(VERSION)
+STATICCHECK   := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BENCHTIME     ?= 1s
+BENCHCOUNT    ?= 5
+FUZZTIME      ?= 60s
+CI_FUZZTIME   ?= 5s
+BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+
+.PHONY: build test unit lint bench bench-peers fuzz stress clean conformance wasm-examples
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
+
+# The TypeScript clients and the official conformance suite, pinned in test/clients/node.
+NODE_DEPS     := test/clients/node/node_modules/.package-lock.json
+$(NODE_DEPS): test/clients/node/package.json test/clients/node/package-lock.json
+	cd test/clients/node && npm ci --no-audit --no-fund
+	@touch $@
+
+# The WebAssembly examples (Go guests built with GOOS=wasip1); the .wasm files are never committed.
+WASM_EXAMPLES := examples/20-wasm-tool/tools/stats/tool.wasm=./examples/20-wasm-tool/src/stats \
+                 examples/21-wasm-command/bin/tally.wasm=./examples/21-wasm-command/src/tally
+wasm-examples:
+	@set -e; for pair in $(WASM_EXAMPLES); do out=$${pair%%=*}; pkg=$${pair#*=}; mkdir -p $$(dirname $$out); \
+	  echo "GOOS=wasip1 GOARCH=wasm $(GO) build -o $$out $$pkg"; \
+	  GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -o $$out $$pkg; done
+
+# Everything: static checks, unit tests and end-to-end tests against the binary built above.
+test: build wasm-examples lint $(NODE_DEPS)
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+
+# Every fuzz target (test/fuzz.sh lists them) for $(FUZZTIME) each; crashers land in the
+# package's testdata/fuzz and are committed as regression seeds once fixed.
+fuzz:
+	GO=$(GO) test/fuzz.sh $(FUZZTIME)
+
+# The stress suite at full counts (make test runs it with small ones).
+stress: build
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/stress/ -full
+
+unit:
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	cd test/clients/go && $(GO) vet ./... && $(STATICCHECK) ./...
+
+# Benchmarks (never timed assertions): $(BENCHCOUNT) runs each, summarised as medians by benchstat.
+bench: build
+	@mkdir -p dist
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -count $(BENCHCOUNT) \
+	  ./host/... ./test/bench/... | tee dist/bench.txt
+	$(BENCHSTAT) dist/bench.txt
+	$(MAKE) --no-print-directory bench-peers
+
+# mcp-bash vs mcp-go and go-sdk servers with an equivalent Go hello tool, same client, one run:
+# the markdown table of docs/PERFORMANCE.md (medians of $(BENCHCOUNT) runs, ratios, the bars).
+bench-peers: build
+	@mkdir -p dist
+	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) run ./cmd/bench-peers -runs $(BENCHCOUNT) -o $(CURDIR)/dist/bench-peers.md
+
+# The official MCP conformance suite (server scenarios, 2025-11-25) through the test bridge in
+# test/conformance; test/conformance/baseline.yml lists expected failures.
+conformance: build $(NODE_DEPS)
+	MCPBASH_CONFORMANCE=1 MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -run '^TestConformanceSuite$$' ./test/conformance/
+
+clean:
+	rm -rf bin dist
+	rm -f $(foreach pair,$(WASM_EXAMPLES),$(firstword $(subst =, ,$(pair))))

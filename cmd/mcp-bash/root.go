@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// newRootCmd builds the command tree. With no subcommand the binary serves MCP over stdio.
+func newRootCmd(getenv func(string) string) *cobra.Command {
+	var projectRoot, execMode string
+	// Every verb that builds a server sees --exec through the environment getter.
+	withExec := func(k string) string {
+		if k == "MCPBASH_EXEC" && execMode != "" {
+			return execMode
+		}
+		return getenv(k)
+	}
+	root := &cobra.Command{
+		Use:   "mcp-bash",
+		Short: "Serve an mcp-bash project over MCP stdio, with tools run in a sandbox",
+		Long: `mcp-bash serves an mcp-bash project (tools/, resources/, prompts/, server.d/) as a
+Model Context Protocol server over stdio. Tool scripts run in an in-process Bash sandbox by default.
+
+With no subcommand it serves the project found from --project-root, MCPBASH_PROJECT_ROOT, or the
+nearest directory upwards containing server.d/server.meta.json (a built-in getting-started project
+when none is found).`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: 2, msg: "Unknown command: " + args[0]}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), serveOptions{projectRoot: projectRoot, getenv: withExec})
+		},
+	}
+	// Unknown flags fall through to server mode, as the original's launcher does.
+	root.FParseErrWhitelist.UnknownFlags = true
+	root.SetVersionTemplate("mcp-bash {{.Version}}\n")
+	root.PersistentFlags().StringVar(&execMode, "exec", "", "engine for script tools: sandbox (default; a tool's meta may ask for native) or native (every script tool runs in real bash)")
+	root.PersistentFlags().StringVar(&projectRoot, "project-root", "", "project directory (default: MCPBASH_PROJECT_ROOT, else the nearest parent with server.d/server.meta.json)")
+	root.AddCommand(newNewCmd(), newInitCmd(), newScaffoldCmd(&projectRoot, withExec), newRunToolCmd(&projectRoot, withExec),
+		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
+		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
+	root.AddCommand(newConfineCmd())
+	root.AddCommand(newBundleCmd(&projectRoot, withExec))
+	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
+	for _, c := range root.Commands() {
+		strictGroup(c)
+	}
+	return root
+}
+
+// strictGroup makes a verb that only groups others (registry, scaffold) refuse an unknown
+// sub-verb with exit 2, as the root does, instead of cobra's help and exit 0; alone, it prints
+// its help.
+func strictGroup(c *cobra.Command) {
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return &exitError{code: 2, msg: "Unknown command: " + args[0] + " (see " + cmd.CommandPath() + " --help)"}
+		}
+		return cmd.Help()
+	}
+}
+
+func newDebugCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
+	var logPath string
+	cmd := &cobra.Command{
+		Use:   "debug",
+		Short: "Serve with debug logging and a payload log of every message (secrets redacted)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if logPath == "" {
+				dir, err := os.MkdirTemp("", "mcp-bash-debug-")
+				if err != nil {
+					return err
+				}
+				logPath = filepath.Join(dir, "payload.debug.log")
+			}
+			env := func(k string) string {
+				if k == "MCPBASH_LOG_LEVEL" && getenv(k) == "" {
+					return "debug"
+				}
+				return getenv(k)
+			}
+			return serve(cmd.Context(), serveOptions{projectRoot: *projectRoot, getenv: env, payloadLog: logPath})
+		},
+	}
+	cmd.Flags().StringVar(&logPath, "log", "", "payload log path (default: a new file in the temp dir, printed on stderr)")
+	return cmd
+}

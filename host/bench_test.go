@@ -1,0 +1,105 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/host/registry"
+)
+
+// BenchmarkPingRoundTrip measures sequential ping round trips through the host over real OS
+// pipes (the same framing, reader, dispatch and writer path as stdio).
+func BenchmarkPingRoundTrip(b *testing.B) {
+	dir := b.TempDir()
+	cfg := Config{Dirs: registry.ResolveDirs(dir, func(string) string { return "" }), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
+	cfg.ConfigFromEnv(func(string) string { return "" })
+	srv, err := NewServer(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	done := make(chan struct{})
+	go func() {
+		_ = srv.Serve(context.Background(), inR, outW)
+		outW.Close()
+		close(done)
+	}()
+	rd := bufio.NewReader(outR)
+	w := bufio.NewWriter(inW)
+	roundTrip := func(line string) {
+		w.WriteString(line)
+		w.WriteByte('\n')
+		w.Flush()
+		if _, err := rd.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
+	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pings/s")
+	inW.Close()
+	<-done
+}
+
+// BenchmarkToolsCallHello is tools/call of the hello example through the whole host (framing,
+// dispatch, schema validation, sandbox run, shaping) over OS pipes.
+func BenchmarkToolsCallHello(b *testing.B) {
+	dir := b.TempDir()
+	src := "../examples/00-hello-tool"
+	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.sh", "tools/hello/tool.meta.json"} {
+		data, err := os.ReadFile(src + "/" + f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
+		os.WriteFile(dir+"/"+f, data, 0o755)
+	}
+	cfg := Config{Dirs: registry.ResolveDirs(dir, func(string) string { return "" }), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
+	cfg.ConfigFromEnv(func(string) string { return "" })
+	srv, err := NewServer(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	done := make(chan struct{})
+	go func() {
+		_ = srv.Serve(context.Background(), inR, outW)
+		outW.Close()
+		close(done)
+	}()
+	rd := bufio.NewReader(outR)
+	w := bufio.NewWriter(inW)
+	roundTrip := func(line string) []byte {
+		w.WriteString(line)
+		w.WriteByte('\n')
+		w.Flush()
+		l, err := rd.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
+	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
+		b.Fatalf("unexpected %s", l)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`, i+1))
+	}
+	b.StopTimer()
+	inW.Close()
+	<-done
+}

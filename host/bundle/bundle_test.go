@@ -1,0 +1,110 @@
+package bundle
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func valid() map[string]any {
+	return Manifest(Info{Name: "demo", Title: "Demo", Version: "1.2.3", Description: "d",
+		Author: map[string]any{"name": "Ada"}, Tools: []Tool{{"hello", "hi"}}, Platforms: []Platform{{"linux", "amd64"}, {"darwin", "arm64"}}})
+}
+
+func TestGeneratedManifestIsValid(t *testing.T) {
+	m := valid()
+	// Round-trip through JSON, as a client reads it.
+	b, _ := json.Marshal(m)
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if ps := Validate(back); len(ps) != 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	if got := back["compatibility"].(map[string]any)["platforms"]; len(got.([]any)) != 2 {
+		t.Errorf("platforms: %v", got)
+	}
+}
+
+func TestValidateProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		overlay string
+		want    string
+	}{
+		{"missing author", `{"author":null}`, "author: must be an object, not null"},
+		{"author name type", `{"author":{"name":5}}`, "author.name: must be a string, not a number"},
+		{"author extra", `{"author":{"name":"a","twitter":"x"}}`, "author.twitter: unknown field"},
+		{"bad version", `{"version":"v1"}`, `version: must be a semantic version such as 1.0.0, not "v1"`},
+		{"keywords type", `{"keywords":"a,b"}`, "keywords: must be an array, not a string"},
+		{"keyword item", `{"keywords":["a",1]}`, "keywords[1]: must be a string, not a number"},
+		{"unknown top-level", `{"colour":"red"}`, "colour: unknown field"},
+		{"server type", `{"server":{"type":"ruby"}}`, `server.type: must be one of binary, node, python, uv, not "ruby"`},
+		{"command type", `{"server":{"mcp_config":{"command":["x"]}}}`, "server.mcp_config.command: must be a string, not an array"},
+		{"env values", `{"server":{"mcp_config":{"env":{"A":1}}}}`, "server.mcp_config.env.A: must be a string, not a number"},
+		{"override platform", `{"server":{"mcp_config":{"platform_overrides":{"macos":{}}}}}`, "server.mcp_config.platform_overrides.macos: unknown platform"},
+		{"homepage", `{"homepage":"example.com"}`, `homepage: must be an absolute URL, not "example.com"`},
+		{"platform enum", `{"compatibility":{"platforms":["beos"]}}`, `compatibility.platforms[0]: must be one of darwin, win32, linux, not "beos"`},
+		{"user_config", `{"user_config":{"key":{"type":"secret","title":"K"}}}`, `user_config.key.description: is required`},
+		{"user_config type", `{"user_config":{"key":{"type":"secret","title":"K","description":"d"}}}`, `user_config.key.type: must be one of`},
+		{"prompt text", `{"prompts":[{"name":"p"}]}`, "prompts[0].text: is required"},
+		{"icons size", `{"icons":[{"src":"i.png","size":"big"}]}`, `icons[0].size: must be WIDTHxHEIGHT`},
+		{"localization", `{"localization":{"resources":"x.json","default_locale":"en-US"}}`, "localization.resources: must contain the ${locale} placeholder"},
+		{"manifest_version", `{"manifest_version":"9"}`, `manifest_version: must be one of`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o map[string]any
+			if err := json.Unmarshal([]byte(tc.overlay), &o); err != nil {
+				t.Fatal(err)
+			}
+			ps := Validate(Merge(valid(), o))
+			var all []string
+			for _, p := range ps {
+				all = append(all, p.String())
+			}
+			if !strings.Contains(strings.Join(all, "\n"), tc.want) {
+				t.Errorf("want %q in:\n%s", tc.want, strings.Join(all, "\n"))
+			}
+		})
+	}
+	m := valid()
+	delete(m, "author")
+	delete(m, "server")
+	ps := Validate(m)
+	if len(ps) != 2 || ps[0].String() != "author: is required" || ps[1].String() != "server: is required" {
+		t.Errorf("required: %v", ps)
+	}
+}
+
+func TestParsePlatforms(t *testing.T) {
+	ps, err := ParsePlatforms("linux-amd64, darwin/arm64,linux-amd64")
+	if err != nil || len(ps) != 2 || ps[1] != (Platform{"darwin", "arm64"}) {
+		t.Errorf("%v %v", ps, err)
+	}
+	if ps, _ := ParsePlatforms(""); len(ps) != 1 || ps[0] != Current() {
+		t.Errorf("default: %v", ps)
+	}
+	if ps, _ := ParsePlatforms("all"); len(ps) != len(Supported) {
+		t.Errorf("all: %v", ps)
+	}
+	if _, err := ParsePlatforms("windows-386"); err == nil || !strings.Contains(err.Error(), "unknown platform") {
+		t.Errorf("bad platform: %v", err)
+	}
+}
+
+// The launcher is valid POSIX sh and names every platform.
+func TestLauncher(t *testing.T) {
+	s := launcher(Supported)
+	for _, want := range []string{"Linux-x86_64|Linux-amd64) platform=linux-amd64 ;;", "Darwin-aarch64|Darwin-arm64) platform=darwin-arm64 ;;"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in:\n%s", want, s)
+		}
+	}
+	if sh, err := exec.LookPath("sh"); err == nil {
+		if out, err := exec.Command(sh, "-n", "-c", s).CombinedOutput(); err != nil {
+			t.Errorf("sh -n: %v %s", err, out)
+		}
+	}
+}

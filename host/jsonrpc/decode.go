@@ -1,0 +1,101 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Normalize strips a UTF-8 byte order mark, a trailing CR and surrounding whitespace from one
+// line. An empty result means the line is to be ignored.
+func Normalize(line []byte) []byte {
+	line = bytes.TrimPrefix(line, utf8BOM)
+	return bytes.TrimSpace(line)
+}
+
+// Item is one decoded element of a line: either a well-formed Message or an Error to answer
+// (with the id when it could be read).
+type Item struct {
+	Msg *Message
+	Err *Error
+	ID  json.RawMessage
+}
+
+// Decode parses one normalized line. A JSON array is a batch: batch is true and each element
+// becomes its own Item. Invalid JSON yields a single parse-error Item.
+func Decode(line []byte) (items []Item, batch bool) {
+	if !json.Valid(line) {
+		return []Item{{Err: &Error{Code: CodeParseError, Message: "Parse error", Data: json.RawMessage(`"Failed to normalize input"`)}}}, false
+	}
+	if line[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(line, &elems); err != nil {
+			return []Item{{Err: &Error{Code: CodeParseError, Message: "Parse error"}}}, false
+		}
+		if len(elems) == 0 {
+			return []Item{{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: json.RawMessage(`"Empty batch"`)}}}, true
+		}
+		items = make([]Item, 0, len(elems))
+		for _, e := range elems {
+			items = append(items, decodeOne(e))
+		}
+		return items, true
+	}
+	return []Item{decodeOne(line)}, false
+}
+
+// decodeOne turns one JSON value into an Item.
+func decodeOne(raw []byte) Item {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: json.RawMessage(`"Message must be a JSON object"`)}}
+	}
+	// Decode members individually so that a wrongly typed member is an invalid request, not a
+	// parse error, and so that the id is recovered whenever it is readable.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}}
+	}
+	var m Message
+	id, hasID := members["id"]
+	if hasID {
+		if !validID(id) {
+			return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: json.RawMessage(`"id must be a string or an integer"`)}}
+		}
+		m.ID = append(json.RawMessage(nil), id...)
+	}
+	invalid := func(why string) Item {
+		d, _ := json.Marshal(why)
+		return Item{ID: m.ID, Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: d}}
+	}
+	if v, ok := members["jsonrpc"]; !ok || string(v) != `"2.0"` {
+		return invalid(`jsonrpc must be "2.0"`)
+	}
+	m.JSONRPC = Version
+	if v, ok := members["method"]; ok {
+		if err := json.Unmarshal(v, &m.Method); err != nil || m.Method == "" {
+			return invalid("method must be a non-empty string")
+		}
+	}
+	if v, ok := members["params"]; ok && string(v) != "null" {
+		if len(v) == 0 || (v[0] != '{' && v[0] != '[') {
+			return invalid("params must be an object or an array")
+		}
+		m.Params = append(json.RawMessage(nil), v...)
+	}
+	if v, ok := members["result"]; ok {
+		m.Result = append(json.RawMessage(nil), v...)
+	}
+	if v, ok := members["error"]; ok {
+		var e Error
+		if err := json.Unmarshal(v, &e); err != nil {
+			return invalid("error must be an error object")
+		}
+		m.Error = &e
+	}
+	if m.Kind() == KindInvalid {
+		return invalid("Missing method")
+	}
+	return Item{Msg: &m, ID: m.ID}
+}

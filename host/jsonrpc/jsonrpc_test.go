@@ -1,0 +1,181 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"\xEF\xBB\xBF{\"a\":1}\r", `{"a":1}`},
+		{"  {}\t ", `{}`},
+		{"\r", ``},
+		{"", ``},
+	}
+	for _, tt := range tests {
+		if got := string(Normalize([]byte(tt.in))); got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name     string
+		line     string
+		batch    bool
+		kinds    []Kind // per item; KindInvalid means an error item
+		errCodes []int
+		id       string
+	}{
+		{"request string id", `{"jsonrpc":"2.0","id":"x","method":"ping"}`, false, []Kind{KindRequest}, []int{0}, `"x"`},
+		{"request id 0", `{"jsonrpc":"2.0","id":0,"method":"ping"}`, false, []Kind{KindRequest}, []int{0}, `0`},
+		{"large id exact", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, false, []Kind{KindRequest}, []int{0}, `9007199254740993`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, []Kind{KindNotification}, []int{0}, ``},
+		{"response", `{"jsonrpc":"2.0","id":5,"result":{}}`, false, []Kind{KindResponse}, []int{0}, `5`},
+		{"error response", `{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}`, false, []Kind{KindResponse}, []int{0}, `5`},
+		{"parse error", `{"jsonrpc":`, false, []Kind{KindInvalid}, []int{CodeParseError}, ``},
+		{"not an object", `42`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, ``},
+		{"missing method keeps id", `{"jsonrpc":"2.0","id":7}`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, `7`},
+		{"bad version", `{"jsonrpc":"1.0","id":1,"method":"x"}`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, `1`},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, ``},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"x"}`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, ``},
+		{"params scalar", `{"jsonrpc":"2.0","id":1,"method":"x","params":3}`, false, []Kind{KindInvalid}, []int{CodeInvalidRequest}, `1`},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"a"},3]`, true, []Kind{KindRequest, KindInvalid}, []int{0, CodeInvalidRequest}, `1`},
+		{"empty batch", `[]`, true, []Kind{KindInvalid}, []int{CodeInvalidRequest}, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			items, batch := Decode([]byte(tt.line))
+			if batch != tt.batch {
+				t.Fatalf("batch = %v, want %v", batch, tt.batch)
+			}
+			if len(items) != len(tt.kinds) {
+				t.Fatalf("got %d items, want %d", len(items), len(tt.kinds))
+			}
+			for i, it := range items {
+				if tt.kinds[i] == KindInvalid {
+					if it.Err == nil || it.Err.Code != tt.errCodes[i] {
+						t.Fatalf("item %d: err = %+v, want code %d", i, it.Err, tt.errCodes[i])
+					}
+				} else if it.Msg == nil || it.Msg.Kind() != tt.kinds[i] {
+					t.Fatalf("item %d: msg = %+v, want kind %v", i, it.Msg, tt.kinds[i])
+				}
+			}
+			if got := string(items[0].ID); got != tt.id {
+				t.Errorf("id = %q, want %q", got, tt.id)
+			}
+		})
+	}
+}
+
+func TestResponseRoundTripsIDs(t *testing.T) {
+	for _, id := range []string{`"x"`, `0`, `9007199254740993`, `-1`, `"\u00e9"`} {
+		b, err := Response([]byte(id), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+		if string(b) != want {
+			t.Errorf("Response(%s) = %s, want %s", id, b, want)
+		}
+	}
+	if got := string(ErrorResponse(nil, &Error{Code: -32700, Message: "Parse error"})); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` {
+		t.Errorf("ErrorResponse(nil) = %s", got)
+	}
+}
+
+func TestReaderLines(t *testing.T) {
+	long := strings.Repeat("a", 100)
+	in := "one\r\n" + long + "\nthree\nlast"
+	r := NewReader(strings.NewReader(in), 50)
+	var got []string
+	var tooLong int
+	for {
+		line, err := r.ReadLine()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var tl *LineTooLongError
+		if errors.As(err, &tl) {
+			tooLong++
+			if tl.Limit != 50 || tl.Size != 100 {
+				t.Errorf("LineTooLongError = %+v", tl)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"one\r", "three", "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") || tooLong != 1 {
+		t.Fatalf("lines = %q (tooLong %d), want %q and 1", got, tooLong, want)
+	}
+}
+
+func TestReaderExactlyAtLimit(t *testing.T) {
+	r := NewReader(strings.NewReader(strings.Repeat("b", 50)+"\n"), 50)
+	line, err := r.ReadLine()
+	if err != nil || len(line) != 50 {
+		t.Fatalf("ReadLine = %d bytes, %v; want 50, nil", len(line), err)
+	}
+}
+
+func TestWriterOneLinePerMessage(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, 4)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Send(context.Background(), []byte(`{"jsonrpc":"2.0","method":"n"}`)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("got %d lines, want 50", len(lines))
+	}
+	for _, l := range lines {
+		if l != `{"jsonrpc":"2.0","method":"n"}` {
+			t.Fatalf("interleaved line %q", l)
+		}
+	}
+	if err := w.Send(context.Background(), []byte("x")); !errors.Is(err, ErrWriterClosed) {
+		t.Fatalf("Send after Close = %v", err)
+	}
+}
+
+func TestWriterBackpressureHonoursContext(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	w := NewWriter(pw, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		for err == nil {
+			err = w.Send(ctx, []byte("{}"))
+		}
+		errc <- err
+	}()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Send with blocked peer = %v, want context.Canceled", err)
+	}
+	pr.Close()
+	_ = w.Close()
+}

@@ -1,0 +1,128 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/registry"
+)
+
+// listKinds maps each list method to its registry kind and result member.
+var listKinds = []struct {
+	method, member string
+	kind           registry.Kind
+	loadErr        string
+}{
+	{"tools/list", "tools", registry.KindTools, "Unable to load tool registry"},
+	{"resources/list", "resources", registry.KindResources, "Unable to load resource registry"},
+	{"resources/templates/list", "resourceTemplates", registry.KindResourceTemplates, "Unable to load resource template registry"},
+	{"prompts/list", "prompts", registry.KindPrompts, "Unable to load prompt registry"},
+}
+
+// registerLists wires the four paginated list methods to the registry.
+func (srv *Server) registerLists() {
+	for _, lk := range listKinds {
+		lk := lk
+		srv.handlers[lk.method] = handler{fn: func(ctx context.Context, s *Session, r *Request) (any, error) {
+			var p struct {
+				Cursor *string `json:"cursor"`
+				Limit  *int    `json:"limit"`
+			}
+			if err := decodeParams(r.Params, &p); err != nil {
+				return nil, err
+			}
+			cursor, limit := "", 0
+			if p.Cursor != nil {
+				cursor = *p.Cursor
+			}
+			if p.Limit != nil {
+				limit = *p.Limit
+			}
+			// The TTL check runs on list requests too, so a change is announced before the
+			// list that shows it.
+			srv.notifyChanges(ctx, s)
+			page, err := srv.reg.List(ctx, lk.kind, cursor, limit)
+			switch {
+			case errors.Is(err, registry.ErrInvalidCursor):
+				return nil, invalidParams("Invalid cursor")
+			case err != nil:
+				srv.logf("%s: %v", lk.method, err)
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
+			}
+			items := page.Items
+			total := page.Total
+			if lk.kind == registry.KindResources && !s.client.caps.ui() {
+				// MCP Apps resources are for clients that declared the UI extension.
+				items, total = withoutUI(items), total-srv.uiResourceCount(ctx)
+			}
+			if items == nil {
+				items = []json.RawMessage{}
+			}
+			res := map[string]any{lk.member: items, "_meta": map[string]any{"mcpbash/total": total}}
+			if page.NextCursor != "" {
+				res["nextCursor"] = page.NextCursor
+			}
+			return res, nil
+		}}
+	}
+}
+
+// notifyChanges re-checks the registries and sends list_changed for each kind whose hash
+// changed, to clients that may receive them.
+func (srv *Server) notifyChanges(ctx context.Context, s *Session) {
+	changed, err := srv.reg.Refresh(ctx)
+	if err != nil {
+		srv.logf("registry refresh: %v", err)
+		return
+	}
+	if s.state.Load() != stateReady {
+		return
+	}
+	switch s.Protocol() {
+	case "2025-03-26", "2024-11-05":
+		return // those revisions advertise no listChanged
+	}
+	sent := map[string]bool{}
+	for _, k := range changed {
+		method := "notifications/tools/list_changed"
+		switch k {
+		case registry.KindResources, registry.KindResourceTemplates:
+			method = "notifications/resources/list_changed"
+		case registry.KindPrompts:
+			method = "notifications/prompts/list_changed"
+		}
+		if !sent[method] {
+			sent[method] = true
+			s.Notify(method, map[string]any{})
+		}
+	}
+}
+
+var uiMarker = []byte(`"provider":"ui"`)
+
+func withoutUI(items []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		if !bytes.Contains(it, uiMarker) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (srv *Server) uiResourceCount(ctx context.Context) int {
+	res, err := srv.reg.Resources(ctx)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range res {
+		if r.Provider == "ui" {
+			n++
+		}
+	}
+	return n
+}

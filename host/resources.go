@@ -1,0 +1,538 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// Resource errors, shaped as the original's codes (COMPAT §1.5, §6.3).
+var (
+	errOutsideRoots = jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource outside allowed roots", nil)
+	errNotFound     = jsonrpc.NewError(-32002, "Resource not found", nil)
+)
+
+// resourceContent is one item of ReadResourceResult.contents.
+type resourceContent struct {
+	URI      string  `json:"uri"`
+	MIMEType string  `json:"mimeType,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	Blob     string  `json:"blob,omitempty"`
+}
+
+// remoteFetcher is what the https and git providers offer (host/providers).
+type remoteFetcher interface {
+	Fetch(ctx context.Context, uri string) (body []byte, contentType string, err error)
+}
+
+func (srv *Server) registerResources() {
+	srv.handlers["resources/read"] = handler{fn: srv.resourcesRead}
+	srv.handlers["resources/subscribe"] = handler{fn: srv.resourcesSubscribe}
+	srv.handlers["resources/unsubscribe"] = handler{fn: srv.resourcesUnsubscribe}
+}
+
+func (srv *Server) resourcesRead(ctx context.Context, s *Session, r *Request) (any, error) {
+	var p struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" && p.Name == "" {
+		return nil, invalidParams("Resource name or uri required")
+	}
+	c, err := srv.readResource(ctx, s, p.URI, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"contents": []resourceContent{c}}, nil
+}
+
+// readResource resolves a resource by uri or name and reads it through its provider.
+func (srv *Server) readResource(ctx context.Context, s *Session, uri, name string) (resourceContent, error) {
+	resources, err := srv.reg.Resources(ctx)
+	if err != nil {
+		return resourceContent{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "Unable to load resource registry", err.Error())
+	}
+	var res *registry.Resource
+	for _, x := range resources {
+		if (uri != "" && x.URI == uri) || (uri == "" && x.Name == name) {
+			res = x
+			break
+		}
+	}
+	if res == nil && uri == "" {
+		return resourceContent{}, errNotFound
+	}
+	provider, declaredMIME := providerFor(uri), ""
+	if res != nil {
+		uri, declaredMIME = res.URI, res.MIMEType
+		// Discovery records unknown schemes as "file"; the scheme's own provider still wins.
+		if res.Provider != "file" || provider == "" {
+			provider = res.Provider
+		}
+	} else if tpl := srv.matchTemplate(ctx, uri); tpl != nil {
+		declaredMIME = tpl.MIMEType
+	}
+	data, detected, err := srv.fetch(ctx, s, provider, uri)
+	if err != nil {
+		return resourceContent{}, err
+	}
+	// The declared mimeType wins over detection (COMPAT §7 #22, recommended).
+	mt := declaredMIME
+	if mt == "" {
+		mt = detected
+	}
+	if mt == "" {
+		mt = guessMIME(uri, data)
+	}
+	return contentFor(uri, mt, data), nil
+}
+
+func providerFor(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme == "" {
+		return "file"
+	}
+	switch u.Scheme {
+	case "git+https":
+		return "git"
+	}
+	return u.Scheme
+}
+
+// fetch reads uri with a provider: a project script providers/<name>.sh wins over the
+// built-ins (file, https, git, ui).
+func (srv *Server) fetch(ctx context.Context, s *Session, provider, uri string) ([]byte, string, error) {
+	if provider != "" && !strings.ContainsAny(provider, "/.") {
+		script := filepath.Join(srv.cfg.Dirs.Providers, provider+".sh")
+		if fi, err := os.Stat(script); err == nil && fi.Mode().IsRegular() {
+			data, err := srv.scriptProvider(ctx, s, script, uri)
+			return data, "", err
+		}
+	}
+	switch provider {
+	case "file":
+		data, err := srv.fileProvider(uri)
+		return data, "", err
+	case "https":
+		if srv.https == nil {
+			return nil, "", jsonrpc.NewError(jsonrpc.CodeInternalError, "https provider unavailable", nil)
+		}
+		data, ct, err := srv.https.Fetch(ctx, uri)
+		return data, ct, remoteErrorFor(err)
+	case "git":
+		if srv.git == nil {
+			return nil, "", jsonrpc.NewError(jsonrpc.CodeInternalError, "git provider unavailable", nil)
+		}
+		data, ct, err := srv.git.Fetch(ctx, uri)
+		return data, ct, remoteErrorFor(err)
+	case "ui":
+		data, err := srv.uiProvider(uri)
+		return data, uiMIME, err
+	}
+	return nil, "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unsupported resource provider: "+provider, nil)
+}
+
+// resourceRoots: MCP_RESOURCES_ROOTS (colon list, relative to the project root), else the
+// resources dir, else the project root. Missing directories are dropped.
+func (srv *Server) resourceRoots() []sandbox.Root {
+	var roots []sandbox.Root
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(srv.cfg.Dirs.Root, p)
+		}
+		p = sandbox.Physical(p)
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			roots = append(roots, sandbox.Root{Path: p, Mode: sandbox.ReadOnly})
+		}
+	}
+	if v := srv.cfg.Getenv("MCP_RESOURCES_ROOTS"); strings.TrimSpace(v) != "" {
+		for _, p := range strings.Split(v, ":") {
+			add(strings.TrimSpace(p))
+		}
+		return roots
+	}
+	add(srv.cfg.Dirs.Resources)
+	if len(roots) == 0 {
+		add(srv.cfg.Dirs.Root)
+	}
+	return roots
+}
+
+// maxResourceBytes is MCPBASH_MAX_RESOURCE_BYTES (default 10 MiB).
+func (srv *Server) maxResourceBytes() int64 {
+	return int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_RESOURCE_BYTES", 10<<20, 1, 1<<30))
+}
+
+// fileProvider reads file:// URIs through a read-only sandbox FS over the resource roots, so
+// `..`, symlinks and absolute paths cannot leave them. file://./x is relative to the project.
+func (srv *Server) fileProvider(uri string) ([]byte, error) {
+	var p string
+	switch {
+	case strings.HasPrefix(uri, "file://./"), strings.HasPrefix(uri, "file://../"):
+		p = filepath.Join(srv.cfg.Dirs.Root, strings.TrimPrefix(uri, "file://"))
+	case strings.HasPrefix(uri, "file://"):
+		u, err := url.Parse(uri)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid file URI", uri)
+		}
+		p = u.Path
+	default:
+		p = uri
+	}
+	if !filepath.IsAbs(p) {
+		return nil, errOutsideRoots
+	}
+	p = filepath.Clean(p)
+	roots := srv.resourceRoots()
+	if len(roots) == 0 {
+		return nil, errOutsideRoots // fail closed without roots
+	}
+	fsys, err := sandbox.NewFS(sandbox.Policy{Roots: roots}, sandbox.Scratch{}, nil)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource roots unavailable", err.Error())
+	}
+	defer fsys.Close()
+	inside := false
+	for _, r := range roots {
+		if p == r.Path || strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/") {
+			inside = true
+		}
+	}
+	if !inside {
+		return nil, errOutsideRoots
+	}
+	fi, err := fsys.Stat(p)
+	if err != nil || fi.IsDir() {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, errOutsideRoots
+		}
+		if lfi, lerr := fsys.Lstat(p); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			return nil, errOutsideRoots // a symlink that leads out of the roots
+		}
+		return nil, errNotFound
+	}
+	max := srv.maxResourceBytes()
+	if fi.Size() > max {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
+	}
+	f, err := fsys.Open(p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, errNotFound
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource read failed", err.Error())
+	}
+	if int64(len(data)) > max {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
+	}
+	return data, nil
+}
+
+// scriptProvider runs providers/<scheme>.sh in the sandbox engine with the original's exit-code
+// contract: 0 ok, 2 outside roots, 3 not found, 4 invalid, 5 fetch failed, 6 too large.
+func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri string) ([]byte, error) {
+	roots := srv.resourceRoots()
+	roots = append(roots, sandbox.Root{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly})
+	max := srv.maxResourceBytes()
+	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), Args: json.RawMessage(`{}`)}, Script: script, Dir: srv.cfg.Dirs.Root,
+		Policy: sandbox.Policy{Roots: roots, ToolDir: filepath.Dir(script),
+			Limits: sandbox.Limits{Timeout: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_DEFAULT_TOOL_TIMEOUT", 30, 1, 86400)) * time.Second, MaxStdoutBytes: max}},
+		ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"), Args: []string{uri},
+		Env: map[string]string{"MCP_RESOURCES_ROOTS": joinRoots(roots), "MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCP_RESOURCE_URI": uri}}
+	out := srv.engine.Run(ctx, job)
+	stderr := strings.TrimSpace(string(out.Stderr))
+	msg := func(def string) string {
+		if stderr != "" {
+			return strings.SplitN(stderr, "\n", 2)[0]
+		}
+		return def
+	}
+	switch {
+	case strings.HasPrefix(out.LimitHit, "Tool output exceeded"):
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
+	case out.TimedOut:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider timed out", nil)
+	case out.LimitHit != "":
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
+	}
+	switch out.ExitCode {
+	case 0:
+		return out.Stdout, nil
+	case 2:
+		return nil, errOutsideRoots
+	case 3:
+		return nil, errNotFound
+	case 4:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg("Invalid resource request"), nil)
+	case 5:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg("Resource fetch failed"), nil)
+	case 6:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg("Resource too large"), nil)
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg("Resource provider failed"), map[string]any{"exitCode": out.ExitCode})
+}
+
+func joinRoots(roots []sandbox.Root) string {
+	var ps []string
+	for _, r := range roots {
+		ps = append(ps, r.Path)
+	}
+	return strings.Join(ps, ":")
+}
+
+const uiMIME = registry.UIMIME
+
+// uiProvider serves ui://<server>/<name> from ui/<name>/index.html or a tool's ui/index.html.
+func (srv *Server) uiProvider(uri string) ([]byte, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, errNotFound
+	}
+	name := strings.Trim(u.Path, "/")
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+		return nil, errNotFound
+	}
+	for _, dir := range []string{filepath.Join(srv.cfg.Dirs.UI, name), filepath.Join(srv.cfg.Dirs.Tools, name, "ui")} {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			continue
+		}
+		data, err := root.ReadFile("index.html")
+		root.Close()
+		if err == nil {
+			return data, nil
+		}
+	}
+	return nil, errNotFound
+}
+
+// guessMIME uses the extension, then content sniffing.
+func guessMIME(uri string, data []byte) string {
+	if mt := mime.TypeByExtension(filepath.Ext(uri)); mt != "" {
+		return mt
+	}
+	return http.DetectContentType(data)
+}
+
+// contentFor is text (trailing newlines removed, as the original does) for textual MIME types
+// and valid UTF-8 without NUL bytes, else a base64 blob.
+func contentFor(uri, mt string, data []byte) resourceContent {
+	c := resourceContent{URI: uri, MIMEType: mt}
+	base := strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	textual := strings.HasPrefix(base, "text/") || strings.HasSuffix(base, "json") || strings.HasSuffix(base, "xml") ||
+		strings.Contains(base, "javascript") || strings.HasSuffix(base, "yaml") || base == "application/x-sh"
+	if textual && utf8.Valid(data) && bytes.IndexByte(data, 0) < 0 {
+		t := strings.TrimRight(string(data), "\n")
+		c.Text = &t
+		return c
+	}
+	c.Blob = base64.StdEncoding.EncodeToString(data)
+	return c
+}
+
+// Subscriptions: polled every MCPBASH_RESOURCES_POLL_INTERVAL_SECS (default 2; 0 disables).
+type subscription struct {
+	id, uri string
+	hash    [32]byte
+	failed  bool
+}
+
+type subscriptions struct {
+	mu      sync.Mutex
+	byID    map[string]*subscription
+	started bool
+}
+
+func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("Resource uri required")
+	}
+	c, err := srv.readResource(ctx, s, p.URI, "")
+	if err != nil {
+		return nil, err
+	}
+	var idb [16]byte
+	_, _ = rand.Read(idb[:])
+	id := fmt.Sprintf("sub-%x-%x-%x-%x-%x", idb[0:4], idb[4:6], idb[6:8], idb[8:10], idb[10:16])
+	sub := &subscription{id: id, uri: p.URI, hash: contentHash(c)}
+	s.subs.mu.Lock()
+	if s.subs.byID == nil {
+		s.subs.byID = map[string]*subscription{}
+	}
+	s.subs.byID[id] = sub
+	start := !s.subs.started
+	s.subs.started = true
+	s.subs.mu.Unlock()
+	if start {
+		srv.startPolling(s)
+	}
+	// The spec's answer is an EmptyResult, and the TypeScript SDKs reject any other member; the
+	// original's subscriptionId travels in _meta (docs/DECISIONS.md).
+	return map[string]any{"_meta": map[string]any{"mcpbash/subscriptionId": id}}, nil
+}
+
+func (srv *Server) resourcesUnsubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
+	var p struct {
+		SubscriptionID string `json:"subscriptionId"`
+		URI            string `json:"uri"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.SubscriptionID == "" && p.URI == "" {
+		return nil, invalidParams("subscriptionId required")
+	}
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	for id, sub := range s.subs.byID {
+		if id == p.SubscriptionID || (p.SubscriptionID == "" && sub.uri == p.URI) {
+			delete(s.subs.byID, id)
+		}
+	}
+	return struct{}{}, nil
+}
+
+func contentHash(c resourceContent) [32]byte {
+	b, _ := json.Marshal(c)
+	return sha256.Sum256(b)
+}
+
+// startPolling runs one poller per session; it ends with the session.
+func (srv *Server) startPolling(s *Session) {
+	secs := envInt(srv.cfg.Getenv, "MCPBASH_RESOURCES_POLL_INTERVAL_SECS", 2, 0, 86400)
+	if secs == 0 {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(time.Duration(secs) * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-s.inputDone:
+				return
+			case <-t.C:
+				srv.pollOnce(s)
+			}
+		}
+	}()
+}
+
+func (srv *Server) pollOnce(s *Session) {
+	s.subs.mu.Lock()
+	subs := make([]*subscription, 0, len(s.subs.byID))
+	for _, sub := range s.subs.byID {
+		subs = append(subs, sub)
+	}
+	s.subs.mu.Unlock()
+	for _, sub := range subs {
+		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+		c, err := srv.readResource(ctx, s, sub.uri, "")
+		cancel()
+		changed := false
+		s.subs.mu.Lock()
+		if err != nil {
+			changed = !sub.failed
+			sub.failed = true
+		} else if h := contentHash(c); h != sub.hash || sub.failed {
+			sub.hash, sub.failed, changed = h, false, true
+		}
+		_, still := s.subs.byID[sub.id]
+		s.subs.mu.Unlock()
+		if changed && still {
+			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri})
+		}
+	}
+}
+
+// templateMatches reports whether uri fits an RFC 6570 (level 1-3) template.
+func templateMatches(tpl, uri string) bool {
+	re, err := templateRegexp(tpl)
+	return err == nil && re.MatchString(uri)
+}
+
+var exprRE = regexp.MustCompile(`\{([+#./;?&]?)([^{}]+)\}`)
+
+func templateRegexp(tpl string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	last := 0
+	for _, m := range exprRE.FindAllStringSubmatchIndex(tpl, -1) {
+		b.WriteString(regexp.QuoteMeta(tpl[last:m[0]]))
+		op := tpl[m[2]:m[3]]
+		switch op {
+		case "":
+			b.WriteString(`[^/?#]*`)
+		case "+":
+			b.WriteString(`[^?#]*`)
+		case "#":
+			b.WriteString(`(?:#.*)?`)
+		case ".":
+			b.WriteString(`(?:\.[^/?#]*)*`)
+		case "/":
+			b.WriteString(`(?:/[^/?#]*)*`)
+		case ";":
+			b.WriteString(`(?:;[^/?#]*)*`)
+		case "?", "&":
+			b.WriteString(`(?:[?&][^#]*)?`)
+		}
+		last = m[1]
+	}
+	b.WriteString(regexp.QuoteMeta(tpl[last:]))
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// matchTemplate finds the resource template a URI instantiates, if any.
+func (srv *Server) matchTemplate(ctx context.Context, uri string) *registry.Template {
+	tpls, err := srv.reg.Templates(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, t := range tpls {
+		if templateMatches(t.URITemplate, uri) {
+			return t
+		}
+	}
+	return nil
+}

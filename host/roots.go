@@ -1,0 +1,145 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// rootsTimeout bounds how long a roots/list answer is awaited; the fallback roots stay in force
+// when the client is slow.
+const rootsTimeout = 5 * time.Second
+
+// fallbackRoots follows the original: MCPBASH_ROOTS (colon list, relative to the project root),
+// else config/roots.json, else the project root. Missing directories are dropped.
+func (srv *Server) fallbackRoots() []sdk.Root {
+	root := srv.cfg.Dirs.Root
+	var out []sdk.Root
+	add := func(p, name string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		p = sandbox.Physical(p)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			return
+		}
+		for _, r := range out {
+			if r.Path == p {
+				return
+			}
+		}
+		out = append(out, sdk.Root{URI: "file://" + p, Name: name, Path: p})
+	}
+	if v := srv.cfg.Getenv("MCPBASH_ROOTS"); strings.TrimSpace(v) != "" {
+		for _, p := range strings.Split(v, ":") {
+			add(strings.TrimSpace(p), "")
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "config", "roots.json")); err == nil {
+		var cfg struct {
+			Roots []struct {
+				Path string `json:"path"`
+				Name string `json:"name"`
+			} `json:"roots"`
+		}
+		if json.Unmarshal(data, &cfg) == nil {
+			for _, r := range cfg.Roots {
+				add(r.Path, r.Name)
+			}
+		} else {
+			srv.logf("warning: config/roots.json is not valid JSON; ignored")
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	add(root, "project")
+	return out
+}
+
+// startRoots sets the fallback roots and, when the client offers roots, asks for them.
+func (s *Session) startRoots(ctx context.Context) {
+	s.rootsMu.Lock()
+	s.roots = s.srv.fallbackRoots()
+	s.rootsMu.Unlock()
+	if s.client.caps.Roots == nil {
+		close(s.rootsReady)
+		return
+	}
+	s.refreshRoots(ctx, true)
+}
+
+// refreshRoots asks the client for roots/list in the background; its answer replaces the roots,
+// an error or timeout keeps the current ones.
+func (s *Session) refreshRoots(ctx context.Context, initial bool) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if initial {
+			defer close(s.rootsReady)
+		}
+		rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+		defer cancel()
+		raw, err := s.Request(rctx, "roots/list", nil)
+		if err != nil {
+			s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
+			return
+		}
+		var res struct {
+			Roots []struct {
+				URI  string `json:"uri"`
+				Name string `json:"name"`
+			} `json:"roots"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			s.srv.logf("roots/list: malformed answer: %v", err)
+			return
+		}
+		var roots []sdk.Root
+		for _, r := range res.Roots {
+			u, err := url.Parse(r.URI)
+			if err != nil || u.Scheme != "file" || u.Path == "" {
+				continue
+			}
+			p := sandbox.Physical(u.Path)
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				continue
+			}
+			roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
+		}
+		s.rootsMu.Lock()
+		s.roots = roots
+		s.rootsMu.Unlock()
+	}()
+}
+
+// Roots returns the session's current roots.
+func (s *Session) Roots() []sdk.Root {
+	s.rootsMu.Lock()
+	defer s.rootsMu.Unlock()
+	return append([]sdk.Root(nil), s.roots...)
+}
+
+// waitRoots waits (bounded) for the client's first roots/list answer, so that the first tool
+// call sees the client's roots rather than the fallback.
+func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
+	select {
+	case <-s.rootsReady:
+	case <-ctx.Done():
+	case <-time.After(rootsTimeout):
+	}
+	return s.Roots()
+}

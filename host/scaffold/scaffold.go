@@ -1,0 +1,189 @@
+// Package scaffold creates mcp-bash projects and adds tools, prompts, resources and completion
+// providers to them from templates embedded in the binary. Generated tools pass `validate` and
+// run in the sandbox as generated.
+package scaffold
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+	"unicode"
+)
+
+//go:embed templates/*.tmpl
+var templates embed.FS
+
+// nameRE is the original's rule for project and tool names (Claude Desktop rejects dots).
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrExists is returned when a target already exists.
+var ErrExists = errors.New("already exists")
+
+// CheckName validates a project, tool, prompt, resource or completion name.
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("invalid name %q: use 1-64 letters, digits, '-' or '_'", name)
+	}
+	return nil
+}
+
+type data struct{ Name, Title string }
+
+func title(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' })
+	for i, w := range words {
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		words[i] = string(r)
+	}
+	return strings.Join(words, " ")
+}
+
+func render(tmpl, name string) ([]byte, error) {
+	t, err := template.ParseFS(templates, "templates/"+tmpl+".tmpl")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = t.Execute(&b, data{Name: name, Title: title(name)})
+	return b.Bytes(), err
+}
+
+// file is one file to create.
+type file struct {
+	path, tmpl string
+	exec       bool
+}
+
+// write renders files under root; nothing is overwritten (every target is checked first).
+func write(root, name string, files []file) ([]string, error) {
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(root, f.path)); err == nil {
+			return nil, fmt.Errorf("%s: %w", f.path, ErrExists)
+		}
+	}
+	var created []string
+	for _, f := range files {
+		body, err := render(f.tmpl, name)
+		if err != nil {
+			return created, err
+		}
+		p := filepath.Join(root, f.path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return created, err
+		}
+		mode := fs.FileMode(0o644)
+		if f.exec {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, body, mode); err != nil {
+			return created, err
+		}
+		created = append(created, f.path)
+	}
+	return created, nil
+}
+
+// Project creates a project named name in dir (which must be empty or missing): server.d,
+// a hello tool (unless noHello), .gitignore and README.
+func Project(dir, name string, noHello bool) ([]string, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.Name() == "server.d" {
+				return nil, fmt.Errorf("%s is already an mcp-bash project: %w", dir, ErrExists)
+			}
+		}
+	}
+	files := []file{
+		{path: "server.d/server.meta.json", tmpl: "server.meta.json"},
+		{path: ".gitignore", tmpl: "gitignore"},
+		{path: "README.md", tmpl: "README.md"},
+	}
+	created, err := write(dir, name, files)
+	if err != nil || noHello {
+		return created, err
+	}
+	more, err := Tool(dir, "hello")
+	return append(created, more...), err
+}
+
+// Tool adds tools/<name>/{tool.sh,tool.meta.json,smoke.sh}.
+func Tool(root, name string) ([]string, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	d := filepath.Join("tools", name)
+	return write(root, name, []file{
+		{path: filepath.Join(d, "tool.sh"), tmpl: "tool.sh", exec: true},
+		{path: filepath.Join(d, "tool.meta.json"), tmpl: "tool.meta.json"},
+		{path: filepath.Join(d, "smoke.sh"), tmpl: "smoke.sh", exec: true},
+	})
+}
+
+// Prompt adds prompts/<name>.txt and its metadata.
+func Prompt(root, name string) ([]string, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	return write(root, name, []file{
+		{path: filepath.Join("prompts", name+".txt"), tmpl: "prompt.txt"},
+		{path: filepath.Join("prompts", name+".meta.json"), tmpl: "prompt.meta.json"},
+	})
+}
+
+// Resource adds resources/<name>.txt and its metadata.
+func Resource(root, name string) ([]string, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	return write(root, name, []file{
+		{path: filepath.Join("resources", name+".txt"), tmpl: "resource.txt"},
+		{path: filepath.Join("resources", name+".meta.json"), tmpl: "resource.meta.json"},
+	})
+}
+
+// Completion adds completions/<name>.sh and registers it in server.d/register.json (created
+// when missing; other entries are kept).
+func Completion(root, name string) ([]string, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	rel := filepath.Join("completions", name+".sh")
+	regPath := filepath.Join(root, "server.d", "register.json")
+	reg := map[string]any{"version": 1}
+	if b, err := os.ReadFile(regPath); err == nil {
+		if err := json.Unmarshal(b, &reg); err != nil {
+			return nil, fmt.Errorf("server.d/register.json: %w", err)
+		}
+	}
+	comps, _ := reg["completions"].([]any)
+	for _, c := range comps {
+		if m, ok := c.(map[string]any); ok && m["name"] == name {
+			return nil, fmt.Errorf("completion %s in register.json: %w", name, ErrExists)
+		}
+	}
+	created, err := write(root, name, []file{{path: rel, tmpl: "completion.sh", exec: true}})
+	if err != nil {
+		return created, err
+	}
+	reg["completions"] = append(comps, map[string]any{"name": name, "path": filepath.ToSlash(rel), "timeoutSecs": 5})
+	b, _ := json.MarshalIndent(reg, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(regPath), 0o755); err != nil {
+		return created, err
+	}
+	if err := os.WriteFile(regPath, append(b, '\n'), 0o644); err != nil {
+		return created, err
+	}
+	return append(created, filepath.Join("server.d", "register.json")), nil
+}

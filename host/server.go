@@ -1,0 +1,347 @@
+// Package host is the MCP server: a process-wide Server and one Session per client, with
+// lifecycle and version negotiation, dispatch, concurrency, cancellation, notifications and the
+// shaping of results. Transport framing lives in host/jsonrpc, the project model in host/registry.
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/interp/native"
+	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// Request is one incoming request as a handler sees it.
+type Request struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+}
+
+type handlerFunc func(ctx context.Context, s *Session, r *Request) (any, error)
+
+type handler struct {
+	fn handlerFunc
+	// inline handlers run on the reader goroutine, in order (lifecycle, ping, logging).
+	inline bool
+}
+
+type notificationFunc func(ctx context.Context, s *Session, params json.RawMessage)
+
+// Server holds what every session shares: configuration and the method tables.
+type Server struct {
+	cfg           Config
+	handlers      map[string]handler
+	notifications map[string]notificationFunc
+	logMu         sync.Mutex
+	reg           *registry.Registry
+	engine        *interp.Engine
+	native        *native.Engine
+	confiner      *confine.Confiner
+	wasm          wasmHost
+	confineNote   sync.Once
+	schemas       schemaCache
+	https, git    remoteFetcher
+	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
+
+	// sess is the session currently being served (stdio serves one), for registry warnings.
+	sessMu     sync.Mutex
+	sess       *Session
+	refreshing atomic.Bool
+	bg         sync.WaitGroup // background registry work
+}
+
+// NewServer builds a server from cfg. It fails when the project cannot be served (for example
+// an invalid server.d/register.json), so that the server refuses to start with a clear message.
+func NewServer(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 16
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	switch cfg.Exec {
+	case "", ExecSandbox, ExecNative:
+	default:
+		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
+	}
+	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}}
+	srv.handlers = map[string]handler{
+		"initialize":       {fn: srv.initialize, inline: true},
+		"ping":             {fn: func(context.Context, *Session, *Request) (any, error) { return struct{}{}, nil }, inline: true},
+		"logging/setLevel": {fn: srv.setLevel, inline: true},
+		"shutdown":         {fn: srv.shutdown, inline: true},
+		"exit":             {fn: srv.exit, inline: true},
+	}
+	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Getenv: cfg.Getenv, Warn: srv.registryWarning})
+	if err != nil {
+		return nil, err
+	}
+	srv.reg = reg
+	srv.registerLists()
+	maxHeap := uint64(envInt(cfg.Getenv, "MCPBASH_MAX_HEAP_MB", 2048, 0, 1<<20)) << 20
+	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+		return nil, err
+	}
+	self := selfBinary(cfg)
+	srv.native = &native.Engine{Self: self, Base: cfg.Getenv("MCPBASH_TMP_ROOT")}
+	srv.confiner = &confine.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
+	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
+	srv.registerResources()
+	srv.wireRemote()
+	srv.registerPrompts()
+	srv.notifications["notifications/roots/list_changed"] = func(ctx context.Context, s *Session, _ json.RawMessage) {
+		if s.client.caps.Roots != nil {
+			s.refreshRoots(ctx, false)
+		}
+	}
+	return srv, nil
+}
+
+// Registry exposes the project model (for CLI verbs that share the server's view).
+func (srv *Server) Registry() *registry.Registry { return srv.reg }
+
+// registryWarning reports a non-fatal scan problem on stderr and, once the session is ready, as
+// a logging notification.
+func (srv *Server) registryWarning(w registry.Warning) {
+	if w.Path != "" {
+		srv.logf("warning: registry %s: %s: %s", w.Kind, w.Path, w.Message)
+	} else {
+		srv.logf("warning: registry %s: %s", w.Kind, w.Message)
+	}
+	srv.sessMu.Lock()
+	s := srv.sess
+	srv.sessMu.Unlock()
+	if s != nil && s.state.Load() == stateReady {
+		s.Log(LevelWarning, "mcp.registry", w)
+	}
+}
+
+// logf writes one diagnostic line to stderr; stdout is reserved for protocol.
+func (srv *Server) logf(format string, args ...any) {
+	srv.logMu.Lock()
+	defer srv.logMu.Unlock()
+	fmt.Fprintf(srv.cfg.Stderr, "mcp-bash: "+format+"\n", args...)
+}
+
+func invalidParams(msg string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg, nil)
+}
+
+// decodeParams unmarshals params (absent means {}) or answers -32602.
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params", err.Error())
+	}
+	return nil
+}
+
+func (srv *Server) initialize(ctx context.Context, s *Session, r *Request) (any, error) {
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      json.RawMessage `json:"clientInfo"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if !s.state.CompareAndSwap(stateNew, stateInitializing) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Server already initialized", nil)
+	}
+	version := p.ProtocolVersion
+	if !slices.Contains(supportedVersions, version) {
+		// The spec: answer with a version we support; the client decides whether to go on.
+		version = LatestVersion
+	}
+	s.mu.Lock()
+	s.protocol = version
+	s.client.Capabilities = p.Capabilities
+	s.client.Info = p.ClientInfo
+	if len(p.Capabilities) > 0 {
+		_ = json.Unmarshal(p.Capabilities, &s.client.caps)
+	}
+	s.mu.Unlock()
+
+	caps := srv.capabilities(version)
+	// MCP Apps: echo the UI extension when the client offers it, as the original does.
+	var offered struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(p.Capabilities, &offered) == nil {
+		if ui, ok := offered.Extensions["io.modelcontextprotocol/ui"]; ok && version == "2025-11-25" {
+			caps["extensions"] = map[string]any{"io.modelcontextprotocol/ui": ui}
+		}
+	}
+	res := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    caps,
+		"serverInfo":      srv.serverInfo(version),
+	}
+	if srv.cfg.Meta.Instructions != "" && version != "2024-11-05" {
+		res["instructions"] = srv.cfg.Meta.Instructions
+	}
+	return res, nil
+}
+
+// capabilities advertises exactly what this server implements for the negotiated revision.
+func (srv *Server) capabilities(version string) map[string]any {
+	caps := map[string]any{"logging": map[string]any{}}
+	modern := version != "2025-03-26" && version != "2024-11-05"
+	for _, f := range srv.features() {
+		if f.name == "completions" && version == "2024-11-05" {
+			continue // that revision has no completions capability
+		}
+		c := map[string]any{}
+		if modern && f.listChanged {
+			c["listChanged"] = true
+		}
+		if f.subscribe {
+			c["subscribe"] = true
+		}
+		caps[f.name] = c
+	}
+	return caps
+}
+
+type feature struct {
+	name                   string
+	listChanged, subscribe bool
+}
+
+// features lists the capability groups wired into this server.
+func (srv *Server) features() []feature {
+	var fs []feature
+	_, canSubscribe := srv.handlers["resources/subscribe"]
+	for _, f := range []feature{
+		{name: "tools", listChanged: true},
+		{name: "resources", listChanged: true, subscribe: canSubscribe},
+		{name: "prompts", listChanged: true},
+	} {
+		if _, ok := srv.handlers[f.name+"/list"]; ok {
+			fs = append(fs, f)
+		}
+	}
+	if _, ok := srv.handlers["completion/complete"]; ok {
+		fs = append(fs, feature{name: "completions"})
+	}
+	return fs
+}
+
+func (srv *Server) serverInfo(version string) map[string]any {
+	m := srv.cfg.Meta
+	info := map[string]any{"name": m.Name, "version": m.Version}
+	if info["version"] == "" {
+		info["version"] = srv.cfg.Version
+	}
+	if version == "2024-11-05" || version == "2025-03-26" {
+		return info
+	}
+	if m.Title != "" {
+		info["title"] = m.Title
+	}
+	if version == "2025-06-18" {
+		return info
+	}
+	if m.Description != "" {
+		info["description"] = m.Description
+	}
+	if m.WebsiteURL != "" {
+		info["websiteUrl"] = m.WebsiteURL
+	}
+	if len(m.Icons) > 0 {
+		info["icons"] = m.Icons
+	}
+	return info
+}
+
+func (srv *Server) setLevel(_ context.Context, s *Session, r *Request) (any, error) {
+	var p struct {
+		Level *string `json:"level"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	lvl := LevelInfo
+	if p.Level != nil {
+		l, ok := ParseLevel(*p.Level)
+		if !ok {
+			return nil, invalidParams("Invalid log level")
+		}
+		lvl = l
+	}
+	s.level.Store(int32(lvl))
+	return struct{}{}, nil
+}
+
+func (srv *Server) shutdown(ctx context.Context, s *Session, _ *Request) (any, error) {
+	if s.state.Swap(stateShutdown) != stateShutdown && srv.cfg.ShutdownTimeout > 0 {
+		// The client should follow with `exit`; if it does not, leave anyway.
+		go func() {
+			t := time.After(srv.cfg.ShutdownTimeout)
+			select {
+			case <-t:
+				s.requestExit()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return struct{}{}, nil
+}
+
+func (srv *Server) exit(_ context.Context, s *Session, _ *Request) (any, error) {
+	if s.state.Load() != stateShutdown {
+		return nil, jsonrpc.NewError(codeShutdownNotExpected, "Shutdown not requested", nil)
+	}
+	s.requestExit()
+	return struct{}{}, nil
+}
+
+// onInitialized runs when the client confirms initialization: the registries are loaded in the
+// background so that initialize itself never waits for a scan.
+func (srv *Server) onInitialized(ctx context.Context, s *Session) {
+	s.startRoots(ctx)
+	// Not tracked by the session's wait group: answering requests at EOF must not wait for a
+	// scan. Serve waits for it only after cancelling ctx, which stops it between kinds.
+	srv.bg.Add(1)
+	go func() {
+		defer srv.bg.Done()
+		srv.reg.Warm(ctx)
+		// Wasm tools compile off the request path (not waited for at exit; the cache is
+		// written atomically).
+		go srv.precompileWasm(ctx)
+	}()
+}
+
+// afterLine runs after each inbound line and idle on the idle ticker: both re-check the
+// registries (TTL-gated, so usually free) off the reader goroutine, one check at a time.
+func (srv *Server) afterLine(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
+
+func (srv *Server) idle(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
+
+func (srv *Server) backgroundRefresh(ctx context.Context, s *Session) {
+	if s.state.Load() != stateReady || !srv.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer srv.refreshing.Store(false)
+		srv.notifyChanges(ctx, s)
+	}()
+}

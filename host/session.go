@@ -1,0 +1,500 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// Lifecycle states of a session.
+const (
+	stateNew          int32 = iota // before initialize
+	stateInitializing              // initialize answered, waiting for notifications/initialized
+	stateReady                     // serving
+	stateShutdown                  // shutdown received
+)
+
+// Session-level JSON-RPC error codes that mcp-bash uses (COMPAT.md 6.3).
+const (
+	codeNotInitialized      = -32000
+	codeShuttingDown        = -32003
+	codeShutdownNotExpected = -32005
+)
+
+// Session is one client connection: its lifecycle, negotiated revision, log level, in-flight
+// requests and the single writer that owns its output stream.
+type Session struct {
+	srv *Server
+	w   *jsonrpc.Writer
+	ctx context.Context // ends when the session is torn down
+
+	state     atomic.Int32
+	level     atomic.Int32
+	mu        sync.Mutex
+	protocol  string
+	client    clientInfo
+	inflight  map[string]*inflight
+	outgoing  map[string]chan *jsonrpc.Message
+	nextOutID int64
+
+	rootsMu    sync.Mutex
+	roots      []sdk.Root
+	rootsReady chan struct{}
+	inputDone  chan struct{} // closed when the client's input ends: no answer can come any more
+	subs       subscriptions
+
+	jobs    chan func()
+	workers atomic.Int32
+	wg      sync.WaitGroup
+	exitReq chan struct{}
+	exitOne sync.Once
+}
+
+// clientInfo is what the client declared in initialize.
+type clientInfo struct {
+	Capabilities json.RawMessage `json:"capabilities"`
+	Info         json.RawMessage `json:"clientInfo"`
+	caps         clientCaps
+}
+
+// clientCaps are the parts of the client's capabilities the server acts on.
+type clientCaps struct {
+	Roots       *struct{} `json:"roots"`
+	Elicitation *struct {
+		Form *struct{} `json:"form"`
+		URL  *struct{} `json:"url"`
+	} `json:"elicitation"`
+	Sampling   *struct{}                  `json:"sampling"`
+	Extensions map[string]json.RawMessage `json:"extensions"`
+}
+
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// Serve runs one session over in/out until stdin ends, `exit` is received, or ctx ends. Every
+// request read before the end of input is answered before Serve returns.
+func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &Session{
+		srv:      srv,
+		w:        jsonrpc.NewWriter(out, 1024),
+		ctx:      sctx,
+		inflight: make(map[string]*inflight),
+		outgoing: make(map[string]chan *jsonrpc.Message),
+		jobs:     make(chan func()),
+		exitReq:  make(chan struct{}),
+
+		rootsReady: make(chan struct{}),
+		inputDone:  make(chan struct{}),
+	}
+	s.level.Store(int32(srv.cfg.LogLevel))
+	srv.sessMu.Lock()
+	srv.sess = s
+	srv.sessMu.Unlock()
+	defer func() {
+		srv.sessMu.Lock()
+		srv.sess = nil
+		srv.sessMu.Unlock()
+	}()
+	err := s.loop(sctx, in)
+	close(s.inputDone)
+	// Answer everything already received, unless the client asked us to exit.
+	select {
+	case <-s.exitReq:
+		s.cancelAll()
+	default:
+	}
+	s.wg.Wait()
+	cancel()
+	srv.bg.Wait()
+	if werr := s.w.Close(); err == nil && werr != nil && !errors.Is(werr, io.ErrClosedPipe) {
+		err = fmt.Errorf("host: write: %w", werr)
+	}
+	return err
+}
+
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+// loop reads lines on a separate goroutine so that `exit` and the shutdown watchdog can end the
+// session while a read is blocked.
+func (s *Session) loop(ctx context.Context, in io.Reader) error {
+	lines := make(chan lineOrErr)
+	go func() {
+		r := jsonrpc.NewReader(in, s.srv.cfg.MaxLineBytes)
+		for {
+			line, err := r.ReadLine()
+			var cp []byte
+			if line != nil {
+				cp = append([]byte(nil), line...)
+			}
+			select {
+			case lines <- lineOrErr{cp, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				var tl *jsonrpc.LineTooLongError
+				if !errors.As(err, &tl) {
+					return
+				}
+			}
+		}
+	}()
+	var tick <-chan time.Time
+	if s.srv.cfg.IdleTick > 0 {
+		t := time.NewTicker(s.srv.cfg.IdleTick)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.exitReq:
+			return nil
+		case <-tick:
+			s.srv.idle(ctx, s)
+		case l := <-lines:
+			// `exit` wins over input that was already buffered behind it.
+			select {
+			case <-s.exitReq:
+				return nil
+			default:
+			}
+			var tl *jsonrpc.LineTooLongError
+			switch {
+			case errors.As(l.err, &tl):
+				s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
+					fmt.Sprintf("Message exceeds the %d-byte line limit (MCPBASH_MAX_LINE_BYTES)", tl.Limit)))
+				continue
+			case errors.Is(l.err, io.EOF):
+				return nil
+			case l.err != nil:
+				return fmt.Errorf("host: read: %w", l.err)
+			}
+			s.handleLine(ctx, l.line)
+		}
+	}
+}
+
+func (s *Session) handleLine(ctx context.Context, line []byte) {
+	line = jsonrpc.Normalize(line)
+	if len(line) == 0 {
+		return
+	}
+	items, batch := jsonrpc.Decode(line)
+	if batch && !s.batchesAllowed() {
+		s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
+			"Batch arrays are not allowed for protocol "+s.protocolOrDefault()))
+		return
+	}
+	for _, it := range items {
+		if it.Err != nil {
+			s.sendError(it.ID, it.Err)
+			continue
+		}
+		s.dispatch(ctx, it.Msg)
+	}
+	s.srv.afterLine(ctx, s)
+}
+
+func (s *Session) batchesAllowed() bool {
+	if s.srv.cfg.CompatBatches {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.protocol == "2025-03-26"
+}
+
+func (s *Session) protocolOrDefault() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.protocol == "" {
+		return LatestVersion
+	}
+	return s.protocol
+}
+
+// Protocol returns the negotiated revision ("" before initialize).
+func (s *Session) Protocol() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.protocol
+}
+
+func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
+	switch m.Kind() {
+	case jsonrpc.KindResponse:
+		s.handleResponse(m)
+	case jsonrpc.KindNotification:
+		s.handleNotification(ctx, m)
+	case jsonrpc.KindRequest:
+		s.handleRequest(ctx, m)
+	}
+}
+
+func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
+	h, known := s.srv.handlers[m.Method]
+	st := s.state.Load()
+	switch {
+	case m.Method == "initialize" || m.Method == "shutdown" || m.Method == "exit":
+	case st == stateShutdown:
+		s.sendError(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil))
+		return
+	case !known:
+		s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", nil))
+		return
+	case st != stateReady:
+		s.sendError(m.ID, jsonrpc.NewError(codeNotInitialized, "Server not initialized", nil))
+		return
+	}
+	if h.inline {
+		res, err := s.invoke(ctx, h, m)
+		s.reply(m.ID, res, err)
+		return
+	}
+	key := jsonrpc.IDKey(m.ID)
+	rctx, cancel := context.WithCancel(ctx)
+	inf := &inflight{cancel: cancel}
+	s.mu.Lock()
+	if _, dup := s.inflight[key]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is still in flight"))
+		return
+	}
+	s.inflight[key] = inf
+	s.mu.Unlock()
+	s.wg.Add(1)
+	s.submit(func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		if rctx.Err() != nil {
+			if !inf.cancelled.Load() {
+				s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Request aborted: session ending", nil))
+			}
+			return
+		}
+		res, err := s.invoke(rctx, h, m)
+		if inf.cancelled.Load() {
+			return // a cancelled request gets no response
+		}
+		s.reply(m.ID, res, err)
+	})
+}
+
+// submit runs job on a worker. At most MaxConcurrent workers exist; excess jobs wait for one
+// to become free (never dropped). Workers live as long as the session, so their stacks, grown
+// by the interpreter, are reused instead of regrown for every request.
+func (s *Session) submit(job func()) {
+	select {
+	case s.jobs <- job: // an idle worker took it
+		return
+	default:
+	}
+	if s.workers.Add(1) <= int32(s.srv.cfg.MaxConcurrent) {
+		go s.worker(job)
+		return
+	}
+	s.workers.Add(-1)
+	go func() {
+		select {
+		case s.jobs <- job:
+		case <-s.ctx.Done():
+			job() // runs its own abort path: the request context is done
+		}
+	}()
+}
+
+func (s *Session) worker(job func()) {
+	defer s.workers.Add(-1)
+	for {
+		job()
+		select {
+		case job = <-s.jobs:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// invoke runs a handler, turning a panic into an internal error so one bad request cannot
+// take the server down.
+func (s *Session) invoke(ctx context.Context, h handler, m *jsonrpc.Message) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.srv.logf("panic in %s: %v\n%s", m.Method, p, debug.Stack())
+			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", fmt.Sprintf("handler for %s failed unexpectedly", m.Method))
+		}
+	}()
+	return h.fn(ctx, s, &Request{ID: m.ID, Method: m.Method, Params: m.Params})
+}
+
+func (s *Session) reply(id json.RawMessage, res any, err error) {
+	if errors.Is(err, errSuppressed) {
+		return
+	}
+	if err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			s.srv.logf("%v", err)
+			je = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", err.Error())
+		}
+		s.sendError(id, je)
+		return
+	}
+	line, merr := jsonrpc.Response(id, res)
+	if merr != nil {
+		s.sendError(id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", merr.Error()))
+		return
+	}
+	s.send(line)
+}
+
+func (s *Session) sendError(id json.RawMessage, e *jsonrpc.Error) {
+	s.send(jsonrpc.ErrorResponse(id, e))
+}
+
+func (s *Session) send(line []byte) {
+	if err := s.w.Send(s.ctx, line); err != nil && !errors.Is(err, context.Canceled) {
+		s.srv.logf("write: %v", err)
+	}
+}
+
+// Notify sends a notification to the client.
+func (s *Session) Notify(method string, params any) {
+	line, err := jsonrpc.Notification(method, params)
+	if err != nil {
+		s.srv.logf("notify %s: %v", method, err)
+		return
+	}
+	s.send(line)
+}
+
+func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
+	st := s.state.Load()
+	switch m.Method {
+	case "notifications/initialized":
+		if s.state.CompareAndSwap(stateInitializing, stateReady) {
+			s.srv.onInitialized(ctx, s)
+		}
+	case "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.RequestID == nil {
+			return
+		}
+		s.mu.Lock()
+		inf := s.inflight[jsonrpc.IDKey(p.RequestID)]
+		s.mu.Unlock()
+		if inf != nil {
+			inf.cancelled.Store(true)
+			inf.cancel()
+		}
+	default:
+		if st != stateReady {
+			return // dropped before initialization, as the original does
+		}
+		if h, ok := s.srv.notifications[m.Method]; ok {
+			h(ctx, s, m.Params)
+		}
+		// Unknown notifications are ignored, as JSON-RPC requires.
+	}
+}
+
+func (s *Session) handleResponse(m *jsonrpc.Message) {
+	key := jsonrpc.IDKey(m.ID)
+	s.mu.Lock()
+	ch := s.outgoing[key]
+	delete(s.outgoing, key)
+	s.mu.Unlock()
+	if ch == nil {
+		s.srv.logf("ignoring response to unknown request id %s", key)
+		return
+	}
+	ch <- m
+}
+
+// Request sends a server-to-client request and waits for its answer, until ctx ends.
+func (s *Session) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	s.mu.Lock()
+	s.nextOutID++
+	id := json.RawMessage(strconv.FormatInt(s.nextOutID, 10))
+	ch := make(chan *jsonrpc.Message, 1)
+	s.outgoing[string(id)] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.outgoing, string(id))
+		s.mu.Unlock()
+	}()
+	line, err := jsonrpc.Request(id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	s.send(line)
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.inputDone:
+		return nil, errors.New("client input closed before it answered " + method)
+	}
+}
+
+func (s *Session) cancelAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, inf := range s.inflight {
+		inf.cancelled.Store(true)
+		inf.cancel()
+	}
+}
+
+func (s *Session) requestExit() {
+	s.exitOne.Do(func() { close(s.exitReq) })
+}
+
+// Log sends a notifications/message when level is at or above the session's level.
+func (s *Session) Log(level Level, logger string, data any) {
+	if level < Level(s.level.Load()) || s.state.Load() == stateNew {
+		return
+	}
+	s.Notify("notifications/message", map[string]any{"level": level.String(), "logger": logger, "data": data})
+}
+
+// Level returns the session's current log level.
+func (s *Session) Level() Level { return Level(s.level.Load()) }
+
+// ui reports whether the client declared the MCP Apps extension.
+func (c *clientCaps) ui() bool {
+	_, ok := c.Extensions["io.modelcontextprotocol/ui"]
+	return ok
+}

@@ -1,0 +1,44 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func TestAnalyze(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   string // substring of a finding, or "" for none
+	}{
+		{"echo hi; jq . f; mcp_args_get .x", ""},
+		{"curl https://x", "curl: not available in the sandbox"},
+		{"$cmd arg", "command name is computed at run time"},
+		{"eval \"$x\"", "eval of a computed string"},
+		{"source \"$f\"", "source of a computed path"},
+		{"source \"${MCP_SDK}/tool-sdk.sh\"", ""},
+		{"(( a[1] += 2 ))", "arithmetic assignment to an array element"},
+		{"coproc cat", "coproc is not supported"},
+		{"echo x >&3", "file descriptor 3"},
+		{"read -t 5 x", "read -t is not supported"},
+		{"echo ${PIPESTATUS[0]}", "$PIPESTATUS is not provided"},
+		{"declare -A m; [[ -v m[a] ]]", "[[ -v name[key] ]]"},
+		{"f(){ trap 'x' RETURN; }", "RETURN traps"},
+		{"f(){ :; }; f; ./helper.sh", ""},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(tc.script), "s.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Analyze(f, nil)
+		var all []string
+		for _, x := range p.Findings {
+			all = append(all, x.Message)
+		}
+		joined := strings.Join(all, "\n")
+		if tc.want == "" && len(all) != 0 || tc.want != "" && !strings.Contains(joined, tc.want) {
+			t.Errorf("%q: findings %q, want %q", tc.script, joined, tc.want)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package builtins
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/benhoyt/goawk/interp"
+	"github.com/benhoyt/goawk/lexer"
+	"github.com/benhoyt/goawk/parser"
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+func init() {
+	register("awk", awk)
+	register("gawk", awk)
+	register("mawk", awk)
+}
+
+// awk is GoAWK (POSIX awk plus a few gawk extensions) with every file and command operation
+// confined: input files, getline < file, print > file and close() go through the sandbox
+// (see awk_rewrite.go); system(), pipes and "cmd" | getline are refused.
+func awk(ctx context.Context, env *Env, argv []string) int {
+	args := argv[1:]
+	var vars []string
+	var progFiles []string
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		a := args[0]
+		if a == "--" {
+			args = args[1:]
+			break
+		}
+		name, val := a[:2], a[2:]
+		if strings.HasPrefix(a, "--") {
+			return errorf(env, 2, "awk", "unsupported option %s", a)
+		}
+		if val == "" && strings.IndexByte("Fvf", a[1]) >= 0 {
+			if len(args) < 2 {
+				return errorf(env, 2, "awk", "option requires an argument -- %c", a[1])
+			}
+			val, args = args[1], args[1:]
+		}
+		args = args[1:]
+		switch name {
+		case "-F":
+			if val == "t" {
+				val = `\t`
+			}
+			vars = append(vars, "FS", awkUnescape(val))
+		case "-v":
+			k, v, ok := strings.Cut(val, "=")
+			if !ok {
+				return errorf(env, 2, "awk", "invalid -v argument: %s", val)
+			}
+			vars = append(vars, k, awkUnescape(v))
+		case "-f":
+			progFiles = append(progFiles, val)
+		default:
+			return errorf(env, 2, "awk", "unsupported option %s", a)
+		}
+	}
+	src, args, st := awkProgram(env, progFiles, args)
+	if st != 0 {
+		return st
+	}
+	return runAwk(ctx, env, src, vars, args)
+}
+
+func awkUnescape(s string) string {
+	if u, err := lexer.Unescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// awkProgram returns the program text (from -f files or the first operand) and the operands.
+func awkProgram(env *Env, progFiles, args []string) (string, []string, int) {
+	if len(progFiles) == 0 {
+		if len(args) == 0 {
+			return "", nil, errorf(env, 2, "awk", "usage: awk [-F fs][-v var=value][prog | -f progfile][file ...]")
+		}
+		return args[0], args[1:], 0
+	}
+	var b strings.Builder
+	for _, f := range progFiles {
+		data, err := env.FS.ReadFile(env.Abs(f))
+		if err != nil {
+			return "", nil, errorf(env, 2, "awk", "can't open file %s: %s", f, describe(err))
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String(), args, 0
+}
+
+func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int {
+	aio := newAwkIO(ctx, env)
+	defer aio.closeAll()
+	funcs := aio.funcs()
+	prog, err := parser.ParseProgram([]byte(rewriteAwk(src)), &parser.ParserConfig{Funcs: funcs})
+	if err != nil {
+		// Report the error against the script as written.
+		if _, oerr := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: funcs}); oerr != nil {
+			err = oerr
+		}
+		return errorf(env, 2, "awk", "%v", err)
+	}
+	var environ []string
+	if env.Environ != nil {
+		for _, kv := range env.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				environ = append(environ, k, v)
+			}
+		}
+	}
+	if environ == nil {
+		environ = []string{}
+	}
+	in, goArgs := aio.inputs(args)
+	out := bufio.NewWriter(env.Stdout)
+	aio.stdout = out
+	cfg := &interp.Config{
+		Stdin: in, Output: out, Error: env.Stderr, Argv0: "awk", Args: goArgs, Vars: vars,
+		Funcs: funcs, Environ: environ, NoExec: true, NoFileWrites: true, NoFileReads: true,
+		ShellCommand: []string{"/nonexistent"},
+	}
+	it, err := interp.New(prog)
+	if err != nil {
+		return errorf(env, 2, "awk", "%v", err)
+	}
+	status, err := it.ExecuteContext(ctx, cfg)
+	out.Flush()
+	switch {
+	case ctx.Err() != nil:
+		return 130
+	case err != nil:
+		msg := err.Error()
+		if in.err != nil {
+			msg = in.err.Error()
+		}
+		if strings.Contains(msg, "NoExec") {
+			msg += ": running commands from awk is not available in the sandbox"
+		}
+		return errorf(env, 2, "awk", "%s", msg)
+	}
+	return status
+}
+
+// awkIO holds one run's sandboxed files: the main input, getline sources and outputs.
+type awkIO struct {
+	ctx     context.Context
+	env     *Env
+	stdout  *bufio.Writer
+	main    *awkInput
+	readers map[string]*lineReader
+	closers map[string]io.Closer
+	writers map[string]sandbox.File
+	line    string
+	status  int
+}
+
+func newAwkIO(ctx context.Context, env *Env) *awkIO {
+	return &awkIO{ctx: ctx, env: env, readers: map[string]*lineReader{}, closers: map[string]io.Closer{},
+		writers: map[string]sandbox.File{}}
+}
+
+// inputs maps file operands to "-" and returns the reader that serves them in turn, so that
+// goawk still sees one input per operand (FNR, NR==FNR and nextfile keep working).
+func (a *awkIO) inputs(args []string) (*awkInput, []string) {
+	in := &awkInput{ctx: a.ctx, env: a.env}
+	goArgs := make([]string, len(args))
+	for i, arg := range args {
+		if k, _, ok := strings.Cut(arg, "="); ok && isAwkName(k) {
+			goArgs[i] = arg
+			continue
+		}
+		goArgs[i] = "-"
+		in.sources = append(in.sources, arg)
+	}
+	if len(in.sources) == 0 {
+		in.sources, in.implicit = []string{"-"}, true
+	}
+	a.main = in
+	return in, goArgs
+}
+
+func isAwkName(s string) bool {
+	if s == "" || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *awkIO) funcs() map[string]any {
+	return map[string]any{
+		"__mcp_filename": func() string { return a.main.name() },
+		"__mcp_close":    a.close,
+		"__mcp_getline":  a.getline,
+		"__mcp_line":     func() string { return a.line },
+		"__mcp_status":   func() int { return a.status },
+		"__mcp_one":      func(string) int { return 1 },
+		"__mcp_out":      a.out,
+	}
+}
+
+func (a *awkIO) getline(name string) int {
+	lr, ok := a.readers[name]
+	if !ok {
+		var r io.ReadCloser
+		var err error
+		if name == "-" || name == "/dev/stdin" {
+			r = io.NopCloser(a.env.Stdin)
+		} else {
+			r, err = openInput(a.env, name)
+		}
+		if err != nil {
+			a.status = -1
+			return -1
+		}
+		lr = newLineReader(ctxReader{a.ctx, r})
+		a.readers[name], a.closers[name] = lr, r
+	}
+	line, _, ok := lr.next()
+	switch {
+	case ok:
+		a.line, a.status = string(line), 1
+	case lr.err != nil:
+		a.status = -1
+	default:
+		a.status = 0
+	}
+	return a.status
+}
+
+func (a *awkIO) out(name, mode, s string) (int, error) {
+	switch name {
+	case "-", "/dev/stdout":
+		a.stdout.WriteString(s)
+		return 0, nil
+	case "/dev/stderr":
+		a.stdout.Flush()
+		io.WriteString(a.env.Stderr, s)
+		return 0, nil
+	}
+	w, ok := a.writers[name]
+	if !ok {
+		f, err := a.env.FS.Open(a.env.Abs(name), writeFlags(mode == ">>"), 0o666)
+		if err != nil {
+			return 0, fmt.Errorf("can't redirect to %s: %s", name, describe(err))
+		}
+		a.writers[name], w = f, f
+	}
+	if _, err := io.WriteString(w, s); err != nil {
+		return 0, fmt.Errorf("write to %s: %s", name, describe(err))
+	}
+	return 0, nil
+}
+
+func (a *awkIO) close(name string) int {
+	if w, ok := a.writers[name]; ok {
+		delete(a.writers, name)
+		if w.Close() != nil {
+			return -1
+		}
+		return 0
+	}
+	if c, ok := a.closers[name]; ok {
+		delete(a.closers, name)
+		delete(a.readers, name)
+		c.Close()
+		return 0
+	}
+	return -1
+}
+
+func (a *awkIO) closeAll() {
+	for _, w := range a.writers {
+		w.Close()
+	}
+	for _, c := range a.closers {
+		c.Close()
+	}
+	if a.main != nil && a.main.cur != nil {
+		a.main.cur.Close()
+	}
+}
+
+// awkInput serves the main input files one after another: each file ends with io.EOF, and
+// the next Read (from goawk's scanner for the next "-" operand) opens the next file.
+type awkInput struct {
+	ctx        context.Context
+	env        *Env
+	sources    []string
+	implicit   bool
+	next       int
+	cur        io.ReadCloser
+	curName    string
+	pendingEOF bool
+	err        error
+}
+
+func (in *awkInput) name() string {
+	if in.implicit {
+		return ""
+	}
+	return in.curName
+}
+
+func (in *awkInput) Read(p []byte) (int, error) {
+	if in.pendingEOF {
+		in.pendingEOF = false
+		return 0, io.EOF
+	}
+	if in.cur == nil {
+		if in.next >= len(in.sources) {
+			return 0, io.EOF
+		}
+		name := in.sources[in.next]
+		in.next++
+		r, err := openInput(in.env, name)
+		if err != nil {
+			in.err = fmt.Errorf("cannot open %s: %s", name, describe(err))
+			return 0, in.err
+		}
+		in.cur, in.curName = r, name
+	}
+	n, err := ctxReader{in.ctx, in.cur}.Read(p)
+	if errors.Is(err, io.EOF) {
+		in.cur.Close()
+		in.cur = nil
+		if n > 0 {
+			in.pendingEOF = true
+			return n, nil
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,267 @@
+package builtins
+
+import (
+	"strings"
+
+	"github.com/benhoyt/goawk/lexer"
+)
+
+// goawk opens files and pipes with package os; the sandbox runs it with NoFileReads,
+// NoFileWrites and NoExec, and rewrites the program so the file operations scripts use go
+// through Go functions over the sandbox instead:
+//
+//	FILENAME                 -> __mcp_filename()
+//	close(x)                 -> __mcp_close(x)
+//	getline [var] < file     -> a call of __mcp_getline(file) that assigns var (or $0)
+//	print args > file        -> __mcp_out(file, ">", args joined by OFS, plus ORS)
+//	printf fmt, args >> file -> __mcp_out(file, ">>", sprintf(fmt, args))
+//
+// The rewrite works on goawk's own tokens, so strings, regexes and comments are never touched.
+
+type awkTok struct {
+	tok   lexer.Token
+	val   string
+	start int // byte offset in the source
+}
+
+// awkTokens lexes src; "/" starts a regex where an operand is expected, as goawk's parser
+// decides it.
+func awkTokens(src string) ([]awkTok, bool) {
+	lines := []int{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	offset := func(p lexer.Position) int { return lines[p.Line-1] + p.Column - 1 }
+	lx := lexer.NewLexer([]byte(src))
+	var toks []awkTok
+	for {
+		pos, tok, val := lx.Scan()
+		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && regexAllowed(toks) {
+			pos, tok, val = lx.ScanRegex()
+		}
+		if tok == lexer.ILLEGAL {
+			return nil, false
+		}
+		toks = append(toks, awkTok{tok, val, offset(pos)})
+		if tok == lexer.EOF {
+			return toks, true
+		}
+	}
+}
+
+func regexAllowed(toks []awkTok) bool {
+	if len(toks) == 0 {
+		return true
+	}
+	switch toks[len(toks)-1].tok {
+	case lexer.NAME, lexer.NUMBER, lexer.STRING, lexer.REGEX, lexer.RPAREN, lexer.RBRACKET,
+		lexer.DOLLAR, lexer.INCR, lexer.DECR, lexer.F_LENGTH:
+		return false
+	}
+	return true
+}
+
+// edit replaces src[from:to] with text.
+type edit struct {
+	from, to int
+	text     string
+}
+
+func applyEdits(src string, edits []edit) string {
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		if e.from < last {
+			continue // overlapping edits: keep the first
+		}
+		b.WriteString(src[last:e.from])
+		b.WriteString(e.text)
+		last = e.to
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// rewriteAwk applies the three passes; each pass re-lexes the previous one's output. It
+// returns src unchanged if it cannot lex it (goawk then reports the syntax error).
+func rewriteAwk(src string) string {
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass} {
+		toks, ok := awkTokens(src)
+		if !ok {
+			return src
+		}
+		src = applyEdits(src, pass(src, toks))
+	}
+	return src
+}
+
+func isAssignTok(t lexer.Token) bool {
+	switch t {
+	case lexer.ASSIGN, lexer.ADD_ASSIGN, lexer.SUB_ASSIGN, lexer.MUL_ASSIGN, lexer.DIV_ASSIGN,
+		lexer.MOD_ASSIGN, lexer.POW_ASSIGN, lexer.INCR, lexer.DECR:
+		return true
+	}
+	return false
+}
+
+func renamePass(src string, toks []awkTok) []edit {
+	var edits []edit
+	for i, t := range toks {
+		switch {
+		case t.tok == lexer.NAME && t.val == "FILENAME" && !isAssignTok(toks[i+1].tok):
+			edits = append(edits, edit{t.start, t.start + len("FILENAME"), "__mcp_filename()"})
+		case t.tok == lexer.F_CLOSE:
+			edits = append(edits, edit{t.start, t.start + len("close"), "__mcp_close"})
+		}
+	}
+	return edits
+}
+
+// skipGroup returns the index after the bracket group opening at toks[i].
+func skipGroup(toks []awkTok, i int) int {
+	open, close := toks[i].tok, lexer.RPAREN
+	if open == lexer.LBRACKET {
+		close = lexer.RBRACKET
+	}
+	depth := 0
+	for ; i < len(toks) && toks[i].tok != lexer.EOF; i++ {
+		switch toks[i].tok {
+		case open:
+			depth++
+		case close:
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// primary returns the index after a simple operand at toks[i]: a literal, a name with an
+// optional subscript, $operand, or a parenthesized expression.
+func primary(toks []awkTok, i int) int {
+	switch toks[i].tok {
+	case lexer.STRING, lexer.NUMBER:
+		return i + 1
+	case lexer.NAME:
+		if toks[i+1].tok == lexer.LBRACKET {
+			return skipGroup(toks, i+1)
+		}
+		return i + 1
+	case lexer.DOLLAR:
+		return primary(toks, i+1)
+	case lexer.LPAREN:
+		return skipGroup(toks, i)
+	}
+	return -1
+}
+
+func text(src string, toks []awkTok, from, to int) string {
+	return strings.TrimSpace(src[toks[from].start:toks[to].start])
+}
+
+func getlinePass(src string, toks []awkTok) []edit {
+	var edits []edit
+	for i, t := range toks {
+		if t.tok != lexer.GETLINE || (i > 0 && toks[i-1].tok == lexer.PIPE) {
+			continue
+		}
+		j, target := i+1, "$0"
+		if toks[j].tok == lexer.NAME || toks[j].tok == lexer.DOLLAR {
+			end := primary(toks, j)
+			if end < 0 {
+				continue
+			}
+			target, j = text(src, toks, j, end), end
+		}
+		if toks[j].tok != lexer.LESS {
+			continue
+		}
+		end := primary(toks, j+1)
+		if end < 0 {
+			continue
+		}
+		file := text(src, toks, j+1, end)
+		repl := "(__mcp_getline(" + file + ") > 0 ? __mcp_one(" + target + " = __mcp_line()) : __mcp_status())"
+		edits = append(edits, edit{t.start, toks[end].start, repl + " "})
+	}
+	return edits
+}
+
+// printPass rewrites print and printf statements redirected to a file.
+func printPass(src string, toks []awkTok) []edit {
+	var edits []edit
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.tok != lexer.PRINT && t.tok != lexer.PRINTF {
+			continue
+		}
+		redirect, end, depth := -1, i+1, 0
+	scan:
+		for ; end < len(toks); end++ {
+			switch toks[end].tok {
+			case lexer.LPAREN, lexer.LBRACKET:
+				depth++
+			case lexer.RPAREN, lexer.RBRACKET:
+				depth--
+			case lexer.GREATER, lexer.APPEND, lexer.PIPE:
+				if depth == 0 && redirect < 0 {
+					redirect = end
+				}
+			case lexer.NEWLINE, lexer.SEMICOLON, lexer.EOF, lexer.RBRACE:
+				if depth <= 0 {
+					break scan
+				}
+			}
+		}
+		if redirect < 0 || toks[redirect].tok == lexer.PIPE || redirect+1 >= end {
+			continue
+		}
+		args := awkArgs(src, toks, i+1, redirect)
+		var value string
+		switch {
+		case t.tok == lexer.PRINTF:
+			value = "sprintf(" + strings.Join(args, ", ") + ")"
+		case len(args) == 0:
+			value = "$0 ORS"
+		default:
+			value = "(" + strings.Join(args, ") OFS (") + ") ORS"
+		}
+		mode := ">"
+		if toks[redirect].tok == lexer.APPEND {
+			mode = ">>"
+		}
+		dest := text(src, toks, redirect+1, end)
+		edits = append(edits, edit{t.start, toks[end].start, "__mcp_out((" + dest + "), \"" + mode + "\", " + value + ")"})
+		i = end
+	}
+	return edits
+}
+
+// awkArgs splits print's argument tokens at top-level commas; print (a, b) is unwrapped.
+func awkArgs(src string, toks []awkTok, from, to int) []string {
+	if from == to {
+		return nil
+	}
+	if toks[from].tok == lexer.LPAREN && skipGroup(toks, from) == to {
+		from, to = from+1, to-1
+	}
+	var args []string
+	depth, start := 0, from
+	for k := from; k < to; k++ {
+		switch toks[k].tok {
+		case lexer.LPAREN, lexer.LBRACKET:
+			depth++
+		case lexer.RPAREN, lexer.RBRACKET:
+			depth--
+		case lexer.COMMA:
+			if depth == 0 {
+				args = append(args, text(src, toks, start, k))
+				start = k + 1
+			}
+		}
+	}
+	return append(args, text(src, toks, start, to))
+}

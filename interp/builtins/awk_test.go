@@ -1,0 +1,93 @@
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAwkMatchesGNU(t *testing.T) {
+	in := "x 1\ny 2\nz 3\n"
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"awk", "{print $1}", "a.txt"}, {"awk", "-F,", "{print $2}", "csv.txt"}, {"awk", "-F", ",", "NR>1{s+=$2} END{print s}", "csv.txt"},
+		{"awk", "-v", "n=2", "NR==n", "a.txt"}, {"awk", "{print NR\": \"$0}", "a.txt", "csv.txt"}, {"awk", "FNR==1{print FILENAME}", "a.txt", "csv.txt"},
+		{"awk", "NR==FNR{a[$1];next} ($1 in a)", "dup.txt", "a.txt"}, {"awk", "{n[$1]++} END{for(k in n) c++; print c}", "dup.txt"},
+		{"awk", "BEGIN{printf \"%05.2f|%-4s|%d\\n\", 3.14159, \"ab\", 42}"}, {"awk", "{print length($0)}", "a.txt"},
+		{"awk", "{sub(/a/,\"A\"); print}", "a.txt"}, {"awk", "{gsub(/[aeiou]/,\"_\"); print}", "a.txt"}, {"awk", "{print toupper($0)}"},
+		{"awk", "{$2=$2*10; print}"}, {"awk", "BEGIN{OFS=\"-\"}{$1=$1; print}"}, {"awk", "{print $NF}"}, {"awk", "END{print NR}"},
+		{"awk", "{print substr($0,2,3)}", "a.txt"}, {"awk", "{split($0,p,\",\"); print p[3]}", "csv.txt"}, {"awk", "/apple/,/10/", "a.txt"},
+		{"awk", "BEGIN{print ENVIRON[\"NOPE\"] \"|\"}"}, {"awk", "{print > \"/dev/stderr\"}"}, {"awk", "-F\\t", "{print $2}", "tab.tsv"},
+		{"awk", "BEGIN{while ((getline line < \"csv.txt\") > 0) n++; print n}"},
+		{"awk", "BEGIN{getline < \"csv.txt\"; print $2}"}, {"awk", "BEGIN{exit 3}"},
+		{"awk", "{print $1 > \"/dev/stdout\"}"}, {"awk", "NR==2{next} {print}"}, {"awk", "{printf \"%s;\", $1} END{print \"\"}"},
+		{"awk", "BEGIN{x = 10 / 4; print x, int(x), x % 3}"}, {"awk", "{print $1}", "missing.txt"}, {"awk", "{print $2}", "words.txt"},
+		{"awk", "BEGIN{n=split(\"a:b:c\",arr,\":\"); print n, arr[1] arr[3]}"}, {"awk", "match($0,/[0-9]+/){print RSTART, RLENGTH}"},
+		{"awk", "{print $1}", "-", "a.txt"}, {"awk", "{print v, $1}", "v=1", "a.txt", "v=2", "csv.txt"},
+	} {
+		cases = append(cases, gnuCase{in, argv})
+	}
+	compareGNU(t, cases)
+}
+
+func TestAwkFilesGoThroughTheSandbox(t *testing.T) {
+	te := fixture(t)
+	out, errOut, rc := te.run(t, "", "awk", `{print $1 > "out.txt"; print "x" >> "app.txt"} END{close("out.txt"); while ((getline l < "out.txt") > 0) n++; print n}`, "a.txt")
+	if rc != 0 || out != "6\n" {
+		t.Fatalf("awk file I/O: rc %d out %q err %q", rc, out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(te.dir, "out.txt"))
+	if string(b) != "banana\napple\ncherry\napple\n10\n9\n" {
+		t.Errorf("out.txt = %q", b)
+	}
+	for _, tc := range []struct {
+		prog, want string
+	}{
+		{`BEGIN{system("id")}`, "NoExec"},
+		{`BEGIN{"id" | getline x; print x}`, "NoExec"},
+		{`BEGIN{print "x" | "cat"}`, "NoExec"},
+		{`BEGIN{print "x" > "/etc/awk-escape"}`, "can't redirect to /etc/awk-escape"},
+		{`BEGIN{if ((getline l < "/etc/passwd") < 0) print "refused"; else print l}`, ""},
+	} {
+		out, errOut, rc := te.run(t, "", "awk", tc.prog)
+		if tc.want != "" && (rc == 0 || !strings.Contains(errOut, tc.want)) {
+			t.Errorf("%s: rc %d err %q, want error containing %q", tc.prog, rc, errOut, tc.want)
+		}
+		if strings.Contains(out, "root:") {
+			t.Errorf("%s leaked %q", tc.prog, out)
+		}
+	}
+	if _, err := os.Stat("/etc/awk-escape"); err == nil {
+		t.Error("awk wrote outside the root")
+	}
+	out, _, _ = te.run(t, "", "awk", `BEGIN{if ((getline l < "/etc/passwd") < 0) print "refused"}`)
+	if out != "refused\n" {
+		t.Errorf("getline outside the root: %q", out)
+	}
+	if _, errOut, rc := te.run(t, "", "awk", "{print}", "/etc/passwd"); rc != 2 || !strings.Contains(errOut, "No such file") {
+		t.Errorf("awk /etc/passwd: rc %d %q", rc, errOut)
+	}
+	out, _, _ = te.run(t, "", "awk", `BEGIN{print ENVIRON["A"]}`)
+	if out != "1\n" {
+		t.Errorf("ENVIRON comes from env.Environ: %q", out)
+	}
+}
+
+func TestAwkRewrite(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{print FILENAME}`, `{print __mcp_filename()}`},
+		{`{print "FILENAME" > "f"}`, `{__mcp_out(("f"), ">", ("FILENAME") ORS)}`},
+		{`{print a, b >> out; x=1}`, `{__mcp_out((out), ">>", (a) OFS (b) ORS); x=1}`},
+		{`{printf("%s\n", $1) > "/dev/stderr"}`, `{__mcp_out(("/dev/stderr"), ">", sprintf("%s\n", $1))}`},
+		{`{print (a > b) ? "y" : "n"}`, `{print (a > b) ? "y" : "n"}`},
+		{`{print $1 | "sort"}`, `{print $1 | "sort"}`},
+		{`{n = a / b / c}`, `{n = a / b / c}`},
+		{`/x/ { close("f") }`, `/x/ { __mcp_close("f") }`},
+		{`{while ((getline line < f) > 0) n++}`, `{while (((__mcp_getline(f) > 0 ? __mcp_one(line = __mcp_line()) : __mcp_status()) ) > 0) n++}`},
+	} {
+		if got := rewriteAwk(tc.in); got != tc.want {
+			t.Errorf("rewriteAwk(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+// Package builtins holds the utilities a sandboxed script may call (jq, cat, sleep, ...),
+// implemented in Go. They read and write only through the sandbox filesystem and the call's
+// stdio, and honour the call's context.
+package builtins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// Env is what a utility may touch.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Dir is the working directory (absolute); relative paths are taken from it.
+	Dir string
+	FS  *sandbox.FS
+	// Getenv reads the script's variables; Environ lists the exported ones.
+	Getenv  func(string) string
+	Environ func() []string
+	Now     func() time.Time
+	// Exec runs a command through the sandbox's command resolution (utilities, allowlisted
+	// externals, scripts in the roots); used by xargs, env, timeout. Nil means unavailable.
+	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// Abs resolves p against the working directory.
+func (e *Env) Abs(p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(e.Dir, p)
+}
+
+// Func runs a utility; argv[0] is its name. It returns the exit status.
+type Func func(ctx context.Context, env *Env, argv []string) int
+
+// table is fixed at init; lookups never mutate it.
+var table = map[string]Func{}
+
+func register(name string, f Func) { table[name] = f }
+
+// Lookup finds a utility by name.
+func Lookup(name string) (Func, bool) {
+	f, ok := table[name]
+	return f, ok
+}
+
+// Names lists every utility, sorted.
+func Names() []string {
+	n := make([]string, 0, len(table))
+	for k := range table {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+// errorf prints "name: message" to stderr, GNU style, and returns status.
+func errorf(env *Env, status int, name, format string, args ...any) int {
+	fmt.Fprintf(env.Stderr, name+": "+format+"\n", args...)
+	return status
+}
+
+// describe turns a filesystem error into the words coreutils use.
+func describe(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "No such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "Permission denied"
+	case errors.Is(err, syscall.EISDIR):
+		return "Is a directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "Not a directory"
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return "Directory not empty" // before ErrExist, which matches ENOTEMPTY too
+	case errors.Is(err, fs.ErrExist):
+		return "File exists"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		// strerror's wording: "Directory not empty", not Go's lower-case "directory not empty".
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// openInput opens a named input ("-" is stdin).
+func openInput(env *Env, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(env.Stdin), nil
+	}
+	p := env.Abs(name)
+	fi, err := env.FS.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	f, err := env.FS.Open(p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ctxReader ends reads when the call's context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func init() {
+	register("cat", cat)
+	register("sleep", sleep)
+	register("true", func(context.Context, *Env, []string) int { return 0 })
+	register("false", func(context.Context, *Env, []string) int { return 1 })
+}
+
+func cat(ctx context.Context, env *Env, argv []string) int {
+	files := argv[1:]
+	for _, a := range files {
+		if len(a) > 1 && a[0] == '-' {
+			return errorf(env, 1, "cat", "unsupported option %s", a)
+		}
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	status := 0
+	for _, name := range files {
+		r, err := openInput(env, name)
+		if err != nil {
+			status = errorf(env, 1, "cat", "%s: %s", name, describe(err))
+			continue
+		}
+		_, err = io.Copy(env.Stdout, ctxReader{ctx, r})
+		r.Close()
+		if err != nil {
+			if ctx.Err() != nil {
+				return 1
+			}
+			status = errorf(env, 1, "cat", "%s: %s", name, describe(err))
+		}
+	}
+	return status
+}
+
+// sleep accepts seconds with an optional s/m/h/d suffix and fractions, summing its arguments.
+func sleep(ctx context.Context, env *Env, argv []string) int {
+	if len(argv) < 2 {
+		return errorf(env, 1, "sleep", "missing operand")
+	}
+	var total time.Duration
+	for _, a := range argv[1:] {
+		d, ok := parseSleep(a)
+		if !ok {
+			return errorf(env, 1, "sleep", "invalid time interval '%s'", a)
+		}
+		total += d
+	}
+	t := time.NewTimer(total)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0
+	case <-ctx.Done():
+		return 130
+	}
+}
+
+func parseSleep(s string) (time.Duration, bool) {
+	if s == "" {
+		return 0, false
+	}
+	unit := time.Second
+	switch s[len(s)-1] {
+	case 's':
+		s = s[:len(s)-1]
+	case 'm':
+		unit, s = time.Minute, s[:len(s)-1]
+	case 'h':
+		unit, s = time.Hour, s[:len(s)-1]
+	case 'd':
+		unit, s = 24*time.Hour, s[:len(s)-1]
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsNaN(f) {
+		return 0, false
+	}
+	if f > 1e6 {
+		f = 1e6
+	}
+	return time.Duration(f * float64(unit)), true
+}

@@ -1,0 +1,388 @@
+package builtins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+func init() { register("date", date) }
+
+// envLocation is the script's TZ (UTC when unset or unknown): the host's zone never leaks in.
+func envLocation(env *Env) *time.Location {
+	tz := ""
+	if env.Getenv != nil {
+		tz = env.Getenv("TZ")
+	}
+	tz = strings.TrimPrefix(tz, ":")
+	if tz == "" || tz == "UTC" || tz == "UTC0" {
+		return time.UTC
+	}
+	if l, err := time.LoadLocation(tz); err == nil {
+		return l
+	}
+	return time.UTC
+}
+
+var dateSpec = optSpec{
+	short: "ud:I::Rr:s:",
+	long:  []string{"utc:u", "universal:u", "date:d", "iso-8601=?", "rfc-email:R", "rfc-3339=", "reference:r", "set:s"},
+}
+
+// date prints env.Now() (or -d/-r) in UTC unless TZ names a zone.
+func date(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "date", 1, dateSpec, argv[1:])
+	if !ok {
+		return st
+	}
+	loc := envLocation(env)
+	t := env.Now()
+	format := "%a %b %e %H:%M:%S %Z %Y"
+	for _, o := range fl.opts {
+		switch o.name {
+		case "u":
+			loc = time.UTC
+		case "s":
+			return errorf(env, 1, "date", "cannot set date: Operation not permitted")
+		case "I", "iso-8601":
+			f, ok := isoFormat(o.val)
+			if !ok {
+				return errorf(env, 1, "date", "invalid argument '%s' for '--iso-8601'", o.val)
+			}
+			format = f
+		case "R":
+			format = "%a, %d %b %Y %H:%M:%S %z"
+		case "rfc-3339":
+			f, ok := map[string]string{"date": "%F", "seconds": "%F %T%:z", "ns": "%F %T.%N%:z"}[o.val]
+			if !ok {
+				return errorf(env, 1, "date", "invalid argument '%s' for '--rfc-3339'", o.val)
+			}
+			format = f
+		case "r":
+			fi, err := env.FS.Stat(env.Abs(o.val))
+			if err != nil {
+				return errorf(env, 1, "date", "%s: %s", o.val, describe(err))
+			}
+			t = fi.ModTime()
+		}
+	}
+	if d, ok := fl.val("d"); ok {
+		pt, err := parseDateIn(d, env, loc)
+		if err != nil {
+			return errorf(env, 1, "date", "invalid date '%s'", d)
+		}
+		t = pt
+	}
+	for _, a := range fl.operands {
+		if !strings.HasPrefix(a, "+") {
+			return errorf(env, 1, "date", "invalid date '%s' (setting the date is not supported)", a)
+		}
+		format = a[1:]
+	}
+	fmt.Fprintln(env.Stdout, strftime(t.In(loc), format))
+	return 0
+}
+
+func isoFormat(v string) (string, bool) {
+	switch v {
+	case "", "date", "d":
+		return "%F", true
+	case "hours", "h":
+		return "%FT%H%:z", true
+	case "minutes", "m":
+		return "%FT%H:%M%:z", true
+	case "seconds", "s":
+		return "%FT%T%:z", true
+	case "ns", "n":
+		return "%FT%T,%N%:z", true
+	}
+	return "", false
+}
+
+// parseDate reads a date in the script's zone (see parseDateIn).
+func parseDate(s string, env *Env) (time.Time, error) { return parseDateIn(s, env, envLocation(env)) }
+
+var relItem = regexp.MustCompile(`(?i)^([+-]?\s*\d+)?\s*(next|last|this)?\s*(seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|fortnights?|months?|years?)\s*(ago)?\s*`)
+
+// parseDateIn understands @EPOCH, ISO 8601 and RFC dates, now/today/yesterday/tomorrow, and
+// relative items ("2 days ago", "+1 hour", "next week") after an optional base date.
+func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "@"); ok {
+		sec, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		if err != nil {
+			return time.Time{}, err
+		}
+		whole := int64(sec)
+		return time.Unix(whole, int64((sec-float64(whole))*1e9)), nil
+	}
+	base, rest, ok := dateBase(s, env, loc)
+	if !ok {
+		return time.Time{}, errors.New("invalid date")
+	}
+	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		m := relItem.FindStringSubmatch(rest)
+		if m == nil || m[0] == "" {
+			return time.Time{}, errors.New("invalid date")
+		}
+		n := 1
+		if m[1] != "" {
+			n, _ = strconv.Atoi(strings.ReplaceAll(m[1], " ", ""))
+		}
+		if strings.EqualFold(m[2], "last") {
+			n = -n
+		} else if strings.EqualFold(m[2], "this") {
+			n = 0
+		}
+		if m[4] != "" {
+			n = -n
+		}
+		base = addUnit(base, strings.ToLower(m[3]), n)
+		rest = rest[len(m[0]):]
+	}
+	return base, nil
+}
+
+func addUnit(t time.Time, unit string, n int) time.Time {
+	switch {
+	case strings.HasPrefix(unit, "sec"):
+		return t.Add(time.Duration(n) * time.Second)
+	case strings.HasPrefix(unit, "min"):
+		return t.Add(time.Duration(n) * time.Minute)
+	case strings.HasPrefix(unit, "hour"):
+		return t.Add(time.Duration(n) * time.Hour)
+	case strings.HasPrefix(unit, "day"):
+		return t.AddDate(0, 0, n)
+	case strings.HasPrefix(unit, "week"):
+		return t.AddDate(0, 0, 7*n)
+	case strings.HasPrefix(unit, "fortnight"):
+		return t.AddDate(0, 0, 14*n)
+	case strings.HasPrefix(unit, "month"):
+		return t.AddDate(0, n, 0)
+	}
+	return t.AddDate(n, 0, 0)
+}
+
+var dateLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05 Z07:00",
+	"2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 MST", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05",
+	"2006-01-02T15:04", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02",
+	"2006/01/02 15:04:05", "2006/01/02", "01/02/2006", time.RFC1123Z, time.RFC1123, time.UnixDate, time.ANSIC,
+	"Mon Jan _2 15:04:05 MST 2006", "Jan _2 2006", "Jan _2, 2006", "_2 Jan 2006", "January _2, 2006", "_2 January 2006",
+	"20060102", "20060102T150405", "20060102T150405Z0700",
+}
+
+// dateBase splits s into an absolute date (now when there is none) and the relative rest.
+func dateBase(s string, env *Env, loc *time.Location) (time.Time, string, bool) {
+	now := env.Now().In(loc)
+	lower := strings.ToLower(s)
+	for _, kw := range []struct {
+		word string
+		days int
+	}{{"now", 0}, {"today", 0}, {"yesterday", -1}, {"tomorrow", 1}} {
+		if rest, ok := strings.CutPrefix(lower, kw.word); ok && (rest == "" || rest[0] == ' ') {
+			return now.AddDate(0, 0, kw.days), rest, true
+		}
+	}
+	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day").
+	words := strings.Fields(s)
+	for n := len(words); n > 0; n-- {
+		head := strings.Join(words[:n], " ")
+		for _, layout := range dateLayouts {
+			if t, err := time.ParseInLocation(layout, head, loc); err == nil {
+				return t, strings.Join(words[n:], " "), true
+			}
+		}
+		if strings.HasSuffix(head, " UTC") || strings.HasSuffix(head, "Z") {
+			trimmed := strings.TrimSuffix(strings.TrimSuffix(head, " UTC"), "Z")
+			for _, layout := range dateLayouts {
+				if t, err := time.ParseInLocation(layout, trimmed, time.UTC); err == nil {
+					return t, strings.Join(words[n:], " "), true
+				}
+			}
+		}
+	}
+	if relItem.MatchString(s) {
+		return now, s, true
+	}
+	return time.Time{}, "", false
+}
+
+// strftime renders GNU date's % codes, with the - _ 0 ^ # flags and a field width.
+func strftime(t time.Time, f string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 >= len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		j := i + 1
+		flags := ""
+		for j < len(f) && strings.IndexByte("-_0^#", f[j]) >= 0 {
+			flags += string(f[j])
+			j++
+		}
+		width := -1
+		if k := j; k < len(f) && f[k] >= '1' && f[k] <= '9' {
+			for k < len(f) && f[k] >= '0' && f[k] <= '9' {
+				k++
+			}
+			width, _ = strconv.Atoi(f[j:k])
+			j = k
+		}
+		colons := 0
+		for j < len(f) && f[j] == ':' {
+			colons++
+			j++
+		}
+		if j >= len(f) {
+			b.WriteString(f[i:])
+			break
+		}
+		b.WriteString(strftimeField(t, f[j], flags, width, colons))
+		i = j
+	}
+	return b.String()
+}
+
+// strftimeField renders one conversion.
+func strftimeField(t time.Time, c byte, flags string, width, colons int) string {
+	num := func(v, w int, pad byte) string {
+		if strings.Contains(flags, "-") {
+			return strconv.Itoa(v)
+		}
+		if strings.Contains(flags, "_") {
+			pad = ' '
+		} else if strings.Contains(flags, "0") {
+			pad = '0'
+		}
+		if width >= 0 {
+			w = width
+		}
+		s := strconv.Itoa(v)
+		for len(s) < w {
+			s = string(pad) + s
+		}
+		return s
+	}
+	str := func(s string) string {
+		if strings.Contains(flags, "^") {
+			s = strings.ToUpper(s)
+		} else if strings.Contains(flags, "#") {
+			s = swapCase(s)
+		}
+		for width > len(s) {
+			s = " " + s
+		}
+		return s
+	}
+	hour12 := t.Hour() % 12
+	if hour12 == 0 {
+		hour12 = 12
+	}
+	isoYear, isoWeek := t.ISOWeek()
+	switch c {
+	case 'Y':
+		return num(t.Year(), 4, '0')
+	case 'C':
+		return num(t.Year()/100, 2, '0')
+	case 'y':
+		return num(t.Year()%100, 2, '0')
+	case 'G':
+		return num(isoYear, 4, '0')
+	case 'g':
+		return num(isoYear%100, 2, '0')
+	case 'm':
+		return num(int(t.Month()), 2, '0')
+	case 'd':
+		return num(t.Day(), 2, '0')
+	case 'e':
+		return num(t.Day(), 2, ' ')
+	case 'H':
+		return num(t.Hour(), 2, '0')
+	case 'k':
+		return num(t.Hour(), 2, ' ')
+	case 'I':
+		return num(hour12, 2, '0')
+	case 'l':
+		return num(hour12, 2, ' ')
+	case 'M':
+		return num(t.Minute(), 2, '0')
+	case 'S':
+		return num(t.Second(), 2, '0')
+	case 'j':
+		return num(t.YearDay(), 3, '0')
+	case 'u':
+		return num((int(t.Weekday())+6)%7+1, 1, '0')
+	case 'w':
+		return num(int(t.Weekday()), 1, '0')
+	case 'U':
+		return num((t.YearDay()+6-int(t.Weekday()))/7, 2, '0')
+	case 'W':
+		return num((t.YearDay()+6-(int(t.Weekday())+6)%7)/7, 2, '0')
+	case 'V':
+		return num(isoWeek, 2, '0')
+	case 'q':
+		return num((int(t.Month())-1)/3+1, 1, '0')
+	case 's':
+		return num(int(t.Unix()), 1, '0')
+	case 'N':
+		ns := fmt.Sprintf("%09d", t.Nanosecond())
+		if width > 0 && width < 9 {
+			return ns[:width]
+		}
+		return ns
+	case 'a':
+		return str(t.Format("Mon"))
+	case 'A':
+		return str(t.Format("Monday"))
+	case 'b', 'h':
+		return str(t.Format("Jan"))
+	case 'B':
+		return str(t.Format("January"))
+	case 'p':
+		return str(t.Format("PM"))
+	case 'P':
+		return str(strings.ToLower(t.Format("PM")))
+	case 'Z':
+		return str(t.Format("MST"))
+	case 'z':
+		return str(t.Format([]string{"-0700", "-07:00", "-07:00:00", "-07"}[min(colons, 3)]))
+	case 'F':
+		return str(strftime(t, "%Y-%m-%d"))
+	case 'T':
+		return str(strftime(t, "%H:%M:%S"))
+	case 'D', 'x':
+		return str(strftime(t, "%m/%d/%y"))
+	case 'R':
+		return str(strftime(t, "%H:%M"))
+	case 'r':
+		return str(strftime(t, "%I:%M:%S %p"))
+	case 'X':
+		return str(strftime(t, "%H:%M:%S"))
+	case 'c':
+		return str(strftime(t, "%a %b %e %H:%M:%S %Y"))
+	case 'n':
+		return "\n"
+	case 't':
+		return "\t"
+	case '%':
+		return "%"
+	}
+	return "%" + string(c)
+}
+
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsUpper(r) {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToUpper(r)
+	}, s)
+}

@@ -1,0 +1,136 @@
+package builtins
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+)
+
+// maxLine bounds one line held in memory; streaming utilities never hold more than that.
+const maxLine = 64 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// eachInput calls fn for every named input ("-" or none means stdin), wrapped so reads stop
+// when ctx ends. Open failures are reported and skipped; the status is 1 if any failed
+// (130 when ctx ended).
+func eachInput(ctx context.Context, env *Env, name string, files []string, fn func(label string, r io.Reader) error) int {
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	status := 0
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return 130
+		}
+		r, err := openInput(env, f)
+		if err != nil {
+			status = errorf(env, 1, name, "%s: %s", f, describe(err))
+			continue
+		}
+		err = fn(f, ctxReader{ctx, r})
+		r.Close()
+		if ctx.Err() != nil {
+			return 130
+		}
+		if err != nil {
+			status = errorf(env, 1, name, "%s: %s", f, describe(err))
+		}
+	}
+	return status
+}
+
+// lineReader yields lines without their terminator and says whether the terminator was
+// there (sed and diff keep a missing final newline missing).
+type lineReader struct {
+	br   *bufio.Reader
+	sep  byte
+	buf  []byte
+	err  error
+	done bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), sep: '\n'}
+}
+
+// next returns the next line (valid until the following call), whether it ended with the
+// separator, and false at the end of input or on error (see err).
+func (l *lineReader) next() ([]byte, bool, bool) {
+	if l.done {
+		return nil, false, false
+	}
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice(l.sep)
+		l.buf = append(l.buf, chunk...)
+		if len(l.buf) > maxLine {
+			l.err, l.done = errLineTooLong, true
+			return nil, false, false
+		}
+		switch {
+		case err == nil:
+			return l.buf[:len(l.buf)-1], true, true
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			l.done = true
+			if len(l.buf) == 0 {
+				return nil, false, false
+			}
+			return l.buf, false, true
+		default:
+			l.err, l.done = err, true
+			return nil, false, false
+		}
+	}
+}
+
+// readLines reads every line of r (for the utilities that must see all input: sort, tac).
+func readLines(r io.Reader, sep byte) ([]string, error) {
+	var lines []string
+	lr := newLineReader(r)
+	lr.sep = sep
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			return lines, lr.err
+		}
+		lines = append(lines, string(line))
+	}
+}
+
+// readAllInputs concatenates the lines of every input, reporting open errors like eachInput.
+func readAllInputs(ctx context.Context, env *Env, name string, files []string, sep byte) ([]string, int) {
+	var all []string
+	st := eachInput(ctx, env, name, files, func(_ string, r io.Reader) error {
+		lines, err := readLines(r, sep)
+		all = append(all, lines...)
+		return err
+	})
+	return all, st
+}
+
+// writeFlags are the open flags of an output file: truncate, or append.
+func writeFlags(appendMode bool) int {
+	if appendMode {
+		return os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	return os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+}
+
+// hasNUL reports whether b looks binary, as grep and file decide it.
+func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+
+// joinPath appends name to dir without cleaning dir, so output keeps the user's spelling
+// ("./sub/x", as GNU tools print it).
+func joinPath(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}

@@ -1,0 +1,282 @@
+package builtins
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+func init() {
+	register("env", envUtil)
+	register("printenv", printenv)
+	register("yes", yes)
+	register("uname", uname)
+	register("hostname", hostname)
+	register("whoami", func(ctx context.Context, env *Env, argv []string) int {
+		fmt.Fprintln(env.Stdout, sandbox.VirtualUser)
+		return 0
+	})
+	register("id", id)
+	register("timeout", timeout)
+	register("echo", echo) // what xargs, env and timeout run by default; scripts get the shell's echo
+}
+
+func echo(ctx context.Context, env *Env, argv []string) int {
+	args, newline, escapes := argv[1:], true, false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+		newline = newline && !strings.Contains(args[0], "n")
+		if strings.Contains(args[0], "e") {
+			escapes = true
+		}
+		if strings.Contains(args[0], "E") {
+			escapes = false
+		}
+		args = args[1:]
+	}
+	s := strings.Join(args, " ")
+	if escapes {
+		s = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`, `\r`, "\r", `\a`, "\a", `\e`, "\x1b").Replace(s)
+	}
+	if newline {
+		s += "\n"
+	}
+	io.WriteString(env.Stdout, s)
+	return 0
+}
+
+// withVars returns a copy of env whose variables are exactly vars (NAME=VALUE, later wins).
+func withVars(env *Env, vars []string) *Env {
+	sub := *env
+	sub.Getenv = func(k string) string {
+		v, _ := sandbox.Lookup(vars, k)
+		return v
+	}
+	sub.Environ = func() []string { return slices.Clone(vars) }
+	return &sub
+}
+
+func environ(env *Env) []string {
+	if env.Environ == nil {
+		return nil
+	}
+	return env.Environ()
+}
+
+// envUtil prints the environment or runs a command with changed variables. Utilities run
+// directly with the new variables; other commands (scripts, allowlisted externals) run
+// through Exec and see the script's own exported variables.
+func envUtil(ctx context.Context, env *Env, argv []string) int {
+	args := argv[1:]
+	vars := slices.Clone(environ(env))
+	end := "\n"
+	for len(args) > 0 {
+		a := args[0]
+		switch {
+		case a == "-i" || a == "-" || a == "--ignore-environment":
+			vars = nil
+		case a == "-0" || a == "--null":
+			end = "\x00"
+		case (a == "-u" || a == "--unset") && len(args) > 1:
+			vars = slices.DeleteFunc(vars, func(v string) bool { return strings.HasPrefix(v, args[1]+"=") })
+			args = args[1:]
+		case strings.HasPrefix(a, "-u") && len(a) > 2:
+			vars = slices.DeleteFunc(vars, func(v string) bool { return strings.HasPrefix(v, a[2:]+"=") })
+		case a == "--":
+			args = args[1:]
+			return envRun(ctx, env, vars, args, end)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			return errorf(env, 125, "env", "unsupported option %s", a)
+		case strings.Contains(a, "=") && !strings.HasPrefix(a, "="):
+			vars = append(vars, a)
+		default:
+			return envRun(ctx, env, vars, args, end)
+		}
+		args = args[1:]
+	}
+	return envRun(ctx, env, vars, args, end)
+}
+
+func envRun(ctx context.Context, env *Env, vars, args []string, end string) int {
+	if len(args) == 0 {
+		w := bufio.NewWriter(env.Stdout)
+		for _, v := range vars {
+			w.WriteString(v + end)
+		}
+		w.Flush()
+		return 0
+	}
+	if f, ok := Lookup(args[0]); ok {
+		return f(ctx, withVars(env, vars), args)
+	}
+	if env.Exec == nil {
+		return errorf(env, 126, "env", "cannot run '%s': running commands is not available here", args[0])
+	}
+	return env.Exec(ctx, args, env.Stdin, env.Stdout, env.Stderr)
+}
+
+func printenv(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "printenv", 2, optSpec{short: "0", long: []string{"null:0"}, permute: true}, argv[1:])
+	if !ok {
+		return st
+	}
+	end := "\n"
+	if fl.has("0") {
+		end = "\x00"
+	}
+	vars := environ(env)
+	if len(fl.operands) == 0 {
+		for _, v := range vars {
+			io.WriteString(env.Stdout, v+end)
+		}
+		return 0
+	}
+	status := 0
+	for _, name := range fl.operands {
+		if v, ok := sandbox.Lookup(vars, name); ok && !strings.Contains(name, "=") {
+			io.WriteString(env.Stdout, v+end)
+		} else {
+			status = 1
+		}
+	}
+	return status
+}
+
+// yes writes until its output fails or the call's context ends.
+func yes(ctx context.Context, env *Env, argv []string) int {
+	s := "y"
+	if len(argv) > 1 {
+		s = strings.Join(argv[1:], " ")
+	}
+	chunk := []byte(strings.Repeat(s+"\n", max(1, 8192/(len(s)+1))))
+	for ctx.Err() == nil {
+		if _, err := env.Stdout.Write(chunk); err != nil {
+			return 1
+		}
+	}
+	return 130
+}
+
+// The virtual machine identity a script sees.
+const (
+	unameKernel  = "Linux"
+	unameRelease = "6.0.0-mcp"
+	unameVersion = "#1 SMP"
+	unameMachine = "x86_64"
+	unameOS      = "GNU/Linux"
+)
+
+func uname(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "uname", 1, optSpec{short: "asnrvmpio", long: []string{"all:a", "kernel-name:s",
+		"nodename:n", "kernel-release:r", "kernel-version:v", "machine:m", "processor:p", "hardware-platform:i", "operating-system:o"}}, argv[1:])
+	if !ok {
+		return st
+	}
+	if len(fl.operands) > 0 {
+		return errorf(env, 1, "uname", "extra operand '%s'", fl.operands[0])
+	}
+	vals := map[byte]string{'s': unameKernel, 'n': sandbox.VirtualHostname, 'r': unameRelease, 'v': unameVersion,
+		'm': unameMachine, 'p': unameMachine, 'i': unameMachine, 'o': unameOS}
+	order := "snrvmpio"
+	want := map[byte]bool{}
+	for _, o := range fl.opts {
+		if o.name == "a" {
+			for _, c := range []byte("snrvmo") {
+				want[c] = true
+			}
+			continue
+		}
+		want[o.name[0]] = true
+	}
+	if len(want) == 0 {
+		want['s'] = true
+	}
+	var parts []string
+	for i := 0; i < len(order); i++ {
+		if want[order[i]] {
+			parts = append(parts, vals[order[i]])
+		}
+	}
+	fmt.Fprintln(env.Stdout, strings.Join(parts, " "))
+	return 0
+}
+
+func hostname(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "hostname", 1, optSpec{short: "sfAi", long: []string{"short:s", "fqdn:f", "long:f"}}, argv[1:])
+	if !ok {
+		return st
+	}
+	if len(fl.operands) > 0 {
+		return errorf(env, 1, "hostname", "you must be root to change the host name")
+	}
+	if fl.has("i") {
+		fmt.Fprintln(env.Stdout, "127.0.0.1")
+		return 0
+	}
+	fmt.Fprintln(env.Stdout, sandbox.VirtualHostname)
+	return 0
+}
+
+func id(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "id", 1, optSpec{short: "ugGnrz", long: []string{"user:u", "group:g", "groups:G", "name:n", "real:r", "zero:z"}, permute: true}, argv[1:])
+	if !ok {
+		return st
+	}
+	for _, u := range fl.operands {
+		if u != sandbox.VirtualUser && u != sandbox.VirtualUID {
+			return errorf(env, 1, "id", "'%s': no such user", u)
+		}
+	}
+	switch {
+	case fl.has("u", "g", "G") && fl.has("n"):
+		fmt.Fprintln(env.Stdout, sandbox.VirtualUser)
+	case fl.has("u", "g", "G"):
+		fmt.Fprintln(env.Stdout, sandbox.VirtualUID)
+	case fl.has("n"):
+		return errorf(env, 1, "id", "cannot print only names or real IDs in default format")
+	default:
+		u, n := sandbox.VirtualUID, sandbox.VirtualUser
+		fmt.Fprintf(env.Stdout, "uid=%s(%s) gid=%s(%s) groups=%s(%s)\n", u, n, u, n, u, n)
+	}
+	return 0
+}
+
+// timeout runs a command under a derived context; 124 means the time ran out.
+func timeout(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "timeout", 125, optSpec{short: "s:k:v", long: []string{"signal:s", "kill-after:k",
+		"preserve-status", "foreground", "verbose:v"}}, argv[1:])
+	if !ok {
+		return st
+	}
+	if len(fl.operands) < 2 {
+		return errorf(env, 125, "timeout", "missing operand")
+	}
+	d, ok := parseSleep(fl.operands[0])
+	if !ok {
+		return errorf(env, 125, "timeout", "invalid time interval '%s'", fl.operands[0])
+	}
+	if env.Exec == nil {
+		return errorf(env, 125, "timeout", "running commands is not available here")
+	}
+	tctx, cancel := ctx, context.CancelFunc(func() {})
+	if d > 0 {
+		tctx, cancel = context.WithTimeout(ctx, d)
+	}
+	defer cancel()
+	rc := env.Exec(tctx, fl.operands[1:], env.Stdin, env.Stdout, env.Stderr)
+	if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if fl.has("v") {
+			errorf(env, 0, "timeout", "sending signal TERM to command '%s'", fl.operands[1])
+		}
+		if fl.has("preserve-status") {
+			return 128 + 15
+		}
+		return 124
+	}
+	return rc
+}

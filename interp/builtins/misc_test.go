@@ -1,0 +1,220 @@
+package builtins
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDate(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		tz   string
+		argv []string
+		want string
+		rc   int
+	}{
+		{argv: []string{"date"}, want: "Mon Nov 23 07:08:09 UTC 2026\n"},
+		{argv: []string{"date", "+%Y-%m-%dT%H:%M:%S"}, want: "2026-11-23T07:08:09\n"},
+		{argv: []string{"date", "-u", "-d", "@0", "+%s %F"}, want: "0 1970-01-01\n"},
+		{argv: []string{"date", "-d", "@1700000000.5", "+%s.%3N"}, want: "1700000000.500\n"},
+		{argv: []string{"date", "-Iseconds"}, want: "2026-11-23T07:08:09+00:00\n"},
+		{argv: []string{"date", "-I"}, want: "2026-11-23\n"},
+		{argv: []string{"date", "-Ins"}, want: "2026-11-23T07:08:09,000000000+00:00\n"},
+		{argv: []string{"date", "--iso-8601=minutes"}, want: "2026-11-23T07:08+00:00\n"},
+		{argv: []string{"date", "-R"}, want: "Mon, 23 Nov 2026 07:08:09 +0000\n"},
+		{argv: []string{"date", "--rfc-3339=seconds"}, want: "2026-11-23 07:08:09+00:00\n"},
+		{argv: []string{"date", "-d", "2024-02-29", "+%j %a %A %b %B %u %w %V %U %W %q"}, want: "060 Thu Thursday Feb February 4 4 09 08 09 1\n"},
+		{argv: []string{"date", "-d", "2024-01-05T13:04:05Z", "+%I %l %p %P %k %e %-d %_m %y %C %G %g %D %T %R %r"}, want: "01  1 PM pm 13  5 5  1 24 20 2024 24 01/05/24 13:04:05 13:04 01:04:05 PM\n"},
+		{argv: []string{"date", "-d", "2024-01-05 10:00:00 +0200", "+%H:%M %z"}, want: "08:00 +0000\n"},
+		{argv: []string{"date", "-d", "yesterday", "+%F"}, want: "2026-11-22\n"},
+		{argv: []string{"date", "-d", "2 days ago", "+%F"}, want: "2026-11-21\n"},
+		{argv: []string{"date", "-d", "2024-01-31 +1 month", "+%F"}, want: "2024-03-02\n"},
+		{argv: []string{"date", "-d", "next week", "+%F"}, want: "2026-11-30\n"},
+		{argv: []string{"date", "+%%|%n|%t|%^a|%#Z|%:z|%10N"}, want: "%|\n|\t|MON|utc|+00:00|000000000\n"},
+		{tz: "Asia/Tokyo", argv: []string{"date", "+%H %Z %z"}, want: "16 JST +0900\n"},
+		{tz: "Asia/Tokyo", argv: []string{"date", "-u", "+%H %Z"}, want: "07 UTC\n"},
+		{tz: "America/New_York", argv: []string{"date", "-d", "2024-07-01 12:00", "-u", "+%H"}, want: "12\n"},
+		{tz: "America/New_York", argv: []string{"date", "-d", "2024-07-01 12:00", "+%H %Z"}, want: "12 EDT\n"},
+		{tz: "America/New_York", argv: []string{"date", "-d", "2024-07-01T12:00:00Z", "+%H %Z"}, want: "08 EDT\n"},
+		{argv: []string{"date", "-d", "not a date"}, rc: 1},
+		{argv: []string{"date", "-s", "2020-01-01"}, rc: 1},
+		{argv: []string{"date", "-x"}, rc: 1},
+		{argv: []string{"date", "-r", "a.txt", "+%F %T"}, want: "2026-11-23 06:08:09\n"},
+	} {
+		te.Getenv = func(k string) string {
+			if k == "TZ" {
+				return tc.tz
+			}
+			return ""
+		}
+		out, errOut, rc := te.run(t, "", tc.argv...)
+		if out != tc.want || rc != tc.rc {
+			t.Errorf("TZ=%s %q = %q rc %d (%s), want %q rc %d", tc.tz, tc.argv, out, rc, errOut, tc.want, tc.rc)
+		}
+	}
+}
+
+func TestDateMatchesGNU(t *testing.T) {
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"date", "-u", "-d", "@86399", "+%c|%x|%X|%D|%e|%j"}, {"date", "-u", "-d", "2024-12-30", "+%G-W%V-%u %U %W"},
+		{"date", "-u", "-d", "2021-01-03", "+%G %V %U %W %a"}, {"date", "-u", "-d", "@1700000000", "-R"},
+		{"date", "-u", "-d", "2024-03-10 14:30:00", "+%s"}, {"date", "-u", "-d", "2024-03-10T14:30:00Z", "-Iseconds"},
+	} {
+		cases = append(cases, gnuCase{"", argv})
+	}
+	compareGNU(t, cases)
+}
+
+func TestIdentityAndEnvironment(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		argv []string
+		want string
+		rc   int
+	}{
+		{[]string{"whoami"}, "mcp\n", 0}, {[]string{"hostname"}, "mcp-sandbox\n", 0}, {[]string{"hostname", "evil"}, "", 1},
+		{[]string{"id"}, "uid=1000(mcp) gid=1000(mcp) groups=1000(mcp)\n", 0}, {[]string{"id", "-u"}, "1000\n", 0},
+		{[]string{"id", "-un"}, "mcp\n", 0}, {[]string{"id", "-g"}, "1000\n", 0}, {[]string{"id", "-gn"}, "mcp\n", 0},
+		{[]string{"id", "root"}, "", 1}, {[]string{"uname"}, "Linux\n", 0}, {[]string{"uname", "-s"}, "Linux\n", 0},
+		{[]string{"uname", "-a"}, "Linux mcp-sandbox 6.0.0-mcp #1 SMP x86_64 GNU/Linux\n", 0},
+		{[]string{"uname", "-nrm"}, "mcp-sandbox 6.0.0-mcp x86_64\n", 0}, {[]string{"uname", "-z"}, "", 1},
+		{[]string{"printenv", "A"}, "1\n", 0}, {[]string{"printenv", "NOPE"}, "", 1}, {[]string{"printenv", "A", "B"}, "1\n2\n", 0},
+		{[]string{"env"}, "A=1\nB=2\nTMPDIR=" + te.dir + "\n", 0}, {[]string{"env", "-i", "X=1"}, "X=1\n", 0},
+		{[]string{"env", "-u", "A", "-u", "TMPDIR"}, "B=2\n", 0}, {[]string{"env", "C=3", "printenv", "C"}, "3\n", 0},
+		{[]string{"env", "-i", "printenv", "A"}, "", 1}, {[]string{"env", "TZ=Asia/Tokyo", "date", "+%H"}, "16\n", 0},
+		{[]string{"env", "echo", "hi"}, "hi\n", 0}, {[]string{"env", "nosuchcmd"}, "", 127},
+	} {
+		out, errOut, rc := te.run(t, "", tc.argv...)
+		if out != tc.want || rc != tc.rc {
+			t.Errorf("%q = %q rc %d (%s), want %q rc %d", tc.argv, out, rc, errOut, tc.want, tc.rc)
+		}
+	}
+}
+
+func TestXargs(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		stdin string
+		argv  []string
+		want  string
+		rc    int
+	}{
+		{"a b\nc\n", []string{"xargs"}, "a b c\n", 0},
+		{"a b\nc\n", []string{"xargs", "-n", "1"}, "a\nb\nc\n", 0},
+		{"a b\nc d\n", []string{"xargs", "-n2", "echo", "x"}, "x a b\nx c d\n", 0},
+		{"a b\nc\n", []string{"xargs", "-L", "1", "echo"}, "a b\nc\n", 0},
+		{"one\ntwo\n", []string{"xargs", "-I", "{}", "echo", "<{}>"}, "<one>\n<two>\n", 0},
+		{"  one\n", []string{"xargs", "-I{}", "echo", "[{}]"}, "[one]\n", 0},
+		{"a\x00b c\x00", []string{"xargs", "-0", "-n1", "echo"}, "a\nb c\n", 0},
+		{"a,b,c", []string{"xargs", "-d", ",", "echo"}, "a b c\n", 0},
+		{"'a b' \"c d\" e\\ f\n", []string{"xargs", "-n1"}, "a b\nc d\ne f\n", 0},
+		{"", []string{"xargs", "echo", "empty"}, "empty\n", 0},
+		{"", []string{"xargs", "-r", "echo", "empty"}, "", 0},
+		{"x\n", []string{"xargs", "false"}, "", 123},
+		{"x\n", []string{"xargs", "nosuch"}, "", 127},
+		{"csv.txt\nversion.txt\n", []string{"xargs", "head", "-n1"}, "==> csv.txt <==\nname,age,city\n\n==> version.txt <==\n1.10\n", 0},
+		{"'unterminated\n", []string{"xargs"}, "", 1},
+		{"a\n", []string{"xargs", "-p"}, "", 1},
+		{"a b c\n", []string{"xargs", "-P", "4", "-n", "1"}, "a\nb\nc\n", 0},
+	} {
+		out, errOut, rc := te.run(t, tc.stdin, tc.argv...)
+		if out != tc.want || rc != tc.rc {
+			t.Errorf("%q <<< %q = %q rc %d (%s), want %q rc %d", tc.argv, tc.stdin, out, rc, errOut, tc.want, tc.rc)
+		}
+	}
+	te.Exec = nil
+	if _, errOut, rc := te.run(t, "a\n", "xargs", "echo"); rc == 0 || !strings.Contains(errOut, "not available") {
+		t.Errorf("xargs without Exec: %d %q", rc, errOut)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	te := fixture(t)
+	start := time.Now()
+	_, _, rc := te.run(t, "", "timeout", "0.1", "sleep", "5")
+	if rc != 124 || time.Since(start) > 3*time.Second {
+		t.Errorf("timeout 0.1 sleep 5: rc %d after %v", rc, time.Since(start))
+	}
+	if out, _, rc := te.run(t, "", "timeout", "5", "echo", "fast"); rc != 0 || out != "fast\n" {
+		t.Errorf("timeout 5 echo: %d %q", rc, out)
+	}
+	if _, _, rc := te.run(t, "", "timeout", "1m", "false"); rc != 1 {
+		t.Errorf("timeout keeps the command's status: %d", rc)
+	}
+	if _, _, rc := te.run(t, "", "timeout", "x", "true"); rc != 125 {
+		t.Errorf("timeout with a bad duration: %d", rc)
+	}
+	// The call's own cancellation is not reported as a timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, _, rc := te.runCtx(ctx, t, "", "timeout", "10", "sleep", "5"); rc == 124 || rc == 0 {
+		t.Errorf("cancelled timeout: %d", rc)
+	}
+}
+
+func TestSeqAndExprMatchGNU(t *testing.T) {
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"seq", "5"}, {"seq", "2", "3", "11"}, {"seq", "-s", ",", "3"}, {"seq", "-w", "8", "10"}, {"seq", "5", "1"},
+		{"seq", "5", "-1", "1"}, {"seq", "0.5", "0.25", "1.5"}, {"seq", "1", "0.5", "3"}, {"seq", "-f", "%03g", "3"},
+		{"seq", "-w", "-3", "2"}, {"seq", "-s", "", "3"}, {"seq", "1", "0", "3"}, {"seq", "x"}, {"seq"}, {"seq", "-1", "1"},
+		{"seq", "10", "-3", "1"}, {"seq", "-f", "n%.1f", "1", "0.5", "2"},
+		{"expr", "1", "+", "2"}, {"expr", "7", "/", "2"}, {"expr", "7", "%", "3"}, {"expr", "2", "*", "3", "+", "1"},
+		{"expr", "(", "1", "+", "2", ")", "*", "3"}, {"expr", "5", ">", "3"}, {"expr", "abc", "<", "abd"}, {"expr", "10", "<", "9"},
+		{"expr", "length", "hello"}, {"expr", "substr", "hello", "2", "3"}, {"expr", "index", "hello", "lo"}, {"expr", "hello", ":", "hel"},
+		{"expr", "hello", ":", `\(h.*\)o`}, {"expr", "abc", ":", "x"}, {"expr", "match", "abc", "a.c"}, {"expr", "0", "|", "5"},
+		{"expr", "3", "&", "0"}, {"expr", "1", "/", "0"}, {"expr", "a", "+", "1"}, {"expr", "0"}, {"expr", ""}, {"expr", "1", "="},
+		{"expr", "99999999999999999999", "+", "1"}, {"expr", "-5", "+", "3"}, {"expr", "a", "=", "a"},
+	} {
+		cases = append(cases, gnuCase{"", argv})
+	}
+	compareGNU(t, cases)
+}
+
+func TestYesStopsOnWriteError(t *testing.T) {
+	te := fixture(t)
+	te.Stdout = &failingWriter{left: 3}
+	f, _ := Lookup("yes")
+	if rc := f(context.Background(), te.Env, []string{"yes", "hi"}); rc != 1 {
+		t.Errorf("yes on a failing writer: %d", rc)
+	}
+}
+
+type failingWriter struct{ left int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.left--; f.left < 0 {
+		return 0, io.ErrClosedPipe
+	}
+	return len(p), nil
+}
+
+// TestUnsupportedOptions: anything outside the supported flags fails clearly.
+func TestUnsupportedOptions(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		argv []string
+		rc   int
+	}{
+		{[]string{"grep", "-P", "x"}, 2}, {[]string{"sort", "-R"}, 2}, {[]string{"sort", "--bogus"}, 2}, {[]string{"ls", "--bogus"}, 2},
+		{[]string{"diff", "--bogus", "a", "b"}, 2}, {[]string{"sed", "--bogus", "p"}, 1}, {[]string{"head", "-Z"}, 1},
+		{[]string{"tail", "-f", "a.txt"}, 1}, {[]string{"wc", "-X"}, 1}, {[]string{"cut", "-Q"}, 1}, {[]string{"tr", "-X", "a"}, 1},
+		{[]string{"cp", "-Z", "a", "b"}, 1}, {[]string{"awk", "--bogus", "1"}, 2}, {[]string{"uniq", "-X"}, 1}, {[]string{"date", "-X"}, 1},
+		{[]string{"xargs", "-X"}, 1}, {[]string{"env", "-X"}, 125}, {[]string{"timeout", "-X", "1", "true"}, 125}, {[]string{"mkdir", "-X", "d"}, 1},
+		{[]string{"cat", "-n"}, 1}, {[]string{"gzip", "-X"}, 1}, {[]string{"base64", "-X"}, 1}, {[]string{"stat", "-X", "a.txt"}, 1},
+		{[]string{"find", ".", "-X"}, 1}, {[]string{"file", "-X", "a.txt"}, 1}, {[]string{"seq", "-X", "1"}, 1},
+	} {
+		_, errOut, rc := te.run(t, "", tc.argv...)
+		want := tc.argv[0] + ": unsupported option"
+		if tc.argv[0] == "find" {
+			want = "find: unknown predicate"
+		}
+		if rc != tc.rc || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%q: rc %d, stderr %q; want rc %d and %q", tc.argv, rc, errOut, tc.rc, want)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package builtins
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func init() {
+	register("seq", seq)
+	register("expr", expr)
+}
+
+// seq prints a sequence; integer arguments give integer output, otherwise the precision
+// of the widest FIRST/INCREMENT decimal part, as GNU seq does.
+func seq(ctx context.Context, env *Env, argv []string) int {
+	sep, format, equal := "\n", "", false
+	args := argv[1:]
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && !isNumberStart(args[0][1]) {
+		a := args[0]
+		switch {
+		case a == "--":
+			args = args[1:]
+			goto operands
+		case a == "-w" || a == "--equal-width":
+			equal = true
+		case a == "-s" || a == "-f" || a == "--separator" || a == "--format":
+			if len(args) < 2 {
+				return errorf(env, 1, "seq", "option requires an argument -- '%c'", a[len(a)-1])
+			}
+			if a[1] == 's' || a == "--separator" {
+				sep = args[1]
+			} else {
+				format = args[1]
+			}
+			args = args[1:]
+		case strings.HasPrefix(a, "-s"):
+			sep = a[2:]
+		case strings.HasPrefix(a, "-f"):
+			format = a[2:]
+		default:
+			return errorf(env, 1, "seq", "unsupported option %s", a)
+		}
+		args = args[1:]
+	}
+operands:
+	if len(args) == 0 || len(args) > 3 {
+		if len(args) == 0 {
+			return errorf(env, 1, "seq", "missing operand")
+		}
+		return errorf(env, 1, "seq", "extra operand '%s'", args[3])
+	}
+	nums := make([]float64, len(args))
+	prec, integer := 0, true
+	for i, a := range args {
+		f, err := strconv.ParseFloat(a, 64)
+		if err != nil {
+			return errorf(env, 1, "seq", "invalid floating point argument: '%s'", a)
+		}
+		nums[i] = f
+		if strings.ContainsAny(a, ".eEpPxXnN") {
+			integer = false
+		}
+		if dot := strings.IndexByte(a, '.'); dot >= 0 && i < 2 && len(args) > 1 || dot >= 0 && len(args) == 1 {
+			prec = max(prec, len(a)-dot-1)
+		}
+	}
+	first, incr, last := 1.0, 1.0, nums[len(nums)-1]
+	if len(nums) >= 2 {
+		first = nums[0]
+	}
+	if len(nums) == 3 {
+		incr = nums[1]
+	}
+	if incr == 0 {
+		return errorf(env, 1, "seq", "invalid Zero increment value: '%s'", args[1])
+	}
+	render := func(v float64) string {
+		switch {
+		case format != "":
+			return fmt.Sprintf(strings.ReplaceAll(format, "%g", "%v"), v)
+		case integer:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		}
+		return strconv.FormatFloat(v, 'f', prec, 64)
+	}
+	width := 0
+	if equal && format == "" {
+		width = max(len(render(first)), len(render(last)))
+	}
+	w := bufio.NewWriter(env.Stdout)
+	n := 0
+	for ; ; n++ {
+		v := first + float64(n)*incr
+		if incr > 0 && v > last || incr < 0 && v < last {
+			break
+		}
+		if n%4096 == 0 && ctx.Err() != nil {
+			return 130
+		}
+		if n > 0 {
+			w.WriteString(sep)
+		}
+		s := render(v)
+		for len(s) < width {
+			if s[0] == '-' {
+				s = "-0" + s[1:]
+			} else {
+				s = "0" + s
+			}
+		}
+		if _, err := w.WriteString(s); err != nil {
+			return 1
+		}
+	}
+	if n > 0 {
+		w.WriteString("\n")
+	}
+	if w.Flush() != nil {
+		return 1
+	}
+	return 0
+}
+
+func isNumberStart(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+
+// errExprSyntax is an invalid expr expression (exit 2).
+var errExprSyntax = errors.New("syntax error")
+
+type exprParser struct {
+	args []string
+	i    int
+}
+
+// expr evaluates its arguments: | & < <= = == != >= > + - * / % : match substr index
+// length + ( ). Exit 0 when the result is neither empty nor 0, 1 otherwise, 2 on errors.
+func expr(ctx context.Context, env *Env, argv []string) int {
+	args := argv[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return errorf(env, 2, "expr", "missing operand")
+	}
+	p := &exprParser{args: args}
+	v, err := p.or()
+	if err == nil && p.i < len(args) {
+		err = fmt.Errorf("syntax error: unexpected argument '%s'", args[p.i])
+	}
+	if err != nil {
+		return errorf(env, 2, "expr", "%v", err)
+	}
+	fmt.Fprintln(env.Stdout, v)
+	if v == "" || v == "0" || v == "-0" {
+		return 1
+	}
+	if n, ok := exprInt(v); ok && n.Sign() == 0 {
+		return 1
+	}
+	return 0
+}
+
+func (p *exprParser) peek() string {
+	if p.i < len(p.args) {
+		return p.args[p.i]
+	}
+	return ""
+}
+
+func (p *exprParser) more() bool { return p.i < len(p.args) }
+
+func exprInt(s string) (*big.Int, bool) {
+	if s == "" || strings.TrimLeft(s, "-") == "" {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	return n, ok && !strings.HasPrefix(s, "+")
+}
+
+func exprNull(s string) bool {
+	n, ok := exprInt(s)
+	return s == "" || ok && n.Sign() == 0
+}
+
+func (p *exprParser) or() (string, error) {
+	l, err := p.and()
+	for err == nil && p.more() && p.peek() == "|" {
+		p.i++
+		var r string
+		if r, err = p.and(); err == nil && exprNull(l) {
+			l = r
+			if exprNull(r) {
+				l = "0"
+			}
+		}
+	}
+	return l, err
+}
+
+func (p *exprParser) and() (string, error) {
+	l, err := p.compare()
+	for err == nil && p.more() && p.peek() == "&" {
+		p.i++
+		var r string
+		if r, err = p.compare(); err == nil && (exprNull(l) || exprNull(r)) {
+			l = "0"
+		}
+	}
+	return l, err
+}
+
+func (p *exprParser) compare() (string, error) {
+	l, err := p.sum()
+	for err == nil && p.more() {
+		op := p.peek()
+		if op != "<" && op != "<=" && op != "=" && op != "==" && op != "!=" && op != ">=" && op != ">" {
+			break
+		}
+		p.i++
+		var r string
+		if r, err = p.sum(); err != nil {
+			break
+		}
+		var c int
+		a, aok := exprInt(l)
+		b, bok := exprInt(r)
+		if aok && bok {
+			c = a.Cmp(b)
+		} else {
+			c = strings.Compare(l, r)
+		}
+		res := map[string]bool{"<": c < 0, "<=": c <= 0, "=": c == 0, "==": c == 0, "!=": c != 0, ">=": c >= 0, ">": c > 0}[op]
+		l = map[bool]string{true: "1", false: "0"}[res]
+	}
+	return l, err
+}
+
+func (p *exprParser) arith(next func() (string, error), ops string) (string, error) {
+	l, err := next()
+	for err == nil && p.more() && len(p.peek()) == 1 && strings.Contains(ops, p.peek()) {
+		op := p.peek()
+		p.i++
+		var r string
+		if r, err = next(); err != nil {
+			break
+		}
+		a, aok := exprInt(l)
+		b, bok := exprInt(r)
+		if !aok || !bok {
+			return "", errors.New("non-integer argument")
+		}
+		z := new(big.Int)
+		switch op {
+		case "+":
+			z.Add(a, b)
+		case "-":
+			z.Sub(a, b)
+		case "*":
+			z.Mul(a, b)
+		case "/", "%":
+			if b.Sign() == 0 {
+				return "", errors.New("division by zero")
+			}
+			if op == "/" {
+				z.Quo(a, b)
+			} else {
+				z.Rem(a, b)
+			}
+		}
+		l = z.String()
+	}
+	return l, err
+}
+
+func (p *exprParser) sum() (string, error)     { return p.arith(p.product, "+-") }
+func (p *exprParser) product() (string, error) { return p.arith(p.match, "*/%") }
+
+func (p *exprParser) match() (string, error) {
+	l, err := p.primary()
+	for err == nil && p.more() && p.peek() == ":" {
+		p.i++
+		var r string
+		if r, err = p.primary(); err == nil {
+			l, err = exprMatch(l, r)
+		}
+	}
+	return l, err
+}
+
+// exprMatch anchors a BRE at the start: the first group's text, else the match length.
+func exprMatch(s, pattern string) (string, error) {
+	t, err := toRE2(pattern, false)
+	if err != nil {
+		return "", err
+	}
+	re, err := regexp.Compile("^(?:" + t + ")")
+	if err != nil {
+		return "", fmt.Errorf("invalid regular expression: %v", err)
+	}
+	re.Longest()
+	m := re.FindStringSubmatchIndex(s)
+	if re.NumSubexp() > 0 {
+		if m == nil || m[2] < 0 {
+			return "", nil
+		}
+		return s[m[2]:m[3]], nil
+	}
+	if m == nil {
+		return "0", nil
+	}
+	return strconv.Itoa(utf8.RuneCountInString(s[:m[1]])), nil
+}
+
+func (p *exprParser) operand() (string, error) {
+	if !p.more() {
+		return "", errExprSyntax
+	}
+	p.i++
+	return p.args[p.i-1], nil
+}
+
+func (p *exprParser) primary() (string, error) {
+	if !p.more() {
+		return "", errExprSyntax
+	}
+	switch tok := p.peek(); tok {
+	case "(":
+		p.i++
+		v, err := p.or()
+		if err != nil {
+			return "", err
+		}
+		if p.peek() != ")" {
+			return "", errors.New("syntax error: expecting ')'")
+		}
+		p.i++
+		return v, nil
+	case "+":
+		p.i++
+		return p.operand()
+	case "length", "match", "substr", "index":
+		if p.i+1 >= len(p.args) {
+			break
+		}
+		p.i++
+		return p.function(tok)
+	}
+	return p.operand()
+}
+
+func (p *exprParser) function(name string) (string, error) {
+	n := map[string]int{"length": 1, "match": 2, "index": 2, "substr": 3}[name]
+	var a []string
+	for k := 0; k < n; k++ {
+		v, err := p.primary()
+		if err != nil {
+			return "", err
+		}
+		a = append(a, v)
+	}
+	switch name {
+	case "length":
+		return strconv.Itoa(utf8.RuneCountInString(a[0])), nil
+	case "match":
+		return exprMatch(a[0], a[1])
+	case "index":
+		for i, r := range []rune(a[0]) {
+			if strings.ContainsRune(a[1], r) {
+				return strconv.Itoa(i + 1), nil
+			}
+		}
+		return "0", nil
+	}
+	rs := []rune(a[0])
+	pos, err1 := strconv.Atoi(a[1])
+	length, err2 := strconv.Atoi(a[2])
+	if err1 != nil || err2 != nil || pos < 1 || length < 1 || pos > len(rs) {
+		return "", nil
+	}
+	return string(rs[pos-1 : min(len(rs), pos-1+length)]), nil
+}

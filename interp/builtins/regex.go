@@ -1,0 +1,157 @@
+package builtins
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// errBackref is returned for \1..\9 in a pattern: RE2 cannot match backreferences.
+var errBackref = errors.New("backreferences are not supported (the sandbox uses RE2 regular expressions)")
+
+// toRE2 translates a POSIX regular expression (basic when ere is false, with the GNU
+// extensions \+ \? \| \< \> \` \') into RE2 syntax. POSIX bracket expressions keep backslash
+// literal, so it is escaped there.
+func toRE2(p string, ere bool) (string, error) {
+	var b strings.Builder
+	atStart := true // where a BRE '*' is literal
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		start := atStart
+		atStart = false
+		switch {
+		case c == '[':
+			j := bracketEnd(p, i)
+			if j < 0 {
+				return "", errors.New("unmatched [, [^, [:, [., or [=")
+			}
+			b.WriteString(bracketToRE2(p[i : j+1]))
+			i = j
+		case c == '\\' && i+1 < len(p):
+			i++
+			n := p[i]
+			switch {
+			case n >= '1' && n <= '9':
+				return "", errBackref
+			case n == '<' || n == '>':
+				b.WriteString(`\b`)
+			case n == '`':
+				b.WriteString(`\A`)
+			case n == '\'':
+				b.WriteString(`\z`)
+			case !ere && strings.IndexByte("(){}|+?", n) >= 0:
+				b.WriteByte(n)
+				atStart = n == '(' || n == '|'
+			case n == 'n':
+				b.WriteString(`\n`)
+			case n == 't':
+				b.WriteString(`\t`)
+			case strings.IndexByte("wWsSbB", n) >= 0:
+				b.WriteByte('\\')
+				b.WriteByte(n)
+			case isRegexMeta(n) || n == '/' || n == '-':
+				b.WriteString(regexp.QuoteMeta(string(n)))
+			default:
+				// GNU treats other escaped characters as themselves.
+				b.WriteString(regexp.QuoteMeta(string(n)))
+			}
+		case !ere && strings.IndexByte("(){}|+?", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '*' && (start || (ere && b.Len() == 0)):
+			b.WriteString(`\*`)
+		case ere && c == '{' && !validInterval(p[i:]):
+			b.WriteString(`\{`)
+		case c == '^':
+			b.WriteByte(c)
+			atStart = true
+		case ere && (c == '(' || c == '|'):
+			b.WriteByte(c)
+			atStart = c == '(' || c == '|'
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func isRegexMeta(c byte) bool { return strings.IndexByte(`\.+*?()|[]{}^$`, c) >= 0 }
+
+// validInterval reports whether s starts with an ERE interval {m}, {m,}, {,n} or {m,n}.
+func validInterval(s string) bool {
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return false
+	}
+	body := s[1:end]
+	if body == "" {
+		return false
+	}
+	for _, r := range body {
+		if (r < '0' || r > '9') && r != ',' {
+			return false
+		}
+	}
+	return strings.Count(body, ",") <= 1
+}
+
+// bracketEnd finds the ']' closing the bracket expression opening at p[i].
+func bracketEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && p[j] == '^' {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++
+	}
+	for ; j < len(p); j++ {
+		switch {
+		case p[j] == '[' && j+1 < len(p) && strings.IndexByte(":.=", p[j+1]) >= 0:
+			close := strings.Index(p[j+2:], string(p[j+1])+"]")
+			if close < 0 {
+				return -1
+			}
+			j += 2 + close + 1
+		case p[j] == ']':
+			return j
+		}
+	}
+	return -1
+}
+
+// bracketToRE2 rewrites a POSIX bracket expression for RE2: backslashes are literal in POSIX,
+// and a leading ']' is a literal.
+func bracketToRE2(s string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	i := 1
+	if i < len(s)-1 && s[i] == '^' {
+		b.WriteByte('^')
+		i++
+	}
+	if i < len(s)-1 && s[i] == ']' {
+		b.WriteString(`\]`)
+		i++
+	}
+	for ; i < len(s)-1; i++ {
+		c := s[i]
+		switch {
+		case c == '[' && i+1 < len(s) && s[i+1] == ':':
+			end := strings.Index(s[i:], ":]")
+			b.WriteString(s[i : i+end+2])
+			i += end + 1
+		case c == '[' && i+1 < len(s) && (s[i+1] == '.' || s[i+1] == '='):
+			// [.c.] and [=c=] name one character.
+			end := strings.Index(s[i+2:], string(s[i+1])+"]")
+			b.WriteString(regexp.QuoteMeta(s[i+2 : i+2+end]))
+			i += 2 + end + 1
+		case c == '\\' || c == '[':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}

@@ -1,0 +1,134 @@
+package interp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// mcpBashBinary is the binary that serves `__confine`: MCPBASH_TEST_BINARY, else ./cmd/mcp-bash
+// built into a temporary directory.
+func mcpBashBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("MCPBASH_TEST_BINARY"); p != "" {
+		return p
+	}
+	bin := filepath.Join(t.TempDir(), "mcp-bash")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/mcp-bash")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/mcp-bash: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Allowlisted external commands run under Landlock: the host refuses them what the sandbox's
+// own filesystem would (`cat` is a Go utility, so `od` and `bash -c 'cat ...'` are the host
+// programs here).
+func TestExternalCommandsAreConfined(t *testing.T) {
+	if _, err := confine.Status(); err != nil {
+		t.Skipf("Landlock unavailable: %v", err)
+	}
+	conf := &confine.Confiner{Self: mcpBashBinary(t), Required: true}
+	project, _ := filepath.EvalSymlinks(t.TempDir())
+	readOnly, _ := filepath.EvalSymlinks(t.TempDir())
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	for dir, text := range map[string]string{project: "inside-root", readOnly: "read-only-root", outside: "outside"} {
+		if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runJob := func(t *testing.T, script string, c *confine.Confiner) (*sdk.Outcome, []sandbox.Access) {
+		t.Helper()
+		p := filepath.Join(project, "tool.sh")
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e, err := NewEngine(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: t.TempDir(),
+			Confiner: c, Policy: sandbox.Policy{
+				Roots:   []sandbox.Root{{Path: project, Mode: sandbox.ReadWrite}, {Path: readOnly, Mode: sandbox.ReadOnly}},
+				ToolDir: project, Allow: []string{"od", "bash"}}})
+		var rec struct{ Entries []sandbox.Access }
+		if len(out.Access) > 0 {
+			if err := json.Unmarshal(out.Access, &rec); err != nil {
+				t.Fatalf("access record %s: %v", out.Access, err)
+			}
+		}
+		return out, rec.Entries
+	}
+	for _, tc := range []struct {
+		name, script string
+		ok           bool
+		out          string
+	}{
+		{"od /etc/passwd", `od -c /etc/passwd`, false, ""},
+		{"bash -c cat /etc/passwd", `bash -c 'cat /etc/passwd'`, false, ""},
+		{"od of a file outside the roots", `od -c ` + outside + `/f.txt`, false, ""},
+		{"od of a file in the root", `od -An -c f.txt`, true, "i   n   s   i   d   e"},
+		{"cat in the read-only root", `bash -c 'cat "$1/f.txt"' _ ` + readOnly, true, "read-only-root"},
+		{"write in the read-only root", `bash -c 'echo x > "$1/new"' _ ` + readOnly, false, ""},
+		{"write in the root and the scratch dir", `bash -c 'echo a > new.txt && echo b > "$HOME/s" && cat new.txt "$HOME/s"'`, true, "a\nb\n"},
+		{"TCP connect", `bash -c 'echo x >/dev/tcp/127.0.0.1/9'`, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, rec := runJob(t, tc.script, conf)
+			if (out.ExitCode == 0) != tc.ok || !strings.Contains(string(out.Stdout), tc.out) {
+				t.Fatalf("exit %d (want success %v)\nstdout: %s\nstderr: %s", out.ExitCode, tc.ok, out.Stdout, out.Stderr)
+			}
+			if !tc.ok && !strings.Contains(string(out.Stderr), "Permission denied") {
+				t.Fatalf("refused, but not by Landlock?\nstderr: %s", out.Stderr)
+			}
+			if !hasEntry(rec, "confined by Landlock") {
+				t.Fatalf("access record does not say the command was confined: %+v", rec)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(readOnly, "new")); err == nil {
+		t.Error("the read-only root was written")
+	}
+
+	// Without a Confiner the same command reaches the host (this is what Landlock closes).
+	t.Run("unconfined without a Confiner", func(t *testing.T) {
+		out, rec := runJob(t, `od -c `+outside+`/f.txt`, nil)
+		if out.ExitCode != 0 || hasEntry(rec, "confined") {
+			t.Fatalf("exit %d stderr %s record %+v", out.ExitCode, out.Stderr, rec)
+		}
+	})
+
+	// A Confiner that cannot wrap refuses the command: status 126, a message, a refusal.
+	t.Run("wrap failure refuses the command", func(t *testing.T) {
+		out, rec := runJob(t, `od -c f.txt; echo "status $?"`, &confine.Confiner{Required: true})
+		if string(out.Stdout) != "status 126\n" || !strings.Contains(string(out.Stderr), "mcp-bash: od: confine: no mcp-bash binary") {
+			t.Fatalf("stdout %q stderr %q", out.Stdout, out.Stderr)
+		}
+		refused := false
+		for _, a := range rec {
+			refused = refused || (a.Op == "exec" && !a.Allowed && strings.HasPrefix(a.Reason, "cannot be confined"))
+		}
+		if !refused {
+			t.Fatalf("no refusal in the access record: %+v", rec)
+		}
+	})
+}
+
+func hasEntry(rec []sandbox.Access, reason string) bool {
+	for _, a := range rec {
+		if a.Op == "exec" && a.Allowed && strings.Contains(a.Reason, reason) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,499 @@
+// Package interp is the sandbox engine: it runs a tool's Bash script in mvdan.cc/sh's
+// interpreter, in-process, with every file access, command and variable routed through the
+// sandbox policy and the SDK provided as Go builtins.
+package interp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// SDKDir is the virtual directory MCP_SDK points at; sourcing anything in it is a no-op
+// (tool-sdk.sh also turns on `set -euo pipefail`, as the original's does).
+const SDKDir = "/opt/mcp-bash/sdk"
+
+// Limit causes that end a run early.
+var (
+	ErrStdoutLimit   = errors.New("stdout limit")
+	ErrStderrLimit   = errors.New("stderr limit")
+	ErrCommandLimit  = errors.New("command limit")
+	ErrDepthLimit    = errors.New("call depth limit")
+	ErrScriptLimit   = errors.New("script size limit")
+	ErrMemoryLimit   = errors.New("memory limit")
+	errCallCancelled = errors.New("cancelled")
+)
+
+// Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
+type Engine struct {
+	prelude      *syntax.File
+	preludeFuncs []string
+	mu           sync.Mutex
+	cache        map[cacheKey]*parsed
+	mem          memGuard
+}
+
+type cacheKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+type parsed struct {
+	file  *syntax.File
+	funcs []string
+	// withPrelude is the SDK prelude followed by the script, run in one go (each Run of a
+	// Runner copies every variable once at its end).
+	withPrelude *syntax.File
+	// procSubst is set when the script uses <(...) or >(...), which need the FIFO directory.
+	procSubst bool
+}
+
+// NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
+// calls run (0 = no limit).
+func NewEngine(maxHeapBytes uint64) (*Engine, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(sdk.Prelude+preludeTail), "mcp-bash-sdk")
+	if err != nil {
+		return nil, fmt.Errorf("interp: prelude: %w", err)
+	}
+	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes}}, nil
+}
+
+// preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
+// directory as TMPDIR (paths there bypass the open handler), which scripts never see.
+const preludeTail = `
+TMPDIR="$__MCPBASH_TMPDIR"; export TMPDIR; unset __MCPBASH_TMPDIR
+`
+
+// Job is one sandboxed run.
+type Job struct {
+	Call *sdk.Call
+	// Script is the absolute path of the tool's script.
+	Script string
+	// Dir is the initial working directory (the project root when a root covers it).
+	Dir    string
+	Policy sandbox.Policy
+	// ScratchBase is where per-call scratch directories are made ("" = OS temp dir).
+	ScratchBase string
+	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment.
+	Env map[string]string
+	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
+	Cancelled func() bool
+	// Args are the script's positional parameters ($1...).
+	Args []string
+	// Confiner puts allowlisted external commands under Landlock (nil: they run unconfined).
+	Confiner *confine.Confiner
+	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
+	Commands Commands
+}
+
+// call is the per-run state shared by the handlers.
+type call struct {
+	e       *Engine
+	job     *Job
+	limits  sandbox.Limits
+	fs      *sandbox.FS
+	scratch *scratch
+	rec     *sandbox.Record
+	state   *sdk.State
+	cancel  context.CancelCauseFunc
+	work    string // scratch root visible to the script
+	fifoDir string // the Runner's private TMPDIR for process substitution
+	tmpDir  string
+
+	commands  atomic.Int64
+	funcsMu   sync.Mutex
+	funcs     map[string]bool
+	maxFrames int
+}
+
+// Run executes the job and reports what it produced. It never panics and never leaves
+// goroutines of the script running: the call's context is cancelled when Run returns.
+func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
+	out = &sdk.Outcome{}
+	limits := job.Policy.Limits.WithDefaults()
+	sc := newScratch(job.ScratchBase)
+	c := &call{e: e, job: &job, limits: limits, rec: &sandbox.Record{}, scratch: sc, work: sc.work, fifoDir: sc.fifo, tmpDir: sc.tmp,
+		funcs: map[string]bool{}}
+	// Removal is off the response path; nothing of the script runs by then (the call's
+	// context is cancelled first, below).
+	defer sc.remove()
+	for _, n := range e.preludeFuncs {
+		c.funcs[n] = true
+	}
+	// Frames of Go stack per Bash call level are bounded; this keeps the deepest recursion far
+	// below Go's stack limit (see TestRecursionIsBounded).
+	c.maxFrames = 60*limits.MaxCallDepth + 200
+	var err error
+	c.fs, err = sandbox.NewFS(job.Policy, sandbox.Scratch{Path: c.work, Create: sc.ensure}, c.rec)
+	if err != nil {
+		return internalFailure(out, "roots: "+err.Error())
+	}
+	defer c.fs.Close()
+	c.fs.SetPipeDir(c.fifoDir)
+	cancelled := job.Cancelled
+	if cancelled == nil {
+		cancelled = func() bool { return false }
+	}
+	c.state = sdk.NewState(job.Call, cancelled)
+
+	runCtx, cancelCause := context.WithCancelCause(ctx)
+	c.cancel = cancelCause
+	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
+	defer cancelTimeout()
+	defer cancelCause(errCallCancelled) // background jobs end with the call
+
+	e.mem.enter(c, cancelCause)
+	defer e.mem.leave(c)
+
+	stdout := &capWriter{max: limits.MaxStdoutBytes, onFull: func() { cancelCause(ErrStdoutLimit) }}
+	stderr := &tailWriter{tail: 4096, max: limits.MaxStderrBytes, onFull: func() { cancelCause(ErrStderrLimit) }}
+
+	status, runErr := c.run(runCtx, stdout, stderr)
+	cancelCause(errCallCancelled)
+
+	out.Stdout = stdout.Bytes()
+	out.Stderr = stderr.Tail()
+	out.ExitCode = status
+	cause := context.Cause(runCtx)
+	switch {
+	case cancelled():
+		out.Cancelled = true
+	case errors.Is(cause, ErrStdoutLimit):
+		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
+	case errors.Is(cause, ErrMemoryLimit):
+		out.LimitHit = "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)"
+	case errors.Is(cause, ErrStderrLimit):
+		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
+	case errors.Is(runErr, ErrCommandLimit):
+		out.LimitHit = fmt.Sprintf("Tool exceeded the command limit (%d commands)", limits.MaxCommands)
+	case errors.Is(runErr, ErrDepthLimit):
+		out.LimitHit = fmt.Sprintf("Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
+	case errors.Is(runErr, ErrScriptLimit):
+		out.LimitHit = fmt.Sprintf("Tool script exceeds %d bytes", limits.MaxScriptBytes)
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		out.TimedOut = true
+	case runErr != nil && !isExit(runErr):
+		fmt.Fprintf(stderr, "mcp-bash: %v\n", runErr)
+		out.Stderr = stderr.Tail()
+	}
+	var workEntries []os.DirEntry
+	if sc.created {
+		workEntries, _ = os.ReadDir(c.work)
+	}
+	present := map[string]bool{}
+	for _, ent := range workEntries {
+		present[ent.Name()] = true
+	}
+	out.Fail = c.state.Failure()
+	if out.Fail == nil && present[sideFiles["MCP_TOOL_ERROR_FILE"]] {
+		out.Fail = sdk.ParseErrorFile(c.sideFile("MCP_TOOL_ERROR_FILE"))
+	}
+	out.Resources = c.state.Resources()
+	if present[sideFiles["MCP_TOOL_RESOURCES_FILE"]] {
+		out.Resources = append(out.Resources, sdk.ParseResourcesFile(c.sideFile("MCP_TOOL_RESOURCES_FILE"))...)
+	}
+	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
+	if present[sideFiles["MCP_PROGRESS_STREAM"]] || present[sideFiles["MCP_LOG_STREAM"]] {
+		c.forwardStreams(ctx)
+	}
+	entries, truncated := c.rec.Entries()
+	if entries == nil {
+		entries = []sandbox.Access{}
+	}
+	acc := map[string]any{"entries": entries}
+	if truncated > 0 {
+		acc["truncated"] = truncated
+	}
+	out.Access, _ = json.Marshal(acc)
+	return out
+}
+
+func isExit(err error) bool {
+	_, ok := exitStatusOf(err)
+	return ok
+}
+
+// exitStatusOf extracts a shell exit status from a Runner or handler error.
+func exitStatusOf(err error) (uint8, bool) {
+	var es interp.ExitStatus
+	if errors.As(err, &es) {
+		return uint8(es), true
+	}
+	return 0, false
+}
+
+func internalFailure(out *sdk.Outcome, msg string) *sdk.Outcome {
+	out.ExitCode = 1
+	out.Stderr = []byte("mcp-bash: " + msg)
+	return out
+}
+
+// run parses and runs the script; it returns the exit status and the runner's error.
+func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, err error) {
+	defer func() {
+		// A panic inside the interpreter (it has known ones) must not take the server down.
+		if p := recover(); p != nil {
+			status, err = 1, fmt.Errorf("interpreter failure: %v", p)
+		}
+	}()
+	file, err := c.parseFile(c.job.Script)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
+		if errors.Is(err, ErrScriptLimit) {
+			return 1, err
+		}
+		return 2, nil
+	}
+	r, err := c.newRunner(c.job.Dir, c.baseEnv(), nil, stdout, stderr, c.job.Args...)
+	if err != nil {
+		return 1, err
+	}
+	err = r.Run(ctx, file)
+	if st, ok := exitStatusOf(err); ok {
+		return int(st), nil
+	}
+	if err != nil {
+		return 1, err
+	}
+	return 0, nil
+}
+
+func (c *call) baseEnv() []string {
+	extra := map[string]string{}
+	for k, v := range c.job.Env {
+		extra[k] = v
+	}
+	extra["MCP_SDK"] = SDKDir
+	extra["__MCPBASH_TMPDIR"] = c.tmpDir
+	extra["__mcpbash_pid"] = sandbox.VirtualPID
+	extra["__mcpbash_ppid"] = sandbox.VirtualPPID
+	// The side-channel files of the original's contract are created by the script when it
+	// writes them (appending works on a missing file); the server reads them after the run.
+	for k, f := range sideFiles {
+		extra[k] = filepath.Join(c.work, f)
+	}
+	extra["MCP_CANCEL_FILE"] = filepath.Join(c.work, ".mcp-cancelled")
+	extra["MCP_TOOL_CANCELLATION_FILE"] = extra["MCP_CANCEL_FILE"]
+	env := sandbox.BaseEnv(c.work, c.fifoDir, extra)
+	return env
+}
+
+// sideFiles are the original's side-channel files, inside the call's scratch root.
+var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP_TOOL_RESOURCES_FILE": ".mcp-resources.json",
+	"MCP_PROGRESS_STREAM": ".mcp-progress.ndjson", "MCP_LOG_STREAM": ".mcp-log.ndjson"}
+
+// parseFile reads a script through the sandbox and parses it (cached by path, size, mtime); the
+// result starts with the SDK prelude.
+func (c *call) parseFile(p string) (*syntax.File, error) {
+	var fi os.FileInfo
+	var err error
+	if p == c.job.Script {
+		// The tool's own script is always readable (its directory is a root); a plain stat is
+		// enough to key the cache, and content is only ever read through the sandbox.
+		fi, err = os.Stat(p)
+	} else {
+		fi, err = c.fs.Stat(p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if fi.Size() > c.limits.MaxScriptBytes {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", p, ErrScriptLimit, fi.Size())
+	}
+	key := cacheKey{p, fi.Size(), fi.ModTime().UnixNano()}
+	c.e.mu.Lock()
+	pf := c.e.cache[key]
+	c.e.mu.Unlock()
+	if pf == nil {
+		data, err := c.fs.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if err := nestingError(p, string(data)); err != nil {
+			return nil, err
+		}
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), p)
+		if err != nil {
+			return nil, err
+		}
+		if pos, bad := unsupportedArith(f); bad {
+			return nil, errors.New(arithMessage(p, pos))
+		}
+		rewrite(f)
+		pf = &parsed{file: f, funcs: funcNames(f), procSubst: hasProcSubst(f)}
+		pf.withPrelude = &syntax.File{Name: f.Name, Stmts: append(slices.Clone(c.e.prelude.Stmts), f.Stmts...)}
+		c.e.mu.Lock()
+		if len(c.e.cache) > 1024 {
+			clear(c.e.cache)
+		}
+		c.e.cache[key] = pf
+		c.e.mu.Unlock()
+	}
+	c.addFuncs(pf.funcs)
+	if pf.procSubst {
+		if err := c.scratch.ensure(); err != nil {
+			return nil, fmt.Errorf("scratch directory: %w", err)
+		}
+	}
+	return pf.withPrelude, nil
+}
+
+func (c *call) addFuncs(names []string) {
+	c.funcsMu.Lock()
+	defer c.funcsMu.Unlock()
+	for _, n := range names {
+		c.funcs[n] = true
+	}
+}
+
+func (c *call) isFunc(name string) bool {
+	c.funcsMu.Lock()
+	defer c.funcsMu.Unlock()
+	return c.funcs[name]
+}
+
+// newRunner builds a Runner whose every outside contact goes through the call's handlers.
+func (c *call) newRunner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+	opts := []interp.RunnerOption{
+		interp.Env(virtualEnviron{expand.ListEnviron(env...)}),
+		interp.Dir(dir),
+		interp.StdIO(stdin, stdout, stderr),
+		interp.OpenHandler(c.open),
+		interp.ReadDirHandler2(c.readDir),
+		interp.StatHandler(c.stat),
+		interp.AccessHandler(c.access),
+		interp.CallHandler(c.callHandler),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return c.exec }),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	return interp.New(opts...)
+}
+
+// virtualEnviron answers `~user` lookups ("HOME <user>") itself, so tilde expansion never
+// reads the host's user database.
+type virtualEnviron struct{ expand.Environ }
+
+func (v virtualEnviron) Get(name string) expand.Variable {
+	if user, ok := strings.CutPrefix(name, "HOME "); ok {
+		if user == sandbox.VirtualUser {
+			return v.Environ.Get("HOME")
+		}
+		return expand.Variable{Set: true, Kind: expand.String, Str: "~" + user}
+	}
+	return v.Environ.Get(name)
+}
+
+// sideFile reads one of the call's side-channel files ("" when absent).
+func (c *call) sideFile(env string) []byte {
+	data, _ := os.ReadFile(filepath.Join(c.work, sideFiles[env]))
+	return data
+}
+
+// forwardStreams relays lines a script wrote directly to MCP_PROGRESS_STREAM / MCP_LOG_STREAM
+// (scripts written against the original's file contract).
+func (c *call) forwardStreams(ctx context.Context) {
+	for _, env := range []string{"MCP_PROGRESS_STREAM", "MCP_LOG_STREAM"} {
+		for _, line := range bytes.Split(c.sideFile(env), []byte("\n")) {
+			sdk.ForwardStreamLine(ctx, c.job.Call, line)
+		}
+	}
+}
+
+// capWriter keeps at most max bytes and calls onFull once when more arrive.
+type capWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	max    int64
+	full   bool
+	onFull func()
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full {
+		return 0, ErrStdoutLimit
+	}
+	if int64(w.buf.Len()+len(p)) > w.max {
+		w.buf.Write(p[:w.max-int64(w.buf.Len())])
+		w.full = true
+		w.onFull()
+		return 0, ErrStdoutLimit
+	}
+	return w.buf.Write(p)
+}
+
+func (w *capWriter) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf.Bytes())
+}
+
+// tailWriter keeps the last tail bytes, counts everything, and calls onFull once past max.
+type tailWriter struct {
+	mu     sync.Mutex
+	buf    []byte
+	tail   int
+	total  int64
+	max    int64
+	full   bool
+	onFull func()
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full {
+		return 0, ErrStderrLimit
+	}
+	w.total += int64(len(p))
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.tail {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.tail:]...)
+	}
+	if w.total > w.max {
+		w.full = true
+		w.onFull()
+		return 0, ErrStderrLimit
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) Tail() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf)
+}
+
+// now is the clock used by builtins.
+func now() time.Time { return time.Now() }
+
+// absIn resolves p against dir.
+func absIn(dir, p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(dir, p)
+}

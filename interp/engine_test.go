@@ -1,0 +1,152 @@
+package interp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// run executes script in a fresh project dir (a read-write root) and returns the outcome.
+func run(t *testing.T, script string, limits sandbox.Limits) (*sdk.Outcome, string) {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	scratchBase := t.TempDir()
+	p := filepath.Join(dir, "tool.sh")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{"a":1}`)}, Script: p, Dir: dir,
+		ScratchBase: scratchBase, Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: limits}})
+	return out, scratchBase
+}
+
+func TestRecursionIsBounded(t *testing.T) {
+	for _, script := range []string{
+		"f(){ f; }; f",
+		"f(){ local x=$1; f $((x+1)); }; f 0",
+		"f(){ if true; then while true; do f; done; fi; }; f",
+		"f(){ echo \"$(f)\"; }; f",
+		"f(){ g; }; g(){ f; }; f",
+		"f(){ eval f; }; f",
+	} {
+		t.Run(script, func(t *testing.T) {
+			out, _ := run(t, script, sandbox.Limits{Timeout: 10 * time.Second})
+			if !strings.Contains(out.LimitHit, "depth limit") && !strings.Contains(string(out.Stderr), "depth limit") {
+				t.Fatalf("limit not hit: %+v stderr=%s", out.LimitHit, out.Stderr)
+			}
+		})
+	}
+}
+
+func TestLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		limits       sandbox.Limits
+		check        func(*sdk.Outcome) bool
+	}{
+		{"command limit", "while :; do :; done", sandbox.Limits{MaxCommands: 1000}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "command limit") }},
+		{"timeout", "sleep 5", sandbox.Limits{Timeout: 100 * time.Millisecond}, func(o *sdk.Outcome) bool { return o.TimedOut }},
+		{"stdout cap", "while :; do echo aaaaaaaaaa; done", sandbox.Limits{MaxStdoutBytes: 1000}, func(o *sdk.Outcome) bool {
+			return strings.Contains(o.LimitHit, "output exceeded 1000") && len(o.Stdout) == 1000
+		}},
+		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "stderr exceeded 500") }},
+		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "script exceeds 1000") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := run(t, tc.script, tc.limits)
+			if !tc.check(out) {
+				t.Fatalf("outcome %+v (stderr %s)", out, out.Stderr)
+			}
+		})
+	}
+}
+
+// Background jobs do not outlive the call, and the scratch tree is removed.
+func TestBackgroundJobsEndAndScratchIsRemoved(t *testing.T) {
+	out, base := run(t, `echo x > "$TMPDIR/f"; (sleep 0.3; echo late > "$HOME/late") & echo started`, sandbox.Limits{})
+	if strings.TrimSpace(string(out.Stdout)) != "started" {
+		t.Fatalf("stdout %q stderr %q", out.Stdout, out.Stderr)
+	}
+	time.Sleep(600 * time.Millisecond)
+	ents, _ := os.ReadDir(base)
+	if len(ents) != 0 {
+		t.Fatalf("scratch left behind: %v", ents)
+	}
+}
+
+func TestScratchIsPrivateAndLazy(t *testing.T) {
+	out, base := run(t, `echo no-scratch-use`, sandbox.Limits{})
+	if out.ExitCode != 0 {
+		t.Fatal(string(out.Stderr))
+	}
+	if ents, _ := os.ReadDir(base); len(ents) != 0 {
+		t.Fatalf("scratch created without use: %v", ents)
+	}
+	out, _ = run(t, `d=${TMPDIR%/*}; [ "$d" = "$HOME" ] && echo home-is-scratch; echo x > "$TMPDIR/a" && cat "$TMPDIR/a"; case "$TMPDIR" in "$PWD"*) echo INSIDE-ROOT;; esac`, sandbox.Limits{})
+	if got := string(out.Stdout); got != "home-is-scratch\nx\n" {
+		t.Fatalf("stdout %q stderr %q", got, out.Stderr)
+	}
+}
+
+func TestFifoDirCannotBeAbused(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("SECRET"), 0o644)
+	out, _ := run(t, `cat <(echo via-procsubst); ln -s `+secret+` "$TMPDIR/sh-interp-x" 2>/dev/null; cat "$TMPDIR/sh-interp-x" 2>/dev/null; cat "$TMPDIR"/../../fifo/* 2>/dev/null; true`, sandbox.Limits{})
+	_ = dir
+	if strings.Contains(string(out.Stdout), "SECRET") || !strings.Contains(string(out.Stdout), "via-procsubst") {
+		t.Fatalf("stdout %q stderr %q", out.Stdout, out.Stderr)
+	}
+}
+
+func TestSDKExitSemantics(t *testing.T) {
+	out, _ := run(t, `mcp_args_require .missing; echo not-reached`, sandbox.Limits{})
+	if out.ExitCode != 1 || strings.Contains(string(out.Stdout), "not-reached") || out.Fail == nil || out.Fail.Code != -32602 {
+		t.Fatalf("%+v stdout %q", out, out.Stdout)
+	}
+	out, _ = run(t, `x=$(mcp_fail -32001 inner); echo "after:$?"`, sandbox.Limits{})
+	if string(out.Stdout) != "after:1\n" || out.Fail == nil || out.Fail.Message != "inner" {
+		t.Fatalf("%+v stdout %q", out, out.Stdout)
+	}
+	out, _ = run(t, `trap 'echo trapped' EXIT; mcp_fail -32000 boom`, sandbox.Limits{})
+	if !strings.Contains(string(out.Stdout), "trapped") {
+		t.Fatalf("EXIT trap not run: %q", out.Stdout)
+	}
+}
+
+func TestArrayArithmeticRefused(t *testing.T) {
+	for _, script := range []string{"(( a[1] += 1 ))", "a=(1); (( a[0]++ ))", "x=$(( b[2] = 3 ))"} {
+		out, _ := run(t, script, sandbox.Limits{})
+		if out.ExitCode == 0 || !strings.Contains(string(out.Stderr), "not supported in the sandbox") {
+			t.Errorf("%s: %+v %s", script, out, out.Stderr)
+		}
+	}
+	out, _ := run(t, "i=1; (( i += 2 )); a[i]=$(( i * 2 )); echo ${a[3]}", sandbox.Limits{})
+	if string(out.Stdout) != "6\n" {
+		t.Errorf("plain arithmetic broke: %q %s", out.Stdout, out.Stderr)
+	}
+}
+
+func TestMemoryLimit(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(dir, "tool.sh")
+	os.WriteFile(p, []byte(`x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done`), 0o755)
+	e, _ := NewEngine(256 << 20)
+	start := time.Now()
+	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
+	if !strings.Contains(out.LimitHit, "memory limit") {
+		t.Fatalf("outcome %+v after %v", out, time.Since(start))
+	}
+}

@@ -1,0 +1,422 @@
+// Package native runs a tool as a real bash process with the original framework's file and
+// environment contract (COMPAT.md §4): the SDK is sourced from a per-process read-only copy,
+// progress and logs stream live from side-channel files, and the whole process group is ended
+// on cancellation, timeout and exit.
+package native
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// Engine runs native tools. It owns the SDK directory (created once, read-only).
+type Engine struct {
+	// Self is the mcp-bash binary (for `mcp-bash jq`); Bash is the shell (default "bash").
+	Self, Bash string
+	// Base is where per-call scratch directories go.
+	Base string
+
+	once   sync.Once
+	sdkDir string
+	sdkErr error
+}
+
+// Job is one native run.
+type Job struct {
+	Call        *sdk.Call
+	Script, Dir string
+	// Env is the environment the tool starts with (contract variables included; the engine adds
+	// the side-channel paths, TMPDIR, MCP_SDK and the JSON tool, and spills large payloads).
+	Env       []string
+	Timeout   time.Duration
+	MaxStdout int64
+	MaxStderr int64
+	// Roots bound what the result may embed (MCP_TOOL_RESOURCES_FILE).
+	Roots     []sandbox.Root
+	Cancelled func() bool
+	// Spill is MCPBASH_ENV_PAYLOAD_THRESHOLD: JSON payloads longer than this go through files.
+	Spill int
+	// SDKDir overrides the embedded SDK (an inherited MCPBASH_HOME's sdk/, as the original's
+	// test suites use).
+	SDKDir string
+	// Wrap, when set, rewrites the command line (OS confinement); an error refuses the run.
+	Wrap func(argv []string, scratch string) ([]string, error)
+}
+
+// lookup returns the last value of name in env.
+func lookup(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// grace is the time between TERM and KILL, as the original's watchdog.
+const grace = time.Second
+
+func (e *Engine) sdk() (string, error) {
+	e.once.Do(func() {
+		dir, err := os.MkdirTemp(sandbox.ScratchBase(e.Base), "mcpbash-sdk-")
+		if err != nil {
+			e.sdkErr = err
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, "tool-sdk.sh"), []byte(sdk.BashSDK), 0o444); err != nil {
+			e.sdkErr = err
+			return
+		}
+		// jq is the binary itself under that name (it dispatches on argv[0]).
+		if err := os.Symlink(e.Self, filepath.Join(dir, "jq")); err != nil {
+			e.sdkErr = err
+			return
+		}
+		// Read-only: a tool cannot change the SDK other tools source.
+		e.sdkErr = os.Chmod(dir, 0o555)
+		e.sdkDir = dir
+	})
+	return e.sdkDir, e.sdkErr
+}
+
+// SDKDir is the engine's SDK directory (created on first use).
+func (e *Engine) SDKDir() (string, error) { return e.sdk() }
+
+// Close removes the SDK directory.
+func (e *Engine) Close() {
+	if e.sdkDir != "" {
+		os.Chmod(e.sdkDir, 0o755)
+		os.RemoveAll(e.sdkDir)
+	}
+}
+
+// Run executes the job and reports its outcome.
+func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
+	out := &sdk.Outcome{}
+	fail := func(msg string) *sdk.Outcome {
+		out.ExitCode, out.Stderr = 1, []byte("mcp-bash: "+msg)
+		return out
+	}
+	sdkDir, err := e.sdk()
+	if err != nil {
+		return fail("SDK directory: " + err.Error())
+	}
+	work, err := os.MkdirTemp(sandbox.ScratchBase(e.Base), "mcpbash-native-")
+	if err != nil {
+		return fail("scratch directory: " + err.Error())
+	}
+	defer os.RemoveAll(work)
+	side := map[string]string{
+		"MCP_TOOL_ERROR_FILE": "error.json", "MCP_TOOL_RESOURCES_FILE": "resources.json",
+		"MCP_PROGRESS_STREAM": "progress.ndjson", "MCP_LOG_STREAM": "log.ndjson",
+		"MCP_ELICIT_REQUEST_FILE": "elicit.request.json", "MCP_ELICIT_RESPONSE_FILE": "elicit.response.json",
+		"MCP_SAMPLE_REQUEST_FILE": "sample.request.json", "MCP_SAMPLE_RESPONSE_FILE": "sample.response.json",
+	}
+	env := append([]string(nil), job.Env...)
+	for k, f := range side {
+		p := filepath.Join(work, f)
+		if !strings.HasPrefix(k, "MCP_ELICIT") && !strings.HasPrefix(k, "MCP_SAMPLE") {
+			os.WriteFile(p, nil, 0o600)
+		}
+		env = append(env, k+"="+p)
+	}
+	cancelFile := filepath.Join(work, "cancelled")
+	env = append(env, "MCP_CANCEL_FILE="+cancelFile, "MCP_TOOL_CANCELLATION_FILE="+cancelFile,
+		"MCP_SDK="+sdkDir, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+filepath.Join(sdkDir, "jq"))
+	if job.SDKDir != "" {
+		env = append(env, "MCP_SDK="+job.SDKDir)
+	}
+	tmp := filepath.Join(work, "tmp")
+	os.Mkdir(tmp, 0o700)
+	env = append(env, "TMPDIR="+tmp)
+	// Large payloads go through files, as the original does: the variable is emptied and
+	// <NAME>_FILE names the file (else unset).
+	for _, name := range []string{"MCP_TOOL_ARGS", "MCP_TOOL_METADATA", "MCP_TOOL_META"} {
+		val, ok := lookup(env, name+"_JSON")
+		if !ok || len(val) <= job.Spill {
+			continue
+		}
+		p := filepath.Join(work, strings.ToLower(strings.TrimPrefix(name, "MCP_TOOL_"))+".json")
+		if err := os.WriteFile(p, []byte(val), 0o600); err != nil {
+			return fail("payload file: " + err.Error())
+		}
+		env = append(env, name+"_JSON=", name+"_FILE="+p)
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, job.Timeout)
+	defer cancel()
+	stdout := &capped{max: job.MaxStdout, full: make(chan struct{})}
+	stderr := &capped{max: job.MaxStderr, tail: true, full: make(chan struct{})}
+	argv := []string{job.Script}
+	if fi, err := os.Stat(job.Script); err != nil || fi.Mode()&0o111 == 0 {
+		bash := e.Bash
+		if bash == "" {
+			bash = "bash"
+		}
+		argv = []string{bash, job.Script}
+	}
+	if job.Wrap != nil {
+		if argv, err = job.Wrap(argv, work); err != nil {
+			return fail(err.Error())
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = job.Dir, env, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fail("cannot start tool: " + err.Error())
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stop := make(chan struct{})
+	st := &streams{work: work, call: job.Call, offsets: map[string]int64{}}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); st.run(ctx, stop) }()
+	go func() { defer wg.Done(); elicit(ctx, job.Call, work, stop) }()
+
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-runCtx.Done():
+		if ctx.Err() != nil {
+			os.WriteFile(cancelFile, nil, 0o600)
+		}
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case waitErr = <-done:
+		case <-time.After(grace):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			waitErr = <-done
+		}
+	case <-stdout.full:
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		waitErr = <-done
+		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", job.MaxStdout)
+	case <-stderr.full:
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		waitErr = <-done
+		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", job.MaxStderr)
+	}
+	// No orphans: whatever the tool left running in its group ends with the call.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	close(stop)
+	wg.Wait()
+	st.forward(ctx)
+
+	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
+	var ee *exec.ExitError
+	switch {
+	case waitErr == nil:
+	case errors.As(waitErr, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			out.ExitCode = 128 + int(ws.Signal())
+		} else {
+			out.ExitCode = ee.ExitCode()
+		}
+	default:
+		out.ExitCode = 1
+	}
+	switch {
+	case job.Cancelled != nil && job.Cancelled():
+		out.Cancelled = true
+	case out.LimitHit == "" && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		out.TimedOut = true
+	}
+	read := func(env string) []byte {
+		data, _ := os.ReadFile(filepath.Join(work, side[env]))
+		return data
+	}
+	out.Fail = sdk.ParseErrorFile(read("MCP_TOOL_ERROR_FILE"))
+	out.Resources = sdk.ParseResourcesFile(read("MCP_TOOL_RESOURCES_FILE"))
+	// Embedded files are read through the roots, as in the sandbox: a native tool cannot use
+	// its result to exfiltrate files outside them.
+	if len(out.Resources) > 0 {
+		if fsys, err := sandbox.NewFS(sandbox.Policy{Roots: job.Roots, ToolDir: job.Dir}, sandbox.Scratch{}, nil); err == nil {
+			out.Embedded = sdk.EmbedResources(fsys, job.Dir, out.Resources)
+			fsys.Close()
+		}
+	}
+	return out
+}
+
+// capped collects output up to max; tail keeps the last 4 KiB (stderr), else the head.
+type capped struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	n    int64
+	max  int64
+	tail bool
+	full chan struct{}
+	once sync.Once
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += int64(len(p))
+	if c.max > 0 && c.n > c.max {
+		c.once.Do(func() { close(c.full) })
+		if !c.tail {
+			return len(p), nil
+		}
+	}
+	c.buf.Write(p)
+	if c.tail && c.buf.Len() > 4096 {
+		b := c.buf.Bytes()
+		keep := append([]byte(nil), b[len(b)-4096:]...)
+		c.buf.Reset()
+		c.buf.Write(keep)
+	}
+	return len(p), nil
+}
+
+func (c *capped) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes())
+}
+
+// streams follows the progress and log files while the tool runs, forwarding each complete
+// line once.
+type streams struct {
+	work    string
+	call    *sdk.Call
+	offsets map[string]int64
+}
+
+func (s *streams) run(ctx context.Context, stop chan struct{}) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.forward(ctx)
+		}
+	}
+}
+
+// forward relays the lines written since the last pass; an incomplete last line waits.
+func (s *streams) forward(ctx context.Context) {
+	for _, name := range []string{"progress.ndjson", "log.ndjson"} {
+		f, err := os.Open(filepath.Join(s.work, name))
+		if err != nil {
+			continue
+		}
+		if _, err := f.Seek(s.offsets[name], io.SeekStart); err == nil {
+			r := bufio.NewReader(f)
+			for {
+				line, err := r.ReadBytes('\n')
+				if err != nil {
+					break
+				}
+				s.offsets[name] += int64(len(line))
+				sdk.ForwardStreamLine(ctx, s.call, line)
+			}
+		}
+		f.Close()
+	}
+}
+
+// elicit serves the Bash SDK's file-based requests to the client (elicitation and sampling): it
+// waits for a request file, asks, and writes the answer where the script polls for it.
+func elicit(ctx context.Context, call *sdk.Call, work string, stop chan struct{}) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	serve := func(req, resp string, answer func([]byte) []byte) {
+		reqPath := filepath.Join(work, req)
+		data, err := os.ReadFile(reqPath)
+		if err != nil {
+			return
+		}
+		os.Remove(reqPath)
+		respPath := filepath.Join(work, resp)
+		tmp := respPath + ".tmp"
+		if os.WriteFile(tmp, answer(data), 0o600) == nil {
+			os.Rename(tmp, respPath)
+		}
+	}
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		serve("elicit.request.json", "elicit.response.json", func(data []byte) []byte { return askClient(ctx, call, data) })
+		serve("sample.request.json", "sample.response.json", func(data []byte) []byte { return sampleClient(ctx, call, data) })
+	}
+}
+
+// sampleClient answers one mcp_sample request file ({"args":[...]}) with what the sandbox's
+// mcp_sample would print and return: {"status","stdout","stderr"}.
+func sampleClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
+	var req struct {
+		Args []string `json:"args"`
+	}
+	out, errOut, status := "", "mcp_sample: malformed request\n", 2
+	if json.Unmarshal(data, &req) == nil {
+		out, errOut, status = sdk.RunSample(ctx, call, req.Args)
+	}
+	b, _ := json.Marshal(map[string]any{"status": status, "stdout": out, "stderr": errOut})
+	return append(b, '\n')
+}
+
+// askClient turns one request file into the {"action","content"} answer.
+func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
+	var req struct {
+		Message string          `json:"message"`
+		Schema  json.RawMessage `json:"schema"`
+		URL     string          `json:"url"`
+		Mode    string          `json:"mode"`
+		Timeout float64         `json:"timeout"`
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
+		return []byte(`{"action":"error","content":null}` + "\n")
+	}
+	if !call.ElicitSupported || call.Elicit == nil {
+		return []byte(`{"action":"decline","content":null}` + "\n")
+	}
+	timeout := 30 * time.Second
+	if req.Timeout > 0 {
+		timeout = time.Duration(req.Timeout * float64(time.Second))
+	}
+	mode := "form"
+	if req.Mode == "url" {
+		mode = "url"
+	}
+	res, err := call.Elicit(ctx, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
+	if err != nil {
+		action := "error"
+		if errors.Is(err, context.DeadlineExceeded) {
+			action = "cancel"
+		}
+		return []byte(`{"action":"` + action + `","content":null}` + "\n")
+	}
+	if res.Action == "" {
+		res.Action = "error"
+	}
+	content := res.Content
+	if len(content) == 0 {
+		content = json.RawMessage("null")
+	}
+	out, _ := json.Marshal(map[string]any{"action": res.Action, "content": content})
+	return append(out, '\n')
+}

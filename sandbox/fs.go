@@ -1,0 +1,804 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// File is an open sandbox file (an *os.File from an os.Root, or a virtual device).
+type File interface {
+	io.Reader
+	io.Writer
+	io.Seeker
+	io.Closer
+	Stat() (fs.FileInfo, error)
+	ReadDir(n int) ([]fs.DirEntry, error)
+}
+
+type mount struct {
+	Root
+	r *os.Root
+	// create, when set, makes the directory on first use (a call's scratch root usually stays
+	// untouched, and then costs nothing).
+	create func() error
+	once   sync.Once
+	err    error
+	// nested lists read-only mounts below this read-write one (relative paths), such as the
+	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
+	// os.Root will resolve them, so no path or symlink of this root reaches into those.
+	nested []string
+}
+
+// root returns the opened root, creating a lazy one first.
+func (m *mount) root() (*os.Root, error) {
+	if m.create == nil {
+		return m.r, nil
+	}
+	m.once.Do(func() {
+		if m.err = m.create(); m.err == nil {
+			m.r, m.err = os.OpenRoot(m.Path)
+		}
+	})
+	return m.r, m.err
+}
+
+// FS is the only filesystem a sandboxed call sees: every path is mapped to one of the roots and
+// resolved inside it by os.Root (openat with RESOLVE_BENEATH semantics), so `..`, absolute
+// symlinks and symlinks planted inside a root cannot reach anything else. Paths outside every
+// root do not exist. All paths given to FS methods are absolute.
+type FS struct {
+	mounts  []*mount // longest path first
+	rec     *Record
+	pipeDir string
+	// nsMu serialises mutating operations in mounts with nested read-only mounts, so a
+	// background job of the same call cannot swap a path between check and use.
+	nsMu sync.Mutex
+}
+
+// PipePrefix names the interpreter's process-substitution FIFOs.
+const PipePrefix = "sh-interp-"
+
+// SetPipeDir names the private directory where the interpreter creates the named pipes of
+// process substitutions (`<(...)`); utilities may open those pipes, and nothing else there.
+func (f *FS) SetPipeDir(dir string) { f.pipeDir = path.Clean(dir) }
+
+// pipe opens p when it is one of the interpreter's FIFOs (checked with Lstat: a planted
+// symlink or regular file is refused).
+func (f *FS) pipe(p string, flag int) (File, bool, error) {
+	if f.pipeDir == "" || path.Dir(p) != f.pipeDir || !strings.HasPrefix(path.Base(p), PipePrefix) {
+		return nil, false, nil
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return nil, true, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
+	file, err := os.OpenFile(p, flag&^(os.O_CREATE|os.O_TRUNC), 0)
+	return file, true, err
+}
+
+// Scratch describes a call's private read-write root: Create makes it on first use.
+type Scratch struct {
+	Path   string
+	Create func() error
+}
+
+// NewFS opens the policy's roots, the tool directory (read-only, unless a root covers it) and
+// the call's scratch root (read-write, created lazily; zero Scratch for none).
+func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
+	f := &FS{rec: rec}
+	add := func(r Root) error {
+		if !path.IsAbs(r.Path) {
+			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
+		}
+		r.Path = path.Clean(r.Path)
+		for _, m := range f.mounts {
+			if m.Path == r.Path {
+				if r.Mode == ReadWrite {
+					m.Mode = ReadWrite
+				}
+				return nil
+			}
+		}
+		or, err := os.OpenRoot(r.Path)
+		if err != nil {
+			return err
+		}
+		f.mounts = append(f.mounts, &mount{Root: r, r: or})
+		return nil
+	}
+	for _, r := range p.Roots {
+		if err := add(r); err != nil {
+			// A root that vanished is dropped, as the original drops missing roots.
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			f.Close()
+			return nil, err
+		}
+	}
+	if p.ToolDir != "" && !f.covered(p.ToolDir) {
+		if err := add(Root{Path: p.ToolDir, Name: "tool", Mode: ReadOnly}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			f.Close()
+			return nil, err
+		}
+	}
+	if scratch.Path != "" {
+		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(scratch.Path), Name: "scratch", Mode: ReadWrite}, create: scratch.Create})
+	}
+	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
+	for _, m := range f.mounts {
+		if m.Mode != ReadWrite || m.create != nil {
+			continue
+		}
+		for _, n := range f.mounts {
+			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
+				m.nested = append(m.nested, strings.TrimPrefix(n.Path[len(m.Path):], "/"))
+			}
+		}
+	}
+	return f, nil
+}
+
+// isUnder reports whether p is dir or below it (both clean and absolute).
+func isUnder(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// lockNS takes the namespace lock when some mount has nested read-only mounts.
+func (f *FS) lockNS() func() {
+	for _, m := range f.mounts {
+		if len(m.nested) > 0 {
+			f.nsMu.Lock()
+			return f.nsMu.Unlock
+		}
+	}
+	return func() {}
+}
+
+// reachesNested resolves rel inside m the way os.Root does (symlinks followed in every component,
+// and in the last one when follow is set) and reports whether the result is inside, or, with
+// holds set, contains, one of m's nested read-only mounts.
+func (m *mount) reachesNested(rel string, follow, holds bool) bool {
+	if len(m.nested) == 0 {
+		return false
+	}
+	hit := func(p string) bool {
+		for _, n := range m.nested {
+			if isUnder(p, n) || (holds && (p == "." || strings.HasPrefix(n, p+"/"))) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	rest := strings.Split(rel, "/")
+	for hops := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(out) == 0 {
+				return false // escapes the root: os.Root refuses it anyway
+			}
+			out = out[:len(out)-1]
+			continue
+		}
+		cand := path.Join(append(slices.Clone(out), c)...)
+		if hit(cand) {
+			return true
+		}
+		if len(rest) == 0 && !follow {
+			out = append(out, c)
+			break
+		}
+		fi, err := m.r.Lstat(cand)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			out = append(out, c) // a directory, a file, or not there yet: taken literally
+			continue
+		}
+		target, err := m.r.Readlink(cand)
+		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
+			return false // os.Root fails the same way
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	p := "."
+	if len(out) > 0 {
+		p = path.Join(out...)
+	}
+	return hit(p)
+}
+
+func (f *FS) covered(p string) bool {
+	_, _, ok := f.lookup(path.Clean(p))
+	return ok
+}
+
+// Close releases the roots.
+func (f *FS) Close() error {
+	for _, m := range f.mounts {
+		if m.r != nil {
+			m.r.Close()
+		}
+	}
+	return nil
+}
+
+// Roots lists the mounted roots (longest path first).
+func (f *FS) Roots() []Root {
+	out := make([]Root, len(f.mounts))
+	for i, m := range f.mounts {
+		out[i] = m.Root
+	}
+	return out
+}
+
+// Record returns the access record the FS writes to.
+func (f *FS) Record() *Record { return f.rec }
+
+// Abs resolves p against cwd and cleans it lexically.
+func Abs(cwd, p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(cwd, p)
+}
+
+// lookup maps an absolute clean path to its root and the path relative to it.
+func (f *FS) lookup(p string) (*mount, string, bool) {
+	for _, m := range f.mounts {
+		if p == m.Path {
+			return m, ".", true
+		}
+		prefix := m.Path
+		if prefix != "/" {
+			prefix += "/"
+		}
+		if strings.HasPrefix(p, prefix) {
+			return m, p[len(prefix):], true
+		}
+	}
+	return nil, "", false
+}
+
+// ancestor reports whether p is a directory on the way to some root, and the next path
+// components below it.
+func (f *FS) ancestor(p string) ([]string, bool) {
+	var next []string
+	prefix := p
+	if prefix != "/" {
+		prefix += "/"
+	}
+	for _, m := range f.mounts {
+		if strings.HasPrefix(m.Path, prefix) {
+			comp := strings.SplitN(m.Path[len(prefix):], "/", 2)[0]
+			if !slices.Contains(next, comp) {
+				next = append(next, comp)
+			}
+		}
+	}
+	slices.Sort(next)
+	return next, len(next) > 0
+}
+
+// DevNull is the only host device a script sees.
+const DevNull = "/dev/null"
+
+func clean(name string) (string, error) {
+	if !path.IsAbs(name) {
+		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("sandbox: path must be absolute")}
+	}
+	return path.Clean(name), nil
+}
+
+func (f *FS) deny(op, p, reason string, err error) error {
+	f.rec.Add(Access{Op: op, Path: p, Allowed: false, Reason: reason})
+	return &fs.PathError{Op: op, Path: p, Err: err}
+}
+
+func (f *FS) allow(op, p string) { f.rec.Add(Access{Op: op, Path: p, Allowed: true}) }
+
+const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_CREATE | os.O_TRUNC | os.O_APPEND
+
+// Open opens a file. Writes need a read-write root.
+func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
+	p, err := clean(name)
+	if err != nil {
+		return nil, err
+	}
+	op := "read"
+	if flag&writeFlags != 0 {
+		op = "write"
+	}
+	if p == DevNull {
+		return devNull{}, nil // not worth a record entry
+	}
+	if file, isPipe, err := f.pipe(p, flag); isPipe {
+		return file, err
+	}
+	m, rel, ok := f.lookup(p)
+	if !ok {
+		if _, anc := f.ancestor(p); anc {
+			if op == "write" {
+				return nil, f.deny(op, p, "outside the roots", fs.ErrPermission)
+			}
+			f.allow(op, p)
+			return &ancestorDir{f: f, p: p}, nil
+		}
+		return nil, f.deny(op, p, "outside the roots", fs.ErrNotExist)
+	}
+	if op == "write" && m.Mode != ReadWrite {
+		return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
+	}
+	r, err := m.root()
+	if err != nil {
+		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
+	}
+	if op == "write" && len(m.nested) > 0 {
+		defer f.lockNS()()
+		if m.reachesNested(rel, true, false) {
+			return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
+		}
+	}
+	file, err := r.OpenFile(rel, flag, perm)
+	if err != nil {
+		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
+	}
+	f.allow(op, p)
+	return file, nil
+}
+
+func reasonOf(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "not found"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
+		return "escapes the root"
+	}
+	return err.Error()
+}
+
+// unwrap returns the innermost error of a PathError (so callers see fs.ErrNotExist etc.); an
+// os.Root escape is reported as "does not exist", as anything outside the roots is.
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if strings.Contains(pe.Err.Error(), "escapes") {
+			return fs.ErrNotExist
+		}
+		return pe.Err
+	}
+	return err
+}
+
+// Stat follows symlinks (inside the root only).
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.stat(name, true) }
+
+// Lstat does not follow a final symlink.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) { return f.stat(name, false) }
+
+func (f *FS) stat(name string, follow bool) (fs.FileInfo, error) {
+	p, err := clean(name)
+	if err != nil {
+		return nil, err
+	}
+	if p == DevNull {
+		return os.Stat(DevNull)
+	}
+	if f.pipeDir != "" && path.Dir(p) == f.pipeDir && strings.HasPrefix(path.Base(p), PipePrefix) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+			return fi, nil
+		}
+	}
+	m, rel, ok := f.lookup(p)
+	if !ok {
+		if _, anc := f.ancestor(p); anc {
+			return ancestorInfo{name: path.Base(p)}, nil
+		}
+		return nil, f.deny("stat", p, "outside the roots", fs.ErrNotExist)
+	}
+	var fi fs.FileInfo
+	r, err := m.root()
+	switch {
+	case err != nil:
+	case follow:
+		fi, err = r.Stat(rel)
+	default:
+		fi, err = r.Lstat(rel)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: unwrap(err)}
+	}
+	return fi, nil
+}
+
+// ReadDir lists a directory. Outside the roots it fails with fs.ErrNotExist.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := clean(name)
+	if err != nil {
+		return nil, err
+	}
+	m, rel, ok := f.lookup(p)
+	if !ok {
+		if next, anc := f.ancestor(p); anc {
+			f.allow("list", p)
+			out := make([]fs.DirEntry, len(next))
+			for i, n := range next {
+				out[i] = fs.FileInfoToDirEntry(ancestorInfo{name: n})
+			}
+			return out, nil
+		}
+		return nil, f.deny("list", p, "outside the roots", fs.ErrNotExist)
+	}
+	r, err := m.root()
+	if err != nil {
+		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
+	}
+	d, err := r.Open(rel)
+	if err != nil {
+		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
+	}
+	f.allow("list", p)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+// Access modes, as access(2).
+const (
+	AccessRead  = 4
+	AccessWrite = 2
+	AccessExec  = 1
+)
+
+// Access answers test -r/-w/-x from the file mode and the root's mode, never from the host's
+// access(2).
+func (f *FS) Access(name string, mode uint32) error {
+	p, err := clean(name)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat(p)
+	if err != nil {
+		return err
+	}
+	writable := p == DevNull
+	if m, _, ok := f.lookup(p); ok {
+		writable = m.Mode == ReadWrite
+	}
+	perm := fi.Mode().Perm()
+	// Which permission triad applies, as access(2) would pick it for the server's user.
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == uint32(os.Geteuid()) {
+		perm = (perm >> 6) & 7 * 0o111
+	} else if ok && st.Gid == uint32(os.Getegid()) {
+		perm = (perm >> 3) & 7 * 0o111
+	} else if ok {
+		perm = perm & 7 * 0o111
+	}
+	if mode&AccessRead != 0 && perm&0o444 == 0 {
+		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
+	}
+	if mode&AccessWrite != 0 && (!writable || perm&0o222 == 0) {
+		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
+	}
+	if mode&AccessExec != 0 && perm&0o111 == 0 {
+		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
+	}
+	return nil
+}
+
+// writable maps p to a read-write root for a mutating operation.
+func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
+	p, err := clean(name)
+	if err != nil {
+		return nil, "", "", err
+	}
+	m, rel, ok := f.lookup(p)
+	if !ok {
+		if _, anc := f.ancestor(p); anc {
+			return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrPermission)
+		}
+		return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrNotExist)
+	}
+	if m.Mode != ReadWrite {
+		return nil, "", p, f.deny(op, p, "read-only root", fs.ErrPermission)
+	}
+	r, err := m.root()
+	if err != nil {
+		return nil, "", p, f.deny(op, p, reasonOf(err), unwrap(err))
+	}
+	follow := op == "write" || op == "mkdir" // chmod, chtimes and mkdir -p follow the last link
+	if m.reachesNested(rel, follow, op == "remove" || op == "rename") {
+		return nil, "", p, f.deny(op, p, "read-only root", fs.ErrPermission)
+	}
+	return &rootRef{r: r, m: m}, rel, p, nil
+}
+
+// rootRef is an opened writable root and its mount (compared for same-root renames).
+type rootRef struct {
+	r *os.Root
+	m *mount
+}
+
+func (f *FS) done(op, p string, err error) error {
+	if err != nil {
+		return f.deny(op, p, reasonOf(err), unwrap(err))
+	}
+	f.allow(op, p)
+	return nil
+}
+
+// Mkdir creates one directory.
+func (f *FS) Mkdir(name string, perm fs.FileMode) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("mkdir", name)
+	if err != nil {
+		return err
+	}
+	return f.done("mkdir", p, m.r.Mkdir(rel, perm))
+}
+
+// MkdirAll creates a directory and its parents.
+func (f *FS) MkdirAll(name string, perm fs.FileMode) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("mkdir", name)
+	if err != nil {
+		return err
+	}
+	return f.done("mkdir", p, m.r.MkdirAll(rel, perm))
+}
+
+// holdsRoot reports whether removing or renaming p would take a mounted root with it.
+func (f *FS) holdsRoot(p string) bool {
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	for _, m := range f.mounts {
+		if m.Path == p || strings.HasPrefix(m.Path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Remove removes a file or an empty directory; a root itself cannot be removed.
+func (f *FS) Remove(name string) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("remove", name)
+	if err != nil {
+		return err
+	}
+	if rel == "." || f.holdsRoot(p) {
+		return f.deny("remove", p, "is or contains a root", fs.ErrPermission)
+	}
+	return f.done("remove", p, m.r.Remove(rel))
+}
+
+// RemoveAll removes a tree; a root itself cannot be removed.
+func (f *FS) RemoveAll(name string) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("remove", name)
+	if err != nil {
+		return err
+	}
+	if rel == "." || f.holdsRoot(p) {
+		return f.deny("remove", p, "is or contains a root", fs.ErrPermission)
+	}
+	return f.done("remove", p, m.r.RemoveAll(rel))
+}
+
+// Rename moves within one root; across roots it fails with EXDEV (callers copy).
+func (f *FS) Rename(oldName, newName string) error {
+	defer f.lockNS()()
+	m1, rel1, p1, err := f.writable("rename", oldName)
+	if err != nil {
+		return err
+	}
+	m2, rel2, p2, err := f.writable("rename", newName)
+	if err != nil {
+		return err
+	}
+	if rel1 == "." || rel2 == "." || f.holdsRoot(p1) {
+		return f.deny("rename", p1, "is or contains a root", fs.ErrPermission)
+	}
+	if m1.m != m2.m {
+		f.rec.Add(Access{Op: "rename", Path: p1 + " -> " + p2, Allowed: false, Reason: "across roots"})
+		return &os.LinkError{Op: "rename", Old: p1, New: p2, Err: syscall.EXDEV}
+	}
+	if err := m1.r.Rename(rel1, rel2); err != nil {
+		return f.deny("rename", p1, reasonOf(err), unwrap(err))
+	}
+	f.allow("rename", p1+" -> "+p2)
+	return nil
+}
+
+// Symlink creates link pointing at target; the target, resolved from the link's directory,
+// must stay inside a root (so nothing that later follows the link without os.Root can escape).
+func (f *FS) Symlink(target, link string) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("symlink", link)
+	if err != nil {
+		return err
+	}
+	if len(m.m.nested) > 0 {
+		// A link's meaning changes when it or its directory is renamed, so no lexical check of
+		// the target can keep it out of the protected directories later: none are made here.
+		return f.deny("symlink", p, "links cannot be made in a root that holds protected project files", fs.ErrPermission)
+	}
+	resolved := Abs(path.Dir(p), target)
+	tm, _, ok := f.lookup(resolved)
+	if !ok {
+		return f.deny("symlink", p, "target "+target+" is outside the roots", fs.ErrPermission)
+	}
+	if tm != m.m {
+		// os.Root never follows a link out of its root, so such a link could not be used.
+		return f.deny("symlink", p, "target "+target+" is in another root", fs.ErrPermission)
+	}
+	if path.IsAbs(target) {
+		// os.Root refuses absolute link targets; the same place, relative, works.
+		if relTarget, err := filepath.Rel(path.Dir(p), resolved); err == nil {
+			target = relTarget
+		}
+	}
+	return f.done("symlink", p, m.r.Symlink(target, rel))
+}
+
+// Readlink reads a symlink inside a root.
+func (f *FS) Readlink(name string) (string, error) {
+	p, err := clean(name)
+	if err != nil {
+		return "", err
+	}
+	m, rel, ok := f.lookup(p)
+	if !ok {
+		return "", f.deny("stat", p, "outside the roots", fs.ErrNotExist)
+	}
+	r, err := m.root()
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
+	}
+	s, err := r.Readlink(rel)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
+	}
+	return s, nil
+}
+
+// Chmod changes permission bits.
+func (f *FS) Chmod(name string, mode fs.FileMode) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("write", name)
+	if err != nil {
+		return err
+	}
+	return f.done("write", p, m.r.Chmod(rel, mode))
+}
+
+// Chtimes changes access and modification times.
+func (f *FS) Chtimes(name string, atime, mtime time.Time) error {
+	defer f.lockNS()()
+	m, rel, p, err := f.writable("write", name)
+	if err != nil {
+		return err
+	}
+	return f.done("write", p, m.r.Chtimes(rel, atime, mtime))
+}
+
+// ReadFile reads a whole file.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	file, err := f.Open(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	return io.ReadAll(file)
+}
+
+// WriteFile writes a whole file.
+func (f *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	file, err := f.Open(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := file.Write(data)
+	if cerr := file.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// RealPath resolves symlinks of an existing path without leaving the roots, component by
+// component.
+func (f *FS) RealPath(name string) (string, error) {
+	p, err := clean(name)
+	if err != nil {
+		return "", err
+	}
+	out := "/"
+	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for hops := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		if c == "" || c == "." {
+			continue
+		}
+		next := path.Join(out, c)
+		fi, err := f.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				return "", &fs.PathError{Op: "realpath", Path: p, Err: syscall.ELOOP}
+			}
+			target, err := f.Readlink(next)
+			if err != nil {
+				return "", err
+			}
+			target = Abs(out, target)
+			rest = append(strings.Split(strings.TrimPrefix(target, "/"), "/"), rest...)
+			out = "/"
+			continue
+		}
+		out = next
+	}
+	return out, nil
+}
+
+// devNull discards writes and reads EOF.
+type devNull struct{}
+
+func (devNull) Read([]byte) (int, error)           { return 0, io.EOF }
+func (devNull) Write(p []byte) (int, error)        { return len(p), nil }
+func (devNull) Seek(int64, int) (int64, error)     { return 0, nil }
+func (devNull) Close() error                       { return nil }
+func (devNull) Stat() (fs.FileInfo, error)         { return os.Stat(DevNull) }
+func (devNull) ReadDir(int) ([]fs.DirEntry, error) { return nil, syscall.ENOTDIR }
+
+// ancestorInfo describes a directory on the way to a root.
+type ancestorInfo struct{ name string }
+
+func (a ancestorInfo) Name() string {
+	if a.name == "" {
+		return "/"
+	}
+	return a.name
+}
+func (ancestorInfo) Size() int64        { return 4096 }
+func (ancestorInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (ancestorInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (ancestorInfo) IsDir() bool        { return true }
+
+// Sys returns an empty Stat_t so code that type-asserts it (test -O/-G) does not panic.
+func (ancestorInfo) Sys() any { return &syscall.Stat_t{} }
+
+type ancestorDir struct {
+	f *FS
+	p string
+}
+
+func (d *ancestorDir) Read([]byte) (int, error)       { return 0, syscall.EISDIR }
+func (d *ancestorDir) Write([]byte) (int, error)      { return 0, syscall.EISDIR }
+func (d *ancestorDir) Seek(int64, int) (int64, error) { return 0, nil }
+func (d *ancestorDir) Close() error                   { return nil }
+func (d *ancestorDir) Stat() (fs.FileInfo, error)     { return ancestorInfo{name: path.Base(d.p)}, nil }
+func (d *ancestorDir) ReadDir(int) ([]fs.DirEntry, error) {
+	return d.f.ReadDir(d.p)
+}

@@ -1,0 +1,406 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// layout: base/{rw,ro,outside}; rw has a file, a planted symlink to outside and one to a
+// sibling dir outside; outside holds a secret.
+type layout struct {
+	base, rw, ro, outside, secret string
+	fs                            *FS
+	rec                           *Record
+}
+
+func newLayout(t *testing.T) *layout {
+	t.Helper()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	l := &layout{base: base, rw: filepath.Join(base, "rw"), ro: filepath.Join(base, "ro"), outside: filepath.Join(base, "outside")}
+	for _, d := range []string{l.rw, l.ro, l.outside, filepath.Join(l.rw, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.secret = filepath.Join(l.outside, "secret")
+	os.WriteFile(l.secret, []byte("SECRET"), 0o644)
+	os.WriteFile(filepath.Join(l.rw, "file.txt"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(l.ro, "ro.txt"), []byte("readonly"), 0o755)
+	os.Symlink(l.secret, filepath.Join(l.rw, "abs-link"))
+	os.Symlink("../outside/secret", filepath.Join(l.rw, "rel-link"))
+	os.Symlink(l.outside, filepath.Join(l.rw, "dir-link"))
+	os.Symlink("file.txt", filepath.Join(l.rw, "ok-link"))
+	l.rec = &Record{}
+	var err error
+	l.fs, err = NewFS(Policy{Roots: []Root{{Path: l.rw, Mode: ReadWrite}, {Path: l.ro, Mode: ReadOnly}}}, Scratch{}, l.rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.fs.Close() })
+	return l
+}
+
+func TestReadConfinement(t *testing.T) {
+	l := newLayout(t)
+	for _, tc := range []struct {
+		name, path string
+		want       string // content, or "" for an error wrapping fs.ErrNotExist
+	}{
+		{"inside", filepath.Join(l.rw, "file.txt"), "hello"},
+		{"relative symlink inside", filepath.Join(l.rw, "ok-link"), "hello"},
+		{"read-only root", filepath.Join(l.ro, "ro.txt"), "readonly"},
+		{"outside absolute", l.secret, ""},
+		{"dotdot lexical escape", filepath.Join(l.rw, "..", "outside", "secret"), ""},
+		{"dotdot inside then out", l.rw + "/sub/../../outside/secret", ""},
+		{"absolute symlink out", filepath.Join(l.rw, "abs-link"), ""},
+		{"relative symlink out", filepath.Join(l.rw, "rel-link"), ""},
+		{"symlinked dir out", filepath.Join(l.rw, "dir-link", "secret"), ""},
+		{"etc passwd", "/etc/passwd", ""},
+		{"proc", "/proc/self/environ", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := l.fs.ReadFile(tc.path)
+			if tc.want == "" {
+				if err == nil || !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("read %s = %q, %v; want not-exist", tc.path, data, err)
+				}
+				return
+			}
+			if err != nil || string(data) != tc.want {
+				t.Fatalf("read %s = %q, %v", tc.path, data, err)
+			}
+		})
+	}
+	if _, err := l.fs.Open("relative/path", os.O_RDONLY, 0); err == nil {
+		t.Error("relative path accepted")
+	}
+}
+
+func TestWritesNeedReadWriteRoot(t *testing.T) {
+	l := newLayout(t)
+	ro := filepath.Join(l.ro, "ro.txt")
+	out := filepath.Join(l.outside, "new")
+	for _, tc := range []struct {
+		name string
+		op   func() error
+		perm bool // expect fs.ErrPermission (else fs.ErrNotExist)
+	}{
+		{"open for write on ro", func() error { _, err := l.fs.Open(ro, os.O_WRONLY, 0); return err }, true},
+		{"create on ro", func() error { return l.fs.WriteFile(filepath.Join(l.ro, "n"), nil, 0o644) }, true},
+		{"append on ro", func() error { _, err := l.fs.Open(ro, os.O_APPEND|os.O_WRONLY, 0); return err }, true},
+		{"mkdir on ro", func() error { return l.fs.Mkdir(filepath.Join(l.ro, "d"), 0o755) }, true},
+		{"remove on ro", func() error { return l.fs.Remove(ro) }, true},
+		{"chmod on ro", func() error { return l.fs.Chmod(ro, 0o777) }, true},
+		{"rename from ro", func() error { return l.fs.Rename(ro, filepath.Join(l.rw, "x")) }, true},
+		{"symlink on ro", func() error { return l.fs.Symlink("ro.txt", filepath.Join(l.ro, "l")) }, true},
+		{"write outside", func() error { return l.fs.WriteFile(out, []byte("x"), 0o644) }, false},
+		{"mkdir outside", func() error { return l.fs.MkdirAll(out, 0o755) }, false},
+		{"create beside roots", func() error { return l.fs.WriteFile(filepath.Join(l.base, "x"), nil, 0o644) }, false},
+		{"open ancestor for write", func() error { _, err := l.fs.Open(l.base, os.O_WRONLY, 0); return err }, true},
+		{"mkdir in ancestor", func() error { return l.fs.Mkdir(l.base, 0o755) }, true},
+		{"remove a root", func() error { return l.fs.RemoveAll(l.rw) }, true},
+		{"write through symlink out", func() error { return l.fs.WriteFile(filepath.Join(l.rw, "abs-link"), []byte("x"), 0o644) }, false},
+		{"create through dir link out", func() error { return l.fs.WriteFile(filepath.Join(l.rw, "dir-link", "new"), []byte("x"), 0o644) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.op()
+			want := fs.ErrNotExist
+			if tc.perm {
+				want = fs.ErrPermission
+			}
+			if !errors.Is(err, want) {
+				t.Fatalf("err = %v, want %v", err, want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(l.secret); string(b) != "SECRET" {
+		t.Fatal("secret modified")
+	}
+	if ents, _ := os.ReadDir(l.outside); len(ents) != 1 {
+		t.Fatalf("outside dir changed: %v", ents)
+	}
+	// Writes inside a read-write root work.
+	p := filepath.Join(l.rw, "sub", "new.txt")
+	if err := l.fs.WriteFile(p, []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fs.Rename(p, filepath.Join(l.rw, "moved.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fs.Rename(filepath.Join(l.rw, "moved.txt"), filepath.Join(l.ro, "x")); !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("rename into ro: %v", err)
+	}
+}
+
+func TestRenameAcrossRoots(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	os.Mkdir(a, 0o755)
+	os.Mkdir(b, 0o755)
+	os.WriteFile(filepath.Join(a, "f"), nil, 0o644)
+	f, err := NewFS(Policy{Roots: []Root{{Path: a, Mode: ReadWrite}, {Path: b, Mode: ReadWrite}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Rename(filepath.Join(a, "f"), filepath.Join(b, "f")); !errors.Is(err, syscall.EXDEV) {
+		t.Fatalf("err = %v, want EXDEV", err)
+	}
+}
+
+func TestSymlinkTargetsMustStayInside(t *testing.T) {
+	l := newLayout(t)
+	for _, tc := range []struct {
+		target string
+		ok     bool
+	}{
+		{"file.txt", true}, {"sub/../file.txt", true}, {l.rw + "/file.txt", true}, {l.ro + "/ro.txt", false},
+		{l.secret, false}, {"../outside/secret", false}, {"/etc/passwd", false}, {"../../../../../../etc", false},
+	} {
+		link := filepath.Join(l.rw, "link-"+strings.NewReplacer("/", "_", ".", "d").Replace(tc.target))
+		err := l.fs.Symlink(tc.target, link)
+		if (err == nil) != tc.ok {
+			t.Errorf("symlink %q: err = %v, want ok=%v", tc.target, err, tc.ok)
+		}
+	}
+}
+
+func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
+	l := newLayout(t)
+	ents, err := l.fs.ReadDir(l.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "ro,rw" {
+		t.Errorf("listing of the parent = %v (outside must not show)", names)
+	}
+	first := strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0]
+	ents, _ = l.fs.ReadDir("/")
+	if len(ents) != 1 || ents[0].Name() != first {
+		t.Errorf("listing of / = %v", ents)
+	}
+	if fi, err := l.fs.Stat(l.base); err != nil || !fi.IsDir() {
+		t.Errorf("stat ancestor: %v %v", fi, err)
+	}
+	if _, err := l.fs.ReadDir(l.outside); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("outside listing: %v", err)
+	}
+}
+
+func TestDevNull(t *testing.T) {
+	l := newLayout(t)
+	f, err := l.fs.Open(DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.Write([]byte("discard")); n != 7 || err != nil {
+		t.Errorf("write: %d %v", n, err)
+	}
+	if _, err := f.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("read: %v", err)
+	}
+	if _, err := l.fs.Stat("/dev/zero"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("/dev/zero visible: %v", err)
+	}
+}
+
+func TestAccess(t *testing.T) {
+	l := newLayout(t)
+	os.WriteFile(filepath.Join(l.rw, "noperm"), nil, 0o000)
+	for _, tc := range []struct {
+		path string
+		mode uint32
+		ok   bool
+	}{
+		{filepath.Join(l.rw, "file.txt"), AccessRead, true},
+		{filepath.Join(l.rw, "file.txt"), AccessWrite, true},
+		{filepath.Join(l.rw, "file.txt"), AccessExec, false},
+		{filepath.Join(l.ro, "ro.txt"), AccessRead, true},
+		{filepath.Join(l.ro, "ro.txt"), AccessExec, true},
+		{filepath.Join(l.ro, "ro.txt"), AccessWrite, false},
+		{filepath.Join(l.rw, "noperm"), AccessRead, false},
+		{l.secret, AccessRead, false},
+		{DevNull, AccessWrite, true},
+	} {
+		if err := l.fs.Access(tc.path, tc.mode); (err == nil) != tc.ok {
+			t.Errorf("access(%s, %d) = %v, want ok=%v", tc.path, tc.mode, err, tc.ok)
+		}
+	}
+}
+
+func TestRecord(t *testing.T) {
+	l := newLayout(t)
+	l.fs.ReadFile(filepath.Join(l.rw, "file.txt"))
+	l.fs.ReadFile(l.secret)
+	l.fs.WriteFile(filepath.Join(l.ro, "n"), nil, 0o644)
+	l.fs.ReadDir(l.rw)
+	entries, _ := l.rec.Entries()
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Op+" "+filepath.Base(e.Path)+" "+map[bool]string{true: "allowed", false: "denied"}[e.Allowed]+" "+e.Reason)
+	}
+	want := []string{"read file.txt allowed ", "read secret denied outside the roots", "write n denied read-only root", "list rw allowed "}
+	if !slices.Equal(got, want) {
+		t.Errorf("record:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var r Record
+	for range maxRecord + 5 {
+		r.Add(Access{Op: "read", Path: "a"})
+		r.Add(Access{Op: "read", Path: "b"})
+	}
+	if e, tr := r.Entries(); len(e) != maxRecord || tr == 0 {
+		t.Errorf("cap: %d entries, %d truncated", len(e), tr)
+	}
+	var nilRec *Record
+	nilRec.Add(Access{})
+}
+
+func TestLazyScratch(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	work := filepath.Join(base, "work")
+	created := 0
+	f, err := NewFS(Policy{}, Scratch{Path: work, Create: func() error { created++; return os.Mkdir(work, 0o700) }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := os.Stat(work); !os.IsNotExist(err) {
+		t.Fatal("scratch created before use")
+	}
+	if err := f.WriteFile(filepath.Join(work, "x"), []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.ReadFile(filepath.Join(work, "x"))
+	if created != 1 {
+		t.Errorf("created %d times", created)
+	}
+}
+
+func TestBaseEnvHasNothingFromTheHost(t *testing.T) {
+	t.Setenv("MCPBASH_CANARY_ENV", "leak-me")
+	env := BaseEnv("/h", "/t", map[string]string{"EXTRA": "1"})
+	joined := strings.Join(env, "\n")
+	if strings.Contains(joined, "leak-me") || strings.Contains(joined, os.Getenv("HOME")+"\n") {
+		t.Fatalf("host env leaked: %s", joined)
+	}
+	for k, want := range map[string]string{"HOME": "/h", "TMPDIR": "/t", "USER": VirtualUser, "UID": VirtualUID, "EXTRA": "1", "PATH": VirtualPath} {
+		if v, _ := Lookup(env, k); v != want {
+			t.Errorf("%s = %q, want %q", k, v, want)
+		}
+	}
+	if v, _ := Lookup(BaseEnv("/h", "/t", map[string]string{"HOME": "/override"}), "HOME"); v != "/override" {
+		t.Errorf("extra does not override: %q", v)
+	}
+}
+
+func TestScratchBase(t *testing.T) {
+	if got := ScratchBase("/custom"); got != "/custom" {
+		t.Errorf("explicit base: %s", got)
+	}
+	if got := ScratchBase(""); got == "" {
+		t.Error("empty default base")
+	}
+}
+
+func TestNestedRootsCannotBeRemoved(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	outer, nested := filepath.Join(base, "a"), filepath.Join(base, "a", "sub", "nested")
+	os.MkdirAll(nested, 0o755)
+	f, err := NewFS(Policy{Roots: []Root{{Path: outer, Mode: ReadWrite}, {Path: nested, Mode: ReadOnly}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.RemoveAll(filepath.Join(outer, "sub")); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("RemoveAll over a nested root: %v", err)
+	}
+	if err := f.Rename(filepath.Join(outer, "sub"), filepath.Join(outer, "moved")); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Rename of a nested root's parent: %v", err)
+	}
+	if _, err := os.Stat(nested); err != nil {
+		t.Fatalf("nested root gone: %v", err)
+	}
+	if _, err := NewFS(Policy{Roots: []Root{{Path: "relative"}}}, Scratch{}, nil); err == nil {
+		t.Error("relative root accepted")
+	}
+}
+
+func TestAbsoluteSymlinkInsideRootWorks(t *testing.T) {
+	l := newLayout(t)
+	link := filepath.Join(l.rw, "sub", "abs")
+	if err := l.fs.Symlink(filepath.Join(l.rw, "file.txt"), link); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := l.fs.ReadFile(link); err != nil || string(data) != "hello" {
+		t.Fatalf("read through link: %q %v", data, err)
+	}
+	if err := l.fs.Symlink(filepath.Join(l.ro, "ro.txt"), filepath.Join(l.rw, "cross")); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("cross-root link: %v", err)
+	}
+}
+
+// TestNestedReadOnlyRootsHoldAgainstSymlinks (T-FS-5): a read-only root inside a read-write one
+// (a project's tools/ inside the project root) cannot be written through any path of the outer
+// root: not lexically, not through a link the operator left there, and no new links are made.
+func TestNestedReadOnlyRootsHoldAgainstSymlinks(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	proj, tools := filepath.Join(base, "proj"), filepath.Join(base, "proj", "tools")
+	meta := filepath.Join(tools, "t", "tool.meta.json")
+	os.MkdirAll(filepath.Join(tools, "t"), 0o755)
+	os.MkdirAll(filepath.Join(proj, "data", "deep"), 0o755)
+	os.WriteFile(meta, []byte("{}"), 0o644)
+	// Links an operator left in the project: straight into tools, to the project itself, and a
+	// relative one that means tools only after a rename.
+	os.Symlink("tools", filepath.Join(proj, "to-tools"))
+	os.Symlink(".", filepath.Join(proj, "self"))
+	os.Symlink("../tools", filepath.Join(proj, "data", "deep", "later"))
+	f, err := NewFS(Policy{Roots: []Root{{Path: proj, Mode: ReadWrite}, {Path: tools, Mode: ReadOnly}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	denied := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("%s: %v, want permission denied", what, err)
+		}
+	}
+	denied("lexical write", f.WriteFile(meta, []byte("x"), 0o644))
+	denied("write through a link to tools", f.WriteFile(filepath.Join(proj, "to-tools", "t", "tool.meta.json"), []byte("x"), 0o644))
+	denied("write through a link to the project", f.WriteFile(filepath.Join(proj, "self", "tools", "t", "tool.meta.json"), []byte("x"), 0o644))
+	denied("new tool through a link", f.WriteFile(filepath.Join(proj, "self", "tools", "evil.sh"), []byte("x"), 0o755))
+	denied("mkdir through a link", f.MkdirAll(filepath.Join(proj, "to-tools", "evil"), 0o755))
+	denied("chmod through a link", f.Chmod(filepath.Join(proj, "self", "tools", "t", "tool.meta.json"), 0o777))
+	denied("remove through a link", f.RemoveAll(filepath.Join(proj, "self", "tools", "t")))
+	denied("rename through a link", f.Rename(filepath.Join(proj, "self", "tools"), filepath.Join(proj, "gone")))
+	denied("new link", f.Symlink("data", filepath.Join(proj, "mine")))
+	// The relative link means proj/tools once its directory moves up a level.
+	if err := f.Rename(filepath.Join(proj, "data", "deep"), filepath.Join(proj, "moved")); err != nil {
+		t.Fatalf("rename in the project: %v", err)
+	}
+	denied("write through a renamed link", f.WriteFile(filepath.Join(proj, "moved", "later", "t", "tool.meta.json"), []byte("x"), 0o644))
+	if data, _ := os.ReadFile(meta); string(data) != "{}" {
+		t.Fatalf("meta changed: %q", data)
+	}
+	// Everything else in the project stays writable.
+	if err := f.WriteFile(filepath.Join(proj, "data", "out.txt"), []byte("ok"), 0o644); err != nil {
+		t.Errorf("ordinary write: %v", err)
+	}
+	if err := f.WriteFile(filepath.Join(proj, "self", "data", "out2.txt"), []byte("ok"), 0o644); err != nil {
+		t.Errorf("write through a link that stays outside tools: %v", err)
+	}
+	if data, err := f.ReadFile(filepath.Join(proj, "to-tools", "t", "tool.meta.json")); err != nil || string(data) != "{}" {
+		t.Errorf("reads through links still work: %q %v", data, err)
+	}
+}

@@ -1,0 +1,119 @@
+// Package sandbox is the confinement every engine shares: the roots a tool may touch (one
+// os.Root each, so no path, `..` or symlink can leave them), limits, a clean environment and
+// identity, and the access record of what a call read, wrote, listed, ran and was refused.
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Mode says whether a root may be written.
+type Mode int
+
+// Root modes.
+const (
+	ReadOnly Mode = iota
+	ReadWrite
+)
+
+func (m Mode) String() string {
+	if m == ReadWrite {
+		return "rw"
+	}
+	return "ro"
+}
+
+// Root is one directory a tool may use. Path is absolute and physical.
+type Root struct {
+	Path string `json:"path"`
+	Name string `json:"name,omitempty"`
+	Mode Mode   `json:"-"`
+}
+
+// Limits bound one call. Zero values mean "use the default".
+type Limits struct {
+	Timeout        time.Duration
+	MaxStdoutBytes int64
+	MaxStderrBytes int64
+	MaxCommands    int64
+	MaxCallDepth   int
+	MaxScriptBytes int64
+}
+
+// DefaultLimits are used for every zero field of a policy's limits.
+func DefaultLimits() Limits {
+	return Limits{
+		Timeout:        30 * time.Second,
+		MaxStdoutBytes: 10 << 20,
+		MaxStderrBytes: 1 << 20,
+		MaxCommands:    1_000_000,
+		MaxCallDepth:   200,
+		MaxScriptBytes: 1 << 20,
+	}
+}
+
+// WithDefaults fills zero fields from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.MaxStdoutBytes <= 0 {
+		l.MaxStdoutBytes = d.MaxStdoutBytes
+	}
+	if l.MaxStderrBytes <= 0 {
+		l.MaxStderrBytes = d.MaxStderrBytes
+	}
+	if l.MaxCommands <= 0 {
+		l.MaxCommands = d.MaxCommands
+	}
+	if l.MaxCallDepth <= 0 {
+		l.MaxCallDepth = d.MaxCallDepth
+	}
+	if l.MaxScriptBytes <= 0 {
+		l.MaxScriptBytes = d.MaxScriptBytes
+	}
+	return l
+}
+
+// Policy is everything an engine may do for one call.
+type Policy struct {
+	Roots []Root
+	// ToolDir is readable even when no root covers it.
+	ToolDir string
+	// Allow lists external commands the call may run on the host (already intersected with
+	// the operator's ceiling).
+	Allow  []string
+	Limits Limits
+}
+
+// Allowed reports whether an external command name is allowlisted.
+func (p Policy) Allowed(name string) bool { return slices.Contains(p.Allow, name) }
+
+// Physical returns p made absolute and with symlinks resolved where it exists.
+func Physical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// ScratchBase is where per-call scratch directories go when the operator names none: /dev/shm
+// (tmpfs: a call's few mkdirs cost microseconds there instead of a journalled disk's
+// hundreds) when it is usable, else the OS temp dir.
+func ScratchBase(base string) string {
+	if base != "" {
+		return base
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && fi.Mode().Perm()&0o002 != 0 {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}

@@ -1,0 +1,992 @@
+package sdk
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// IO is what an SDK builtin may touch: the call's stdio, the script's environment, and files
+// through the sandbox (never the host directly).
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads the script's current variables; Environ lists its exported ones.
+	Getenv  func(string) string
+	Environ func() []string
+	// Dir is the script's working directory.
+	Dir string
+	// ReadFile, AppendFile and RealPath go through the sandbox filesystem.
+	ReadFile   func(name string) ([]byte, error)
+	WriteFile  func(name string, data []byte) error
+	AppendFile func(name string, data []byte) error
+	RealPath   func(name string) (string, error)
+	Now        func() time.Time
+	// Exec runs a command (not a shell function) through the sandbox's command resolution.
+	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// Prelude is Bash that defines the SDK functions that need the shell itself (setting a variable,
+// calling shell functions) around the Go builtin `__mcpbash_sdk`; every other SDK function is
+// run directly by the engine.
+//
+//go:embed prelude.sh
+var Prelude string
+
+// BuiltinName is the command the prelude calls.
+const BuiltinName = "__mcpbash_sdk"
+
+type builtinFunc func(s *State, ctx context.Context, io IO, args []string) int
+
+var builtins map[string]builtinFunc
+
+func init() {
+	builtins = map[string]builtinFunc{
+		"mcp_json_escape":               jsonEscape,
+		"mcp_json_obj":                  jsonObj,
+		"mcp_json_arr":                  jsonArr,
+		"mcp_is_valid_json":             isValidJSON,
+		"mcp_byte_length":               byteLength,
+		"mcp_json_truncate":             jsonTruncate,
+		"mcp_args_raw":                  argsRaw,
+		"mcp_args_get":                  argsGet,
+		"mcp_args_require":              argsRequire,
+		"mcp_args_bool":                 argsBool,
+		"mcp_args_int":                  argsInt,
+		"mcp_meta_raw":                  metaRaw,
+		"mcp_meta_get":                  metaGet,
+		"mcp_is_cancelled":              isCancelled,
+		"mcp_progress":                  progress,
+		"mcp_log":                       logJSON,
+		"mcp_log_debug":                 logLevel("debug"),
+		"mcp_log_info":                  logLevel("info"),
+		"mcp_log_warn":                  logLevel("warning"),
+		"mcp_log_error":                 logLevel("error"),
+		"mcp_debug":                     debugLog,
+		"mcp_emit_text":                 emitText,
+		"mcp_emit_json":                 emitJSON,
+		"mcp_result_success":            resultSuccess,
+		"mcp_result_error":              resultError,
+		"mcp_error":                     errorResult,
+		"mcp_result_text_with_resource": resultWithResource,
+		"mcp_fail":                      fail,
+		"mcp_fail_invalid_args":         failInvalidArgs,
+		"mcp_extract_cli_error":         extractCLIError,
+		"mcp_roots_list":                rootsList,
+		"mcp_roots_count":               rootsCount,
+		"mcp_roots_contains":            rootsContains,
+		"mcp_require_path":              requirePath,
+		"mcp_path_normalize":            pathNormalize,
+		"mcp_path_collapse":             pathCollapse,
+		"mcp_config_load":               configLoad,
+		"mcp_config_get":                configGet,
+		"__backoff_sleep":               backoffSleep,
+		"mcp_run_with_progress":         runWithProgress,
+		"mcp_sample":                    sample,
+	}
+	for n, f := range elicitBuiltins() {
+		builtins[n] = f
+	}
+	for _, n := range unavailable {
+		builtins[n] = unavailableFunc(n)
+	}
+}
+
+// unavailable lists SDK functions that need capabilities not yet wired into the sandbox
+// engine; they fail loudly instead of pretending.
+var unavailable = []string{
+	"mcp_client_supports_ui", "mcp_result_with_ui", "mcp_result_with_ui_data", "mcp_ui_form", "mcp_ui_table", "mcp_tool_meta_with_ui",
+}
+
+func unavailableFunc(name string) builtinFunc {
+	return func(s *State, ctx context.Context, io IO, args []string) int {
+		if strings.HasPrefix(name, "mcp_elicit") {
+			fmt.Fprintln(io.Stdout, `{"action":"decline","content":null}`)
+		}
+		fmt.Fprintf(io.Stderr, "mcp-bash: %s is not available in sandbox mode yet (run the tool with \"exec\": \"native\")\n", name)
+		return 1
+	}
+}
+
+// Has reports whether name is an SDK function implemented in Go.
+func Has(name string) bool {
+	_, ok := builtins[name]
+	return ok && strings.HasPrefix(name, "mcp_")
+}
+
+// exiting lists the functions that end the tool (the whole script, or the subshell they run
+// in) when they fail, as the original's `exit 1` does.
+var exiting = map[string]bool{"mcp_fail": true, "mcp_fail_invalid_args": true, "mcp_args_require": true,
+	"mcp_args_bool": true, "mcp_args_int": true, "mcp_require_path": true, "mcp_json_obj": true,
+	"mcp_download_safe_or_fail": true}
+
+// Exits reports whether a non-zero status of the named function must exit the shell.
+func Exits(name string) bool { return exiting[name] }
+
+// Names lists every SDK function.
+func Names() []string {
+	var n []string
+	for k := range builtins {
+		if strings.HasPrefix(k, "mcp_") {
+			n = append(n, k)
+		}
+	}
+	slices.Sort(n)
+	return n
+}
+
+// Run executes one SDK builtin and returns its exit status.
+func (s *State) Run(ctx context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io.Stderr, BuiltinName+": missing function name")
+		return 2
+	}
+	f, ok := builtins[args[0]]
+	if !ok {
+		fmt.Fprintf(io.Stderr, "%s: unknown SDK function %s\n", BuiltinName, args[0])
+		return 127
+	}
+	if io.Now == nil {
+		io.Now = time.Now
+	}
+	return f(s, ctx, io, args[1:])
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func jsonEscape(_ *State, _ context.Context, io IO, args []string) int {
+	fmt.Fprintln(io.Stdout, jsonString(strings.Join(args, " ")))
+	return 0
+}
+
+func jsonObj(_ *State, _ context.Context, io IO, args []string) int {
+	if len(args)%2 != 0 {
+		fmt.Fprintln(io.Stderr, "mcp_json_obj: expected key/value pairs")
+		return 1
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i < len(args); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonString(args[i]) + ":" + jsonString(args[i+1]))
+	}
+	b.WriteByte('}')
+	fmt.Fprintln(io.Stdout, b.String())
+	return 0
+}
+
+func jsonArr(_ *State, _ context.Context, io IO, args []string) int {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = jsonString(a)
+	}
+	fmt.Fprintln(io.Stdout, "["+strings.Join(parts, ",")+"]")
+	return 0
+}
+
+func isValidJSON(_ *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		return 1
+	}
+	if _, err := decodeJSON([]byte(args[0])); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func byteLength(_ *State, _ context.Context, io IO, args []string) int {
+	fmt.Fprintln(io.Stdout, len(strings.Join(args, " ")))
+	return 0
+}
+
+func (s *State) argsValue() any {
+	v, err := decodeJSON(s.Call.Args)
+	if err != nil || v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
+	raw := string(s.Call.Args)
+	if raw == "" {
+		raw = "{}"
+	}
+	fmt.Fprintln(io.Stdout, raw)
+	return 0
+}
+
+// query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
+// and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
+func query(io IO, filter string, v any) int {
+	out, err := runFilter(filter, v, io.Environ)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
+		var ce compileError
+		if errors.As(err, &ce) {
+			return 3
+		}
+		return 5
+	}
+	for _, x := range out {
+		fmt.Fprintln(io.Stdout, rawOutput(x))
+	}
+	return 0
+}
+
+// value evaluates a filter to one string ("" for null or no result).
+func value(io IO, filter string, v any) (string, error) {
+	out, err := runFilter(filter, v, io.Environ)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, x := range out {
+		if x == nil {
+			parts = append(parts, "null")
+			continue
+		}
+		parts = append(parts, rawOutput(x))
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+func argsGet(s *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_args_get: filter required")
+		return 2
+	}
+	return query(io, args[0], s.argsValue())
+}
+
+// failWith records a JSON-RPC failure, prints it to stdout and the message to stderr (as
+// mcp_fail does) and returns 1; the prelude wrapper then exits.
+func (s *State) failWith(io IO, code int, msg string, data json.RawMessage) int {
+	if msg == "" {
+		msg = "Tool failed"
+	}
+	f := &Failure{Code: code, Message: msg, Data: data}
+	s.setFail(f)
+	b, _ := json.Marshal(f)
+	fmt.Fprintln(io.Stdout, string(b))
+	fmt.Fprintln(io.Stderr, msg)
+	return 1
+}
+
+func argsRequire(s *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		return s.failWith(io, -32602, "mcp_args_require: filter required", nil)
+	}
+	v, err := value(io, args[0], s.argsValue())
+	if err != nil || v == "" || v == "null" {
+		msg := args[0] + " is required"
+		if len(args) > 1 && args[1] != "" {
+			msg = args[1]
+		}
+		return s.failWith(io, -32602, msg, nil)
+	}
+	fmt.Fprintln(io.Stdout, v)
+	return 0
+}
+
+// flags splits "--name value" options from positional arguments.
+func flags(args []string, known ...string) (pos []string, opts map[string][]string, err error) {
+	opts = map[string][]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "--") && slices.Contains(known, a) {
+			if i+1 >= len(args) {
+				return nil, nil, fmt.Errorf("%s needs a value", a)
+			}
+			opts[a] = append(opts[a], args[i+1])
+			i++
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return pos, opts, nil
+}
+
+func argsBool(s *State, _ context.Context, io IO, args []string) int {
+	pos, opts, err := flags(args, "--default")
+	if err != nil || len(pos) == 0 {
+		return s.failWith(io, -32602, "mcp_args_bool: usage: mcp_args_bool FILTER [--default true|false]", nil)
+	}
+	v, _ := value(io, pos[0], s.argsValue())
+	if v == "" || v == "null" {
+		d, ok := opts["--default"]
+		if !ok {
+			return s.failWith(io, -32602, pos[0]+" is required", nil)
+		}
+		v = d[0]
+	}
+	if v == "true" || v == "1" {
+		fmt.Fprintln(io.Stdout, "true")
+	} else {
+		fmt.Fprintln(io.Stdout, "false")
+	}
+	return 0
+}
+
+var intRE = regexp.MustCompile(`^-?[0-9]+$`)
+
+func argsInt(s *State, _ context.Context, io IO, args []string) int {
+	pos, opts, err := flags(args, "--default", "--min", "--max")
+	if err != nil || len(pos) == 0 {
+		return s.failWith(io, -32602, "mcp_args_int: usage: mcp_args_int FILTER [--default N] [--min N] [--max N]", nil)
+	}
+	f := pos[0]
+	v, _ := value(io, f, s.argsValue())
+	if v == "" || v == "null" {
+		d, ok := opts["--default"]
+		if !ok {
+			return s.failWith(io, -32602, f+" is required", nil)
+		}
+		v = d[0]
+	}
+	if !intRE.MatchString(v) {
+		return s.failWith(io, -32602, f+" must be an integer", nil)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return s.failWith(io, -32602, f+" must be an integer", nil)
+	}
+	if m, ok := opts["--min"]; ok {
+		if lo, err := strconv.ParseInt(m[0], 10, 64); err == nil && n < lo {
+			return s.failWith(io, -32602, fmt.Sprintf("%s must be >= %d", f, lo), nil)
+		}
+	}
+	if m, ok := opts["--max"]; ok {
+		if hi, err := strconv.ParseInt(m[0], 10, 64); err == nil && n > hi {
+			return s.failWith(io, -32602, fmt.Sprintf("%s must be <= %d", f, hi), nil)
+		}
+	}
+	fmt.Fprintln(io.Stdout, n)
+	return 0
+}
+
+func (s *State) metaValue() any {
+	v, err := decodeJSON(s.Call.Meta)
+	if err != nil || v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+func metaRaw(s *State, _ context.Context, io IO, _ []string) int {
+	fmt.Fprintln(io.Stdout, compactJSON(s.metaValue()))
+	return 0
+}
+
+func metaGet(s *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_meta_get: filter required")
+		return 2
+	}
+	return query(io, args[0], s.metaValue())
+}
+
+func isCancelled(s *State, ctx context.Context, _ IO, _ []string) int {
+	if s.cancelled() {
+		return 0
+	}
+	return 1
+}
+
+func progress(s *State, ctx context.Context, io IO, args []string) int {
+	if s.Call.ProgressToken == nil || s.Call.Sink == nil {
+		return 0
+	}
+	pct := 0.0
+	if len(args) > 0 {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(args[0]), 64); err == nil && !math.IsNaN(f) {
+			pct = math.Trunc(f)
+		}
+	}
+	pct = math.Max(0, math.Min(100, pct))
+	msg := ""
+	if len(args) > 1 {
+		msg = args[1]
+	}
+	var total *float64
+	if len(args) > 2 {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(args[2]), 64); err == nil && f > 0 {
+			total = &f
+		}
+	}
+	s.Call.Sink.Progress(ctx, pct, total, msg)
+	return 0
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func normLevel(l string) string {
+	l = strings.ToLower(strings.TrimSpace(l))
+	if l == "warn" {
+		return "warning"
+	}
+	if slices.Contains(logLevels, l) {
+		return l
+	}
+	return "info"
+}
+
+func logJSON(s *State, ctx context.Context, io IO, args []string) int {
+	if len(args) < 3 {
+		fmt.Fprintln(io.Stderr, "mcp_log: usage: mcp_log LEVEL LOGGER JSON")
+		return 1
+	}
+	data := json.RawMessage(jsonString(args[2]))
+	if v, err := decodeJSON([]byte(args[2])); err == nil {
+		data = json.RawMessage(compactJSON(v))
+	}
+	if s.Call.Sink != nil {
+		s.Call.Sink.Log(ctx, normLevel(args[0]), args[1], data)
+	}
+	return 0
+}
+
+func logLevel(level string) builtinFunc {
+	return func(s *State, ctx context.Context, io IO, args []string) int {
+		logger, msg := "", ""
+		if len(args) > 0 {
+			logger = args[0]
+		}
+		if len(args) > 1 {
+			msg = strings.Join(args[1:], " ")
+		}
+		if s.Call.Sink != nil {
+			s.Call.Sink.Log(ctx, level, logger, json.RawMessage(jsonString(msg)))
+		}
+		return 0
+	}
+}
+
+func debugLog(s *State, _ context.Context, io IO, args []string) int {
+	p := io.Getenv("MCPBASH_DEBUG_LOG")
+	if p == "" || io.AppendFile == nil {
+		return 0
+	}
+	line := fmt.Sprintf("[%s] %s\n", io.Now().Format("15:04:05"), strings.Join(args, " "))
+	_ = io.AppendFile(p, []byte(line))
+	return 0
+}
+
+func emitText(_ *State, _ context.Context, io IO, args []string) int {
+	fmt.Fprint(io.Stdout, strings.Join(args, " "))
+	return 0
+}
+
+func emitJSON(_ *State, _ context.Context, io IO, args []string) int {
+	in := strings.Join(args, " ")
+	v, err := decodeJSON([]byte(in))
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "mcp_emit_json: invalid JSON")
+		return 1
+	}
+	fmt.Fprintln(io.Stdout, compactJSON(v))
+	return 0
+}
+
+// toolResult is a CallToolResult built by the SDK, with members in the original's order.
+func toolResult(text string, structured any, isError bool) string {
+	return `{"content":[{"type":"text","text":` + jsonString(text) + `}],"structuredContent":` + compactJSON(structured) +
+		`,"isError":` + strconv.FormatBool(isError) + `}`
+}
+
+func (s *State) maxText(args []string, idx int) int {
+	if len(args) > idx {
+		if n, err := strconv.Atoi(args[idx]); err == nil && n > 0 {
+			return n
+		}
+	}
+	if s.Call.MaxTextBytes > 0 {
+		return s.Call.MaxTextBytes
+	}
+	return 100 * 1024
+}
+
+func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
+	in := "null"
+	if len(args) > 0 {
+		in = args[0]
+	}
+	v, err := decodeJSON([]byte(in))
+	if err != nil {
+		return resultError(s, ctx, io, []string{`{"type":"internal_error","message":"mcp_result_success: invalid JSON input"}`})
+	}
+	env := map[string]any{"success": true, "result": v}
+	text := `{"success":true,"result":` + compactJSON(v) + `}`
+	if max := s.maxText(args, 1); len(text) > max {
+		switch x := v.(type) {
+		case map[string]any:
+			text = fmt.Sprintf("Success: object with %d keys", len(x))
+		case []any:
+			text = fmt.Sprintf("Success: array with %d items", len(x))
+		default:
+			r := []rune(compactJSON(v))
+			text = string(r[:min(100, len(r))])
+		}
+	}
+	fmt.Fprintln(io.Stdout, toolResult(text, env, false))
+	return 0
+}
+
+func resultError(s *State, _ context.Context, io IO, args []string) int {
+	in := "{}"
+	if len(args) > 0 {
+		in = args[0]
+	}
+	e := map[string]any{}
+	if v, err := decodeJSON([]byte(in)); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			e = m
+		} else if str, ok := v.(string); ok {
+			e["message"] = str
+		}
+	} else if strings.TrimSpace(in) != "" {
+		e["message"] = in
+	}
+	if t, _ := e["type"].(string); t == "" {
+		e["type"] = "internal_error"
+	}
+	if m, _ := e["message"].(string); m == "" {
+		e["message"] = "Unknown error"
+	}
+	fmt.Fprintln(io.Stdout, toolResult(e["message"].(string), map[string]any{"success": false, "error": e}, true))
+	return 0
+}
+
+func errorResult(s *State, ctx context.Context, io IO, args []string) int {
+	pos, opts, err := flags(args, "--hint", "--data")
+	if err != nil || len(pos) < 2 {
+		fmt.Fprintln(io.Stderr, "mcp_error: usage: mcp_error TYPE MESSAGE [--hint H] [--data JSON]")
+		return 1
+	}
+	e := map[string]any{"type": pos[0], "message": pos[1]}
+	if h, ok := opts["--hint"]; ok {
+		e["hint"] = h[0]
+	}
+	if d, ok := opts["--data"]; ok {
+		if v, err := decodeJSON([]byte(d[0])); err == nil {
+			e["data"] = v
+		} else {
+			e["data"] = map[string]any{"_invalid_json": d[0]}
+		}
+	}
+	if s.Call.Sink != nil {
+		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(compactJSON(e)))
+	}
+	return resultError(s, ctx, io, []string{compactJSON(e)})
+}
+
+func resultWithResource(s *State, ctx context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_result_text_with_resource: data required")
+		return 1
+	}
+	data := args[0]
+	var refs []ResourceRef
+	for i := 1; i < len(args); i++ {
+		switch args[i] {
+		case "--path":
+			if i+1 < len(args) {
+				refs = append(refs, ResourceRef{Path: args[i+1]})
+				i++
+			}
+		case "--mime", "--uri":
+			if i+1 < len(args) && len(refs) > 0 {
+				if args[i] == "--mime" {
+					refs[len(refs)-1].MIMEType = args[i+1]
+				} else {
+					refs[len(refs)-1].URI = args[i+1]
+				}
+				i++
+			}
+		}
+	}
+	for i := range refs {
+		if !path.IsAbs(refs[i].Path) {
+			refs[i].Path = path.Join(io.Dir, refs[i].Path)
+		}
+	}
+	s.addResources(refs)
+	if _, err := decodeJSON([]byte(data)); err != nil {
+		data = jsonString(data)
+	}
+	return resultSuccess(s, ctx, io, []string{data})
+}
+
+func fail(s *State, _ context.Context, io IO, args []string) int {
+	code := -32603
+	if len(args) > 0 {
+		if n, err := strconv.Atoi(strings.TrimSpace(args[0])); err == nil {
+			code = n
+		}
+	}
+	msg := ""
+	if len(args) > 1 {
+		msg = args[1]
+	}
+	var data json.RawMessage
+	if len(args) > 2 && args[2] != "" {
+		if v, err := decodeJSON([]byte(args[2])); err == nil {
+			data = json.RawMessage(compactJSON(v))
+		} else {
+			data = json.RawMessage(jsonString(args[2]))
+		}
+	}
+	return s.failWith(io, code, msg, data)
+}
+
+func failInvalidArgs(s *State, ctx context.Context, io IO, args []string) int {
+	msg := "Invalid params"
+	if len(args) > 0 && args[0] != "" {
+		msg = args[0]
+	}
+	rest := []string{"-32602", msg}
+	if len(args) > 1 {
+		rest = append(rest, args[1])
+	}
+	return fail(s, ctx, io, rest)
+}
+
+func extractCLIError(_ *State, _ context.Context, io IO, args []string) int {
+	get := func(i int) string {
+		if i < len(args) {
+			return args[i]
+		}
+		return ""
+	}
+	stdout, stderr, rc := get(0), get(1), get(2)
+	if v, err := decodeJSON([]byte(stdout)); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			if e, ok := m["error"].(map[string]any); ok {
+				if msg, ok := e["message"].(string); ok && msg != "" {
+					fmt.Fprintln(io.Stdout, msg)
+					return 0
+				}
+			}
+			if msg, ok := m["error"].(string); ok && msg != "" {
+				fmt.Fprintln(io.Stdout, msg)
+				return 0
+			}
+			if m["success"] == false || m["ok"] == false {
+				if msg, ok := m["message"].(string); ok && msg != "" {
+					fmt.Fprintln(io.Stdout, msg)
+					return 0
+				}
+			}
+			if errs, ok := m["errors"].([]any); ok && len(errs) > 0 {
+				if e, ok := errs[0].(map[string]any); ok {
+					if msg, ok := e["message"].(string); ok && msg != "" {
+						fmt.Fprintln(io.Stdout, msg)
+						return 0
+					}
+				}
+			}
+		}
+	}
+	if strings.TrimSpace(stderr) != "" {
+		fmt.Fprintln(io.Stdout, strings.TrimRight(stderr, "\n"))
+		return 0
+	}
+	if rc == "" {
+		rc = "1"
+	}
+	fmt.Fprintf(io.Stdout, "CLI exited with code %s\n", rc)
+	return 0
+}
+
+func rootsList(s *State, _ context.Context, io IO, _ []string) int {
+	for _, r := range s.Call.Roots {
+		fmt.Fprintln(io.Stdout, r.Path)
+	}
+	return 0
+}
+
+func rootsCount(s *State, _ context.Context, io IO, _ []string) int {
+	fmt.Fprintln(io.Stdout, len(s.Call.Roots))
+	return 0
+}
+
+// inRoots reports whether p (physical, absolute) is a root or inside one.
+func (s *State) inRoots(p string) bool {
+	for _, r := range s.Call.Roots {
+		if p == r.Path || strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *State) physical(io IO, p string) string {
+	if !path.IsAbs(p) {
+		p = path.Join(io.Dir, p)
+	}
+	p = path.Clean(p)
+	if io.RealPath != nil {
+		if real, err := io.RealPath(p); err == nil {
+			return real
+		}
+	}
+	return p
+}
+
+func rootsContains(s *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 || args[0] == "" {
+		return 1
+	}
+	if s.inRoots(s.physical(io, args[0])) {
+		return 0
+	}
+	return 1
+}
+
+func requirePath(s *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		return s.failWith(io, -32602, "mcp_require_path: filter required", nil)
+	}
+	f := args[0]
+	single := slices.Contains(args[1:], "--default-to-single-root")
+	allowEmpty := slices.Contains(args[1:], "--allow-empty")
+	v, _ := value(io, f, s.argsValue())
+	if v == "null" {
+		v = ""
+	}
+	if v == "" {
+		switch {
+		case single && len(s.Call.Roots) == 1:
+			v = s.Call.Roots[0].Path
+		case allowEmpty:
+			fmt.Fprintln(io.Stdout, "")
+			return 0
+		case single:
+			return s.failWith(io, -32602, f+" is required when zero or multiple roots are configured", nil)
+		default:
+			return s.failWith(io, -32602, f+" is required", nil)
+		}
+	}
+	p := s.physical(io, v)
+	if len(s.Call.Roots) > 0 && !s.inRoots(p) {
+		return s.failWith(io, -32602, f+" is outside configured MCP roots", nil)
+	}
+	fmt.Fprintln(io.Stdout, p)
+	return 0
+}
+
+func pathNormalize(s *State, _ context.Context, io IO, args []string) int {
+	physical := true
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "--physical":
+			physical = true
+		case "--logical":
+			physical = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_path_normalize: path required")
+		return 1
+	}
+	p := rest[0]
+	if physical {
+		fmt.Fprintln(io.Stdout, s.physical(io, p))
+		return 0
+	}
+	if !path.IsAbs(p) {
+		p = path.Join(io.Dir, p)
+	}
+	fmt.Fprintln(io.Stdout, path.Clean(p))
+	return 0
+}
+
+func pathCollapse(_ *State, _ context.Context, io IO, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_path_collapse: path required")
+		return 1
+	}
+	fmt.Fprintln(io.Stdout, path.Clean(args[0]))
+	return 0
+}
+
+func configLoad(s *State, _ context.Context, io IO, args []string) int {
+	_, opts, err := flags(args, "--env", "--file", "--example", "--defaults")
+	if err != nil {
+		fmt.Fprintln(io.Stderr, "mcp_config_load: "+err.Error())
+		return 1
+	}
+	merged := map[string]any{}
+	layer := func(src, raw string) {
+		if strings.TrimSpace(raw) == "" {
+			return
+		}
+		v, err := decodeJSON([]byte(raw))
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			fmt.Fprintf(io.Stderr, "mcp_config_load: %s is not a JSON object; ignored\n", src)
+			return
+		}
+		for k, x := range m {
+			merged[k] = x
+		}
+	}
+	readFile := func(p string) string {
+		if io.ReadFile == nil {
+			return ""
+		}
+		if !path.IsAbs(p) {
+			p = path.Join(io.Dir, p)
+		}
+		b, err := io.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
+	// Lowest precedence first: defaults < example < file < env.
+	if d, ok := opts["--defaults"]; ok {
+		layer("--defaults", d[0])
+	}
+	if p, ok := opts["--example"]; ok {
+		layer(p[0], readFile(p[0]))
+	}
+	if p, ok := opts["--file"]; ok {
+		layer(p[0], readFile(p[0]))
+	}
+	if e, ok := opts["--env"]; ok {
+		layer("$"+e[0], io.Getenv(e[0]))
+	}
+	fmt.Fprintln(io.Stdout, compactJSON(merged))
+	return 0
+}
+
+func configGet(s *State, _ context.Context, io IO, args []string) int {
+	pos, opts, err := flags(args, "--default")
+	if err != nil || len(pos) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_config_get: usage: mcp_config_get FILTER [--default V]")
+		return 1
+	}
+	var cfg any = map[string]any{}
+	if raw := io.Getenv("MCP_CONFIG_JSON"); raw != "" {
+		if v, err := decodeJSON([]byte(raw)); err == nil {
+			cfg = v
+		}
+	}
+	v, err := value(io, pos[0], cfg)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
+		return 5
+	}
+	if v == "" || v == "null" {
+		if d, ok := opts["--default"]; ok {
+			v = d[0]
+		} else {
+			v = "null"
+		}
+	}
+	fmt.Fprintln(io.Stdout, v)
+	return 0
+}
+
+// backoffSleep sleeps delay*2^(attempt-1) seconds plus up to 25% jitter, ending early when the
+// call ends (used by the shell implementation of mcp_with_retry).
+func backoffSleep(_ *State, ctx context.Context, io IO, args []string) int {
+	if len(args) < 2 {
+		return 2
+	}
+	delay, err1 := strconv.ParseFloat(args[0], 64)
+	attempt, err2 := strconv.Atoi(args[1])
+	if err1 != nil || err2 != nil || delay < 0 {
+		return 2
+	}
+	d := delay * math.Pow(2, float64(min(attempt-1, 16)))
+	d += d * 0.25 * float64(io.Now().UnixNano()%1000) / 1000
+	t := time.NewTimer(time.Duration(d * float64(time.Second)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0
+	case <-ctx.Done():
+		return 1
+	}
+}
+
+// jsonTruncate keeps the largest prefix of an array (top level or at --array-path) whose JSON
+// fits in max bytes.
+func jsonTruncate(s *State, _ context.Context, io IO, args []string) int {
+	pos, opts, err := flags(args, "--array-path")
+	if err != nil || len(pos) == 0 {
+		fmt.Fprintln(io.Stderr, "mcp_json_truncate: usage: mcp_json_truncate JSON [MAX] [--array-path .p]")
+		return 1
+	}
+	v, err := decodeJSON([]byte(pos[0]))
+	if err != nil {
+		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":false,"error":"invalid JSON"}`)
+		return 0
+	}
+	max := s.maxText(pos, 1)
+	if len(compactJSON(v)) <= max {
+		fmt.Fprintln(io.Stdout, `{"result":`+compactJSON(v)+`,"truncated":false}`)
+		return 0
+	}
+	arrPath := "."
+	if p, ok := opts["--array-path"]; ok {
+		arrPath = p[0]
+	}
+	out, err := runFilter(arrPath, v, nil)
+	arr, ok := []any(nil), false
+	if err == nil && len(out) == 1 {
+		arr, ok = out[0].([]any)
+	}
+	if !ok {
+		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":`+jsonString("no array at "+arrPath+" to truncate")+`}`)
+		return 0
+	}
+	build := func(k int) (any, error) {
+		res, err := runFilter(arrPath+" |= .[:"+strconv.Itoa(k)+"]", v, nil)
+		if err != nil || len(res) != 1 {
+			return nil, fmt.Errorf("cannot truncate at %s", arrPath)
+		}
+		return res[0], nil
+	}
+	lo, hi := 0, len(arr) // largest k in [lo,hi] that fits
+	var best any
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		cand, err := build(mid)
+		if err != nil {
+			fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":`+jsonString(err.Error())+`}`)
+			return 0
+		}
+		if len(compactJSON(cand)) <= max {
+			best, lo = cand, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best == nil {
+		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":"does not fit even when empty"}`)
+		return 0
+	}
+	fmt.Fprintf(io.Stdout, `{"result":%s,"truncated":true,"kept":%d,"total":%d}`+"\n", compactJSON(best), lo-1, len(arr))
+	return 0
+}

@@ -1,0 +1,124 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type recSink struct{ events []string }
+
+func (r *recSink) Progress(_ context.Context, p float64, total *float64, msg string) {
+	r.events = append(r.events, "progress "+strconv.FormatFloat(p, 'f', -1, 64)+" "+msg)
+}
+func (r *recSink) Log(_ context.Context, level, logger string, data json.RawMessage) {
+	r.events = append(r.events, "log "+level+" "+logger+" "+string(data))
+}
+
+func runSDK(t *testing.T, call *Call, env map[string]string, args ...string) (stdout, stderr string, status int, st *State) {
+	t.Helper()
+	st = NewState(call, nil)
+	var o, e bytes.Buffer
+	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] }}
+	status = st.Run(context.Background(), io, args)
+	return o.String(), e.String(), status, st
+}
+
+func TestBuiltins(t *testing.T) {
+	call := &Call{Tool: "t", Args: json.RawMessage(`{"n":"12","flag":1,"user":{"name":"Ada"},"big":12345678901234567890}`),
+		Meta: json.RawMessage(`{"progressToken":"x"}`), Roots: []Root{{Path: "/r1"}, {Path: "/r2"}}}
+	for _, tc := range []struct {
+		args   []string
+		out    string
+		status int
+		fail   string
+	}{
+		{args: []string{"mcp_args_get", ".user.name"}, out: "Ada\n"},
+		{args: []string{"mcp_args_get", ".big"}, out: "12345678901234567000\n"},
+		{args: []string{"mcp_args_int", ".n", "--min", "1"}, out: "12\n"},
+		{args: []string{"mcp_args_int", ".n", "--max", "5"}, status: 1, fail: ".n must be <= 5"},
+		{args: []string{"mcp_args_bool", ".flag"}, out: "true\n"},
+		{args: []string{"mcp_args_require", ".none", "custom"}, status: 1, fail: "custom"},
+		{args: []string{"mcp_json_obj", "k"}, status: 1},
+		{args: []string{"mcp_json_arr"}, out: "[]\n"},
+		{args: []string{"mcp_byte_length", "ü"}, out: "2\n"},
+		{args: []string{"mcp_json_truncate", `{"items":[1,2,3,4,5,6]}`, "20", "--array-path", ".items"}, out: `{"result":{"items":[1,2,3,4]},"truncated":true,"kept":4,"total":6}` + "\n"},
+		{args: []string{"mcp_json_truncate", `{"a":"xxxxxxxxxxxxxxxxxxxx"}`, "5"}, out: `{"result":null,"truncated":true,"error":"no array at . to truncate"}` + "\n"},
+		{args: []string{"mcp_roots_count"}, out: "2\n"},
+		{args: []string{"mcp_roots_contains", "/r2/x"}},
+		{args: []string{"mcp_roots_contains", "/r22"}, status: 1},
+		{args: []string{"mcp_extract_cli_error", `{"ok":false,"message":"m"}`, "", "2"}, out: "m\n"},
+		{args: []string{"mcp_fail", "-32000"}, status: 1, fail: "Tool failed"},
+		{args: []string{"no_such"}, status: 127},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, _, status, st := runSDK(t, call, nil, tc.args...)
+			if status != tc.status || (tc.out != "" && out != tc.out) {
+				t.Errorf("status %d out %q; want %d %q", status, out, tc.status, tc.out)
+			}
+			if tc.fail != "" && (st.Failure() == nil || st.Failure().Message != tc.fail) {
+				t.Errorf("failure %+v, want %q", st.Failure(), tc.fail)
+			}
+		})
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	files := map[string]string{"/work/file.json": `{"b":"file","c":"file"}`, "/work/example.json": `{"a":"example","b":"example","c":"example"}`}
+	st := NewState(&Call{}, nil)
+	var o, e bytes.Buffer
+	env := map[string]string{"CFG": `{"c":"env"}`}
+	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] },
+		ReadFile: func(p string) ([]byte, error) { return []byte(files[p]), nil }}
+	st.Run(context.Background(), io, []string{"mcp_config_load", "--defaults", `{"a":"d","z":"d"}`, "--example", "example.json", "--file", "file.json", "--env", "CFG"})
+	if got := o.String(); got != `{"a":"example","b":"file","c":"env","z":"d"}`+"\n" {
+		t.Errorf("merged %s (stderr %s)", got, e.String())
+	}
+}
+
+func TestProgressAndLogs(t *testing.T) {
+	sink := &recSink{}
+	call := &Call{Tool: "t", ProgressToken: json.RawMessage(`"tok"`), Sink: sink}
+	for _, args := range [][]string{
+		{"mcp_progress", "42.7", "working"}, {"mcp_progress", "250", "clamped"}, {"mcp_progress", "-3", "negative"},
+		{"mcp_log", "WARN", "lg", `{"k":1}`}, {"mcp_log", "bogus", "lg", "text"}, {"mcp_log_error", "lg", "a", "b"},
+	} {
+		runSDK(t, call, nil, args...)
+	}
+	want := []string{"progress 42 working", "progress 100 clamped", "progress 0 negative",
+		`log warning lg {"k":1}`, `log info lg "text"`, `log error lg "a b"`}
+	if strings.Join(sink.events, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s", strings.Join(sink.events, "\n"))
+	}
+	// Without a token progress is a no-op.
+	sink2 := &recSink{}
+	runSDK(t, &Call{Sink: sink2}, nil, "mcp_progress", "10", "x")
+	if len(sink2.events) != 0 {
+		t.Errorf("progress without token: %v", sink2.events)
+	}
+}
+
+func TestJQCannotReadServerEnvironment(t *testing.T) {
+	t.Setenv("MCPBASH_SDK_CANARY", "host-secret")
+	st := NewState(&Call{Args: json.RawMessage(`{}`)}, nil)
+	var o bytes.Buffer
+	st.Run(context.Background(), IO{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
+		[]string{"mcp_args_get", `[$ENV.MCPBASH_SDK_CANARY, env.VISIBLE]`})
+	if strings.Contains(o.String(), "host-secret") || !strings.Contains(o.String(), `"1"`) {
+		t.Errorf("jq env: %s", o.String())
+	}
+}
+
+func TestPreludeDefinesOnlyShellFunctions(t *testing.T) {
+	for _, fn := range []string{"mcp_config_load()", "mcp_with_retry()"} {
+		if !strings.Contains(Prelude, fn) {
+			t.Errorf("prelude lacks %s", fn)
+		}
+	}
+	if !Has("mcp_args_get") || Has("__backoff_sleep") || !Exits("mcp_fail") || Exits("mcp_args_get") {
+		t.Error("Has/Exits tables wrong")
+	}
+}

@@ -1,0 +1,108 @@
+package sdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/itchyny/gojq"
+)
+
+// runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
+// backs the environment, so a filter can never see the server's own.
+func runFilter(filter string, input any, environ func() []string) ([]any, error) {
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		return nil, compileError{err}
+	}
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
+		if environ == nil {
+			return nil
+		}
+		return environ()
+	}))
+	if err != nil {
+		return nil, compileError{err}
+	}
+	var out []any
+	iter := code.Run(input)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return out, nil
+		}
+		if e, isErr := v.(error); isErr {
+			if h, halt := e.(*gojq.HaltError); halt && h.Value() == nil {
+				return out, nil
+			}
+			return out, e
+		}
+		out = append(out, v)
+		if len(out) > 1_000_000 {
+			return out, fmt.Errorf("too many results")
+		}
+	}
+}
+
+// decodeJSON parses one JSON value with numbers kept exact, in the form gojq expects.
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return normalizeNumbers(v), nil
+}
+
+// normalizeNumbers converts json.Number into int or float64 (gojq's number types); big
+// integers stay exact as *big.Int via gojq's own normalisation of strings is not needed here.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil && i >= -1<<53 && i <= 1<<53 {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalizeNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalizeNumbers(x[k])
+		}
+	}
+	return v
+}
+
+// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON.
+func rawOutput(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := gojq.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// compactJSON renders v as compact JSON (gojq's encoder: jq-compatible number formatting).
+func compactJSON(v any) string {
+	b, err := gojq.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(v)
+	}
+	return string(b)
+}
+
+// compileError marks a filter that does not parse or compile (jq exits 3 for those, 5 for
+// errors while running).
+type compileError struct{ error }
+
+func (e compileError) Unwrap() error { return e.error }

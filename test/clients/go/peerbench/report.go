@@ -1,0 +1,176 @@
+package peerbench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+type row struct {
+	name string
+	unit string // how to print: "rate", "us", "ms", "mib"
+	get  func(Sample) float64
+}
+
+var (
+	helloRate = func(s Sample) float64 { return s.Hello.Rate }
+	peakMiB   = func(s Sample) float64 { return float64(s.PeakRSSKiB) / 1024 }
+	coldMs    = func(s Sample) float64 { return ms(s.ColdStart) }
+)
+
+var rows = []row{
+	{"hello tools/call, sequential: calls/s", "rate", helloRate},
+	{"hello latency p50 (µs)", "us", func(s Sample) float64 { return us(s.Hello.P50) }},
+	{"hello latency p99 (µs)", "us", func(s Sample) float64 { return us(s.Hello.P99) }},
+	{"hello server CPU per call (µs)", "us", func(s Sample) float64 { return us(s.Hello.CPUPerCall) }},
+	{"ping, sequential: calls/s", "rate", func(s Sample) float64 { return s.Ping.Rate }},
+	{"ping latency p50 (µs)", "us", func(s Sample) float64 { return us(s.Ping.P50) }},
+	{"ping latency p99 (µs)", "us", func(s Sample) float64 { return us(s.Ping.P99) }},
+	{"ping server CPU per call (µs)", "us", func(s Sample) float64 { return us(s.Ping.CPUPerCall) }},
+	{"hello, 100 in flight: wall (ms)", "ms", func(s Sample) float64 { return ms(s.ConcWall) }},
+	{"hello, 100 in flight: calls/s", "rate", func(s Sample) float64 { return s.ConcRate }},
+	{"peak RSS, VmHWM (MiB)", "mib", peakMiB},
+	{"RSS at end: anonymous (MiB)", "mib", func(s Sample) float64 { return float64(s.AnonKiB) / 1024 }},
+	{"RSS at end: file-backed, i.e. binary pages (MiB)", "mib", func(s Sample) float64 { return float64(s.FileKiB) / 1024 }},
+	{"cold start, spawn → initialize result (ms)", "ms", coldMs},
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func format(unit string, v float64) string {
+	switch unit {
+	case "rate":
+		return fmt.Sprintf("%.0f", v)
+	case "us":
+		if v < 100 {
+			return fmt.Sprintf("%.1f", v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	case "ms":
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}
+
+func (r *Result) values(i int, get func(Sample) float64) []float64 {
+	v := make([]float64, len(r.Samples[i]))
+	for k, s := range r.Samples[i] {
+		v[k] = get(s)
+	}
+	return v
+}
+
+func (r *Result) med(i int, get func(Sample) float64) float64 { return median(r.values(i, get)) }
+
+// runRatios are ours/peer within each run (same run, adjacent in time).
+func (r *Result) runRatios(peer int, get func(Sample) float64) []float64 {
+	out := make([]float64, 0, len(r.Samples[0]))
+	for k := range r.Samples[0] {
+		out = append(out, get(r.Samples[0][k])/get(r.Samples[peer][k]))
+	}
+	return out
+}
+
+// Bar is one acceptance bar of issue 11.
+type Bar struct {
+	Text     string
+	Unit     string // benchmark metric unit for the ratio
+	Peer     int    // index into Servers
+	Get      func(Sample) float64
+	AtLeast  bool // ratio ≥ Limit, else ratio ≤ Limit
+	Limit    float64
+	Ratio    float64   // ratio of medians
+	PerRun   []float64 // ratios within each run
+	Holds    bool
+	RunsHold int
+}
+
+// Bars evaluates the issue's bars on the result (server 0 is ours, 1 mcp-go, 2 go-sdk).
+func (r *Result) Bars() []Bar {
+	bars := []Bar{
+		{Text: "sequential hello calls/s ≥ 1.0× mcp-go", Unit: "hello-rate/mcp-go", Peer: 1, Get: helloRate, AtLeast: true, Limit: 1.0},
+		{Text: "sequential hello calls/s ≥ 1.5× go-sdk", Unit: "hello-rate/go-sdk", Peer: 2, Get: helloRate, AtLeast: true, Limit: 1.5},
+		{Text: "cold start ≤ 0.5× go-sdk", Unit: "cold-start/go-sdk", Peer: 2, Get: coldMs, Limit: 0.5},
+		{Text: "peak RSS ≤ 1.2× mcp-go", Unit: "peak-rss/mcp-go", Peer: 1, Get: peakMiB, Limit: 1.2},
+	}
+	for i := range bars {
+		b := &bars[i]
+		b.Ratio = r.med(0, b.Get) / r.med(b.Peer, b.Get)
+		b.PerRun = r.runRatios(b.Peer, b.Get)
+		ok := func(x float64) bool {
+			if b.AtLeast {
+				return x >= b.Limit
+			}
+			return x <= b.Limit
+		}
+		b.Holds = ok(b.Ratio)
+		for _, x := range b.PerRun {
+			if ok(x) {
+				b.RunsHold++
+			}
+		}
+	}
+	return bars
+}
+
+// Markdown renders the comparison table, the bars and the per-run spread.
+func (r *Result) Markdown() string {
+	var sb strings.Builder
+	o := r.Options
+	fmt.Fprintf(&sb, "Machine: %s.  \n", r.Machine)
+	fmt.Fprintf(&sb, "Run: %s, load average %s at the start and %s at the end; %d runs per server, servers interleaved in rotating order; "+
+		"each cell is the median over runs (sequential phases %v each, cold start = median of %d spawns per run, concurrency = median of %d bursts of %d per run).\n\n",
+		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.LoadStart, r.LoadEnd, o.Runs, o.SeqDuration, o.ColdStarts, o.Bursts, o.InFlight)
+	for _, s := range r.Servers {
+		if s.Info != "" {
+			fmt.Fprintf(&sb, "- %s: %s\n", s.Name, s.Info)
+		}
+	}
+	sb.WriteString("\n| metric |")
+	for _, s := range r.Servers {
+		fmt.Fprintf(&sb, " %s |", s.Name)
+	}
+	for _, s := range r.Servers[1:] {
+		fmt.Fprintf(&sb, " %s / %s |", r.Servers[0].Name, s.Name)
+	}
+	sb.WriteString("\n|---|")
+	sb.WriteString(strings.Repeat("---:|", 2*len(r.Servers)-1))
+	sb.WriteString("\n")
+	for _, rw := range rows {
+		fmt.Fprintf(&sb, "| %s |", rw.name)
+		for i := range r.Servers {
+			fmt.Fprintf(&sb, " %s |", format(rw.unit, r.med(i, rw.get)))
+		}
+		for i := 1; i < len(r.Servers); i++ {
+			fmt.Fprintf(&sb, " %.2f× |", r.med(0, rw.get)/r.med(i, rw.get))
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString("\n| bar | ratio of medians | ratios within each run | holds |\n|---|---:|---|---|\n")
+	for _, b := range r.Bars() {
+		per := make([]string, len(b.PerRun))
+		for k, x := range b.PerRun {
+			per[k] = fmt.Sprintf("%.2f", x)
+		}
+		verdict := "**missed**"
+		if b.Holds {
+			verdict = "yes"
+		}
+		fmt.Fprintf(&sb, "| %s | %.2f× | %s (%d/%d runs meet it) | %s |\n", b.Text, b.Ratio, strings.Join(per, ", "), b.RunsHold, len(b.PerRun), verdict)
+	}
+	sb.WriteString("\nPer-run values (noise):\n\n")
+	for i, s := range r.Servers {
+		rate := r.values(i, helloRate)
+		cold := r.values(i, coldMs)
+		rs := make([]string, len(rate))
+		cs := make([]string, len(cold))
+		for k := range rate {
+			rs[k] = format("rate", rate[k])
+			cs[k] = format("ms", cold[k])
+		}
+		fmt.Fprintf(&sb, "- %s: hello calls/s %s; cold start ms %s\n", s.Name, strings.Join(rs, ", "), strings.Join(cs, ", "))
+	}
+	return sb.String()
+}

@@ -1,0 +1,439 @@
+// Package harness drives the real mcp-bash binary in end-to-end tests: it builds the binary
+// once, starts it on a project, speaks NDJSON over its stdio, and validates every line the
+// server writes against the official MCP schema of the negotiated revision.
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// Binary returns the path of the mcp-bash binary under test: MCPBASH_TEST_BINARY when set,
+// else a build of ./cmd/mcp-bash made once per test process.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("MCPBASH_TEST_BINARY"); p != "" {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return abs
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpbash-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "mcp-bash")
+		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/mcp-bash")
+		cmd.Dir = RepoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+// TestHooksBinary returns a build of the binary with -tags mcpbash_testhooks (made once per
+// test process): it can point the HTTPS provider at a local TLS server. Production builds
+// cannot.
+func TestHooksBinary(t testing.TB) string {
+	t.Helper()
+	hooksOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpbash-e2e-hooks-")
+		if err != nil {
+			hooksErr = err
+			return
+		}
+		hooksPath = filepath.Join(dir, "mcp-bash")
+		cmd := exec.Command("go", "build", "-tags", "mcpbash_testhooks", "-o", hooksPath, "./cmd/mcp-bash")
+		cmd.Dir = RepoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			hooksErr = fmt.Errorf("go build -tags mcpbash_testhooks: %v\n%s", err, out)
+		}
+	})
+	if hooksErr != nil {
+		t.Fatal(hooksErr)
+	}
+	return hooksPath
+}
+
+var (
+	hooksOnce sync.Once
+	hooksPath string
+	hooksErr  error
+)
+
+var (
+	schemasOnce sync.Once
+	schemas     *Schemas
+)
+
+// SharedSchemas returns the process-wide schema set.
+func SharedSchemas() *Schemas {
+	schemasOnce.Do(func() { schemas = NewSchemas(SchemaDir()) })
+	return schemas
+}
+
+// Options configure a server process.
+type Options struct {
+	// Dir is the working directory (and, unless Args say otherwise, where the project is found).
+	Dir string
+	// Args are extra command-line arguments.
+	Args []string
+	// Env is added to a minimal environment (PATH, HOME, TMPDIR); the host environment is not
+	// inherited so tests are hermetic.
+	Env []string
+	// Revision is assumed before initialize negotiates one (default 2025-11-25).
+	Revision string
+	// Binary overrides the binary under test (e.g. TestHooksBinary).
+	Binary string
+}
+
+// Client is one running server and the lines it wrote.
+type Client struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr bytes.Buffer
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	lines    [][]byte
+	eof      bool
+	methods  map[string]string // request id key → method, for response validation
+	revision string
+	nextID   int
+	done     chan struct{}
+	exitErr  error
+}
+
+// Start runs the binary and begins collecting its output. The process is killed at test end if
+// still running.
+func Start(t testing.TB, o Options) *Client {
+	t.Helper()
+	bin := o.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
+	cmd := exec.Command(bin, o.Args...)
+	cmd.Dir = o.Dir
+	home := t.TempDir()
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir()}, o.Env...)
+	c := &Client{t: t, cmd: cmd, methods: map[string]string{}, revision: o.Revision, done: make(chan struct{})}
+	if c.revision == "" {
+		c.revision = "2025-11-25"
+	}
+	c.cond = sync.NewCond(&c.mu)
+	var err error
+	if c.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &lockedWriter{mu: &c.mu, w: &c.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go c.read(stdout)
+	t.Cleanup(func() {
+		_ = c.stdin.Close()
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (c *Client) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			c.accept(bytes.TrimSuffix(line, []byte("\n")), err == nil)
+		}
+		if err != nil {
+			break
+		}
+	}
+	werr := c.cmd.Wait()
+	c.mu.Lock()
+	c.eof, c.exitErr = true, werr
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	close(c.done)
+}
+
+// accept records a server line and validates it against the schema.
+func (c *Client) accept(line []byte, terminated bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !terminated {
+		c.t.Errorf("server wrote an unterminated line: %.200s", line)
+	}
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(line, &probe)
+	method := ""
+	if probe.Method == "" && probe.ID != nil {
+		method = c.methods[idKey(probe.ID)]
+	}
+	// initialize's answer fixes the revision for every later line.
+	if method == "initialize" && probe.Result != nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(probe.Result, &r) == nil && r.ProtocolVersion != "" {
+			c.revision = r.ProtocolVersion
+		}
+	}
+	if err := SharedSchemas().ValidateServerLine(c.revision, line, method); err != nil {
+		c.t.Errorf("schema violation (%s): %v\n  line: %.500s", c.revision, err, line)
+	}
+	c.lines = append(c.lines, append([]byte(nil), line...))
+	c.cond.Broadcast()
+}
+
+func idKey(id json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, id) != nil {
+		return string(id)
+	}
+	return buf.String()
+}
+
+// Send writes raw client lines (each gets a newline). Requests are remembered by id so that
+// their responses are validated as the right result type.
+func (c *Client) Send(lines ...string) {
+	c.t.Helper()
+	for _, l := range lines {
+		c.remember([]byte(l))
+		if _, err := io.WriteString(c.stdin, l+"\n"); err != nil {
+			c.t.Fatalf("write to server: %v", err)
+		}
+	}
+}
+
+// SendRaw writes bytes exactly as given (for framing tests).
+func (c *Client) SendRaw(b []byte) {
+	c.t.Helper()
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		c.remember(l)
+	}
+	if _, err := c.stdin.Write(b); err != nil {
+		c.t.Fatalf("write to server: %v", err)
+	}
+}
+
+func (c *Client) remember(line []byte) {
+	line = bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF")))
+	var msgs []json.RawMessage
+	if len(line) > 0 && line[0] == '[' {
+		_ = json.Unmarshal(line, &msgs)
+	} else {
+		msgs = []json.RawMessage{line}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		var probe struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(m, &probe) == nil && probe.ID != nil && probe.Method != "" {
+			c.methods[idKey(probe.ID)] = probe.Method
+		}
+	}
+}
+
+// CloseStdin signals EOF to the server.
+func (c *Client) CloseStdin() { _ = c.stdin.Close() }
+
+// Pid is the server's process id (for /proc probes such as its resident memory).
+func (c *Client) Pid() int { return c.cmd.Process.Pid }
+
+// Wait waits for the process to exit and returns its exit error (nil for status 0).
+func (c *Client) Wait(timeout time.Duration) error {
+	c.t.Helper()
+	select {
+	case <-c.done:
+		return c.exitErr
+	case <-time.After(timeout):
+		c.t.Fatalf("server did not exit within %v; stderr:\n%s", timeout, c.Stderr())
+		return nil
+	}
+}
+
+// Lines returns a copy of every line the server wrote so far.
+func (c *Client) Lines() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.lines...)
+}
+
+// Stderr returns what the server wrote to stderr.
+func (c *Client) Stderr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+// Revision is the negotiated protocol revision.
+func (c *Client) Revision() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.revision
+}
+
+// WaitFor waits until a line matching pred arrives (checking lines already received) and
+// returns it.
+func (c *Client) WaitFor(timeout time.Duration, what string, pred func(Msg) bool) Msg {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := 0
+	for {
+		for ; seen < len(c.lines); seen++ {
+			m := ParseMsg(c.lines[seen])
+			if pred(m) {
+				return m
+			}
+		}
+		if c.eof || ctx.Err() != nil {
+			c.t.Fatalf("no %s within %v (eof=%v); lines:\n%s\nstderr:\n%s", what, timeout, c.eof, joinLines(c.lines), c.stderr.String())
+		}
+		c.cond.Wait()
+	}
+}
+
+func joinLines(ls [][]byte) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Response waits for the response to id (a JSON literal such as `1` or `"x"`).
+func (c *Client) Response(id string) Msg {
+	c.t.Helper()
+	want := idKey(json.RawMessage(id))
+	return c.WaitFor(10*time.Second, "response to id "+id, func(m Msg) bool {
+		return m.ID != nil && m.Method == "" && idKey(m.ID) == want
+	})
+}
+
+// Call sends a request with a fresh numeric id and waits for its response.
+func (c *Client) Call(method string, params any) Msg {
+	c.t.Helper()
+	c.mu.Lock()
+	c.nextID++
+	id := 1000 + c.nextID
+	c.mu.Unlock()
+	line := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		line["params"] = params
+	}
+	b, _ := json.Marshal(line)
+	c.Send(string(b))
+	return c.Response(fmt.Sprint(id))
+}
+
+// Initialize performs the handshake for a revision and returns the initialize result.
+func (c *Client) Initialize(revision string, capabilities map[string]any) Msg {
+	c.t.Helper()
+	if capabilities == nil {
+		capabilities = map[string]any{}
+	}
+	m := c.Call("initialize", map[string]any{"protocolVersion": revision, "capabilities": capabilities,
+		"clientInfo": map[string]any{"name": "mcp-bash-e2e", "version": "1.0.0"}})
+	if m.Error != nil {
+		c.t.Fatalf("initialize failed: %s", m.Raw)
+	}
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return m
+}
+
+// Msg is one decoded server line.
+type Msg struct {
+	Raw    []byte
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+}
+
+// ParseMsg decodes a line; undecodable lines yield a Msg with only Raw set.
+func ParseMsg(line []byte) Msg {
+	m := Msg{Raw: line}
+	_ = json.Unmarshal(line, &m)
+	return m
+}
+
+// Decode unmarshals the result into v.
+func (m Msg) Decode(t testing.TB, v any) {
+	t.Helper()
+	if m.Error != nil {
+		t.Fatalf("expected a result, got error: %s", m.Raw)
+	}
+	if err := json.Unmarshal(m.Result, v); err != nil {
+		t.Fatalf("decode result: %v: %s", err, m.Raw)
+	}
+}

@@ -1,0 +1,213 @@
+package security
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
+
+// guardedDirs hold code that runs on behalf of tool scripts: it must reach the host only
+// through sandbox.FS and the policy, never directly.
+var guardedDirs = []string{"interp/builtins", "sdk", "wasm"}
+
+// guardExemptDirs are not on the sandbox's side of the boundary at all.
+var guardExemptDirs = map[string]string{
+	"wasm/wasmtest": "test support: builds wasm guests with `go build` for tests and benchmarks, never linked into the server",
+	"sdk/wasmguest": "the guest-side SDK, compiled to wasip1 and run inside the wasm sandbox: its os calls are WASI calls on the guest's virtual environment",
+}
+
+// bannedImports give direct host access (processes, host identity, old file APIs).
+var bannedImports = map[string]string{
+	"os/exec":   "runs host processes",
+	"io/ioutil": "host file access",
+	"os/user":   "host identity",
+}
+
+// rawSyscallPkgs may be imported for their types (syscall.Stat_t, syscall.Errno) and constants
+// (syscall.ENOENT, syscall.O_NOFOLLOW), but their functions are raw system calls.
+var rawSyscallPkgs = map[string]bool{"syscall": true, "golang.org/x/sys/unix": true}
+
+var syscallTypes = set("Stat_t", "Errno", "Signal", "Timespec", "Timeval", "Statfs_t", "Rlimit", "WaitStatus", "Utsname")
+
+// constantRE matches the all-caps names of system constants (ENOENT, O_NOFOLLOW, PROT_READ).
+var constantRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// bannedCalls are package functions that touch the host file system, environment or identity.
+var bannedCalls = map[string]map[string]bool{
+	"os": set("Open", "OpenFile", "ReadFile", "WriteFile", "Create", "CreateTemp", "Stat", "Lstat", "ReadDir",
+		"Readlink", "Remove", "RemoveAll", "Rename", "Mkdir", "MkdirAll", "MkdirTemp", "Symlink", "Link", "Chmod",
+		"Chown", "Lchown", "Chtimes", "Truncate", "Chdir", "Getwd", "DirFS", "CopyFS", "OpenRoot", "OpenInRoot",
+		"Getenv", "LookupEnv", "Environ", "Setenv", "Unsetenv", "Hostname", "UserHomeDir", "UserCacheDir",
+		"UserConfigDir", "Getuid", "Geteuid", "Getgid", "Getpid", "Getppid", "Executable", "StartProcess", "FindProcess"),
+	"path/filepath": set("Walk", "WalkDir", "Glob", "EvalSymlinks", "Abs"),
+}
+
+// guardExceptions are reviewed, explained direct uses, keyed "file:pkg.Func". Every *_test.go
+// file is exempt (sdk/bashsdk_test.go runs real bash on purpose): tests run on the host.
+var guardExceptions = map[string]string{
+	"wasm/memory.go:syscall.Mmap":   "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
+	"wasm/memory.go:syscall.Munmap": "releases that mapping",
+	"wasm/runtime.go:os.MkdirAll":   "the server's compilation cache directory (operator-configured), never a guest path",
+	"wasm/runtime.go:os.Stat":       "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
+	"wasm/runtime.go:os.OpenFile":   "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
+	"wasm/runtime.go:os.Lstat":      "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
+	"wasm/tool.go:os.Mkdir":         "per-call scratch directory with an unguessable name (as interp/scratch.go)",
+	"wasm/tool.go:os.RemoveAll":     "removes that scratch directory after the call",
+}
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// TestNoDirectHostAccess (T-FS-6): the utilities, the SDK builtins and the wasm host side use
+// sandbox.FS and the policy, never os.Open, os.ReadFile, os.Create, os.Stat, os/exec or
+// syscall functions directly; a new direct use fails here until it is reviewed into
+// guardExceptions with its reason.
+func TestNoDirectHostAccess(t *testing.T) {
+	root := harness.RepoRoot()
+	var found []string
+	used := map[string]bool{}
+	for _, dir := range guardedDirs {
+		base := filepath.Join(root, dir)
+		if _, err := os.Stat(base); err != nil {
+			continue // not present in this tree
+		}
+		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				if _, exempt := guardExemptDirs[rel]; p != base && (exempt || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			for _, v := range violations(t, p) {
+				key := rel + ":" + v.what
+				if _, ok := guardExceptions[key]; ok {
+					used[key] = true
+					continue
+				}
+				found = append(found, rel+":"+v.pos+": "+v.what+" ("+v.why+")")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(found)
+	for _, f := range found {
+		t.Errorf("direct host access in sandboxed code: %s; go through sandbox.FS/the policy, or add a reviewed guardExceptions entry", f)
+	}
+	for k := range guardExceptions {
+		if !used[k] {
+			t.Errorf("stale guardExceptions entry %q: remove it", k)
+		}
+	}
+}
+
+type violation struct{ pos, what, why string }
+
+// violations lists the banned imports and selector uses of one file.
+func violations(t *testing.T, path string) []violation {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	at := func(p token.Pos) string {
+		pos := fset.Position(p)
+		return strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column)
+	}
+	var out []violation
+	local := map[string]string{} // local name → import path, for the packages watched below
+	for _, imp := range f.Imports {
+		ip, _ := strconv.Unquote(imp.Path.Value)
+		if why, bad := bannedImports[ip]; bad {
+			out = append(out, violation{at(imp.Pos()), ip, why})
+		}
+		if _, watched := bannedCalls[ip]; watched || rawSyscallPkgs[ip] {
+			name := filepath.Base(ip)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			local[name] = ip
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		ip, ok := local[id.Name]
+		name := sel.Sel.Name
+		switch {
+		case !ok:
+		case bannedCalls[ip][name]:
+			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "host access"})
+		case rawSyscallPkgs[ip] && !syscallTypes[name] && !constantRE.MatchString(name):
+			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "raw system call"})
+		}
+		return true
+	})
+	return out
+}
+
+// The guard itself: it sees aliased imports, raw system calls and host calls, and lets types
+// and constants through.
+func TestStaticGuardCatches(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.go")
+	src := `package x
+
+import (
+	xos "os"
+	"os/exec"
+	"syscall"
+)
+
+func f() {
+	_, _ = xos.ReadFile("/etc/passwd")
+	_ = exec.Command("sh")
+	_ = syscall.Kill(1, 9)
+	var st syscall.Stat_t
+	_ = st
+	_ = syscall.ENOENT
+	_ = xos.O_RDONLY
+}
+`
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range violations(t, p) {
+		got = append(got, v.what)
+	}
+	sort.Strings(got)
+	if want := "os.ReadFile os/exec syscall.Kill"; strings.Join(got, " ") != want {
+		t.Errorf("violations %q, want %q", got, want)
+	}
+}
