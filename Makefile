@@ -29,11 +29,13 @@ wasm-examples:
 	  echo "GOOS=wasip1 GOARCH=wasm $(GO) build -o $$out $$pkg"; \
 	  GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -o $$out $$pkg; done
 
-# Everything: static checks, unit tests and end-to-end tests against the binary built above.
+# Everything: static checks, unit tests and end-to-end tests against the binary built above,
+# short fuzzing, and the official conformance suite.
 test: build wasm-examples lint $(NODE_DEPS)
 	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+	$(MAKE) --no-print-directory conformance
 
 # Every fuzz target (test/fuzz.sh lists them) for $(FUZZTIME) each; crashers land in the
 # package's testdata/fuzz and are committed as regression seeds once fixed.

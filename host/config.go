@@ -28,6 +28,7 @@ type Config struct {
 
 	MaxConcurrent   int           // MCPBASH_MAX_CONCURRENT_REQUESTS
 	MaxLineBytes    int           // MCPBASH_MAX_LINE_BYTES
+	MaxQueueBytes   int           // MCPBASH_MAX_OUTPUT_QUEUE_BYTES: bytes of output waiting for a slow client
 	CompatBatches   bool          // MCPBASH_COMPAT_BATCHES
 	LogLevel        Level         // MCPBASH_LOG_LEVEL (or server.d/.debug)
 	ShutdownTimeout time.Duration // MCPBASH_SHUTDOWN_TIMEOUT
@@ -61,6 +62,7 @@ func (c *Config) ConfigFromEnv(getenv func(string) string) {
 	c.Exec = strings.ToLower(strings.TrimSpace(getenv("MCPBASH_EXEC")))
 	c.MaxConcurrent = envInt(getenv, "MCPBASH_MAX_CONCURRENT_REQUESTS", 16, 1, 100000)
 	c.MaxLineBytes = envInt(getenv, "MCPBASH_MAX_LINE_BYTES", jsonrpc.DefaultMaxLineBytes, 1024, 1<<30)
+	c.MaxQueueBytes = envInt(getenv, "MCPBASH_MAX_OUTPUT_QUEUE_BYTES", jsonrpc.DefaultMaxQueueBytes, 1<<20, 1<<30)
 	c.CompatBatches = envBool(getenv("MCPBASH_COMPAT_BATCHES"))
 	c.ShutdownTimeout = time.Duration(envInt(getenv, "MCPBASH_SHUTDOWN_TIMEOUT", 5, 0, 3600)) * time.Second
 	c.IdleTick = 2 * time.Second

@@ -90,7 +90,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	defer cancel()
 	s := &Session{
 		srv:      srv,
-		w:        jsonrpc.NewWriter(out, 1024),
+		w:        jsonrpc.NewWriter(out, 1024, srv.cfg.MaxQueueBytes),
 		ctx:      sctx,
 		inflight: make(map[string]*inflight),
 		outgoing: make(map[string]chan *jsonrpc.Message),

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestNormalize(t *testing.T) {
@@ -130,7 +132,7 @@ func TestReaderExactlyAtLimit(t *testing.T) {
 
 func TestWriterOneLinePerMessage(t *testing.T) {
 	var buf bytes.Buffer
-	w := NewWriter(&buf, 4)
+	w := NewWriter(&buf, 4, 0)
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
@@ -162,7 +164,7 @@ func TestWriterOneLinePerMessage(t *testing.T) {
 func TestWriterBackpressureHonoursContext(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	w := NewWriter(pw, 1)
+	w := NewWriter(pw, 1, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -178,4 +180,62 @@ func TestWriterBackpressureHonoursContext(t *testing.T) {
 	}
 	pr.Close()
 	_ = w.Close()
+}
+
+// TestWriterByteBudget: with the peer not reading, queued bytes stay within the budget (one line
+// larger than the budget still goes out alone), and every line arrives once reading resumes.
+func TestWriterByteBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		budget, lines int
+		size          int
+	}{
+		{"lines smaller than the budget", 200 << 10, 60, 20 << 10},
+		{"lines larger than the budget", 100 << 10, 6, 300 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			w := NewWriter(pw, 1024, tc.budget)
+			var wg sync.WaitGroup
+			var sent atomic.Int32
+			for i := 0; i < tc.lines; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := w.Send(context.Background(), bytes.Repeat([]byte("x"), tc.size)); err != nil {
+						t.Error(err)
+					}
+					sent.Add(1)
+				}()
+			}
+			// Nobody reads: the loop fills its 64 KiB buffer and is stuck writing to the pipe; the
+			// queue holds what fits the budget (at least one line); every other sender waits.
+			time.Sleep(100 * time.Millisecond)
+			if fit := max(1, tc.budget/tc.size) + (64<<10)/tc.size + 2; int(sent.Load()) > fit {
+				t.Errorf("%d sends returned while the peer was not reading; the budget fits %d", sent.Load(), fit)
+			}
+			got := make(chan int)
+			go func() {
+				n := 0
+				r := NewReader(pr, 1<<20)
+				for {
+					line, err := r.ReadLine()
+					if err != nil {
+						break
+					}
+					if len(line) != tc.size {
+						t.Errorf("line of %d bytes", len(line))
+					}
+					n++
+				}
+				got <- n
+			}()
+			wg.Wait()
+			w.Close()
+			pw.Close()
+			if n := <-got; n != tc.lines {
+				t.Errorf("%d lines arrived, want %d", n, tc.lines)
+			}
+		})
+	}
 }
