@@ -254,4 +254,7 @@ func (srv *Server) Close() {
 		srv.native.Close()
 	}
 	srv.closeWasm()
+	if srv.pool != nil {
+		srv.pool.Close()
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/interp/native"
 	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sandbox/worker"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -46,6 +47,7 @@ type Server struct {
 	logMu         sync.Mutex
 	reg           *registry.Registry
 	engine        *interp.Engine
+	pool          *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native        *native.Engine
 	confiner      *confine.Confiner
 	wasm          wasmHost
@@ -99,6 +101,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	self := selfBinary(cfg)
 	srv.native = &native.Engine{Self: self, Base: cfg.Getenv("MCPBASH_TMP_ROOT")}
 	srv.confiner = &confine.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
+	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
+		return nil, err
+	}
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()
 	srv.wireRemote()

@@ -186,7 +186,11 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		job := interp.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
 			Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner}
 		job.Commands = srv.wasmCommands(ctx, call, tool)
-		out = srv.engine.Run(ctx, job)
+		if srv.pool != nil {
+			out = srv.runInWorker(ctx, job, tool)
+		} else {
+			out = srv.engine.Run(ctx, job)
+		}
 	}
 	if sink != nil {
 		sink.Close()

@@ -47,7 +47,7 @@ when none is found).`,
 	root.AddCommand(newNewCmd(), newInitCmd(), newScaffoldCmd(&projectRoot, withExec), newRunToolCmd(&projectRoot, withExec),
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
-	root.AddCommand(newConfineCmd())
+	root.AddCommand(newConfineCmd(), newWorkerCmd())
 	root.AddCommand(newBundleCmd(&projectRoot, withExec))
 	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
 	for _, c := range root.Commands() {

@@ -26,10 +26,13 @@ type proc struct {
 	out *bufio.Reader
 }
 
-func spawn(b *testing.B, dir string, args ...string) *proc {
+func spawn(b *testing.B, dir string, args ...string) *proc { return spawnEnv(b, dir, nil, args...) }
+
+// spawnEnv is spawn with extra environment variables.
+func spawnEnv(b *testing.B, dir string, env []string, args ...string) *proc {
 	cmd := exec.Command(harness.Binary(b), args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GOGC=" + os.Getenv("BENCH_GOGC"), "GOMAXPROCS=" + os.Getenv("BENCH_PROCS")}
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GOGC=" + os.Getenv("BENCH_GOGC"), "GOMAXPROCS=" + os.Getenv("BENCH_PROCS")}, env...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -130,8 +133,20 @@ func helloProject(b *testing.B) string {
 
 // BenchmarkToolsCallHello is sequential tools/call of the hello example (SDK, mcp_result_success
 // and an outputSchema) over the binary's stdio; it reports the median latency and calls/s.
-func BenchmarkToolsCallHello(b *testing.B) {
-	p := spawn(b, helloProject(b))
+func BenchmarkToolsCallHello(b *testing.B) { benchHello(b, spawn(b, helloProject(b))) }
+
+// BenchmarkIsolation is the hello call in both isolation modes, in the same run: in the server
+// process (the default) and in a worker process (MCPBASH_ISOLATION=process). Issue 10: process
+// would be the default if its per-call overhead were within 150 µs of inproc.
+func BenchmarkIsolation(b *testing.B) {
+	dir := helloProject(b)
+	for _, mode := range []string{"inproc", "process"} {
+		b.Run(mode, func(b *testing.B) { benchHello(b, spawnEnv(b, dir, []string{"MCPBASH_ISOLATION=" + mode})) })
+	}
+}
+
+// benchHello measures sequential hello calls on a started server.
+func benchHello(b *testing.B, p *proc) {
 	defer p.close()
 	p.roundTrip(b, initLine)
 	p.in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")

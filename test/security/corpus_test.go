@@ -91,30 +91,37 @@ var sandboxCorpus = []attack{
 // TestAttackCorpus runs every sandbox case through the real binary.
 func TestAttackCorpus(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, nil)
-	// Host-planted symlinks: in the read-only tool dir, and a relative chain in the root.
-	mustSymlink(t, filepath.Join(w.outside, "secret.txt"), filepath.Join(w.toolDir, "planted"))
-	mustSymlink(t, w.outside, filepath.Join(w.toolDir, "planted-dir"))
-	rel, _ := filepath.Rel(filepath.Join(w.root, "data"), w.outside)
-	mustSymlink(t, "c2", filepath.Join(w.root, "data", "c1"))
-	mustSymlink(t, "./c3", filepath.Join(w.root, "data", "c2"))
-	mustSymlink(t, rel, filepath.Join(w.root, "data", "c3"))
-	// The roots are data/ only, so the tool's own directory is a read-only root.
-	w.start(t, "MCPBASH_ROOTS=data")
-	ids := map[string]bool{}
-	for _, tc := range sandboxCorpus {
-		if ids[tc.ID] {
-			t.Fatalf("duplicate case ID %s", tc.ID)
-		}
-		ids[tc.ID] = true
-		t.Run(tc.ID, func(t *testing.T) {
-			if tc.Skip != "" {
-				t.Skip(tc.Skip)
+	// Every case in both isolation modes: in the server process (the default) and in worker
+	// processes (MCPBASH_ISOLATION=process, T-DOS-4).
+	for _, mode := range []string{"inproc", "process"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, nil)
+			// Host-planted symlinks: in the read-only tool dir, and a relative chain in the root.
+			mustSymlink(t, filepath.Join(w.outside, "secret.txt"), filepath.Join(w.toolDir, "planted"))
+			mustSymlink(t, w.outside, filepath.Join(w.toolDir, "planted-dir"))
+			rel, _ := filepath.Rel(filepath.Join(w.root, "data"), w.outside)
+			mustSymlink(t, "c2", filepath.Join(w.root, "data", "c1"))
+			mustSymlink(t, "./c3", filepath.Join(w.root, "data", "c2"))
+			mustSymlink(t, rel, filepath.Join(w.root, "data", "c3"))
+			// The roots are data/ only, so the tool's own directory is a read-only root.
+			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+mode)
+			ids := map[string]bool{}
+			for _, tc := range sandboxCorpus {
+				if ids[tc.ID] {
+					t.Fatalf("duplicate case ID %s", tc.ID)
+				}
+				ids[tc.ID] = true
+				t.Run(tc.ID, func(t *testing.T) {
+					if tc.Skip != "" {
+						t.Skip(tc.Skip)
+					}
+					runCase(t, w, "sh", tc)
+				})
 			}
-			runCase(t, w, "sh", tc)
+			w.scratchDrained(t)
 		})
 	}
-	w.scratchDrained(t)
 }
 
 func mustSymlink(t *testing.T, target, link string) {

@@ -1,0 +1,69 @@
+package worker
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// TestCause names how a worker ended from its exit status and its last stderr lines.
+func TestCause(t *testing.T) {
+	signalled := func(sig string) *exec.Cmd {
+		c := exec.Command("sh", "-c", "kill -"+sig+" $$")
+		c.Run()
+		return c
+	}
+	exited := exec.Command("sh", "-c", "exit 3")
+	exited.Run()
+	for _, tc := range []struct {
+		name   string
+		cmd    *exec.Cmd
+		stderr string
+		want   string
+	}{
+		{"go out of memory", exited, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:", "out of memory"},
+		{"allocation refused", exited, "fatal error: runtime: cannot allocate memory", "out of memory"},
+		{"stack overflow", exited, "runtime: goroutine stack exceeds 1000000000-byte limit\nfatal error: stack overflow", "stack overflow"},
+		{"panic", exited, "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 7 [running]:", "the interpreter panicked (panic: runtime error: index out of range [3] with length 3)"},
+		{"cpu", exited, "mcp-bash worker: CPU time limit exceeded\n", "CPU time limit"},
+		{"killed", signalled("KILL"), "", "killed by SIGKILL (out of memory, or the CPU time limit)"},
+		{"segv", signalled("SEGV"), "", "killed by signal segmentation fault"},
+		{"plain exit", exited, "", "exit status 3"},
+		{"no status", nil, "", "unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Cause(nil, tc.stderr)
+			if tc.cmd != nil {
+				got = Cause(tc.cmd.ProcessState, tc.stderr)
+			}
+			if got != tc.want {
+				t.Errorf("Cause = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRulesKey: the rules a worker confines itself to depend on the roots, the network and the
+// scratch root, not on the tool, so one worker serves every tool of a project.
+func TestRulesKey(t *testing.T) {
+	base := Spec{Roots: []RootSpec{{Path: "/p/data"}}, Project: "/p", ScratchRoot: "/dev/shm", ToolDir: "/p/tools/a", Call: CallSpec{ToolDir: "/p/tools/a"}}
+	other := base
+	other.ToolDir, other.Call.ToolDir = "/p/tools/b", "/p/tools/b"
+	if rulesKey(&base) != rulesKey(&other) {
+		t.Error("rules differ between tools of one project")
+	}
+	net := base
+	net.Network = true
+	ro := base
+	ro.Roots = []RootSpec{{Path: "/p/data", ReadOnly: true}}
+	for name, s := range map[string]Spec{"network": net, "read-only root": ro} {
+		if rulesKey(&base) == rulesKey(&s) {
+			t.Errorf("%s: same rules key", name)
+		}
+	}
+	p := base.Policy()
+	if len(p.Roots) != 1 || p.Roots[0].Mode != sandbox.ReadWrite || RootsOf(ro.Policy())[0] != ro.Roots[0] {
+		t.Errorf("policy round trip: %+v", p)
+	}
+}

@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
+
+// isolationProject has one tool that evaluates a snippet, with progress.
+func isolationProject(t *testing.T) string {
+	return writeProject(t, map[string]string{
+		"server.d/server.meta.json": `{"name":"iso"}`,
+		"tools/sh/tool.sh":          "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
+		"tools/sh/tool.meta.json":   `{"name":"sh","description":"evaluate a snippet","inputSchema":{"type":"object","properties":{"script":{"type":"string"}},"required":["script"]}}`,
+		"data/in.txt":               "inside\n",
+	})
+}
+
+func shCall(t *testing.T, c *harness.Client, script string) harness.Msg {
+	t.Helper()
+	return c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": script}})
+}
+
+// workerPids lists the server's __worker children.
+func workerPids(t *testing.T, server int) []int {
+	t.Helper()
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		cmdline, err2 := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || err2 != nil || !strings.Contains(string(cmdline), "__worker") {
+			continue
+		}
+		// stat: pid (comm) state ppid ...
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(server) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestProcessIsolation (T-DOS-4): with MCPBASH_ISOLATION=process the sandbox engine runs in
+// worker processes; calls, progress and the sandbox behave as in process; a worker that dies
+// mid-call (killed, out of memory) becomes an isError result naming the cause, and the server
+// keeps serving.
+func TestProcessIsolation(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	t.Parallel()
+	root := isolationProject(t)
+	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_MAX_HEAP_MB=8192",
+		"MCPBASH_WORKER_MAX_AS_MB=2048", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+	c.Initialize("2025-11-25", nil)
+
+	// Ordinary calls, several in a row (the warm worker is reused), with the sandbox in force.
+	for i := range 3 {
+		out := text(shCall(t, c, fmt.Sprintf(`cat %s/data/in.txt; echo n=%d; cat /etc/passwd 2>/dev/null || echo refused`, root, i)))
+		if out != fmt.Sprintf("inside\nn=%d\nrefused", i) {
+			t.Fatalf("call %d: %q", i, out)
+		}
+	}
+	// Progress travels from the worker to the client with the call's token.
+	c.Send(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sh","arguments":{"script":"mcp_progress 50 half; echo done"},"_meta":{"progressToken":"tok"}}}`)
+	c.WaitFor(10*time.Second, "progress", func(m harness.Msg) bool {
+		return m.Method == "notifications/progress" && strings.Contains(string(m.Params), `"tok"`)
+	})
+	if out := text(c.Response(`"p"`)); out != "done" {
+		t.Fatalf("progress call: %q", out)
+	}
+	if len(workerPids(t, c.Pid())) == 0 {
+		t.Fatal("no __worker process under the server")
+	}
+
+	// A worker killed mid-call.
+	c.Send(`{"jsonrpc":"2.0","id":"k","method":"tools/call","params":{"name":"sh","arguments":{"script":"echo started; sleep 20"}}}`)
+	var killed bool
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !killed; time.Sleep(50 * time.Millisecond) {
+		for _, pid := range workerPids(t, c.Pid()) {
+			// The busy worker is the one with the sleep in flight; killing every worker is fine too.
+			syscall.Kill(pid, syscall.SIGKILL)
+			killed = true
+		}
+	}
+	m := c.Response(`"k"`)
+	if !strings.Contains(string(m.Result), `"isError":true`) || !strings.Contains(text(m), "Tool worker process died: killed by SIGKILL") {
+		t.Fatalf("killed worker: %s", m.Raw)
+	}
+	// Out of memory: the address-space limit ends the worker, not the server.
+	m = shCall(t, c, `x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done`)
+	if got := text(m); got != "Tool worker process died: out of memory" {
+		t.Fatalf("out of memory: %s", m.Raw)
+	}
+	for _, bad := range []string{"goroutine ", "panic:", "runtime/"} {
+		for _, l := range c.Lines() {
+			if strings.Contains(string(l), bad) {
+				t.Fatalf("%q reached the client: %s", bad, l)
+			}
+		}
+	}
+	// The server still serves, with a fresh worker.
+	if out := text(shCall(t, c, "echo alive")); out != "alive" {
+		t.Fatalf("after the crashes: %q", out)
+	}
+	// A cancelled call never answers; the worker ends the job and takes the next call.
+	c.Send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"sh","arguments":{"script":"sleep 20; echo late"}}}`)
+	time.Sleep(200 * time.Millisecond)
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`)
+	if out := text(shCall(t, c, "echo next")); out != "next" {
+		t.Fatalf("after a cancellation: %q", out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, l := range c.Lines() {
+		if m := harness.ParseMsg(l); m.Method == "" && string(m.ID) == `"c"` {
+			t.Fatalf("the cancelled call answered: %s", l)
+		}
+	}
+}
