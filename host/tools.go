@@ -35,6 +35,9 @@ type callParams struct {
 	Arguments   json.RawMessage `json:"arguments"`
 	Meta        json.RawMessage `json:"_meta"`
 	TimeoutSecs json.RawMessage `json:"timeoutSecs"`
+	// Multi round-trip retries (2026-07-28).
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   string          `json:"requestState"`
 }
 
 // toolsCall answers tools/call for a session.
@@ -55,7 +58,15 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		Sample: func(ctx context.Context, req sdk.SamplingRequest) (json.RawMessage, error) {
 			return srv.sample(ctx, s, req)
 		}}
-	tc.Sink = func(token json.RawMessage) CallSink { return newToolSink(s, token, srv.cfg.ProgressPerMinute) }
+	lvl, logOK := s.logLevelFor(ctx)
+	tc.Sink = func(token json.RawMessage) CallSink {
+		k := newToolSink(s, token, srv.cfg.ProgressPerMinute)
+		k.level, k.noLogs = lvl, !logOK
+		return k
+	}
+	if ri := statelessInfo(ctx); ri != nil {
+		return srv.statelessToolsCall(ctx, s, ri, tc, &p)
+	}
 	tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
 	res, _, err := srv.CallTool(ctx, tc)
 	return res, err
@@ -540,6 +551,8 @@ type toolSink struct {
 	s       *Session
 	token   json.RawMessage
 	perMin  int
+	level   Level // the request's log level (the session's, or its own in 2026-07-28)
+	noLogs  bool  // a 2026-07-28 request without a log level gets no log notifications
 	mu      sync.Mutex
 	last    float64
 	sent    bool
@@ -552,7 +565,7 @@ func newToolSink(s *Session, token json.RawMessage, perMin int) *toolSink {
 	if perMin <= 0 {
 		perMin = 100
 	}
-	return &toolSink{s: s, token: token, perMin: perMin}
+	return &toolSink{s: s, token: token, perMin: perMin, level: s.Level()}
 }
 
 // allow applies the sliding one-minute rate limit. Called with mu held.
@@ -597,7 +610,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	if !ok {
 		l = LevelInfo
 	}
-	if l < k.s.Level() {
+	if k.noLogs || l < k.level {
 		return
 	}
 	k.mu.Lock()
@@ -623,29 +636,13 @@ func (k *toolSink) Close() {
 // elicit sends elicitation/create in the shape of the negotiated revision and waits for the
 // answer (bounded by the request's timeout, else MCPBASH_ELICITATION_TIMEOUT, default 30 s).
 func (srv *Server) elicit(ctx context.Context, s *Session, req sdk.ElicitRequest) (sdk.ElicitResult, error) {
-	caps := s.client.caps.Elicitation
-	rev := s.Protocol()
-	if caps == nil || rev == "2025-03-26" || rev == "2024-11-05" {
-		return sdk.ElicitResult{Action: "decline"}, nil // those revisions have no elicitation
-	}
-	urlOK := rev != "2025-06-18" && caps.URL != nil
-	if req.Mode == "url" && !urlOK {
+	params, ok := elicitParams(s.Protocol(), s.client.caps.Elicitation, req)
+	if !ok {
 		return sdk.ElicitResult{Action: "decline"}, nil
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_ELICITATION_TIMEOUT", 30, 1, 3600)) * time.Second
-	}
-	params := map[string]any{"message": req.Message}
-	switch {
-	case req.Mode == "url":
-		var id [8]byte
-		_, _ = rand.Read(id[:])
-		params["mode"], params["url"], params["elicitationId"] = "url", req.URL, hex.EncodeToString(id[:])
-	case rev == "2025-06-18":
-		params["requestedSchema"] = req.Schema
-	default:
-		params["mode"], params["requestedSchema"] = "form", req.Schema
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -658,6 +655,30 @@ func (srv *Server) elicit(ctx context.Context, s *Session, req sdk.ElicitRequest
 		return sdk.ElicitResult{}, fmt.Errorf("malformed elicitation answer: %w", err)
 	}
 	return res, nil
+}
+
+// elicitParams shapes elicitation/create params for a revision, or reports false when the client
+// cannot be asked (no elicitation capability, a revision without it, or url mode unsupported).
+func elicitParams(rev string, caps *elicitCaps, req sdk.ElicitRequest) (map[string]any, bool) {
+	if caps == nil || rev == "2025-03-26" || rev == "2024-11-05" {
+		return nil, false // those revisions have no elicitation
+	}
+	urlOK := rev != "2025-06-18" && caps.URL != nil
+	if req.Mode == "url" && !urlOK {
+		return nil, false
+	}
+	params := map[string]any{"message": req.Message}
+	switch {
+	case req.Mode == "url":
+		var id [8]byte
+		_, _ = rand.Read(id[:])
+		params["mode"], params["url"], params["elicitationId"] = "url", req.URL, hex.EncodeToString(id[:])
+	case rev == "2025-06-18":
+		params["requestedSchema"] = req.Schema
+	default:
+		params["mode"], params["requestedSchema"] = "form", req.Schema
+	}
+	return params, true
 }
 
 // sample sends sampling/createMessage for a tool and waits for the client's result (bounded by
