@@ -395,3 +395,66 @@ func joined(c *harness.Client) string {
 	}
 	return b.String()
 }
+
+// mcp_sample in 2026-07-28 is a sampling/createMessage input request, answered on the retry.
+func TestStatelessSamplingRoundTrip(t *testing.T) {
+	p := statelessProject(t)
+	c := startStateless(t, p)
+	caps := map[string]any{"sampling": map[string]any{}}
+	args := map[string]any{"script": `r=$(mcp_sample --max-tokens 50 --system 'Be brief' 'Say hi'); echo "rc=$? $r"`}
+	var ir inputRequired
+	statelessCall(c, "tools/call", map[string]any{"name": "sh", "arguments": args}, caps, "").Decode(t, &ir)
+	req, ok := ir.InputRequests["input-1"]
+	if ir.ResultType != "input_required" || !ok || !strings.Contains(string(req), `"method":"sampling/createMessage"`) || !strings.Contains(string(req), `"maxTokens":50`) {
+		t.Fatalf("sampling request: %+v", ir)
+	}
+	answer := map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hi"}, "model": "m", "stopReason": "endTurn"}
+	final := statelessCall(c, "tools/call", map[string]any{"name": "sh", "arguments": args, "requestState": ir.RequestState,
+		"inputResponses": map[string]any{"input-1": answer}}, caps, "")
+	if got := strings.TrimSpace(text(final)); !strings.HasPrefix(got, `rc=0 {`) || !strings.Contains(got, `"text":"hi"`) {
+		t.Errorf("final: %s", final.Raw)
+	}
+	// Without the capability mcp_sample fails without a round trip.
+	r := statelessCall(c, "tools/call", map[string]any{"name": "sh", "arguments": args}, nil, "")
+	if got := strings.TrimSpace(text(r)); strings.HasPrefix(got, "rc=0") || resultMap(t, r)["resultType"] != "complete" {
+		t.Errorf("no capability: %s", r.Raw)
+	}
+}
+
+// Progress, cancellation and completion work per request without a session.
+func TestStatelessProgressCancelComplete(t *testing.T) {
+	p := statelessProject(t)
+	c := startStateless(t, p)
+	meta := harness.RequestMeta(nil, "")
+	meta["progressToken"] = "tok"
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "pr", "method": "tools/call", "params": map[string]any{"name": "sh",
+		"arguments": map[string]any{"script": "mcp_progress 10 a; mcp_progress 20 b; echo done"}, "_meta": meta}})
+	c.Send(string(b))
+	if got := strings.TrimSpace(text(c.Response(`"pr"`))); got != "done" {
+		t.Errorf("progress call: %q", got)
+	}
+	n := 0
+	for _, l := range c.Lines() {
+		if strings.Contains(string(l), `"notifications/progress"`) && strings.Contains(string(l), `"progressToken":"tok"`) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d progress notifications", n)
+	}
+	b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": map[string]any{"name": "sh",
+		"arguments": map[string]any{"script": "sleep 3; echo late"}, "_meta": harness.RequestMeta(nil, "")}})
+	c.Send(string(b))
+	time.Sleep(300 * time.Millisecond)
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}}`)
+	comp := statelessCall(c, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "hi"}, "argument": map[string]any{"name": "x", "value": ""}}, nil, "")
+	if comp.Error != nil || resultMap(t, comp)["resultType"] != "complete" {
+		t.Errorf("completion/complete: %s", comp.Raw)
+	}
+	time.Sleep(3 * time.Second)
+	for _, l := range c.Lines() {
+		if strings.Contains(string(l), `"id":"slow"`) {
+			t.Errorf("cancelled call answered: %s", l)
+		}
+	}
+}
