@@ -6,7 +6,6 @@ package goclients
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,59 +30,17 @@ func recorded(t *testing.T, project string) (*exec.Cmd, string, string) {
 	return cmd, in, out
 }
 
-// validate checks every server line of a recorded session against the schema: responses under
-// the revision their request declared in _meta (2026-07-28) or else the one initialize
-// negotiated, notifications under the session's revision.
+// validate checks every server line of a recorded session against the schema of the revision it
+// was written under (harness.ValidateTranscript) and returns how many lines there were.
 func validate(t *testing.T, inLog, outLog string) int {
 	t.Helper()
-	methods, reqRevs := map[string]string{}, map[string]string{}
-	stateless := false
-	readLines(t, inLog, func(l []byte) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Meta map[string]any `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.ID != nil && m.Method != "" {
-			methods[string(m.ID)] = m.Method
-			if v, _ := m.Params.Meta[harness.MetaProtocolVersion].(string); v == harness.StatelessRevision {
-				reqRevs[string(m.ID)] = v
-				stateless = true
-			}
-		}
-	})
-	rev, initialized, n := "2025-11-25", false, 0
-	readLines(t, outLog, func(l []byte) {
-		n++
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
-		}
-		json.Unmarshal(l, &m)
-		method, lineRev := "", rev
-		if stateless && !initialized {
-			lineRev = harness.StatelessRevision
-		}
-		if m.Method == "" && m.ID != nil {
-			method = methods[string(m.ID)]
-			lineRev = rev
-			if _, ok := reqRevs[string(m.ID)]; ok || method == "server/discover" {
-				lineRev = harness.StatelessRevision
-			}
-		}
-		if method == "initialize" && m.Result.ProtocolVersion != "" {
-			rev, initialized, lineRev = m.Result.ProtocolVersion, true, m.Result.ProtocolVersion
-		}
-		if err := harness.SharedSchemas().ValidateServerLine(lineRev, l, method); err != nil {
-			t.Errorf("schema (%s): %v\n  %s", lineRev, err, l)
-		}
-	})
-	return n
+	var in, out [][]byte
+	readLines(t, inLog, func(l []byte) { in = append(in, append([]byte(nil), l...)) })
+	readLines(t, outLog, func(l []byte) { out = append(out, append([]byte(nil), l...)) })
+	for _, err := range harness.ValidateTranscript(in, out) {
+		t.Error(err)
+	}
+	return len(out)
 }
 
 func readLines(t *testing.T, path string, fn func([]byte)) {
