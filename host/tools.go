@@ -58,10 +58,9 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		Sample: func(ctx context.Context, req sdk.SamplingRequest) (json.RawMessage, error) {
 			return srv.sample(ctx, s, req)
 		}}
-	lvl, logOK := s.logLevelFor(ctx)
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(s, token, srv.cfg.ProgressPerMinute)
-		k.level, k.noLogs = lvl, !logOK
+		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
 		return k
 	}
 	if ri := statelessInfo(ctx); ri != nil {
@@ -548,11 +547,12 @@ func resourceContents(e sdk.Embedded) map[string]any {
 // toolSink forwards a running tool's progress and logs to the client at once, with the
 // client's own token, strictly increasing progress and a per-request rate limit.
 type toolSink struct {
-	s       *Session
-	token   json.RawMessage
-	perMin  int
-	level   Level // the request's log level (the session's, or its own in 2026-07-28)
-	noLogs  bool  // a 2026-07-28 request without a log level gets no log notifications
+	s      *Session
+	token  json.RawMessage
+	perMin int
+	// level is the request's log level, read per log line: the session's (logging/setLevel may
+	// change it mid-call), or the request's own in 2026-07-28, where false means no logs at all.
+	level   func() (Level, bool)
 	mu      sync.Mutex
 	last    float64
 	sent    bool
@@ -565,7 +565,7 @@ func newToolSink(s *Session, token json.RawMessage, perMin int) *toolSink {
 	if perMin <= 0 {
 		perMin = 100
 	}
-	return &toolSink{s: s, token: token, perMin: perMin, level: s.Level()}
+	return &toolSink{s: s, token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
 }
 
 // allow applies the sliding one-minute rate limit. Called with mu held.
@@ -610,7 +610,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	if !ok {
 		l = LevelInfo
 	}
-	if k.noLogs || l < k.level {
+	if floor, ok := k.level(); !ok || l < floor {
 		return
 	}
 	k.mu.Lock()
