@@ -13,12 +13,13 @@ import (
 // the server acknowledges what it agreed to, and every notification sent for it carries the
 // request's id as _meta.io.modelcontextprotocol/subscriptionId. The stream ends with a result
 // when the server tears it down (here: the client's input ended) and with no answer when the
-// client cancels it.
+// client cancels it. An open stream holds no worker, so any number of them cannot starve calls.
 
 // listener is one open subscriptions/listen stream.
 type listener struct {
 	id                        json.RawMessage
 	tools, prompts, resources bool
+	subs                      []*subscription // its resourceSubscriptions
 }
 
 type subscriptionFilter struct {
@@ -76,9 +77,17 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 
 	// Scan the registries first, so that changes from now on are seen as changes.
 	srv.notifyChanges(ctx, s)
-	l := &listener{id: r.ID, tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged}
+	l := &listener{id: r.ID, tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged, subs: subs}
 	key := jsonrpc.IDKey(r.ID)
 	s.listenMu.Lock()
+	if s.listenEnded {
+		s.listenMu.Unlock()
+		return listenEnd(r.ID), nil // the input ended while this stream was being opened
+	}
+	if _, dup := s.listeners[key]; dup {
+		s.listenMu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is an open subscriptions/listen stream")
+	}
 	if s.listeners == nil {
 		s.listeners = map[string]*listener{}
 	}
@@ -99,23 +108,49 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 	if start {
 		srv.startPolling(s)
 	}
-	defer func() {
-		s.listenMu.Lock()
-		delete(s.listeners, key)
-		s.listenMu.Unlock()
+	if ctx.Err() != nil { // cancelled while it was being opened
+		s.dropListener(key)
+		return nil, errSuppressed
+	}
+	// The stream stays open without holding a worker: it is answered when the input ends
+	// (endListeners) and dropped without an answer when the client cancels it (dropListener).
+	return nil, errSuppressed
+}
+
+func listenEnd(id json.RawMessage) map[string]any {
+	return map[string]any{"_meta": subscriptionMeta(id), "resultType": resultComplete}
+}
+
+// dropListener closes a stream the client cancelled; it reports whether one was open.
+func (s *Session) dropListener(key string) bool {
+	s.listenMu.Lock()
+	l, ok := s.listeners[key]
+	delete(s.listeners, key)
+	s.listenMu.Unlock()
+	if ok {
 		s.subs.mu.Lock()
-		for _, sub := range subs {
+		for _, sub := range l.subs {
 			delete(s.subs.byID, sub.id)
 		}
 		s.subs.mu.Unlock()
-	}()
+	}
+	return ok
+}
 
-	select {
-	case <-ctx.Done():
-		return nil, errSuppressed // cancelled by the client (or the session is being torn down)
-	case <-s.inputDone:
-		// The client's input ended: close the stream gracefully, as the spec's result means.
-		return map[string]any{"_meta": subscriptionMeta(r.ID)}, nil
+// endListeners closes every open stream when the session's input ends: gracefully, with a
+// SubscriptionsListenResult, unless the client asked to exit.
+func (s *Session) endListeners(answer bool) {
+	s.listenMu.Lock()
+	s.listenEnded = true
+	ls := s.listeners
+	s.listeners = nil
+	s.listenMu.Unlock()
+	if !answer {
+		return
+	}
+	for _, l := range ls {
+		res, err := s.srv.finishStateless("subscriptions/listen", listenEnd(l.id))
+		s.reply(l.id, res, err)
 	}
 }
 

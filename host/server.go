@@ -86,13 +86,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("host: random key: %w", err)
 	}
 	srv.handlers = map[string]handler{
-		"initialize":       {fn: srv.initialize, inline: true},
-		"ping":             {fn: func(context.Context, *Session, *Request) (any, error) { return struct{}{}, nil }, inline: true},
-		"logging/setLevel": {fn: srv.setLevel, inline: true},
-		"shutdown":         {fn: srv.shutdown, inline: true},
-		"exit":             {fn: srv.exit, inline: true},
-		"server/discover":  {fn: srv.discover, inline: true},
-		// Long-lived: it holds a worker until the stream ends.
+		"initialize":           {fn: srv.initialize, inline: true},
+		"ping":                 {fn: func(context.Context, *Session, *Request) (any, error) { return struct{}{}, nil }, inline: true},
+		"logging/setLevel":     {fn: srv.setLevel, inline: true},
+		"shutdown":             {fn: srv.shutdown, inline: true},
+		"exit":                 {fn: srv.exit, inline: true},
+		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Getenv: cfg.Getenv, Warn: srv.registryWarning})

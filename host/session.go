@@ -54,8 +54,9 @@ type Session struct {
 	inputDone  chan struct{} // closed when the client's input ends: no answer can come any more
 	subs       subscriptions
 	// Open subscriptions/listen streams (2026-07-28), by request id.
-	listenMu  sync.Mutex
-	listeners map[string]*listener
+	listenMu    sync.Mutex
+	listeners   map[string]*listener
+	listenEnded bool // input ended: streams opened from now on are answered at once
 
 	jobs    chan func()
 	workers atomic.Int32
@@ -121,7 +122,9 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	select {
 	case <-s.exitReq:
 		s.cancelAll()
+		s.endListeners(false)
 	default:
+		s.endListeners(true)
 	}
 	s.wg.Wait()
 	cancel()
@@ -441,6 +444,7 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 			inf.cancelled.Store(true)
 			inf.cancel()
 		}
+		s.dropListener(jsonrpc.IDKey(p.RequestID))
 	default:
 		if st != stateReady {
 			return // dropped before initialization, as the original does

@@ -458,3 +458,50 @@ func TestStatelessProgressCancelComplete(t *testing.T) {
 		}
 	}
 }
+
+// Open streams hold no worker: more streams than MCPBASH_MAX_CONCURRENT_REQUESTS leave calls
+// served, a duplicate open id is refused, and every stream is answered at end of input.
+func TestStatelessManyListeners(t *testing.T) {
+	p := statelessProject(t)
+	c := startStateless(t, p, "MCPBASH_MAX_CONCURRENT_REQUESTS=2")
+	params := map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": harness.RequestMeta(nil, "")}
+	const n = 10
+	for i := 0; i < n; i++ {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("s%d", i), "method": "subscriptions/listen", "params": params})
+		c.Send(string(b))
+	}
+	acks := 0
+	c.WaitFor(10*time.Second, "acknowledgements", func(m harness.Msg) bool {
+		if m.Method == "notifications/subscriptions/acknowledged" {
+			acks++
+		}
+		return acks == n
+	})
+	if got := strings.TrimSpace(text(statelessCall(c, "tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": "echo served"}}, nil, ""))); got != "served" {
+		t.Errorf("call with open streams: %q", got)
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "s0", "method": "subscriptions/listen", "params": params})
+	c.Send(string(b))
+	dup := c.WaitFor(10*time.Second, "duplicate refusal", func(m harness.Msg) bool { return string(m.ID) == `"s0"` && m.Error != nil })
+	if dup.Error.Code != -32600 {
+		t.Errorf("duplicate: %s", dup.Raw)
+	}
+	c.CloseStdin()
+	if err := c.Wait(10 * time.Second); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	for i := 0; i < n; i++ {
+		if m := c.Response(fmt.Sprintf(`"s%d"`, i)); m.Error != nil && i != 0 {
+			t.Errorf("stream %d: %s", i, m.Raw)
+		}
+	}
+	ends := 0
+	for _, l := range c.Lines() {
+		if strings.Contains(string(l), `"result":{"_meta":{"io.modelcontextprotocol/serverInfo"`) && strings.Contains(string(l), `"io.modelcontextprotocol/subscriptionId"`) {
+			ends++
+		}
+	}
+	if ends != n {
+		t.Errorf("%d streams closed with a result, want %d", ends, n)
+	}
+}
