@@ -89,14 +89,6 @@ func (s *Session) capsFor(ctx context.Context) *clientCaps {
 	return &s.client.caps
 }
 
-// protocolFor is the revision a request is served under.
-func (s *Session) protocolFor(ctx context.Context) string {
-	if ri := statelessInfo(ctx); ri != nil {
-		return ri.version
-	}
-	return s.Protocol()
-}
-
 // logLevelFor reports the level at or above which a request's logs reach the client, and false
 // when they must not be sent at all (a stateless request without a logLevel).
 func (s *Session) logLevelFor(ctx context.Context) (Level, bool) {
