@@ -54,7 +54,7 @@ func (srv *Server) registerLists() {
 			}
 			items := page.Items
 			total := page.Total
-			if lk.kind == registry.KindResources && !s.client.caps.ui() {
+			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
 				// MCP Apps resources are for clients that declared the UI extension.
 				items, total = withoutUI(items), total-srv.uiResourceCount(ctx)
 			}
@@ -78,12 +78,12 @@ func (srv *Server) notifyChanges(ctx context.Context, s *Session) {
 		srv.logf("registry refresh: %v", err)
 		return
 	}
-	if s.state.Load() != stateReady {
-		return
-	}
+	// A legacy session gets list_changed once ready (from 2025-06-18: older revisions advertise
+	// no listChanged); 2026-07-28 clients only on the subscriptions/listen streams that asked.
+	legacy := s.state.Load() == stateReady
 	switch s.Protocol() {
 	case "2025-03-26", "2024-11-05":
-		return // those revisions advertise no listChanged
+		legacy = false
 	}
 	sent := map[string]bool{}
 	for _, k := range changed {
@@ -94,9 +94,15 @@ func (srv *Server) notifyChanges(ctx context.Context, s *Session) {
 		case registry.KindPrompts:
 			method = "notifications/prompts/list_changed"
 		}
-		if !sent[method] {
-			sent[method] = true
+		if sent[method] {
+			continue
+		}
+		sent[method] = true
+		if legacy {
 			s.Notify(method, map[string]any{})
+		}
+		for _, id := range s.listenersFor(method) {
+			s.Notify(method, map[string]any{"_meta": subscriptionMeta(id)})
 		}
 	}
 }

@@ -366,6 +366,8 @@ type subscription struct {
 	id, uri string
 	hash    [32]byte
 	failed  bool
+	// listenID is the subscriptions/listen request that opened it (nil: resources/subscribe).
+	listenID json.RawMessage
 }
 
 type subscriptions struct {
@@ -479,7 +481,11 @@ func (srv *Server) pollOnce(s *Session) {
 		}
 		_, still := s.subs.byID[sub.id]
 		s.subs.mu.Unlock()
-		if changed && still {
+		switch {
+		case !changed || !still:
+		case sub.listenID != nil:
+			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri, "_meta": subscriptionMeta(sub.listenID)})
+		default:
 			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri})
 		}
 	}

@@ -48,9 +48,16 @@ func fuzzServer(f *testing.F) *Server {
 func FuzzServe(f *testing.F) {
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	// 2026-07-28: no initialize, the revision and capabilities travel in each request's _meta.
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{},"elicitation":{}},"io.modelcontextprotocol/logLevel":"debug"}`
 	for _, s := range []string{
 		"",
 		init,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}` + "\n",
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},` + meta + `}}` + "\n",
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","requestState":"e30.AAAA","inputResponses":{"roots":{"roots":[]}},` + meta + `}}` + "\n",
+		`{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file://./resources/r.txt"]},` + meta + `}}` + "\n",
+		`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"file://./resources/r.txt","_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}}}` + "\n",
 		init + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n",
 		init + `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"limit":1}}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"eyJ2ZXIiOjF9"}}` + "\n",
 		init + `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}` + "\n",

@@ -5,6 +5,7 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,6 +56,8 @@ type Server struct {
 	schemas       schemaCache
 	https, git    remoteFetcher
 	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
+	stateKey [32]byte
 
 	// sess is the session currently being served (stdio serves one), for registry warnings.
 	sessMu     sync.Mutex
@@ -81,12 +84,17 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
 	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}}
+	if _, err := rand.Read(srv.stateKey[:]); err != nil {
+		return nil, fmt.Errorf("host: random key: %w", err)
+	}
 	srv.handlers = map[string]handler{
-		"initialize":       {fn: srv.initialize, inline: true},
-		"ping":             {fn: func(context.Context, *Session, *Request) (any, error) { return struct{}{}, nil }, inline: true},
-		"logging/setLevel": {fn: srv.setLevel, inline: true},
-		"shutdown":         {fn: srv.shutdown, inline: true},
-		"exit":             {fn: srv.exit, inline: true},
+		"initialize":           {fn: srv.initialize, inline: true},
+		"ping":                 {fn: func(context.Context, *Session, *Request) (any, error) { return struct{}{}, nil }, inline: true},
+		"logging/setLevel":     {fn: srv.setLevel, inline: true},
+		"shutdown":             {fn: srv.shutdown, inline: true},
+		"exit":                 {fn: srv.exit, inline: true},
+		"server/discover":      {fn: srv.discover, inline: true},
+		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Getenv: cfg.Getenv, Warn: srv.registryWarning})
 	if err != nil {
@@ -340,7 +348,7 @@ func (srv *Server) afterLine(ctx context.Context, s *Session) { srv.backgroundRe
 func (srv *Server) idle(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
 
 func (srv *Server) backgroundRefresh(ctx context.Context, s *Session) {
-	if s.state.Load() != stateReady || !srv.refreshing.CompareAndSwap(false, true) {
+	if (s.state.Load() != stateReady && !s.hasListeners()) || !srv.refreshing.CompareAndSwap(false, true) {
 		return
 	}
 	s.wg.Add(1)

@@ -39,6 +39,7 @@ type Session struct {
 	ctx context.Context // ends when the session is torn down
 
 	state     atomic.Int32
+	stateless atomic.Bool // a request has declared 2026-07-28 in its _meta
 	level     atomic.Int32
 	mu        sync.Mutex
 	protocol  string
@@ -52,6 +53,10 @@ type Session struct {
 	rootsReady chan struct{}
 	inputDone  chan struct{} // closed when the client's input ends: no answer can come any more
 	subs       subscriptions
+	// Open subscriptions/listen streams (2026-07-28), by request id.
+	listenMu    sync.Mutex
+	listeners   map[string]*listener
+	listenEnded bool // input ended: streams opened from now on are answered at once
 
 	jobs    chan func()
 	workers atomic.Int32
@@ -69,13 +74,15 @@ type clientInfo struct {
 
 // clientCaps are the parts of the client's capabilities the server acts on.
 type clientCaps struct {
-	Roots       *struct{} `json:"roots"`
-	Elicitation *struct {
-		Form *struct{} `json:"form"`
-		URL  *struct{} `json:"url"`
-	} `json:"elicitation"`
-	Sampling   *struct{}                  `json:"sampling"`
-	Extensions map[string]json.RawMessage `json:"extensions"`
+	Roots       *struct{}                  `json:"roots"`
+	Elicitation *elicitCaps                `json:"elicitation"`
+	Sampling    *struct{}                  `json:"sampling"`
+	Extensions  map[string]json.RawMessage `json:"extensions"`
+}
+
+type elicitCaps struct {
+	Form *struct{} `json:"form"`
+	URL  *struct{} `json:"url"`
 }
 
 type inflight struct {
@@ -115,7 +122,9 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	select {
 	case <-s.exitReq:
 		s.cancelAll()
+		s.endListeners(false)
 	default:
+		s.endListeners(true)
 	}
 	s.wg.Wait()
 	cancel()
@@ -253,17 +262,34 @@ func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
 func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 	h, known := s.srv.handlers[m.Method]
 	st := s.state.Load()
+	// Outside an initialized session a request may carry its own protocol version (2026-07-28).
+	var ri *reqInfo
+	if st == stateNew && m.Method != "initialize" {
+		var perr *jsonrpc.Error
+		if ri, perr = parseRequestMeta(m.Method, m.Params); perr != nil {
+			s.sendError(m.ID, perr)
+			return
+		}
+	}
 	switch {
 	case m.Method == "initialize" || m.Method == "shutdown" || m.Method == "exit":
 	case st == stateShutdown:
 		s.sendError(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil))
 		return
-	case !known:
+	case !known, ri != nil && removedInStateless[m.Method], ri == nil && statelessOnly[m.Method] && st != stateNew:
 		s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", nil))
 		return
+	case ri != nil, m.Method == "server/discover", m.Method == "ping" && s.stateless.Load():
+		// Stateless requests need no handshake; discover is answered in any state, and so is
+		// ping once the client has spoken 2026-07-28 (its clients send ping without _meta).
+		// Before that, ping stays gated as in the original (COMPAT 6.1).
 	case st != stateReady:
 		s.sendError(m.ID, jsonrpc.NewError(codeNotInitialized, "Server not initialized", nil))
 		return
+	}
+	if ri != nil {
+		s.stateless.Store(true)
+		ctx = withReqInfo(ctx, ri)
 	}
 	if h.inline {
 		res, err := s.invoke(ctx, h, m)
@@ -349,7 +375,11 @@ func (s *Session) invoke(ctx context.Context, h handler, m *jsonrpc.Message) (re
 			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", fmt.Sprintf("handler for %s failed unexpectedly", m.Method))
 		}
 	}()
-	return h.fn(ctx, s, &Request{ID: m.ID, Method: m.Method, Params: m.Params})
+	res, err = h.fn(ctx, s, &Request{ID: m.ID, Method: m.Method, Params: m.Params})
+	if err == nil && statelessInfo(ctx) != nil {
+		res, err = s.srv.finishStateless(m.Method, res)
+	}
+	return res, err
 }
 
 func (s *Session) reply(id json.RawMessage, res any, err error) {
@@ -414,6 +444,7 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 			inf.cancelled.Store(true)
 			inf.cancel()
 		}
+		s.dropListener(jsonrpc.IDKey(p.RequestID))
 	default:
 		if st != stateReady {
 			return // dropped before initialization, as the original does

@@ -35,6 +35,9 @@ type callParams struct {
 	Arguments   json.RawMessage `json:"arguments"`
 	Meta        json.RawMessage `json:"_meta"`
 	TimeoutSecs json.RawMessage `json:"timeoutSecs"`
+	// Multi round-trip retries (2026-07-28).
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   string          `json:"requestState"`
 }
 
 // toolsCall answers tools/call for a session.
@@ -55,7 +58,14 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		Sample: func(ctx context.Context, req sdk.SamplingRequest) (json.RawMessage, error) {
 			return srv.sample(ctx, s, req)
 		}}
-	tc.Sink = func(token json.RawMessage) CallSink { return newToolSink(s, token, srv.cfg.ProgressPerMinute) }
+	tc.Sink = func(token json.RawMessage) CallSink {
+		k := newToolSink(s, token, srv.cfg.ProgressPerMinute)
+		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
+		return k
+	}
+	if ri := statelessInfo(ctx); ri != nil {
+		return srv.statelessToolsCall(ctx, s, ri, tc, &p)
+	}
 	tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
 	res, _, err := srv.CallTool(ctx, tc)
 	return res, err
@@ -541,9 +551,12 @@ func resourceContents(e sdk.Embedded) map[string]any {
 // toolSink forwards a running tool's progress and logs to the client at once, with the
 // client's own token, strictly increasing progress and a per-request rate limit.
 type toolSink struct {
-	s       *Session
-	token   json.RawMessage
-	perMin  int
+	s      *Session
+	token  json.RawMessage
+	perMin int
+	// level is the request's log level, read per log line: the session's (logging/setLevel may
+	// change it mid-call), or the request's own in 2026-07-28, where false means no logs at all.
+	level   func() (Level, bool)
 	mu      sync.Mutex
 	last    float64
 	sent    bool
@@ -556,7 +569,7 @@ func newToolSink(s *Session, token json.RawMessage, perMin int) *toolSink {
 	if perMin <= 0 {
 		perMin = 100
 	}
-	return &toolSink{s: s, token: token, perMin: perMin}
+	return &toolSink{s: s, token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
 }
 
 // allow applies the sliding one-minute rate limit. Called with mu held.
@@ -601,7 +614,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	if !ok {
 		l = LevelInfo
 	}
-	if l < k.s.Level() {
+	if floor, ok := k.level(); !ok || l < floor {
 		return
 	}
 	k.mu.Lock()
@@ -627,29 +640,13 @@ func (k *toolSink) Close() {
 // elicit sends elicitation/create in the shape of the negotiated revision and waits for the
 // answer (bounded by the request's timeout, else MCPBASH_ELICITATION_TIMEOUT, default 30 s).
 func (srv *Server) elicit(ctx context.Context, s *Session, req sdk.ElicitRequest) (sdk.ElicitResult, error) {
-	caps := s.client.caps.Elicitation
-	rev := s.Protocol()
-	if caps == nil || rev == "2025-03-26" || rev == "2024-11-05" {
-		return sdk.ElicitResult{Action: "decline"}, nil // those revisions have no elicitation
-	}
-	urlOK := rev != "2025-06-18" && caps.URL != nil
-	if req.Mode == "url" && !urlOK {
+	params, ok := elicitParams(s.Protocol(), s.client.caps.Elicitation, req)
+	if !ok {
 		return sdk.ElicitResult{Action: "decline"}, nil
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_ELICITATION_TIMEOUT", 30, 1, 3600)) * time.Second
-	}
-	params := map[string]any{"message": req.Message}
-	switch {
-	case req.Mode == "url":
-		var id [8]byte
-		_, _ = rand.Read(id[:])
-		params["mode"], params["url"], params["elicitationId"] = "url", req.URL, hex.EncodeToString(id[:])
-	case rev == "2025-06-18":
-		params["requestedSchema"] = req.Schema
-	default:
-		params["mode"], params["requestedSchema"] = "form", req.Schema
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -662,6 +659,30 @@ func (srv *Server) elicit(ctx context.Context, s *Session, req sdk.ElicitRequest
 		return sdk.ElicitResult{}, fmt.Errorf("malformed elicitation answer: %w", err)
 	}
 	return res, nil
+}
+
+// elicitParams shapes elicitation/create params for a revision, or reports false when the client
+// cannot be asked (no elicitation capability, a revision without it, or url mode unsupported).
+func elicitParams(rev string, caps *elicitCaps, req sdk.ElicitRequest) (map[string]any, bool) {
+	if caps == nil || rev == "2025-03-26" || rev == "2024-11-05" {
+		return nil, false // those revisions have no elicitation
+	}
+	urlOK := rev != "2025-06-18" && caps.URL != nil
+	if req.Mode == "url" && !urlOK {
+		return nil, false
+	}
+	params := map[string]any{"message": req.Message}
+	switch {
+	case req.Mode == "url":
+		var id [8]byte
+		_, _ = rand.Read(id[:])
+		params["mode"], params["url"], params["elicitationId"] = "url", req.URL, hex.EncodeToString(id[:])
+	case rev == "2025-06-18":
+		params["requestedSchema"] = req.Schema
+	default:
+		params["mode"], params["requestedSchema"] = "form", req.Schema
+	}
+	return params, true
 }
 
 // sample sends sampling/createMessage for a tool and waits for the client's result (bounded by

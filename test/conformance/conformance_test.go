@@ -158,7 +158,9 @@ func TestBridge(t *testing.T) {
 
 // TestConformanceSuite runs the official suite's server scenarios for 2025-11-25 against the
 // fixture through the bridge, with baseline.yml as the expected failures. It runs under `make
-// conformance` (MCPBASH_CONFORMANCE=1).
+// conformance` (MCPBASH_CONFORMANCE=1). The pinned suite (0.1.16) has no 2026-07-28 scenarios
+// yet; that revision is covered by test/e2e/stateless_test.go and the client matrix (go-sdk,
+// mcp-go and TypeScript SDK v2 in auto mode all speak it).
 func TestConformanceSuite(t *testing.T) {
 	if os.Getenv("MCPBASH_CONFORMANCE") != "1" {
 		t.Skip("the conformance suite runs under `make conformance` (MCPBASH_CONFORMANCE=1)")

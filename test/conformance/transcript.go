@@ -7,7 +7,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
@@ -15,48 +14,9 @@ import (
 // DiscoverRevision is the revision whose schema defines server/discover's answer.
 const DiscoverRevision = "2026-07-28"
 
-// ValidateTranscript checks every line a server wrote in one session (out) against the MCP
-// schema of the revision initialize negotiated (2025-11-25 before that). in holds the client's
-// lines, which tell which method each response answers. It returns one error per bad line.
-func ValidateTranscript(in, out [][]byte) []error {
-	methods := map[string]string{}
-	for _, l := range in {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.ID != nil && m.Method != "" {
-			methods[idKey(m.ID)] = m.Method
-		}
-	}
-	rev := "2025-11-25"
-	var errs []error
-	for _, l := range out {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result *struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
-		}
-		_ = json.Unmarshal(l, &m)
-		method := ""
-		if m.Method == "" && m.ID != nil {
-			method = methods[idKey(m.ID)]
-		}
-		lineRev := rev
-		switch {
-		case method == "initialize" && m.Result != nil && m.Result.ProtocolVersion != "":
-			rev, lineRev = m.Result.ProtocolVersion, m.Result.ProtocolVersion
-		case method == "server/discover" && m.Result != nil:
-			lineRev = DiscoverRevision
-		}
-		if err := harness.SharedSchemas().ValidateServerLine(lineRev, l, method); err != nil {
-			errs = append(errs, fmt.Errorf("schema (%s): %v\n  %.600s", lineRev, err, l))
-		}
-	}
-	return errs
-}
+// ValidateTranscript checks every line a server wrote in one session against the MCP schema of
+// the revision it was written under (see harness.ValidateTranscript).
+func ValidateTranscript(in, out [][]byte) []error { return harness.ValidateTranscript(in, out) }
 
 func idKey(id json.RawMessage) string {
 	var buf bytes.Buffer

@@ -125,10 +125,14 @@ type Client struct {
 	lines    [][]byte
 	eof      bool
 	methods  map[string]string // request id key → method, for response validation
+	reqRevs  map[string]string // request id key → the revision its _meta declared (2026-07-28)
 	revision string
-	nextID   int
-	done     chan struct{}
-	exitErr  error
+	// stateless is set once a request declared 2026-07-28 in its _meta before any initialize:
+	// notifications are then validated against that revision.
+	stateless, initialized bool
+	nextID                 int
+	done                   chan struct{}
+	exitErr                error
 }
 
 // Start runs the binary and begins collecting its output. The process is killed at test end if
@@ -143,7 +147,7 @@ func Start(t testing.TB, o Options) *Client {
 	cmd.Dir = o.Dir
 	home := t.TempDir()
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir()}, o.Env...)
-	c := &Client{t: t, cmd: cmd, methods: map[string]string{}, revision: o.Revision, done: make(chan struct{})}
+	c := &Client{t: t, cmd: cmd, methods: map[string]string{}, reqRevs: map[string]string{}, revision: o.Revision, done: make(chan struct{})}
 	if c.revision == "" {
 		c.revision = "2025-11-25"
 	}
@@ -218,8 +222,20 @@ func (c *Client) accept(line []byte, terminated bool) {
 	}
 	_ = json.Unmarshal(line, &probe)
 	method := ""
+	rev := c.revision
+	if c.stateless && !c.initialized {
+		rev = StatelessRevision
+	}
 	if probe.Method == "" && probe.ID != nil {
 		method = c.methods[idKey(probe.ID)]
+		if r, ok := c.reqRevs[idKey(probe.ID)]; ok {
+			rev = r
+		} else {
+			rev = c.revision // a request without _meta is answered in the legacy way
+		}
+	}
+	if method == "server/discover" {
+		rev = StatelessRevision // a 2026-07-28 method, whatever the session speaks
 	}
 	// initialize's answer fixes the revision for every later line.
 	if method == "initialize" && probe.Result != nil {
@@ -227,11 +243,12 @@ func (c *Client) accept(line []byte, terminated bool) {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		if json.Unmarshal(probe.Result, &r) == nil && r.ProtocolVersion != "" {
-			c.revision = r.ProtocolVersion
+			c.revision, c.initialized = r.ProtocolVersion, true
+			rev = c.revision
 		}
 	}
-	if err := SharedSchemas().ValidateServerLine(c.revision, line, method); err != nil {
-		c.t.Errorf("schema violation (%s): %v\n  line: %.500s", c.revision, err, line)
+	if err := SharedSchemas().ValidateServerLine(rev, line, method); err != nil {
+		c.t.Errorf("schema violation (%s): %v\n  line: %.500s", rev, err, line)
 	}
 	c.lines = append(c.lines, append([]byte(nil), line...))
 	c.cond.Broadcast()
@@ -282,9 +299,16 @@ func (c *Client) remember(line []byte) {
 		var probe struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
 		}
 		if json.Unmarshal(m, &probe) == nil && probe.ID != nil && probe.Method != "" {
 			c.methods[idKey(probe.ID)] = probe.Method
+			if v, _ := probe.Params.Meta[MetaProtocolVersion].(string); v == StatelessRevision && !c.initialized {
+				c.reqRevs[idKey(probe.ID)] = v
+				c.stateless = true
+			}
 		}
 	}
 }
@@ -436,4 +460,27 @@ func (m Msg) Decode(t testing.TB, v any) {
 	if err := json.Unmarshal(m.Result, v); err != nil {
 		t.Fatalf("decode result: %v: %s", err, m.Raw)
 	}
+}
+
+// StatelessRevision is the protocol revision negotiated per request rather than by initialize.
+const StatelessRevision = "2026-07-28"
+
+// MetaProtocolVersion is the _meta key that carries a request's protocol revision.
+const MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// RequestMeta is the _meta of a 2026-07-28 request: its revision and client capabilities
+// (nil: none), and a log level when level is not "".
+func RequestMeta(caps map[string]any, level string) map[string]any {
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	m := map[string]any{
+		MetaProtocolVersion:                          StatelessRevision,
+		"io.modelcontextprotocol/clientCapabilities": caps,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcp-bash-e2e", "version": "1.0.0"},
+	}
+	if level != "" {
+		m["io.modelcontextprotocol/logLevel"] = level
+	}
+	return m
 }

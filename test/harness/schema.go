@@ -127,20 +127,45 @@ var resultTypes = map[string]string{
 	"prompts/list":             "ListPromptsResult",
 	"prompts/get":              "GetPromptResult",
 	"completion/complete":      "CompleteResult",
+	"server/discover":          "DiscoverResult",
+	"subscriptions/listen":     "SubscriptionsListenResult",
 	// mcp-bash lifecycle extensions answer {}.
 	"shutdown": "EmptyResult",
 	"exit":     "EmptyResult",
 }
 
+// responseTypes are 2026-07-28's whole-response types, used where a revision defines them: a
+// tools/call may answer with an InputRequiredResult instead of a CallToolResult.
+var responseTypes = map[string]string{
+	"tools/call":               "CallToolResultResponse",
+	"prompts/get":              "GetPromptResultResponse",
+	"resources/read":           "ReadResourceResultResponse",
+	"tools/list":               "ListToolsResultResponse",
+	"resources/list":           "ListResourcesResultResponse",
+	"resources/templates/list": "ListResourceTemplatesResultResponse",
+	"prompts/list":             "ListPromptsResultResponse",
+	"completion/complete":      "CompleteResultResponse",
+	"server/discover":          "DiscoverResultResponse",
+	"subscriptions/listen":     "SubscriptionsListenResultResponse",
+}
+
+// errorTypes are the typed error responses of revisions that define them, by code.
+var errorTypes = map[string]string{
+	"-32020": "HeaderMismatchError",
+	"-32021": "MissingRequiredClientCapabilityError",
+	"-32022": "UnsupportedProtocolVersionError",
+}
+
 // notificationTypes and requestTypes map server-originated methods to their message types.
 var notificationTypes = map[string]string{
-	"notifications/message":                "LoggingMessageNotification",
-	"notifications/progress":               "ProgressNotification",
-	"notifications/tools/list_changed":     "ToolListChangedNotification",
-	"notifications/resources/list_changed": "ResourceListChangedNotification",
-	"notifications/prompts/list_changed":   "PromptListChangedNotification",
-	"notifications/resources/updated":      "ResourceUpdatedNotification",
-	"notifications/cancelled":              "CancelledNotification",
+	"notifications/message":                    "LoggingMessageNotification",
+	"notifications/progress":                   "ProgressNotification",
+	"notifications/tools/list_changed":         "ToolListChangedNotification",
+	"notifications/resources/list_changed":     "ResourceListChangedNotification",
+	"notifications/prompts/list_changed":       "PromptListChangedNotification",
+	"notifications/resources/updated":          "ResourceUpdatedNotification",
+	"notifications/cancelled":                  "CancelledNotification",
+	"notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
 }
 
 var requestTypes = map[string]string{
@@ -188,7 +213,13 @@ func (s *Schemas) ValidateServerLine(rev string, line []byte, method string) err
 		if modern {
 			def = "JSONRPCErrorResponse"
 		}
-		return s.Validate(rev, def, obj)
+		if err := s.Validate(rev, def, obj); err != nil {
+			return err
+		}
+		if et, ok := errorTypes[fmt.Sprint(errObj["code"])]; ok && s.Has(rev, et) {
+			return s.Validate(rev, et, obj)
+		}
+		return nil
 	case hasResult && hasID:
 		def := "JSONRPCResponse"
 		if modern {
@@ -197,9 +228,15 @@ func (s *Schemas) ValidateServerLine(rev string, line []byte, method string) err
 		if err := s.Validate(rev, def, obj); err != nil {
 			return err
 		}
+		if rt, ok := responseTypes[method]; ok && s.Has(rev, rt) {
+			return s.Validate(rev, rt, obj)
+		}
 		rt, ok := resultTypes[method]
 		if !ok {
 			return fmt.Errorf("response to unknown method %q", method)
+		}
+		if !s.Has(rev, rt) && s.Has(rev, "ClientRequest") && !s.Has(rev, "InitializeRequest") {
+			rt = "Result" // 2026-07-28 dropped EmptyResult's methods; mcp-bash still answers ping
 		}
 		return s.Validate(rev, rt, obj["result"])
 	case hasMethod && hasID:

@@ -6,7 +6,6 @@ package goclients
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,42 +30,17 @@ func recorded(t *testing.T, project string) (*exec.Cmd, string, string) {
 	return cmd, in, out
 }
 
-// validate checks every server line of a recorded session against the schema.
+// validate checks every server line of a recorded session against the schema of the revision it
+// was written under (harness.ValidateTranscript) and returns how many lines there were.
 func validate(t *testing.T, inLog, outLog string) int {
 	t.Helper()
-	methods := map[string]string{}
-	readLines(t, inLog, func(l []byte) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.ID != nil && m.Method != "" {
-			methods[string(m.ID)] = m.Method
-		}
-	})
-	rev, n := "2025-11-25", 0
-	readLines(t, outLog, func(l []byte) {
-		n++
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
-		}
-		json.Unmarshal(l, &m)
-		method := ""
-		if m.Method == "" && m.ID != nil {
-			method = methods[string(m.ID)]
-		}
-		if method == "initialize" && m.Result.ProtocolVersion != "" {
-			rev = m.Result.ProtocolVersion
-		}
-		if err := harness.SharedSchemas().ValidateServerLine(rev, l, method); err != nil {
-			t.Errorf("schema (%s): %v\n  %s", rev, err, l)
-		}
-	})
-	return n
+	var in, out [][]byte
+	readLines(t, inLog, func(l []byte) { in = append(in, append([]byte(nil), l...)) })
+	readLines(t, outLog, func(l []byte) { out = append(out, append([]byte(nil), l...)) })
+	for _, err := range harness.ValidateTranscript(in, out) {
+		t.Error(err)
+	}
+	return len(out)
 }
 
 func readLines(t *testing.T, path string, fn func([]byte)) {
@@ -187,8 +161,13 @@ func TestMCPGoClient(t *testing.T) {
 	init := mcpgomcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcpgomcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcpgomcp.Implementation{Name: "mcp-go-e2e", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	ires, err := c.Initialize(ctx, init)
+	if err != nil {
 		t.Fatalf("initialize: %v", err)
+	}
+	// mcp-go v1.2 probes with server/discover and stays on 2026-07-28 when the server offers it.
+	if ires.ProtocolVersion != "2026-07-28" {
+		t.Errorf("negotiated %q, want 2026-07-28", ires.ProtocolVersion)
 	}
 	tools, err := c.ListTools(ctx, mcpgomcp.ListToolsRequest{})
 	if err != nil || len(tools.Tools) != 1 {
@@ -205,5 +184,72 @@ func TestMCPGoClient(t *testing.T) {
 		t.Errorf("content %+v", res.Content)
 	}
 	c.Close()
+	validate(t, inLog, outLog)
+}
+
+// TestGoSDKStateless: go-sdk v1.8 probes with server/discover and then speaks 2026-07-28; a tool
+// that asks a question is answered through its multi round-trip middleware (input_required, retry)
+// rather than a server→client request.
+func TestGoSDKStateless(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, inLog, outLog := recorded(t, copyExample(t, "08-elicitation"))
+	asked := 0
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-e2e", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirmed": true}}, nil
+		},
+	})
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if v := session.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %q, want 2026-07-28", v)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("tools/call: %v %+v", err, res)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.Contains(tc.Text, `answer: {"action":"accept"`) {
+		t.Errorf("content %+v", res.Content[0])
+	}
+	if asked != 1 {
+		t.Errorf("elicitation handler called %d times", asked)
+	}
+	session.Close()
+	sawDiscover := false
+	readLines(t, inLog, func(l []byte) {
+		if strings.Contains(string(l), `"method":"server/discover"`) {
+			sawDiscover = true
+		}
+		if strings.Contains(string(l), `"method":"initialize"`) {
+			t.Errorf("client fell back to initialize: %s", l)
+		}
+	})
+	if !sawDiscover {
+		t.Error("no server/discover probe")
+	}
+	validate(t, inLog, outLog)
+}
+
+// TestGoSDKLegacy pins go-sdk to 2025-11-25: the initialize lifecycle still works in the same binary.
+func TestGoSDKLegacy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, inLog, outLog := recorded(t, copyExample(t, "00-hello-tool"))
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := session.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("negotiated %q", v)
+	}
+	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) == 0 {
+		t.Errorf("tools/list: %v", err)
+	}
+	session.Close()
 	validate(t, inLog, outLog)
 }

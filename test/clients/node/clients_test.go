@@ -114,15 +114,24 @@ func TestTypeScriptSDKs(t *testing.T) {
 				t.Errorf("only %d server sessions recorded", sessions)
 			}
 			if c.arg == "auto" {
-				probes := 0
+				probes, stateless := 0, 0
 				ins, _ := filepath.Glob(filepath.Join(capture, "*.in"))
 				for _, in := range ins {
-					if b, _ := os.ReadFile(in); bytes.Contains(b, []byte(`"server/discover"`)) {
+					b, _ := os.ReadFile(in)
+					if bytes.Contains(b, []byte(`"server/discover"`)) {
 						probes++
+					}
+					// The server answers the probe, so the client stays on 2026-07-28 and sends no
+					// initialize.
+					if bytes.Contains(b, []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)) && !bytes.Contains(b, []byte(`"method":"initialize"`)) {
+						stateless++
 					}
 				}
 				if probes == 0 {
 					t.Errorf("auto negotiation sent no server/discover probe")
+				}
+				if stateless != len(ins) {
+					t.Errorf("%d of %d sessions stayed on 2026-07-28", stateless, len(ins))
 				}
 			}
 		})

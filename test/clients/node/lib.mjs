@@ -21,6 +21,14 @@ export function check(cond, msg, detail) {
 }
 
 const text = (r, i = 0) => r?.content?.[i]?.text ?? '';
+
+// In the 2026-07-28 era (SDK v2 after a server/discover probe) there is no ping, logging/setLevel
+// or resources/subscribe: the log level travels in each request's _meta and change notifications
+// come through subscriptions/listen.
+const modern = (c) => c.getProtocolEra?.() === 'modern';
+const withLevel = (c, params, level) => (modern(c) ? { ...params, _meta: { 'io.modelcontextprotocol/logLevel': level } } : params);
+const setLevel = async (c, level) => { if (!modern(c)) await c.setLoggingLevel(level); };
+const ping = async (c) => { if (modern(c)) await c.listTools(); else await c.ping(); };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The adapter hides the differences between SDK generations:
@@ -58,7 +66,7 @@ export async function runSessions(a) {
     // The SDK validates structuredContent against the outputSchema.
     const r = await a.callTool(c, { name: 'hello', arguments: { name: 'Ada' } });
     check(r.structuredContent?.message === 'Hello, Ada!', 'hello result', r);
-    await c.ping();
+    await ping(c);
   });
 
   await session('01-args-and-validation', async (c) => {
@@ -71,8 +79,8 @@ export async function runSessions(a) {
   await session('02-logging-and-levels', async (c) => {
     const logs = [];
     a.onLog(c, (n) => logs.push(n.params));
-    await c.setLoggingLevel('warning');
-    const r = await a.callTool(c, { name: 'chatty', arguments: {} });
+    await setLevel(c, 'warning');
+    const r = await a.callTool(c, withLevel(c, { name: 'chatty', arguments: {} }, 'warning'));
     check(text(r) === 'done', 'chatty result', r);
     await sleep(50);
     check(logs.length === 1 && logs[0].level === 'warning' && logs[0].logger === 'chatty', 'only warning logs pass the level', logs);
@@ -135,8 +143,8 @@ export async function runSessions(a) {
 
     const logs = [];
     a.onLog(c, (n) => logs.push(n.params.data));
-    await c.setLoggingLevel('debug');
-    await a.callTool(c, { name: 'test_tool_with_logging', arguments: {} });
+    await setLevel(c, 'debug');
+    await a.callTool(c, withLevel(c, { name: 'test_tool_with_logging', arguments: {} }, 'debug'));
     await sleep(50);
     check(JSON.stringify(logs) === '["Tool execution started","Tool processing data","Tool execution completed"]', 'logging', logs);
 
@@ -156,7 +164,7 @@ export async function runSessions(a) {
       cancelled = e;
     }
     check(cancelled !== undefined, 'a cancelled call rejects');
-    await c.ping();
+    await ping(c);
     await sleep(150); // whatever the cancelled call still sent arrives, and is not an error
     c.late.splice(0);
 
@@ -179,6 +187,11 @@ export async function runSessions(a) {
   // Last, so that a failure here leaves every other check run: both SDKs parse the answer to
   // resources/subscribe as an EmptyResult and reject members other than _meta.
   await session('conformance', async (c) => {
+    if (modern(c)) {
+      const sub = await c.listen({ resourceSubscriptions: ['test://watched-resource'], toolsListChanged: true });
+      await sub.close();
+      return;
+    }
     await c.subscribeResource({ uri: 'test://watched-resource' });
     await c.unsubscribeResource({ uri: 'test://watched-resource' });
   });

@@ -1,0 +1,176 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+)
+
+// subscriptions/listen (2026-07-28) replaces the legacy session's list_changed notifications and
+// resources/subscribe: the client opens a long-lived request naming the notifications it wants,
+// the server acknowledges what it agreed to, and every notification sent for it carries the
+// request's id as _meta.io.modelcontextprotocol/subscriptionId. The stream ends with a result
+// when the server tears it down (here: the client's input ended) and with no answer when the
+// client cancels it. An open stream holds no worker, so any number of them cannot starve calls.
+
+// listener is one open subscriptions/listen stream.
+type listener struct {
+	id                        json.RawMessage
+	tools, prompts, resources bool
+	subs                      []*subscription // its resourceSubscriptions
+}
+
+type subscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+func subscriptionMeta(id json.RawMessage) map[string]any {
+	return map[string]any{metaSubscriptionID: id}
+}
+
+func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Request) (any, error) {
+	if statelessInfo(ctx) == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", nil)
+	}
+	var p struct {
+		Notifications *subscriptionFilter `json:"notifications"`
+	}
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Notifications == nil {
+		return nil, invalidParams("Invalid params: notifications is required")
+	}
+	// Agree only to what this server can send: the feature must exist and each resource must be
+	// readable now (as resources/subscribe requires).
+	has := map[string]bool{}
+	for _, f := range srv.features() {
+		has[f.name] = true
+	}
+	want := p.Notifications
+	agreed := subscriptionFilter{
+		ToolsListChanged:     want.ToolsListChanged && has["tools"],
+		PromptsListChanged:   want.PromptsListChanged && has["prompts"],
+		ResourcesListChanged: want.ResourcesListChanged && has["resources"],
+	}
+	var subs []*subscription
+	if _, ok := srv.handlers["resources/read"]; ok {
+		for _, uri := range want.ResourceSubscriptions {
+			if uri == "" || slices.Contains(agreed.ResourceSubscriptions, uri) {
+				continue
+			}
+			c, err := srv.readResource(ctx, s, uri, "")
+			if err != nil {
+				continue
+			}
+			agreed.ResourceSubscriptions = append(agreed.ResourceSubscriptions, uri)
+			subs = append(subs, &subscription{id: "listen-" + jsonrpc.IDKey(r.ID) + "-" + uri, uri: uri, hash: contentHash(c), listenID: r.ID})
+		}
+	}
+	// The acknowledgement comes before anything else carrying this subscription's id.
+	s.Notify("notifications/subscriptions/acknowledged", map[string]any{"notifications": agreed, "_meta": subscriptionMeta(r.ID)})
+
+	// Scan the registries first, so that changes from now on are seen as changes.
+	srv.notifyChanges(ctx, s)
+	l := &listener{id: r.ID, tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged, subs: subs}
+	key := jsonrpc.IDKey(r.ID)
+	s.listenMu.Lock()
+	if s.listenEnded {
+		s.listenMu.Unlock()
+		return listenEnd(r.ID), nil // the input ended while this stream was being opened
+	}
+	if _, dup := s.listeners[key]; dup {
+		s.listenMu.Unlock()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is an open subscriptions/listen stream")
+	}
+	if s.listeners == nil {
+		s.listeners = map[string]*listener{}
+	}
+	s.listeners[key] = l
+	s.listenMu.Unlock()
+	s.subs.mu.Lock()
+	if s.subs.byID == nil {
+		s.subs.byID = map[string]*subscription{}
+	}
+	for _, sub := range subs {
+		s.subs.byID[sub.id] = sub
+	}
+	start := len(subs) > 0 && !s.subs.started
+	if start {
+		s.subs.started = true
+	}
+	s.subs.mu.Unlock()
+	if start {
+		srv.startPolling(s)
+	}
+	if ctx.Err() != nil { // cancelled while it was being opened
+		s.dropListener(key)
+		return nil, errSuppressed
+	}
+	// The stream stays open without holding a worker: it is answered when the input ends
+	// (endListeners) and dropped without an answer when the client cancels it (dropListener).
+	return nil, errSuppressed
+}
+
+func listenEnd(id json.RawMessage) map[string]any {
+	return map[string]any{"_meta": subscriptionMeta(id), "resultType": resultComplete}
+}
+
+// dropListener closes a stream the client cancelled; it reports whether one was open.
+func (s *Session) dropListener(key string) bool {
+	s.listenMu.Lock()
+	l, ok := s.listeners[key]
+	delete(s.listeners, key)
+	s.listenMu.Unlock()
+	if ok {
+		s.subs.mu.Lock()
+		for _, sub := range l.subs {
+			delete(s.subs.byID, sub.id)
+		}
+		s.subs.mu.Unlock()
+	}
+	return ok
+}
+
+// endListeners closes every open stream when the session's input ends: gracefully, with a
+// SubscriptionsListenResult, unless the client asked to exit.
+func (s *Session) endListeners(answer bool) {
+	s.listenMu.Lock()
+	s.listenEnded = true
+	ls := s.listeners
+	s.listeners = nil
+	s.listenMu.Unlock()
+	if !answer {
+		return
+	}
+	for _, l := range ls {
+		res, err := s.srv.finishStateless("subscriptions/listen", listenEnd(l.id))
+		s.reply(l.id, res, err)
+	}
+}
+
+// listenersFor returns the open streams that asked for a kind of list_changed notification.
+func (s *Session) listenersFor(method string) []json.RawMessage {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	var ids []json.RawMessage
+	for _, l := range s.listeners {
+		if (method == "notifications/tools/list_changed" && l.tools) ||
+			(method == "notifications/prompts/list_changed" && l.prompts) ||
+			(method == "notifications/resources/list_changed" && l.resources) {
+			ids = append(ids, l.id)
+		}
+	}
+	return ids
+}
+
+func (s *Session) hasListeners() bool {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	return len(s.listeners) > 0
+}
