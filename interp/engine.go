@@ -40,6 +40,7 @@ var (
 	ErrDepthLimit    = errors.New("call depth limit")
 	ErrScriptLimit   = errors.New("script size limit")
 	ErrMemoryLimit   = errors.New("memory limit")
+	ErrJobLimit      = errors.New("background job limit")
 	errCallCancelled = errors.New("cancelled")
 )
 
@@ -121,6 +122,7 @@ type call struct {
 	tmpDir  string
 
 	commands  atomic.Int64
+	jobs      atomic.Int64 // background jobs started
 	funcsMu   sync.Mutex
 	funcs     map[string]bool
 	maxFrames int
@@ -182,6 +184,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
 	case errors.Is(cause, ErrMemoryLimit):
 		out.LimitHit = "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)"
+	case errors.Is(cause, ErrJobLimit):
+		out.LimitHit = fmt.Sprintf("Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
 	case errors.Is(cause, ErrStderrLimit):
 		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
 	case errors.Is(runErr, ErrCommandLimit):

@@ -62,6 +62,14 @@ func TestLimits(t *testing.T) {
 		}},
 		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "stderr exceeded 500") }},
 		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "script exceeds 1000") }},
+		{"background jobs", "for i in $(seq 50); do sleep 5 & done; wait", sandbox.Limits{MaxJobs: 10},
+			func(o *sdk.Outcome) bool { return o.LimitHit == "Tool exceeded the background job limit (10 jobs)" }},
+		{"background jobs in eval", "eval 'for i in $(seq 50); do (sleep 5) & done'; wait", sandbox.Limits{MaxJobs: 10},
+			func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "background job limit") }},
+		{"background jobs behind a function of the counter's name", "__mcpbash_job(){ :; }; for i in $(seq 50); do sleep 5 & done; wait",
+			sandbox.Limits{MaxJobs: 10}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "background job limit") }},
+		{"jobs under the limit", "for i in 1 2 3; do echo $i & done; wait", sandbox.Limits{MaxJobs: 3},
+			func(o *sdk.Outcome) bool { return o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := run(t, tc.script, tc.limits)

@@ -163,6 +163,11 @@ func (c *call) callHandler(ctx context.Context, args []string) ([]string, error)
 	if c.commands.Add(1) > c.limits.MaxCommands {
 		return nil, ErrCommandLimit
 	}
+	// Counted here, where every command passes, so a function of the same name cannot skip it.
+	if len(args) > 0 && args[0] == jobBuiltin && c.jobs.Add(1) > c.limits.MaxJobs {
+		c.cancel(ErrJobLimit)
+		return nil, ErrJobLimit
+	}
 	// Recursion guard: Go stack frames grow with Bash call depth; stop long before the Go
 	// stack limit would kill the process. Unwinding costs microseconds, so it is sampled:
 	// between two samples the depth can grow by at most depthSample levels.
@@ -329,6 +334,8 @@ func (c *call) exec(ctx context.Context, args []string) error {
 		return nil
 	case "__mcpbash_printf":
 		return c.printf(ctx, hc, args[1:])
+	case jobBuiltin:
+		return nil // counted by callHandler
 	case "__mcpbash_refuse":
 		fmt.Fprintln(hc.Stderr, "mcp-bash: "+strings.Join(args[1:], " "))
 		return status(2)

@@ -12,10 +12,19 @@ import (
 var virtualParams = map[string]string{"$": "__mcpbash_pid", "BASHPID": "__mcpbash_pid", "PPID": "__mcpbash_ppid"}
 
 // rewrite adjusts a parsed script before it runs: $$, $BASHPID and $PPID read virtual values
-// (the interpreter would report the server's own pids). It reports whether anything changed.
+// (the interpreter would report the server's own pids), and every background job starts with
+// the builtin that counts it against the call's job limit (the interpreter has no hook for
+// `&`). It reports whether anything changed.
 func rewrite(f *syntax.File) bool {
 	changed := false
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok && st.Background && st.Cmd != nil && !isJobCounted(st.Cmd) {
+			pos := st.Cmd.Pos()
+			count := &syntax.Stmt{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{
+				&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: jobBuiltin}}}}}}
+			st.Cmd = &syntax.Block{Lbrace: pos, Rbrace: pos, Stmts: []*syntax.Stmt{count, {Position: pos, Cmd: st.Cmd}}}
+			changed = true
+		}
 		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
 			if v, ok := virtualParams[pe.Param.Value]; ok {
 				pe.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: v}
@@ -28,9 +37,23 @@ func rewrite(f *syntax.File) bool {
 	return changed
 }
 
+// jobBuiltin counts a background job (handlers.go).
+const jobBuiltin = "__mcpbash_job"
+
+// isJobCounted reports whether a background command was already rewritten.
+func isJobCounted(cmd syntax.Command) bool {
+	b, ok := cmd.(*syntax.Block)
+	if !ok || len(b.Stmts) != 2 {
+		return false
+	}
+	ce, ok := b.Stmts[0].Cmd.(*syntax.CallExpr)
+	return ok && len(ce.Args) == 1 && ce.Args[0].Lit() == jobBuiltin
+}
+
 // needsRewrite is a cheap pre-check for rewrite on text that is about to be parsed at run time.
 func needsRewrite(src string) bool {
-	return strings.Contains(src, "$") && (strings.Contains(src, "$$") || strings.Contains(src, "PID") || strings.Contains(src, "${$"))
+	return strings.Contains(src, "&") ||
+		strings.Contains(src, "$") && (strings.Contains(src, "$$") || strings.Contains(src, "PID") || strings.Contains(src, "${$"))
 }
 
 // funcNames lists the functions a file declares (for `type` and `command -v`).

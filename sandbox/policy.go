@@ -41,6 +41,9 @@ type Limits struct {
 	MaxCommands    int64
 	MaxCallDepth   int
 	MaxScriptBytes int64
+	// MaxJobs bounds the background jobs (`cmd &`) a call may start in all, counted as they
+	// start (a fork bomb hits it long before memory or the command limit).
+	MaxJobs int64
 }
 
 // DefaultLimits are used for every zero field of a policy's limits.
@@ -52,6 +55,7 @@ func DefaultLimits() Limits {
 		MaxCommands:    1_000_000,
 		MaxCallDepth:   200,
 		MaxScriptBytes: 1 << 20,
+		MaxJobs:        1000,
 	}
 }
 
@@ -72,6 +76,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxCallDepth <= 0 {
 		l.MaxCallDepth = d.MaxCallDepth
+	}
+	if l.MaxJobs <= 0 {
+		l.MaxJobs = d.MaxJobs
 	}
 	if l.MaxScriptBytes <= 0 {
 		l.MaxScriptBytes = d.MaxScriptBytes

@@ -65,6 +65,7 @@ var sandboxCorpus = []attack{
 	{ID: "T-DOS-1/recursion", Script: "f(){ f; }; f", Want: `depth limit`, Timeout: 5},
 	{ID: "T-DOS-1/fork-bomb", Script: ":(){ :|:& };:", Want: `(?s).*`, Timeout: 2},
 	{ID: "T-DOS-1/fork-bomb-named", Script: "f(){ f|f& }; f; wait; echo survived", Want: `(?s).*`, Timeout: 2},
+	{ID: "T-DOS-1/background-job-flood", Script: "for i in $(seq 5000); do sleep 100 & done; wait", Want: `Tool exceeded the background job limit \(1000 jobs\)`, Timeout: 5},
 	{ID: "T-DOS-1/yes", Script: "yes", Want: `output exceeded`, Timeout: 5},
 	{ID: "T-DOS-1/read-no-stdin", Script: "read x; echo rc=$? x=$x", Want: `rc=1 x=`},
 	{ID: "T-DOS-1/sleep-forever", Script: "sleep 99999", Want: `timed out`, Timeout: 1},
