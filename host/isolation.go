@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -46,7 +47,7 @@ func (srv *Server) runInWorker(ctx context.Context, job interp.Job, t *registry.
 	p := job.Policy
 	spec := worker.Spec{Call: worker.CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: worker.RootsOf(p), ToolDir: p.ToolDir,
 		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
-		Project: srv.cfg.Dirs.Root, Confine: job.Confiner != nil, RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: toolNetwork(t),
+		CPU: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second, Project: srv.cfg.Dirs.Root, Confine: job.Confiner != nil, RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: toolNetwork(t),
 		Wasm: &worker.WasmSpec{Dirs: []string{job.Call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, MemoryMiB: wasmMemoryMiB(t),
 			CacheDir: srv.wasmCacheDir()}}
 	return srv.pool.Run(ctx, spec, job.Call, func() bool { return ctx.Err() != nil })

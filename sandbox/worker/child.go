@@ -174,9 +174,13 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 			return errors.New("this worker is confined to other roots")
 		}
 	}
-	if c.opts.SetCPULimit != nil && c.opts.CPUUsed != nil && s.Limits.Timeout > 0 {
-		// A call may burn CPU for its whole wall-clock budget, on every core, and no more.
-		if err := c.opts.SetCPULimit(c.opts.CPUUsed() + 2*s.Limits.Timeout + 2*time.Second); err != nil {
+	if c.opts.SetCPULimit != nil && c.opts.CPUUsed != nil {
+		// By default a call may burn CPU for its whole wall-clock budget on two cores, and no more.
+		budget := s.CPU
+		if budget <= 0 {
+			budget = 2*s.Limits.WithDefaults().Timeout + 2*time.Second
+		}
+		if err := c.opts.SetCPULimit(c.opts.CPUUsed() + budget); err != nil {
 			return err
 		}
 	}

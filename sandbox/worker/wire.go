@@ -8,6 +8,7 @@ package worker
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -36,6 +37,8 @@ type Spec struct {
 	// Confine puts allowlisted external commands under Landlock (the server's Confiner).
 	Confine            bool `json:"confine,omitempty"`
 	RequireConfinement bool `json:"requireConfinement,omitempty"`
+	// CPU bounds the CPU time the call may use in its worker (0: twice its timeout plus 2 s).
+	CPU time.Duration `json:"cpu,omitempty"`
 	// Network is what the tool's meta allows its external commands; the worker itself is
 	// confined with it too.
 	Network bool `json:"network,omitempty"`

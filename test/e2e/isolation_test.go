@@ -115,6 +115,17 @@ func TestProcessIsolation(t *testing.T) {
 	if out := text(shCall(t, c, "echo alive")); out != "alive" {
 		t.Fatalf("after the crashes: %q", out)
 	}
+	// The CPU time limit (a pipeline of builtins burns CPU with few commands).
+	cpu := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_WORKER_CPU_SECS=1",
+		"MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+	cpu.Initialize("2025-11-25", nil)
+	if got := text(shCall(t, cpu, "yes | head -c 30000000000 | wc -c")); got != "Tool worker process died: CPU time limit" {
+		t.Fatalf("CPU limit: %q", got)
+	}
+	if out := text(shCall(t, cpu, "echo alive")); out != "alive" {
+		t.Fatalf("after the CPU limit: %q", out)
+	}
+
 	// A cancelled call never answers; the worker ends the job and takes the next call.
 	c.Send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"sh","arguments":{"script":"sleep 20; echo late"}}}`)
 	time.Sleep(200 * time.Millisecond)
