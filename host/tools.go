@@ -213,14 +213,24 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		return nil, out, rerr
 	}
 	if envBool(srv.cfg.Getenv("MCPBASH_ACCESS_META")) || m.Access {
-		meta, _ := res["_meta"].(map[string]any)
-		if meta == nil {
-			meta = map[string]any{}
-		}
-		meta["mcpbash/access"] = out.Access
-		res["_meta"] = meta
+		resultMeta(res)["mcpbash/access"] = out.Access
+	}
+	// Progress and log lines over the rate limit were dropped: the result says how many.
+	if d, ok := sink.(interface{ Dropped() int }); ok && d.Dropped() > 0 {
+		resultMeta(res)["mcpbash/notificationsDropped"] = d.Dropped()
+		srv.logf("tool %s: %d progress/log notifications over MCPBASH_PROGRESS_PER_MINUTE were dropped", tool.Name, d.Dropped())
 	}
 	return res, out, nil
+}
+
+// resultMeta returns a result's _meta object, adding one when it has none.
+func resultMeta(res map[string]any) map[string]any {
+	meta, _ := res["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		res["_meta"] = meta
+	}
+	return meta
 }
 
 func metaString(m map[string]json.RawMessage, key string) string {
@@ -629,6 +639,13 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 		data = json.RawMessage("null")
 	}
 	k.s.Notify("notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
+}
+
+// Dropped is how many notifications the rate limit dropped.
+func (k *toolSink) Dropped() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dropped
 }
 
 func (k *toolSink) Close() {

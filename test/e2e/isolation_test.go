@@ -140,3 +140,32 @@ func TestProcessIsolation(t *testing.T) {
 		}
 	}
 }
+
+// TestNotificationRateLimit (T-DOS-1): a tool that floods progress and log notifications gets at
+// most MCPBASH_PROGRESS_PER_MINUTE of them through, and its result says how many were dropped;
+// the same in both isolation modes.
+func TestNotificationRateLimit(t *testing.T) {
+	t.Parallel()
+	root := isolationProject(t)
+	for _, mode := range []string{"inproc", "process"} {
+		t.Run(mode, func(t *testing.T) {
+			c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=" + mode, "MCPBASH_PROGRESS_PER_MINUTE=10",
+				"MCPBASH_LOG_LEVEL=debug", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+			c.Initialize("2025-11-25", nil)
+			c.Send(`{"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"sh","arguments":{"script":"for i in $(seq 50); do mcp_progress $i p; mcp_log_info flood m$i; done; echo done"},"_meta":{"progressToken":"t"}}}`)
+			m := c.Response(`"f"`)
+			if text(m) != "done" || !strings.Contains(string(m.Result), `"mcpbash/notificationsDropped":90`) {
+				t.Fatalf("result: %s", m.Raw)
+			}
+			n := 0
+			for _, l := range c.Lines() {
+				if pm := harness.ParseMsg(l); pm.Method == "notifications/progress" || pm.Method == "notifications/message" {
+					n++
+				}
+			}
+			if n > 10 {
+				t.Fatalf("%d notifications went out, the limit is 10 per minute", n)
+			}
+		})
+	}
+}
