@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/registry"
 	"github.com/mcp-bash/mcp-bash/interp/native"
@@ -158,6 +159,7 @@ func (srv *Server) runNative(ctx context.Context, call *sdk.Call, t *registry.To
 		Cancelled: func() bool { return ctx.Err() != nil },
 		Spill:     envInt(srv.cfg.Getenv, "MCPBASH_ENV_PAYLOAD_THRESHOLD", 65536, 0, 1<<30),
 		SDKDir:    srv.nativeSDKDir(),
+		Limits:    srv.nativeLimits(policy.Limits.Timeout),
 	}
 	rules := confine.Rules{Net: toolNetwork(t)}
 	for _, r := range policy.Roots {
@@ -256,5 +258,19 @@ func (srv *Server) Close() {
 	srv.closeWasm()
 	if srv.pool != nil {
 		srv.pool.Close()
+	}
+}
+
+// nativeLimits are a native tool's rlimits: address space (MCPBASH_NATIVE_MAX_AS_MB, 8192: Go
+// programs such as the JSON tool reserve ≈1.25 GiB before they allocate), CPU seconds
+// (MCPBASH_NATIVE_CPU_SECS, default twice the timeout + 2), open files (MCPBASH_NATIVE_MAX_OPEN_FILES,
+// 1024) and file size (MCPBASH_NATIVE_MAX_FILE_MB, 1024). 0 turns one off.
+func (srv *Server) nativeLimits(timeout time.Duration) native.Limits {
+	get := func(k string, def int) int64 { return int64(envInt(srv.cfg.Getenv, k, def, 0, 1<<30)) }
+	return native.Limits{
+		AddressSpaceKiB: get("MCPBASH_NATIVE_MAX_AS_MB", 8192) << 10,
+		CPUSeconds:      get("MCPBASH_NATIVE_CPU_SECS", int(2*timeout/time.Second)+2),
+		OpenFiles:       get("MCPBASH_NATIVE_MAX_OPEN_FILES", 1024),
+		FileSizeKiB:     get("MCPBASH_NATIVE_MAX_FILE_MB", 1024) << 10,
 	}
 }

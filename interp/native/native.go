@@ -56,6 +56,41 @@ type Job struct {
 	SDKDir string
 	// Wrap, when set, rewrites the command line (OS confinement); an error refuses the run.
 	Wrap func(argv []string, scratch string) ([]string, error)
+	// Limits are resource limits of the tool's processes (zero fields: none).
+	Limits Limits
+}
+
+// Limits are the rlimits a native tool runs under, set with bash's ulimit (hard and soft, so
+// the tool cannot raise them) right before the tool starts, and inherited by its children.
+type Limits struct {
+	AddressSpaceKiB int64 // ulimit -v
+	CPUSeconds      int64 // ulimit -t
+	OpenFiles       int64 // ulimit -n
+	FileSizeKiB     int64 // ulimit -f (in KiB: bash's unit for -f is 1024 bytes)
+}
+
+// prefix is the bash that sets the limits and then becomes argv ("" when there are none).
+func (l Limits) prefix() string {
+	var b strings.Builder
+	for _, x := range []struct {
+		flag string
+		v    int64
+	}{{"-v", l.AddressSpaceKiB}, {"-t", l.CPUSeconds}, {"-n", l.OpenFiles}, {"-f", l.FileSizeKiB}} {
+		if x.v <= 0 {
+			continue
+		}
+		// Only ever lower a limit (raising a hard limit fails); CPU keeps one second between
+		// soft (SIGXCPU, named in the result) and hard (SIGKILL).
+		hard := x.v
+		if x.flag == "-t" {
+			hard++
+		}
+		fmt.Fprintf(&b, `l=$(ulimit -H %[1]s); if [ "$l" = unlimited ] || [ "$l" -gt %[2]d ]; then ulimit -S %[1]s %[3]d && ulimit -H %[1]s %[2]d || exit 126; fi; `, x.flag, hard, x.v)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + `exec "$@"`
 }
 
 // lookup returns the last value of name in env.
@@ -170,6 +205,13 @@ func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
 		}
 		argv = []string{bash, job.Script}
 	}
+	if p := job.Limits.prefix(); p != "" {
+		bash := e.Bash
+		if bash == "" {
+			bash = "bash"
+		}
+		argv = append([]string{bash, "-c", p, "mcp-bash-limits"}, argv...)
+	}
 	if job.Wrap != nil {
 		if argv, err = job.Wrap(argv, work); err != nil {
 			return fail(err.Error())
@@ -238,6 +280,8 @@ func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
 		out.Cancelled = true
 	case out.LimitHit == "" && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
+	case out.LimitHit == "":
+		out.LimitHit = job.Limits.hit(out.ExitCode, out.Stderr)
 	}
 	read := func(env string) []byte {
 		data, _ := os.ReadFile(filepath.Join(work, side[env]))
@@ -419,4 +463,20 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	}
 	out, _ := json.Marshal(map[string]any{"action": res.Action, "content": content})
 	return append(out, '\n')
+}
+
+// hit names the rlimit that ended a tool, from its exit status and its stderr (bash reports a
+// child killed by SIGXCPU or SIGXFSZ, and its own failed allocations, there); "" for none.
+func (l Limits) hit(code int, stderr []byte) string {
+	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
+	switch {
+	case l.CPUSeconds > 0 && (code == 128+int(syscall.SIGXCPU) || has("CPU time limit exceeded")):
+		return fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
+	case l.FileSizeKiB > 0 && (code == 128+int(syscall.SIGXFSZ) || has("File size limit exceeded")):
+		return fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
+	case l.AddressSpaceKiB > 0 && code != 0 && (has("cannot allocate") || has("out of memory") ||
+		has("failed to reserve page summary memory")):
+		return fmt.Sprintf("Tool exceeded the memory limit (%d MiB of address space)", l.AddressSpaceKiB>>10)
+	}
+	return ""
 }

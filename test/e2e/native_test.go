@@ -197,3 +197,35 @@ func TestNativeConfinement(t *testing.T) {
 		t.Errorf("sandbox.network tool: %q", got)
 	}
 }
+
+// TestNativeRlimits: a native tool runs under rlimits it cannot raise (address space, CPU time,
+// file size, open files), and a tool that hits one gets a result naming it.
+func TestNativeRlimits(t *testing.T) {
+	t.Parallel()
+	p := newSecProject(t, map[string]string{
+		"tools/nat/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
+		"tools/nat/tool.meta.json": `{"name":"nat","description":"native snippet","exec":"native","timeoutSecs":10,"inputSchema":{"type":"object","properties":{"script":{"type":"string"}},"required":["script"]}}`,
+		// No SDK (the JSON tool is a Go program, which needs more address space than this test allows).
+		"tools/mem/tool.sh":        "#!/usr/bin/env bash\nx=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done\n",
+		"tools/mem/tool.meta.json": `{"name":"mem","description":"grows a string","exec":"native","timeoutSecs":10}`,
+	})
+	c := p.start(t, "MCPBASH_TOOL_ALLOWLIST=*", "MCPBASH_NATIVE_CPU_SECS=1", "MCPBASH_NATIVE_MAX_FILE_MB=1", "MCPBASH_NATIVE_MAX_OPEN_FILES=100")
+	if got := text(nat(t, c, `echo "$(ulimit -H -v) $(ulimit -S -t) $(ulimit -f) $(ulimit -n)"; ulimit -S -n 4096 2>/dev/null || echo cannot-raise`)); got != "8388608 1 1024 100\ncannot-raise" {
+		t.Errorf("limits inside the tool: %q", got)
+	}
+	for _, tc := range []struct{ script, want string }{
+		{"while :; do :; done", "Tool exceeded the CPU time limit (1 s)"},
+		{"head -c 3000000 /dev/zero > data/big.bin; echo rc=$?", "Tool exceeded the file size limit (1024 KiB)"},
+	} {
+		if got := text(nat(t, c, tc.script)); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.script, got, tc.want)
+		}
+	}
+	m := p.start(t, "MCPBASH_TOOL_ALLOWLIST=*", "MCPBASH_NATIVE_MAX_AS_MB=256")
+	if got := text(m.Call("tools/call", map[string]any{"name": "mem", "arguments": map[string]any{}})); !strings.HasPrefix(got, "Tool exceeded the memory limit (256 MiB of address space)") {
+		t.Errorf("memory: %q", got)
+	}
+	if r := m.Call("ping", nil); r.Error != nil {
+		t.Errorf("server after the memory limit: %s", r.Raw)
+	}
+}
