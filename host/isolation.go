@@ -30,6 +30,7 @@ func newWorkerPool(cfg Config, self string, maxHeapMiB int, logf func(string, ..
 		AddressSpace: uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_AS_MB", maxHeapMiB+2048, 1536, 1<<22)) << 20,
 		OpenFiles:    uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_OPEN_FILES", 1024, 64, 1<<20)),
 		FileSize:     uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_FILE_MB", 1024, 1, 1<<20)) << 20,
+		Processes:    uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_PROCS", 0, 0, 1<<22)),
 	}
 	_, lerr := confine.Status()
 	return worker.NewPool(worker.Options{

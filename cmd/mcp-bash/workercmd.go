@@ -30,6 +30,7 @@ func newWorkerCmd() *cobra.Command {
 	f.Uint64Var(&l.AddressSpace, "as", 0, "address-space limit in bytes")
 	f.Uint64Var(&l.OpenFiles, "nofile", 0, "open-file limit")
 	f.Uint64Var(&l.FileSize, "fsize", 0, "file-size limit in bytes")
+	f.Uint64Var(&l.Processes, "nproc", 0, "process-count limit (RLIMIT_NPROC)")
 	f.BoolVar(&confineSelf, "confine", false, "confine the worker to its call's roots with Landlock")
 	return cmd
 }

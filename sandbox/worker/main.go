@@ -21,12 +21,15 @@ type Limits struct {
 	OpenFiles uint64
 	// FileSize bounds any file it writes, in bytes (0: none); a write past it fails with EFBIG.
 	FileSize uint64
+	// Processes is RLIMIT_NPROC (0: none). Linux counts every process and thread of the user
+	// against it, the server's and the worker's own Go threads included, so it is opt-in.
+	Processes uint64
 }
 
 // Args is the command line of a worker after the binary.
 func (l Limits) Args(maxHeapMiB int, confine bool) []string {
 	a := []string{Command, "--max-heap-mb", fmt.Sprint(maxHeapMiB), "--as", fmt.Sprint(l.AddressSpace),
-		"--nofile", fmt.Sprint(l.OpenFiles), "--fsize", fmt.Sprint(l.FileSize)}
+		"--nofile", fmt.Sprint(l.OpenFiles), "--fsize", fmt.Sprint(l.FileSize), "--nproc", fmt.Sprint(l.Processes)}
 	if confine {
 		a = append(a, "--confine")
 	}
@@ -52,7 +55,7 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 	for _, r := range []struct {
 		res int
 		v   uint64
-	}{{asLimit, l.AddressSpace}, {syscall.RLIMIT_NOFILE, l.OpenFiles}, {syscall.RLIMIT_FSIZE, l.FileSize}} {
+	}{{asLimit, l.AddressSpace}, {syscall.RLIMIT_NOFILE, l.OpenFiles}, {syscall.RLIMIT_FSIZE, l.FileSize}, {nprocLimit, l.Processes}} {
 		if err := set(r.res, r.v); err != nil {
 			return err
 		}

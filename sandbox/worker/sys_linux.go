@@ -13,6 +13,9 @@ func procAttr() *syscall.SysProcAttr {
 // asLimit is RLIMIT_AS (address space), which Linux enforces.
 const asLimit = syscall.RLIMIT_AS
 
+// nprocLimit is RLIMIT_NPROC (6 on Linux; the syscall package does not name it).
+const nprocLimit = 0x6
+
 // cpuUsed is the CPU time (user + system) this process has used.
 func cpuUsed() time.Duration {
 	var ru syscall.Rusage

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -63,7 +64,8 @@ func TestProcessIsolation(t *testing.T) {
 	t.Parallel()
 	root := isolationProject(t)
 	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_MAX_HEAP_MB=8192",
-		"MCPBASH_WORKER_MAX_AS_MB=2048", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+		"MCPBASH_WORKER_MAX_AS_MB=2048", "MCPBASH_WORKER_MAX_PROCS=4096", "MCPBASH_WORKER_MAX_OPEN_FILES=512",
+		"MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
 	c.Initialize("2025-11-25", nil)
 
 	// Ordinary calls, several in a row (the warm worker is reused), with the sandbox in force.
@@ -81,8 +83,17 @@ func TestProcessIsolation(t *testing.T) {
 	if out := text(c.Response(`"p"`)); out != "done" {
 		t.Fatalf("progress call: %q", out)
 	}
-	if len(workerPids(t, c.Pid())) == 0 {
+	pids := workerPids(t, c.Pid())
+	if len(pids) == 0 {
 		t.Fatal("no __worker process under the server")
+	}
+	// The worker's rlimits, as the kernel reports them.
+	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pids[0]))
+	for _, want := range []string{`Max address space\s+2147483648\s+2147483648`, `Max processes\s+4096\s+4096`,
+		`Max open files\s+512\s+512`, `Max file size\s+1073741824\s+1073741824`} {
+		if !regexp.MustCompile(want).Match(limits) {
+			t.Errorf("worker limits lack %q:\n%s", want, limits)
+		}
 	}
 
 	// A worker killed mid-call.
