@@ -51,6 +51,12 @@ type Engine struct {
 	mu           sync.Mutex
 	cache        map[cacheKey]*parsed
 	mem          memGuard
+	// static is the call-independent part of every call's environment (see baseEnv).
+	static []envVar
+	// filters caches the SDK helpers' compiled jq filters across calls.
+	filters sdk.FilterCache
+	// defaultScratch is sandbox.ScratchBase(""), which stats /dev/shm, looked up once.
+	defaultScratch func() string
 }
 
 type cacheKey struct {
@@ -76,7 +82,8 @@ func NewEngine(maxHeapBytes uint64) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("interp: prelude: %w", err)
 	}
-	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes}}, nil
+	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes},
+		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") })}, nil
 }
 
 // preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
@@ -133,7 +140,11 @@ type call struct {
 func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	out = &sdk.Outcome{}
 	limits := job.Policy.Limits.WithDefaults()
-	sc := newScratch(job.ScratchBase)
+	base := job.ScratchBase
+	if base == "" {
+		base = e.defaultScratch()
+	}
+	sc := newScratch(base)
 	c := &call{e: e, job: &job, limits: limits, rec: &sandbox.Record{}, scratch: sc, work: sc.work, fifoDir: sc.fifo, tmpDir: sc.tmp,
 		funcs: map[string]bool{}}
 	// Removal is off the response path; nothing of the script runs by then (the call's
@@ -282,26 +293,6 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	return 0, nil
 }
 
-func (c *call) baseEnv() []string {
-	extra := map[string]string{}
-	for k, v := range c.job.Env {
-		extra[k] = v
-	}
-	extra["MCP_SDK"] = SDKDir
-	extra["__MCPBASH_TMPDIR"] = c.tmpDir
-	extra["__mcpbash_pid"] = sandbox.VirtualPID
-	extra["__mcpbash_ppid"] = sandbox.VirtualPPID
-	// The side-channel files of the original's contract are created by the script when it
-	// writes them (appending works on a missing file); the server reads them after the run.
-	for k, f := range sideFiles {
-		extra[k] = filepath.Join(c.work, f)
-	}
-	extra["MCP_CANCEL_FILE"] = filepath.Join(c.work, ".mcp-cancelled")
-	extra["MCP_TOOL_CANCELLATION_FILE"] = extra["MCP_CANCEL_FILE"]
-	env := sandbox.BaseEnv(c.work, c.fifoDir, extra)
-	return env
-}
-
 // sideFiles are the original's side-channel files, inside the call's scratch root.
 var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP_TOOL_RESOURCES_FILE": ".mcp-resources.json",
 	"MCP_PROGRESS_STREAM": ".mcp-progress.ndjson", "MCP_LOG_STREAM": ".mcp-log.ndjson"}
@@ -377,9 +368,9 @@ func (c *call) isFunc(name string) bool {
 }
 
 // newRunner builds a Runner whose every outside contact goes through the call's handlers.
-func (c *call) newRunner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+func (c *call) newRunner(dir string, env expand.Environ, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	opts := []interp.RunnerOption{
-		interp.Env(virtualEnviron{expand.ListEnviron(env...)}),
+		interp.Env(virtualEnviron{env}),
 		interp.Dir(dir),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.OpenHandler(c.open),
@@ -392,7 +383,14 @@ func (c *call) newRunner(dir string, env []string, stdin io.Reader, stdout, stde
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
 	}
-	return interp.New(opts...)
+	r, err := interp.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	// Run copies every variable into Vars when it ends; sized up front, the map does not grow
+	// (and rehash) several times on every call.
+	r.Vars = make(map[string]expand.Variable, 96)
+	return r, nil
 }
 
 // virtualEnviron answers `~user` lookups ("HOME <user>") itself, so tilde expansion never

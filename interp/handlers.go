@@ -571,7 +571,7 @@ func (c *call) script(ctx context.Context, hc cmdCtx, args []string) error {
 	env := exported(hc.env)
 	env = append(env, "__MCPBASH_TMPDIR="+hc.env.Get("TMPDIR").String(), "TMPDIR="+c.fifoDir,
 		"__mcpbash_pid="+sandbox.VirtualPID, "__mcpbash_ppid="+sandbox.VirtualPPID)
-	r, err := c.newRunner(hc.dir, env, hc.stdin, hc.stdout, hc.stderr, args[1:]...)
+	r, err := c.newRunner(hc.dir, expand.ListEnviron(env...), hc.stdin, hc.stdout, hc.stderr, args[1:]...)
 	if err != nil {
 		return err
 	}
@@ -700,6 +700,7 @@ func (c *call) sdkIO(hc interp.HandlerContext) sdk.IO {
 		RealPath: func(name string) (string, error) { return c.fs.RealPath(absIn(hc.Dir, name)) },
 		Now:      now,
 		Exec:     c.builtinEnv(fromHandler(hc)).Exec,
+		Filters:  &c.e.filters,
 	}
 }
 

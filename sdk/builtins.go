@@ -34,6 +34,8 @@ type IO struct {
 	Now        func() time.Time
 	// Exec runs a command (not a shell function) through the sandbox's command resolution.
 	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// Filters caches compiled jq filters across calls (nil: compile every time).
+	Filters *FilterCache
 }
 
 // Prelude is Bash that defines the SDK functions that need the shell itself (setting a variable,
@@ -234,7 +236,7 @@ func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
 // query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
 func query(io IO, filter string, v any) int {
-	out, err := runFilter(filter, v, io.Environ)
+	out, err := io.Filters.run(filter, v, io.Environ)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -251,7 +253,7 @@ func query(io IO, filter string, v any) int {
 
 // value evaluates a filter to one string ("" for null or no result).
 func value(io IO, filter string, v any) (string, error) {
-	out, err := runFilter(filter, v, io.Environ)
+	out, err := io.Filters.run(filter, v, io.Environ)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/itchyny/gojq"
 )
@@ -11,18 +12,27 @@ import (
 // runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
 // backs the environment, so a filter can never see the server's own.
 func runFilter(filter string, input any, environ func() []string) ([]any, error) {
-	q, err := gojq.Parse(filter)
+	return (*FilterCache)(nil).run(filter, input, environ)
+}
+
+// FilterCache keeps compiled jq filters of the SDK helpers (mcp_args_get and friends), keyed
+// by the filter text, so that a tool called many times parses and compiles each filter once.
+// Only filters that never read the environment are kept: gojq resolves $ENV and env at compile
+// time, so such a filter is compiled again for every run, against the calling script's
+// variables. A nil *FilterCache compiles every time. It is safe for concurrent use.
+type FilterCache struct {
+	mu sync.Mutex
+	m  map[string]*gojq.Code
+}
+
+// maxCachedFilters bounds the cache: filters come from scripts and could be generated.
+const maxCachedFilters = 1024
+
+// run is runFilter through the cache.
+func (fc *FilterCache) run(filter string, input any, environ func() []string) ([]any, error) {
+	code, err := fc.compile(filter, environ)
 	if err != nil {
-		return nil, compileError{err}
-	}
-	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
-		if environ == nil {
-			return nil
-		}
-		return environ()
-	}))
-	if err != nil {
-		return nil, compileError{err}
+		return nil, err
 	}
 	var out []any
 	iter := code.Run(input)
@@ -42,6 +52,41 @@ func runFilter(filter string, input any, environ func() []string) ([]any, error)
 			return out, fmt.Errorf("too many results")
 		}
 	}
+}
+
+func (fc *FilterCache) compile(filter string, environ func() []string) (*gojq.Code, error) {
+	if fc != nil {
+		fc.mu.Lock()
+		code := fc.m[filter]
+		fc.mu.Unlock()
+		if code != nil {
+			return code, nil
+		}
+	}
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		return nil, compileError{err}
+	}
+	readsEnv := false
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
+		readsEnv = true
+		if environ == nil {
+			return nil
+		}
+		return environ()
+	}))
+	if err != nil {
+		return nil, compileError{err}
+	}
+	if fc != nil && !readsEnv {
+		fc.mu.Lock()
+		if fc.m == nil || len(fc.m) >= maxCachedFilters {
+			fc.m = map[string]*gojq.Code{}
+		}
+		fc.m[filter] = code
+		fc.mu.Unlock()
+	}
+	return code, nil
 }
 
 // decodeJSON parses one JSON value with numbers kept exact, in the form gojq expects.
