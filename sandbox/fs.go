@@ -40,15 +40,17 @@ type mount struct {
 	nested []string
 }
 
-// root returns the opened root, creating a lazy one first.
+// root returns the opened root, opening it (and creating a lazy one) on first use. Roots are
+// opened lazily because most calls touch few of them or none (a script that only computes and
+// prints never opens any), and opening and closing one costs three system calls.
 func (m *mount) root() (*os.Root, error) {
-	if m.create == nil {
-		return m.r, nil
-	}
 	m.once.Do(func() {
-		if m.err = m.create(); m.err == nil {
-			m.r, m.err = os.OpenRoot(m.Path)
+		if m.create != nil {
+			if m.err = m.create(); m.err != nil {
+				return
+			}
 		}
+		m.r, m.err = os.OpenRoot(m.Path)
 	})
 	return m.r, m.err
 }
@@ -110,11 +112,16 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 				return nil
 			}
 		}
-		or, err := os.OpenRoot(r.Path)
+		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
+		// a missing root is dropped and one that is not a directory is an error.
+		fi, err := os.Stat(r.Path)
 		if err != nil {
 			return err
 		}
-		f.mounts = append(f.mounts, &mount{Root: r, r: or})
+		if !fi.IsDir() {
+			return &fs.PathError{Op: "openat", Path: r.Path, Err: syscall.ENOTDIR}
+		}
+		f.mounts = append(f.mounts, &mount{Root: r})
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -230,6 +237,7 @@ func (f *FS) covered(p string) bool {
 // Close releases the roots.
 func (f *FS) Close() error {
 	for _, m := range f.mounts {
+		m.once.Do(func() {}) // no opening after this point (and m.r is safe to read)
 		if m.r != nil {
 			m.r.Close()
 		}
