@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -84,7 +85,9 @@ func (srv *Server) envMode() string {
 
 // secretName matches variables that must not reach a tool through the minimal mode's MCP_* /
 // MCPBASH_* pass-through (COMPAT §7 #8: the original leaked MCPBASH_REMOTE_TOKEN and similar).
-var secretName = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|_KEY($|_)|APIKEY`)
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|_KEY($|_)|APIKEY`)
+})
 
 // nativeEnv is the native tool's starting environment for the configured mode: the contract
 // variables win over anything from the host.
@@ -113,7 +116,7 @@ func (srv *Server) nativeEnv(call *sdk.Call, t *registry.Tool) []string {
 			switch {
 			case allowMode && slices.Contains(allow, name):
 				env = append(env, kv)
-			case (strings.HasPrefix(name, "MCP_") || strings.HasPrefix(name, "MCPBASH_")) && !secretName.MatchString(name):
+			case (strings.HasPrefix(name, "MCP_") || strings.HasPrefix(name, "MCPBASH_")) && !secretName().MatchString(name):
 				env = append(env, kv)
 			}
 		}

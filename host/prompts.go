@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
@@ -28,7 +29,7 @@ func (srv *Server) registerPrompts() {
 	srv.handlers["completion/complete"] = handler{fn: srv.complete}
 }
 
-var placeholderRE = regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`) })
 
 func (srv *Server) promptsGet(ctx context.Context, s *Session, r *Request) (any, error) {
 	var p struct {
@@ -142,7 +143,7 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 		}
 		return strings.TrimRight(string(out.Stdout), "\n"), nil
 	}
-	text := placeholderRE.ReplaceAllStringFunc(string(data), func(m string) string {
+	text := placeholderRE().ReplaceAllStringFunc(string(data), func(m string) string {
 		key := m[2 : len(m)-2]
 		v, ok := args[key]
 		if !ok {

@@ -497,13 +497,13 @@ func templateMatches(tpl, uri string) bool {
 	return err == nil && re.MatchString(uri)
 }
 
-var exprRE = regexp.MustCompile(`\{([+#./;?&]?)([^{}]+)\}`)
+var exprRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([+#./;?&]?)([^{}]+)\}`) })
 
 func templateRegexp(tpl string) (*regexp.Regexp, error) {
 	var b strings.Builder
 	b.WriteString("^")
 	last := 0
-	for _, m := range exprRE.FindAllStringSubmatchIndex(tpl, -1) {
+	for _, m := range exprRE().FindAllStringSubmatchIndex(tpl, -1) {
 		b.WriteString(regexp.QuoteMeta(tpl[last:m[0]]))
 		op := tpl[m[2]:m[3]]
 		switch op {

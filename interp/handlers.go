@@ -734,7 +734,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 	}
 }
 
-var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?$`)
+var varNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?$`) })
 
 // printf runs Bash's printf; -v VAR assigns through the interpreter's own eval.
 func (c *call) printf(ctx context.Context, hc interp.HandlerContext, args []string) error {
@@ -758,7 +758,7 @@ func (c *call) printf(ctx context.Context, hc interp.HandlerContext, args []stri
 		fmt.Fprintln(hc.Stderr, "bash: "+e)
 	}
 	if target != "" {
-		if !varNameRE.MatchString(target) {
+		if !varNameRE().MatchString(target) {
 			fmt.Fprintf(hc.Stderr, "bash: printf: `%s': not a valid identifier\n", target)
 			return status(2)
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -345,7 +346,7 @@ func argsBool(s *State, _ context.Context, io IO, args []string) int {
 	return 0
 }
 
-var intRE = regexp.MustCompile(`^-?[0-9]+$`)
+var intRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[0-9]+$`) })
 
 func argsInt(s *State, _ context.Context, io IO, args []string) int {
 	pos, opts, err := flags(args, "--default", "--min", "--max")
@@ -361,7 +362,7 @@ func argsInt(s *State, _ context.Context, io IO, args []string) int {
 		}
 		v = d[0]
 	}
-	if !intRE.MatchString(v) {
+	if !intRE().MatchString(v) {
 		return s.failWith(io, -32602, f+" must be an integer", nil)
 	}
 	n, err := strconv.ParseInt(v, 10, 64)

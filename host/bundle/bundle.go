@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -226,14 +227,14 @@ func archiveProblems(m map[string]any, files []entry) []Problem {
 	return ps
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // outputPath resolves --output: a path ending in .mcpb is the file, anything else a directory
 // (created) for <name>-<version>.mcpb.
 func outputPath(output string, m map[string]any) (string, error) {
 	name, _ := m["name"].(string)
 	version, _ := m["version"].(string)
-	file := unsafeName.ReplaceAllString(name+"-"+version, "_") + ".mcpb"
+	file := unsafeName().ReplaceAllString(name+"-"+version, "_") + ".mcpb"
 	switch {
 	case output == "":
 		output = file

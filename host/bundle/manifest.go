@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ManifestVersion is the MCPB manifest spec version written into bundles (binary servers
@@ -116,9 +117,11 @@ type Problem struct {
 func (p Problem) String() string { return p.Field + ": " + p.Message }
 
 var (
-	semverRE  = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	sizeRE    = regexp.MustCompile(`^\d+x\d+$`)
-	localeRE  = regexp.MustCompile(`^[A-Za-z0-9]{2,8}(?:-[A-Za-z0-9]{1,8})*$`)
+	semverRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	})
+	sizeRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+x\d+$`) })
+	localeRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]{2,8}(?:-[A-Za-z0-9]{1,8})*$`) })
 	mcpbOSes  = []string{"darwin", "win32", "linux"}
 	manifests = []string{"0.1", "0.2", "0.3", "0.4"}
 )
@@ -259,7 +262,7 @@ func (v *validator) oneOf(allowed ...string) check {
 func (v *validator) semver(field string, x any) {
 	if s, ok := x.(string); !ok {
 		v.add(field, "must be a string, not %s", typeName(x))
-	} else if !semverRE.MatchString(s) {
+	} else if !semverRE().MatchString(s) {
 		v.add(field, "must be a semantic version such as 1.0.0, not %q", s)
 	}
 }
@@ -307,7 +310,7 @@ func (v *validator) repository(field string, x any) {
 
 func (v *validator) icons(field string, x any) {
 	v.array(field, x, func(f string, e any) {
-		v.object(f, e, fields{"src": v.nonEmpty, "size": v.pattern(sizeRE, "WIDTHxHEIGHT such as 128x128"), "theme": v.nonEmpty}, "src", "size")
+		v.object(f, e, fields{"src": v.nonEmpty, "size": v.pattern(sizeRE(), "WIDTHxHEIGHT such as 128x128"), "theme": v.nonEmpty}, "src", "size")
 	})
 }
 
@@ -330,7 +333,7 @@ func (v *validator) localization(field string, x any) {
 				v.add(f, "must contain the ${locale} placeholder")
 			}
 		},
-		"default_locale": v.pattern(localeRE, "a BCP 47 locale such as en-US"),
+		"default_locale": v.pattern(localeRE(), "a BCP 47 locale such as en-US"),
 	}, "resources", "default_locale")
 }
 

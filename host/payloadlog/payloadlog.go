@@ -42,7 +42,9 @@ func Open(path string, secrets []string) (*Log, error) {
 func (l *Log) Close() error { return l.f.Close() }
 
 // sensitiveKey matches JSON member names whose values are masked.
-var sensitiveKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|api[_-]?key|authorization|cookie|credential)`)
+var sensitiveKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(token|secret|password|passwd|api[_-]?key|authorization|cookie|credential)`)
+})
 
 // Redact masks sensitive members of a JSON line and any known secret value.
 func (l *Log) Redact(line []byte) []byte {
@@ -66,7 +68,7 @@ func redactValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			if sensitiveKey.MatchString(k) && k != "progressToken" {
+			if sensitiveKey().MatchString(k) && k != "progressToken" {
 				x[k] = "[REDACTED]"
 			} else {
 				x[k] = redactValue(val)

@@ -180,7 +180,7 @@ func manualTools(d Dirs, entries []json.RawMessage, warn func(Warning)) []*Tool 
 		var meta metaDoc
 		_ = json.Unmarshal(raw, &meta)
 		name, rel := meta.str("name"), meta.str("path")
-		if !toolNameRE.MatchString(name) {
+		if !toolNameRE().MatchString(name) {
 			warn(Warning{Kind: KindTools, Path: "register.json", Message: fmt.Sprintf("invalid tool name %q; skipped", name)})
 			continue
 		}

@@ -17,9 +17,11 @@ import (
 // maxDepth bounds how deep discovery descends below a kind's directory.
 const maxDepth = 8
 
+// Regexps are compiled on first use, not at process start (toolNameRE's {1,64} alone expands to
+// 64 instructions' worth of program); the same holds for the other package-level regexps.
 var (
-	toolNameRE  = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	templateVar = regexp.MustCompile(`\{[^{}]+\}`)
+	toolNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
+	templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]+\}`) })
 )
 
 // ToolKind says how a tool's file is run; the engine is chosen by the tool call.
@@ -293,7 +295,7 @@ func buildTool(d Dirs, path string, kind ToolKind, meta metaDoc, metaPath, serve
 		base := filepath.Base(path)
 		name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if !toolNameRE.MatchString(name) {
+	if !toolNameRE().MatchString(name) {
 		return nil, fmt.Errorf("invalid tool name %q (must match ^[a-zA-Z0-9_-]{1,64}$); skipped", name)
 	}
 	schemaRaw, ok := meta["inputSchema"]
@@ -564,7 +566,7 @@ func buildTemplate(meta metaDoc) (*Template, error) {
 	if name == "" {
 		return nil, fmt.Errorf("resource template without a name; skipped")
 	}
-	if !templateVar.MatchString(tpl) {
+	if !templateVar().MatchString(tpl) {
 		return nil, fmt.Errorf("uriTemplate %q has no {variable}; skipped", tpl)
 	}
 	var it object

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode"
 )
@@ -22,14 +23,14 @@ import (
 var templates embed.FS
 
 // nameRE is the original's rule for project and tool names (Claude Desktop rejects dots).
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // ErrExists is returned when a target already exists.
 var ErrExists = errors.New("already exists")
 
 // CheckName validates a project, tool, prompt, resource or completion name.
 func CheckName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("invalid name %q: use 1-64 letters, digits, '-' or '_'", name)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -107,7 +108,9 @@ func isoFormat(v string) (string, bool) {
 // parseDate reads a date in the script's zone (see parseDateIn).
 func parseDate(s string, env *Env) (time.Time, error) { return parseDateIn(s, env, envLocation(env)) }
 
-var relItem = regexp.MustCompile(`(?i)^([+-]?\s*\d+)?\s*(next|last|this)?\s*(seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|fortnights?|months?|years?)\s*(ago)?\s*`)
+var relItem = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^([+-]?\s*\d+)?\s*(next|last|this)?\s*(seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|fortnights?|months?|years?)\s*(ago)?\s*`)
+})
 
 // parseDateIn understands @EPOCH, ISO 8601 and RFC dates, now/today/yesterday/tomorrow, and
 // relative items ("2 days ago", "+1 hour", "next week") after an optional base date.
@@ -126,7 +129,7 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 		return time.Time{}, errors.New("invalid date")
 	}
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
-		m := relItem.FindStringSubmatch(rest)
+		m := relItem().FindStringSubmatch(rest)
 		if m == nil || m[0] == "" {
 			return time.Time{}, errors.New("invalid date")
 		}
@@ -208,7 +211,7 @@ func dateBase(s string, env *Env, loc *time.Location) (time.Time, string, bool) 
 			}
 		}
 	}
-	if relItem.MatchString(s) {
+	if relItem().MatchString(s) {
 		return now, s, true
 	}
 	return time.Time{}, "", false
