@@ -212,7 +212,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		out.Stderr = stderr.Tail()
 	}
 	var workEntries []os.DirEntry
-	if sc.created {
+	if sc.seal() {
 		workEntries, _ = os.ReadDir(c.work)
 	}
 	present := map[string]bool{}

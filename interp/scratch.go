@@ -51,10 +51,17 @@ func (s *scratch) ensure() error {
 	return s.err
 }
 
+// seal stops the tree from being created from now on and reports whether it was. Background
+// jobs of the script may still be running (and creating it) while the engine reads the call's
+// side files; the once orders their creation before the read.
+func (s *scratch) seal() bool {
+	s.once.Do(func() {})
+	return s.created
+}
+
 // remove deletes the tree (if it was ever created) off the response path.
 func (s *scratch) remove() {
-	s.once.Do(func() {}) // no creation after this point
-	if s.created {
+	if s.seal() {
 		go os.RemoveAll(s.root)
 	}
 }
