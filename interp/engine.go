@@ -52,7 +52,7 @@ type Engine struct {
 	cache        map[cacheKey]*parsed
 	mem          memGuard
 	// static is the call-independent part of every call's environment (see baseEnv).
-	static []envVar
+	static []envPair
 	// filters caches the SDK helpers' compiled jq filters across calls.
 	filters sdk.FilterCache
 	// defaultScratch is sandbox.ScratchBase(""), which stats /dev/shm, looked up once.

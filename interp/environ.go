@@ -10,67 +10,81 @@ import (
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
-// envVar is one variable of a call's initial environment.
-type envVar struct {
-	name string
-	vr   expand.Variable
+// envPair is an environment string "name=value", split.
+type envPair struct{ name, value string }
+
+// sortedEnviron is a call's initial environment as an expand.Environ: the engine's shared,
+// call-independent variables (static) overlaid by the call's own (call). Both are sorted by
+// name without duplicates, and call wins over static. It is what expand.ListEnviron builds from
+// "name=value" strings, without building those strings: ListEnviron keeps them and splits one
+// on every Get and Each; the Runner calls Each over the whole environment at the end of every
+// Run, and Get for every variable a script reads.
+type sortedEnviron struct{ static, call []envPair }
+
+func search(l []envPair, name string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(l, name, func(p envPair, name string) int { return strings.Compare(p.name, name) })
+	if !ok {
+		return "", false
+	}
+	return l[i].value, true
 }
 
-// sortedEnviron is an expand.Environ over variables sorted by name, with no duplicates: what
-// expand.ListEnviron builds from "name=value" strings, without the strings. ListEnviron keeps
-// the strings and splits one on every Get and Each; the Runner calls Each over the whole
-// environment at the end of every Run and Get for every variable a script reads.
-type sortedEnviron []envVar
+// exportedVar is how an environment string appears to the interpreter.
+func exportedVar(value string) expand.Variable {
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: value}
+}
 
-func (l sortedEnviron) Get(name string) expand.Variable {
-	if i, ok := slices.BinarySearchFunc(l, name, func(v envVar, name string) int { return strings.Compare(v.name, name) }); ok {
-		return l[i].vr
+func (e sortedEnviron) Get(name string) expand.Variable {
+	if v, ok := search(e.call, name); ok {
+		return exportedVar(v)
+	}
+	if v, ok := search(e.static, name); ok {
+		return exportedVar(v)
 	}
 	return expand.Variable{}
 }
 
-func (l sortedEnviron) Each(f func(name string, vr expand.Variable) bool) {
-	for _, v := range l {
-		if !f(v.name, v.vr) {
+// Each visits every variable once, in name order.
+func (e sortedEnviron) Each(f func(name string, vr expand.Variable) bool) {
+	i := 0
+	for _, c := range e.call {
+		for ; i < len(e.static) && e.static[i].name <= c.name; i++ {
+			if e.static[i].name == c.name {
+				continue // overridden by the call's
+			}
+			if !f(e.static[i].name, exportedVar(e.static[i].value)) {
+				return
+			}
+		}
+		if !f(c.name, exportedVar(c.value)) {
+			return
+		}
+	}
+	for _, s := range e.static[i:] {
+		if !f(s.name, exportedVar(s.value)) {
 			return
 		}
 	}
 }
 
-// exportedVar is how an environment string "name=value" appears to the interpreter.
-func exportedVar(name, value string) envVar {
-	return envVar{name, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: value}}
-}
-
-// mergeEnviron is static (sorted, no duplicates) overlaid with vars: of several variables with
-// the same name the last of vars wins, and any of vars wins over static's (later entries
-// override earlier ones, as in a list of environment strings). vars is sorted in place.
-func mergeEnviron(static []envVar, vars []envPair) sortedEnviron {
+// sortPairs sorts vars by name in place and drops duplicates (the last of several with the same
+// name wins, as later entries in a list of environment strings override earlier ones) and
+// nameless entries.
+func sortPairs(vars []envPair) []envPair {
 	slices.SortStableFunc(vars, func(a, b envPair) int { return strings.Compare(a.name, b.name) })
-	out := make(sortedEnviron, 0, len(static)+len(vars))
-	i := 0
+	out := vars[:0]
 	for j, v := range vars {
 		if v.name == "" || (j+1 < len(vars) && vars[j+1].name == v.name) {
 			continue // invalid, or overridden by the next one
 		}
-		for i < len(static) && static[i].name < v.name {
-			out = append(out, static[i])
-			i++
-		}
-		if i < len(static) && static[i].name == v.name {
-			i++
-		}
-		out = append(out, exportedVar(v.name, v.value))
+		out = append(out, v)
 	}
-	return append(out, static[i:]...)
+	return out
 }
-
-// envPair is an environment string "name=value", split.
-type envPair struct{ name, value string }
 
 // staticEnv is the part of every call's environment that does not depend on the call, built
 // once per Engine (sorted by name): sandbox.BaseEnv's fixed variables.
-func staticEnv() []envVar {
+func staticEnv() []envPair {
 	var vars []envPair
 	for _, kv := range sandbox.BaseEnv("", "", nil) {
 		name, value, _ := strings.Cut(kv, "=")
@@ -79,7 +93,7 @@ func staticEnv() []envVar {
 		}
 		vars = append(vars, envPair{name, value})
 	}
-	return mergeEnviron(nil, vars)
+	return sortPairs(vars)
 }
 
 // baseEnv is the call's initial environment: sandbox.BaseEnv with the call's scratch as HOME and
@@ -100,5 +114,5 @@ func (c *call) baseEnv() sortedEnviron {
 	}
 	cancelFile := filepath.Join(c.work, ".mcp-cancelled")
 	vars = append(vars, envPair{"MCP_CANCEL_FILE", cancelFile}, envPair{"MCP_TOOL_CANCELLATION_FILE", cancelFile})
-	return mergeEnviron(c.e.static, vars)
+	return sortedEnviron{static: c.e.static, call: sortPairs(vars)}
 }
