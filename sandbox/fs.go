@@ -52,6 +52,10 @@ func (m *mount) root() (*os.Root, error) {
 		}
 		m.r, m.err = os.OpenRoot(m.Path)
 	})
+	if m.r == nil && m.err == nil {
+		// Close ran first: a background job of the script outlived its call.
+		return nil, os.ErrClosed
+	}
 	return m.r, m.err
 }
 

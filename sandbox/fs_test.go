@@ -404,3 +404,36 @@ func TestNestedReadOnlyRootsHoldAgainstSymlinks(t *testing.T) {
 		t.Errorf("reads through links still work: %q %v", data, err)
 	}
 }
+
+// Roots open on first use. One first touched after Close (a background job of a script that
+// outlived its call) must fail with an error, not reach a nil *os.Root, and a missing root is
+// still dropped up front.
+func TestRootsOpenLazilyAndNotAfterClose(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(b, 0o755)
+	os.WriteFile(filepath.Join(a, "f"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(b, "f"), []byte("y"), 0o644)
+	f, err := NewFS(Policy{Roots: []Root{{Path: a, Mode: ReadWrite}, {Path: b, Mode: ReadOnly},
+		{Path: filepath.Join(base, "missing"), Mode: ReadOnly}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Roots()) != 2 {
+		t.Errorf("roots %v: the missing one should be dropped", f.Roots())
+	}
+	if data, err := f.ReadFile(filepath.Join(a, "f")); err != nil || string(data) != "x" {
+		t.Fatalf("read before Close: %q %v", data, err)
+	}
+	f.Close()
+	if _, err := f.ReadFile(filepath.Join(b, "f")); err == nil {
+		t.Error("a root first opened after Close was readable")
+	}
+	if err := f.WriteFile(filepath.Join(b, "g"), []byte("z"), 0o644); err == nil {
+		t.Error("write after Close succeeded")
+	}
+	if _, err := NewFS(Policy{Roots: []Root{{Path: filepath.Join(a, "f"), Mode: ReadOnly}}}, Scratch{}, nil); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("a file as root: %v, want ENOTDIR", err)
+	}
+}
