@@ -166,6 +166,9 @@ func (srv *Server) runNative(ctx context.Context, call *sdk.Call, t *registry.To
 	}
 	rules := confine.Rules{Net: toolNetwork(t)}
 	for _, r := range policy.Roots {
+		if r.Protected {
+			continue // Landlock cannot take rights away, and the directory may not exist
+		}
 		if r.Mode == sandbox.ReadWrite {
 			rules.RW = append(rules.RW, r.Path)
 		} else {

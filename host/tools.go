@@ -802,9 +802,8 @@ func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
 		dir = filepath.Clean(dir)
 		for _, r := range roots {
 			if r.Mode == sandbox.ReadWrite && r.Path != dir && strings.HasPrefix(dir, strings.TrimSuffix(r.Path, "/")+"/") {
-				if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-					out = append(out, sandbox.Root{Path: dir, Name: "project", Mode: sandbox.ReadOnly})
-				}
+				// Also when it does not exist yet: a tool must not create config/roots.json.
+				out = append(out, sandbox.Root{Path: dir, Name: "project", Mode: sandbox.ReadOnly, Protected: true})
 				break
 			}
 		}

@@ -116,6 +116,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 				return nil
 			}
 		}
+		if r.Protected {
+			r.Mode = ReadOnly
+			f.mounts = append(f.mounts, &mount{Root: r})
+			return nil
+		}
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
 		// a missing root is dropped and one that is not a directory is an error.
 		fi, err := os.Stat(r.Path)

@@ -437,3 +437,32 @@ func TestRootsOpenLazilyAndNotAfterClose(t *testing.T) {
 		t.Errorf("a file as root: %v, want ENOTDIR", err)
 	}
 }
+
+// TestProtectedRootThatDoesNotExistYet: a protected root is mounted even when its directory is
+// missing, so a tool cannot create it (config/roots.json would widen later calls' roots).
+func TestProtectedRootThatDoesNotExistYet(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	proj := filepath.Join(base, "proj")
+	os.MkdirAll(proj, 0o755)
+	cfg := filepath.Join(proj, "config")
+	f, err := NewFS(Policy{Roots: []Root{{Path: proj, Mode: ReadWrite}, {Path: cfg, Mode: ReadOnly, Protected: true}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Mkdir(cfg, 0o755); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("mkdir of a protected root: %v", err)
+	}
+	if err := f.WriteFile(filepath.Join(cfg, "roots.json"), []byte("{}"), 0o644); err == nil {
+		t.Error("wrote into a protected root that does not exist")
+	}
+	if _, err := f.Stat(cfg); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat: %v", err)
+	}
+	if _, err := os.Stat(cfg); err == nil {
+		t.Fatal("config/ was created")
+	}
+	if err := f.WriteFile(filepath.Join(proj, "notes.txt"), []byte("ok"), 0o644); err != nil {
+		t.Errorf("ordinary write: %v", err)
+	}
+}

@@ -31,6 +31,10 @@ type Root struct {
 	Path string `json:"path"`
 	Name string `json:"name,omitempty"`
 	Mode Mode   `json:"-"`
+	// Protected marks a read-only root nested in a read-write one to keep the project's own
+	// metadata out of a tool's reach (T-FS-5). It is mounted even when the directory does not
+	// exist yet, so that a tool cannot create it, and it is never statted up front.
+	Protected bool `json:"-"`
 }
 
 // Limits bound one call. Zero values mean "use the default".

@@ -129,6 +129,9 @@ func (c *child) cancelJob(client bool) {
 func rulesOf(s *Spec, self string) confine.Rules {
 	r := confine.Rules{Net: s.Network}
 	for _, rt := range s.Roots {
+		if rt.Protected {
+			continue // inside a read-write root; Landlock cannot take rights away
+		}
 		if rt.ReadOnly {
 			r.RO = append(r.RO, rt.Path)
 		} else {

@@ -54,6 +54,8 @@ type RootSpec struct {
 	Path     string `json:"path"`
 	Name     string `json:"name,omitempty"`
 	ReadOnly bool   `json:"readOnly,omitempty"`
+	// Protected is sandbox.Root's Protected (read-only project metadata inside a root).
+	Protected bool `json:"protected,omitempty"`
 }
 
 // WasmSpec locates the wasm commands of a call.
@@ -88,7 +90,7 @@ func (s *Spec) Policy() sandbox.Policy {
 		if r.ReadOnly {
 			mode = sandbox.ReadOnly
 		}
-		p.Roots = append(p.Roots, sandbox.Root{Path: r.Path, Name: r.Name, Mode: mode})
+		p.Roots = append(p.Roots, sandbox.Root{Path: r.Path, Name: r.Name, Mode: mode, Protected: r.Protected})
 	}
 	return p
 }
@@ -97,7 +99,7 @@ func (s *Spec) Policy() sandbox.Policy {
 func RootsOf(p sandbox.Policy) []RootSpec {
 	out := make([]RootSpec, len(p.Roots))
 	for i, r := range p.Roots {
-		out[i] = RootSpec{Path: r.Path, Name: r.Name, ReadOnly: r.Mode != sandbox.ReadWrite}
+		out[i] = RootSpec{Path: r.Path, Name: r.Name, ReadOnly: r.Mode != sandbox.ReadWrite, Protected: r.Protected}
 	}
 	return out
 }

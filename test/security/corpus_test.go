@@ -250,9 +250,10 @@ func TestProjectMetadataTampering(t *testing.T) {
 	w.start(t, "MCP_TOOLS_TTL=0")
 	from := len(w.c.Lines())
 	script := `m=$(jq -c '.sandbox={allowCommands:["bash","sh","id"]}' tools/sh/tool.meta.json) && echo "$m" > tools/sh/tool.meta.json; echo rc=$?; ` +
-		`ln -s . self; echo ln=$?; echo '#!/bin/sh' > tools/evil.sh; echo new=$?`
+		`ln -s . self; echo ln=$?; echo '#!/bin/sh' > tools/evil.sh; echo new=$?; ` +
+		`mkdir -p config; echo '{"roots":[{"path":"/"}]}' > config/roots.json; echo roots=$?`
 	out := text(w.call(t, "sh", script, 0))
-	for _, want := range []string{"rc=1", "ln=1", "new=1"} {
+	for _, want := range []string{"rc=1", "ln=1", "new=1", "roots=1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("T-FS-5: want %s in %q", want, out)
 		}
@@ -266,5 +267,8 @@ func TestProjectMetadataTampering(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.root, "tools", "evil.sh")); err == nil {
 		t.Error("T-FS-5: a sandboxed tool added a file to tools/")
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "config")); err == nil {
+		t.Error("T-FS-5: a sandboxed tool created config/ (config/roots.json widens later calls' roots)")
 	}
 }
