@@ -180,14 +180,17 @@ func (srv *Server) runNative(ctx context.Context, call *sdk.Call, t *registry.To
 	if job.SDKDir != "" {
 		rules.RO = append(rules.RO, job.SDKDir)
 	}
-	job.Wrap = func(argv []string, scratch string) ([]string, error) {
+	job.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
 		r.RW = append(append([]string(nil), r.RW...), scratch)
 		if dir, err := srv.native.SDKDir(); err == nil {
 			r.RO = append(append([]string(nil), r.RO...), dir)
 		}
+		// The confinement wrapper also sets the rlimits (no extra bash start per call).
+		r.Limits = job.Limits.Rlimits()
 		srv.noteConfinement()
-		return srv.confiner.Wrap(r, argv)
+		out, err := srv.confiner.Wrap(r, argv)
+		return out, err == nil && len(out) != len(argv), err
 	}
 	return srv.native.Run(ctx, job)
 }

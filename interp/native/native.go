@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -55,7 +56,8 @@ type Job struct {
 	// test suites use).
 	SDKDir string
 	// Wrap, when set, rewrites the command line (OS confinement); an error refuses the run.
-	Wrap func(argv []string, scratch string) ([]string, error)
+	// limited reports that the wrapper also sets Limits (else a bash prefix does).
+	Wrap func(argv []string, scratch string) (out []string, limited bool, err error)
 	// Limits are resource limits of the tool's processes (zero fields: none).
 	Limits Limits
 }
@@ -67,6 +69,22 @@ type Limits struct {
 	CPUSeconds      int64 // ulimit -t
 	OpenFiles       int64 // ulimit -n
 	FileSizeKiB     int64 // ulimit -f (in KiB: bash's unit for -f is 1024 bytes)
+}
+
+// Rlimits are the limits as setrlimit(2) values (CPU keeps one second between soft and hard,
+// as the bash prefix does).
+func (l Limits) Rlimits() []confine.Rlimit {
+	var out []confine.Rlimit
+	add := func(res int, soft, hard int64) {
+		if soft > 0 {
+			out = append(out, confine.Rlimit{Resource: res, Cur: uint64(soft), Max: uint64(hard)})
+		}
+	}
+	add(syscall.RLIMIT_AS, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
+	add(syscall.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds+1)
+	add(syscall.RLIMIT_NOFILE, l.OpenFiles, l.OpenFiles)
+	add(syscall.RLIMIT_FSIZE, l.FileSizeKiB<<10, l.FileSizeKiB<<10)
+	return out
 }
 
 // prefix is the bash that sets the limits and then becomes argv ("" when there are none).
@@ -205,17 +223,20 @@ func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
 		}
 		argv = []string{bash, job.Script}
 	}
-	if p := job.Limits.prefix(); p != "" {
+	limited := false
+	if job.Wrap != nil {
+		if argv, limited, err = job.Wrap(argv, work); err != nil {
+			return fail(err.Error())
+		}
+	}
+	// Without a wrapper that sets them (no Landlock), bash sets the limits and becomes the tool:
+	// one more bash start per call.
+	if p := job.Limits.prefix(); p != "" && !limited {
 		bash := e.Bash
 		if bash == "" {
 			bash = "bash"
 		}
 		argv = append([]string{bash, "-c", p, "mcp-bash-limits"}, argv...)
-	}
-	if job.Wrap != nil {
-		if argv, err = job.Wrap(argv, work); err != nil {
-			return fail(err.Error())
-		}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = job.Dir, env, stdout, stderr

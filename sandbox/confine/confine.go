@@ -85,6 +85,30 @@ type Rules struct {
 	// Net allows the network. Without it, TCP bind and connect are denied (Landlock ABI 4+) and
 	// other network sockets cannot be created (a seccomp filter).
 	Net bool
+	// Limits are resource limits set (only ever lowered) before the program starts.
+	Limits []Rlimit
+}
+
+// Rlimit is one resource limit: Resource is a syscall.RLIMIT_* number; Cur and Max the soft and
+// hard values.
+type Rlimit struct {
+	Resource int
+	Cur, Max uint64
+}
+
+// setLimits lowers the process's limits to ls (a limit already lower stays).
+func setLimits(ls []Rlimit) error {
+	for _, l := range ls {
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(l.Resource, &cur); err != nil {
+			return fmt.Errorf("confine: getrlimit %d: %w", l.Resource, err)
+		}
+		want := syscall.Rlimit{Cur: min(l.Cur, uint64(cur.Max)), Max: min(l.Max, uint64(cur.Max))}
+		if err := syscall.Setrlimit(l.Resource, &want); err != nil {
+			return fmt.Errorf("confine: setrlimit %d: %w", l.Resource, err)
+		}
+	}
+	return nil
 }
 
 var (
@@ -181,6 +205,9 @@ func Exec(args []string) (status int, err error) {
 		return 126, fmt.Errorf("confine: %s: %w", argv[0], err)
 	}
 	r.RO = append(r.RO[:len(r.RO):len(r.RO)], prog)
+	if err := setLimits(r.Limits); err != nil {
+		return 126, err
+	}
 	if err := Apply(r); err != nil {
 		return 126, err
 	}
@@ -261,6 +288,9 @@ func encode(r Rules) (string, error) {
 	if r.Net {
 		toks = append(toks, "n")
 	}
+	for _, l := range r.Limits {
+		toks = append(toks, fmt.Sprintf("l%d:%d:%d", l.Resource, l.Cur, l.Max))
+	}
 	for _, set := range []struct {
 		kind  string
 		paths []string
@@ -292,6 +322,12 @@ func decode(s string) (Rules, error) {
 		switch {
 		case t == "n":
 			r.Net = true
+		case strings.HasPrefix(t, "l"):
+			var l Rlimit
+			if _, err := fmt.Sscanf(t, "l%d:%d:%d", &l.Resource, &l.Cur, &l.Max); err != nil {
+				return Rules{}, fmt.Errorf("confine: malformed rules (token %q)", t)
+			}
+			r.Limits = append(r.Limits, l)
 		case strings.HasPrefix(t, "w/"):
 			r.RW = append(r.RW, t[1:])
 		case strings.HasPrefix(t, "r/"):

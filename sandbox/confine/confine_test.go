@@ -380,6 +380,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		{},
 		{Net: true},
 		{RW: []string{"/", "/a b", "/-x", "/new\nline", "/ünï"}, RO: []string{"/r", "/\xff\xfe"}},
+		{RO: []string{"/r"}, Limits: []Rlimit{{Resource: 9, Cur: 8 << 30, Max: 8 << 30}, {Resource: 0, Cur: 62, Max: 63}}},
 	} {
 		enc, err := encode(r)
 		if err != nil {
@@ -392,7 +393,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Net != r.Net || !slices.Equal(got.RW, r.RW) || !slices.Equal(got.RO, r.RO) {
+		if got.Net != r.Net || !slices.Equal(got.RW, r.RW) || !slices.Equal(got.RO, r.RO) || !slices.Equal(got.Limits, r.Limits) {
 			t.Fatalf("round trip %+v -> %+v", r, got)
 		}
 	}
