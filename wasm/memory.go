@@ -26,6 +26,9 @@ func (m *limitedMemory) Allocate(capacity, max uint64) experimental.LinearMemory
 	if err != nil {
 		return &heapMemory{m: m}
 	}
+	// A Go guest touches megabytes of its memory while its runtime starts: with huge pages that
+	// is a handful of page faults instead of thousands (advice only; ignored where unsupported).
+	adviseHugePages(buf)
 	return &mappedMemory{m: m, buf: buf}
 }
 
