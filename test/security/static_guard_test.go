@@ -55,14 +55,15 @@ var bannedCalls = map[string]map[string]bool{
 // guardExceptions are reviewed, explained direct uses, keyed "file:pkg.Func". Every *_test.go
 // file is exempt (sdk/bashsdk_test.go runs real bash on purpose): tests run on the host.
 var guardExceptions = map[string]string{
-	"wasm/memory.go:syscall.Mmap":   "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
-	"wasm/memory.go:syscall.Munmap": "releases that mapping",
-	"wasm/runtime.go:os.MkdirAll":   "the server's compilation cache directory (operator-configured), never a guest path",
-	"wasm/runtime.go:os.Stat":       "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
-	"wasm/runtime.go:os.OpenFile":   "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
-	"wasm/runtime.go:os.Lstat":      "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
-	"wasm/tool.go:os.Mkdir":         "per-call scratch directory with an unguessable name (as interp/scratch.go)",
-	"wasm/tool.go:os.RemoveAll":     "removes that scratch directory after the call",
+	"wasm/memory.go:syscall.Mmap":          "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
+	"wasm/memory.go:syscall.Munmap":        "releases that mapping",
+	"wasm/memory_linux.go:syscall.Madvise": "MADV_HUGEPAGE advice on that same anonymous mapping (no file, no host data)",
+	"wasm/runtime.go:os.MkdirAll":          "the server's compilation cache directory (operator-configured), never a guest path",
+	"wasm/runtime.go:os.Stat":              "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
+	"wasm/runtime.go:os.OpenFile":          "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
+	"wasm/runtime.go:os.Lstat":             "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
+	"wasm/tool.go:os.Mkdir":                "per-call scratch directory with an unguessable name (as interp/scratch.go)",
+	"wasm/tool.go:os.RemoveAll":            "removes that scratch directory after the call",
 }
 
 func set(names ...string) map[string]bool {
