@@ -104,33 +104,8 @@ func (srv *Server) runWasm(ctx context.Context, call *sdk.Call, t *registry.Tool
 // wasmCommands makes `*.wasm` in the tool's directory and the project's bin/ commands of a
 // sandboxed script.
 func (srv *Server) wasmCommands(ctx context.Context, call *sdk.Call, t *registry.Tool) interp.Commands {
-	return &wasmCommands{srv: srv, dirs: []string{call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, call: call,
-		memMiB: wasmMemoryMiB(t), cancelled: func() bool { return ctx.Err() != nil }}
-}
-
-type wasmCommands struct {
-	srv       *Server
-	dirs      []string
-	call      *sdk.Call
-	memMiB    int
-	cancelled func() bool
-}
-
-func (w *wasmCommands) Lookup(name string) string { return wasm.FindCommand(w.dirs, name) }
-
-func (w *wasmCommands) Run(ctx context.Context, cmd interp.Command) int {
-	rt, err := w.srv.wasmRuntime()
-	if err != nil {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], err)
-		return 126
-	}
-	st, err := rt.Run(ctx, wasm.Program{Module: cmd.Program, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
-		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, FS: cmd.FS, MemoryMiB: w.memMiB,
-		Call: w.call, Cancelled: w.cancelled})
-	if errors.Is(err, wasm.ErrMemoryLimit) {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB, sandbox.memoryMiB)\n", cmd.Args[0], w.memMiB)
-	}
-	return st
+	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: []string{call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, Call: call,
+		MemoryMiB: wasmMemoryMiB(t), Cancelled: func() bool { return ctx.Err() != nil }}
 }
 
 // precompileWasm compiles the project's wasm tools and bin/*.wasm commands concurrently after

@@ -34,8 +34,8 @@ const SDKDir = "/opt/mcp-bash/sdk"
 
 // Limit causes that end a run early.
 var (
-	ErrStdoutLimit   = errors.New("stdout limit")
-	ErrStderrLimit   = errors.New("stderr limit")
+	ErrStdoutLimit   = sandbox.ErrStdoutLimit
+	ErrStderrLimit   = sandbox.ErrStderrLimit
 	ErrCommandLimit  = errors.New("command limit")
 	ErrDepthLimit    = errors.New("call depth limit")
 	ErrScriptLimit   = errors.New("script size limit")
@@ -180,8 +180,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	e.mem.enter(c, cancelCause)
 	defer e.mem.leave(c)
 
-	stdout := &capWriter{max: limits.MaxStdoutBytes, onFull: func() { cancelCause(ErrStdoutLimit) }}
-	stderr := &tailWriter{tail: 4096, max: limits.MaxStderrBytes, onFull: func() { cancelCause(ErrStderrLimit) }}
+	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(ErrStdoutLimit) }}
+	stderr := &sandbox.TailBuffer{Keep: 4096, Max: limits.MaxStderrBytes, OnFull: func() { cancelCause(ErrStderrLimit) }}
 
 	status, runErr := c.run(runCtx, stdout, stderr)
 	cancelCause(errCallCancelled)
@@ -428,72 +428,6 @@ func (c *call) forwardStreams(ctx context.Context) {
 			sdk.ForwardStreamLine(ctx, c.job.Call, line)
 		}
 	}
-}
-
-// capWriter keeps at most max bytes and calls onFull once when more arrive.
-type capWriter struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
-	max    int64
-	full   bool
-	onFull func()
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.full {
-		return 0, ErrStdoutLimit
-	}
-	if int64(w.buf.Len()+len(p)) > w.max {
-		w.buf.Write(p[:w.max-int64(w.buf.Len())])
-		w.full = true
-		w.onFull()
-		return 0, ErrStdoutLimit
-	}
-	return w.buf.Write(p)
-}
-
-func (w *capWriter) Bytes() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Clone(w.buf.Bytes())
-}
-
-// tailWriter keeps the last tail bytes, counts everything, and calls onFull once past max.
-type tailWriter struct {
-	mu     sync.Mutex
-	buf    []byte
-	tail   int
-	total  int64
-	max    int64
-	full   bool
-	onFull func()
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.full {
-		return 0, ErrStderrLimit
-	}
-	w.total += int64(len(p))
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.tail {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.tail:]...)
-	}
-	if w.total > w.max {
-		w.full = true
-		w.onFull()
-		return 0, ErrStderrLimit
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) Tail() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Clone(w.buf)
 }
 
 // now is the clock used by builtins.

@@ -36,9 +36,7 @@ type Tool struct {
 
 // Limit causes that end a tool run early.
 var (
-	errStdoutLimit = errors.New("stdout limit")
-	errStderrLimit = errors.New("stderr limit")
-	errCallEnded   = errors.New("call ended")
+	errCallEnded = errors.New("call ended")
 )
 
 // RunTool runs a wasm tool as the sandbox engine runs a script: the arguments JSON on stdin and
@@ -66,8 +64,8 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 	defer cancelCause(errCallEnded)
 	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
 	defer cancelTimeout()
-	stdout := &capWriter{max: limits.MaxStdoutBytes, onFull: func() { cancelCause(errStdoutLimit) }}
-	stderr := &tailWriter{tail: 4096, max: limits.MaxStderrBytes, onFull: func() { cancelCause(errStderrLimit) }}
+	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(sandbox.ErrStdoutLimit) }}
+	stderr := &sandbox.TailBuffer{Keep: 4096, Max: limits.MaxStderrBytes, OnFull: func() { cancelCause(sandbox.ErrStderrLimit) }}
 
 	extra := map[string]string{}
 	for k, v := range t.Env {
@@ -97,9 +95,9 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 	switch {
 	case cancelled():
 		out.Cancelled = true
-	case errors.Is(cause, errStdoutLimit):
+	case errors.Is(cause, sandbox.ErrStdoutLimit):
 		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
-	case errors.Is(cause, errStderrLimit):
+	case errors.Is(cause, sandbox.ErrStderrLimit):
 		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
 	case errors.Is(runErr, ErrMemoryLimit):
 		out.LimitHit = fmt.Sprintf("Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
@@ -145,70 +143,4 @@ func (s *scratch) remove() {
 	if s.created {
 		_ = os.RemoveAll(s.dir)
 	}
-}
-
-// capWriter keeps at most max bytes and calls onFull once when more arrive.
-type capWriter struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
-	max    int64
-	full   bool
-	onFull func()
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.full {
-		return 0, errStdoutLimit
-	}
-	if int64(w.buf.Len()+len(p)) > w.max {
-		w.buf.Write(p[:w.max-int64(w.buf.Len())])
-		w.full = true
-		w.onFull()
-		return 0, errStdoutLimit
-	}
-	return w.buf.Write(p)
-}
-
-func (w *capWriter) Bytes() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Clone(w.buf.Bytes())
-}
-
-// tailWriter keeps the last tail bytes, counts everything, and calls onFull once past max.
-type tailWriter struct {
-	mu     sync.Mutex
-	buf    []byte
-	tail   int
-	total  int64
-	max    int64
-	full   bool
-	onFull func()
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.full {
-		return 0, errStderrLimit
-	}
-	w.total += int64(len(p))
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.tail {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.tail:]...)
-	}
-	if w.total > w.max {
-		w.full = true
-		w.onFull()
-		return 0, errStderrLimit
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) Tail() []byte {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Clone(w.buf)
 }

@@ -200,7 +200,8 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 		job.Confiner = &confine.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}
 	if s.Wasm != nil {
-		job.Commands = &wasmCommands{c: c, spec: s.Wasm, call: call, cancelled: func() bool { return c.client.Load() }}
+		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime(s.Wasm.CacheDir), Dirs: s.Wasm.Dirs, Call: call,
+			MemoryMiB: s.Wasm.MemoryMiB, Cancelled: func() bool { return c.client.Load() }}
 	}
 	go func() {
 		defer cancel()
@@ -309,31 +310,14 @@ func (s sink) Log(_ context.Context, level, logger string, data json.RawMessage)
 	s.c.send(frame{T: "log", Level: level, Logger: logger, Data: data})
 }
 
-// wasmCommands runs `.wasm` commands on the worker's own runtime (compiled code comes from the
-// same file cache as the server's).
-type wasmCommands struct {
-	c         *child
-	spec      *WasmSpec
-	call      *sdk.Call
-	cancelled func() bool
-}
-
-func (w *wasmCommands) Lookup(name string) string { return wasm.FindCommand(w.spec.Dirs, name) }
-
-func (w *wasmCommands) Run(ctx context.Context, cmd interp.Command) int {
-	w.c.wasmOne.Do(func() {
-		w.c.wasmRT, w.c.wasmErr = wasm.New(context.Background(), wasm.Options{CacheDir: w.spec.CacheDir,
-			Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
-	})
-	if w.c.wasmErr != nil {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], w.c.wasmErr)
-		return 126
+// wasmRuntime returns the worker's own wasm runtime, started on first use; compiled code comes
+// from the same file cache as the server's.
+func (c *child) wasmRuntime(cacheDir string) func() (*wasm.Runtime, error) {
+	return func() (*wasm.Runtime, error) {
+		c.wasmOne.Do(func() {
+			c.wasmRT, c.wasmErr = wasm.New(context.Background(), wasm.Options{CacheDir: cacheDir,
+				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
+		})
+		return c.wasmRT, c.wasmErr
 	}
-	st, err := w.c.wasmRT.Run(ctx, wasm.Program{Module: cmd.Program, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
-		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, FS: cmd.FS, MemoryMiB: w.spec.MemoryMiB,
-		Call: w.call, Cancelled: w.cancelled})
-	if errors.Is(err, wasm.ErrMemoryLimit) {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB, sandbox.memoryMiB)\n", cmd.Args[0], w.spec.MemoryMiB)
-	}
-	return st
 }
