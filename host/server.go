@@ -348,7 +348,7 @@ func (srv *Server) afterLine(ctx context.Context, s *Session) { srv.backgroundRe
 func (srv *Server) idle(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
 
 func (srv *Server) backgroundRefresh(ctx context.Context, s *Session) {
-	if (s.state.Load() != stateReady && !s.hasListeners()) || !srv.refreshing.CompareAndSwap(false, true) {
+	if (s.state.Load() != stateReady && !s.hasListeners()) || !srv.reg.RefreshDue() || !srv.refreshing.CompareAndSwap(false, true) {
 		return
 	}
 	s.wg.Add(1)

@@ -58,8 +58,16 @@ type Session struct {
 	listeners   map[string]*listener
 	listenEnded bool // input ended: streams opened from now on are answered at once
 
-	jobs    chan func()
-	workers atomic.Int32
+	// The reading role (see read): lineMu is held while a line is handled; own is a job the
+	// reader takes on itself; slots bounds concurrently running requests.
+	rd       *jsonrpc.Reader
+	readDone chan error
+	readTurn chan struct{}
+	lineMu   sync.Mutex
+	stopped  bool
+	own      func()
+	slots    chan struct{}
+
 	wg      sync.WaitGroup
 	exitReq chan struct{}
 	exitOne sync.Once
@@ -101,7 +109,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 		ctx:      sctx,
 		inflight: make(map[string]*inflight),
 		outgoing: make(map[string]chan *jsonrpc.Message),
-		jobs:     make(chan func()),
+		slots:    make(chan struct{}, max(srv.cfg.MaxConcurrent, 1)),
 		exitReq:  make(chan struct{}),
 
 		rootsReady: make(chan struct{}),
@@ -135,42 +143,31 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	return err
 }
 
-type lineOrErr struct {
-	line []byte
-	err  error
-}
-
-// loop reads lines on a separate goroutine so that `exit` and the shutdown watchdog can end the
-// session while a read is blocked.
+// loop waits for the end of the session while the reading goroutine serves the input: the
+// goroutine that reads a line also handles it, and when the line is a request that needs a
+// worker it runs that request itself after passing the reading role to an idle goroutine (a
+// leader/followers scheme). So a request's critical path involves no goroutine hand-off:
+// on a 2-core machine each hand-off to a parked goroutine costs a thread wake-up, which is
+// most of a small request's cost. Reading stays on its own goroutine, so `exit` and the
+// shutdown watchdog can end the session while a read is blocked.
 func (s *Session) loop(ctx context.Context, in io.Reader) error {
-	lines := make(chan lineOrErr)
-	go func() {
-		r := jsonrpc.NewReader(in, s.srv.cfg.MaxLineBytes)
-		for {
-			line, err := r.ReadLine()
-			var cp []byte
-			if line != nil {
-				cp = append([]byte(nil), line...)
-			}
-			select {
-			case lines <- lineOrErr{cp, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				var tl *jsonrpc.LineTooLongError
-				if !errors.As(err, &tl) {
-					return
-				}
-			}
-		}
-	}()
+	s.rd = jsonrpc.NewReader(in, s.srv.cfg.MaxLineBytes)
+	s.readDone = make(chan error, 1)
+	s.readTurn = make(chan struct{})
+	go s.read(ctx)
 	var tick <-chan time.Time
 	if s.srv.cfg.IdleTick > 0 {
 		t := time.NewTicker(s.srv.cfg.IdleTick)
 		defer t.Stop()
 		tick = t.C
 	}
+	// Whatever ends the loop, no line is handled after it: the reader holds lineMu while it
+	// handles one, and checks stopped before the next.
+	defer func() {
+		s.lineMu.Lock()
+		s.stopped = true
+		s.lineMu.Unlock()
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -179,26 +176,74 @@ func (s *Session) loop(ctx context.Context, in io.Reader) error {
 			return nil
 		case <-tick:
 			s.srv.idle(ctx, s)
-		case l := <-lines:
-			// `exit` wins over input that was already buffered behind it.
-			select {
-			case <-s.exitReq:
-				return nil
-			default:
-			}
-			var tl *jsonrpc.LineTooLongError
-			switch {
-			case errors.As(l.err, &tl):
-				s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
-					fmt.Sprintf("Message exceeds the %d-byte line limit (MCPBASH_MAX_LINE_BYTES)", tl.Limit)))
-				continue
-			case errors.Is(l.err, io.EOF):
-				return nil
-			case l.err != nil:
-				return fmt.Errorf("host: read: %w", l.err)
-			}
-			s.handleLine(ctx, l.line)
+		case err := <-s.readDone:
+			return err
 		}
+	}
+}
+
+// read is the reading role: it reads and handles lines until the input ends, or until it
+// takes a request to run itself, having passed the role on.
+func (s *Session) read(ctx context.Context) {
+	for {
+		line, err := s.rd.ReadLine()
+		var cp []byte
+		if line != nil {
+			// Requests outlive the reader's buffer: a worker may still hold their params.
+			cp = append([]byte(nil), line...)
+		}
+		s.lineMu.Lock()
+		if s.stopped {
+			s.lineMu.Unlock()
+			return
+		}
+		// `exit` wins over input that was already buffered behind it.
+		select {
+		case <-s.exitReq:
+			s.lineMu.Unlock()
+			return
+		default:
+		}
+		var tl *jsonrpc.LineTooLongError
+		switch {
+		case errors.As(err, &tl):
+			s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
+				fmt.Sprintf("Message exceeds the %d-byte line limit (MCPBASH_MAX_LINE_BYTES)", tl.Limit)))
+			s.lineMu.Unlock()
+			continue
+		case errors.Is(err, io.EOF):
+			s.readDone <- nil
+			s.lineMu.Unlock()
+			return
+		case err != nil:
+			s.readDone <- fmt.Errorf("host: read: %w", err)
+			s.lineMu.Unlock()
+			return
+		}
+		s.handleLine(ctx, cp)
+		job := s.own
+		s.own = nil
+		s.lineMu.Unlock()
+		if job == nil {
+			continue
+		}
+		s.passReading(ctx)
+		job()
+		// Now idle: wait until the role comes back (or the session ends).
+		select {
+		case <-s.readTurn:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// passReading hands the reading role to an idle goroutine, or to a new one.
+func (s *Session) passReading(ctx context.Context) {
+	select {
+	case s.readTurn <- struct{}{}:
+	default:
+		go s.read(ctx)
 	}
 }
 
@@ -331,39 +376,30 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 	})
 }
 
-// submit runs job on a worker. At most MaxConcurrent workers exist; excess jobs wait for one
-// to become free (never dropped). Workers live as long as the session, so their stacks, grown
-// by the interpreter, are reused instead of regrown for every request.
+// submit schedules a request's job. The reading goroutine runs the first one itself when a
+// concurrency slot is free (see read); otherwise the job waits on its own goroutine for one of
+// the MaxConcurrent slots (never dropped) while reading goes on.
 func (s *Session) submit(job func()) {
-	select {
-	case s.jobs <- job: // an idle worker took it
-		return
-	default:
+	if s.own == nil {
+		select {
+		case s.slots <- struct{}{}:
+			s.own = func() {
+				defer func() { <-s.slots }()
+				job()
+			}
+			return
+		default:
+		}
 	}
-	if s.workers.Add(1) <= int32(s.srv.cfg.MaxConcurrent) {
-		go s.worker(job)
-		return
-	}
-	s.workers.Add(-1)
 	go func() {
 		select {
-		case s.jobs <- job:
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
 		case <-s.ctx.Done():
-			job() // runs its own abort path: the request context is done
+			// runs its own abort path: the request context is done
 		}
-	}()
-}
-
-func (s *Session) worker(job func()) {
-	defer s.workers.Add(-1)
-	for {
 		job()
-		select {
-		case job = <-s.jobs:
-		case <-s.ctx.Done():
-			return
-		}
-	}
+	}()
 }
 
 // invoke runs a handler, turning a panic into an internal error so one bad request cannot

@@ -183,6 +183,40 @@ func TestConcurrencyLimitQueues(t *testing.T) {
 	}
 }
 
+// A request waiting for a concurrency slot can be cancelled while the reading goroutine runs
+// another, and input that ends while a request runs still gets every answer.
+func TestQueuedRequestCancelledThenEOF(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 10)
+	p := startPipe(t, Config{MaxConcurrent: 1}, map[string]handler{
+		"test/hold": {fn: func(ctx context.Context, _ *Session, _ *Request) (any, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return struct{}{}, nil
+		}},
+	})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"test/hold"}`, `{"jsonrpc":"2.0","id":2,"method":"test/hold"}`)
+	<-started
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if m := p.next(); m["id"] != "p" {
+		t.Fatalf("got %v, want the ping answer while request 1 holds the only slot", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"test/hold"}`)
+	p.in.Close()
+	close(release)
+	var ids []string
+	for m := range p.lines {
+		ids = append(ids, fmt.Sprint(m["id"]))
+	}
+	if fmt.Sprint(ids) != "[1 3]" {
+		t.Errorf("answers after EOF = %v, want [1 3] (2 was cancelled)", ids)
+	}
+}
+
 // A duplicate id while the first is still in flight is refused.
 func TestDuplicateInflightID(t *testing.T) {
 	release := make(chan struct{})

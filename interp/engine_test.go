@@ -158,3 +158,28 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("outcome %+v after %v", out, time.Since(start))
 	}
 }
+
+// The heap sampler outlives a call (back-to-back calls share it) and then ends by itself.
+func TestMemGuardWatcherEnds(t *testing.T) {
+	g := &memGuard{limit: 1 << 40}
+	watching := func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.watching
+	}
+	for range 3 {
+		c := &call{}
+		g.enter(c, func(error) {})
+		g.leave(c)
+	}
+	if !watching() {
+		t.Fatal("no sampler after a call")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for watching() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if watching() {
+		t.Fatal("sampler still running long after the last call")
+	}
+}

@@ -10,16 +10,21 @@ import (
 // memGuard stops runaway memory use: the interpreter has no per-value size limit, so
 // `x=$x$x` would grow until the process dies. While any call runs, the heap is sampled every
 // few milliseconds; above the limit every running call is cancelled with ErrMemoryLimit (an
-// in-process engine cannot tell which call allocated; worker processes will).
+// in-process engine cannot tell which call allocated; worker processes will). The sampling
+// goroutine outlives a call by memIdleTicks samples, so back-to-back calls do not start one
+// each (a goroutine and a timer per call cost a thread wake-up on a small call's path).
 type memGuard struct {
 	limit uint64 // bytes; 0 disables
 
-	mu      sync.Mutex
-	running map[*call]context.CancelCauseFunc
-	stop    chan struct{}
+	mu       sync.Mutex
+	running  map[*call]context.CancelCauseFunc
+	watching bool
 }
 
-const memSampleEvery = 10 * time.Millisecond
+const (
+	memSampleEvery = 10 * time.Millisecond
+	memIdleTicks   = 50 // the watcher ends after this many samples with no call running
+)
 
 func (g *memGuard) enter(c *call, cancel context.CancelCauseFunc) {
 	if g.limit == 0 {
@@ -31,9 +36,9 @@ func (g *memGuard) enter(c *call, cancel context.CancelCauseFunc) {
 		g.running = map[*call]context.CancelCauseFunc{}
 	}
 	g.running[c] = cancel
-	if len(g.running) == 1 {
-		g.stop = make(chan struct{})
-		go g.watch(g.stop)
+	if !g.watching {
+		g.watching = true
+		go g.watch()
 	}
 }
 
@@ -44,30 +49,34 @@ func (g *memGuard) leave(c *call) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.running, c)
-	if len(g.running) == 0 && g.stop != nil {
-		close(g.stop)
-		g.stop = nil
-	}
 }
 
-func (g *memGuard) watch(stop chan struct{}) {
+func (g *memGuard) watch() {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	t := time.NewTicker(memSampleEvery)
 	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 || sample[0].Value.Uint64() <= g.limit {
-				continue
-			}
-			g.mu.Lock()
-			for _, cancel := range g.running {
-				cancel(ErrMemoryLimit)
+	idle := 0
+	for range t.C {
+		g.mu.Lock()
+		if len(g.running) == 0 {
+			if idle++; idle >= memIdleTicks {
+				g.watching = false
+				g.mu.Unlock()
+				return
 			}
 			g.mu.Unlock()
+			continue
 		}
+		idle = 0
+		g.mu.Unlock()
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[0].Value.Uint64() <= g.limit {
+			continue
+		}
+		g.mu.Lock()
+		for _, cancel := range g.running {
+			cancel(ErrMemoryLimit)
+		}
+		g.mu.Unlock()
 	}
 }

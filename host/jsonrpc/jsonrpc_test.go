@@ -1,9 +1,11 @@
 package jsonrpc
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -168,7 +170,9 @@ func TestWriterBackpressureHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		var err error
+		// A line too large to be written by its sender goes through the queue, and the writer
+		// goroutine blocks on it: every later line has to queue behind it.
+		err := w.Send(ctx, []byte(`"`+strings.Repeat("x", maxDirect)+`"`))
 		for err == nil {
 			err = w.Send(ctx, []byte("{}"))
 		}
@@ -180,6 +184,57 @@ func TestWriterBackpressureHonoursContext(t *testing.T) {
 	}
 	pr.Close()
 	_ = w.Close()
+}
+
+// TestWriterOrderPerSender: a sender's small lines, which it may write itself, never overtake
+// its own earlier lines that went through the queue, and every line is whole.
+func TestWriterOrderPerSender(t *testing.T) {
+	pr, pw := io.Pipe()
+	w := NewWriter(pw, 4, 0)
+	var want []string
+	for i := range 200 {
+		l := fmt.Sprintf(`{"n":%d}`, i)
+		if i%7 == 0 {
+			l = fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("p", maxDirect))
+		}
+		want = append(want, l)
+	}
+	done := make(chan error, 1)
+	go func() {
+		for _, l := range want {
+			if err := w.Send(context.Background(), []byte(l)); err != nil {
+				done <- err
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		done <- w.Close()
+		pw.Close()
+	}()
+	// Read slowly at first, so the queue fills and drains while small lines keep coming.
+	r := bufio.NewReaderSize(pr, 64)
+	var got []string
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		if len(got) < 20 {
+			time.Sleep(time.Millisecond)
+		}
+		got = append(got, strings.TrimSuffix(l, "\n"))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("line %d: got %.40q, want %.40q", i, got[i], want[i])
+		}
+	}
 }
 
 // TestWriterByteBudget: with the peer not reading, queued bytes stay within the budget (one line

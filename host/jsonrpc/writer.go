@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrWriterClosed is returned by Send after Close.
@@ -14,15 +15,29 @@ var ErrWriterClosed = errors.New("jsonrpc: writer closed")
 // DefaultMaxQueueBytes bounds the bytes of lines waiting for a slow peer.
 const DefaultMaxQueueBytes = 64 << 20
 
-// Writer owns an output stream: one goroutine writes every message, each as exactly one line,
-// so concurrent senders can never interleave bytes. The queue is bounded in lines and in bytes:
-// when the peer stops reading, senders block (backpressure) instead of growing memory.
+// maxDirect is the largest line a sender writes itself. Below a pipe's default capacity such a
+// write does not block unless the peer has stopped reading, and then the next senders queue.
+const maxDirect = 16 << 10
+
+// Writer owns an output stream and writes each message as exactly one line, so concurrent
+// senders can never interleave bytes. A small line sent while nothing is waiting is written by
+// the sender itself (waking a writer goroutine costs a thread wake-up per message, most of a
+// small request's cost); everything else goes through a queue that one goroutine drains. The
+// queue is bounded in lines and in bytes: when the peer stops reading, senders block
+// (backpressure) instead of growing memory.
 type Writer struct {
 	queue chan []byte
 	done  chan struct{}
 	mu    sync.RWMutex
 	shut  bool
-	err   error
+
+	// wmu owns bw and err. pending counts lines accepted by Send and not yet written: a
+	// sender writes directly only when it is 0, so lines from one sender never overtake its
+	// earlier queued ones, and bw holds no unflushed bytes then.
+	wmu     sync.Mutex
+	bw      *bufio.Writer
+	err     error
+	pending atomic.Int64
 
 	// Byte budget: queued counts the bytes of lines sent and not yet taken by the loop; a
 	// sender that would pass maxBytes waits for room (a line alone in the queue always fits, so
@@ -43,8 +58,9 @@ func NewWriter(w io.Writer, depth, maxBytes int) *Writer {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxQueueBytes
 	}
-	wr := &Writer{queue: make(chan []byte, depth), done: make(chan struct{}), maxBytes: maxBytes, room: make(chan struct{})}
-	go wr.loop(w)
+	wr := &Writer{queue: make(chan []byte, depth), done: make(chan struct{}), maxBytes: maxBytes, room: make(chan struct{}),
+		bw: bufio.NewWriterSize(w, 64<<10)}
+	go wr.loop()
 	return wr
 }
 
@@ -82,32 +98,52 @@ func (wr *Writer) release(n int) {
 	wr.bmu.Unlock()
 }
 
-func (wr *Writer) loop(w io.Writer) {
+func (wr *Writer) loop() {
 	defer close(wr.done)
-	bw := bufio.NewWriterSize(w, 64<<10)
 	for line := range wr.queue {
 		wr.release(len(line))
-		if wr.err != nil {
-			continue // drain so senders never block on a dead peer
-		}
-		if _, err := bw.Write(line); err != nil {
-			wr.err = err
-			continue
-		}
-		if err := bw.WriteByte('\n'); err != nil {
-			wr.err = err
-			continue
-		}
-		// Flush only when nothing else is queued: bursts share one write syscall.
-		if len(wr.queue) == 0 {
-			if err := bw.Flush(); err != nil {
-				wr.err = err
-			}
-		}
+		wr.wmu.Lock()
+		wr.write(line, len(wr.queue) == 0) // bursts share one write syscall
+		wr.wmu.Unlock()
+		wr.pending.Add(-1)
 	}
+	wr.wmu.Lock()
 	if wr.err == nil {
-		wr.err = bw.Flush()
+		wr.err = wr.bw.Flush()
 	}
+	wr.wmu.Unlock()
+}
+
+// write puts one line into bw, flushing if asked; wmu is held. After the first error lines
+// are dropped, so senders never block on a dead peer.
+func (wr *Writer) write(line []byte, flush bool) {
+	if wr.err != nil {
+		return
+	}
+	if _, err := wr.bw.Write(line); err != nil {
+		wr.err = err
+		return
+	}
+	if err := wr.bw.WriteByte('\n'); err != nil {
+		wr.err = err
+		return
+	}
+	if flush {
+		wr.err = wr.bw.Flush()
+	}
+}
+
+// tryDirect writes line from the sender when nothing is queued or being written.
+func (wr *Writer) tryDirect(line []byte) bool {
+	if len(line) > maxDirect || wr.pending.Load() != 0 || !wr.wmu.TryLock() {
+		return false
+	}
+	defer wr.wmu.Unlock()
+	if wr.pending.Load() != 0 {
+		return false
+	}
+	wr.write(line, true)
+	return true
 }
 
 // Send queues one message line (which must not contain a newline; encoding/json never emits
@@ -118,7 +154,12 @@ func (wr *Writer) Send(ctx context.Context, line []byte) error {
 	if wr.shut {
 		return ErrWriterClosed
 	}
+	if wr.tryDirect(line) {
+		return nil
+	}
+	wr.pending.Add(1)
 	if err := wr.reserve(ctx, len(line)); err != nil {
+		wr.pending.Add(-1)
 		return err
 	}
 	select {
@@ -131,6 +172,7 @@ func (wr *Writer) Send(ctx context.Context, line []byte) error {
 		return nil
 	case <-ctx.Done():
 		wr.release(len(line))
+		wr.pending.Add(-1)
 		return ctx.Err()
 	}
 }
@@ -144,5 +186,7 @@ func (wr *Writer) Close() error {
 	}
 	wr.mu.Unlock()
 	<-wr.done
+	wr.wmu.Lock()
+	defer wr.wmu.Unlock()
 	return wr.err
 }

@@ -228,6 +228,28 @@ func (r *Registry) Refresh(ctx context.Context) ([]Kind, error) {
 	return changed, firstErr
 }
 
+// RefreshDue reports whether Refresh would do anything now: a loaded kind whose TTL has run
+// out, or a change not yet announced. The server asks before starting a refresh, so the common
+// case costs no goroutine. It never waits for a scan in progress (false then: the next line or
+// idle tick asks again).
+func (r *Registry) RefreshDue() bool {
+	if !r.mu.TryLock() {
+		return false
+	}
+	defer r.mu.Unlock()
+	now := r.opts.Now()
+	for _, k := range Kinds {
+		c := r.cols[k]
+		if !c.loaded {
+			continue
+		}
+		if (!r.static && now.Sub(c.checkedAt) >= r.ttl[k]) || (c.err == nil && c.hash != c.announced) {
+			return true
+		}
+	}
+	return false
+}
+
 // Rebuild rescans every kind now, ignoring TTLs and caches, and writes the cache.
 func (r *Registry) Rebuild(ctx context.Context) error {
 	r.mu.Lock()

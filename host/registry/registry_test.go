@@ -433,16 +433,35 @@ func TestTTLAndChangeDetection(t *testing.T) {
 	os.WriteFile(meta, []byte(`{"name":"a","description":"v2 longer"}`), 0o644)
 	// Within the TTL nothing is re-checked.
 	f.now = f.now.Add(time.Second)
+	if f.r.RefreshDue() {
+		t.Error("refresh due within the TTL")
+	}
 	if changed, _ := f.r.Refresh(ctx); len(changed) != 0 {
 		t.Errorf("rescanned within TTL: %v", changed)
 	}
 	// After it, an in-place metadata edit is caught.
 	f.now = f.now.Add(5 * time.Second)
+	if !f.r.RefreshDue() {
+		t.Error("refresh not due after the TTL")
+	}
 	if changed, _ := f.r.Refresh(ctx); len(changed) != 1 {
 		t.Errorf("edit not detected: %v", changed)
 	}
+	if f.r.RefreshDue() {
+		t.Error("refresh due right after one")
+	}
 	if d := f.items(t, KindTools)[0]["description"]; d != "v2 longer" {
 		t.Errorf("description %v", d)
+	}
+	// A change a list request found (rescanned, not announced) makes a refresh due at once.
+	os.WriteFile(meta, []byte(`{"name":"a","description":"v3, longer still"}`), 0o644)
+	f.now = f.now.Add(6 * time.Second)
+	f.items(t, KindTools)
+	if !f.r.RefreshDue() {
+		t.Error("unannounced change: refresh not due")
+	}
+	if changed, _ := f.r.Refresh(ctx); len(changed) != 1 || f.r.RefreshDue() {
+		t.Errorf("unannounced change: changed %v, due %v", changed, f.r.RefreshDue())
 	}
 }
 
