@@ -498,19 +498,19 @@ func Machine() string {
 	return fmt.Sprintf("%s, %d logical CPUs%s%s, %s %s/%s", model, runtime.NumCPU(), mem, kernel, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// Build compiles the two peers into dir and returns their paths (mcp-go, go-sdk). moduleDir is
-// test/clients/go.
-func Build(moduleDir, dir string) (mcpgo, gosdk string, err error) {
-	mcpgo, gosdk = filepath.Join(dir, "peer-mcpgo"), filepath.Join(dir, "peer-gosdk")
-	for _, b := range [][2]string{{mcpgo, "./peers/mcpgo"}, {gosdk, "./peers/gosdk"}} {
+// Build compiles the two peers and the floor calibration program into dir and returns their
+// paths (mcp-go, go-sdk, floor). moduleDir is test/clients/go.
+func Build(moduleDir, dir string) (mcpgo, gosdk, floor string, err error) {
+	mcpgo, gosdk, floor = filepath.Join(dir, "peer-mcpgo"), filepath.Join(dir, "peer-gosdk"), filepath.Join(dir, "floor")
+	for _, b := range [][2]string{{mcpgo, "./peers/mcpgo"}, {gosdk, "./peers/gosdk"}, {floor, "./peers/floor"}} {
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1])
 		cmd.Dir = moduleDir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+			return "", "", "", fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
-	return mcpgo, gosdk, nil
+	return mcpgo, gosdk, floor, nil
 }
 
 // ModuleDir finds test/clients/go from the working directory.
@@ -527,7 +527,8 @@ func ModuleDir() (string, error) {
 }
 
 // Setup builds what a comparison needs under tmp: the peers, our binary unless ours is given
-// (MCPBASH_TEST_BINARY), and a copy of examples/00-hello-tool. It returns the three servers.
+// (MCPBASH_TEST_BINARY), and a copy of examples/00-hello-tool. It returns the three servers
+// and, last, the floor calibration program.
 func Setup(tmp, ours string) ([]Server, error) {
 	mod, err := ModuleDir()
 	if err != nil {
@@ -543,7 +544,7 @@ func Setup(tmp, ours string) ([]Server, error) {
 			return nil, fmt.Errorf("go build mcp-bash: %v\n%s", err, out)
 		}
 	}
-	mcpgo, gosdk, err := Build(mod, tmp)
+	mcpgo, gosdk, floor, err := Build(mod, tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -566,5 +567,7 @@ func Setup(tmp, ours string) ([]Server, error) {
 			Info: "github.com/mark3labs/mcp-go " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/mark3labs/mcp-go")) + ", Go hello tool (peers/mcpgo)"},
 		{Name: "go-sdk", Path: gosdk, Dir: tmp,
 			Info: "github.com/modelcontextprotocol/go-sdk " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk")) + ", Go hello tool (peers/gosdk)"},
+		{Name: "floor", Path: floor, Dir: tmp,
+			Info: "calibration, not a peer: a Go program that answers every line with a canned result, no MCP library (peers/floor)"},
 	}, nil
 }

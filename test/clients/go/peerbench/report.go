@@ -115,6 +115,16 @@ func (r *Result) Bars() []Bar {
 	return bars
 }
 
+// index is the position of the server called name, or -1.
+func (r *Result) index(name string) int {
+	for i, s := range r.Servers {
+		if s.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Markdown renders the comparison table, the bars and the per-run spread.
 func (r *Result) Markdown() string {
 	var sb strings.Builder
@@ -159,6 +169,12 @@ func (r *Result) Markdown() string {
 			verdict = "yes"
 		}
 		fmt.Fprintf(&sb, "| %s | %.2f× | %s (%d/%d runs meet it) | %s |\n", b.Text, b.Ratio, strings.Join(per, ", "), b.RunsHold, len(b.PerRun), verdict)
+	}
+	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 {
+		cold, peak := r.med(f, coldMs), r.med(f, peakMiB)
+		fmt.Fprintf(&sb, "\nCalibration (floor): starting a Go process that answers one line takes %.2f ms, %.2f× %s's cold start; "+
+			"the cold-start bar leaves %.2f ms beyond that. Its peak RSS is %.1f MiB, %.2f× %s's.\n",
+			cold, cold/r.med(2, coldMs), r.Servers[2].Name, 0.5*r.med(2, coldMs)-cold, peak, peak/r.med(1, peakMiB), r.Servers[1].Name)
 	}
 	sb.WriteString("\nPer-run values (noise):\n\n")
 	for i, s := range r.Servers {
