@@ -116,6 +116,46 @@ func TestClientStopsReading(t *testing.T) {
 	t.Logf("%d calls × %d KiB unread: peak RSS %d MiB (%d MiB of results)", n, kb, peak>>20, n*kb>>10)
 }
 
+// TestClientStopsReadingSmallAnswers: with small answers, which the server may write from the
+// goroutine that handled the request, a client that stops reading stalls the server only until
+// it reads again: nothing is lost or duplicated.
+func TestClientStopsReadingSmallAnswers(t *testing.T) {
+	t.Parallel()
+	n := pick(3000, 20000)
+	c := start(t, project(t), true)
+	go func() {
+		for i := range n {
+			if i%10 == 0 {
+				c.send(call(idf("se", i), "echo", map[string]any{"n": i}))
+			} else {
+				c.send(ping(idf("sp", i)))
+			}
+		}
+	}()
+	time.Sleep(time.Duration(pick(1, 3)) * time.Second)
+	c.resume()
+	c.wait(120*time.Second, "every request answered after reading resumed", func() bool {
+		for i := range n {
+			p := "sp"
+			if i%10 == 0 {
+				p = "se"
+			}
+			if !c.has(idf(p, i)) {
+				return false
+			}
+		}
+		return true
+	})
+	if d := c.duplicates(); len(d) > 0 {
+		t.Errorf("answered more than once: %v", d[:min(len(d), 5)])
+	}
+	for i := 0; i < n; i += 10 {
+		if got := c.text(idf("se", i)); got != fmt.Sprint(i) {
+			t.Fatalf("echo %d answered %q", i, got)
+		}
+	}
+}
+
 // TestHugeRequests: a 20 MiB line over the default 16 MiB limit gets a clean error and the
 // session goes on; with the limit raised, a 20 MiB argument reaches the tool whole.
 func TestHugeRequests(t *testing.T) {
