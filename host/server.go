@@ -58,6 +58,8 @@ type Server struct {
 	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
+	// protected are the project's own directories, cleaned once (see protectedRoots).
+	protected []string
 
 	// sess is the session currently being served (stdio serves one), for registry warnings.
 	sessMu     sync.Mutex
@@ -83,7 +85,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
-	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}}
+	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
 	if _, err := rand.Read(srv.stateKey[:]); err != nil {
 		return nil, fmt.Errorf("host: random key: %w", err)
 	}

@@ -792,20 +792,27 @@ func (srv *Server) Roots(paths []string) []sdk.Root {
 // read-write root contains: a tool must not widen its own sandbox by rewriting its meta (T-FS-5).
 // Roots that are exactly one of these directories were chosen by the client and stay writable.
 func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
-	d := srv.cfg.Dirs
 	var out []sandbox.Root
-	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
-		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib")} {
-		if dir == "" {
-			continue
-		}
-		dir = filepath.Clean(dir)
+	for _, dir := range srv.protected {
 		for _, r := range roots {
-			if r.Mode == sandbox.ReadWrite && r.Path != dir && strings.HasPrefix(dir, strings.TrimSuffix(r.Path, "/")+"/") {
+			p := strings.TrimSuffix(r.Path, "/")
+			if r.Mode == sandbox.ReadWrite && r.Path != dir && len(dir) > len(p) && dir[len(p)] == '/' && strings.HasPrefix(dir, p) {
 				// Also when it does not exist yet: a tool must not create config/roots.json.
 				out = append(out, sandbox.Root{Path: dir, Name: "project", Mode: sandbox.ReadOnly, Protected: true})
 				break
 			}
+		}
+	}
+	return out
+}
+
+// protectedDirs lists the project's own directories that tools may read but never change.
+func protectedDirs(d registry.Dirs) []string {
+	var out []string
+	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
+		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib")} {
+		if dir != "" {
+			out = append(out, filepath.Clean(dir))
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,27 @@ func TestMemoryLimit(t *testing.T) {
 	if !strings.Contains(out.LimitHit, "memory limit") {
 		t.Fatalf("outcome %+v after %v", out, time.Since(start))
 	}
+}
+
+// Garbage above the limit (what a cancelled runaway call leaves until the next GC) does not
+// cancel the next call: only live data counts.
+func TestMemoryLimitIgnoresGarbage(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(dir, "tool.sh")
+	os.WriteFile(p, []byte(`sleep 0.1; echo ok`), 0o755)
+	e, _ := NewEngine(128 << 20)
+	garbage := make([]byte, 256<<20)
+	for i := 0; i < len(garbage); i += 4096 {
+		garbage[i] = 1
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
+	if out.LimitHit != "" || out.ExitCode != 0 || string(out.Stdout) != "ok\n" {
+		t.Fatalf("outcome %+v", out)
+	}
+	_ = garbage
 }
 
 // The heap sampler outlives a call (back-to-back calls share it) and then ends by itself.

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -51,14 +52,25 @@ func (g *memGuard) leave(c *call) {
 	delete(g.running, c)
 }
 
+// heap samples the bytes of heap objects, live or not yet swept.
+func (g *memGuard) heap(sample []metrics.Sample) uint64 {
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
+}
+
 func (g *memGuard) watch() {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	t := time.NewTicker(memSampleEvery)
 	defer t.Stop()
 	idle := 0
+	var last uint64 // the previous tick's sample; 0 when that tick sampled nothing
 	for range t.C {
 		g.mu.Lock()
 		if len(g.running) == 0 {
+			last = 0
 			if idle++; idle >= memIdleTicks {
 				g.watching = false
 				g.mu.Unlock()
@@ -69,9 +81,19 @@ func (g *memGuard) watch() {
 		}
 		idle = 0
 		g.mu.Unlock()
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 || sample[0].Value.Uint64() <= g.limit {
+		heap, prev := g.heap(sample), last
+		last = heap
+		if heap <= g.limit {
 			continue
+		}
+		// The sample counts objects not yet swept, so the garbage a finished runaway call left
+		// behind would cancel the next innocent call. A heap that grew since the last tick is a
+		// call running away now: cancel at once. Otherwise count only what a GC leaves.
+		if prev == 0 || heap <= prev {
+			runtime.GC()
+			if last = g.heap(sample); last <= g.limit {
+				continue
+			}
 		}
 		g.mu.Lock()
 		for _, cancel := range g.running {

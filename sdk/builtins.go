@@ -206,7 +206,7 @@ func isValidJSON(_ *State, _ context.Context, io IO, args []string) int {
 	if len(args) == 0 {
 		return 1
 	}
-	if _, err := decodeJSON([]byte(args[0])); err != nil {
+	if !json.Valid([]byte(args[0])) {
 		return 1
 	}
 	return 0
@@ -218,11 +218,14 @@ func byteLength(_ *State, _ context.Context, io IO, args []string) int {
 }
 
 func (s *State) argsValue() any {
-	v, err := decodeJSON(s.Call.Args)
-	if err != nil || v == nil {
-		return map[string]any{}
-	}
-	return v
+	s.argsOnce.Do(func() {
+		v, err := decodeJSON(s.Call.Args)
+		if err != nil || v == nil {
+			v = map[string]any{}
+		}
+		s.args = v
+	})
+	return s.args
 }
 
 func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
@@ -629,7 +632,7 @@ func resultWithResource(s *State, ctx context.Context, io IO, args []string) int
 		}
 	}
 	s.addResources(refs)
-	if _, err := decodeJSON([]byte(data)); err != nil {
+	if !json.Valid([]byte(data)) {
 		data = jsonString(data)
 	}
 	return resultSuccess(s, ctx, io, []string{data})

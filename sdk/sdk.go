@@ -134,6 +134,11 @@ type State struct {
 	fail      *Failure
 	resources []ResourceRef
 	cancelled func() bool
+
+	// The call's arguments, decoded once: tools read them with several mcp_args_* calls, and
+	// gojq never modifies its input.
+	argsOnce sync.Once
+	args     any
 }
 
 // NewState starts the SDK state of a call; cancelled reports whether the call was cancelled.
