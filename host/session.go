@@ -95,7 +95,16 @@ type elicitCaps struct {
 
 type inflight struct {
 	cancel    context.CancelFunc
+	mu        sync.Mutex // orders marking cancelled against sending the response
 	cancelled atomic.Bool
+}
+
+// markCancelled marks the request cancelled, after its response if that is being sent now.
+func (inf *inflight) markCancelled() {
+	inf.mu.Lock()
+	inf.cancelled.Store(true)
+	inf.mu.Unlock()
+	inf.cancel()
 }
 
 // Serve runs one session over in/out until stdin ends, `exit` is received, or ctx ends. Every
@@ -369,10 +378,15 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 			return
 		}
 		res, err := s.invoke(rctx, h, m)
-		if inf.cancelled.Load() {
-			return // a cancelled request gets no response
+		line := s.replyLine(m.ID, res, err)
+		// A cancelled request gets no response, not even one racing the cancellation: the
+		// check and the send are one step against the reader marking it cancelled, so
+		// whatever the client sent after notifications/cancelled is answered after this.
+		inf.mu.Lock()
+		if line != nil && !inf.cancelled.Load() {
+			s.send(line)
 		}
-		s.reply(m.ID, res, err)
+		inf.mu.Unlock()
 	})
 }
 
@@ -419,8 +433,15 @@ func (s *Session) invoke(ctx context.Context, h handler, m *jsonrpc.Message) (re
 }
 
 func (s *Session) reply(id json.RawMessage, res any, err error) {
+	if line := s.replyLine(id, res, err); line != nil {
+		s.send(line)
+	}
+}
+
+// replyLine is the response line for a handler's result or error (nil: no response).
+func (s *Session) replyLine(id json.RawMessage, res any, err error) []byte {
 	if errors.Is(err, errSuppressed) {
-		return
+		return nil
 	}
 	if err != nil {
 		var je *jsonrpc.Error
@@ -428,15 +449,13 @@ func (s *Session) reply(id json.RawMessage, res any, err error) {
 			s.srv.logf("%v", err)
 			je = jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", err.Error())
 		}
-		s.sendError(id, je)
-		return
+		return jsonrpc.ErrorResponse(id, je)
 	}
 	line, merr := jsonrpc.Response(id, res)
 	if merr != nil {
-		s.sendError(id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", merr.Error()))
-		return
+		return jsonrpc.ErrorResponse(id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", merr.Error()))
 	}
-	s.send(line)
+	return line
 }
 
 func (s *Session) sendError(id json.RawMessage, e *jsonrpc.Error) {
@@ -477,8 +496,7 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 		inf := s.inflight[jsonrpc.IDKey(p.RequestID)]
 		s.mu.Unlock()
 		if inf != nil {
-			inf.cancelled.Store(true)
-			inf.cancel()
+			inf.markCancelled()
 		}
 		s.dropListener(jsonrpc.IDKey(p.RequestID))
 	default:
@@ -540,8 +558,7 @@ func (s *Session) cancelAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, inf := range s.inflight {
-		inf.cancelled.Store(true)
-		inf.cancel()
+		inf.markCancelled()
 	}
 }
 

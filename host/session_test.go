@@ -183,6 +183,37 @@ func TestConcurrencyLimitQueues(t *testing.T) {
 	}
 }
 
+// blockingJSON marshals only when released, so a test can hold a response between the
+// handler's return and its send.
+type blockingJSON struct{ started, release chan struct{} }
+
+func (b blockingJSON) MarshalJSON() ([]byte, error) {
+	close(b.started)
+	<-b.release
+	return []byte(`{}`), nil
+}
+
+// A response still being prepared when notifications/cancelled arrives is not sent: nothing the
+// client sends after the cancellation is answered before a response to the cancelled request.
+func TestCancelRacingResponse(t *testing.T) {
+	b := blockingJSON{started: make(chan struct{}), release: make(chan struct{})}
+	p := startPipe(t, Config{}, map[string]handler{
+		"test/racy": {fn: func(context.Context, *Session, *Request) (any, error) { return b, nil }},
+	})
+	p.send(`{"jsonrpc":"2.0","id":"r","method":"test/racy"}`)
+	<-b.started
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r"}}`,
+		`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if m := p.next(); m["id"] != "after" {
+		t.Fatalf("got %v, want the ping answer", m)
+	}
+	close(b.release)
+	p.in.Close()
+	for m := range p.lines {
+		t.Errorf("answer after the cancellation was processed: %v", m)
+	}
+}
+
 // A request waiting for a concurrency slot can be cancelled while the reading goroutine runs
 // another, and input that ends while a request runs still gets every answer.
 func TestQueuedRequestCancelledThenEOF(t *testing.T) {
