@@ -65,6 +65,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -205,13 +206,18 @@ func Exec(args []string) (status int, err error) {
 		return 126, fmt.Errorf("confine: %s: %w", argv[0], err)
 	}
 	r.RO = append(r.RO[:len(r.RO):len(r.RO)], prog)
-	if err := setLimits(r.Limits); err != nil {
-		return 126, err
-	}
 	if err := Apply(r); err != nil {
 		return 126, err
 	}
-	err = syscall.Exec(prog, argv, os.Environ())
+	// The limits come last, right before exec: under a low address-space limit this Go process
+	// itself cannot map memory any more (it already uses more than a tool's limit may allow), so
+	// nothing between here and exec may need to, and no GC may start.
+	env := os.Environ()
+	debug.SetGCPercent(-1)
+	if err := setLimits(r.Limits); err != nil {
+		return 126, err
+	}
+	err = syscall.Exec(prog, argv, env)
 	return 126, fmt.Errorf("confine: %s: %w", argv[0], err)
 }
 
