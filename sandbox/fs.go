@@ -597,19 +597,15 @@ func (f *FS) holdsRoot(p string) bool {
 
 // Remove removes a file or an empty directory; a root itself cannot be removed.
 func (f *FS) Remove(name string) error {
-	defer f.lockNS()()
-	m, rel, p, err := f.writable("remove", name)
-	if err != nil {
-		return err
-	}
-	if rel == "." || f.holdsRoot(p) {
-		return f.deny("remove", p, "is or contains a root", fs.ErrPermission)
-	}
-	return f.done("remove", p, m.r.Remove(rel))
+	return f.remove(name, (*os.Root).Remove)
 }
 
 // RemoveAll removes a tree; a root itself cannot be removed.
 func (f *FS) RemoveAll(name string) error {
+	return f.remove(name, (*os.Root).RemoveAll)
+}
+
+func (f *FS) remove(name string, rm func(*os.Root, string) error) error {
 	defer f.lockNS()()
 	m, rel, p, err := f.writable("remove", name)
 	if err != nil {
@@ -618,7 +614,7 @@ func (f *FS) RemoveAll(name string) error {
 	if rel == "." || f.holdsRoot(p) {
 		return f.deny("remove", p, "is or contains a root", fs.ErrPermission)
 	}
-	return f.done("remove", p, m.r.RemoveAll(rel))
+	return f.done("remove", p, rm(m.r, rel))
 }
 
 // Rename moves within one root; across roots it fails with EXDEV (callers copy).

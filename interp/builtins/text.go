@@ -60,20 +60,11 @@ func head(ctx context.Context, env *Env, argv []string) int {
 	if !ok {
 		return st
 	}
-	spec, bytesMode := "10", false
-	for _, o := range fl.opts {
-		switch o.name {
-		case "n", "#":
-			spec, bytesMode = o.val, false
-		case "c":
-			spec, bytesMode = o.val, true
-		}
-	}
+	spec, bytesMode := countSpec(fl)
 	allBut := strings.HasPrefix(spec, "-")
 	n, ok := parseCount(strings.TrimPrefix(spec, "-"))
 	if !ok {
-		what := map[bool]string{true: "bytes", false: "lines"}[bytesMode]
-		return errorf(env, 1, "head", "invalid number of %s: '%s'", what, spec)
+		return errorf(env, 1, "head", "invalid number of %s: '%s'", countUnit(bytesMode), spec)
 	}
 	files := fl.operands
 	show := (len(files) > 1 && !fl.has("q")) || fl.has("v")
@@ -167,20 +158,11 @@ func tail(ctx context.Context, env *Env, argv []string) int {
 	if fl.has("f", "F", "follow") {
 		return errorf(env, 1, "tail", "unsupported option -f (following files is not available in the sandbox)")
 	}
-	spec, bytesMode := "10", false
-	for _, o := range fl.opts {
-		switch o.name {
-		case "n", "#":
-			spec, bytesMode = o.val, false
-		case "c":
-			spec, bytesMode = o.val, true
-		}
-	}
+	spec, bytesMode := countSpec(fl)
 	fromStart := strings.HasPrefix(spec, "+")
 	n, ok := parseCount(strings.TrimLeft(spec, "+-"))
 	if !ok {
-		what := map[bool]string{true: "bytes", false: "lines"}[bytesMode]
-		return errorf(env, 1, "tail", "invalid number of %s: '%s'", what, spec)
+		return errorf(env, 1, "tail", "invalid number of %s: '%s'", countUnit(bytesMode), spec)
 	}
 	show := (len(fl.operands) > 1 && !fl.has("q")) || fl.has("v")
 	w := bufio.NewWriter(env.Stdout)
@@ -551,4 +533,25 @@ func nl(ctx context.Context, env *Env, argv []string) int {
 			}
 		}
 	})
+}
+
+// countSpec is head's and tail's count: the last of -n N (lines, also -N) and -c N (bytes).
+func countSpec(fl *flagSet) (spec string, bytesMode bool) {
+	spec = "10"
+	for _, o := range fl.opts {
+		switch o.name {
+		case "n", "#":
+			spec, bytesMode = o.val, false
+		case "c":
+			spec, bytesMode = o.val, true
+		}
+	}
+	return spec, bytesMode
+}
+
+func countUnit(bytesMode bool) string {
+	if bytesMode {
+		return "bytes"
+	}
+	return "lines"
 }
