@@ -1,0 +1,352 @@
+package eval
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// pwdValue is the logical working directory.
+func (r *Runner) pwdValue() string {
+	if v, ok := r.scalar("PWD"); ok && v != "" {
+		return v
+	}
+	return r.dir
+}
+
+// chdir changes the working directory to an absolute logical path (physical: resolve
+// symbolic links first). It updates PWD and OLDPWD.
+func (r *Runner) chdir(name, target string, physical bool) bool {
+	if physical {
+		real, err := r.c.fs.RealPath(target)
+		if err != nil {
+			r.errorf("cd: %s: %s", name, errText(err))
+			return false
+		}
+		target = real
+	}
+	fi, err := r.c.fs.Stat(target)
+	if err != nil {
+		r.errorf("cd: %s: %s", name, errText(err))
+		return false
+	}
+	if !fi.IsDir() {
+		r.errorf("cd: %s: Not a directory", name)
+		return false
+	}
+	if err := r.c.fs.Access(target, 1); err != nil {
+		r.errorf("cd: %s: Permission denied", name)
+		return false
+	}
+	old := r.pwdValue()
+	if err := r.assign("OLDPWD", old, 0); err != nil {
+		r.raise(err)
+		return false
+	}
+	r.dir = target
+	if err := r.assign("PWD", target, 0); err != nil {
+		r.raise(err)
+		return false
+	}
+	return true
+}
+
+// logicalJoin makes dir absolute against the logical working directory, folding . and ..
+// textually (cd -L).
+func (r *Runner) logicalJoin(dir string) string {
+	if path.IsAbs(dir) {
+		return path.Clean(dir)
+	}
+	return path.Clean(r.pwdValue() + "/" + dir)
+}
+
+func biCd(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("cd", args[1:], "LPe@", false)
+	if !ok {
+		return 2
+	}
+	physical := r.opts.has(optPhysical)
+	for _, o := range opts {
+		switch o.c {
+		case 'L':
+			physical = false
+		case 'P':
+			physical = true
+		}
+	}
+	if len(rest) > 1 {
+		r.errorf("cd: too many arguments")
+		return 1
+	}
+	var dir string
+	printDir := false
+	if len(rest) == 0 {
+		h, ok := r.scalar("HOME")
+		if !ok {
+			r.errorf("cd: HOME not set")
+			return 1
+		}
+		dir = h
+		if dir == "" {
+			return 0
+		}
+	} else {
+		dir = rest[0]
+	}
+	if dir == "-" {
+		o, ok := r.scalar("OLDPWD")
+		if !ok || o == "" {
+			r.errorf("cd: OLDPWD not set")
+			return 1
+		}
+		dir, printDir = o, true
+	}
+	if dir == "" {
+		return 0
+	}
+	target := ""
+	if !path.IsAbs(dir) && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") && dir != "." && dir != ".." {
+		if cdpath, ok := r.scalar("CDPATH"); ok && cdpath != "" {
+			for _, base := range strings.Split(cdpath, ":") {
+				useBase := base
+				if useBase == "" {
+					useBase = "."
+				}
+				cand := r.logicalJoin(path.Join(useBase, dir))
+				if fi, err := r.c.fs.Stat(cand); err == nil && fi.IsDir() {
+					target = cand
+					printDir = base != ""
+					break
+				}
+			}
+		}
+	}
+	if target == "" {
+		target = r.logicalJoin(dir)
+	}
+	if !r.chdir(dir, target, physical) {
+		return 1
+	}
+	if printDir {
+		return r.out("cd", r.pwdValue()+"\n")
+	}
+	return 0
+}
+
+func biPwd(r *Runner, args []string) int {
+	opts, _, ok := r.parseOpts("pwd", args[1:], "LP", false)
+	if !ok {
+		return 2
+	}
+	physical := r.opts.has(optPhysical)
+	for _, o := range opts {
+		physical = o.c == 'P'
+	}
+	d := r.pwdValue()
+	if physical {
+		real, err := r.c.fs.RealPath(r.dir)
+		if err != nil {
+			r.errorf("pwd: error retrieving current directory: %s", errText(err))
+			return 1
+		}
+		d = real
+	}
+	return r.out("pwd", d+"\n")
+}
+
+// dirsList is the directory stack, current directory first.
+func (r *Runner) dirsList() []string { return append([]string{r.pwdValue()}, r.dirs...) }
+
+// dirAt is ~+N / ~-N: entry N of the stack from the top (or the bottom).
+func (r *Runner) dirAt(n int, fromBottom bool) (string, bool) {
+	l := r.dirsList()
+	if fromBottom {
+		n = len(l) - 1 - n
+	}
+	if n < 0 || n >= len(l) {
+		return "", false
+	}
+	return l[n], true
+}
+
+func (r *Runner) tildeShort(p string) string {
+	if h, ok := r.scalar("HOME"); ok && h != "" && h != "/" {
+		if p == h {
+			return "~"
+		}
+		if strings.HasPrefix(p, h+"/") {
+			return "~" + p[len(h):]
+		}
+	}
+	return p
+}
+
+func biDirs(r *Runner, args []string) int {
+	clear, long, perLine, verbose := false, false, false, false
+	idx, hasIdx := 0, false
+	for _, a := range args[1:] {
+		if (strings.HasPrefix(a, "+") || strings.HasPrefix(a, "-")) && len(a) > 1 && isDigits(a[1:]) {
+			n, _ := strconv.Atoi(a[1:])
+			l := len(r.dirsList())
+			if a[0] == '-' {
+				n = l - 1 - n
+			}
+			if n < 0 || n >= l {
+				r.errorf("dirs: %s: directory stack index out of range", a)
+				return 1
+			}
+			idx, hasIdx = n, true
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || len(a) < 2 {
+			r.errorf("dirs: %s: invalid argument", a)
+			r.usage("dirs")
+			return 2
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'c':
+				clear = true
+			case 'l':
+				long = true
+			case 'p':
+				perLine = true
+			case 'v':
+				verbose, perLine = true, true
+			default:
+				r.errorf("dirs: -%c: invalid option", c)
+				r.usage("dirs")
+				return 2
+			}
+		}
+	}
+	if clear {
+		r.dirs = nil
+		return 0
+	}
+	l := r.dirsList()
+	show := func(p string) string {
+		if long {
+			return p
+		}
+		return r.tildeShort(p)
+	}
+	if hasIdx {
+		return r.out("dirs", show(l[idx])+"\n")
+	}
+	var b strings.Builder
+	for i, p := range l {
+		switch {
+		case verbose:
+			b.WriteString(strconv.Itoa(i) + "  " + show(p) + "\n")
+		case perLine:
+			b.WriteString(show(p) + "\n")
+		default:
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(show(p))
+		}
+	}
+	if !perLine {
+		b.WriteByte('\n')
+	}
+	return r.out("dirs", b.String())
+}
+
+func biPushd(r *Runner, args []string) int {
+	noCd := false
+	var rest []string
+	for _, a := range args[1:] {
+		if a == "-n" {
+			noCd = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	l := r.dirsList()
+	if len(rest) == 0 {
+		if len(l) < 2 {
+			r.errorf("pushd: no other directory")
+			return 1
+		}
+		l[0], l[1] = l[1], l[0]
+		if !noCd && !r.chdir(l[0], l[0], false) {
+			return 1
+		}
+		r.dirs = append([]string(nil), l[1:]...)
+		return biDirs(r, []string{"dirs"})
+	}
+	a := rest[0]
+	if (a[0] == '+' || a[0] == '-') && len(a) > 1 && isDigits(a[1:]) {
+		n, _ := strconv.Atoi(a[1:])
+		if a[0] == '-' {
+			n = len(l) - 1 - n
+		}
+		if n < 0 || n >= len(l) {
+			r.errorf("pushd: %s: directory stack index out of range", a)
+			return 1
+		}
+		rot := append(append([]string(nil), l[n:]...), l[:n]...)
+		if !noCd && !r.chdir(rot[0], rot[0], false) {
+			return 1
+		}
+		r.dirs = rot[1:]
+		return biDirs(r, []string{"dirs"})
+	}
+	old := r.pwdValue()
+	if !noCd {
+		if !r.chdir(a, r.logicalJoin(a), r.opts.has(optPhysical)) {
+			return 1
+		}
+		r.dirs = append([]string{old}, r.dirs...)
+	} else {
+		r.dirs = append([]string{r.logicalJoin(a)}, r.dirs...)
+	}
+	return biDirs(r, []string{"dirs"})
+}
+
+func biPopd(r *Runner, args []string) int {
+	noCd := false
+	idx := 0
+	for _, a := range args[1:] {
+		if a == "-n" {
+			noCd = true
+			continue
+		}
+		if (a[0] == '+' || a[0] == '-') && len(a) > 1 && isDigits(a[1:]) {
+			n, _ := strconv.Atoi(a[1:])
+			l := len(r.dirsList())
+			if a[0] == '-' {
+				n = l - 1 - n
+			}
+			if n < 0 || n >= l {
+				r.errorf("popd: %s: directory stack index out of range", a)
+				return 1
+			}
+			idx = n
+			continue
+		}
+		r.errorf("popd: %s: invalid argument", a)
+		r.usage("popd")
+		return 2
+	}
+	if len(r.dirs) == 0 {
+		r.errorf("popd: directory stack empty")
+		return 1
+	}
+	l := r.dirsList()
+	if idx == 0 && !noCd {
+		if !r.chdir(l[1], l[1], false) {
+			return 1
+		}
+		r.dirs = append([]string(nil), l[2:]...)
+	} else {
+		if noCd && idx == 0 {
+			idx = 1
+		}
+		l = append(l[:idx:idx], l[idx+1:]...)
+		r.dirs = append([]string(nil), l[1:]...)
+	}
+	return biDirs(r, []string{"dirs"})
+}

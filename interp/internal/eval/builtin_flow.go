@@ -1,0 +1,902 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// biEval runs its arguments, joined by spaces, as shell code in the current shell.
+func biEval(r *Runner, args []string) int {
+	args = args[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	} else if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		r.errorf("eval: %s: invalid option", args[0])
+		r.usage("eval")
+		return 2
+	}
+	text := strings.Join(args, " ")
+	if strings.TrimSpace(text) == "" {
+		return 0
+	}
+	return r.runText(text, "eval")
+}
+
+// runText parses and runs code in the current shell (eval); an expansion error ends the
+// code with status 1 and nothing more.
+func (r *Runner) runText(text, what string) int {
+	if err := r.enter(); err != nil {
+		return r.raise(err)
+	}
+	defer r.leave()
+	src, stmts, err := r.parseCached(text)
+	if err != nil {
+		r.errorf("%s: %s", what, syntaxMessage(err))
+		return 2
+	}
+	if refs := checkStmts(src, stmts); len(refs) > 0 {
+		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+	}
+	saved := r.cur
+	r.cur = src
+	r.status = 0
+	r.stmts(stmts)
+	r.cur = saved
+	if r.flow == flowDiscard {
+		r.flow = flowNone
+		return 1
+	}
+	return r.status
+}
+
+// biSource runs a file in the current shell.
+func biSource(r *Runner, args []string) int {
+	name := args[0]
+	args = args[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		r.errorf("%s: filename argument required", name)
+		r.usage(name)
+		return 2
+	}
+	file := args[0]
+	if h := r.c.cfg.Source; h != nil && h(r.absPath(file)) {
+		return 0
+	}
+	p := r.findSource(file)
+	if p == "" {
+		r.errorf("%s: No such file or directory", file)
+		return 1
+	}
+	if h := r.c.cfg.Source; h != nil && h(p) {
+		return 0
+	}
+	data, err := r.readFile(p)
+	if err != nil {
+		r.errorf("%s: %s", file, errText(err))
+		return 1
+	}
+	if err := r.enter(); err != nil {
+		return r.raise(err)
+	}
+	defer r.leave()
+	src, stmts, perr := parseString(file, data, 0)
+	if perr != nil {
+		// Bash runs the lines before the syntax error.
+		prog, _ := Parse(file, []byte(data))
+		if prog != nil {
+			src, stmts = prog.src, prog.stmts
+		}
+	}
+	if refs := checkStmts(src, stmts); len(refs) > 0 {
+		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+	}
+	savedParams := r.params
+	if len(args) > 1 {
+		r.params = args[1:]
+	}
+	savedSrc := r.cur
+	r.cur = src
+	r.frames = append(r.frames, frame{name: "source", src: src, callAt: r.lineno})
+	r.sourceDepth++
+	r.status = 0
+	r.stmts(stmts)
+	r.sourceDepth--
+	r.frames = r.frames[:len(r.frames)-1]
+	r.cur = savedSrc
+	if len(args) > 1 {
+		r.params = savedParams
+	}
+	if r.flow == flowReturn {
+		r.flow = flowNone
+	}
+	if r.flow == flowDiscard {
+		r.flow = flowNone
+		return 1
+	}
+	if perr != nil && r.flow == flowNone {
+		r.errorf("%s", syntaxMessage(perr))
+		return 2
+	}
+	return r.status
+}
+
+// findSource resolves a sourced file name: as a path when it has a slash, else through
+// PATH (sourcepath), then the working directory.
+func (r *Runner) findSource(file string) string {
+	if strings.Contains(file, "/") {
+		p := r.absPath(file)
+		if fi, err := r.c.fs.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+		return ""
+	}
+	if r.shopts.has(shSourcepath) {
+		pathVar, _ := r.scalar("PATH")
+		for _, dir := range strings.Split(pathVar, ":") {
+			if dir == "" {
+				dir = "."
+			}
+			p := r.absPath(path.Join(dir, file))
+			if fi, err := r.c.fs.Stat(p); err == nil && !fi.IsDir() {
+				return p
+			}
+		}
+	}
+	p := r.absPath(file)
+	if fi, err := r.c.fs.Stat(p); err == nil && !fi.IsDir() {
+		return p
+	}
+	return ""
+}
+
+// readFile reads a whole file through the FS, charged against the memory budget while read.
+func (r *Runner) readFile(p string) (string, error) {
+	f, err := r.c.fs.Open(p, os.O_RDONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	var charged int64
+	defer func() { r.c.mem.Add(-charged) }()
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if cerr := r.charge(int64(n)); cerr != nil {
+				return "", cerr
+			}
+			charged += int64(n)
+			b.Write(buf[:n])
+		}
+		if err == io.EOF {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// biExec replaces the shell with a command: here, runs it and exits with its status.
+// Without a command its redirections (applied by callExpr) are permanent.
+func biExec(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("exec", args[1:], "cla:", false)
+	if !ok {
+		return 2
+	}
+	if len(opts) > 0 {
+		return biRefusedOpt(r, "exec -"+string(opts[0].c))
+	}
+	if len(rest) == 0 {
+		return 0
+	}
+	saved := r.status
+	_ = saved
+	if b, ok := builtinTable[rest[0]]; ok && strings.IndexByte(rest[0], '/') < 0 {
+		st := b(r, rest)
+		if r.flow == flowNone {
+			r.flow, r.exitStatus = flowExit, st
+		}
+		return st
+	}
+	r.execExternal(rest)
+	if r.status == 127 && !r.shopts.has(shExecfail) {
+		r.flow, r.exitStatus = flowExit, 127
+		return 127
+	}
+	if r.flow == flowNone {
+		r.flow, r.exitStatus = flowExit, r.status
+	}
+	return r.status
+}
+
+// job is a background job.
+type job struct {
+	pid    int
+	done   chan struct{}
+	status int
+	cancel context.CancelCauseFunc
+	waited bool
+}
+
+func (j *job) finish(st int) {
+	j.status = st
+	close(j.done)
+}
+
+// jobTable holds a shell's background jobs.
+type jobTable struct {
+	mu   sync.Mutex
+	list []*job
+}
+
+func (t *jobTable) add(pid int, cancel context.CancelCauseFunc) *job {
+	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel}
+	t.mu.Lock()
+	t.list = append(t.list, j)
+	t.mu.Unlock()
+	return j
+}
+
+func (t *jobTable) jobs() []*job {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.list)
+}
+
+func (t *jobTable) remove(j *job) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i := slices.Index(t.list, j); i >= 0 {
+		t.list = slices.Delete(t.list, i, i+1)
+	}
+}
+
+func (t *jobTable) killAll() {
+	for _, j := range t.jobs() {
+		j.cancel(errRunDone)
+	}
+}
+
+// find returns the job of a pid or a %jobspec.
+func (t *jobTable) find(spec string) *job {
+	list := t.jobs()
+	if strings.HasPrefix(spec, "%") {
+		s := spec[1:]
+		switch s {
+		case "", "%", "+":
+			if len(list) > 0 {
+				return list[len(list)-1]
+			}
+			return nil
+		case "-":
+			if len(list) > 1 {
+				return list[len(list)-2]
+			}
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > len(list) {
+			return nil
+		}
+		return list[n-1]
+	}
+	pid, err := strconv.Atoi(spec)
+	if err != nil {
+		return nil
+	}
+	for _, j := range list {
+		if j.pid == pid {
+			return j
+		}
+	}
+	return nil
+}
+
+// biWait waits for background jobs.
+func biWait(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("wait", args[1:], "fnp:", false)
+	if !ok {
+		return 2
+	}
+	anyOne, pvar := false, ""
+	for _, o := range opts {
+		switch o.c {
+		case 'n':
+			anyOne = true
+		case 'p':
+			pvar = o.arg
+		}
+	}
+	waitJob := func(j *job) (int, error) {
+		select {
+		case <-j.done:
+		case <-r.ctx.Done():
+			return 0, r.checkCtx()
+		}
+		r.jobs.remove(j)
+		return j.status, nil
+	}
+	if anyOne {
+		list := r.jobs.jobs()
+		if len(rest) > 0 {
+			list = nil
+			for _, s := range rest {
+				if j := r.jobs.find(s); j != nil {
+					list = append(list, j)
+				}
+			}
+		}
+		if len(list) == 0 {
+			return 127
+		}
+		for {
+			for _, j := range list {
+				select {
+				case <-j.done:
+					r.jobs.remove(j)
+					if pvar != "" {
+						if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
+							return r.raise(err)
+						}
+					}
+					return j.status
+				default:
+				}
+			}
+			if err := r.waitAny(list); err != nil {
+				return r.raise(err)
+			}
+		}
+	}
+	if len(rest) == 0 {
+		for _, j := range r.jobs.jobs() {
+			if _, err := waitJob(j); err != nil {
+				return r.raise(err)
+			}
+		}
+		return 0
+	}
+	st := 0
+	for _, s := range rest {
+		j := r.jobs.find(s)
+		if j == nil {
+			if strings.HasPrefix(s, "%") {
+				r.errorf("wait: %s: no such job", s)
+			} else if _, err := strconv.Atoi(s); err != nil {
+				r.errorf("wait: `%s': not a pid or valid job spec", s)
+				st = 2
+				continue
+			} else {
+				r.errorf("wait: pid %s is not a child of this shell", s)
+			}
+			st = 127
+			continue
+		}
+		var err error
+		st, err = waitJob(j)
+		if err != nil {
+			return r.raise(err)
+		}
+		if pvar != "" {
+			if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
+				return r.raise(err)
+			}
+		}
+	}
+	return st
+}
+
+// waitAny blocks until one of the jobs finishes or the run ends.
+func (r *Runner) waitAny(list []*job) error {
+	done := make(chan struct{})
+	var once sync.Once
+	for _, j := range list {
+		go func() {
+			select {
+			case <-j.done:
+				once.Do(func() { close(done) })
+			case <-done:
+			}
+		}()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-r.ctx.Done():
+		once.Do(func() { close(done) })
+		return r.checkCtx()
+	}
+}
+
+// biKill sends a signal to one of the shell's own jobs (or to itself).
+func biKill(r *Runner, args []string) int {
+	args = args[1:]
+	sig := 15
+	if len(args) == 0 {
+		r.usage("kill")
+		return 2
+	}
+	if args[0] == "-l" || args[0] == "-L" {
+		if len(args) == 1 {
+			var b strings.Builder
+			for i := 1; i < len(signals); i++ {
+				fmt.Fprintf(&b, "%2d) SIG%s", i, signals[i])
+				if i%5 == 0 {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte('\t')
+				}
+			}
+			b.WriteByte('\n')
+			return r.out("kill", b.String())
+		}
+		st := 0
+		for _, a := range args[1:] {
+			if n, err := strconv.Atoi(a); err == nil {
+				if n > 128 {
+					n -= 128
+				}
+				if n > 0 && n < len(signals) {
+					r.out("kill", signals[n]+"\n")
+					continue
+				}
+			} else if n, ok := sigNumber(a); ok {
+				r.out("kill", strconv.Itoa(n)+"\n")
+				continue
+			}
+			r.errorf("kill: %s: invalid signal specification", a)
+			st = 1
+		}
+		return st
+	}
+	switch {
+	case args[0] == "-s" || args[0] == "-n":
+		if len(args) < 2 {
+			r.errorf("kill: %s: option requires an argument", args[0])
+			return 2
+		}
+		n, ok := sigNumber(args[1])
+		if !ok {
+			r.errorf("kill: %s: invalid signal specification", args[1])
+			return 1
+		}
+		sig, args = n, args[2:]
+	case args[0] == "--":
+		args = args[1:]
+	case strings.HasPrefix(args[0], "-") && len(args[0]) > 1:
+		n, ok := sigNumber(args[0][1:])
+		if !ok {
+			r.errorf("kill: %s: invalid signal specification", args[0][1:])
+			return 1
+		}
+		sig, args = n, args[1:]
+	}
+	st := 0
+	for _, a := range args {
+		if a == strconv.Itoa(r.c.cfg.Identity.PID) || a == strconv.Itoa(r.bashpid) {
+			r.signalSelf(sig)
+			continue
+		}
+		j := r.jobs.find(a)
+		if j == nil {
+			if _, err := strconv.Atoi(a); err != nil && !strings.HasPrefix(a, "%") {
+				r.errorf("kill: %s: arguments must be process or job IDs", a)
+			} else {
+				r.errorf("kill: (%s) - No such process", a)
+			}
+			st = 1
+			continue
+		}
+		if sig == 0 {
+			select {
+			case <-j.done:
+				r.errorf("kill: (%s) - No such process", a)
+				st = 1
+			default:
+			}
+			continue
+		}
+		j.cancel(&killSignal{sig})
+	}
+	return st
+}
+
+// killSignal is the cancellation cause of a job killed by `kill`.
+type killSignal struct{ sig int }
+
+func (k *killSignal) Error() string { return "killed by signal " + strconv.Itoa(k.sig) }
+
+// signalSelf delivers a signal to the shell itself: its trap, or its end.
+func (r *Runner) signalSelf(sig int) {
+	if sig == 0 {
+		return
+	}
+	name := "SIG" + signals[sig]
+	if action, ok := r.traps.get(name); ok {
+		if action != "" {
+			r.runTrapString(action)
+		}
+		return
+	}
+	switch sig {
+	case 17, 18, 23, 28: // CHLD CONT URG WINCH are ignored by default
+		return
+	}
+	r.flow, r.exitStatus = flowExit, 128+sig
+}
+
+func biJobs(r *Runner, args []string) int {
+	opts, _, ok := r.parseOpts("jobs", args[1:], "lnprs", false)
+	if !ok {
+		return 2
+	}
+	if len(opts) > 0 && opts[0].c == 'p' {
+		var b strings.Builder
+		for _, j := range r.jobs.jobs() {
+			b.WriteString(strconv.Itoa(j.pid) + "\n")
+		}
+		return r.out("jobs", b.String())
+	}
+	return biRefusedOpt(r, "jobs")
+}
+
+func biDisown(r *Runner, args []string) int {
+	_, rest, ok := r.parseOpts("disown", args[1:], "har", false)
+	if !ok {
+		return 2
+	}
+	for _, s := range rest {
+		if j := r.jobs.find(s); j != nil {
+			r.jobs.remove(j)
+		} else {
+			r.errorf("disown: %s: no such job", s)
+			return 1
+		}
+	}
+	if len(rest) == 0 {
+		list := r.jobs.jobs()
+		if len(list) > 0 {
+			r.jobs.remove(list[len(list)-1])
+		}
+	}
+	return 0
+}
+
+// biCaller prints the call stack frame n (the caller of the current function by default).
+func biCaller(r *Runner, args []string) int {
+	n := 0
+	explicit := len(args) > 1
+	if explicit {
+		v, ok := numArg(args[1])
+		if !ok || v < 0 {
+			r.errorf("caller: %s: invalid number", args[1])
+			r.usage("caller")
+			return 2
+		}
+		n = int(v)
+	}
+	k := len(r.frames) - 1 - n
+	if k < 0 {
+		if !explicit && len(r.frames) == 0 {
+			return 1
+		}
+		return 1
+	}
+	f := r.frames[k]
+	callerName, callerSrc := "main", r.scriptName()
+	if k > 0 {
+		callerName, callerSrc = r.frames[k-1].name, r.frames[k-1].src.name
+	}
+	if !explicit {
+		return r.out("caller", fmt.Sprintf("%d %s\n", f.callAt, callerSrc))
+	}
+	return r.out("caller", fmt.Sprintf("%d %s %s\n", f.callAt, callerName, callerSrc))
+}
+
+func biTimes(r *Runner, args []string) int {
+	if len(args) > 1 {
+		r.usage("times")
+		return 2
+	}
+	return r.out("times", "0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+}
+
+// umask is virtual: it only shapes the permissions of files the shell creates.
+func (r *Runner) umask() uint32 {
+	if r.umaskSet {
+		return r.umaskVal
+	}
+	return 0o022
+}
+
+func biUmask(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("umask", args[1:], "pS", false)
+	if !ok {
+		return 2
+	}
+	p, sym := false, false
+	for _, o := range opts {
+		if o.c == 'p' {
+			p = true
+		} else {
+			sym = true
+		}
+	}
+	if len(rest) == 0 {
+		m := r.umask()
+		var s string
+		if sym {
+			s = umaskSymbolic(m)
+		} else {
+			s = fmt.Sprintf("%04o", m)
+		}
+		if p {
+			if sym {
+				s = "umask -S " + s
+			} else {
+				s = "umask " + s
+			}
+		}
+		return r.out("umask", s+"\n")
+	}
+	a := rest[0]
+	if a[0] >= '0' && a[0] <= '9' {
+		n, err := strconv.ParseUint(a, 8, 32)
+		if err != nil || n > 0o777 {
+			r.errorf("umask: %s: octal number out of range", a)
+			return 1
+		}
+		r.umaskVal, r.umaskSet = uint32(n), true
+		return 0
+	}
+	m, ok := parseSymbolicUmask(r.umask(), a)
+	if !ok {
+		r.errorf("umask: `%c': invalid symbolic mode operator", a[len(a)-1])
+		return 1
+	}
+	r.umaskVal, r.umaskSet = m, true
+	return 0
+}
+
+func umaskSymbolic(m uint32) string {
+	perm := ^m & 0o777
+	part := func(shift uint) string {
+		var s string
+		p := (perm >> shift) & 7
+		if p&4 != 0 {
+			s += "r"
+		}
+		if p&2 != 0 {
+			s += "w"
+		}
+		if p&1 != 0 {
+			s += "x"
+		}
+		return s
+	}
+	return "u=" + part(6) + ",g=" + part(3) + ",o=" + part(0)
+}
+
+// parseSymbolicUmask applies a symbolic mode (u=rwx,g=rx,o=) to a umask.
+func parseSymbolicUmask(cur uint32, s string) (uint32, bool) {
+	perm := ^cur & 0o777
+	for _, clause := range strings.Split(s, ",") {
+		i := 0
+		var who uint32
+		for i < len(clause) && strings.IndexByte("ugoa", clause[i]) >= 0 {
+			switch clause[i] {
+			case 'u':
+				who |= 0o700
+			case 'g':
+				who |= 0o070
+			case 'o':
+				who |= 0o007
+			case 'a':
+				who |= 0o777
+			}
+			i++
+		}
+		if who == 0 {
+			who = 0o777
+		}
+		if i >= len(clause) {
+			return 0, false
+		}
+		op := clause[i]
+		if op != '=' && op != '+' && op != '-' {
+			return 0, false
+		}
+		var bits uint32
+		for _, c := range clause[i+1:] {
+			switch c {
+			case 'r':
+				bits |= 0o444
+			case 'w':
+				bits |= 0o222
+			case 'x':
+				bits |= 0o111
+			default:
+				return 0, false
+			}
+		}
+		bits &= who
+		switch op {
+		case '=':
+			perm = perm&^who | bits
+		case '+':
+			perm |= bits
+		case '-':
+			perm &^= bits
+		}
+	}
+	return ^perm & 0o777, true
+}
+
+// biAlias defines or lists aliases.
+func biAlias(r *Runner, args []string) int {
+	_, rest, ok := r.parseOpts("alias", args[1:], "p", false)
+	if !ok {
+		return 2
+	}
+	if len(rest) == 0 {
+		names := make([]string, 0, len(r.aliases))
+		for n := range r.aliases {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		var b strings.Builder
+		for _, n := range names {
+			b.WriteString("alias " + n + "=" + quoteSingleAlways(r.aliases[n]) + "\n")
+		}
+		return r.out("alias", b.String())
+	}
+	st := 0
+	for _, a := range rest {
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal {
+			v, ok := r.aliases[name]
+			if !ok {
+				r.errorf("alias: %s: not found", name)
+				st = 1
+				continue
+			}
+			r.out("alias", "alias "+name+"="+quoteSingleAlways(v)+"\n")
+			continue
+		}
+		if name == "" || strings.ContainsAny(name, "/$`=\\ \t\n'\"|&;()<>") {
+			r.errorf("alias: `%s': invalid alias name", name)
+			st = 1
+			continue
+		}
+		m := make(map[string]string, len(r.aliases)+1)
+		for k, v := range r.aliases {
+			m[k] = v
+		}
+		m[name] = val
+		r.aliases = m
+		if r.aliasDefs == nil {
+			r.aliasDefs = map[string]aliasDef{}
+		}
+		r.aliasDefs[name] = aliasDef{src: r.cur, line: r.lineno}
+	}
+	return st
+}
+
+type aliasDef struct {
+	src  *source
+	line int
+}
+
+func quoteSingleAlways(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func biUnalias(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("unalias", args[1:], "a", false)
+	if !ok {
+		return 2
+	}
+	if len(opts) > 0 {
+		r.aliases = nil
+		return 0
+	}
+	if len(rest) == 0 {
+		r.usage("unalias")
+		return 2
+	}
+	st := 0
+	for _, n := range rest {
+		if _, ok := r.aliases[n]; !ok {
+			r.errorf("unalias: %s: not found", n)
+			st = 1
+			continue
+		}
+		m := make(map[string]string, len(r.aliases))
+		for k, v := range r.aliases {
+			if k != n {
+				m[k] = v
+			}
+		}
+		r.aliases = m
+	}
+	return st
+}
+
+// aliasExpand replaces a command's first word by its alias and runs the result. Bash expands
+// aliases while reading; an alias therefore applies only to commands read after its
+// definition, which the position check reproduces.
+func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) bool {
+	first := ce.Args[0]
+	name, ok := simpleLit(first)
+	if !ok || r.aliasActive[name] {
+		return false
+	}
+	val, ok := r.aliases[name]
+	if !ok {
+		return false
+	}
+	if d, ok := r.aliasDefs[name]; ok && d.src == r.cur && r.line(first.Pos()) <= d.line {
+		return false
+	}
+	last := ce.Args[len(ce.Args)-1]
+	text := r.cur.slice(ce.Pos(), first.Pos()) + val + r.cur.slice(first.End(), last.End())
+	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
+	if err != nil {
+		r.errorf("%s", syntaxMessage(err))
+		r.status = 2
+		return true
+	}
+	if r.aliasActive == nil {
+		r.aliasActive = map[string]bool{}
+	}
+	r.aliasActive[name] = true
+	defer delete(r.aliasActive, name)
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			return true
+		}
+		defer rs.restore()
+	}
+	saved := r.cur
+	r.cur = src
+	r.stmts(stmts)
+	r.cur = saved
+	return true
+}
+
+// timeClause runs `time cmd` and reports times on stderr.
+func (r *Runner) timeClause(c *syntax.TimeClause) {
+	start := r.c.now()
+	if c.Stmt != nil {
+		r.stmt(c.Stmt)
+	}
+	el := r.c.now().Sub(start)
+	if c.PosixFormat {
+		fmt.Fprintf(r.stderr(), "real %.2f\nuser 0.00\nsys 0.00\n", el.Seconds())
+		return
+	}
+	fmt.Fprintf(r.stderr(), "\nreal\t%s\nuser\t0m0.000s\nsys\t0m0.000s\n", fmtDur(el))
+}
+
+func fmtDur(d time.Duration) string {
+	m := int(d.Minutes())
+	s := d.Seconds() - float64(m*60)
+	return fmt.Sprintf("%dm%.3fs", m, s)
+}

@@ -1,0 +1,552 @@
+package eval
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// lineReader reads from a file description without consuming more than the builtin uses:
+// what is read ahead goes back to the description (bash reads pipes a byte at a time and
+// seeks back on files; the effect for the next reader is the same).
+type lineReader struct {
+	r   *Runner
+	f   *ofile
+	buf []byte
+	pos int
+	eof bool
+	err error
+}
+
+func (lr *lineReader) fill() bool {
+	if lr.eof {
+		return false
+	}
+	if err := lr.r.checkCtx(); err != nil {
+		lr.err, lr.eof = err, true
+		return false
+	}
+	if lr.pos > 0 {
+		lr.buf = lr.buf[:copy(lr.buf, lr.buf[lr.pos:])]
+		lr.pos = 0
+	}
+	if cap(lr.buf)-len(lr.buf) < 4096 {
+		nb := make([]byte, len(lr.buf), 2*cap(lr.buf)+8192)
+		copy(nb, lr.buf)
+		lr.buf = nb
+	}
+	n, err := lr.f.Read(lr.buf[len(lr.buf):cap(lr.buf)])
+	lr.buf = lr.buf[:len(lr.buf)+n]
+	if err != nil {
+		lr.eof = true
+		if err != io.EOF {
+			lr.err = err
+		}
+	}
+	return n > 0 || !lr.eof
+}
+
+// byte returns the next byte; ok is false at the end of input.
+func (lr *lineReader) byte() (byte, bool) {
+	for lr.pos >= len(lr.buf) {
+		if !lr.fill() {
+			return 0, false
+		}
+	}
+	c := lr.buf[lr.pos]
+	lr.pos++
+	return c, true
+}
+
+// done gives back what was read ahead.
+func (lr *lineReader) done() {
+	if lr.pos < len(lr.buf) {
+		lr.f.unread(lr.buf[lr.pos:])
+	}
+	lr.buf, lr.pos = nil, 0
+}
+
+// biRead is the read builtin.
+func biRead(r *Runner, args []string) int {
+	opts, names, ok := r.parseOpts("read", args[1:], "ersa:d:i:n:N:p:t:u:", false)
+	if !ok {
+		return 2
+	}
+	raw := false
+	array := ""
+	delim := byte('\n')
+	nchars, exact := -1, false
+	fd := 0
+	timeout := ""
+	for _, o := range opts {
+		switch o.c {
+		case 'r':
+			raw = true
+		case 'a':
+			array = o.arg
+		case 'd':
+			if o.arg == "" {
+				delim = 0
+			} else {
+				delim = o.arg[0]
+			}
+		case 'n', 'N':
+			n, err := strconv.Atoi(o.arg)
+			if err != nil || n < 0 {
+				r.errorf("read: %s: invalid number", o.arg)
+				return 1
+			}
+			nchars, exact = n, o.c == 'N'
+		case 'u':
+			n, err := strconv.Atoi(o.arg)
+			if err != nil || n < 0 {
+				r.errorf("read: %s: invalid file descriptor specification", o.arg)
+				return 1
+			}
+			fd = n
+		case 't':
+			timeout = o.arg
+		}
+	}
+	for _, n := range names {
+		if !validName(n) {
+			r.errorf("read: `%s': not a valid identifier", n)
+			return 1
+		}
+	}
+	if array != "" && !validName(array) {
+		r.errorf("read: `%s': not a valid identifier", array)
+		return 1
+	}
+	f := r.fds.get(fd)
+	if f == nil || !f.readable() {
+		r.errorf("read: %d: invalid file descriptor: Bad file descriptor", fd)
+		return 1
+	}
+	if timeout != "" {
+		t, err := strconv.ParseFloat(timeout, 64)
+		if err != nil || t < 0 {
+			r.errorf("read: %s: invalid timeout specification", timeout)
+			return 1
+		}
+		if t != 0 {
+			return biRefusedOpt(r, "read -t with a non-zero timeout")
+		}
+		// -t 0: is input available? In-memory input always is (or is at its end).
+		return 0
+	}
+	lr := &lineReader{r: r, f: f}
+	var text []byte
+	var esc []bool // esc[i]: text[i] was backslash-escaped (not a separator)
+	status := 0
+	count := 0
+	u8 := r.utf8Mode()
+	for {
+		if nchars >= 0 && count >= nchars {
+			break
+		}
+		c, ok := lr.byte()
+		if !ok {
+			status = 1
+			break
+		}
+		if !exact && c == delim {
+			break
+		}
+		if c == '\\' && !raw {
+			c2, ok := lr.byte()
+			if !ok {
+				status = 1
+				break
+			}
+			if c2 == '\n' {
+				continue
+			}
+			text = append(text, c2)
+			esc = append(esc, true)
+			count++
+			continue
+		}
+		text = append(text, c)
+		esc = append(esc, false)
+		if u8 && c >= 0x80 {
+			// Count a whole UTF-8 character once.
+			for !utf8.FullRune(text[lastRuneStart(text):]) {
+				c3, ok := lr.byte()
+				if !ok {
+					break
+				}
+				text = append(text, c3)
+				esc = append(esc, false)
+			}
+		}
+		count++
+		if len(text) > 1<<20 && len(text)%(1<<20) == 0 {
+			if err := r.charge(1 << 20); err != nil {
+				lr.done()
+				return r.raise(err)
+			}
+			r.pendingCredit += 1 << 20
+		}
+	}
+	lr.done()
+	if lr.err != nil {
+		if st := r.raiseIfFlow(lr.err); st >= 0 {
+			return st
+		}
+	}
+	line := string(text)
+	if exact {
+		name := "REPLY"
+		if len(names) > 0 {
+			name = names[0]
+		}
+		if array != "" {
+			if err := r.assignArray(array, []arrayItem{{val: line}}, 0, false); err != nil {
+				return r.raise(err)
+			}
+			return status
+		}
+		if err := r.assign(name, line, 0); err != nil {
+			return r.raise(err)
+		}
+		return status
+	}
+	ifs := r.ifsValue()
+	if array != "" {
+		fields := readSplit(line, esc, ifs, -1)
+		items := make([]arrayItem, len(fields))
+		for i, f := range fields {
+			items[i] = arrayItem{val: f}
+		}
+		if err := r.unsetVar(array, false); err != nil {
+			return r.raise(err)
+		}
+		if err := r.assignArray(array, items, 0, false); err != nil {
+			return r.raise(err)
+		}
+		return status
+	}
+	if len(names) == 0 {
+		if err := r.assign("REPLY", line, 0); err != nil {
+			return r.raise(err)
+		}
+		return status
+	}
+	fields := readSplit(line, esc, ifs, len(names))
+	for i, n := range names {
+		v := ""
+		if i < len(fields) {
+			v = fields[i]
+		}
+		if err := r.assign(n, v, 0); err != nil {
+			return r.raise(err)
+		}
+	}
+	return status
+}
+
+func lastRuneStart(b []byte) int {
+	i := len(b) - 1
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
+}
+
+// raiseIfFlow turns a read error that is a run-ending condition into its status (-1: none).
+func (r *Runner) raiseIfFlow(err error) int {
+	if _, ok := err.(*shError); ok {
+		return r.raise(err)
+	}
+	return -1
+}
+
+// readSplit splits a line read by `read` into at most n fields (n<0: all), the last taking
+// the rest of the line as bash does. Escaped characters never separate.
+func readSplit(line string, esc []bool, ifs string, n int) []string {
+	isIFS := func(i int) bool { return !esc[i] && strings.IndexByte(ifs, line[i]) >= 0 }
+	isWS := func(i int) bool {
+		c := line[i]
+		return isIFS(i) && (c == ' ' || c == '\t' || c == '\n')
+	}
+	i := 0
+	skipWS := func() {
+		for i < len(line) && isWS(i) {
+			i++
+		}
+	}
+	skipWS()
+	var out []string
+	for i < len(line) {
+		if n > 0 && len(out) == n-1 {
+			// The last name: the rest of the line, trailing IFS whitespace removed; a single
+			// trailing delimiter after exactly one more field is removed too.
+			rest := line[i:]
+			end := len(line)
+			for end > i && isWS(end-1) {
+				end--
+			}
+			rest = line[i:end]
+			sub := readSplit(rest, esc[i:end], ifs, -1)
+			if len(sub) == 1 {
+				return append(out, sub[0])
+			}
+			return append(out, rest)
+		}
+		start := i
+		for i < len(line) && !isIFS(i) {
+			i++
+		}
+		out = append(out, line[start:i])
+		if i < len(line) {
+			// One delimiter: whitespace, optionally one non-whitespace IFS char, whitespace.
+			skipWS()
+			if i < len(line) && isIFS(i) && !isWS(i) {
+				i++
+				skipWS()
+			}
+		}
+	}
+	return out
+}
+
+// biMapfile is mapfile / readarray.
+func biMapfile(r *Runner, args []string) int {
+	name := args[0]
+	opts, rest, ok := r.parseOpts(name, args[1:], "d:n:O:s:tu:C:c:", false)
+	if !ok {
+		return 2
+	}
+	delim := byte('\n')
+	count, origin, skip, fd := int64(0), int64(0), int64(0), 0
+	trim, hasOrigin := false, false
+	for _, o := range opts {
+		switch o.c {
+		case 'd':
+			if o.arg == "" {
+				delim = 0
+			} else {
+				delim = o.arg[0]
+			}
+		case 't':
+			trim = true
+		case 'n', 'O', 's', 'c':
+			n, err := strconv.ParseInt(o.arg, 10, 64)
+			if err != nil || n < 0 {
+				if o.c == 'O' {
+					r.errorf("%s: %s: invalid array origin", name, o.arg)
+				} else if o.c == 'c' {
+					r.errorf("%s: %s: invalid callback quantum", name, o.arg)
+				} else {
+					r.errorf("%s: %s: invalid line count", name, o.arg)
+				}
+				return 1
+			}
+			switch o.c {
+			case 'n':
+				count = n
+			case 'O':
+				origin, hasOrigin = n, true
+			case 's':
+				skip = n
+			}
+		case 'u':
+			n, err := strconv.Atoi(o.arg)
+			if err != nil || n < 0 {
+				r.errorf("%s: %s: invalid file descriptor specification", name, o.arg)
+				return 1
+			}
+			fd = n
+		case 'C':
+			return biRefusedOpt(r, name+" -C")
+		}
+	}
+	array := "MAPFILE"
+	if len(rest) > 0 {
+		array = rest[0]
+	}
+	if !validName(array) {
+		r.errorf("%s: `%s': not a valid identifier", name, array)
+		return 1
+	}
+	f := r.fds.get(fd)
+	if f == nil || !f.readable() {
+		r.errorf("%s: %d: invalid file descriptor: Bad file descriptor", name, fd)
+		return 1
+	}
+	v, _, _ := r.lookupVar(array)
+	if v.attrs&attrAssoc != 0 {
+		r.errorf("%s: %s: not an indexed array", name, array)
+		return 1
+	}
+	if !hasOrigin {
+		if err := r.assignArray(array, nil, 0, false); err != nil {
+			return r.raise(err)
+		}
+	}
+	lr := &lineReader{r: r, f: f}
+	defer lr.done()
+	idx := origin
+	var n int64
+	var line []byte
+	for count == 0 || n < count {
+		line = line[:0]
+		got := false
+		for {
+			c, ok := lr.byte()
+			if !ok {
+				break
+			}
+			got = true
+			if c == delim {
+				if !trim {
+					line = append(line, c)
+				}
+				break
+			}
+			line = append(line, c)
+		}
+		if !got {
+			break
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if err := r.assignElemNum(array, idx, string(line)); err != nil {
+			return r.raise(err)
+		}
+		idx++
+		n++
+	}
+	if lr.err != nil {
+		if st := r.raiseIfFlow(lr.err); st >= 0 {
+			return st
+		}
+	}
+	return 0
+}
+
+// biGetopts is the getopts builtin.
+func biGetopts(r *Runner, args []string) int {
+	if len(args) < 3 {
+		r.usage("getopts")
+		return 2
+	}
+	spec, name := args[1], args[2]
+	params := r.params
+	if len(args) > 3 {
+		params = args[3:]
+	}
+	if !validName(name) {
+		r.errorf("getopts: `%s': not a valid identifier", name)
+		return 1
+	}
+	silent := strings.HasPrefix(spec, ":")
+	if silent {
+		spec = spec[1:]
+	}
+	if v, ok := r.scalar("OPTERR"); ok && v == "0" {
+		silent = silent || false
+	}
+	optErr := true
+	if v, ok := r.scalar("OPTERR"); ok && strings.TrimSpace(v) == "0" {
+		optErr = false
+	}
+	optind := 1
+	if v, ok := r.scalar("OPTIND"); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			optind = n
+		}
+	}
+	if optind != r.optInd {
+		r.optChar = 0
+	}
+	setInd := func(n int) {
+		r.optInd = n
+		saved := r.optChar
+		_ = r.assign("OPTIND", strconv.Itoa(n), 0)
+		r.optChar = saved
+	}
+	end := func() int {
+		r.optChar = 0
+		setInd(optind)
+		_ = r.assign(name, "?", 0)
+		return 1
+	}
+	if optind > len(params) {
+		return end()
+	}
+	arg := params[optind-1]
+	if r.optChar == 0 {
+		if len(arg) < 2 || arg[0] != '-' {
+			return end()
+		}
+		if arg == "--" {
+			optind++
+			return end()
+		}
+		r.optChar = 1
+	}
+	c := arg[r.optChar]
+	r.optChar++
+	next := func() {
+		if r.optChar >= len(arg) {
+			optind++
+			r.optChar = 0
+		}
+	}
+	k := strings.IndexByte(spec, c)
+	if k < 0 || c == ':' {
+		next()
+		setInd(optind)
+		if silent {
+			_ = r.assign("OPTARG", string(c), 0)
+		} else {
+			if optErr {
+				r.errorf("illegal option -- %c", c)
+			}
+			_ = r.unsetVar("OPTARG", false)
+		}
+		_ = r.assign(name, "?", 0)
+		return 0
+	}
+	if k+1 < len(spec) && spec[k+1] == ':' {
+		var val string
+		if r.optChar < len(arg) {
+			val = arg[r.optChar:]
+			optind++
+			r.optChar = 0
+		} else if optind < len(params) {
+			val = params[optind]
+			optind += 2
+			r.optChar = 0
+		} else {
+			optind++
+			r.optChar = 0
+			setInd(optind)
+			if silent {
+				_ = r.assign("OPTARG", string(c), 0)
+				_ = r.assign(name, ":", 0)
+			} else {
+				if optErr {
+					r.errorf("option requires an argument -- %c", c)
+				}
+				_ = r.unsetVar("OPTARG", false)
+				_ = r.assign(name, "?", 0)
+			}
+			return 0
+		}
+		setInd(optind)
+		_ = r.assign("OPTARG", val, 0)
+		_ = r.assign(name, string(c), 0)
+		return 0
+	}
+	next()
+	setInd(optind)
+	_ = r.unsetVar("OPTARG", false)
+	_ = r.assign(name, string(c), 0)
+	return 0
+}

@@ -1,0 +1,383 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// builtinFn is a shell builtin: it runs in the shell with its redirections applied and
+// returns the exit status (control flow goes through r.flow).
+type builtinFn func(r *Runner, args []string) int
+
+// builtinTable is fixed at init.
+var builtinTable map[string]builtinFn
+
+// usages are bash's usage lines.
+var usages = map[string]string{
+	"read":      "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]",
+	"mapfile":   "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]",
+	"readarray": "readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]",
+	"declare":   "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+	"typeset":   "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+	"local":     "local [option] name[=value] ...",
+	"export":    "export [-fn] [name[=value] ...] or export -p",
+	"readonly":  "readonly [-aAf] [name[=value] ...] or readonly -p",
+	"unset":     "unset [-f] [-v] [-n] [name ...]",
+	"set":       "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]",
+	"shopt":     "shopt [-pqsu] [-o] [optname ...]",
+	"cd":        "cd [-L|[-P [-e]] [-@]] [dir]",
+	"pwd":       "pwd [-LP]",
+	"pushd":     "pushd [-n] [+N | -N | dir]",
+	"popd":      "popd [-n] [+N | -N]",
+	"dirs":      "dirs [-clpv] [+N] [-N]",
+	"getopts":   "getopts optstring name [arg ...]",
+	"printf":    "printf [-v var] format [arguments]",
+	"trap":      "trap [-lp] [[arg] signal_spec ...]",
+	"wait":      "wait [-fn] [-p var] [id ...]",
+	"type":      "type [-afptP] name [name ...]",
+	"command":   "command [-pVv] command [arg ...]",
+	"hash":      "hash [-lr] [-p pathname] [-dt] [name ...]",
+	"umask":     "umask [-p] [-S] [mode]",
+	"alias":     "alias [-p] [name[=value] ... ]",
+	"unalias":   "unalias [-a] name [name ...]",
+	"exec":      "exec [-cl] [-a name] [command [argument ...]] [redirection ...]",
+	"source":    "source filename [arguments]",
+	".":         ". filename [arguments]",
+	"eval":      "eval [arg ...]",
+	"times":     "times",
+	"builtin":   "builtin [shell-builtin [arg ...]]",
+	"kill":      "kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]",
+	"caller":    "caller [expr]",
+	"let":       "let arg [arg ...]",
+	"return":    "return [n]",
+	"exit":      "exit [n]",
+	"shift":     "shift [n]",
+	"break":     "break [n]",
+	"continue":  "continue [n]",
+	"echo":      "echo [-neE] [arg ...]",
+	"test":      "test [expr]",
+	"jobs":      "jobs [-lnprs] [jobspec ...] or jobs -x command [args]",
+	"disown":    "disown [-h] [-ar] [jobspec ... | pid ...]",
+}
+
+// optVal is one parsed option of a builtin.
+type optVal struct {
+	c    byte
+	plus bool
+	arg  string
+}
+
+// parseOpts parses a builtin's options as bash's internal_getopt does: clustered letters,
+// arguments attached or separate, "--" ends the options. spec lists the letters, each
+// followed by ':' when it takes an argument; plus allows +x forms. On an error it prints
+// bash's message and usage, and returns ok=false (status 2).
+func (r *Runner) parseOpts(name string, args []string, spec string, plus bool) (opts []optVal, rest []string, ok bool) {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || (a[0] != '-' && !(plus && a[0] == '+')) {
+			break
+		}
+		if a == "-" {
+			break
+		}
+		isPlus := a[0] == '+'
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			k := strings.IndexByte(spec, c)
+			if k < 0 || c == ':' {
+				r.errorf("%s: %c%c: invalid option", name, a[0], c)
+				r.usage(name)
+				return nil, nil, false
+			}
+			if k+1 < len(spec) && spec[k+1] == ':' {
+				var arg string
+				if j+1 < len(a) {
+					arg = a[j+1:]
+				} else if i+1 < len(args) {
+					i++
+					arg = args[i]
+				} else {
+					r.errorf("%s: %c%c: option requires an argument", name, a[0], c)
+					r.usage(name)
+					return nil, nil, false
+				}
+				opts = append(opts, optVal{c: c, plus: isPlus, arg: arg})
+				break
+			}
+			opts = append(opts, optVal{c: c, plus: isPlus})
+		}
+		i++
+	}
+	return opts, args[i:], true
+}
+
+func (r *Runner) usage(name string) {
+	if u, ok := usages[name]; ok {
+		fmt.Fprintf(r.stderr(), "%s: usage: %s\n", name, u)
+	}
+}
+
+// out writes builtin output to stdout; a write error is reported as bash does (a closed
+// pipe is the writer's SIGPIPE and stays silent).
+func (r *Runner) out(name, s string) int {
+	if s == "" {
+		return 0
+	}
+	if _, err := io.WriteString(r.stdout(), s); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			return 141
+		}
+		if r.ctx.Err() != nil {
+			return 1
+		}
+		r.errorf("%s: write error: %s", name, errText(err))
+		return 1
+	}
+	return 0
+}
+
+func init() {
+	builtinTable = map[string]builtinFn{
+		":":         func(*Runner, []string) int { return 0 },
+		"true":      func(*Runner, []string) int { return 0 },
+		"false":     func(*Runner, []string) int { return 1 },
+		"echo":      biEcho,
+		"printf":    biPrintf,
+		"exit":      biExit,
+		"return":    biReturn,
+		"break":     biBreak,
+		"continue":  biBreak,
+		"shift":     biShift,
+		"set":       biSet,
+		"shopt":     biShopt,
+		"unset":     biUnset,
+		"declare":   biDeclare,
+		"typeset":   biDeclare,
+		"local":     biDeclare,
+		"export":    biDeclare,
+		"readonly":  biDeclare,
+		"eval":      biEval,
+		"source":    biSource,
+		".":         biSource,
+		"test":      biTest,
+		"[":         biTest,
+		"type":      biType,
+		"command":   biCommand,
+		"builtin":   biBuiltin,
+		"hash":      biHash,
+		"cd":        biCd,
+		"pwd":       biPwd,
+		"pushd":     biPushd,
+		"popd":      biPopd,
+		"dirs":      biDirs,
+		"let":       biLet,
+		"trap":      biTrap,
+		"wait":      biWait,
+		"kill":      biKill,
+		"caller":    biCaller,
+		"alias":     biAlias,
+		"unalias":   biUnalias,
+		"exec":      biExec,
+		"umask":     biUmask,
+		"times":     biTimes,
+		"read":      biRead,
+		"mapfile":   biMapfile,
+		"readarray": biMapfile,
+		"getopts":   biGetopts,
+		"enable":    biRefused,
+		"compgen":   biRefused,
+		"complete":  biRefused,
+		"compopt":   biRefused,
+		"bind":      biRefused,
+		"history":   biRefused,
+		"fc":        biRefused,
+		"suspend":   biRefused,
+		"ulimit":    biRefused,
+		"coproc":    biRefused,
+		"jobs":      biJobs,
+		"fg":        biRefused,
+		"bg":        biRefused,
+		"disown":    biDisown,
+		"logout":    biLogout,
+		"help":      biRefused,
+	}
+}
+
+// biRefused refuses a builtin the sandbox does not run as bash would.
+func biRefused(r *Runner, args []string) int {
+	ref := Refusal{File: r.cur.name, Line: r.lineno, Construct: "the " + args[0] + " builtin", Fix: DefaultFix}
+	return r.raise(r.fatal(&RefusalError{Refusal: ref}))
+}
+
+func biLogout(r *Runner, args []string) int {
+	r.errorf("logout: not login shell: use `exit'")
+	return 1
+}
+
+// numArg parses a builtin's numeric argument as bash does (leading/trailing blanks, sign).
+func numArg(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func biExit(r *Runner, args []string) int {
+	st := r.status
+	if len(args) > 1 {
+		a := args[1]
+		if a == "--" && len(args) > 2 {
+			a = args[2]
+		}
+		n, ok := numArg(a)
+		if !ok {
+			r.errorf("exit: %s: numeric argument required", a)
+			st = 2
+		} else {
+			st = int(n & 0xff)
+		}
+	}
+	r.flow, r.exitStatus = flowExit, st
+	return st
+}
+
+func biReturn(r *Runner, args []string) int {
+	if r.funcDepth == 0 && r.sourceDepth == 0 {
+		r.errorf("return: can only `return' from a function or sourced script")
+		return 2
+	}
+	st := r.status
+	if len(args) > 1 {
+		a := args[1]
+		if a == "--" && len(args) > 2 {
+			a = args[2]
+		}
+		n, ok := numArg(a)
+		if !ok {
+			r.errorf("return: %s: numeric argument required", a)
+			st = 2
+		} else {
+			st = int(n & 0xff)
+		}
+	}
+	r.flow = flowReturn
+	r.status = st
+	return st
+}
+
+func biBreak(r *Runner, args []string) int {
+	name := args[0]
+	n := int64(1)
+	if len(args) > 1 {
+		var ok bool
+		n, ok = numArg(args[1])
+		if !ok {
+			r.errorf("%s: %s: numeric argument required", name, args[1])
+			r.flow, r.exitStatus = flowExit, 128
+			return 128
+		}
+		if n < 1 {
+			r.errorf("%s: %d: loop count out of range", name, n)
+			return 1
+		}
+	}
+	if r.loopDepth == 0 {
+		r.errorf("%s: only meaningful in a `for', `while', or `until' loop", name)
+		return 0
+	}
+	if n > int64(r.loopDepth) {
+		n = int64(r.loopDepth)
+	}
+	if name == "break" {
+		r.flow = flowBreak
+	} else {
+		r.flow = flowContinue
+	}
+	r.flowN = int(n)
+	return 0
+}
+
+func biShift(r *Runner, args []string) int {
+	n := int64(1)
+	if len(args) > 1 {
+		var ok bool
+		n, ok = numArg(args[1])
+		if !ok {
+			r.errorf("shift: %s: numeric argument required", args[1])
+			return 1
+		}
+		if n < 0 {
+			r.errorf("shift: %s: shift count out of range", args[1])
+			return 1
+		}
+	}
+	if n > int64(len(r.params)) {
+		if r.shopts.has(shShiftVerbose) {
+			r.errorf("shift: shift count out of range")
+		}
+		return 1
+	}
+	r.params = r.params[n:]
+	return 0
+}
+
+func biEcho(r *Runner, args []string) int {
+	args = args[1:]
+	newline, escapes := true, r.shopts.has(shXpgEcho)
+loop:
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		for _, c := range a[1:] {
+			if c != 'n' && c != 'e' && c != 'E' {
+				break loop
+			}
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if escapes {
+			s, stop := echoEscapes(a)
+			b.WriteString(s)
+			if stop {
+				return r.out("echo", b.String())
+			}
+			continue
+		}
+		b.WriteString(a)
+	}
+	if newline {
+		b.WriteByte('\n')
+	}
+	return r.out("echo", b.String())
+}

@@ -1,0 +1,394 @@
+package eval
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// callLine is the LINENO of a simple command: bash records the line its reader is on after
+// the token following the command's first word.
+func callLine(ce *syntax.CallExpr) syntax.Pos {
+	var words []syntax.Node
+	for _, a := range ce.Assigns {
+		words = append(words, a)
+		if len(words) == 2 {
+			break
+		}
+	}
+	for _, w := range ce.Args {
+		if len(words) == 2 {
+			break
+		}
+		words = append(words, w)
+	}
+	return words[len(words)-1].End()
+}
+
+// callExpr runs a simple command.
+func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	r.lineno = r.line(callLine(ce))
+	r.countCommand()
+	if r.flow != flowNone {
+		return
+	}
+	if r.shopts.has(shExpandAliases) && len(r.aliases) > 0 && len(ce.Args) > 0 {
+		if r.aliasExpand(ce, redirs) {
+			return
+		}
+	}
+	defer r.creditExpansion()
+	r.substSeen = false
+	args, err := r.expandFields(ce.Args)
+	if err != nil {
+		r.status = r.raise(err)
+		if r.flow == flowNone {
+			r.afterSimple()
+		}
+		return
+	}
+	if len(args) == 0 {
+		r.assignOnly(ce, redirs)
+		return
+	}
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		defer rs.restore()
+	}
+	if len(ce.Assigns) > 0 {
+		r.scopes = append(r.scopes, &scope{vars: map[string]variable{}, owner: r.id, temp: true})
+		n := len(r.scopes)
+		defer func() {
+			if len(r.scopes) >= n {
+				r.scopes = r.scopes[:n-1]
+			}
+		}()
+		for _, as := range ce.Assigns {
+			if err := r.tempAssign(as); err != nil {
+				r.status = r.raise(err)
+				if r.flow != flowNone {
+					return
+				}
+			}
+		}
+	}
+	if r.opts.has(optXtrace) {
+		r.xtrace(ce.Assigns, args)
+	}
+	r.run(args)
+	r.lastArg = args[len(args)-1]
+	if r.flow == flowNone || r.flow == flowReturn {
+		r.afterSimple()
+	}
+}
+
+// creditExpansion gives back the memory charged for the expansion of one command.
+func (r *Runner) creditExpansion() {
+	if r.pendingCredit != 0 {
+		r.c.mem.Add(-r.pendingCredit)
+		r.pendingCredit = 0
+	}
+}
+
+// assignOnly runs a command of assignments only: they persist; the status is the last
+// command substitution's.
+func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		defer rs.restore()
+	}
+	for _, as := range ce.Assigns {
+		if err := r.assignNode(as, 0, false); err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+	}
+	if r.opts.has(optXtrace) {
+		r.xtrace(ce.Assigns, nil)
+	}
+	r.lastArg = ""
+	r.status = 0
+	if r.substSeen {
+		r.status = r.substStatus
+	}
+	r.afterSimple()
+}
+
+// tempAssign sets a prefix assignment (x=1 cmd) in the temporary scope, exported.
+func (r *Runner) tempAssign(as *syntax.Assign) error {
+	name := as.Name.Value
+	val, err := r.expandString(as.Value, ctxAssignValue)
+	if err != nil {
+		return err
+	}
+	if _, v := r.find(name); v.attrs&attrReadonly != 0 {
+		r.errorf("%s: readonly variable", name)
+		return errStatus1
+	}
+	top := len(r.scopes) - 1
+	v := variable{attrs: attrExport, set: true, str: val}
+	if as.Append {
+		if old, ok := r.scalar(name); ok {
+			v.str = old + val
+		}
+	}
+	if r.isDynamic(name) {
+		r.setDynamic(name, v.str)
+	}
+	return r.setVar(top, name, v)
+}
+
+// assignNode performs one assignment word (x=v, x+=v, a[i]=v, a=(...)).
+func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) error {
+	name := as.Name.Value
+	if as.Append {
+		fl |= asAppend
+	}
+	switch {
+	case as.Array != nil:
+		items, err := r.arrayItems(name, as.Array, assocDecl)
+		if err != nil {
+			return err
+		}
+		return r.assignArray(name, items, fl, assocDecl)
+	case as.Index != nil:
+		v, rf, _ := r.lookupVar(name)
+		isAssoc := v.attrs&attrAssoc != 0
+		sub, err := r.assignSubscript(as, isAssoc)
+		if err != nil {
+			return err
+		}
+		val, err := r.expandString(as.Value, ctxAssignValue)
+		if err != nil {
+			return err
+		}
+		return r.assignElem(rf.name, sub, val, fl, !isAssoc)
+	}
+	val, err := r.expandString(as.Value, ctxAssignValue)
+	if err != nil {
+		return err
+	}
+	return r.assign(name, val, fl)
+}
+
+// assignSubscript is the expanded subscript of a[sub]=v.
+func (r *Runner) assignSubscript(as *syntax.Assign, assoc bool) (string, error) {
+	if w, ok := as.Index.(*syntax.Word); ok && assoc {
+		return r.expandString(w, ctxPlain)
+	}
+	from := int(as.Name.End().Offset()) + 1
+	to := int(as.Index.End().Offset())
+	for to < len(r.cur.text) && r.cur.text[to] != ']' {
+		to++
+	}
+	return r.spliceText(r.splicePlan(as.Index, from, to))
+}
+
+// arrayItems expands the elements of a=(...).
+func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) ([]arrayItem, error) {
+	v, _, _ := r.lookupVar(name)
+	isAssoc := assocDecl || v.attrs&attrAssoc != 0
+	var items []arrayItem
+	var loose []string // assoc elements without [key]: key value pairs
+	for _, el := range ae.Elems {
+		if el.Index == nil {
+			fs, err := r.expandFields([]*syntax.Word{el.Value})
+			if err != nil {
+				return nil, err
+			}
+			if isAssoc {
+				loose = append(loose, fs...)
+				continue
+			}
+			for _, f := range fs {
+				items = append(items, arrayItem{val: f})
+			}
+			continue
+		}
+		it := arrayItem{hasKey: true}
+		var err error
+		if w, ok := el.Index.(*syntax.Word); ok && isAssoc {
+			it.key, err = r.expandString(w, ctxPlain)
+		} else {
+			from := int(el.Index.Pos().Offset())
+			for from > 0 && r.cur.text[from-1] != '[' {
+				from--
+			}
+			to := int(el.Index.End().Offset())
+			for to < len(r.cur.text) && r.cur.text[to] != ']' {
+				to++
+			}
+			it.key, err = r.spliceText(r.splicePlan(el.Index, from, to))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !isAssoc {
+			if it.num, err = r.arithSubscript(it.key); err != nil {
+				return nil, err
+			}
+		}
+		if el.Value != nil {
+			// [k]+=v appends to the element.
+			if end := int(el.Index.End().Offset()); end+2 < len(r.cur.text) {
+				rest := r.cur.text[end:min(end+4, len(r.cur.text))]
+				it.appendVal = strings.Contains(strings.SplitN(rest, "=", 2)[0], "+")
+			}
+			if it.val, err = r.expandString(el.Value, ctxAssignValue); err != nil {
+				return nil, err
+			}
+		}
+		items = append(items, it)
+	}
+	for i := 0; i < len(loose); i += 2 {
+		it := arrayItem{hasKey: true, key: loose[i]}
+		if i+1 < len(loose) {
+			it.val = loose[i+1]
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// run dispatches an expanded command: function, Go builtin hook, shell builtin, else the
+// Exec hook.
+func (r *Runner) run(args []string) {
+	name := args[0]
+	if strings.IndexByte(name, '/') < 0 {
+		if fn := r.funcs.m[name]; fn != nil {
+			r.callFunc(fn, args)
+			return
+		}
+		if b := r.hookBuiltin(name); b != nil {
+			r.runHook(b, args)
+			return
+		}
+		if b, ok := builtinTable[name]; ok {
+			r.status = b(r, args)
+			return
+		}
+	}
+	r.execExternal(args)
+}
+
+func (r *Runner) hookBuiltin(name string) BuiltinFunc {
+	if r.c.cfg.Builtin == nil {
+		return nil
+	}
+	return r.c.cfg.Builtin(name)
+}
+
+func (r *Runner) runHook(b BuiltinFunc, args []string) {
+	st, err := b(r.ctx, &Shell{r: r}, args)
+	if err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	r.status = st & 0xff
+}
+
+// execExternal hands a command to the Exec hook.
+func (r *Runner) execExternal(args []string) {
+	if r.c.cfg.Exec == nil {
+		r.notFound(args[0])
+		return
+	}
+	cmd := &Command{Args: args, Dir: r.dir, Env: r.exported(), Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+		OpenFD: r.openFD}
+	st, err := r.c.cfg.Exec(r.ctx, cmd)
+	if errors.Is(err, ErrNotFound) {
+		r.notFound(args[0])
+		return
+	}
+	if err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	if cerr := r.checkCtx(); cerr != nil {
+		r.status = r.raise(cerr)
+		return
+	}
+	r.status = st & 0xff
+}
+
+func (r *Runner) notFound(name string) {
+	if strings.IndexByte(name, '/') >= 0 {
+		r.errorf("%s: No such file or directory", name)
+	} else {
+		r.errorf("%s: command not found", name)
+	}
+	r.status = 127
+}
+
+// openFD opens /dev/fd/N of the shell's table for a command (process substitution).
+func (r *Runner) openFD(n int) (io.ReadWriteCloser, error) {
+	f := r.fds.get(n)
+	if f == nil {
+		return nil, errBadFD
+	}
+	f.ref()
+	return &fdHandle{f: f}, nil
+}
+
+// fdHandle is a reference to an open file description handed out of the shell.
+type fdHandle struct {
+	f      *ofile
+	closed bool
+}
+
+func (h *fdHandle) Read(p []byte) (int, error)  { return h.f.Read(p) }
+func (h *fdHandle) Write(p []byte) (int, error) { return h.f.Write(p) }
+func (h *fdHandle) Close() error {
+	if !h.closed {
+		h.closed = true
+		h.f.release()
+	}
+	return nil
+}
+
+// callFunc runs a shell function.
+func (r *Runner) callFunc(fn *funcDef, args []string) {
+	if err := r.enter(); err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	defer r.leave()
+	savedParams, savedSrc, savedLoop := r.params, r.cur, r.loopDepth
+	r.params = args[1:]
+	r.frames = append(r.frames, frame{name: fn.name, src: fn.src, callAt: r.lineno})
+	r.scopes = append(r.scopes, &scope{owner: r.id, fn: true})
+	n := len(r.scopes)
+	r.funcDepth++
+	r.loopDepth = 0
+	r.cur = fn.src
+	r.stmt(fn.body)
+	if r.flow == flowReturn {
+		r.flow = flowNone
+	}
+	r.runReturnTrap()
+	r.cur = savedSrc
+	r.loopDepth = savedLoop
+	r.funcDepth--
+	r.scopes = r.scopes[:n-1]
+	r.frames = r.frames[:len(r.frames)-1]
+	r.params = savedParams
+}

@@ -1,0 +1,135 @@
+package eval
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Check lists the constructs of a parsed script that the evaluator refuses, with their
+// positions and the fix, so that a tool can be refused before it runs.
+func Check(f *syntax.File) []Refusal {
+	return checkNode(f.Name, f, 0)
+}
+
+func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
+	var out []Refusal
+	for _, s := range stmts {
+		out = append(out, checkNode(src.name, s, src.lineBase)...)
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return out
+}
+
+// refusedBuiltins are builtins whose behaviour the sandbox does not reproduce.
+var refusedBuiltins = map[string]bool{"enable": true, "compgen": true, "complete": true, "compopt": true,
+	"bind": true, "history": true, "fc": true, "suspend": true, "ulimit": true, "fg": true, "bg": true, "help": true}
+
+func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
+	var out []Refusal
+	add := func(p syntax.Pos, construct string) {
+		out = append(out, Refusal{File: file, Line: int(p.Line()) + lineBase, Col: int(p.Col()), Construct: construct, Fix: DefaultFix})
+	}
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.CoprocClause:
+			add(x.Pos(), "coproc")
+		case *syntax.ForClause:
+			if x.Select {
+				add(x.Pos(), "select")
+			}
+		case *syntax.TestDecl:
+			add(x.Pos(), "@test")
+		case *syntax.ParamExp:
+			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" {
+				add(x.Pos(), "${var@P} (prompt expansion)")
+			}
+			if x.Param == nil || x.NestedParam != nil || x.Width || x.IsSet || len(x.Modifiers) > 0 {
+				add(x.Pos(), "this parameter expansion")
+			}
+		case *syntax.ProcSubst:
+			if x.Op == syntax.CmdInTemp {
+				add(x.Pos(), "=(...)")
+			}
+		case *syntax.Redirect:
+			switch x.Op {
+			case syntax.AppClob, syntax.RdrAllClob, syntax.AppAllClob:
+				add(x.Pos(), "the redirection "+x.Op.String())
+			}
+			if x.Word != nil {
+				if l := x.Word.Lit(); strings.HasPrefix(l, "/dev/tcp/") || strings.HasPrefix(l, "/dev/udp/") {
+					add(x.Pos(), "network redirection "+l)
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				break
+			}
+			name := x.Args[0].Lit()
+			if refusedBuiltins[name] {
+				add(x.Pos(), "the "+name+" builtin")
+			}
+			args := make([]string, 0, len(x.Args))
+			for _, a := range x.Args[1:] {
+				args = append(args, a.Lit())
+			}
+			if c := refusedCall(name, args); c != "" {
+				add(x.Pos(), c)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// refusedCall recognizes literal uses of builtin options the evaluator refuses.
+func refusedCall(name string, args []string) string {
+	switch name {
+	case "trap":
+		if len(args) >= 2 {
+			for _, a := range args[1:] {
+				if strings.EqualFold(a, "DEBUG") && args[0] != "-" && args[0] != "" {
+					return "trap ... DEBUG"
+				}
+			}
+		}
+	case "set":
+		for i, a := range args {
+			if a == "-o" && i+1 < len(args) {
+				if o, ok := setOptByName(args[i+1]); ok && !o.supported {
+					return "set -o " + o.name
+				}
+			}
+			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+				for _, c := range []byte(a[1:]) {
+					if o, ok := setOptByLetter(c); ok && !o.supported {
+						return "set -" + string(c)
+					}
+				}
+			}
+		}
+	case "shopt":
+		if len(args) > 1 && args[0] == "-s" {
+			for _, a := range args[1:] {
+				if o, ok := shoptByName(a); ok && !o.supported {
+					return "shopt -s " + a
+				}
+			}
+		}
+	case "read":
+		for i, a := range args {
+			if a == "-t" && i+1 < len(args) && args[i+1] != "0" && args[i+1] != "" {
+				return "read -t with a non-zero timeout"
+			}
+		}
+	case "mapfile", "readarray":
+		for _, a := range args {
+			if a == "-C" {
+				return name + " -C"
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,793 @@
+package eval
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// declArg is one operand of declare and friends: a word (option, name or name=value text)
+// or an assignment parsed in place.
+type declArg struct {
+	word   string
+	assign *syntax.Assign
+}
+
+// declClause runs declare, typeset, local, export, readonly written as keywords (the parser
+// keeps their assignments as syntax).
+func (r *Runner) declClause(c *syntax.DeclClause) {
+	r.lineno = r.line(c.End())
+	r.countCommand()
+	if r.flow != flowNone {
+		return
+	}
+	defer r.creditExpansion()
+	r.substSeen = false
+	var items []declArg
+	for _, as := range c.Args {
+		switch {
+		case as.Naked && as.Name == nil:
+			fs, err := r.expandFields([]*syntax.Word{as.Value})
+			if err != nil {
+				r.status = r.raise(err)
+				if r.flow == flowNone {
+					r.afterSimple()
+				}
+				return
+			}
+			for _, f := range fs {
+				items = append(items, declArg{word: f})
+			}
+		case as.Naked:
+			w := as.Name.Value
+			if as.Index != nil {
+				w += "[" + r.cur.slice(as.Index.Pos(), as.Index.End()) + "]"
+			}
+			items = append(items, declArg{word: w})
+		default:
+			items = append(items, declArg{assign: as})
+		}
+	}
+	variant := c.Variant.Value
+	if variant == "nameref" {
+		variant = "declare"
+		items = append([]declArg{{word: "-n"}}, items...)
+	}
+	if r.opts.has(optXtrace) {
+		r.xtraceDecl(variant, items)
+	}
+	r.status = r.declare(variant, items)
+	if r.flow == flowNone {
+		if r.status == 0 && r.substSeen {
+			r.status = r.substStatus
+		}
+		r.afterSimple()
+	}
+}
+
+// biDeclare is declare and friends called as ordinary commands (builtin declare, $cmd).
+func biDeclare(r *Runner, args []string) int {
+	items := make([]declArg, 0, len(args)-1)
+	for _, a := range args[1:] {
+		items = append(items, declArg{word: a})
+	}
+	return r.declare(args[0], items)
+}
+
+type declOpts struct {
+	set, unset attr
+	print      bool
+	funcs      bool // -f
+	funcNames  bool // -F
+	global     bool
+	unexport   bool // export -n
+}
+
+// declare implements declare/typeset/local/export/readonly.
+func (r *Runner) declare(variant string, items []declArg) int {
+	var o declOpts
+	spec := "aAfFgiIlnprtux"
+	switch variant {
+	case "export":
+		spec = "fnp"
+		o.set |= attrExport
+	case "readonly":
+		spec = "aAfp"
+		o.set |= attrReadonly
+	case "local":
+		spec = "aAfFgiIlnprtux"
+	}
+	i := 0
+	for ; i < len(items); i++ {
+		it := items[i]
+		if it.assign != nil || len(it.word) < 2 || (it.word[0] != '-' && it.word[0] != '+') {
+			break
+		}
+		if it.word == "--" {
+			i++
+			break
+		}
+		plus := it.word[0] == '+'
+		for _, c := range []byte(it.word[1:]) {
+			if strings.IndexByte(spec, c) < 0 {
+				r.errorf("%s: %c%c: invalid option", variant, it.word[0], c)
+				r.usage(variant)
+				return 2
+			}
+			var a attr
+			switch c {
+			case 'a':
+				a = attrArray
+			case 'A':
+				a = attrAssoc
+			case 'i':
+				a = attrInteger
+			case 'l':
+				a = attrLower
+			case 'u':
+				a = attrUpper
+			case 'n':
+				if variant == "export" {
+					o.unexport = true
+					continue
+				}
+				a = attrNameref
+			case 'r':
+				a = attrReadonly
+			case 't':
+				a = attrTrace
+			case 'x':
+				a = attrExport
+			case 'p':
+				o.print = true
+				continue
+			case 'f':
+				o.funcs = true
+				continue
+			case 'F':
+				o.funcNames = true
+				continue
+			case 'g':
+				o.global = !plus
+				continue
+			case 'I':
+				continue
+			}
+			if plus {
+				o.unset |= a
+				o.set &^= a
+			} else {
+				o.set |= a
+			}
+		}
+	}
+	items = items[i:]
+	local := (variant == "local" || variant == "declare" || variant == "typeset") && !o.global && r.funcDepth > 0
+	if variant == "local" && r.funcDepth == 0 {
+		r.errorf("local: can only be used in a function")
+		return 1
+	}
+	if o.funcs || o.funcNames {
+		return r.declareFuncs(variant, o, items)
+	}
+	if len(items) == 0 || (o.print && variant != "local") && len(items) == 0 {
+		return r.declareList(variant, o)
+	}
+	if o.print {
+		st := 0
+		for _, it := range items {
+			name := it.word
+			if it.assign != nil {
+				name = it.assign.Name.Value
+			}
+			if !r.printDecl(name) {
+				r.errorf("%s: %s: not found", variant, name)
+				st = 1
+			}
+		}
+		return st
+	}
+	st := 0
+	for _, it := range items {
+		if err := r.declareItem(variant, o, it, local); err != nil {
+			s := r.raise(err)
+			if r.flow != flowNone {
+				return s
+			}
+			st = s
+		}
+	}
+	return st
+}
+
+// declareItem declares one name (with attributes and an optional value).
+func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool) error {
+	var name, sub string
+	var hasSub, hasVal, appendVal bool
+	var val string
+	var arr *syntax.ArrayExpr
+	var valWord *syntax.Word
+	if it.assign != nil {
+		as := it.assign
+		name = as.Name.Value
+		appendVal = as.Append
+		switch {
+		case as.Array != nil:
+			arr, hasVal = as.Array, true
+		case as.Index != nil:
+			hasSub = true
+		}
+		if !as.Naked && as.Array == nil {
+			hasVal, valWord = true, as.Value
+		}
+	} else {
+		w := it.word
+		eq := strings.IndexByte(w, '=')
+		lhs := w
+		if eq >= 0 {
+			lhs, val, hasVal = w[:eq], w[eq+1:], true
+			if strings.HasSuffix(lhs, "+") {
+				lhs, appendVal = lhs[:len(lhs)-1], true
+			}
+		}
+		name = lhs
+		if k := strings.IndexByte(lhs, '['); k > 0 && strings.HasSuffix(lhs, "]") {
+			name, sub, hasSub = lhs[:k], lhs[k+1:len(lhs)-1], true
+		}
+		if hasVal && !hasSub && strings.HasPrefix(val, "(") && strings.HasSuffix(val, ")") && o.set&(attrArray|attrAssoc) != 0 {
+			// declare -a 'a=(1 2)': a compound assignment given as text.
+			_, stmts, err := parseString(r.cur.name, name+"="+val, r.lineno-1)
+			if err == nil && len(stmts) == 1 {
+				if ce, ok := stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 && ce.Assigns[0].Array != nil {
+					arr = ce.Assigns[0].Array
+				}
+			}
+		}
+	}
+	if !validName(name) {
+		if it.assign == nil {
+			r.errorf("%s: `%s': not a valid identifier", variant, it.word)
+		} else {
+			r.errorf("%s: `%s': not a valid identifier", variant, name)
+		}
+		return errStatus1
+	}
+	if hasVal && valWord != nil && it.assign != nil && it.assign.Index == nil {
+		var err error
+		if val, err = r.expandString(valWord, ctxAssignValue); err != nil {
+			return err
+		}
+	}
+	if it.assign != nil && it.assign.Index != nil {
+		v, _, _ := r.lookupVar(name)
+		var err error
+		if sub, err = r.assignSubscript(it.assign, v.attrs&attrAssoc != 0 || o.set&attrAssoc != 0); err != nil {
+			return err
+		}
+		if hasVal {
+			if val, err = r.expandString(valWord, ctxAssignValue); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Where the variable lives.
+	var i int
+	switch {
+	case local:
+		i = r.fnScope()
+		if _, ok := r.scopes[i].vars[name]; !ok {
+			nv := variable{}
+			if r.shopts.has(shLocalvarInherit) {
+				if _, ov := r.find(name); ov.set {
+					nv = ov
+					nv.attrs &^= attrReadonly
+				}
+			}
+			if err := r.setVar(i, name, nv); err != nil {
+				return err
+			}
+		}
+	case o.global:
+		i = 0
+		if _, ok := r.scopes[0].vars[name]; !ok {
+			if err := r.setVar(0, name, variable{}); err != nil {
+				return err
+			}
+		}
+	default:
+		rname := name
+		if o.set&attrNameref == 0 {
+			if rf, ok := r.resolve(name); ok && !rf.hasSub {
+				rname = rf.name
+			}
+		}
+		name = rname
+		i = r.targetScope(name)
+		if _, ok := r.scopes[i].vars[name]; !ok {
+			if err := r.setVar(i, name, variable{}); err != nil {
+				return err
+			}
+		}
+	}
+	v := r.scopes[i].vars[name]
+	if v.attrs&attrReadonly != 0 {
+		if o.unset&attrReadonly != 0 || hasVal || o.set&(attrArray|attrAssoc|attrInteger|attrLower|attrUpper|attrNameref) != 0 {
+			r.errorf("%s: %s: readonly variable", variant, name)
+			return errStatus1
+		}
+	}
+	if o.unset&attrReadonly != 0 {
+		r.errorf("%s: %s: readonly variable", variant, name)
+		return errStatus1
+	}
+	// Attribute changes (readonly last, after the value).
+	if o.set&attrAssoc != 0 && v.attrs&attrArray != 0 && v.arr != nil && v.arr.len() > 0 {
+		r.errorf("%s: %s: cannot convert indexed to associative array", variant, name)
+		return errStatus1
+	}
+	if o.set&attrArray != 0 && v.attrs&attrAssoc != 0 {
+		r.errorf("%s: %s: cannot convert associative to indexed array", variant, name)
+		return errStatus1
+	}
+	if o.set&attrNameref != 0 && hasVal && arr == nil {
+		if err := r.checkNamerefTarget(name, val); err != nil {
+			return err
+		}
+	}
+	na := v.attrs
+	na |= o.set &^ attrReadonly
+	na &^= o.unset
+	if o.set&attrLower != 0 {
+		na &^= attrUpper
+	}
+	if o.set&attrUpper != 0 {
+		na &^= attrLower
+	}
+	if o.unexport {
+		na &^= attrExport
+	}
+	if na&attrAssoc != 0 && v.attrs&attrAssoc == 0 {
+		// A scalar becomes key "0" of the new associative array.
+		as := newAssoc()
+		if v.set && !v.isArray() {
+			as.set("0", v.str)
+		}
+		v.as, v.str = as, ""
+		v.set = v.set || len(as.m) > 0
+	}
+	if na&attrArray != 0 && v.arr == nil && v.attrs&attrAssoc == 0 {
+		arrv := &indexed{}
+		if v.set && !v.isArray() {
+			arrv.vals = []string{v.str}
+		}
+		v.arr, v.str = arrv, ""
+	}
+	if o.set&attrNameref != 0 && v.attrs&attrNameref == 0 && v.set && !hasVal {
+		// x=foo; declare -n x: x refers to foo.
+		if err := r.checkNamerefTarget(name, v.str); err != nil {
+			return err
+		}
+	}
+	v.attrs = na
+	if err := r.setVar(i, name, v); err != nil {
+		return err
+	}
+	var fl assignFlags
+	if appendVal {
+		fl |= asAppend
+	}
+	if local {
+		fl |= asLocal
+	}
+	if o.global {
+		fl |= asGlobal
+	}
+	if hasVal {
+		var err error
+		switch {
+		case arr != nil:
+			var items []arrayItem
+			items, err = r.arrayItems(name, arr, na&attrAssoc != 0)
+			if err == nil {
+				err = r.assignArrayAt(i, name, items, fl, na&attrAssoc != 0)
+			}
+		case hasSub:
+			err = r.assignElemAt(i, name, sub, val, fl, na&attrAssoc == 0)
+		case na&attrNameref != 0:
+			v := r.scopes[i].vars[name]
+			v.str, v.set = val, true
+			err = r.setVar(i, name, v)
+		default:
+			err = r.assignAt(i, name, val, fl)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if o.set&attrReadonly != 0 {
+		v := r.scopes[i].vars[name]
+		v.attrs |= attrReadonly
+		s := r.writable(i)
+		s.vars[name] = v
+	}
+	return nil
+}
+
+// fnScope is the scope of the innermost function call.
+func (r *Runner) fnScope() int {
+	for i := len(r.scopes) - 1; i > 0; i-- {
+		if r.scopes[i].fn {
+			return i
+		}
+	}
+	return 0
+}
+
+// assignAt assigns a scalar in scope i (no scope search).
+func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
+	v := r.scopes[i].vars[name]
+	if v.isArray() {
+		return r.assignElemAt(i, name, "0", val, fl, false)
+	}
+	nv, err := r.transform(v.attrs, val, v.str, fl&asAppend != 0 && v.set)
+	if err != nil {
+		return err
+	}
+	v = r.scopes[i].vars[name]
+	v.str, v.set = nv, true
+	if r.opts.has(optAllexport) {
+		v.attrs |= attrExport
+	}
+	if r.isDynamic(name) {
+		r.setDynamic(name, nv)
+	}
+	return r.setVar(i, name, v)
+}
+
+// assignElemAt and assignArrayAt are assignElem/assignArray in a known scope: they move the
+// scope to the top temporarily so the generic code finds it first.
+func (r *Runner) assignElemAt(i int, name, sub, val string, fl assignFlags, evalSub bool) error {
+	return r.inScope(i, func() error { return r.assignElem(name, sub, val, fl&^(asLocal|asGlobal), evalSub) })
+}
+
+func (r *Runner) assignArrayAt(i int, name string, items []arrayItem, fl assignFlags, assocDecl bool) error {
+	return r.inScope(i, func() error { return r.assignArray(name, items, fl&^(asLocal|asGlobal), assocDecl) })
+}
+
+// inScope runs f with scopes above i hidden, so that lookups of a name declared in scope i
+// land there.
+func (r *Runner) inScope(i int, f func() error) error {
+	if i == len(r.scopes)-1 {
+		return f()
+	}
+	above := slices.Clone(r.scopes[i+1:])
+	r.scopes = r.scopes[:i+1]
+	err := f()
+	r.scopes = append(r.scopes, above...)
+	return err
+}
+
+// attrFlags renders attributes as declare -p does ("--" for none).
+func attrFlags(a attr) string {
+	var b []byte
+	for _, f := range []struct {
+		a attr
+		c byte
+	}{{attrArray, 'a'}, {attrAssoc, 'A'}, {attrInteger, 'i'}, {attrLower, 'l'}, {attrNameref, 'n'},
+		{attrReadonly, 'r'}, {attrTrace, 't'}, {attrUpper, 'u'}, {attrExport, 'x'}} {
+		if a&f.a != 0 {
+			b = append(b, f.c)
+		}
+	}
+	if len(b) == 0 {
+		return "--"
+	}
+	return "-" + string(b)
+}
+
+// declString renders a variable as declare -p prints it.
+func declString(name string, v variable) string {
+	var b strings.Builder
+	b.WriteString("declare ")
+	b.WriteString(attrFlags(v.attrs))
+	b.WriteByte(' ')
+	b.WriteString(name)
+	switch {
+	case v.attrs&attrAssoc != 0:
+		if !v.set || v.as == nil {
+			return b.String()
+		}
+		b.WriteString("=(")
+		for _, k := range v.as.keys() {
+			val, _ := v.as.get(k)
+			b.WriteByte('[')
+			b.WriteString(assocKeyQuote(k))
+			b.WriteString("]=")
+			b.WriteString(quoteDouble(val))
+			b.WriteByte(' ')
+		}
+		b.WriteByte(')')
+	case v.attrs&attrArray != 0:
+		if !v.set {
+			return b.String()
+		}
+		b.WriteString("=(")
+		if v.arr != nil {
+			for i := 0; i < v.arr.len(); i++ {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteByte('[')
+				b.WriteString(strconv.FormatInt(v.arr.key(i), 10))
+				b.WriteString("]=")
+				b.WriteString(quoteDouble(v.arr.vals[i]))
+			}
+		}
+		b.WriteByte(')')
+	default:
+		if v.set {
+			b.WriteByte('=')
+			b.WriteString(quoteDouble(v.str))
+		}
+	}
+	return b.String()
+}
+
+// assocKeyQuote quotes an associative key in declare -p output (bare when safe).
+func assocKeyQuote(k string) string {
+	if k != "" && !strings.ContainsAny(k, " \t\n\"'\\$`;&|<>()[]*?!~#=%{}") && !needsANSI(k) {
+		return k
+	}
+	return quoteDouble(k)
+}
+
+// printDecl prints declare -p for one name; false when it does not exist.
+func (r *Runner) printDecl(name string) bool {
+	v, ok := r.varForPrint(name)
+	if !ok {
+		return false
+	}
+	r.out("declare", declString(name, v)+"\n")
+	return true
+}
+
+// varForPrint finds a variable for listing without following namerefs.
+func (r *Runner) varForPrint(name string) (variable, bool) {
+	if dv, ok := r.dynamicVar(name); ok {
+		return dv, true
+	}
+	i, v := r.find(name)
+	return v, i >= 0
+}
+
+// allVarNames lists every variable name visible, sorted.
+func (r *Runner) allVarNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		for n := range r.scopes[i].vars {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	for _, n := range dynamicNames {
+		if !seen[n] && !r.unsetSpecial[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (r *Runner) lookupVarNoRef(name string) (variable, ref, bool) {
+	v, ok := r.varForPrint(name)
+	return v, ref{name: name}, ok && (v.set || v.isArray())
+}
+
+// declareList prints the variables (declare -p with no names, export -p, readonly -p,
+// declare -x ...).
+func (r *Runner) declareList(variant string, o declOpts) int {
+	filter := o.set
+	var b strings.Builder
+	for _, n := range r.allVarNames() {
+		v, ok := r.varForPrint(n)
+		if !ok {
+			continue
+		}
+		if filter != 0 && v.attrs&filter != filter {
+			continue
+		}
+		if filter == 0 && !o.print && (variant == "declare" || variant == "typeset") {
+			// Plain `declare`: name=value like `set`.
+			if !v.set && !v.isArray() {
+				continue
+			}
+			b.WriteString(setString(n, v))
+			b.WriteByte('\n')
+			continue
+		}
+		if variant == "local" && !r.isLocal(n) {
+			continue
+		}
+		b.WriteString(declString(n, v))
+		b.WriteByte('\n')
+	}
+	if filter == 0 && !o.print && (variant == "declare" || variant == "typeset") {
+		b.WriteString(r.funcListing(false))
+	}
+	return r.out(variant, b.String())
+}
+
+func (r *Runner) isLocal(name string) bool {
+	i := r.fnScope()
+	_, ok := r.scopes[i].vars[name]
+	return ok && i > 0
+}
+
+// setString renders a variable as `set` lists it.
+func setString(name string, v variable) string {
+	switch {
+	case v.attrs&attrAssoc != 0:
+		s := declString(name, v)
+		return strings.TrimPrefix(s[strings.IndexByte(s[8:], ' ')+9:], "")
+	case v.attrs&attrArray != 0:
+		s := declString(name, v)
+		return s[strings.IndexByte(s[8:], ' ')+9:]
+	}
+	return name + "=" + setQuote(v.str)
+}
+
+// setQuote quotes a value as `set` shows it: bare when safe, else '...' or $'...'.
+func setQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if needsANSI(s) {
+		return quoteANSI(s)
+	}
+	if !strings.ContainsAny(s, " \t\n\"'\\$`;&|<>()[]*?!~#{}^") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// biUnset is unset [-f] [-v] [-n] name...
+func biUnset(r *Runner, args []string) int {
+	opts, names, ok := r.parseOpts("unset", args[1:], "fvn", false)
+	if !ok {
+		return 2
+	}
+	mode := byte(0)
+	for _, o := range opts {
+		mode = o.c
+	}
+	st := 0
+	for _, n := range names {
+		base, sub, hasSub := n, "", false
+		if k := strings.IndexByte(n, '['); k > 0 && strings.HasSuffix(n, "]") {
+			base, sub, hasSub = n[:k], n[k+1:len(n)-1], true
+		}
+		if mode == 'f' {
+			if !validFuncName(n) {
+				r.errorf("unset: `%s': not a valid identifier", n)
+				st = 1
+				continue
+			}
+			r.unsetFunc(n)
+			continue
+		}
+		if !validName(base) {
+			r.errorf("unset: `%s': not a valid identifier", n)
+			st = 1
+			continue
+		}
+		var err error
+		switch {
+		case hasSub:
+			v, rf, _ := r.lookupVar(base)
+			if v.attrs&attrAssoc == 0 {
+				// An indexed subscript is arithmetic text.
+				err = r.unsetElem(rf.name, sub)
+			} else {
+				err = r.unsetElem(rf.name, sub)
+			}
+		case mode == 'n':
+			err = r.unsetVar(n, true)
+		default:
+			i, _ := r.find(n)
+			if i < 0 && mode == 0 && !r.isDynamic(n) {
+				if r.funcs.m[n] != nil {
+					r.unsetFunc(n)
+				}
+				continue
+			}
+			err = r.unsetVar(n, false)
+		}
+		if err != nil {
+			s := r.raise(err)
+			if r.flow != flowNone {
+				return s
+			}
+			st = s
+		}
+	}
+	return st
+}
+
+func validFuncName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "$`'\"\\ \t\n|&;()<>")
+}
+
+func (r *Runner) unsetFunc(name string) {
+	if r.funcs.m[name] == nil {
+		return
+	}
+	if r.funcs.m[name].readonly {
+		r.errorf("unset: %s: cannot unset: readonly function", name)
+		return
+	}
+	m := make(map[string]*funcDef, len(r.funcs.m))
+	for k, v := range r.funcs.m {
+		if k != name {
+			m[k] = v
+		}
+	}
+	r.funcs = &funcTable{m: m, owner: r.id}
+}
+
+// letClause runs `let` written as a keyword: each argument is a word, expanded, then
+// evaluated.
+func (r *Runner) letClause(c *syntax.LetClause) {
+	r.lineno = r.line(c.Pos())
+	r.countCommand()
+	if r.flow != flowNone {
+		return
+	}
+	var args []string
+	for _, x := range c.Exprs {
+		if w, ok := x.(*syntax.Word); ok {
+			s, err := r.expandString(w, ctxPlain)
+			if err != nil {
+				r.status = r.raise(err)
+				return
+			}
+			args = append(args, s)
+			continue
+		}
+		s, err := r.spliceText(r.splicePlan(x, int(x.Pos().Offset()), int(x.End().Offset())))
+		if err != nil {
+			r.status = r.raise(err)
+			return
+		}
+		args = append(args, s)
+	}
+	if r.opts.has(optXtrace) {
+		r.xtrace(nil, append([]string{"let"}, args...))
+	}
+	r.status = biLet(r, append([]string{"let"}, args...))
+	if r.flow == flowNone {
+		r.afterSimple()
+	}
+}
+
+func biLet(r *Runner, args []string) int {
+	if len(args) < 2 {
+		r.errorf("let: expression expected")
+		return 1
+	}
+	var n int64
+	for _, a := range args[1:] {
+		var err error
+		n, err = r.arithEval(a, "let: ")
+		if err != nil {
+			return r.raise(err)
+		}
+	}
+	return boolStatus(n != 0)
+}

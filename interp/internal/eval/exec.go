@@ -1,0 +1,601 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// stmts runs a list of statements until control flow leaves it.
+func (r *Runner) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		r.stmt(s)
+		if r.flow != flowNone {
+			return
+		}
+	}
+}
+
+// stmt runs one statement: background, negation, redirections, the command.
+func (r *Runner) stmt(s *syntax.Stmt) {
+	if err := r.checkCtx(); err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	if s.Background || s.Coprocess {
+		r.background(s)
+		return
+	}
+	if s.Negated {
+		r.noErrexit++
+		r.command(s.Cmd, s.Redirs)
+		r.noErrexit--
+		if r.flow == flowNone || r.flow == flowReturn {
+			if r.status == 0 {
+				r.status = 1
+			} else {
+				r.status = 0
+			}
+		}
+		return
+	}
+	r.command(s.Cmd, s.Redirs)
+}
+
+// command runs a command with the statement's redirections.
+func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
+	switch c := cmd.(type) {
+	case nil:
+		// A statement of redirections only: they are performed (files created), then undone.
+		r.countCommand()
+		if r.flow != flowNone {
+			return
+		}
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			r.afterSimple()
+			return
+		}
+		rs.restore()
+		r.status = 0
+		return
+	case *syntax.CallExpr:
+		r.callExpr(c, redirs)
+		return
+	}
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			r.afterSimple()
+			return
+		}
+		defer rs.restore()
+	}
+	switch c := cmd.(type) {
+	case *syntax.Block:
+		r.stmts(c.Stmts)
+	case *syntax.Subshell:
+		r.subshell(c.Stmts)
+	case *syntax.IfClause:
+		r.ifClause(c)
+	case *syntax.WhileClause:
+		r.whileClause(c)
+	case *syntax.ForClause:
+		r.forClause(c)
+	case *syntax.CaseClause:
+		r.caseClause(c)
+	case *syntax.BinaryCmd:
+		r.binaryCmd(c)
+	case *syntax.FuncDecl:
+		r.funcDecl(c)
+	case *syntax.ArithmCmd:
+		r.lineno = r.line(c.Pos())
+		r.countCommand()
+		if r.flow != flowNone {
+			return
+		}
+		r.xtraceArith(c)
+		n, err := r.arithNode(c, c.X)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		r.status = boolStatus(n != 0)
+		r.afterSimple()
+	case *syntax.TestClause:
+		r.lineno = r.line(c.Pos())
+		r.countCommand()
+		if r.flow != flowNone {
+			return
+		}
+		ok, err := r.testClause(c)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		r.status = boolStatus(ok)
+		r.afterSimple()
+	case *syntax.DeclClause:
+		r.declClause(c)
+	case *syntax.LetClause:
+		r.letClause(c)
+	case *syntax.TimeClause:
+		r.timeClause(c)
+	case *syntax.CoprocClause:
+		r.refuse(c.Pos(), "coproc", DefaultFix)
+	case *syntax.TestDecl:
+		r.refuse(c.Pos(), "@test", DefaultFix)
+	default:
+		r.refuse(cmd.Pos(), "this command", DefaultFix)
+	}
+}
+
+func boolStatus(ok bool) int {
+	if ok {
+		return 0
+	}
+	return 1
+}
+
+// line is the script line of a position (LINENO).
+func (r *Runner) line(p syntax.Pos) int { return int(p.Line()) + r.cur.lineBase }
+
+// countCommand charges one command against MaxCommands.
+func (r *Runner) countCommand() {
+	if r.c.commands.Add(1) > r.c.limits.MaxCommands {
+		r.status = r.raise(r.fatal(&LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands}))
+	}
+}
+
+// afterSimple records PIPESTATUS for a one-command pipeline, then applies the ERR trap and
+// errexit.
+func (r *Runner) afterSimple() {
+	r.pipestatus = nil
+	r.psOne = r.status
+	r.afterCmd()
+}
+
+// afterCmd applies the ERR trap and errexit after a command that can trigger them (simple
+// commands, (( )), [[ ]], subshells, pipelines).
+func (r *Runner) afterCmd() {
+	if r.status == 0 || r.noErrexit > 0 || r.flow != flowNone {
+		return
+	}
+	r.runErrTrap()
+	if r.flow != flowNone {
+		return
+	}
+	if r.opts.has(optErrexit) && !r.errexitOff {
+		r.flow, r.exitStatus = flowExit, r.status
+	}
+}
+
+// refuse stops the run at a construct the evaluator does not run exactly as bash does.
+func (r *Runner) refuse(pos syntax.Pos, construct, fix string) {
+	ref := Refusal{File: r.cur.name, Line: r.line(pos), Col: int(pos.Col()), Construct: construct, Fix: fix}
+	r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
+}
+
+func (r *Runner) refuseErr(pos syntax.Pos, construct string) error {
+	ref := Refusal{File: r.cur.name, Line: r.line(pos), Col: int(pos.Col()), Construct: construct, Fix: DefaultFix}
+	return r.fatal(&RefusalError{Refusal: ref})
+}
+
+// subshell runs statements in a copy of the shell.
+func (r *Runner) subshell(list []*syntax.Stmt) {
+	r.countCommand()
+	if r.flow != flowNone {
+		return
+	}
+	if err := r.enter(); err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	defer r.leave()
+	s := r.fork(false)
+	s.runSubshell(list)
+	st, abort := s.subshellStatus()
+	s.finish()
+	if abort {
+		r.flow = flowAbort
+		return
+	}
+	r.status = st
+	r.afterSimple()
+}
+
+// runSubshell runs statements as the body of a subshell, with its EXIT trap.
+func (s *Runner) runSubshell(list []*syntax.Stmt) {
+	s.runTop(list)
+	if s.flow == flowDiscard {
+		s.flow, s.status = flowNone, 1
+	}
+	s.runExitTrap()
+}
+
+func (r *Runner) ifClause(c *syntax.IfClause) {
+	for ; c != nil; c = c.Else {
+		if c.ThenPos.IsValid() || c.Cond != nil {
+			r.noErrexit++
+			r.stmts(c.Cond)
+			r.noErrexit--
+			if r.flow != flowNone {
+				return
+			}
+			if r.status != 0 {
+				continue
+			}
+		}
+		r.stmts(c.Then)
+		return
+	}
+	r.status = 0
+}
+
+// loopBody runs a loop body and reports whether the loop must stop.
+func (r *Runner) loopBody(body []*syntax.Stmt) bool {
+	r.loopDepth++
+	r.stmts(body)
+	r.loopDepth--
+	switch r.flow {
+	case flowBreak:
+		if r.flowN > 1 {
+			r.flowN--
+			return true
+		}
+		r.flow = flowNone
+		return true
+	case flowContinue:
+		if r.flowN > 1 {
+			r.flowN--
+			return true
+		}
+		r.flow = flowNone
+		return false
+	case flowNone:
+		return false
+	}
+	return true
+}
+
+func (r *Runner) whileClause(c *syntax.WhileClause) {
+	status := 0
+	for {
+		if err := r.checkCtx(); err != nil {
+			r.status = r.raise(err)
+			return
+		}
+		r.noErrexit++
+		r.loopDepth++
+		r.stmts(c.Cond)
+		r.loopDepth--
+		r.noErrexit--
+		if r.flow != flowNone {
+			// break/continue in the condition act on this loop.
+			if r.flow == flowBreak || r.flow == flowContinue {
+				stop := r.flowN > 1 || r.flow == flowBreak
+				if r.flowN > 1 {
+					r.flowN--
+				} else {
+					r.flow = flowNone
+				}
+				if stop {
+					r.status = status
+					return
+				}
+				continue
+			}
+			return
+		}
+		if (r.status == 0) == c.Until {
+			break
+		}
+		if r.loopBody(c.Do) {
+			return
+		}
+		status = r.status
+	}
+	r.status = status
+}
+
+func (r *Runner) forClause(c *syntax.ForClause) {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		if c.Select {
+			r.refuse(c.Pos(), "select", DefaultFix)
+			return
+		}
+		r.lineno = r.line(c.Pos())
+		var items []string
+		if l.InPos.IsValid() {
+			var err error
+			items, err = r.expandFields(l.Items)
+			if err != nil {
+				r.status = r.raise(err)
+				return
+			}
+		} else {
+			items = r.params
+		}
+		name := l.Name.Value
+		r.status = 0
+		for _, it := range items {
+			if err := r.checkCtx(); err != nil {
+				r.status = r.raise(err)
+				return
+			}
+			if err := r.assign(name, it, 0); err != nil {
+				r.status = r.raise(err)
+				return
+			}
+			if r.loopBody(c.Do) {
+				return
+			}
+		}
+	case *syntax.CStyleLoop:
+		r.lineno = r.line(c.Pos())
+		if l.Init != nil {
+			if _, err := r.arithNode(l, l.Init); err != nil {
+				r.status = r.raise(err)
+				return
+			}
+		}
+		r.status = 0
+		for {
+			if err := r.checkCtx(); err != nil {
+				r.status = r.raise(err)
+				return
+			}
+			if l.Cond != nil {
+				n, err := r.arithNode(l, l.Cond)
+				if err != nil {
+					r.status = r.raise(err)
+					return
+				}
+				if n == 0 {
+					break
+				}
+			}
+			if r.loopBody(c.Do) {
+				return
+			}
+			if l.Post != nil {
+				if _, err := r.arithNode(l, l.Post); err != nil {
+					r.status = r.raise(err)
+					return
+				}
+			}
+		}
+	}
+}
+
+func (r *Runner) caseClause(c *syntax.CaseClause) {
+	r.lineno = r.line(c.Pos())
+	word, err := r.expandString(c.Word, ctxCaseWord)
+	if err != nil {
+		r.status = r.raise(err)
+		return
+	}
+	r.status = 0
+	matched := false
+	for i := 0; i < len(c.Items); i++ {
+		it := c.Items[i]
+		if !matched {
+			for _, p := range it.Patterns {
+				pat, err := r.expandPattern(p)
+				if err != nil {
+					r.status = r.raise(err)
+					return
+				}
+				if r.matchPattern(pat, word, r.shopts.has(shNocasematch)) {
+					matched = true
+					break
+				}
+			}
+			if !matched {
+				continue
+			}
+		}
+		r.stmts(it.Stmts)
+		if r.flow != flowNone {
+			return
+		}
+		switch it.Op {
+		case syntax.Fallthrough: // ;& runs the next body without testing
+			continue
+		case syntax.Resume, syntax.ResumeKorn: // ;;& tests the next patterns
+			matched = false
+			continue
+		}
+		return
+	}
+}
+
+func (r *Runner) binaryCmd(c *syntax.BinaryCmd) {
+	switch c.Op {
+	case syntax.AndStmt, syntax.OrStmt:
+		r.noErrexit++
+		r.stmt(c.X)
+		r.noErrexit--
+		if r.flow != flowNone {
+			return
+		}
+		if (r.status == 0) == (c.Op == syntax.AndStmt) {
+			r.stmt(c.Y)
+		}
+	case syntax.Pipe, syntax.PipeAll:
+		r.pipeline(c)
+	}
+}
+
+func (r *Runner) funcDecl(c *syntax.FuncDecl) {
+	r.countCommand()
+	if r.flow != flowNone {
+		return
+	}
+	name := c.Name.Value
+	if r.funcs.owner != r.id || r.funcs.frozen.Load() {
+		m := make(map[string]*funcDef, len(r.funcs.m)+1)
+		for k, v := range r.funcs.m {
+			m[k] = v
+		}
+		r.funcs = &funcTable{m: m, owner: r.id}
+	}
+	if old := r.funcs.m[name]; old != nil && old.readonly {
+		r.errorf("%s: readonly function", name)
+		r.status = 1
+		return
+	}
+	r.funcs.m[name] = &funcDef{body: c.Body, src: r.cur, name: name}
+	r.status = 0
+}
+
+// background starts a statement as a background job.
+func (r *Runner) background(s *syntax.Stmt) {
+	if r.c.jobs.Add(1) > r.c.limits.MaxJobs {
+		r.status = r.raise(r.fatal(&LimitError{Kind: LimitJobs, Max: r.c.limits.MaxJobs}))
+		return
+	}
+	child := r.fork(true)
+	// Without job control, a background command's default input is /dev/null.
+	child.fds.set(0, newOfile(nullFile{}, nil, nil))
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	child.ctx = ctx
+	j := r.jobs.add(child.bashpid, cancel)
+	inner := *s
+	inner.Background, inner.Coprocess = false, false
+	r.c.goRun(func() {
+		defer cancel(errRunDone)
+		defer func() {
+			st, _ := child.subshellStatus()
+			child.finish()
+			j.finish(st)
+		}()
+		child.stmt(&inner)
+		if child.flow == flowDiscard {
+			child.flow, child.status = flowNone, 1
+		}
+		child.runExitTrap()
+	})
+	r.lastBg = child.bashpid
+	r.status = 0
+}
+
+// pipeline runs `a | b | c`: every stage but the last in a concurrent subshell joined by
+// in-memory pipes; the last in a subshell too, or in this shell with lastpipe.
+func (r *Runner) pipeline(c *syntax.BinaryCmd) {
+	var stages []*syntax.Stmt
+	var all []bool // |& after stage i
+	var flatten func(s *syntax.Stmt, pipeAll bool)
+	flatten = func(s *syntax.Stmt, pipeAll bool) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) &&
+			!s.Negated && !s.Background && len(s.Redirs) == 0 {
+			flatten(b.X, b.Op == syntax.PipeAll)
+			flatten(b.Y, pipeAll)
+			return
+		}
+		stages = append(stages, s)
+		all = append(all, pipeAll)
+	}
+	flatten(c.X, c.Op == syntax.PipeAll)
+	flatten(c.Y, false)
+
+	n := len(stages)
+	statuses := make([]int, n)
+	done := make([]chan struct{}, n-1)
+	aborted := false
+	var in *ofile
+	for i := 0; i < n-1; i++ {
+		p := newPipe(r.ctx)
+		rd := newOfile(pipeReader{p}, nil, pipeReader{p})
+		wr := newOfile(nil, pipeWriter{p}, pipeWriter{p})
+		child := r.fork(true)
+		ctx, cancel := context.WithCancelCause(r.ctx)
+		child.ctx = ctx
+		wr.onEPIPE = func() { cancel(errSigpipe) }
+		if in != nil {
+			child.fds.set(0, in)
+		}
+		child.fds.set(1, wr)
+		if all[i] {
+			child.fds.set(2, wr.ref())
+		}
+		in = rd
+		done[i] = make(chan struct{})
+		i := i
+		st := stages[i]
+		r.c.goRun(func() {
+			defer close(done[i])
+			defer cancel(errRunDone)
+			child.runSubshell([]*syntax.Stmt{st})
+			statuses[i], _ = child.subshellStatus()
+			if child.flow == flowAbort {
+				statuses[i] = -1
+			}
+			child.finish()
+		})
+	}
+	last := stages[n-1]
+	if r.shopts.has(shLastpipe) {
+		saved := r.fds.get(0)
+		if saved != nil {
+			saved.ref()
+		}
+		r.fds.set(0, in)
+		r.stmt(last)
+		r.fds.set(0, saved)
+		statuses[n-1] = r.status
+	} else {
+		child := r.fork(false)
+		child.fds.set(0, in)
+		child.runSubshell([]*syntax.Stmt{last})
+		st, abort := child.subshellStatus()
+		child.finish()
+		statuses[n-1] = st
+		aborted = abort
+	}
+	for _, d := range done {
+		<-d
+	}
+	for i, st := range statuses {
+		if st == -1 {
+			aborted = true
+			statuses[i] = 1
+		}
+	}
+	if aborted || r.flow == flowAbort {
+		r.flow = flowAbort
+		return
+	}
+	if r.flow != flowNone {
+		// lastpipe: the last stage ran in this shell and left it (exit, return, break).
+		r.pipestatus = statuses
+		return
+	}
+	status := statuses[n-1]
+	if r.opts.has(optPipefail) {
+		for _, st := range statuses {
+			if st != 0 {
+				status = st
+			}
+		}
+	}
+	r.pipestatus = statuses
+	r.status = status
+	r.afterCmd()
+}
+
+// errNoJob reports a wait on something that is not a job of this shell.
+var errNoJob = errors.New("no such job")
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,644 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// expMode says what a word is expanded into.
+type expMode uint8
+
+const (
+	// modeFields: command arguments; word splitting and pathname expansion apply.
+	modeFields expMode = iota
+	// modeString: one string, no splitting or globbing (assignments, case word, [[ ]]
+	// operands, here-strings).
+	modeString
+	// modePattern: one glob pattern; quoted characters come out backslash-escaped.
+	modePattern
+)
+
+// Contexts for expandString (how tilde expansion and special cases apply).
+const (
+	ctxCaseWord = iota
+	ctxAssignValue
+	ctxPlain
+)
+
+// seg is a piece of a field: quoted pieces are never split or globbed.
+type seg struct {
+	s      string
+	quoted bool
+}
+
+// fieldB is a field being built.
+type fieldB struct {
+	segs []seg
+	// exists: the field has text or a quoted (possibly empty) part; unquoted empty
+	// expansions alone make no field.
+	exists bool
+	// glob: an unquoted part holds a pattern character.
+	glob bool
+}
+
+func (f *fieldB) add(s string, quoted bool) {
+	f.exists = true
+	if s == "" {
+		return
+	}
+	f.segs = append(f.segs, seg{s, quoted})
+}
+
+func (f *fieldB) text() string {
+	switch len(f.segs) {
+	case 0:
+		return ""
+	case 1:
+		return f.segs[0].s
+	}
+	n := 0
+	for _, s := range f.segs {
+		n += len(s.s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range f.segs {
+		b.WriteString(s.s)
+	}
+	return b.String()
+}
+
+// pattern renders the field as a glob pattern: quoted text escaped.
+func (f *fieldB) pattern() string {
+	var b strings.Builder
+	for _, s := range f.segs {
+		if s.quoted {
+			b.WriteString(escapeGlob(s.s))
+		} else {
+			b.WriteString(s.s)
+		}
+	}
+	return b.String()
+}
+
+// escapeGlob backslash-escapes the characters special in a pattern.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, "*?[]\\()|!+@^-") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\', '(', ')', '|', '!', '+', '@', '^', '-':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// expander turns words into fields.
+type expander struct {
+	r      *Runner
+	mode   expMode
+	fields []fieldB
+	cur    fieldB
+	// charged is what the expansion holds against the memory budget.
+	charged int64
+}
+
+func (e *expander) emit(force bool) {
+	if e.cur.exists || force {
+		e.fields = append(e.fields, e.cur)
+	}
+	e.cur = fieldB{}
+}
+
+// account charges n bytes of expansion output.
+func (e *expander) account(n int) error {
+	if n < 4096 {
+		e.charged += int64(n)
+		if e.charged < 1<<16 {
+			return nil
+		}
+		n = int(e.charged)
+		e.charged = 0
+	}
+	e.r.pendingCredit += int64(n)
+	return e.r.charge(int64(n))
+}
+
+// lit adds literal (not expanded) text.
+func (e *expander) lit(s string, quoted bool) {
+	e.cur.add(s, quoted)
+	if !quoted && e.mode != modeString && hasGlobMeta(s, e.r.shopts.has(shExtglob)) {
+		e.cur.glob = true
+	}
+}
+
+// value adds the result of an expansion.
+func (e *expander) value(s string, quoted bool) error {
+	if err := e.account(len(s)); err != nil {
+		return err
+	}
+	if quoted {
+		e.cur.add(s, true)
+		return nil
+	}
+	if e.mode == modeFields {
+		e.split(s)
+		return nil
+	}
+	if s != "" {
+		e.cur.add(s, false)
+		if e.mode == modePattern {
+			e.cur.glob = true
+		}
+	}
+	return nil
+}
+
+// split applies IFS word splitting to an unquoted expansion result.
+func (e *expander) split(v string) {
+	ifs := e.r.ifsValue()
+	if ifs == "" {
+		if v != "" {
+			e.cur.add(v, false)
+			e.markGlob(v)
+		}
+		return
+	}
+	isIFS := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
+	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	i := 0
+	for i < len(v) {
+		if isIFS(v[i]) {
+			j := i
+			for j < len(v) && isWS(v[j]) {
+				j++
+			}
+			force := false
+			if j < len(v) && isIFS(v[j]) && !isWS(v[j]) {
+				force = true
+				j++
+				for j < len(v) && isWS(v[j]) {
+					j++
+				}
+			}
+			e.emit(force)
+			i = j
+			continue
+		}
+		j := i
+		for j < len(v) && !isIFS(v[j]) {
+			j++
+		}
+		e.cur.add(v[i:j], false)
+		e.markGlob(v[i:j])
+		i = j
+	}
+}
+
+func (e *expander) markGlob(s string) {
+	if hasGlobMeta(s, e.r.shopts.has(shExtglob)) {
+		e.cur.glob = true
+	}
+}
+
+// list adds the elements of $@, $*, ${a[@]} or ${a[*]}.
+func (e *expander) list(vals []string, quoted, star bool) error {
+	n := 0
+	for _, v := range vals {
+		n += len(v) + 1
+	}
+	if err := e.account(n); err != nil {
+		return err
+	}
+	if quoted {
+		if star || e.mode != modeFields {
+			sep := " "
+			if star {
+				sep = e.r.ifsJoin()
+			}
+			e.cur.add(strings.Join(vals, sep), true)
+			return nil
+		}
+		for i, v := range vals {
+			if i > 0 {
+				e.emit(true)
+			}
+			e.cur.add(v, true)
+		}
+		return nil
+	}
+	if e.mode != modeFields {
+		sep := " "
+		if star {
+			sep = e.r.ifsJoin()
+		}
+		s := strings.Join(vals, sep)
+		if s != "" {
+			e.cur.add(s, false)
+			if e.mode == modePattern {
+				e.cur.glob = true
+			}
+		}
+		return nil
+	}
+	if e.r.ifsValue() == "" {
+		first := true
+		for _, v := range vals {
+			if v == "" {
+				continue
+			}
+			if !first {
+				e.emit(false)
+			}
+			first = false
+			e.cur.add(v, false)
+			e.markGlob(v)
+		}
+		return nil
+	}
+	e.split(strings.Join(vals, e.r.ifsJoin()))
+	return nil
+}
+
+// ifsValue is the current IFS (default when unset).
+func (r *Runner) ifsValue() string {
+	v, ok := r.scalar("IFS")
+	if !ok {
+		return " \t\n"
+	}
+	return v
+}
+
+// ifsJoin is what "$*" puts between elements.
+func (r *Runner) ifsJoin() string {
+	v, ok := r.scalar("IFS")
+	if !ok {
+		return " "
+	}
+	if v == "" {
+		return ""
+	}
+	return v[:1]
+}
+
+// hasGlobMeta reports whether an unquoted string holds pattern characters.
+func hasGlobMeta(s string, extglob bool) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[':
+			return true
+		case '(':
+			if extglob && i > 0 && strings.IndexByte("?*+@!", s[i-1]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// expandFields expands command words into fields (brace, tilde, parameter, command,
+// arithmetic, splitting, pathname expansion, quote removal).
+func (r *Runner) expandFields(words []*syntax.Word) ([]string, error) {
+	var out []string
+	for _, w := range words {
+		if s, ok := simpleLit(w); ok {
+			out = append(out, s)
+			continue
+		}
+		for _, bw := range r.braceExpand(w) {
+			fs, err := r.expandWord(bw, modeFields, true)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fs...)
+		}
+	}
+	return out, nil
+}
+
+// simpleLit is the fast path: a word that is one plain literal with nothing to expand.
+func simpleLit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < len(l.Value); i++ {
+		switch l.Value[i] {
+		case '\\', '*', '?', '[', '{', '~', '(', '=', ':':
+			return "", false
+		}
+	}
+	return l.Value, true
+}
+
+// expandWord expands one (brace-expanded) word.
+func (r *Runner) expandWord(w *syntax.Word, mode expMode, tilde bool) ([]string, error) {
+	e := &expander{r: r, mode: mode}
+	if err := e.parts(w.Parts, false, tilde, false); err != nil {
+		return nil, err
+	}
+	return e.finish()
+}
+
+// finish ends the last field and applies pathname expansion.
+func (e *expander) finish() ([]string, error) {
+	e.emit(false)
+	out := make([]string, 0, len(e.fields))
+	r := e.r
+	for i := range e.fields {
+		f := &e.fields[i]
+		if f.glob && e.mode == modeFields && !r.opts.has(optNoglob) {
+			matches, err := r.glob(f.pattern())
+			if err != nil {
+				return nil, err
+			}
+			if len(matches) > 0 {
+				out = append(out, matches...)
+				continue
+			}
+			if r.shopts.has(shFailglob) {
+				return nil, r.discardf("no match: %s", f.text())
+			}
+			if r.shopts.has(shNullglob) {
+				continue
+			}
+		}
+		out = append(out, f.text())
+	}
+	return out, nil
+}
+
+// expandString expands a word into one string (no splitting or globbing).
+func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~") {
+			return l.Value, nil
+		}
+	}
+	e := &expander{r: r, mode: modeString}
+	if err := e.parts(w.Parts, false, true, ctx == ctxAssignValue); err != nil {
+		return "", err
+	}
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String(), nil
+}
+
+// expandPattern expands a word into a glob pattern (quoted parts escaped).
+func (r *Runner) expandPattern(w *syntax.Word) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	e := &expander{r: r, mode: modePattern}
+	if err := e.parts(w.Parts, false, true, false); err != nil {
+		return "", err
+	}
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].pattern())
+	}
+	return b.String(), nil
+}
+
+// parts expands word parts into the expander. inDQ: inside double quotes. tilde: the first
+// part may start a tilde prefix. assign: tilde also after unquoted ':' (and the word is an
+// assignment value).
+func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) error {
+	r := e.r
+	for i, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			s := p.Value
+			if inDQ {
+				e.lit(unescapeDQ(s), true)
+				continue
+			}
+			if i == 0 && tilde && strings.HasPrefix(s, "~") {
+				rest, err := e.tilde(s, parts, i)
+				if err != nil {
+					return err
+				}
+				s = rest
+			}
+			if assign && strings.Contains(s, ":~") {
+				if err := e.litAssign(s, parts, i); err != nil {
+					return err
+				}
+				continue
+			}
+			e.unquotedLit(s)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				e.lit(ansiC(p.Value), true)
+			} else {
+				e.lit(p.Value, true)
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 0 {
+				e.cur.exists = true
+			}
+			if err := e.parts(p.Parts, true, false, false); err != nil {
+				return err
+			}
+		case *syntax.ParamExp:
+			if err := e.param(p, inDQ); err != nil {
+				return err
+			}
+		case *syntax.CmdSubst:
+			s, err := r.cmdSubst(p)
+			if err != nil {
+				return err
+			}
+			if err := e.value(s, inDQ); err != nil {
+				return err
+			}
+		case *syntax.ArithmExp:
+			n, err := r.arithNode(p, p.X)
+			if err != nil {
+				return err
+			}
+			if err := e.value(strconv.FormatInt(n, 10), inDQ); err != nil {
+				return err
+			}
+		case *syntax.ProcSubst:
+			path, err := r.procSubst(p)
+			if err != nil {
+				return err
+			}
+			e.lit(path, true)
+		case *syntax.ExtGlob:
+			e.cur.add(p.Op.String()+p.Pattern.Value+")", inDQ)
+			if !inDQ && e.mode != modeString {
+				e.cur.glob = true
+			}
+		default:
+			return r.refuseErr(p.Pos(), "this word")
+		}
+	}
+	return nil
+}
+
+// unquotedLit adds unquoted literal text: a backslash quotes the next character.
+func (e *expander) unquotedLit(s string) {
+	if strings.IndexByte(s, '\\') < 0 {
+		e.lit(s, false)
+		return
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if i > start {
+			e.lit(s[start:i], false)
+		}
+		if i+1 < len(s) {
+			e.lit(s[i+1:i+2], true)
+			i++
+		} else {
+			e.lit("\\", false)
+		}
+		start = i + 1
+	}
+	if start < len(s) {
+		e.lit(s[start:], false)
+	}
+}
+
+// litAssign adds an assignment value's literal, expanding ~ after each unquoted ':'.
+func (e *expander) litAssign(s string, parts []syntax.WordPart, i int) error {
+	for {
+		k := strings.Index(s, ":~")
+		if k < 0 || strings.Contains(s[:k], "\\") {
+			e.unquotedLit(s)
+			return nil
+		}
+		e.unquotedLit(s[:k+1])
+		rest, err := e.tilde(s[k+1:], parts, i)
+		if err != nil {
+			return err
+		}
+		s = rest
+	}
+}
+
+// tilde expands a leading tilde prefix of s (the rest of the literal follows), adding the
+// result quoted; it returns what remains of s. A prefix followed by a non-literal part of
+// the word is not a tilde prefix.
+func (e *expander) tilde(s string, parts []syntax.WordPart, i int) (string, error) {
+	end := strings.IndexAny(s, "/:")
+	if end < 0 {
+		end = len(s)
+		if i+1 < len(parts) {
+			// "~$x" or "~"'a': the prefix would continue into another part.
+			return s, nil
+		}
+	}
+	prefix := s[1:end]
+	if strings.ContainsAny(prefix, "\\'\"") {
+		return s, nil
+	}
+	val, ok := e.r.tildeValue(prefix)
+	if !ok {
+		return s, nil
+	}
+	e.lit(val, true)
+	return s[end:], nil
+}
+
+// tildeValue resolves ~prefix.
+func (r *Runner) tildeValue(prefix string) (string, bool) {
+	switch prefix {
+	case "":
+		if h, ok := r.scalar("HOME"); ok {
+			return h, true
+		}
+		return r.homeDir(), true
+	case "+":
+		if v, ok := r.scalar("PWD"); ok {
+			return v, true
+		}
+		return "", false
+	case "-":
+		if v, ok := r.scalar("OLDPWD"); ok {
+			return v, true
+		}
+		return "", false
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(prefix, "+")); err == nil && !strings.HasPrefix(prefix, "-") {
+		return r.dirAt(n, false)
+	}
+	if n, err := strconv.Atoi(prefix); err == nil && n < 0 {
+		return r.dirAt(-n, true)
+	}
+	if prefix == r.c.cfg.Identity.User && prefix != "" {
+		return r.homeDir(), true
+	}
+	return "", false
+}
+
+// homeDir is the virtual user's home when HOME is unset.
+func (r *Runner) homeDir() string {
+	for _, kv := range r.c.cfg.Environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			return v
+		}
+	}
+	return "/"
+}
+
+// unescapeDQ removes the backslashes that are quoting inside double quotes.
+func unescapeDQ(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeHdoc removes the backslashes that are quoting in an unquoted here-document.
+func unescapeHdoc(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,217 @@
+package eval
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// ofile is an open file description: what a file descriptor refers to. Duplicated
+// descriptors (dup, subshells) share it; it is closed when the last one goes.
+type ofile struct {
+	refs atomic.Int32
+	r    io.Reader
+	w    io.Writer
+	c    io.Closer
+	// onEPIPE runs when a write finds the pipe's reader gone (the writer's SIGPIPE).
+	onEPIPE func()
+
+	// pending holds bytes read ahead by `read`/`mapfile` and not consumed: the next reader of
+	// this description gets them first, as bash's lseek back on a regular file.
+	mu      sync.Mutex
+	pending []byte
+}
+
+func newOfile(r io.Reader, w io.Writer, c io.Closer) *ofile {
+	f := &ofile{r: r, w: w, c: c}
+	f.refs.Store(1)
+	return f
+}
+
+func (f *ofile) ref() *ofile {
+	f.refs.Add(1)
+	return f
+}
+
+func (f *ofile) release() {
+	if f.refs.Add(-1) == 0 && f.c != nil {
+		_ = f.c.Close()
+	}
+}
+
+var errBadFD = syscall.EBADF
+
+func (f *ofile) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	if len(f.pending) > 0 {
+		n := copy(p, f.pending)
+		f.pending = f.pending[n:]
+		f.mu.Unlock()
+		return n, nil
+	}
+	f.mu.Unlock()
+	if f.r == nil {
+		return 0, errBadFD
+	}
+	return f.r.Read(p)
+}
+
+// unread gives bytes back to the description (read ahead, not consumed).
+func (f *ofile) unread(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	f.mu.Lock()
+	f.pending = append(slices.Clone(b), f.pending...)
+	f.mu.Unlock()
+}
+
+func (f *ofile) Write(p []byte) (int, error) {
+	if f.w == nil {
+		return 0, errBadFD
+	}
+	n, err := f.w.Write(p)
+	if err != nil && errors.Is(err, syscall.EPIPE) && f.onEPIPE != nil {
+		f.onEPIPE()
+	}
+	return n, err
+}
+
+func (f *ofile) readable() bool { return f.r != nil }
+func (f *ofile) writable() bool { return f.w != nil }
+
+// nopCloser marks descriptions the shell must never close (the run's own stdio).
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+type nullFile struct{}
+
+func (nullFile) Read([]byte) (int, error)    { return 0, io.EOF }
+func (nullFile) Write(p []byte) (int, error) { return len(p), nil }
+
+// fdTable maps descriptor numbers to open files. It belongs to one shell; subshells get a
+// copy (dup).
+type fdTable struct {
+	lo [10]*ofile
+	hi map[int]*ofile
+}
+
+func newFdTable(stdin io.Reader, stdout, stderr io.Writer) *fdTable {
+	t := &fdTable{}
+	if stdin == nil {
+		stdin = emptyReader{}
+	}
+	t.lo[0] = newOfile(stdin, nil, nil)
+	if stdout != nil {
+		t.lo[1] = newOfile(nil, stdout, nil)
+	}
+	if stderr != nil {
+		t.lo[2] = newOfile(nil, stderr, nil)
+	}
+	return t
+}
+
+func (t *fdTable) get(n int) *ofile {
+	if n >= 0 && n < 10 {
+		return t.lo[n]
+	}
+	return t.hi[n]
+}
+
+// set puts f at n (taking over the caller's reference), releasing what was there.
+func (t *fdTable) set(n int, f *ofile) {
+	var old *ofile
+	if n >= 0 && n < 10 {
+		old, t.lo[n] = t.lo[n], f
+	} else {
+		old = t.hi[n]
+		if f == nil {
+			delete(t.hi, n)
+		} else {
+			if t.hi == nil {
+				t.hi = map[int]*ofile{}
+			}
+			t.hi[n] = f
+		}
+	}
+	if old != nil {
+		old.release()
+	}
+}
+
+func (t *fdTable) count() int {
+	n := len(t.hi)
+	for _, f := range t.lo {
+		if f != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// dup copies the table, each description gaining a reference.
+func (t *fdTable) dup() *fdTable {
+	n := &fdTable{lo: t.lo}
+	for _, f := range n.lo {
+		if f != nil {
+			f.ref()
+		}
+	}
+	if len(t.hi) > 0 {
+		n.hi = make(map[int]*ofile, len(t.hi))
+		for k, f := range t.hi {
+			n.hi[k] = f.ref()
+		}
+	}
+	return n
+}
+
+func (t *fdTable) closeAll() {
+	for i, f := range t.lo {
+		if f != nil {
+			t.lo[i] = nil
+			f.release()
+		}
+	}
+	for k, f := range t.hi {
+		delete(t.hi, k)
+		f.release()
+	}
+}
+
+// lowestFree finds the lowest free descriptor >= from ({var}> allocation starts at 10).
+func (t *fdTable) lowestFree(from int) int {
+	for n := from; ; n++ {
+		if t.get(n) == nil {
+			return n
+		}
+	}
+}
+
+// stdout and friends are the shell's current standard streams.
+func (r *Runner) stdout() io.Writer { return fdWriter{r.fds.get(1)} }
+func (r *Runner) stderr() io.Writer { return fdWriter{r.fds.get(2)} }
+func (r *Runner) stdin() io.Reader  { return fdReader{r.fds.get(0)} }
+
+// fdWriter writes to a descriptor that may be closed (nil): writes then fail with EBADF.
+type fdWriter struct{ f *ofile }
+
+func (w fdWriter) Write(p []byte) (int, error) {
+	if w.f == nil {
+		return 0, errBadFD
+	}
+	return w.f.Write(p)
+}
+
+type fdReader struct{ f *ofile }
+
+func (r fdReader) Read(p []byte) (int, error) {
+	if r.f == nil {
+		return 0, errBadFD
+	}
+	return r.f.Read(p)
+}

@@ -1,0 +1,231 @@
+package eval
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// glob performs pathname expansion of a pattern (backslash-escaped), through the FS. It
+// returns the sorted matches, none when nothing matches.
+func (r *Runner) glob(pat string) ([]string, error) {
+	abs := strings.HasPrefix(pat, "/")
+	comps := splitPattern(pat)
+	var base string
+	if abs {
+		base = "/"
+	}
+	results := []string{base}
+	for i, comp := range comps {
+		if err := r.checkCtx(); err != nil {
+			return nil, err
+		}
+		last := i == len(comps)-1
+		if comp == "" {
+			// A doubled or trailing slash.
+			if last {
+				for j := range results {
+					results[j] += "/"
+				}
+			}
+			continue
+		}
+		var next []string
+		if !hasGlobMeta(comp, r.shopts.has(shExtglob)) {
+			lit := unescapeGlob(comp)
+			for _, res := range results {
+				p := joinGlob(res, lit)
+				if last {
+					if _, err := r.c.fs.Lstat(r.absPath(p)); err != nil {
+						continue
+					}
+				}
+				next = append(next, p)
+			}
+			results = next
+			continue
+		}
+		if comp == "**" && r.shopts.has(shGlobstar) {
+			for _, res := range results {
+				more, err := r.globStar(res, last)
+				if err != nil {
+					return nil, err
+				}
+				next = append(next, more...)
+			}
+			results = next
+			continue
+		}
+		for _, res := range results {
+			dir := res
+			if dir == "" {
+				dir = "."
+			}
+			ents, err := r.c.fs.ReadDir(r.absPath(dir))
+			if err != nil {
+				continue
+			}
+			var names []string
+			for _, ent := range ents {
+				name := ent.Name()
+				if !r.globName(comp, name) {
+					continue
+				}
+				if !last && !r.isDir(joinGlob(res, name)) {
+					continue
+				}
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				next = append(next, joinGlob(res, n))
+			}
+		}
+		results = next
+		if len(results) == 0 {
+			return nil, nil
+		}
+	}
+	if len(results) == 1 && results[0] == base {
+		return nil, nil
+	}
+	slices.Sort(results)
+	n := 0
+	for _, s := range results {
+		n += len(s) + 16
+	}
+	if err := r.charge(int64(n)); err != nil {
+		return nil, err
+	}
+	r.pendingCredit += int64(n)
+	return results, nil
+}
+
+// globName reports whether a directory entry matches one pattern component.
+func (r *Runner) globName(comp, name string) bool {
+	if name == "." || name == ".." {
+		if r.shopts.has(shGlobskipdots) {
+			return false
+		}
+	}
+	if strings.HasPrefix(name, ".") && !r.shopts.has(shDotglob) {
+		if !strings.HasPrefix(comp, ".") && !strings.HasPrefix(comp, "\\.") {
+			return false
+		}
+	}
+	return r.matchPattern(comp, name, r.shopts.has(shNocaseglob))
+}
+
+// globStar expands ** : the directory itself and every directory below (files too when **
+// is the last component).
+func (r *Runner) globStar(base string, last bool) ([]string, error) {
+	var out []string
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		if err := r.checkCtx(); err != nil {
+			return err
+		}
+		if depth > 256 {
+			return nil
+		}
+		d := dir
+		if d == "" {
+			d = "."
+		}
+		ents, err := r.c.fs.ReadDir(r.absPath(d))
+		if err != nil {
+			return nil
+		}
+		names := make([]string, 0, len(ents))
+		for _, ent := range ents {
+			names = append(names, ent.Name())
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if strings.HasPrefix(name, ".") && !r.shopts.has(shDotglob) {
+				continue
+			}
+			p := joinGlob(dir, name)
+			fi, err := r.c.fs.Lstat(r.absPath(p))
+			if err != nil {
+				continue
+			}
+			if fi.IsDir() {
+				if last {
+					out = append(out, p)
+				} else {
+					out = append(out, p+"/")
+				}
+				if err := walk(p, depth+1); err != nil {
+					return err
+				}
+			} else if last {
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	if !last {
+		out = append(out, base)
+	}
+	if err := walk(base, 0); err != nil {
+		return nil, err
+	}
+	for i, p := range out {
+		out[i] = strings.TrimSuffix(p, "/")
+		if out[i] == "" && !last {
+			out[i] = base
+		}
+	}
+	return out, nil
+}
+
+func (r *Runner) isDir(p string) bool {
+	fi, err := r.c.fs.Stat(r.absPath(p))
+	return err == nil && fi.IsDir()
+}
+
+func joinGlob(dir, name string) string {
+	switch {
+	case dir == "":
+		return name
+	case strings.HasSuffix(dir, "/"):
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// splitPattern splits a pattern at unescaped slashes (a slash inside brackets still
+// separates, as in bash).
+func splitPattern(pat string) []string {
+	pat = strings.TrimPrefix(pat, "/")
+	var out []string
+	start := 0
+	for i := 0; i < len(pat); i++ {
+		switch pat[i] {
+		case '\\':
+			i++
+		case '/':
+			out = append(out, pat[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, pat[start:])
+}
+
+// unescapeGlob removes pattern backslashes.
+func unescapeGlob(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+var _ = path.Clean

@@ -1,0 +1,130 @@
+// Package osfs gives the evaluator's development tools (evalsh, the differential tests) the
+// host filesystem, and runs external commands on the host. It is never used by the
+// sandbox engine.
+package osfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+)
+
+// FS is the host filesystem.
+type FS struct{}
+
+func (FS) Open(name string, flag int, perm fs.FileMode) (eval.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+func (FS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (FS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
+func (FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (FS) RealPath(name string) (string, error)       { return filepath.EvalSymlinks(name) }
+func (FS) Access(name string, mode uint32) error {
+	return syscall.Access(name, mode)
+}
+
+// Lookup finds a command in the host PATH.
+func Lookup(name string) (string, bool) {
+	p, err := exec.LookPath(name)
+	return p, err == nil
+}
+
+// Exec runs a host command. Shell invocations (bash, sh, or self) run self, the evaluator's
+// own command, so scripts that start a shell stay on the evaluator.
+func Exec(self string) eval.ExecFunc {
+	return func(ctx context.Context, c *eval.Command) (int, error) {
+		argv := c.Args
+		name := argv[0]
+		if self != "" && (name == self || name == "bash" || name == "sh" || name == "/bin/bash" || name == "/bin/sh" || name == "/usr/bin/bash") {
+			argv = append([]string{self}, argv[1:]...)
+			name = self
+		}
+		path := name
+		if !strings.Contains(name, "/") {
+			p, err := exec.LookPath(name)
+			if err != nil {
+				return 127, eval.ErrNotFound
+			}
+			path = p
+		} else {
+			p := name
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(c.Dir, p)
+			}
+			fi, err := os.Stat(p)
+			if err != nil {
+				return 127, eval.ErrNotFound
+			}
+			if fi.IsDir() || fi.Mode()&0o111 == 0 {
+				io.WriteString(c.Stderr, "bash: "+name+": Permission denied\n")
+				return 126, nil
+			}
+			path = p
+		}
+		cmd := exec.CommandContext(ctx, path, argv[1:]...)
+		cmd.Args[0] = argv[0]
+		cmd.Dir = c.Dir
+		cmd.Env = c.Env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+		// /dev/fd/N arguments (process substitution) are bridged to real pipes.
+		var closers []io.Closer
+		for i, a := range argv[1:] {
+			if !strings.HasPrefix(a, "/dev/fd/") {
+				continue
+			}
+			n, err := strconv.Atoi(a[len("/dev/fd/"):])
+			if err != nil || n < 3 || n > 200 || c.OpenFD == nil {
+				continue
+			}
+			f, err := c.OpenFD(n)
+			if err != nil {
+				continue
+			}
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				f.Close()
+				continue
+			}
+			for len(cmd.ExtraFiles) <= n-3 {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
+			}
+			// Which way the data flows is unknown: try reading from the shell side first.
+			cmd.ExtraFiles[n-3] = pr
+			go func() {
+				io.Copy(pw, f)
+				pw.Close()
+				f.Close()
+			}()
+			closers = append(closers, pr)
+			_ = i
+		}
+		err := cmd.Run()
+		for _, c := range closers {
+			c.Close()
+		}
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, nil
+		case errors.As(err, &ee):
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				return 128 + int(ws.Signal()), nil
+			}
+			return ee.ExitCode(), nil
+		}
+		if ctx.Err() != nil {
+			return 1, nil
+		}
+		io.WriteString(c.Stderr, "bash: "+name+": "+err.Error()+"\n")
+		return 126, nil
+	}
+}

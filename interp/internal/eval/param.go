@@ -1,0 +1,950 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pval is a parameter's value before its operator applies.
+type pval struct {
+	set    bool
+	isList bool // $@, $*, ${a[@]}, ${a[*]}
+	star   bool // the * form
+	str    string
+	list   []string
+	// name is how messages name the parameter ("x", "a[1]", "$1", "@").
+	name string
+	// varName is the variable a ${x:=...} assigns (empty: not assignable).
+	varName string
+	sub     string
+	hasSub  bool
+	attrs   attr
+	assoc   bool
+	// keysOf is set for ${!a[@]}.
+}
+
+// joined is the value as one string (what :- tests for null).
+func (p *pval) joined(r *Runner) string {
+	if !p.isList {
+		return p.str
+	}
+	sep := " "
+	if p.star {
+		sep = r.ifsJoin()
+	}
+	return strings.Join(p.list, sep)
+}
+
+// subscriptOf is the expanded text of a parameter's subscript (an assoc key, or arithmetic
+// text for an indexed array), and whether it is @ or *.
+func (r *Runner) subscriptOf(pe *syntax.ParamExp, assoc bool) (string, error) {
+	if w, ok := pe.Index.(*syntax.Word); ok {
+		if l := w.Lit(); l == "@" || l == "*" {
+			return l, nil
+		}
+		if assoc {
+			return r.expandString(w, ctxPlain)
+		}
+	}
+	from := int(pe.Param.End().Offset()) + 1
+	to := int(pe.Index.End().Offset())
+	for to < len(r.cur.text) && r.cur.text[to] != ']' {
+		to++
+	}
+	return r.spliceText(r.splicePlan(pe.Index, from, to))
+}
+
+// isAtStar reports whether a subscript node is @ or *.
+func isAtStar(x syntax.ArithmExpr) (string, bool) {
+	if w, ok := x.(*syntax.Word); ok {
+		if l := w.Lit(); l == "@" || l == "*" {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// paramValue looks up a parameter by name (and subscript), as ${name[sub]} would.
+func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) {
+	pv := pval{name: name}
+	switch name {
+	case "@", "*":
+		pv.isList, pv.star, pv.list, pv.set = true, name == "*", r.params, len(r.params) > 0
+		return pv, nil
+	case "#":
+		pv.str, pv.set = strconv.Itoa(len(r.params)), true
+		return pv, nil
+	case "?":
+		pv.str, pv.set = strconv.Itoa(r.status), true
+		return pv, nil
+	case "-":
+		pv.str, pv.set = r.dashValue(), true
+		return pv, nil
+	case "$":
+		pv.str, pv.set = strconv.Itoa(r.c.cfg.Identity.PID), true
+		return pv, nil
+	case "!":
+		if r.lastBg != 0 {
+			pv.str, pv.set = strconv.Itoa(r.lastBg), true
+		}
+		return pv, nil
+	case "0":
+		pv.str, pv.set = r.arg0, true
+		return pv, nil
+	}
+	if c := name[0]; c >= '0' && c <= '9' {
+		n, err := strconv.Atoi(name)
+		pv.name = "$" + name
+		if err == nil && n >= 1 && n <= len(r.params) {
+			pv.str, pv.set = r.params[n-1], true
+		}
+		return pv, nil
+	}
+	v, rf, ok := r.lookupVar(name)
+	pv.varName = rf.name
+	pv.attrs = v.attrs
+	pv.assoc = v.attrs&attrAssoc != 0
+	if rf.hasSub && !hasSub {
+		// A nameref to an array element.
+		pv.name = name
+		pv.varName = name
+		s, set := r.element(v, rf.name, rf.sub)
+		pv.str, pv.set = s, set
+		return pv, nil
+	}
+	if !ok {
+		if hasSub {
+			pv.name = name + "[" + sub + "]"
+			if sub == "@" || sub == "*" {
+				pv.isList, pv.star = true, sub == "*"
+				pv.name = name
+			}
+		}
+		return pv, nil
+	}
+	if !hasSub {
+		pv.str, pv.set = varScalar(&v)
+		return pv, nil
+	}
+	pv.sub, pv.hasSub = sub, true
+	pv.name = name + "[" + sub + "]"
+	if sub == "@" || sub == "*" {
+		pv.isList, pv.star = true, sub == "*"
+		pv.name = name
+		switch {
+		case v.as != nil:
+			for _, k := range v.as.keys() {
+				s, _ := v.as.get(k)
+				pv.list = append(pv.list, s)
+			}
+		case v.arr != nil:
+			pv.list = v.arr.vals
+		case v.set && !v.isArray():
+			pv.list = []string{v.str}
+		}
+		pv.set = len(pv.list) > 0
+		return pv, nil
+	}
+	if v.attrs&attrAssoc != 0 {
+		if v.as != nil {
+			pv.str, pv.set = v.as.get(sub)
+		}
+		return pv, nil
+	}
+	n, err := r.arithSubscript(sub)
+	if err != nil {
+		return pv, err
+	}
+	if n < 0 && v.arr != nil && n+v.arr.max()+1 < 0 {
+		r.errorf("%s: bad array subscript", name)
+		return pv, nil
+	}
+	pv.str, pv.set = r.indexGet(v, name, n)
+	return pv, nil
+}
+
+// param expands one ${...} or $x into the expander.
+func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
+	r := e.r
+	if pe.Param == nil {
+		return r.refuseErr(pe.Pos(), "this parameter expansion")
+	}
+	name := pe.Param.Value
+
+	// ${!prefix*} and ${!prefix@}: variable names.
+	if pe.Names != 0 {
+		return e.list(r.varNamesWithPrefix(name), inDQ, pe.Names == syntax.NamesPrefix)
+	}
+	// Fast path: $x and ${x} of a plain variable.
+	if pe.Index == nil && !pe.Excl && !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && validName(name) {
+		s, ok := r.scalar(name)
+		if !ok && r.opts.has(optNounset) {
+			return r.exitf("%s: unbound variable", name)
+		}
+		return e.value(s, inDQ)
+	}
+
+	var pv pval
+	var err error
+	switch {
+	case pe.Excl && pe.Index != nil && isAtStarIdx(pe):
+		// ${!a[@]}: the keys of an array.
+		pv, err = r.arrayKeys(name, pe)
+		if err != nil {
+			return err
+		}
+	case pe.Excl:
+		pv, err = r.indirect(pe, name)
+		if err != nil {
+			return err
+		}
+	default:
+		sub, hasSub := "", pe.Index != nil
+		if hasSub {
+			v, _, _ := r.lookupVar(name)
+			sub, err = r.subscriptOf(pe, v.attrs&attrAssoc != 0)
+			if err != nil {
+				return err
+			}
+		}
+		pv, err = r.paramValue(name, sub, hasSub)
+		if err != nil {
+			return err
+		}
+	}
+
+	if pe.Length {
+		if !pv.set && !pv.isList && r.opts.has(optNounset) {
+			return r.exitf("%s: unbound variable", pv.name)
+		}
+		n := 0
+		if pv.isList {
+			n = len(pv.list)
+		} else {
+			n = r.strLen(pv.str)
+		}
+		return e.value(strconv.Itoa(n), inDQ)
+	}
+
+	if pe.Exp != nil {
+		handled, err := e.paramOp(pe, &pv, inDQ)
+		if err != nil || handled {
+			return err
+		}
+	} else if !pv.set && r.opts.has(optNounset) && !pv.isList {
+		return r.exitf("%s: unbound variable", pv.name)
+	}
+
+	if pe.Slice != nil {
+		if err := r.slice(pe, &pv); err != nil {
+			return err
+		}
+	}
+	if pe.Repl != nil {
+		if err := r.replace(pe, &pv); err != nil {
+			return err
+		}
+	}
+	if pv.isList {
+		return e.list(pv.list, inDQ, pv.star)
+	}
+	return e.value(pv.str, inDQ)
+}
+
+func isAtStarIdx(pe *syntax.ParamExp) bool {
+	_, ok := isAtStar(pe.Index)
+	return ok
+}
+
+// arrayKeys is ${!a[@]} / ${!a[*]}.
+func (r *Runner) arrayKeys(name string, pe *syntax.ParamExp) (pval, error) {
+	sub, _ := isAtStar(pe.Index)
+	pv := pval{name: name, isList: true, star: sub == "*"}
+	v, _, ok := r.lookupVar(name)
+	if !ok {
+		return pv, nil
+	}
+	switch {
+	case v.as != nil:
+		pv.list = v.as.keys()
+	case v.arr != nil:
+		pv.list = make([]string, v.arr.len())
+		for i := range pv.list {
+			pv.list[i] = strconv.FormatInt(v.arr.key(i), 10)
+		}
+	case v.set && !v.isArray():
+		pv.list = []string{"0"}
+	}
+	pv.set = len(pv.list) > 0
+	return pv, nil
+}
+
+// indirect is ${!name...}: the value of name names the parameter to expand. A nameref
+// yields the name it refers to instead.
+func (r *Runner) indirect(pe *syntax.ParamExp, name string) (pval, error) {
+	if pe.Index == nil && validName(name) {
+		_, v := r.find(name)
+		if v.attrs&attrNameref != 0 {
+			return pval{name: name, str: v.str, set: v.set}, nil
+		}
+	}
+	var target pval
+	var err error
+	if pe.Index != nil {
+		v, _, _ := r.lookupVar(name)
+		sub, err := r.subscriptOf(pe, v.attrs&attrAssoc != 0)
+		if err != nil {
+			return target, err
+		}
+		target, err = r.paramValue(name, sub, true)
+		if err != nil {
+			return target, err
+		}
+	} else {
+		target, err = r.paramValue(name, "", false)
+		if err != nil {
+			return target, err
+		}
+	}
+	ref := target.joined(r)
+	if !target.set && !target.isList {
+		if r.opts.has(optNounset) {
+			return pval{}, r.exitf("%s: unbound variable", name)
+		}
+		if pe.Exp != nil {
+			// ${!x:-default} with x unset: the default applies.
+			return pval{name: name}, nil
+		}
+		return pval{}, r.discardf("%s: invalid indirect expansion", name)
+	}
+	rname, sub, hasSub, ok := parseParamRef(ref)
+	if !ok {
+		return pval{}, r.discardf("%s: invalid variable name", ref)
+	}
+	if hasSub && sub != "@" && sub != "*" {
+		v, _, _ := r.lookupVar(rname)
+		if v.attrs&attrAssoc == 0 {
+			// Indexed subscripts in an indirect reference are arithmetic text.
+			return r.paramValue(rname, sub, true)
+		}
+	}
+	return r.paramValue(rname, sub, hasSub)
+}
+
+// parseParamRef splits "name", "name[sub]" or a special parameter.
+func parseParamRef(s string) (name, sub string, hasSub, ok bool) {
+	if s == "" {
+		return "", "", false, false
+	}
+	if len(s) == 1 && strings.IndexByte("@*#?-$!0123456789", s[0]) >= 0 {
+		return s, "", false, true
+	}
+	if isDigits(s) {
+		return s, "", false, true
+	}
+	if i := strings.IndexByte(s, '['); i > 0 && strings.HasSuffix(s, "]") {
+		if !validName(s[:i]) {
+			return "", "", false, false
+		}
+		return s[:i], s[i+1 : len(s)-1], true, true
+	}
+	return s, "", false, validName(s)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// paramOp applies ${x<op>word}. handled means the expander already has the result.
+func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, error) {
+	r := e.r
+	op := pe.Exp.Op
+	word := pe.Exp.Word
+	null := func() bool { return pv.joined(r) == "" }
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+		if !pv.set || (op == syntax.DefaultUnsetOrNull && null()) {
+			return true, e.operand(word, inDQ)
+		}
+		return false, nil
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		if !pv.set || (op == syntax.AlternateUnsetOrNull && null()) {
+			// Nothing; in double quotes an empty string.
+			if inDQ {
+				e.cur.exists = true
+			}
+			return true, nil
+		}
+		return true, e.operand(word, inDQ)
+	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		if pv.set && !(op == syntax.AssignUnsetOrNull && null()) {
+			return false, nil
+		}
+		val, err := r.operandString(word, inDQ)
+		if err != nil {
+			return true, err
+		}
+		if pv.varName == "" || !validName(pv.varName) {
+			return true, r.discardf("$%s: cannot assign in this way", strings.TrimPrefix(pv.name, "$"))
+		}
+		if pv.hasSub && pv.sub != "@" && pv.sub != "*" {
+			err = r.assignElem(pv.varName, pv.sub, val, 0, !pv.assoc)
+		} else {
+			err = r.assign(pv.varName, val, 0)
+		}
+		if err != nil {
+			return true, err
+		}
+		np, err := r.paramValue(pv.varName, pv.sub, pv.hasSub)
+		if err != nil {
+			return true, err
+		}
+		*pv = np
+		return false, nil
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		if pv.set && !(op == syntax.ErrorUnsetOrNull && null()) {
+			return false, nil
+		}
+		msg := ""
+		if word != nil {
+			var err error
+			msg, err = r.operandString(word, inDQ)
+			if err != nil {
+				return true, err
+			}
+		}
+		if msg == "" {
+			if op == syntax.ErrorUnsetOrNull {
+				msg = "parameter null or not set"
+			} else {
+				msg = "parameter not set"
+			}
+		}
+		return true, r.exitf("%s: %s", pv.name, msg)
+	}
+	// The remaining operators transform a value: unset is an error under set -u.
+	if !pv.set && !pv.isList && r.opts.has(optNounset) {
+		return true, r.exitf("%s: unbound variable", pv.name)
+	}
+	switch op {
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		pat, err := r.expandPattern(word)
+		if err != nil {
+			return true, err
+		}
+		nocase := false
+		f := func(s string) string {
+			switch op {
+			case syntax.RemSmallPrefix:
+				return s[r.prefixMatch(pat, s, false, nocase):]
+			case syntax.RemLargePrefix:
+				return s[r.prefixMatch(pat, s, true, nocase):]
+			case syntax.RemSmallSuffix:
+				return s[:r.suffixMatch(pat, s, false, nocase)]
+			default:
+				return s[:r.suffixMatch(pat, s, true, nocase)]
+			}
+		}
+		pv.mapEach(f)
+	case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+		pat := ""
+		if word != nil {
+			var err error
+			if pat, err = r.expandPattern(word); err != nil {
+				return true, err
+			}
+		}
+		all := op == syntax.UpperAll || op == syntax.LowerAll
+		upper := op == syntax.UpperFirst || op == syntax.UpperAll
+		pv.mapEach(func(s string) string { return r.caseMod(s, pat, upper, all) })
+	case syntax.OtherParamOps:
+		return false, r.atOp(pe, pv, word.Lit())
+	default:
+		return true, r.refuseErr(pe.Pos(), "${x"+op.String()+"...}")
+	}
+	return false, nil
+}
+
+func (p *pval) mapEach(f func(string) string) {
+	if p.isList {
+		out := make([]string, len(p.list))
+		for i, s := range p.list {
+			out[i] = f(s)
+		}
+		p.list = out
+		return
+	}
+	if p.set {
+		p.str = f(p.str)
+	}
+}
+
+// operand expands the word of ${x:-word} / ${x:+word} into the surrounding word: unquoted,
+// its results are split and globbed like the rest of the word.
+func (e *expander) operand(w *syntax.Word, inDQ bool) error {
+	if w == nil {
+		if inDQ {
+			e.cur.exists = true
+		}
+		return nil
+	}
+	if inDQ {
+		e.cur.exists = true
+		return e.dqOperand(w.Parts)
+	}
+	return e.parts(w.Parts, false, true, false)
+}
+
+// dqOperand expands an operand word inside double quotes: single quotes are literal there.
+func (e *expander) dqOperand(parts []syntax.WordPart) error {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted:
+			if p.Dollar && e.r.shopts.has(shExtquote) {
+				e.lit(ansiC(p.Value), true)
+			} else if p.Dollar {
+				e.lit("$'"+p.Value+"'", true)
+			} else {
+				e.lit("'"+p.Value+"'", true)
+			}
+		default:
+			if err := e.parts([]syntax.WordPart{p}, true, false, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// operandString expands an operand word to one string (${x:=word}, ${x:?word}).
+func (r *Runner) operandString(w *syntax.Word, inDQ bool) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	e := &expander{r: r, mode: modeString}
+	var err error
+	if inDQ {
+		err = e.dqOperand(w.Parts)
+	} else {
+		err = e.parts(w.Parts, false, true, false)
+	}
+	if err != nil {
+		return "", err
+	}
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String(), nil
+}
+
+// utf8Mode reports whether the locale counts characters as UTF-8 sequences.
+func (r *Runner) utf8Mode() bool {
+	for _, n := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v, ok := r.scalar(n); ok && v != "" {
+			l := strings.ToLower(v)
+			return strings.Contains(l, "utf-8") || strings.Contains(l, "utf8")
+		}
+	}
+	return false
+}
+
+func (r *Runner) strLen(s string) int {
+	if r.utf8Mode() {
+		return utf8.RuneCountInString(s)
+	}
+	return len(s)
+}
+
+// slice applies ${x:offset:length}.
+func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
+	off, err := r.arithNode(pe, pe.Slice.Offset)
+	if err != nil {
+		return err
+	}
+	hasLen := pe.Slice.Length != nil
+	var length int64
+	if hasLen {
+		if length, err = r.arithNode(pe, pe.Slice.Length); err != nil {
+			return err
+		}
+	}
+	if pv.isList {
+		list := pv.list
+		if pv.name == "@" || pv.name == "*" {
+			// Positional parameters count $0 as offset 0.
+			list = append([]string{r.arg0}, r.params...)
+			if off < 0 {
+				list = list[1:]
+				off += int64(len(list)) + 1
+				list = append([]string{r.arg0}, r.params...)
+			}
+		} else if pv.hasSub && !pv.assoc {
+			// Sparse arrays: the offset is an index, not a position.
+			v, _, _ := r.lookupVar(pv.varName)
+			if v.arr != nil {
+				if off < 0 {
+					off += v.arr.max() + 1
+				}
+				start := 0
+				for start < v.arr.len() && v.arr.key(start) < off {
+					start++
+				}
+				list = v.arr.vals[start:]
+				off = 0
+			}
+		} else if off < 0 {
+			off += int64(len(list))
+		}
+		if off < 0 || off > int64(len(list)) {
+			pv.list = nil
+			return nil
+		}
+		list = list[off:]
+		if hasLen {
+			if length < 0 {
+				return r.discardf("%s: substring expression < 0", strconv.FormatInt(length, 10))
+			}
+			if length < int64(len(list)) {
+				list = list[:length]
+			}
+		}
+		pv.list = list
+		return nil
+	}
+	if !pv.set {
+		return nil
+	}
+	s := pv.str
+	var runes []rune
+	n := int64(len(s))
+	u := r.utf8Mode()
+	if u {
+		runes = []rune(s)
+		n = int64(len(runes))
+	}
+	if off < 0 {
+		off += n
+		if off < 0 {
+			pv.str = ""
+			return nil
+		}
+	}
+	if off > n {
+		pv.str = ""
+		return nil
+	}
+	end := n
+	if hasLen {
+		if length < 0 {
+			end = n + length
+			if end < off {
+				return r.discardf("%s: substring expression < 0", strconv.FormatInt(length, 10))
+			}
+		} else if off+length < n {
+			end = off + length
+		}
+	}
+	if u {
+		pv.str = string(runes[off:end])
+	} else {
+		pv.str = s[off:end]
+	}
+	return nil
+}
+
+// replace applies ${x/pattern/string} and its variants.
+func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
+	if !pv.set && !pv.isList {
+		return nil
+	}
+	orig := pe.Repl.Orig
+	anchor := byte(0)
+	if orig != nil && len(orig.Parts) > 0 {
+		if l, ok := orig.Parts[0].(*syntax.Lit); ok && len(l.Value) > 0 && (l.Value[0] == '#' || l.Value[0] == '%') {
+			anchor = l.Value[0]
+			parts := append([]syntax.WordPart{&syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value[1:]}}, orig.Parts[1:]...)
+			orig = &syntax.Word{Parts: parts}
+		}
+	}
+	pat, err := r.expandPattern(orig)
+	if err != nil {
+		return err
+	}
+	with, err := r.replacement(pe.Repl.With)
+	if err != nil {
+		return err
+	}
+	nocase := false
+	pv.mapEach(func(s string) string {
+		return r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
+	})
+	return nil
+}
+
+// replacementText is a ${x/p/r} replacement: literal pieces and & (the match).
+type replacementText []seg
+
+// replacement expands the replacement string; with patsub_replacement an unquoted & stands
+// for the matched text.
+func (r *Runner) replacement(w *syntax.Word) (replacementText, error) {
+	if w == nil {
+		return nil, nil
+	}
+	e := &expander{r: r, mode: modeString}
+	if err := e.parts(w.Parts, false, true, false); err != nil {
+		return nil, err
+	}
+	e.emit(false)
+	var out replacementText
+	for _, f := range e.fields {
+		out = append(out, f.segs...)
+	}
+	return out, nil
+}
+
+func (rt replacementText) render(match string, amp bool) string {
+	var b strings.Builder
+	for _, s := range rt {
+		if s.quoted || !amp || strings.IndexByte(s.s, '&') < 0 {
+			b.WriteString(s.s)
+			continue
+		}
+		for i := 0; i < len(s.s); i++ {
+			c := s.s[i]
+			if c == '\\' && i+1 < len(s.s) && s.s[i+1] == '&' {
+				b.WriteByte('&')
+				i++
+				continue
+			}
+			if c == '&' {
+				b.WriteString(match)
+				continue
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// patReplace replaces matches of pat in s.
+func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, all, nocase bool) string {
+	amp := r.shopts.has(shPatsubReplacement)
+	switch anchor {
+	case '#':
+		n := r.prefixMatch(pat, s, true, nocase)
+		if n < 0 || (n == 0 && !r.matchPattern(pat, "", nocase)) {
+			return s
+		}
+		return with.render(s[:n], amp) + s[n:]
+	case '%':
+		n := r.suffixMatch(pat, s, true, nocase)
+		if n == len(s) && !r.matchPattern(pat, "", nocase) {
+			return s
+		}
+		return s[:n] + with.render(s[n:], amp)
+	}
+	if pat == "" {
+		return s
+	}
+	var b strings.Builder
+	i := 0
+	done := false
+	for i <= len(s) && !done {
+		end := r.longestAt(pat, s, i, nocase)
+		if end < 0 {
+			if i == len(s) {
+				break
+			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		b.WriteString(with.render(s[i:end], amp))
+		if end == i {
+			if i < len(s) {
+				_, size := utf8.DecodeRuneInString(s[i:])
+				b.WriteString(s[i : i+size])
+				i += size
+			} else {
+				i++
+			}
+		} else {
+			i = end
+		}
+		if !all {
+			b.WriteString(s[min(i, len(s)):])
+			return b.String()
+		}
+	}
+	return b.String()
+}
+
+// caseMod applies ${x^pat} and friends: characters matching pat (any character when pat is
+// empty) change case, the first one only unless all.
+func (r *Runner) caseMod(s, pat string, upper, all bool) string {
+	var b strings.Builder
+	first := true
+	for _, c := range s {
+		if !first && !all {
+			b.WriteRune(c)
+			continue
+		}
+		first = false
+		if pat == "" || r.matchPattern(pat, string(c), false) {
+			if upper {
+				c = unicode.ToUpper(c)
+			} else {
+				c = unicode.ToLower(c)
+			}
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// varNamesWithPrefix lists the set variables whose names start with prefix, sorted.
+func (r *Runner) varNamesWithPrefix(prefix string) []string {
+	var out []string
+	for _, n := range r.allVarNames() {
+		if strings.HasPrefix(n, prefix) {
+			if _, _, ok := r.lookupVarNoRef(n); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// atOp applies ${x@op}.
+func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
+	switch op {
+	case "Q":
+		pv.mapEach(quoteSingle)
+	case "E":
+		pv.mapEach(ansiC)
+	case "U":
+		pv.mapEach(strings.ToUpper)
+	case "L":
+		pv.mapEach(strings.ToLower)
+	case "u":
+		pv.mapEach(func(s string) string {
+			c, n := utf8.DecodeRuneInString(s)
+			if n == 0 {
+				return s
+			}
+			return string(unicode.ToUpper(c)) + s[n:]
+		})
+	case "a":
+		v, ok := r.varForPrint(pv.varName)
+		flags := ""
+		if ok && pv.varName != "" {
+			flags = strings.TrimPrefix(attrFlags(v.attrs), "-")
+			if flags == "-" {
+				flags = ""
+			}
+		}
+		if pv.isList {
+			for i := range pv.list {
+				pv.list[i] = flags
+			}
+		} else if pv.set || ok {
+			pv.str, pv.set = flags, true
+		}
+	case "A":
+		return r.atAssign(pv)
+	case "K", "k":
+		return r.atKeys(pe, pv, op == "k")
+	case "P":
+		return r.refuseErr(pe.Pos(), "${var@P} (prompt expansion)")
+	default:
+		return r.discardf("%s: bad substitution", r.cur.slice(pe.Pos(), pe.End()))
+	}
+	return nil
+}
+
+// atAssign is ${x@A}: a command that recreates the variable.
+func (r *Runner) atAssign(pv *pval) error {
+	name := pv.varName
+	if name == "" {
+		pv.str, pv.set, pv.isList = "", false, false
+		return nil
+	}
+	v, ok := r.varForPrint(name)
+	if !ok || (!pv.set && !pv.isList) {
+		pv.str, pv.set, pv.isList = "", false, false
+		if ok && v.attrs != 0 && !v.set {
+			pv.str, pv.set = "declare "+attrFlags(v.attrs)+" "+name, true
+		}
+		return nil
+	}
+	if pv.isList {
+		if v.isArray() {
+			s := declString(name, v)
+			pv.list = strings.SplitN(s, " ", 3)
+			return nil
+		}
+		pv.list = []string{name + "=" + quoteSingle(v.str)}
+		return nil
+	}
+	flags := attrFlags(v.attrs)
+	assign := name + "=" + quoteSingle(pv.str)
+	if flags == "--" {
+		pv.str = assign
+	} else {
+		pv.str = "declare " + flags + " " + assign
+	}
+	return nil
+}
+
+// atKeys is ${a[@]@K} (one word of key/value pairs) and @k (separate words).
+func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
+	if !pv.isList || !pv.hasSub {
+		pv.mapEach(quoteSingle)
+		return nil
+	}
+	v, _ := r.varForPrint(pv.varName)
+	var words []string
+	switch {
+	case v.as != nil:
+		for _, k := range v.as.keys() {
+			val, _ := v.as.get(k)
+			if separate {
+				words = append(words, k, val)
+			} else {
+				words = append(words, assocKeyQuote(k)+" "+quoteDouble(val)+" ")
+			}
+		}
+		if !separate {
+			words = []string{strings.Join(words, "")}
+		}
+	case v.arr != nil:
+		for i := 0; i < v.arr.len(); i++ {
+			k := strconv.FormatInt(v.arr.key(i), 10)
+			if separate {
+				words = append(words, k, v.arr.vals[i])
+			} else {
+				words = append(words, k+" "+quoteDouble(v.arr.vals[i]))
+			}
+		}
+		if !separate {
+			words = []string{strings.Join(words, " ")}
+		}
+	}
+	pv.list = words
+	return nil
+}

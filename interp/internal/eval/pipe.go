@@ -1,0 +1,119 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"syscall"
+)
+
+// pipeCap is the buffer of an in-memory pipe, as a Linux pipe's.
+const pipeCap = 64 << 10
+
+// errSigpipe is the cancellation cause of a shell that wrote to a pipe nobody reads.
+var errSigpipe = errors.New("SIGPIPE")
+
+// pipe is an in-memory pipe with a bounded buffer. Blocked readers and writers wake up when
+// the other side closes or when the run's context ends; no host FIFO or file is involved.
+type pipe struct {
+	mu       sync.Mutex
+	cond     sync.Cond
+	buf      []byte
+	rclosed  bool
+	wclosed  bool
+	ctx      context.Context
+	stopWake func() bool
+}
+
+func newPipe(ctx context.Context) *pipe {
+	p := &pipe{ctx: ctx}
+	p.cond.L = &p.mu
+	p.stopWake = context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	return p
+}
+
+type pipeReader struct{ p *pipe }
+type pipeWriter struct{ p *pipe }
+
+func (r pipeReader) Read(b []byte) (int, error) {
+	p := r.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.buf) == 0 {
+		if p.wclosed || p.rclosed {
+			return 0, io.EOF
+		}
+		if err := p.ctx.Err(); err != nil {
+			return 0, err
+		}
+		p.cond.Wait()
+	}
+	n := copy(b, p.buf)
+	p.buf = p.buf[n:]
+	if len(p.buf) == 0 {
+		p.buf = p.buf[:0:0]
+	}
+	p.cond.Broadcast()
+	return n, nil
+}
+
+func (r pipeReader) Close() error {
+	p := r.p
+	p.mu.Lock()
+	p.rclosed = true
+	p.buf = nil
+	p.cond.Broadcast()
+	done := p.wclosed
+	p.mu.Unlock()
+	if done {
+		p.stopWake()
+	}
+	return nil
+}
+
+func (w pipeWriter) Write(b []byte) (int, error) {
+	p := w.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for len(b) > 0 {
+		if p.rclosed {
+			return n, syscall.EPIPE
+		}
+		if p.wclosed {
+			return n, io.ErrClosedPipe
+		}
+		if err := p.ctx.Err(); err != nil {
+			return n, err
+		}
+		room := pipeCap - len(p.buf)
+		if room == 0 {
+			p.cond.Wait()
+			continue
+		}
+		k := min(room, len(b))
+		p.buf = append(p.buf, b[:k]...)
+		b = b[k:]
+		n += k
+		p.cond.Broadcast()
+	}
+	return n, nil
+}
+
+func (w pipeWriter) Close() error {
+	p := w.p
+	p.mu.Lock()
+	p.wclosed = true
+	p.cond.Broadcast()
+	done := p.rclosed
+	p.mu.Unlock()
+	if done {
+		p.stopWake()
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// source is one parsed text (a script file, a sourced file, an eval string, a trap string):
+// the evaluator reads arithmetic and subscripts from its bytes, by node offsets.
+type source struct {
+	name string
+	text string
+	// lineBase is added to node line numbers (eval strings count from the eval's line).
+	lineBase int
+	// cache holds per-node derived data (arithmetic splice plans); copies of a source made
+	// for another line base share it.
+	cache *sync.Map
+}
+
+// Program is a parsed script, reusable across runs and safe for concurrent use.
+type Program struct {
+	src   *source
+	stmts []*syntax.Stmt
+	// err is the syntax error after stmts, if any: bash runs what precedes a syntax error and
+	// then fails with status 2.
+	err *syntax.ParseError
+	// file is the parsed file (for Check); nil when err is set.
+	file *syntax.File
+}
+
+// File is the parsed syntax tree (nil when the source has a syntax error).
+func (p *Program) File() *syntax.File { return p.file }
+
+// Err is the syntax error of the source, if any.
+func (p *Program) Err() error {
+	if p.err == nil {
+		return nil
+	}
+	return p.err
+}
+
+func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
+
+// Parse parses a script. A syntax error does not fail Parse: the program then runs the
+// statements on the lines before the error and exits with status 2, as bash does; Err
+// reports it. Only input the parser cannot read at all is an error.
+func Parse(name string, src []byte) (*Program, error) {
+	p := &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
+	f, err := newParser().Parse(bytes.NewReader(src), name)
+	if err == nil {
+		p.file, p.stmts = f, f.Stmts
+		return p, nil
+	}
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) {
+		return nil, err
+	}
+	p.err = &pe
+	// Bash reads and runs one line at a time: everything on lines before the error runs.
+	_ = newParser().Stmts(bytes.NewReader(src), func(s *syntax.Stmt) bool {
+		if s.End().Line() >= pe.Pos.Line() {
+			return false
+		}
+		p.stmts = append(p.stmts, s)
+		return true
+	})
+	return p, nil
+}
+
+// parseString parses text run at run time (eval, trap, alias expansion); name and lineBase
+// are for messages and LINENO.
+func parseString(name, text string, lineBase int) (*source, []*syntax.Stmt, error) {
+	s := &source{name: name, text: text, lineBase: lineBase, cache: new(sync.Map)}
+	f, err := newParser().Parse(strings.NewReader(text), name)
+	if err != nil {
+		return s, nil, err
+	}
+	return s, f.Stmts, nil
+}
+
+// slice returns the source text between two positions of its nodes.
+func (s *source) slice(from, to syntax.Pos) string {
+	a, b := int(from.Offset()), int(to.Offset())
+	if a < 0 || b > len(s.text) || a > b {
+		return ""
+	}
+	return s.text[a:b]
+}
+
+// syntaxMessage renders a parse error as bash words it.
+func syntaxMessage(err error) string {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("line %d: syntax error: %s", pe.Pos.Line(), pe.Text)
+	}
+	return err.Error()
+}

@@ -1,0 +1,484 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call is the state one Run shares between all its shells (the main shell, subshells,
+// pipeline stages, background jobs).
+type call struct {
+	cfg    *Config
+	limits Limits
+	fs     FS
+	now    func() time.Time
+	start  time.Time
+
+	commands atomic.Int64
+	jobs     atomic.Int64
+	mem      atomic.Int64
+	ids      atomic.Uint64
+	pids     atomic.Int64
+
+	// cancel ends the run's context; fatal holds the first error that ended the run.
+	cancel  context.CancelCauseFunc
+	fatalMu sync.Mutex
+	fatalE  error
+	// wg counts every goroutine the run started; Run waits for it.
+	wg sync.WaitGroup
+
+	rngMu sync.Mutex
+	rng   *rand.Rand
+
+	// live counts the goroutines running now (pipeline stages, process substitutions).
+	live atomic.Int64
+	pats patCache
+
+	parseMu sync.Mutex
+	parsed  map[string]parsedText
+}
+
+func (c *call) setFatal(err error) {
+	c.fatalMu.Lock()
+	if c.fatalE == nil {
+		c.fatalE = err
+	}
+	c.fatalMu.Unlock()
+	c.cancel(err)
+}
+
+func (c *call) fatal() error {
+	c.fatalMu.Lock()
+	defer c.fatalMu.Unlock()
+	return c.fatalE
+}
+
+// goRun starts fn on a goroutine counted by the run; a panic ends the run with an
+// InternalError instead of the process.
+func (c *call) goRun(fn func()) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				c.setFatal(&InternalError{Cause: p, Stack: string(debug.Stack())})
+			}
+		}()
+		fn()
+	}()
+}
+
+// flowKind is how control leaves the statement being run.
+type flowKind uint8
+
+const (
+	flowNone flowKind = iota
+	flowBreak
+	flowContinue
+	flowReturn
+	flowExit
+	// flowDiscard abandons the current top-level command (bash's expansion errors): the
+	// enclosing eval, source, subshell or script line ends with status 1.
+	flowDiscard
+	// flowAbort ends the whole run with the call's fatal error.
+	flowAbort
+)
+
+// shError carries a control-flow change out of an expansion or assignment.
+type shError struct {
+	flow   flowKind
+	status int
+}
+
+func (e *shError) Error() string { return fmt.Sprintf("flow %d status %d", e.flow, e.status) }
+
+// errStatus1 is a failure already reported (status 1) that does not change control flow.
+var errStatus1 = &shError{flow: flowNone, status: 1}
+
+// funcDef is a function definition.
+type funcDef struct {
+	body *syntax.Stmt
+	src  *source
+	name string
+	// trace is declare -ft; readonly is readonly -f; exported is export -f.
+	trace, readonly, exported bool
+}
+
+type funcTable struct {
+	m      map[string]*funcDef
+	owner  uint64
+	frozen atomic.Bool
+}
+
+// frame is one entry of the function call stack (FUNCNAME, BASH_SOURCE, BASH_LINENO).
+type frame struct {
+	name   string
+	src    *source
+	callAt int // line of the call
+}
+
+// Runner is one shell: the main shell of a Run, or a subshell.
+type Runner struct {
+	c   *call
+	id  uint64
+	ctx context.Context
+
+	scopes  []*scope
+	funcs   *funcTable
+	opts    optSet
+	shopts  optSet
+	params  []string
+	arg0    string
+	dir     string
+	fds     *fdTable
+	traps   *traps
+	aliases map[string]string
+	dirs    []string // pushd stack, without the current directory
+	jobs    *jobTable
+	hashed  map[string]string
+
+	status     int // $?
+	lastBg     int // $!
+	bashpid    int
+	subLevel   int // BASH_SUBSHELL
+	depth      int // functions, source, eval, subshells: bounded by MaxCallDepth
+	frames     []frame
+	cur        *source
+	lineno     int
+	funcDepth  int
+	loopDepth  int
+	noErrexit  int
+	errexitOff bool // errexit suspended in a command substitution (no inherit_errexit)
+	inTrap     int
+	// pipestatus is PIPESTATUS after a pipeline; nil means one command with status psOne.
+	pipestatus []int
+	psOne      int
+
+	flow       flowKind
+	flowN      int
+	exitStatus int
+
+	// getopts remembers its position inside a cluster of options.
+	optInd, optChar int
+	// randState is the $RANDOM sequence; secondsBase the $SECONDS origin.
+	secondsBase time.Time
+	// unsetSpecial marks dynamic variables unset by the script (they lose their meaning).
+	unsetSpecial map[string]bool
+	// main is the top-level shell of the run.
+	main bool
+
+	sourceDepth   int
+	lastArg       string
+	umaskVal      uint32
+	umaskSet      bool
+	aliasDefs     map[string]aliasDef
+	aliasActive   map[string]bool
+	procFDs       []procFD
+	substSeen     bool
+	substStatus   int
+	pendingCredit int64
+}
+
+// New prepares the main shell of one run.
+func New(cfg *Config) *Runner {
+	c := &call{cfg: cfg, limits: cfg.Limits.withDefaults(), fs: cfg.FS, now: cfg.Now}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	c.start = c.now()
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = c.start.UnixNano()
+	}
+	c.rng = rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>7|1))
+	c.pids.Store(int64(cfg.Identity.PID))
+	r := &Runner{c: c, main: true}
+	r.id = c.ids.Add(1)
+	r.scopes = []*scope{{vars: make(map[string]variable, 64), owner: r.id}}
+	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
+	r.opts = defaultSetOpts
+	r.shopts = defaultShopts
+	r.params = cfg.Args
+	r.arg0 = cfg.Name
+	r.dir = cfg.Dir
+	r.bashpid = cfg.Identity.PID
+	r.traps = &traps{}
+	r.jobs = &jobTable{}
+	r.secondsBase = c.start
+	r.lastArg = "/bin/bash"
+	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
+	r.initVars()
+	return r
+}
+
+// Run runs a program in the main shell and returns its exit status. The error is nil for any
+// normal end (including `exit N` and syntax errors, status 2); otherwise it is a
+// *LimitError, *CancelError, *InternalError or *RefusalError. Every goroutine the run started
+// has ended when Run returns.
+func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	r.c.cancel = cancel
+	r.ctx = ctx
+	defer func() {
+		if pv := recover(); pv != nil {
+			r.c.setFatal(&InternalError{Cause: pv, Stack: string(debug.Stack())})
+		}
+		cancel(errRunDone)
+		r.jobs.killAll()
+		r.fds.closeAll()
+		r.c.wg.Wait()
+		if f := r.c.fatal(); f != nil {
+			status, err = 1, f
+		}
+	}()
+	r.cur = p.src
+	r.runTop(p.stmts)
+	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
+		r.lineno = int(p.err.Pos.Line())
+		r.errorf("syntax error: %s", p.err.Text)
+		r.status = 2
+		r.flow, r.exitStatus = flowExit, 2
+	}
+	r.runExitTrap()
+	if r.flow == flowAbort {
+		return 1, r.c.fatal()
+	}
+	if ctxErr := context.Cause(ctx); ctxErr != nil && r.c.fatal() == nil {
+		return 1, &CancelError{Cause: ctxErr}
+	}
+	if r.flow == flowExit {
+		return r.exitStatus, nil
+	}
+	return r.status, nil
+}
+
+// errRunDone cancels what is left of a run once it has returned.
+var errRunDone = errors.New("run finished")
+
+// runTop runs top-level statements: an expansion error abandons the rest of its line only.
+func (r *Runner) runTop(stmts []*syntax.Stmt) {
+	for i := 0; i < len(stmts); i++ {
+		r.stmt(stmts[i])
+		if r.flow == flowDiscard {
+			r.flow = flowNone
+			r.status = 1
+			// Skip the statements that share the line (bash reads and runs whole lines).
+			line := stmts[i].End().Line()
+			for i+1 < len(stmts) && stmts[i+1].Pos().Line() == line {
+				i++
+			}
+			continue
+		}
+		if r.flow != flowNone {
+			if r.flow == flowBreak || r.flow == flowContinue {
+				r.flow = flowNone
+				continue
+			}
+			return
+		}
+	}
+}
+
+// fatal ends the run with err (a typed error) and returns the flow error that unwinds to it.
+func (r *Runner) fatal(err error) error {
+	r.c.setFatal(err)
+	return &shError{flow: flowAbort, status: 1}
+}
+
+// raise applies an error returned by expansion or assignment to the control flow and
+// returns the exit status to record.
+func (r *Runner) raise(err error) int {
+	var se *shError
+	if errors.As(err, &se) {
+		switch se.flow {
+		case flowNone:
+			return se.status
+		case flowExit:
+			r.flow, r.exitStatus = flowExit, se.status
+		case flowDiscard:
+			r.flow = flowDiscard
+		case flowAbort:
+			r.flow = flowAbort
+		default:
+			r.flow = se.flow
+		}
+		return se.status
+	}
+	var ex ExitRequest
+	if errors.As(err, &ex) {
+		r.flow, r.exitStatus = flowExit, ex.Status&0xff
+		return ex.Status & 0xff
+	}
+	// A typed error from a hook (limit, internal): it ends the run.
+	var le *LimitError
+	var ie *InternalError
+	var re *RefusalError
+	var ce *CancelError
+	if errors.As(err, &le) || errors.As(err, &ie) || errors.As(err, &re) || errors.As(err, &ce) {
+		r.c.setFatal(err)
+	} else {
+		r.c.setFatal(&InternalError{Cause: err})
+	}
+	r.flow = flowAbort
+	return 1
+}
+
+// checkCtx turns a cancelled context into a run-ending error.
+func (r *Runner) checkCtx() error {
+	if r.ctx.Err() == nil {
+		return nil
+	}
+	if r.c.fatal() != nil {
+		return &shError{flow: flowAbort, status: 1}
+	}
+	cause := context.Cause(r.ctx)
+	if errors.Is(cause, errSigpipe) {
+		return &shError{flow: flowExit, status: 141}
+	}
+	var ks *killSignal
+	if errors.As(cause, &ks) {
+		return &shError{flow: flowExit, status: 128 + ks.sig}
+	}
+	return r.fatal(&CancelError{Cause: cause})
+}
+
+// prefix is what bash prints before an error message: "NAME: line N: ".
+func (r *Runner) prefix() string {
+	name := r.arg0
+	if name == "" {
+		name = "bash"
+	}
+	return name + ": line " + strconv.Itoa(r.lineno) + ": "
+}
+
+// errorf prints an error message as bash does.
+func (r *Runner) errorf(format string, args ...any) {
+	msg := r.prefix() + fmt.Sprintf(format, args...) + "\n"
+	_, _ = io.WriteString(r.stderr(), msg)
+}
+
+// warnf prints a warning as bash does.
+func (r *Runner) warnf(format string, args ...any) {
+	name := r.arg0
+	if name == "" {
+		name = "bash"
+	}
+	msg := name + ": warning: " + fmt.Sprintf(format, args...) + "\n"
+	_, _ = io.WriteString(r.stderr(), msg)
+}
+
+// discardf reports an error that abandons the current command line (status 1).
+func (r *Runner) discardf(format string, args ...any) error {
+	r.errorf(format, args...)
+	return &shError{flow: flowDiscard, status: 1}
+}
+
+// exitf reports an error that exits the shell (status 1), as `${x:?}` and set -u do.
+func (r *Runner) exitf(format string, args ...any) error {
+	r.errorf(format, args...)
+	return &shError{flow: flowExit, status: 1}
+}
+
+// fork makes a subshell. async is true when it runs concurrently with r (pipeline stages,
+// background jobs, process substitutions): then every shared scope is frozen for both.
+func (r *Runner) fork(async bool) *Runner {
+	if async {
+		r.freezeScopes()
+	}
+	s := &Runner{
+		c:          r.c,
+		id:         r.c.ids.Add(1),
+		ctx:        r.ctx,
+		scopes:     append([]*scope(nil), r.scopes...),
+		funcs:      r.funcs,
+		opts:       r.opts,
+		shopts:     r.shopts,
+		params:     r.params,
+		arg0:       r.arg0,
+		dir:        r.dir,
+		traps:      r.traps.forSubshell(),
+		aliases:    r.aliases,
+		dirs:       slices.Clip(r.dirs),
+		jobs:       &jobTable{},
+		hashed:     r.hashed,
+		status:     r.status,
+		lastBg:     r.lastBg,
+		bashpid:    int(r.c.pids.Add(1)),
+		subLevel:   r.subLevel + 1,
+		depth:      r.depth + 1,
+		frames:     slices.Clip(r.frames),
+		cur:        r.cur,
+		lineno:     r.lineno,
+		funcDepth:  r.funcDepth,
+		loopDepth:  r.loopDepth,
+		noErrexit:  r.noErrexit,
+		errexitOff: r.errexitOff,
+		inTrap:     r.inTrap,
+		pipestatus: r.pipestatus,
+		optInd:     r.optInd,
+		optChar:    r.optChar,
+
+		secondsBase:  r.secondsBase,
+		lastArg:      r.lastArg,
+		unsetSpecial: r.unsetSpecial,
+	}
+	s.fds = r.fds.dup()
+	return s
+}
+
+// finish releases what a subshell holds (its file descriptors, its jobs).
+func (s *Runner) finish() {
+	s.jobs.killAll()
+	s.fds.closeAll()
+}
+
+// subshellStatus is the status a finished subshell reports to its parent, and whether it
+// ended the run.
+func (s *Runner) subshellStatus() (int, bool) {
+	switch s.flow {
+	case flowAbort:
+		return 1, true
+	case flowExit:
+		return s.exitStatus, false
+	case flowDiscard:
+		return 1, false
+	}
+	return s.status, false
+}
+
+// enter counts one nesting level (function, source, eval, subshell) against MaxCallDepth.
+func (r *Runner) enter() error {
+	if r.depth >= r.c.limits.MaxCallDepth {
+		return r.fatal(&LimitError{Kind: LimitDepth, Max: int64(r.c.limits.MaxCallDepth)})
+	}
+	r.depth++
+	return nil
+}
+
+func (r *Runner) leave() { r.depth-- }
+
+// nextRandom is $RANDOM (0..32767).
+func (r *Runner) nextRandom() int {
+	r.c.rngMu.Lock()
+	defer r.c.rngMu.Unlock()
+	return int(r.c.rng.Int32N(32768))
+}
+
+func (r *Runner) seedRandom(v string) {
+	n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	r.c.rngMu.Lock()
+	r.c.rng = rand.New(rand.NewPCG(uint64(n), uint64(n)>>7|1))
+	r.c.rngMu.Unlock()
+}

@@ -1,0 +1,205 @@
+package eval
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dynamicNames are the variables whose value the shell computes when read.
+var dynamicNames = []string{"_", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
+	"EPOCHREALTIME", "EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS",
+	"SHELLOPTS", "SRANDOM"}
+
+func (r *Runner) isDynamic(name string) bool {
+	switch name {
+	case "_":
+		return !r.unsetSpecial[name]
+	case "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
+		"EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS", "SHELLOPTS", "SRANDOM":
+		return !r.unsetSpecial[name]
+	}
+	return false
+}
+
+func strVar(s string) variable { return variable{set: true, str: s} }
+
+func arrVar(vals []string) variable {
+	return variable{attrs: attrArray, set: true, arr: &indexed{vals: vals}}
+}
+
+// dynamicVar computes a dynamic variable's value.
+func (r *Runner) dynamicVar(name string) (variable, bool) {
+	if name == "_" && !r.unsetSpecial["_"] {
+		return strVar(r.lastArg), true
+	}
+	if len(name) < 5 || name[0] < 'B' || name[0] > 'S' {
+		return variable{}, false
+	}
+	if !r.isDynamic(name) {
+		return variable{}, false
+	}
+	switch name {
+	case "BASHPID":
+		return variable{attrs: attrInteger, set: true, str: strconv.Itoa(r.bashpid)}, true
+	case "BASHOPTS":
+		return variable{attrs: attrReadonly, set: true, str: r.bashoptsValue()}, true
+	case "SHELLOPTS":
+		return variable{attrs: attrReadonly, set: true, str: r.shelloptsValue()}, true
+	case "BASH_SUBSHELL":
+		return strVar(strconv.Itoa(r.subLevel)), true
+	case "LINENO":
+		return strVar(strconv.Itoa(r.lineno)), true
+	case "RANDOM":
+		return variable{attrs: attrInteger, set: true, str: strconv.Itoa(r.nextRandom())}, true
+	case "SRANDOM":
+		r.c.rngMu.Lock()
+		n := r.c.rng.Uint32()
+		r.c.rngMu.Unlock()
+		return variable{attrs: attrInteger, set: true, str: strconv.FormatUint(uint64(n), 10)}, true
+	case "SECONDS":
+		return variable{attrs: attrInteger, set: true, str: strconv.FormatInt(int64(r.c.now().Sub(r.secondsBase)/time.Second), 10)}, true
+	case "EPOCHSECONDS":
+		return strVar(strconv.FormatInt(r.c.now().Unix(), 10)), true
+	case "EPOCHREALTIME":
+		t := r.c.now()
+		return strVar(fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)), true
+	case "GROUPS":
+		return arrVar([]string{strconv.Itoa(r.c.cfg.Identity.GID)}), true
+	case "PIPESTATUS":
+		if r.pipestatus == nil {
+			return arrVar([]string{strconv.Itoa(r.psOne)}), true
+		}
+		vals := make([]string, len(r.pipestatus))
+		for i, s := range r.pipestatus {
+			vals[i] = strconv.Itoa(s)
+		}
+		return arrVar(vals), true
+	case "FUNCNAME":
+		if len(r.frames) == 0 {
+			return variable{attrs: attrArray}, true
+		}
+		vals := make([]string, 0, len(r.frames)+1)
+		for i := len(r.frames) - 1; i >= 0; i-- {
+			vals = append(vals, r.frames[i].name)
+		}
+		return arrVar(append(vals, "main")), true
+	case "BASH_SOURCE":
+		vals := make([]string, 0, len(r.frames)+1)
+		for i := len(r.frames) - 1; i >= 0; i-- {
+			vals = append(vals, r.frames[i].src.name)
+		}
+		return arrVar(append(vals, r.scriptName())), true
+	case "BASH_LINENO":
+		vals := make([]string, 0, len(r.frames)+1)
+		for i := len(r.frames) - 1; i >= 0; i-- {
+			vals = append(vals, strconv.Itoa(r.frames[i].callAt))
+		}
+		return arrVar(append(vals, "0")), true
+	case "DIRSTACK":
+		return arrVar(append([]string{r.pwdValue()}, r.dirs...)), true
+	}
+	return variable{}, false
+}
+
+// scriptName is the bottom of BASH_SOURCE.
+func (r *Runner) scriptName() string { return r.arg0 }
+
+// setDynamic handles an assignment to a dynamic variable; true means it was consumed.
+func (r *Runner) setDynamic(name, val string) bool {
+	if !r.isDynamic(name) {
+		return false
+	}
+	switch name {
+	case "_":
+		r.lastArg = val
+	case "RANDOM":
+		r.seedRandom(val)
+	case "SECONDS":
+		n, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		r.secondsBase = r.c.now().Add(-time.Duration(n) * time.Second)
+	}
+	return true
+}
+
+// unsetDynamic makes a dynamic variable an ordinary one (bash: it loses its special
+// properties when unset).
+func (r *Runner) unsetDynamic(name string) {
+	if !r.isDynamic(name) {
+		return
+	}
+	m := make(map[string]bool, len(r.unsetSpecial)+1)
+	for k, v := range r.unsetSpecial {
+		m[k] = v
+	}
+	m[name] = true
+	r.unsetSpecial = m
+}
+
+// watchVar reports variables whose change the shell tracks.
+func (r *Runner) watchVar(name string) bool { return name == "OPTIND" }
+
+func (r *Runner) varChanged(name string, v *variable) {
+	if name == "OPTIND" {
+		r.optChar = 0
+	}
+}
+
+// initVars sets the environment and the shell's own variables.
+func (r *Runner) initVars() {
+	g := r.scopes[0].vars
+	for _, kv := range r.c.cfg.Environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !validName(k) {
+			continue
+		}
+		g[k] = variable{attrs: attrExport, set: true, str: v}
+	}
+	id := r.c.cfg.Identity
+	set := func(k, v string, a attr) {
+		old, ok := g[k]
+		if ok {
+			a |= old.attrs
+		}
+		g[k] = variable{attrs: a, set: true, str: v}
+	}
+	setDefault := func(k, v string) {
+		if _, ok := g[k]; !ok {
+			g[k] = strVar(v)
+		}
+	}
+	set("BASH", "/bin/bash", 0)
+	set("BASH_VERSION", "5.2.15(1)-release", 0)
+	g["BASH_VERSINFO"] = variable{attrs: attrArray | attrReadonly, set: true,
+		arr: &indexed{vals: []string{"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"}}}
+	set("IFS", " \t\n", 0)
+	set("PS4", "+ ", 0)
+	set("OPTIND", "1", attrInteger)
+	set("OPTERR", "1", 0)
+	set("PPID", strconv.Itoa(id.PPID), attrInteger|attrReadonly)
+	set("UID", strconv.Itoa(id.UID), attrInteger|attrReadonly)
+	set("EUID", strconv.Itoa(id.EUID), attrInteger|attrReadonly)
+	setDefault("HOSTNAME", id.Hostname)
+	set("HOSTTYPE", "x86_64", 0)
+	set("MACHTYPE", "x86_64-pc-linux-gnu", 0)
+	set("OSTYPE", "linux-gnu", 0)
+	setDefault("PATH", "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.")
+	lvl := 1
+	if v, ok := g["SHLVL"]; ok {
+		if n, err := strconv.Atoi(v.str); err == nil {
+			lvl = n + 1
+		}
+	}
+	set("SHLVL", strconv.Itoa(lvl), attrExport)
+	set("PWD", r.dir, attrExport)
+	if _, ok := g["OLDPWD"]; !ok {
+		g["OLDPWD"] = variable{attrs: attrExport}
+	}
+	setDefault("SHELL", "/bin/bash")
+	var n int64
+	for k, v := range g {
+		n += int64(len(k)) + 48 + v.size()
+	}
+	r.c.mem.Add(n)
+}

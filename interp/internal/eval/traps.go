@@ -1,0 +1,308 @@
+package eval
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// signals are Linux's signal names by number.
+var signals = []string{"", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
+	"PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
+	"VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS"}
+
+// trapOrder is the order trap -p lists: EXIT, signals by number, DEBUG, ERR, RETURN.
+func trapOrder(name string) int {
+	switch name {
+	case "EXIT":
+		return 0
+	case "DEBUG":
+		return 100
+	case "ERR":
+		return 101
+	case "RETURN":
+		return 102
+	}
+	n, _ := sigNumber(name)
+	return n
+}
+
+// sigNumber parses a signal spec (INT, SIGINT, 2, EXIT, 0).
+func sigNumber(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n >= 0 && n < len(signals) {
+			return n, true
+		}
+		return 0, false
+	}
+	u := strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	if u == "EXIT" {
+		return 0, true
+	}
+	for i, n := range signals {
+		if i > 0 && n == u {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// trapName normalizes a trap spec to the key used in the table: EXIT, ERR, DEBUG, RETURN
+// or SIGxxx.
+func trapName(s string) (string, bool) {
+	u := strings.ToUpper(s)
+	switch u {
+	case "ERR", "DEBUG", "RETURN", "EXIT":
+		return u, true
+	}
+	n, ok := sigNumber(s)
+	if !ok {
+		return "", false
+	}
+	if n == 0 {
+		return "EXIT", true
+	}
+	return "SIG" + signals[n], true
+}
+
+// traps is a shell's trap table. A subshell starts with the parent's table for display
+// only (trap -p in $(...) shows them) and runs none of them but ignored signals.
+type traps struct {
+	m     map[string]string
+	shown map[string]string
+	// retDepth is the function depth at which the RETURN trap was set.
+	retDepth int
+}
+
+func (t *traps) forSubshell() *traps {
+	n := &traps{shown: t.m}
+	if t.m == nil {
+		n.shown = t.shown
+	}
+	for k, v := range t.m {
+		if v == "" && strings.HasPrefix(k, "SIG") {
+			if n.m == nil {
+				n.m = map[string]string{}
+			}
+			n.m[k] = ""
+		}
+	}
+	return n
+}
+
+func (t *traps) get(name string) (string, bool) {
+	s, ok := t.m[name]
+	return s, ok
+}
+
+func (r *Runner) setTrap(name, action string, reset bool) {
+	m := make(map[string]string, len(r.traps.m)+1)
+	for k, v := range r.traps.m {
+		m[k] = v
+	}
+	if reset {
+		delete(m, name)
+	} else {
+		m[name] = action
+	}
+	nt := &traps{m: m, retDepth: r.traps.retDepth}
+	if name == "RETURN" {
+		nt.retDepth = r.funcDepth
+	}
+	r.traps = nt
+}
+
+// biTrap is the trap builtin.
+func biTrap(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("trap", args[1:], "lp", false)
+	if !ok {
+		return 2
+	}
+	list, print := false, false
+	for _, o := range opts {
+		if o.c == 'l' {
+			list = true
+		} else {
+			print = true
+		}
+	}
+	if list {
+		var b strings.Builder
+		for i := 1; i < len(signals); i++ {
+			b.WriteString(strconv.Itoa(i) + ") SIG" + signals[i])
+			if i%5 == 0 {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte('\t')
+			}
+		}
+		b.WriteByte('\n')
+		return r.out("trap", b.String())
+	}
+	if print || len(rest) == 0 {
+		return r.printTraps(rest)
+	}
+	action := rest[0]
+	specs := rest[1:]
+	reset := false
+	if len(specs) == 0 {
+		// trap SIG: reset SIG.
+		specs, reset = rest, true
+	} else if action == "-" {
+		reset = true
+	} else if _, err := strconv.Atoi(action); err == nil {
+		// trap 2 3: a number first means reset those signals.
+		specs, reset = rest, true
+	}
+	st := 0
+	for _, s := range specs {
+		name, ok := trapName(s)
+		if !ok {
+			r.errorf("trap: %s: invalid signal specification", s)
+			st = 1
+			continue
+		}
+		if name == "DEBUG" && !reset && action != "" {
+			return biRefusedOpt(r, "trap ... DEBUG")
+		}
+		r.setTrap(name, action, reset)
+	}
+	return st
+}
+
+func (r *Runner) printTraps(names []string) int {
+	m := r.traps.m
+	if len(m) == 0 && r.traps.shown != nil {
+		m = r.traps.shown
+	}
+	var keys []string
+	if len(names) > 0 {
+		for _, n := range names {
+			k, ok := trapName(n)
+			if !ok {
+				r.errorf("trap: %s: invalid signal specification", n)
+				return 1
+			}
+			keys = append(keys, k)
+		}
+	} else {
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return trapOrder(a) - trapOrder(b) })
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		b.WriteString("trap -- " + quoteSingle(v) + " " + k + "\n")
+	}
+	return r.out("trap", b.String())
+}
+
+// runTrapString runs a trap action in the current shell, keeping $?.
+func (r *Runner) runTrapString(action string) {
+	if action == "" {
+		return
+	}
+	saved := r.status
+	src, stmts, err := r.parseCached(action)
+	if err != nil {
+		r.errorf("%s", syntaxMessage(err))
+		return
+	}
+	if refs := checkStmts(src, stmts); len(refs) > 0 {
+		r.status = r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+		return
+	}
+	savedSrc := r.cur
+	r.cur = src
+	r.inTrap++
+	r.stmts(stmts)
+	r.inTrap--
+	r.cur = savedSrc
+	if r.flow == flowNone || r.flow == flowDiscard {
+		r.flow = flowNone
+		r.status = saved
+	}
+}
+
+// runExitTrap runs the EXIT trap once, when the shell ends.
+func (r *Runner) runExitTrap() {
+	action, ok := r.traps.get("EXIT")
+	if !ok || r.flow == flowAbort {
+		return
+	}
+	r.setTrap("EXIT", "", true)
+	st := r.status
+	if r.flow == flowExit {
+		st = r.exitStatus
+	}
+	r.flow = flowNone
+	r.status = st
+	r.runTrapString(action)
+	if r.flow == flowExit || r.flow == flowAbort {
+		return
+	}
+	r.flow, r.exitStatus = flowExit, st
+}
+
+// runErrTrap runs the ERR trap after a failed command.
+func (r *Runner) runErrTrap() {
+	action, ok := r.traps.get("ERR")
+	if !ok || action == "" || r.inTrap > 0 {
+		return
+	}
+	if r.funcDepth > 0 && !r.opts.has(optErrtrace) && r.traps.m != nil && !r.errTrapHere() {
+		return
+	}
+	r.runTrapString(action)
+}
+
+// errTrapHere: the ERR trap applies inside functions only with set -E.
+func (r *Runner) errTrapHere() bool { return false }
+
+// runReturnTrap runs the RETURN trap when a function (or sourced file) returns, if it was
+// set at this level or functions trace.
+func (r *Runner) runReturnTrap() {
+	action, ok := r.traps.get("RETURN")
+	if !ok || action == "" || r.inTrap > 0 {
+		return
+	}
+	if r.traps.retDepth != r.funcDepth && !r.opts.has(optFunctrace) {
+		return
+	}
+	st := r.status
+	r.runTrapString(action)
+	if r.flow == flowNone {
+		r.status = st
+	}
+}
+
+// parseCached parses text run at run time (traps, eval), caching by text.
+func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, error) {
+	r.c.parseMu.Lock()
+	if e, ok := r.c.parsed[text]; ok {
+		r.c.parseMu.Unlock()
+		return e.src, e.stmts, e.err
+	}
+	r.c.parseMu.Unlock()
+	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
+	r.c.parseMu.Lock()
+	if r.c.parsed == nil || len(r.c.parsed) > 512 {
+		r.c.parsed = map[string]parsedText{}
+	}
+	r.c.parsed[text] = parsedText{src, stmts, err}
+	r.c.parseMu.Unlock()
+	return src, stmts, err
+}
+
+type parsedText struct {
+	src   *source
+	stmts []*syntax.Stmt
+	err   error
+}

@@ -1,0 +1,705 @@
+package eval
+
+import (
+	"maps"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// attr is a variable attribute (declare -a -A -i -l -u -n -r -x -t).
+type attr uint16
+
+const (
+	attrExport attr = 1 << iota
+	attrReadonly
+	attrInteger
+	attrLower
+	attrUpper
+	attrNameref
+	attrArray
+	attrAssoc
+	attrTrace
+)
+
+// variable is one shell variable. Scopes store them by value; arr and as are shared between
+// copies and guarded by their frozen flag.
+type variable struct {
+	attrs attr
+	// set is false for a variable that is declared but has no value (`declare x`, `local x`).
+	set bool
+	str string
+	arr *indexed
+	as  *assoc
+}
+
+func (v *variable) isArray() bool { return v.attrs&(attrArray|attrAssoc) != 0 }
+
+// size is what the variable is charged against the memory budget.
+func (v *variable) size() int64 {
+	n := int64(len(v.str))
+	if v.arr != nil {
+		for _, s := range v.arr.vals {
+			n += int64(len(s)) + 16
+		}
+	}
+	if v.as != nil {
+		for k, s := range v.as.m {
+			n += int64(len(k)+len(s)) + 32
+		}
+	}
+	return n
+}
+
+// scope is one level of variables: the global one, a function's locals, or the temporary
+// environment of prefix assignments. A scope is written in place only by the shell that owns
+// it and only while no concurrent shell (background job, pipeline stage) shares it; anyone
+// else copies it first.
+type scope struct {
+	vars   map[string]variable
+	owner  uint64
+	frozen atomic.Bool
+	// fn is a function's local scope; temp a prefix-assignment scope.
+	fn, temp bool
+}
+
+// cloneScope copies a scope for owner; array storage stays shared and is frozen.
+func cloneScope(s *scope, owner uint64) *scope {
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp}
+	if n.vars == nil {
+		n.vars = map[string]variable{}
+	}
+	for _, v := range s.vars {
+		if v.arr != nil {
+			v.arr.frozen.Store(true)
+		}
+		if v.as != nil {
+			v.as.frozen.Store(true)
+		}
+	}
+	return n
+}
+
+// writable returns scope i ready for writing by r.
+func (r *Runner) writable(i int) *scope {
+	s := r.scopes[i]
+	if s.owner != r.id || s.frozen.Load() {
+		s = cloneScope(s, r.id)
+		r.scopes[i] = s
+	} else if s.vars == nil {
+		s.vars = map[string]variable{}
+	}
+	return s
+}
+
+// freezeScopes marks every scope and the function table as shared with a concurrent shell.
+func (r *Runner) freezeScopes() {
+	for _, s := range r.scopes {
+		s.frozen.Store(true)
+	}
+	r.funcs.frozen.Store(true)
+}
+
+// find locates a variable by name (no nameref resolution): its scope index, or -1.
+func (r *Runner) find(name string) (int, variable) {
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		if v, ok := r.scopes[i].vars[name]; ok {
+			return i, v
+		}
+	}
+	return -1, variable{}
+}
+
+// maxNamerefDepth bounds nameref chains, as bash does.
+const maxNamerefDepth = 8
+
+// ref is a resolved variable reference: a name, and a subscript when a nameref points at an
+// array element (declare -n r=a[1]).
+type ref struct {
+	name   string
+	sub    string
+	hasSub bool
+}
+
+// resolve follows namerefs from name. A circular chain reports bash's warning and resolves
+// to nothing (ok=false).
+func (r *Runner) resolve(name string) (ref, bool) {
+	for range maxNamerefDepth {
+		_, v := r.find(name)
+		if v.attrs&attrNameref == 0 || !v.set || v.str == "" {
+			return ref{name: name}, true
+		}
+		target := v.str
+		if i := strings.IndexByte(target, '['); i > 0 && strings.HasSuffix(target, "]") {
+			return ref{name: target[:i], sub: target[i+1 : len(target)-1], hasSub: true}, true
+		}
+		name = target
+	}
+	r.warnf("%s: circular name reference", name)
+	return ref{}, false
+}
+
+// lookupVar returns the variable name refers to after namerefs, and whether it exists.
+func (r *Runner) lookupVar(name string) (variable, ref, bool) {
+	rf, ok := r.resolve(name)
+	if !ok {
+		return variable{}, rf, false
+	}
+	if dv, ok := r.dynamicVar(rf.name); ok {
+		return dv, rf, true
+	}
+	i, v := r.find(rf.name)
+	return v, rf, i >= 0
+}
+
+// scalar is the value of $name: a scalar's value, element 0 of an indexed array, key "0" of an
+// associative one. ok is false when unset.
+func (r *Runner) scalar(name string) (string, bool) {
+	v, rf, ok := r.lookupVar(name)
+	if !ok {
+		return "", false
+	}
+	if rf.hasSub {
+		return r.element(v, rf.name, rf.sub)
+	}
+	return varScalar(&v)
+}
+
+func varScalar(v *variable) (string, bool) {
+	switch {
+	case v.as != nil:
+		return v.as.get("0")
+	case v.arr != nil:
+		return v.arr.get(0)
+	}
+	return v.str, v.set
+}
+
+// element reads name[sub] of a variable already looked up (sub unexpanded for assoc keys is
+// the caller's business: it is the final key or arithmetic text).
+func (r *Runner) element(v variable, name, sub string) (string, bool) {
+	if v.as != nil || v.attrs&attrAssoc != 0 {
+		if v.as == nil {
+			return "", false
+		}
+		return v.as.get(sub)
+	}
+	n, err := r.arithSubscript(sub)
+	if err != nil {
+		return "", false
+	}
+	return r.indexGet(v, name, n)
+}
+
+// indexGet reads element n of an indexed array (negative counts from the end).
+func (r *Runner) indexGet(v variable, name string, n int64) (string, bool) {
+	if v.arr == nil {
+		if n == 0 || n == -1 {
+			return v.str, v.set
+		}
+		return "", false
+	}
+	if n < 0 {
+		n += v.arr.max() + 1
+		if n < 0 {
+			r.errorf("%s: bad array subscript", name)
+			return "", false
+		}
+	}
+	return v.arr.get(n)
+}
+
+// assignFlags modify an assignment.
+type assignFlags uint8
+
+const (
+	asAppend assignFlags = 1 << iota // +=
+	asLocal                          // into the current function scope
+	asGlobal                         // declare -g
+)
+
+// targetScope picks where an assignment to name lands: the scope that has it, else global.
+func (r *Runner) targetScope(name string) int {
+	i, _ := r.find(name)
+	if i < 0 {
+		return 0
+	}
+	return i
+}
+
+// setVar stores v at name in scope i, charging the memory budget for the change.
+func (r *Runner) setVar(i int, name string, v variable) error {
+	s := r.writable(i)
+	old, had := s.vars[name]
+	var delta int64
+	if had {
+		delta = -old.size()
+	} else {
+		delta = int64(len(name)) + 48
+	}
+	delta += v.size()
+	if err := r.charge(delta); err != nil {
+		return err
+	}
+	s.vars[name] = v
+	if r.watchVar(name) {
+		r.varChanged(name, &v)
+	}
+	return nil
+}
+
+// charge adds delta bytes to the call's memory account (negative credits it).
+func (r *Runner) charge(delta int64) error {
+	if delta == 0 {
+		return nil
+	}
+	n := r.c.mem.Add(delta)
+	if delta > 0 && n > r.c.limits.MaxMemory {
+		r.c.mem.Add(-delta)
+		return r.fatal(&LimitError{Kind: LimitMemory, Max: r.c.limits.MaxMemory})
+	}
+	return nil
+}
+
+// transform applies -i, -l and -u to a value being assigned; old is the current value for +=.
+func (r *Runner) transform(attrs attr, val, old string, appending bool) (string, error) {
+	if attrs&attrInteger != 0 {
+		n, err := r.arithString(val)
+		if err != nil {
+			return "", err
+		}
+		if appending {
+			o, err := r.arithString(old)
+			if err != nil {
+				return "", err
+			}
+			n += o
+		}
+		return strconv.FormatInt(n, 10), nil
+	}
+	if appending {
+		val = old + val
+	}
+	switch {
+	case attrs&attrUpper != 0:
+		val = strings.ToUpper(val)
+	case attrs&attrLower != 0:
+		val = strings.ToLower(val)
+	}
+	return val, nil
+}
+
+// assign sets a scalar (or element 0 of an array) through namerefs.
+func (r *Runner) assign(name, val string, fl assignFlags) error {
+	rf, ok := r.resolve(name)
+	if !ok {
+		return r.discardf("%s: circular name reference", name)
+	}
+	if rf.hasSub {
+		return r.assignElem(rf.name, rf.sub, val, fl, true)
+	}
+	name = rf.name
+	if r.setDynamic(name, val) {
+		return nil
+	}
+	i := r.assignScope(name, fl)
+	v := r.scopes[i].vars[name]
+	if v.attrs&attrReadonly != 0 {
+		return r.readonlyErr(name)
+	}
+	if v.attrs&attrNameref != 0 && !v.set {
+		// `declare -n r; r=x` makes r a reference to x.
+		if err := r.checkNamerefTarget(name, val); err != nil {
+			return err
+		}
+		v.str, v.set = val, true
+		return r.setVar(i, name, v)
+	}
+	if v.isArray() {
+		return r.assignElem(name, "0", val, fl, false)
+	}
+	nv, err := r.transform(v.attrs, val, v.str, fl&asAppend != 0 && v.set)
+	if err != nil {
+		return err
+	}
+	if r.opts.has(optAllexport) {
+		v.attrs |= attrExport
+	}
+	v.str, v.set = nv, true
+	return r.setVar(i, name, v)
+}
+
+// assignScope finds the scope an assignment to name writes: the innermost that has it, or
+// the global scope (a function's own scope with asLocal).
+func (r *Runner) assignScope(name string, fl assignFlags) int {
+	if fl&asLocal != 0 {
+		return len(r.scopes) - 1
+	}
+	if fl&asGlobal != 0 {
+		return 0
+	}
+	return r.targetScope(name)
+}
+
+func (r *Runner) readonlyErr(name string) error {
+	return r.discardf("%s: readonly variable", name)
+}
+
+func (r *Runner) checkNamerefTarget(name, target string) error {
+	if target == name {
+		r.errorf("%s: nameref variable self references not allowed", name)
+		return errStatus1
+	}
+	if !validRefTarget(target) {
+		r.errorf("%s: invalid variable name for name reference", target)
+		return errStatus1
+	}
+	return nil
+}
+
+func validRefTarget(s string) bool {
+	if i := strings.IndexByte(s, '['); i > 0 && strings.HasSuffix(s, "]") {
+		return validName(s[:i])
+	}
+	return validName(s)
+}
+
+// assignElem sets name[sub]=val. evalSub says sub is still arithmetic text for an indexed
+// array (false: it is already "0").
+func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool) error {
+	rf, ok := r.resolve(name)
+	if !ok {
+		return r.discardf("%s: circular name reference", name)
+	}
+	if rf.hasSub {
+		return r.discardf("%s: invalid variable name", name)
+	}
+	name = rf.name
+	i := r.assignScope(name, fl)
+	v := r.scopes[i].vars[name]
+	if v.attrs&attrReadonly != 0 {
+		return r.readonlyErr(name)
+	}
+	if v.attrs&attrAssoc != 0 {
+		if v.as == nil {
+			v.as = newAssoc()
+		} else if v.as.frozen.Load() {
+			v.as = v.as.clone()
+		}
+		old, had := v.as.get(sub)
+		nv, err := r.transform(v.attrs, val, old, fl&asAppend != 0 && had)
+		if err != nil {
+			return err
+		}
+		if err := r.charge(int64(len(nv)-len(old)) + boolCost(!had, int64(len(sub))+32)); err != nil {
+			return err
+		}
+		v.as.set(sub, nv)
+		v.set = true
+		return r.storeNoCharge(i, name, v)
+	}
+	var n int64
+	if evalSub {
+		var err error
+		n, err = r.arithSubscript(sub)
+		if err != nil {
+			return err
+		}
+	}
+	return r.setIndexed(i, name, v, n, sub, val, fl)
+}
+
+// assignElemNum sets name[n] of an indexed array, n already evaluated (arithmetic
+// assignments to array elements).
+func (r *Runner) assignElemNum(name string, n int64, val string) error {
+	rf, ok := r.resolve(name)
+	if !ok {
+		return r.discardf("%s: circular name reference", name)
+	}
+	name = rf.name
+	i := r.targetScope(name)
+	v := r.scopes[i].vars[name]
+	if v.attrs&attrReadonly != 0 {
+		return r.readonlyErr(name)
+	}
+	return r.setIndexed(i, name, v, n, strconv.FormatInt(n, 10), val, 0)
+}
+
+// setIndexed stores val at index n of v (an indexed array, or a scalar becoming one).
+func (r *Runner) setIndexed(i int, name string, v variable, n int64, sub, val string, fl assignFlags) error {
+	if v.arr == nil {
+		v.arr = &indexed{}
+		if v.set && !v.isArray() {
+			v.arr.vals = []string{v.str}
+		}
+		v.str = ""
+		v.attrs |= attrArray
+	} else if v.arr.frozen.Load() {
+		v.arr = v.arr.clone()
+	}
+	if n < 0 {
+		n += v.arr.max() + 1
+		if n < 0 {
+			return r.discardf("%s[%s]: bad array subscript", name, sub)
+		}
+	}
+	old, had := v.arr.get(n)
+	nv, err := r.transform(v.attrs, val, old, fl&asAppend != 0 && had)
+	if err != nil {
+		return err
+	}
+	if err := r.charge(int64(len(nv)-len(old)) + boolCost(!had, 16)); err != nil {
+		return err
+	}
+	v.arr.set(n, nv)
+	v.set = true
+	return r.storeNoCharge(i, name, v)
+}
+
+func boolCost(b bool, n int64) int64 {
+	if b {
+		return n
+	}
+	return 0
+}
+
+// storeNoCharge stores a variable whose storage change was already charged.
+func (r *Runner) storeNoCharge(i int, name string, v variable) error {
+	s := r.writable(i)
+	if _, had := s.vars[name]; !had {
+		if err := r.charge(int64(len(name)) + 48); err != nil {
+			return err
+		}
+	}
+	if r.opts.has(optAllexport) {
+		v.attrs |= attrExport
+	}
+	s.vars[name] = v
+	if r.watchVar(name) {
+		r.varChanged(name, &v)
+	}
+	return nil
+}
+
+// arrayItem is one element of an array assignment after expansion.
+type arrayItem struct {
+	key    string
+	hasKey bool
+	// keyIsNum: for indexed arrays the key is already evaluated.
+	num int64
+	val string
+	// appendVal is [k]+=v.
+	appendVal bool
+}
+
+// assignArray sets name=(items) (or += with asAppend).
+func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, assocDecl bool) error {
+	rf, ok := r.resolve(name)
+	if !ok {
+		return r.discardf("%s: circular name reference", name)
+	}
+	name = rf.name
+	i := r.assignScope(name, fl)
+	v := r.scopes[i].vars[name]
+	if v.attrs&attrReadonly != 0 {
+		return r.readonlyErr(name)
+	}
+	oldSize := v.size()
+	if v.attrs&attrAssoc != 0 || assocDecl {
+		v.attrs |= attrAssoc
+		v.attrs &^= attrArray
+		if fl&asAppend == 0 || v.as == nil {
+			v.as = newAssoc()
+		} else {
+			v.as = v.as.clone()
+		}
+		for _, it := range items {
+			if !it.hasKey {
+				r.errorf("%s: %s: must use subscript when assigning associative array", name, it.val)
+				continue
+			}
+			old, had := v.as.get(it.key)
+			nv, err := r.transform(v.attrs, it.val, old, it.appendVal && had)
+			if err != nil {
+				return err
+			}
+			v.as.set(it.key, nv)
+		}
+		v.arr, v.str, v.set = nil, "", true
+	} else {
+		v.attrs |= attrArray
+		var arr *indexed
+		if fl&asAppend != 0 && v.arr != nil {
+			arr = v.arr.clone()
+		} else {
+			arr = &indexed{}
+			if fl&asAppend != 0 && v.set {
+				arr.vals = []string{v.str}
+			}
+		}
+		next := arr.max() + 1
+		for _, it := range items {
+			k := next
+			if it.hasKey {
+				k = it.num
+				if k < 0 {
+					k += arr.max() + 1
+					if k < 0 {
+						r.errorf("%s[%s]: bad array subscript", name, it.key)
+						continue
+					}
+				}
+			}
+			old, had := arr.get(k)
+			nv, err := r.transform(v.attrs, it.val, old, it.appendVal && had)
+			if err != nil {
+				return err
+			}
+			arr.set(k, nv)
+			next = k + 1
+		}
+		v.arr, v.str, v.set = arr, "", true
+	}
+	if err := r.charge(v.size() - oldSize); err != nil {
+		return err
+	}
+	return r.storeNoCharge(i, name, v)
+}
+
+// unsetVar removes a variable (through namerefs unless noRef). A variable local to the
+// current function stays declared but unset, as in bash.
+func (r *Runner) unsetVar(name string, noRef bool) error {
+	if !noRef {
+		rf, ok := r.resolve(name)
+		if !ok {
+			return nil
+		}
+		if rf.hasSub {
+			return r.unsetElem(rf.name, rf.sub)
+		}
+		name = rf.name
+	}
+	i, v := r.find(name)
+	r.unsetDynamic(name)
+	if i < 0 {
+		return nil
+	}
+	if v.attrs&attrReadonly != 0 {
+		r.errorf("unset: %s: cannot unset: readonly variable", name)
+		return errStatus1
+	}
+	s := r.writable(i)
+	if err := r.charge(-v.size()); err != nil {
+		return err
+	}
+	if s.fn && i == len(r.scopes)-1 && r.localUnsetKeeps() {
+		s.vars[name] = variable{attrs: v.attrs &^ (attrArray | attrAssoc | attrNameref | attrInteger | attrLower | attrUpper | attrExport)}
+	} else {
+		delete(s.vars, name)
+	}
+	if r.watchVar(name) {
+		r.varChanged(name, nil)
+	}
+	return nil
+}
+
+// localUnsetKeeps: bash keeps an unset local declared at the current scope.
+func (r *Runner) localUnsetKeeps() bool { return true }
+
+// unsetElem removes name[sub].
+func (r *Runner) unsetElem(name, sub string) error {
+	i, v := r.find(name)
+	if i < 0 {
+		return nil
+	}
+	if v.attrs&attrReadonly != 0 {
+		r.errorf("unset: %s: cannot unset: readonly variable", name)
+		return errStatus1
+	}
+	switch {
+	case v.as != nil:
+		if sub == "@" || sub == "*" {
+			return r.unsetVar(name, true)
+		}
+		as := v.as
+		if as.frozen.Load() {
+			as = as.clone()
+		}
+		old, had := as.get(sub)
+		as.unset(sub)
+		v.as = as
+		if had {
+			_ = r.charge(-int64(len(old) + len(sub) + 32))
+		}
+	case v.attrs&attrAssoc != 0:
+		return nil
+	default:
+		if sub == "@" || sub == "*" {
+			return r.unsetVar(name, true)
+		}
+		n, err := r.arithSubscript(sub)
+		if err != nil {
+			return err
+		}
+		if v.arr == nil {
+			if n == 0 || n == -1 {
+				return r.unsetVar(name, true)
+			}
+			return nil
+		}
+		if n < 0 {
+			n += v.arr.max() + 1
+			if n < 0 {
+				r.errorf("%s[%s]: bad array subscript", name, sub)
+				return errStatus1
+			}
+		}
+		arr := v.arr
+		if arr.frozen.Load() {
+			arr = arr.clone()
+		}
+		old, had := arr.get(n)
+		arr.unset(n)
+		v.arr = arr
+		if had {
+			_ = r.charge(-int64(len(old) + 16))
+		}
+	}
+	s := r.writable(i)
+	s.vars[name] = v
+	return nil
+}
+
+// validName reports whether s is a shell identifier.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// exported lists the exported variables as K=V for a command's environment.
+func (r *Runner) exported() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		for name, v := range r.scopes[i].vars {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			if v.attrs&attrExport == 0 || !v.set || v.isArray() {
+				continue
+			}
+			out = append(out, name+"="+v.str)
+		}
+	}
+	return out
+}
