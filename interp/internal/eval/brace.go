@@ -57,9 +57,70 @@ func (r *Runner) braceExpand(w *syntax.Word) []*syntax.Word {
 	}
 	out := make([]*syntax.Word, 0, len(lists))
 	for _, l := range lists {
+		if nw := r.rejoin(l); nw != nil {
+			out = append(out, nw)
+			continue
+		}
 		out = append(out, atomsWord(l, w))
 	}
 	return out
+}
+
+// rejoin handles brace results where a short $name now runs into literal name characters
+// ({$x,y}z gives $xz): bash expands braces on text, so the name is longer. The word is
+// re-read from its text when that happens (nil: nothing to do).
+func (r *Runner) rejoin(atoms []batom) *syntax.Word {
+	join := false
+	for i, a := range atoms {
+		pe, ok := a.part.(*syntax.ParamExp)
+		if !ok || !pe.Short || pe.Index != nil || i+1 >= len(atoms) {
+			continue
+		}
+		n := atoms[i+1]
+		if n.part == nil && !n.esc && len(n.s) == 1 && (isAlpha(n.s[0]) || n.s[0] == '_' || n.s[0] >= '0' && n.s[0] <= '9') && validName(pe.Param.Value) {
+			join = true
+		}
+	}
+	if !join {
+		return nil
+	}
+	var b strings.Builder
+	for _, a := range atoms {
+		if a.part != nil {
+			b.WriteString(r.cur.slice(a.part.Pos(), a.part.End()))
+		} else {
+			b.WriteString(a.s)
+		}
+	}
+	var nw *syntax.Word
+	err := newParser().Words(strings.NewReader(b.String()), func(w *syntax.Word) bool {
+		if nw == nil {
+			nw = w
+		} else {
+			nw = nil
+			return false
+		}
+		return true
+	})
+	if err != nil || nw == nil {
+		return nil
+	}
+	simple := true
+	syntax.Walk(nw, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if !x.Short || x.Index != nil {
+				simple = false
+			}
+		case *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst:
+			simple = false
+		}
+		return simple
+	})
+	if !simple {
+		return nil
+	}
+	return nw
 }
 
 // atomsWord rebuilds a word from atoms.

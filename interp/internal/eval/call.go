@@ -54,7 +54,9 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		return
 	}
 	if len(redirs) > 0 {
-		rs, err := r.redirect(redirs, false)
+		// exec without a command makes its redirections the shell's own.
+		permanent := len(args) == 1 && args[0] == "exec" && r.funcs.m["exec"] == nil
+		rs, err := r.redirect(redirs, permanent)
 		if err != nil {
 			r.status = r.raise(err)
 			if r.flow == flowNone {

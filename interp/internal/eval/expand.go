@@ -44,10 +44,13 @@ type fieldB struct {
 }
 
 func (f *fieldB) add(s string, quoted bool) {
-	f.exists = true
 	if s == "" {
+		if quoted {
+			f.exists = true
+		}
 		return
 	}
+	f.exists = true
 	f.segs = append(f.segs, seg{s, quoted})
 }
 
@@ -291,6 +294,8 @@ func (r *Runner) ifsJoin() string {
 func hasGlobMeta(s string, extglob bool) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '\\':
+			i++
 		case '*', '?', '[':
 			return true
 		case '(':
@@ -343,6 +348,18 @@ func simpleLit(w *syntax.Word) (string, bool) {
 // expandWord expands one (brace-expanded) word.
 func (r *Runner) expandWord(w *syntax.Word, mode expMode, tilde bool) ([]string, error) {
 	e := &expander{r: r, mode: mode}
+	if assignLike(w) {
+		// name=~/x as an argument gets an assignment's tilde expansion, as in bash.
+		l := w.Parts[0].(*syntax.Lit)
+		eq := strings.IndexByte(l.Value, '=')
+		e.unquotedLit(l.Value[:eq+1])
+		rest := &syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value[eq+1:]}
+		parts := append([]syntax.WordPart{rest}, w.Parts[1:]...)
+		if err := e.parts(parts, false, true, true); err != nil {
+			return nil, err
+		}
+		return e.finish()
+	}
 	if err := e.parts(w.Parts, false, tilde, false); err != nil {
 		return nil, err
 	}
@@ -483,6 +500,12 @@ func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) erro
 			}
 			e.lit(path, true)
 		case *syntax.ExtGlob:
+			if !r.shopts.has(shExtglob) {
+				// Bash reads extended patterns only with extglob on: the line is a
+				// syntax error there.
+				r.errorf("syntax error near unexpected token `('")
+				return &shError{flow: flowExit, status: 2}
+			}
 			e.cur.add(p.Op.String()+p.Pattern.Value+")", inDQ)
 			if !inDQ && e.mode != modeString {
 				e.cur.glob = true
@@ -492,6 +515,44 @@ func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) erro
 		}
 	}
 	return nil
+}
+
+// assignLike reports a word that starts like an assignment (name=...) with a tilde after
+// the '='.
+func assignLike(w *syntax.Word) bool {
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return false
+	}
+	eq := strings.IndexByte(l.Value, '=')
+	if eq <= 0 || !validName(l.Value[:eq]) {
+		return false
+	}
+	return strings.HasPrefix(l.Value[eq+1:], "~") || strings.Contains(l.Value[eq+1:], ":~")
+}
+
+// splitLit adds unquoted literal text that undergoes word splitting (the operand of
+// ${x:-word} outside double quotes): backslash-escaped characters do not split.
+func (e *expander) splitLit(s string) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if i > start {
+			e.split(s[start:i])
+		}
+		if i+1 < len(s) {
+			e.lit(s[i+1:i+2], true)
+			i++
+		} else {
+			e.lit("\\", false)
+		}
+		start = i + 1
+	}
+	if start < len(s) {
+		e.split(s[start:])
+	}
 }
 
 // unquotedLit adds unquoted literal text: a backslash quotes the next character.

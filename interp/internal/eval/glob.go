@@ -167,11 +167,17 @@ func (r *Runner) globStar(base string, last bool) ([]string, error) {
 	}
 	if !last {
 		out = append(out, base)
+	} else if base != "" {
+		// "dir/**" lists the directory itself first, with its slash.
+		out = append(out, joinGlob(base, ""))
 	}
 	if err := walk(base, 0); err != nil {
 		return nil, err
 	}
 	for i, p := range out {
+		if last && i == 0 && base != "" {
+			continue
+		}
 		out[i] = strings.TrimSuffix(p, "/")
 		if out[i] == "" && !last {
 			out[i] = base

@@ -504,7 +504,19 @@ func (e *expander) operand(w *syntax.Word, inDQ bool) error {
 		e.cur.exists = true
 		return e.dqOperand(w.Parts)
 	}
-	return e.parts(w.Parts, false, true, false)
+	if e.mode != modeFields {
+		return e.parts(w.Parts, false, true, false)
+	}
+	for i, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && !(i == 0 && strings.HasPrefix(l.Value, "~")) {
+			e.splitLit(l.Value)
+			continue
+		}
+		if err := e.parts([]syntax.WordPart{p}, false, i == 0, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dqOperand expands an operand word inside double quotes: single quotes are literal there.

@@ -190,7 +190,7 @@ func (r *Runner) place(fd int, varName string, f *ofile) error {
 			r.errorf("{%s}: invalid variable name for redirection", varName)
 			return errStatus1
 		}
-		fd = r.fds.lowestFree(10)
+		fd = r.fds.lowestFree(11)
 		if err := r.assign(varName, strconv.Itoa(fd), 0); err != nil {
 			f.release()
 			return err

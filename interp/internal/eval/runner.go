@@ -270,6 +270,14 @@ var errRunDone = errors.New("run finished")
 // runTop runs top-level statements: an expansion error abandons the rest of its line only.
 func (r *Runner) runTop(stmts []*syntax.Stmt) {
 	for i := 0; i < len(stmts); i++ {
+		if !r.shopts.has(shExtglob) && r.lineHasExtglob(stmts, i) {
+			// Bash reads a line before running it: extended patterns on a line read with
+			// extglob off are a syntax error, and nothing of the line runs.
+			r.lineno = r.line(stmts[i].Pos())
+			r.errorf("syntax error near unexpected token `('")
+			r.flow, r.exitStatus, r.status = flowExit, 2, 2
+			return
+		}
 		r.stmt(stmts[i])
 		if r.flow == flowDiscard {
 			r.flow = flowNone
@@ -290,6 +298,44 @@ func (r *Runner) runTop(stmts []*syntax.Stmt) {
 		}
 	}
 }
+
+// lineHasExtglob reports whether the statements sharing the line of stmts[i] contain an
+// extended pattern (checked once per line start).
+func (r *Runner) lineHasExtglob(stmts []*syntax.Stmt, i int) bool {
+	if i > 0 && stmts[i-1].End().Line() == stmts[i].Pos().Line() {
+		return false // checked with the line's first statement
+	}
+	line := stmts[i].End().Line()
+	for j := i; j < len(stmts); j++ {
+		if j > i && stmts[j].Pos().Line() != line {
+			break
+		}
+		if r.hasExtglob(stmts[j]) {
+			return true
+		}
+		line = stmts[j].End().Line()
+	}
+	return false
+}
+
+// hasExtglob reports (cached) whether a statement contains an extended pattern.
+func (r *Runner) hasExtglob(s *syntax.Stmt) bool {
+	key := extglobKey{s}
+	if v, ok := r.cur.cache.Load(key); ok {
+		return v.(bool)
+	}
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.ExtGlob); ok {
+			found = true
+		}
+		return !found
+	})
+	r.cur.cache.Store(key, found)
+	return found
+}
+
+type extglobKey struct{ s *syntax.Stmt }
 
 // fatal ends the run with err (a typed error) and returns the flow error that unwinds to it.
 func (r *Runner) fatal(err error) error {
