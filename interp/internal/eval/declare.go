@@ -312,7 +312,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			}
 		}
 	}
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		if o.unset&attrReadonly != 0 || hasVal || o.set&(attrArray|attrAssoc|attrInteger|attrLower|attrUpper|attrNameref) != 0 {
 			r.errorf("%s: %s: readonly variable", variant, name)
@@ -397,7 +397,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		case hasSub:
 			err = r.assignElemAt(i, name, sub, val, fl, na&attrAssoc == 0)
 		case na&attrNameref != 0:
-			v := r.scopes[i].vars[name]
+			v := r.writable(i).vars[name]
 			v.str, v.set = val, true
 			err = r.setVar(i, name, v)
 		default:
@@ -408,7 +408,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 	}
 	if o.set&attrReadonly != 0 {
-		v := r.scopes[i].vars[name]
+		v := r.writable(i).vars[name]
 		v.attrs |= attrReadonly
 		s := r.writable(i)
 		s.vars[name] = v
@@ -428,7 +428,7 @@ func (r *Runner) fnScope() int {
 
 // assignAt assigns a scalar in scope i (no scope search).
 func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.isArray() {
 		return r.assignElemAt(i, name, "0", val, fl, false)
 	}
@@ -674,17 +674,17 @@ func biUnset(r *Runner, args []string) int {
 			base, sub, hasSub = n[:k], n[k+1:len(n)-1], true
 		}
 		if mode == 'f' {
-			if !validFuncName(n) {
-				r.errorf("unset: `%s': not a valid identifier", n)
-				st = 1
-				continue
-			}
 			r.unsetFunc(n)
 			continue
 		}
 		if !validName(base) {
-			r.errorf("unset: `%s': not a valid identifier", n)
-			st = 1
+			// Without -v an invalid variable name may still name a function.
+			if mode == 'v' {
+				r.errorf("unset: `%s': not a valid identifier", n)
+				st = 1
+			} else {
+				r.unsetFunc(n)
+			}
 			continue
 		}
 		var err error
@@ -718,10 +718,6 @@ func biUnset(r *Runner, args []string) int {
 		}
 	}
 	return st
-}
-
-func validFuncName(s string) bool {
-	return s != "" && !strings.ContainsAny(s, "$`'\"\\ \t\n|&;()<>")
 }
 
 func (r *Runner) unsetFunc(name string) {

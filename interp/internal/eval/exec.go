@@ -28,6 +28,14 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 		r.background(s)
 		return
 	}
+	mark := len(r.procFDs)
+	r.stmtRun(s)
+	if len(r.procFDs) > mark {
+		r.closeProcFDs(mark)
+	}
+}
+
+func (r *Runner) stmtRun(s *syntax.Stmt) {
 	if s.Negated {
 		r.noErrexit++
 		r.command(s.Cmd, s.Redirs)

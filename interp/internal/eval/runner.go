@@ -390,6 +390,10 @@ func (r *Runner) checkCtx() error {
 		return &shError{flow: flowAbort, status: 1}
 	}
 	cause := context.Cause(r.ctx)
+	if errors.Is(cause, errRunDone) {
+		// The run is over (a goroutine outliving its shell): unwind quietly.
+		return &shError{flow: flowAbort, status: 1}
+	}
 	if errors.Is(cause, errSigpipe) {
 		return &shError{flow: flowExit, status: 141}
 	}

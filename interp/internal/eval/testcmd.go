@@ -249,10 +249,42 @@ func (r *Runner) varIsSet(s string) (bool, error) {
 // regexMatch is [[ s =~ re ]]: the quoted parts of the pattern match literally.
 func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 	var b strings.Builder
+	inBracket := false
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			b.WriteString(p.Value)
+			// A backslash quotes the next character: outside a bracket expression it stays as
+			// the regexp's escape; inside one bash drops it (the character is literal there).
+			v := p.Value
+			for i := 0; i < len(v); i++ {
+				c := v[i]
+				switch {
+				case c == '\\' && i+1 < len(v):
+					if inBracket {
+						b.WriteByte(v[i+1])
+					} else {
+						b.WriteByte(c)
+						b.WriteByte(v[i+1])
+					}
+					i++
+					continue
+				case c == '[' && !inBracket:
+					inBracket = true
+					b.WriteByte(c)
+					if i+1 < len(v) && v[i+1] == '^' {
+						b.WriteByte('^')
+						i++
+					}
+					if i+1 < len(v) && v[i+1] == ']' {
+						b.WriteByte(']')
+						i++
+					}
+					continue
+				case c == ']' && inBracket:
+					inBracket = false
+				}
+				b.WriteByte(c)
+			}
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {

@@ -303,7 +303,7 @@ func (r *Runner) assign(name, val string, fl assignFlags) error {
 		return nil
 	}
 	i := r.assignScope(name, fl)
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -376,7 +376,7 @@ func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool)
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -418,7 +418,7 @@ func (r *Runner) assignElemNum(name string, n int64, val string) error {
 	}
 	name = rf.name
 	i := r.targetScope(name)
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -492,7 +492,8 @@ type arrayItem struct {
 	appendVal bool
 }
 
-// assignArray sets name=(items) (or += with asAppend).
+// assignArray sets name=(items) (or += with asAppend). Appending works in place when the
+// storage is not shared, and only the change is charged.
 func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, assocDecl bool) error {
 	rf, ok := r.resolve(name)
 	if !ok {
@@ -500,19 +501,22 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
-	v := r.scopes[i].vars[name]
+	v := r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
-	oldSize := v.size()
+	appending := fl&asAppend != 0
+	var delta int64
 	if v.attrs&attrAssoc != 0 || assocDecl {
-		v.attrs |= attrAssoc
-		v.attrs &^= attrArray
-		if fl&asAppend == 0 || v.as == nil {
+		if !appending || v.as == nil {
+			delta -= v.size()
 			v.as = newAssoc()
-		} else {
+			v.arr, v.str = nil, ""
+		} else if v.as.frozen.Load() {
 			v.as = v.as.clone()
 		}
+		v.attrs |= attrAssoc
+		v.attrs &^= attrArray
 		for _, it := range items {
 			if !it.hasKey {
 				r.errorf("%s: %s: must use subscript when assigning associative array", name, it.val)
@@ -523,20 +527,31 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 			if err != nil {
 				return err
 			}
+			delta += int64(len(nv) - len(old))
+			if !had {
+				delta += int64(len(it.key)) + 32
+			}
 			v.as.set(it.key, nv)
 		}
-		v.arr, v.str, v.set = nil, "", true
+		v.set = true
 	} else {
-		v.attrs |= attrArray
 		var arr *indexed
-		if fl&asAppend != 0 && v.arr != nil {
-			arr = v.arr.clone()
-		} else {
+		switch {
+		case appending && v.arr != nil:
+			arr = v.arr
+			if arr.frozen.Load() {
+				arr = arr.clone()
+			}
+		default:
+			if !appending {
+				delta -= v.size()
+			}
 			arr = &indexed{}
-			if fl&asAppend != 0 && v.set {
+			if appending && v.set {
 				arr.vals = []string{v.str}
 			}
 		}
+		v.attrs |= attrArray
 		next := arr.max() + 1
 		for _, it := range items {
 			k := next
@@ -555,12 +570,20 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 			if err != nil {
 				return err
 			}
+			delta += int64(len(nv) - len(old))
+			if !had {
+				delta += 16
+			}
+			if err := r.charge(delta); err != nil {
+				return err
+			}
+			delta = 0
 			arr.set(k, nv)
 			next = k + 1
 		}
 		v.arr, v.str, v.set = arr, "", true
 	}
-	if err := r.charge(v.size() - oldSize); err != nil {
+	if err := r.charge(delta); err != nil {
 		return err
 	}
 	return r.storeNoCharge(i, name, v)
@@ -612,6 +635,7 @@ func (r *Runner) unsetElem(name, sub string) error {
 	if i < 0 {
 		return nil
 	}
+	v = r.writable(i).vars[name]
 	if v.attrs&attrReadonly != 0 {
 		r.errorf("unset: %s: cannot unset: readonly variable", name)
 		return errStatus1

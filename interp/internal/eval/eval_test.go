@@ -1,0 +1,230 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
+)
+
+// pureExec is an Exec hook with a few Go commands and no host processes.
+func pureExec(ctx context.Context, c *eval.Command) (int, error) {
+	switch c.Args[0] {
+	case "cat":
+		if len(c.Args) > 1 {
+			for _, a := range c.Args[1:] {
+				if strings.HasPrefix(a, "/dev/fd/") && c.OpenFD != nil {
+					var n int
+					for _, ch := range a[len("/dev/fd/"):] {
+						n = n*10 + int(ch-'0')
+					}
+					f, err := c.OpenFD(n)
+					if err != nil {
+						return 1, nil
+					}
+					_, _ = io.Copy(c.Stdout, f)
+					f.Close()
+				}
+			}
+			return 0, nil
+		}
+		_, err := io.Copy(c.Stdout, c.Stdin)
+		if err != nil {
+			return 1, nil
+		}
+		return 0, nil
+	case "sleep":
+		select {
+		case <-ctx.Done():
+			return 130, nil
+		case <-time.After(50 * time.Millisecond):
+			return 0, nil
+		}
+	case "yes":
+		for {
+			if _, err := io.WriteString(c.Stdout, "y\n"); err != nil {
+				return 141, nil
+			}
+			if ctx.Err() != nil {
+				return 130, nil
+			}
+		}
+	}
+	return 127, eval.ErrNotFound
+}
+
+type runOpts struct {
+	limits  eval.Limits
+	ctx     context.Context
+	builtin func(string) eval.BuiltinFunc
+}
+
+func runScript(t testing.TB, script string, o runOpts) (string, string, int, error) {
+	t.Helper()
+	ctx := o.ctx
+	if ctx == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+	}
+	var stdout, stderr bytes.Buffer
+	cfg := &eval.Config{FS: osfs.FS{}, Exec: pureExec, Builtin: o.builtin, Environ: testEnv, Dir: t.TempDir(),
+		Name: "t.sh", Stdout: &stdout, Stderr: &stderr, Limits: o.limits,
+		Identity: eval.Identity{PID: 100, PPID: 99}}
+	prog, err := eval.Parse("t.sh", []byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := eval.New(cfg).Run(ctx, prog)
+	return stdout.String(), stderr.String(), st, err
+}
+
+func TestLimits(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string
+		limits eval.Limits
+		kind   eval.LimitKind
+	}{
+		{"function recursion", `f() { f; }; f`, eval.Limits{MaxCallDepth: 200}, eval.LimitDepth},
+		{"eval recursion", `x='eval "$x"'; eval "$x"`, eval.Limits{MaxCallDepth: 200}, eval.LimitDepth},
+		{"subshell nesting", `f() { ( f ); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
+		{"command substitution nesting", `f() { echo $(f); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
+		{"source recursion", `echo 'source ./s.sh' > s.sh; source ./s.sh`, eval.Limits{MaxCallDepth: 50}, eval.LimitDepth},
+		{"deep recursion default limit", `f() { f; }; f`, eval.Limits{}, eval.LimitDepth},
+		{"commands", `while :; do :; done`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
+		{"commands in trap", `trap 'while :; do :; done' EXIT`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
+		{"jobs", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs from exit trap", `trap 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done' EXIT`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs through eval and alias", "shopt -s expand_aliases; alias bgjob='sleep 1 &'\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12; do eval bgjob; done", eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs in subshell", `( for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done )`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"fds", `for i in {1..100}; do exec {fd}>/dev/null; done`, eval.Limits{MaxFDs: 20}, eval.LimitFDs},
+		{"memory doubling", `x=a; while :; do x=$x$x; done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory array", `a=(); while :; do a+=(xxxxxxxxxxxxxxxx); done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory brace", `echo {1..100000000}`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory capture", `x=$(yes)`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory split", `set -- $(yes)`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory heredoc", "x=a; for i in {1..25}; do x=$x$x; done; cat <<E\n$x$x$x\nE", eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory assoc", `declare -A m; i=0; while :; do m[$i]=xxxxxxxxxxxxxxxxxxxxxxxx; ((i++)); done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory in pipeline stage", `{ x=a; while :; do x=$x$x; done; } | cat`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		{"memory in background job", `{ x=a; while :; do x=$x$x; done; } & wait`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, _, err := runScript(t, c.script, runOpts{limits: c.limits})
+			var le *eval.LimitError
+			if !errors.As(err, &le) || le.Kind != c.kind {
+				t.Fatalf("got %v, want limit %v", err, c.kind)
+			}
+		})
+	}
+}
+
+func TestPanicInGoroutineIsContained(t *testing.T) {
+	boom := func(name string) eval.BuiltinFunc {
+		if name != "boom" {
+			return nil
+		}
+		return func(context.Context, *eval.Shell, []string) (int, error) { panic("boom") }
+	}
+	for _, script := range []string{"boom", "{ boom; } | cat", "echo x | boom", "x=$(boom)", "boom & wait", "cat <(boom)", "(boom)"} {
+		_, _, _, err := runScript(t, script, runOpts{builtin: boom})
+		var ie *eval.InternalError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want an InternalError", script, err)
+		}
+	}
+}
+
+func TestCancelEndsLoops(t *testing.T) {
+	for _, script := range []string{
+		`while :; do :; done`,
+		`while :; do :; done | cat`,
+		`x=$(while :; do :; done)`,
+		`{ while :; do :; done; } & wait`,
+		`cat <(while :; do :; done)`,
+		`yes | cat > /dev/null`,
+		`read x < <(while :; do :; done)`,
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		hook := func(name string) eval.BuiltinFunc {
+			if name != "started" {
+				return nil
+			}
+			return func(context.Context, *eval.Shell, []string) (int, error) {
+				close(started)
+				return 0, nil
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, _, _, err := runScript(t, "started; "+script, runOpts{ctx: ctx, builtin: hook})
+			done <- err
+		}()
+		<-started
+		cancel()
+		err := <-done
+		var ce *eval.CancelError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: got %v, want a CancelError", script, err)
+		}
+	}
+}
+
+// TestNoGoroutineSurvives runs many scripts that start goroutines and checks that the
+// goroutine count comes back to where it was.
+func TestNoGoroutineSurvives(t *testing.T) {
+	scripts := []string{
+		`echo a | cat | cat > /dev/null`,
+		`: <(true)`,
+		`cat <(echo x) > /dev/null`,
+		`sleep 1 &`,
+		`(echo x | cat) > /dev/null`,
+		`x=$( { echo a; sleep 1; } & )`,
+		`yes | { read x; }`,
+		`exec 3< <(yes); read -u 3 x`,
+	}
+	run := func() {
+		for _, s := range scripts {
+			if _, _, _, err := runScript(t, s, runOpts{}); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	}
+	run()
+	runtime.GC()
+	base := runtime.NumGoroutine()
+	for range 1000 / len(scripts) {
+		run()
+	}
+	// Goroutines that already returned can still be counted until they are reaped: yield
+	// until the count settles.
+	n := runtime.NumGoroutine()
+	for i := 0; i < 1000 && n > base; i++ {
+		runtime.Gosched()
+		n = runtime.NumGoroutine()
+	}
+	if n > base {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("goroutines: %d before, %d after\n%s", base, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestSandboxIdentity(t *testing.T) {
+	out, _, _, err := runScript(t, `echo $$ $PPID $BASHPID $((PPID)) $(echo $BASHPID); let x=PPID; echo $x; y='$'; echo ${!y}; (echo $BASHPID); trap 'echo $$' EXIT`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "100 99 100 99 101\n99\n100\n102\n100\n"
+	if out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+}
