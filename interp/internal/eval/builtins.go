@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/printf"
 )
 
 // builtinFn is a shell builtin: it runs in the shell with its redirections applied and
@@ -336,48 +339,79 @@ func biShift(r *Runner, args []string) int {
 }
 
 func biEcho(r *Runner, args []string) int {
-	args = args[1:]
-	newline, escapes := true, r.shopts.has(shXpgEcho)
-loop:
-	for len(args) > 0 {
-		a := args[0]
-		if len(a) < 2 || a[0] != '-' {
-			break
-		}
-		for _, c := range a[1:] {
-			if c != 'n' && c != 'e' && c != 'E' {
-				break loop
-			}
-		}
-		for _, c := range a[1:] {
-			switch c {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
+	return r.out("echo", string(printf.Echo(args[1:])))
+}
+
+// biPrintf is printf [-v var] format [arguments].
+func biPrintf(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("printf", args[1:], "v:", false)
+	if !ok {
+		return 2
 	}
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if escapes {
-			s, stop := echoEscapes(a)
-			b.WriteString(s)
-			if stop {
-				return r.out("echo", b.String())
-			}
-			continue
-		}
-		b.WriteString(a)
+	target := ""
+	for _, o := range opts {
+		target = o.arg
 	}
-	if newline {
-		b.WriteByte('\n')
+	if len(rest) == 0 {
+		r.usage("printf")
+		return 2
 	}
-	return r.out("echo", b.String())
+	if target != "" {
+		base := target
+		if k := strings.IndexByte(target, '['); k > 0 && strings.HasSuffix(target, "]") {
+			base = target[:k]
+		}
+		if !validName(base) {
+			r.errorf("printf: `%s': not a valid identifier", target)
+			return 2
+		}
+	}
+	maxOut := r.c.limits.MaxMemory
+	if maxOut > 64<<20 {
+		maxOut = 64 << 20
+	}
+	out, diags, st := printf.Format(rest[0], rest[1:], printf.Options{
+		Now: r.c.now, Start: r.c.start, Loc: r.timeZone(), MaxOutput: int(maxOut),
+		SetVar: func(name string, v int64) error { return r.assign(name, strconv.FormatInt(v, 10), 0) },
+	})
+	for _, d := range diags {
+		switch d.Kind {
+		case printf.DiagUnsupported:
+			return biRefusedOpt(r, "printf "+strconv.Quote(rest[0])+" ("+d.Text+")")
+		case printf.DiagLimit:
+			return r.raise(r.fatal(&LimitError{Kind: LimitMemory, Max: r.c.limits.MaxMemory}))
+		}
+		r.errorf("printf: %s", d.Text)
+	}
+	if target != "" {
+		var err error
+		if k := strings.IndexByte(target, '['); k > 0 {
+			sub := target[k+1 : len(target)-1]
+			v, rf, _ := r.lookupVar(target[:k])
+			err = r.assignElem(rf.name, sub, string(out), 0, v.attrs&attrAssoc == 0)
+		} else {
+			err = r.assign(target, string(out), 0)
+		}
+		if err != nil {
+			return r.raise(err)
+		}
+		return st
+	}
+	if c := r.out("printf", string(out)); c != 0 {
+		return c
+	}
+	return st
+}
+
+// timeZone is the shell's TZ for printf %(fmt)T (UTC when unset or unknown).
+func (r *Runner) timeZone() *time.Location {
+	tz, ok := r.scalar("TZ")
+	if !ok || tz == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(strings.TrimPrefix(tz, ":"))
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }

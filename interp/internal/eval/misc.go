@@ -247,6 +247,3 @@ func (r *Runner) funcListing(force bool) string {
 func (r *Runner) funcText(fn *funcDef) (string, error) {
 	return "", r.refuseErr(fn.body.Pos(), "printing a function definition (declare -f, type)")
 }
-
-// biPrintf is replaced by the printf package glue.
-func biPrintf(r *Runner, args []string) int { return biRefusedOpt(r, "printf") }

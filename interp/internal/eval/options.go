@@ -216,7 +216,7 @@ var shoptOptions = []optInfo{
 	{"shift_verbose", 0, shShiftVerbose, true},
 	{"sourcepath", 0, shSourcepath, true},
 	{"varredir_close", 0, shVarredirClose, false},
-	{"xpg_echo", 0, shXpgEcho, true},
+	{"xpg_echo", 0, shXpgEcho, false},
 }
 
 const defaultShopts = shCheckwinsize | shCmdhist | shCompleteFullquote | shExtquote | shForceFignore |

@@ -1,9 +1,11 @@
 package eval
 
 import (
-	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/shquote"
 )
 
 // needsANSI reports whether bash would quote s as $'...': it holds control characters or
@@ -11,15 +13,15 @@ import (
 func needsANSI(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			return true
-		}
 		if c < 0x80 {
+			if c < 0x20 || c == 0x7f {
+				return true
+			}
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
+		if r == utf8.RuneError && n <= 1 || !(unicode.IsPrint(r) || unicode.Is(unicode.Zs, r)) {
 			return true
 		}
 		i += n
@@ -28,71 +30,10 @@ func needsANSI(s string) bool {
 }
 
 // quoteANSI renders s as $'...'.
-func quoteANSI(s string) string {
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch c {
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case 0x1b:
-			b.WriteString(`\E`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\'':
-			b.WriteString(`\'`)
-		default:
-			if c < 0x20 || c == 0x7f {
-				b.WriteString(octEsc(c))
-				break
-			}
-			if c >= 0x80 {
-				r, n := utf8.DecodeRuneInString(s[i:])
-				if r == utf8.RuneError && n <= 1 {
-					b.WriteString(octEsc(c))
-					i++
-					continue
-				}
-				b.WriteString(s[i : i+n])
-				i += n
-				continue
-			}
-			b.WriteByte(c)
-		}
-		i++
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
-
-func octEsc(c byte) string {
-	s := strconv.FormatInt(int64(c), 8)
-	for len(s) < 3 {
-		s = "0" + s
-	}
-	return `\` + s
-}
+func quoteANSI(s string) string { return shquote.ANSI(s) }
 
 // quoteSingle is ${x@Q}: '...' (or $'...').
-func quoteSingle(s string) string {
-	if needsANSI(s) {
-		return quoteANSI(s)
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func quoteSingle(s string) string { return shquote.Single(s) }
 
 // quoteDouble is how declare -p shows a value: "..." (or $'...').
 func quoteDouble(s string) string {
