@@ -118,4 +118,3 @@ func octVal(s string, max int) (int, int) {
 	}
 	return n, k
 }
-
