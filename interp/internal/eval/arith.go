@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -224,4 +225,35 @@ func (a arithEnv) Nounset() bool { return a.r.opts.has(optNounset) }
 // assignIndex sets name[n] of an indexed array (n already evaluated).
 func (r *Runner) assignIndex(name string, n int64, val string) error {
 	return r.assignElemNum(name, n, val)
+}
+
+// expandSubscriptText expands a subscript that arrives as text at run time (through a
+// nameref or an indirect reference, a[$i]): bash expands it again, as if in double quotes.
+func (r *Runner) expandSubscriptText(s string) (string, error) {
+	if !strings.ContainsAny(s, "$`\"'\\") {
+		return s, nil
+	}
+	w, err := newParser().Document(strings.NewReader(s))
+	if err != nil {
+		return s, nil
+	}
+	saved := r.cur
+	r.cur = &source{name: saved.name, text: s, lineBase: saved.lineBase, cache: new(sync.Map)}
+	defer func() { r.cur = saved }()
+	e := &expander{r: r, mode: modeString}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			e.lit(unescapeDQ(l.Value), true)
+			continue
+		}
+		if err := e.parts([]syntax.WordPart{p}, true, false, false); err != nil {
+			return "", err
+		}
+	}
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String(), nil
 }

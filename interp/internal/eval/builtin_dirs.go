@@ -6,12 +6,22 @@ import (
 	"strings"
 )
 
-// pwdValue is the logical working directory.
+// pwdValue is the logical working directory: $PWD when it names the working directory,
+// else the directory itself (bash ignores a PWD that lies).
 func (r *Runner) pwdValue() string {
-	if v, ok := r.scalar("PWD"); ok && v != "" {
+	v, ok := r.scalar("PWD")
+	if !ok || v == "" || !path.IsAbs(v) {
+		return r.dir
+	}
+	if v == r.dir {
 		return v
 	}
-	return r.dir
+	a, err1 := r.c.fs.RealPath(v)
+	b, err2 := r.c.fs.RealPath(r.dir)
+	if err1 != nil || err2 != nil || a != b {
+		return r.dir
+	}
+	return v
 }
 
 // chdir changes the working directory to an absolute logical path (physical: resolve
@@ -52,12 +62,35 @@ func (r *Runner) chdir(name, target string, physical bool) bool {
 }
 
 // logicalJoin makes dir absolute against the logical working directory, folding . and ..
-// textually (cd -L).
+// textually (cd -L); each directory a ".." leaves must exist, as bash checks. ok is false
+// when one does not.
 func (r *Runner) logicalJoin(dir string) string {
-	if path.IsAbs(dir) {
-		return path.Clean(dir)
+	p, _ := r.logicalPath(dir)
+	return p
+}
+
+func (r *Runner) logicalPath(dir string) (string, bool) {
+	full := dir
+	if !path.IsAbs(dir) {
+		full = r.pwdValue() + "/" + dir
 	}
-	return path.Clean(r.pwdValue() + "/" + dir)
+	var stack []string
+	for _, c := range strings.Split(full, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			cur := "/" + strings.Join(stack, "/")
+			if fi, err := r.c.fs.Stat(cur); err != nil || !fi.IsDir() {
+				return path.Clean(full), false
+			}
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		default:
+			stack = append(stack, c)
+		}
+	}
+	return "/" + strings.Join(stack, "/"), true
 }
 
 func biCd(r *Runner, args []string) int {
@@ -122,7 +155,15 @@ func biCd(r *Runner, args []string) int {
 		}
 	}
 	if target == "" {
-		target = r.logicalJoin(dir)
+		var ok bool
+		target, ok = r.logicalPath(dir)
+		if !ok && !physical {
+			r.errorf("cd: %s: No such file or directory", dir)
+			return 1
+		}
+		if physical && !path.IsAbs(dir) {
+			target = r.dir + "/" + dir
+		}
 	}
 	if !r.chdir(dir, target, physical) {
 		return 1

@@ -44,6 +44,7 @@ func (r *Runner) runText(text, what string) int {
 		r.errorf("%s: %s", what, syntaxMessage(err))
 		return 2
 	}
+	src = src.withLineBase(r.lineno - 1)
 	if refs := checkStmts(src, stmts); len(refs) > 0 {
 		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
 	}

@@ -440,16 +440,9 @@ func biGetopts(r *Runner, args []string) int {
 	if len(args) > 3 {
 		params = args[3:]
 	}
-	if !validName(name) {
-		r.errorf("getopts: `%s': not a valid identifier", name)
-		return 1
-	}
 	silent := strings.HasPrefix(spec, ":")
 	if silent {
 		spec = spec[1:]
-	}
-	if v, ok := r.scalar("OPTERR"); ok && v == "0" {
-		silent = silent || false
 	}
 	optErr := true
 	if v, ok := r.scalar("OPTERR"); ok && strings.TrimSpace(v) == "0" {
@@ -470,10 +463,24 @@ func biGetopts(r *Runner, args []string) int {
 		_ = r.assign("OPTIND", strconv.Itoa(n), 0)
 		r.optChar = saved
 	}
+	setName := func(v string) int {
+		if !validName(name) {
+			r.errorf("getopts: `%s': not a valid identifier", name)
+			return 1
+		}
+		if err := r.assign(name, v, 0); err != nil {
+			return r.raise(err)
+		}
+		return 0
+	}
 	end := func() int {
 		r.optChar = 0
+		if optind > len(params)+1 {
+			optind = len(params) + 1
+		}
 		setInd(optind)
-		_ = r.assign(name, "?", 0)
+		_ = r.unsetVar("OPTARG", false)
+		setName("?")
 		return 1
 	}
 	if optind > len(params) {
@@ -510,8 +517,7 @@ func biGetopts(r *Runner, args []string) int {
 			}
 			_ = r.unsetVar("OPTARG", false)
 		}
-		_ = r.assign(name, "?", 0)
-		return 0
+		return setName("?")
 	}
 	if k+1 < len(spec) && spec[k+1] == ':' {
 		var val string
@@ -529,24 +535,20 @@ func biGetopts(r *Runner, args []string) int {
 			setInd(optind)
 			if silent {
 				_ = r.assign("OPTARG", string(c), 0)
-				_ = r.assign(name, ":", 0)
-			} else {
-				if optErr {
-					r.errorf("option requires an argument -- %c", c)
-				}
-				_ = r.unsetVar("OPTARG", false)
-				_ = r.assign(name, "?", 0)
+				return setName(":")
 			}
-			return 0
+			if optErr {
+				r.errorf("option requires an argument -- %c", c)
+			}
+			_ = r.unsetVar("OPTARG", false)
+			return setName("?")
 		}
 		setInd(optind)
 		_ = r.assign("OPTARG", val, 0)
-		_ = r.assign(name, string(c), 0)
-		return 0
+		return setName(string(c))
 	}
 	next()
 	setInd(optind)
 	_ = r.unsetVar("OPTARG", false)
-	_ = r.assign(name, string(c), 0)
-	return 0
+	return setName(string(c))
 }

@@ -156,9 +156,11 @@ func biCommand(r *Runner, args []string) int {
 	if !ok {
 		return 2
 	}
-	var v, vv bool
+	var v, vv, p bool
 	for _, o := range opts {
 		switch o.c {
+		case 'p':
+			p = true
 		case 'v':
 			v = true
 		case 'V':
@@ -178,6 +180,8 @@ func biCommand(r *Runner, args []string) int {
 		var b strings.Builder
 		for _, n := range rest {
 			kinds := r.commandKinds(n, false)
+			// The status is the last name's (bash swallows earlier failures).
+			st = 0
 			if len(kinds) == 0 {
 				st = 1
 				continue
@@ -197,8 +201,14 @@ func biCommand(r *Runner, args []string) int {
 		}
 		return st
 	}
-	// Run bypassing shell functions.
+	// Run bypassing shell functions (-p: with the default PATH).
 	name := rest[0]
+	if p {
+		saved := r.scopes
+		r.scopes = append(slices.Clip(r.scopes), &scope{vars: map[string]variable{
+			"PATH": {attrs: attrExport, set: true, str: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}}, owner: r.id, temp: true})
+		defer func() { r.scopes = saved }()
+	}
 	if strings.IndexByte(name, '/') < 0 {
 		if b := r.hookBuiltin(name); b != nil {
 			r.runHook(b, rest)

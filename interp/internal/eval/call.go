@@ -56,9 +56,16 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	if len(redirs) > 0 {
 		// exec without a command makes its redirections the shell's own.
 		permanent := len(args) == 1 && args[0] == "exec" && r.funcs.m["exec"] == nil
+		if r.opts.has(optXtrace) {
+			r.xtrace(ce.Assigns, args)
+		}
 		rs, err := r.redirect(redirs, permanent)
 		if err != nil {
 			r.status = r.raise(err)
+			if permanent && r.flow == flowNone {
+				// A redirection error of exec (a special builtin) exits the shell.
+				r.flow, r.exitStatus = flowExit, r.status
+			}
 			if r.flow == flowNone {
 				r.afterSimple()
 			}
@@ -83,7 +90,7 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			}
 		}
 	}
-	if r.opts.has(optXtrace) {
+	if r.opts.has(optXtrace) && len(redirs) == 0 {
 		r.xtrace(ce.Assigns, args)
 	}
 	r.run(args)

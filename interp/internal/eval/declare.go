@@ -13,6 +13,12 @@ import (
 type declArg struct {
 	word   string
 	assign *syntax.Assign
+	// pre: the assignment's value was expanded before declare ran (all words of a
+	// declaration are expanded first, as bash does).
+	pre   bool
+	val   string
+	sub   string
+	items []arrayItem
 }
 
 // declClause runs declare, typeset, local, export, readonly written as keywords (the parser
@@ -50,6 +56,41 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 			items = append(items, declArg{assign: as})
 		}
 	}
+	// Expand the assignments' values before any of them is performed.
+	assoc := false
+	for _, it := range items {
+		if it.assign == nil && strings.HasPrefix(it.word, "-") && strings.Contains(it.word, "A") {
+			assoc = true
+		}
+	}
+	for i := range items {
+		it := &items[i]
+		as := it.assign
+		if as == nil || as.Naked {
+			continue
+		}
+		v, _, _ := r.lookupVar(as.Name.Value)
+		isAssoc := assoc || v.attrs&attrAssoc != 0
+		var err error
+		switch {
+		case as.Array != nil:
+			it.items, err = r.arrayItems(as.Name.Value, as.Array, isAssoc)
+		case as.Index != nil:
+			if it.sub, err = r.assignSubscript(as, isAssoc); err == nil {
+				it.val, err = r.expandString(as.Value, ctxAssignValue)
+			}
+		default:
+			it.val, err = r.expandString(as.Value, ctxAssignValue)
+		}
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		it.pre = true
+	}
 	variant := c.Variant.Value
 	if variant == "nameref" {
 		variant = "declare"
@@ -59,6 +100,15 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 		r.xtraceDecl(variant, items)
 	}
 	r.status = r.declare(variant, items)
+	if len(c.Args) > 0 {
+		last := c.Args[len(c.Args)-1]
+		r.lastArg = r.cur.slice(last.Pos(), last.End())
+		if len(items) > 0 && items[len(items)-1].assign == nil {
+			r.lastArg = items[len(items)-1].word
+		}
+	} else {
+		r.lastArg = variant
+	}
 	if r.flow == flowNone {
 		if r.status == 0 && r.substSeen {
 			r.status = r.substStatus
@@ -254,13 +304,15 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		return errStatus1
 	}
-	if hasVal && valWord != nil && it.assign != nil && it.assign.Index == nil {
+	if it.pre {
+		val, sub = it.val, it.sub
+	} else if hasVal && valWord != nil && it.assign != nil && it.assign.Index == nil {
 		var err error
 		if val, err = r.expandString(valWord, ctxAssignValue); err != nil {
 			return err
 		}
 	}
-	if it.assign != nil && it.assign.Index != nil {
+	if it.assign != nil && it.assign.Index != nil && !it.pre {
 		v, _, _ := r.lookupVar(name)
 		var err error
 		if sub, err = r.assignSubscript(it.assign, v.attrs&attrAssoc != 0 || o.set&attrAssoc != 0); err != nil {
@@ -278,6 +330,10 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 	switch {
 	case local:
 		i = r.fnScope()
+		if _, ov := r.find(name); ov.attrs&attrReadonly != 0 {
+			r.errorf("%s: %s: readonly variable", variant, name)
+			return errStatus1
+		}
 		if _, ok := r.scopes[i].vars[name]; !ok {
 			nv := variable{}
 			if r.shopts.has(shLocalvarInherit) {
@@ -299,7 +355,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 	default:
 		rname := name
-		if o.set&attrNameref == 0 {
+		if (o.set|o.unset)&attrNameref == 0 {
 			if rf, ok := r.resolve(name); ok && !rf.hasSub {
 				rname = rf.name
 			}
@@ -389,8 +445,10 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		var err error
 		switch {
 		case arr != nil:
-			var items []arrayItem
-			items, err = r.arrayItems(name, arr, na&attrAssoc != 0)
+			items := it.items
+			if !it.pre {
+				items, err = r.arrayItems(name, arr, na&attrAssoc != 0)
+			}
 			if err == nil {
 				err = r.assignArrayAt(i, name, items, fl, na&attrAssoc != 0)
 			}

@@ -336,6 +336,10 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 			items = r.params
 		}
 		name := l.Name.Value
+		if !validName(name) {
+			r.status = r.raise(r.exitf("`%s': not a valid identifier", name))
+			return
+		}
 		r.status = 0
 		for _, it := range items {
 			if err := r.checkCtx(); err != nil {
@@ -365,6 +369,7 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				return
 			}
 			if l.Cond != nil {
+				r.lineno = r.line(c.Pos())
 				n, err := r.arithNode(l, l.Cond)
 				if err != nil {
 					r.status = r.raise(err)

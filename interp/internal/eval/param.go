@@ -177,7 +177,12 @@ func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
 
 	// ${!prefix*} and ${!prefix@}: variable names.
 	if pe.Names != 0 {
-		return e.list(r.varNamesWithPrefix(name), inDQ, pe.Names == syntax.NamesPrefix)
+		names := r.varNamesWithPrefix(name)
+		if pe.Names == syntax.NamesPrefix && !inDQ && r.ifsValue() == "" && e.mode == modeFields {
+			// Bash joins ${!prefix*} into one word when IFS is empty.
+			return e.value(strings.Join(names, ""), false)
+		}
+		return e.list(names, inDQ, pe.Names == syntax.NamesPrefix)
 	}
 	// Fast path: $x and ${x} of a plain variable.
 	if pe.Index == nil && !pe.Excl && !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && validName(name) {
@@ -196,6 +201,9 @@ func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
 		pv, err = r.arrayKeys(name, pe)
 		if err != nil {
 			return err
+		}
+		if pv.star && !inDQ && r.ifsValue() == "" && e.mode == modeFields && pe.Exp == nil && pe.Slice == nil && pe.Repl == nil && !pe.Length {
+			return e.value(strings.Join(pv.list, " "), true)
 		}
 	case pe.Excl:
 		pv, err = r.indirect(pe, name)
@@ -326,10 +334,10 @@ func (r *Runner) indirect(pe *syntax.ParamExp, name string) (pval, error) {
 		return pval{}, r.discardf("%s: invalid variable name", ref)
 	}
 	if hasSub && sub != "@" && sub != "*" {
-		v, _, _ := r.lookupVar(rname)
-		if v.attrs&attrAssoc == 0 {
-			// Indexed subscripts in an indirect reference are arithmetic text.
-			return r.paramValue(rname, sub, true)
+		// The subscript of an indirect reference is expanded again.
+		var err error
+		if sub, err = r.expandSubscriptText(sub); err != nil {
+			return pval{}, err
 		}
 	}
 	return r.paramValue(rname, sub, hasSub)
@@ -772,15 +780,19 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 	if pat == "" {
 		return s
 	}
+	if s == "" {
+		// An empty string gets one try.
+		if end := r.longestAt(pat, s, 0, nocase); end == 0 {
+			return with.render("", amp)
+		}
+		return s
+	}
 	var b strings.Builder
+	// Bash tries each position before the end.
 	i := 0
-	done := false
-	for i <= len(s) && !done {
+	for i < len(s) {
 		end := r.longestAt(pat, s, i, nocase)
 		if end < 0 {
-			if i == len(s) {
-				break
-			}
 			_, size := utf8.DecodeRuneInString(s[i:])
 			b.WriteString(s[i : i+size])
 			i += size
@@ -788,13 +800,12 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		}
 		b.WriteString(with.render(s[i:end], amp))
 		if end == i {
-			if i < len(s) {
-				_, size := utf8.DecodeRuneInString(s[i:])
-				b.WriteString(s[i : i+size])
-				i += size
-			} else {
-				i++
+			if i >= len(s) {
+				break
 			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteString(s[i : i+size])
+			i += size
 		} else {
 			i = end
 		}

@@ -3,6 +3,7 @@ package eval
 import (
 	"regexp"
 	"sync"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/pattern"
 )
@@ -74,8 +75,12 @@ func (r *Runner) matchPattern(pat, s string, nocase bool) bool {
 // when none does.
 func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
 	re := r.compile(pat, nocase, true)
+	u8 := r.utf8Mode()
 	if longest {
 		for i := len(s); i >= 0; i-- {
+			if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
+				continue
+			}
 			if re.MatchString(s[:i]) {
 				return i
 			}
@@ -83,6 +88,9 @@ func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
 		return 0
 	}
 	for i := 0; i <= len(s); i++ {
+		if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
+			continue
+		}
 		if re.MatchString(s[:i]) {
 			return i
 		}
@@ -94,8 +102,12 @@ func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
 // len(s) when none does.
 func (r *Runner) suffixMatch(pat, s string, longest, nocase bool) int {
 	re := r.compile(pat, nocase, true)
+	u8 := r.utf8Mode()
 	if longest {
 		for i := 0; i <= len(s); i++ {
+			if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
+				continue
+			}
 			if re.MatchString(s[i:]) {
 				return i
 			}
@@ -103,6 +115,9 @@ func (r *Runner) suffixMatch(pat, s string, longest, nocase bool) int {
 		return len(s)
 	}
 	for i := len(s); i >= 0; i-- {
+		if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
+			continue
+		}
 		if re.MatchString(s[i:]) {
 			return i
 		}

@@ -100,3 +100,14 @@ func syntaxMessage(err error) string {
 	}
 	return err.Error()
 }
+
+// withLineBase is the same source counted from another line (eval and trap strings run at
+// different lines share their parse).
+func (s *source) withLineBase(base int) *source {
+	if s.lineBase == base {
+		return s
+	}
+	c := *s
+	c.lineBase = base
+	return &c
+}

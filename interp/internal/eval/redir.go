@@ -131,8 +131,8 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 			}
 			return nil
 		}
-		if rd.Op == syntax.DplOut && rd.N == nil {
-			// >&file is &>file.
+		if rd.Op == syntax.DplOut && fd == 1 && varName == "" {
+			// >&file (and 1>&file) is &>file.
 			f, err := r.openRedir(word, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, true)
 			if err != nil {
 				return err

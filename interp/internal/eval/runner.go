@@ -282,6 +282,10 @@ func (r *Runner) runTop(stmts []*syntax.Stmt) {
 		if r.flow == flowDiscard {
 			r.flow = flowNone
 			r.status = 1
+			if r.opts.has(optErrexit) && !r.errexitOff && r.noErrexit == 0 {
+				r.flow, r.exitStatus = flowExit, 1
+				return
+			}
 			// Skip the statements that share the line (bash reads and runs whole lines).
 			line := stmts[i].End().Line()
 			for i+1 < len(stmts) && stmts[i+1].Pos().Line() == line {

@@ -408,12 +408,13 @@ func (r *Runner) compileERE(src string) (*regexp.Regexp, error) {
 			}
 		case '{':
 			// A brace not starting a valid interval is literal in glibc.
-			if j := strings.IndexByte(src[i:], '}'); j > 0 && validInterval(src[i+1:i+j]) {
-				b.WriteString(src[i : i+j+1])
-				i += j
-			} else {
-				b.WriteString(`\{`)
+			j := strings.IndexByte(src[i:], '}')
+			if j < 0 || !validInterval(src[i+1:i+j]) || i == 0 {
+				// glibc rejects a brace that does not start a valid interval.
+				return nil, errStatus1
 			}
+			b.WriteString(src[i : i+j+1])
+			i += j
 		default:
 			b.WriteByte(c)
 		}

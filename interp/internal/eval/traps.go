@@ -215,6 +215,8 @@ func (r *Runner) runTrapString(action string) {
 		r.errorf("%s", syntaxMessage(err))
 		return
 	}
+	// LINENO in a trap counts from the line that triggered it.
+	src = src.withLineBase(r.lineno - 1)
 	if refs := checkStmts(src, stmts); len(refs) > 0 {
 		r.status = r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
 		return
@@ -291,7 +293,7 @@ func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, error) {
 		return e.src, e.stmts, e.err
 	}
 	r.c.parseMu.Unlock()
-	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
+	src, stmts, err := parseString(r.cur.name, text, 0)
 	r.c.parseMu.Lock()
 	if r.c.parsed == nil || len(r.c.parsed) > 512 {
 		r.c.parsed = map[string]parsedText{}

@@ -178,13 +178,25 @@ func varScalar(v *variable) (string, bool) {
 // element reads name[sub] of a variable already looked up (sub unexpanded for assoc keys is
 // the caller's business: it is the final key or arithmetic text).
 func (r *Runner) element(v variable, name, sub string) (string, bool) {
+	if sub == "@" || sub == "*" {
+		// A nameref to a[@]: the elements joined.
+		pv, err := r.paramValue(name, sub, true)
+		if err != nil || !pv.set {
+			return "", false
+		}
+		return pv.joined(r), true
+	}
 	if v.as != nil || v.attrs&attrAssoc != 0 {
 		if v.as == nil {
 			return "", false
 		}
 		return v.as.get(sub)
 	}
-	n, err := r.arithSubscript(sub)
+	text, err := r.expandSubscriptText(sub)
+	if err != nil {
+		return "", false
+	}
+	n, err := r.arithSubscript(text)
 	if err != nil {
 		return "", false
 	}
@@ -372,7 +384,8 @@ func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool)
 		return r.discardf("%s: circular name reference", name)
 	}
 	if rf.hasSub {
-		return r.discardf("%s: invalid variable name", name)
+		r.errorf("`%s[%s]': not a valid identifier", rf.name, rf.sub)
+		return errStatus1
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
@@ -498,6 +511,10 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 	rf, ok := r.resolve(name)
 	if !ok {
 		return r.discardf("%s: circular name reference", name)
+	}
+	if rf.hasSub {
+		r.errorf("`%s[%s]': not a valid identifier", rf.name, rf.sub)
+		return errStatus1
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)

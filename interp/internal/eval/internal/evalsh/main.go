@@ -135,6 +135,7 @@ func run() int {
 		Identity: eval.Identity{PID: os.Getpid(), PPID: os.Getppid(), UID: os.Getuid(), EUID: os.Geteuid(),
 			GID: os.Getgid(), User: os.Getenv("USER")},
 	}
+	cfg.Identity.Hostname, _ = os.Hostname()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if prelude.Len() > 0 {
