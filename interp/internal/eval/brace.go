@@ -177,8 +177,8 @@ func braceAtoms(atoms []batom, budget *int) [][]batom {
 			}
 		}
 		if j >= len(atoms) {
-			// No close brace for this one: no later brace can close either.
-			return [][]batom{atoms}
+			// No close brace for this one: a later brace may still form an expansion.
+			continue
 		}
 		pre, amble, post := atoms[:i], atoms[i+1:j], atoms[j+1:]
 		var alts [][]batom

@@ -201,6 +201,11 @@ func biRead(r *Runner, args []string) int {
 		name := "REPLY"
 		if len(names) > 0 {
 			name = names[0]
+			for _, other := range names[1:] {
+				if err := r.assign(other, "", 0); err != nil {
+					return r.raise(err)
+				}
+			}
 		}
 		if array != "" {
 			if err := r.assignArray(array, []arrayItem{{val: line}}, 0, false); err != nil {

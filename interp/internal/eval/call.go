@@ -180,7 +180,7 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		}
 		return r.assignArray(name, items, fl, assocDecl)
 	case as.Index != nil:
-		v, rf, _ := r.lookupVar(name)
+		v, _, _ := r.lookupVar(name)
 		isAssoc := v.attrs&attrAssoc != 0
 		sub, err := r.assignSubscript(as, isAssoc)
 		if err != nil {
@@ -190,7 +190,7 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		if err != nil {
 			return err
 		}
-		return r.assignElem(rf.name, sub, val, fl, !isAssoc)
+		return r.assignElem(name, sub, val, fl, !isAssoc)
 	}
 	val, err := r.expandString(as.Value, ctxAssignValue)
 	if err != nil {

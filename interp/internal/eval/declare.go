@@ -225,9 +225,21 @@ func (r *Runner) declare(variant string, items []declArg) int {
 	if len(items) == 0 || (o.print && variant != "local") && len(items) == 0 {
 		return r.declareList(variant, o)
 	}
+	if o.print && (variant == "readonly" || variant == "export") {
+		// readonly -p NAME / export -p NAME mark the names and print nothing.
+		o.print = false
+	}
 	if o.print {
 		st := 0
 		for _, it := range items {
+			if variant == "local" {
+				name := it.word
+				if !r.isLocal(name) {
+					r.errorf("local: %s: not found", name)
+					st = 1
+					continue
+				}
+			}
 			name := it.word
 			if it.assign != nil {
 				name = it.assign.Name.Value
@@ -393,8 +405,13 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			return err
 		}
 	}
+	set := o.set
+	if (variant == "readonly" || variant == "export") && !hasVal {
+		// readonly -a NAME without a value does not make an array.
+		set &^= attrArray | attrAssoc
+	}
 	na := v.attrs
-	na |= o.set &^ attrReadonly
+	na |= set &^ attrReadonly
 	na &^= o.unset
 	if o.set&attrLower != 0 {
 		na &^= attrUpper

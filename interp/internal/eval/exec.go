@@ -24,6 +24,10 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 		r.status = r.raise(err)
 		return
 	}
+	if r.opts&optNoexec != 0 {
+		// set -n: commands are read, not run.
+		return
+	}
 	if s.Background || s.Coprocess {
 		r.background(s)
 		return
@@ -37,9 +41,15 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 
 func (r *Runner) stmtRun(s *syntax.Stmt) {
 	if s.Negated {
+		// Bash runs a negated pipeline with errexit off (a set -e inside turns it back on).
+		saved := r.opts & optErrexit
+		r.opts &^= optErrexit
 		r.noErrexit++
 		r.command(s.Cmd, s.Redirs)
 		r.noErrexit--
+		if r.opts&optErrexit == 0 {
+			r.opts |= saved
+		}
 		if r.flow == flowNone || r.flow == flowReturn {
 			if r.status == 0 {
 				r.status = 1

@@ -108,6 +108,14 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 	pv.varName = rf.name
 	pv.attrs = v.attrs
 	pv.assoc = v.attrs&attrAssoc != 0
+	if rf.hasSub && hasSub {
+		// ${ref[...]} where ref names an array element: nothing.
+		return pval{name: name}, nil
+	}
+	if rf.hasSub && (rf.sub == "@" || rf.sub == "*") {
+		// A nameref to a[@] expands like "${a[@]}".
+		return r.paramValue(rf.name, rf.sub, true)
+	}
 	if rf.hasSub && !hasSub {
 		// A nameref to an array element.
 		pv.name = name
@@ -186,11 +194,17 @@ func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
 	}
 	// Fast path: $x and ${x} of a plain variable.
 	if pe.Index == nil && !pe.Excl && !pe.Length && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && validName(name) {
-		s, ok := r.scalar(name)
-		if !ok && r.opts.has(optNounset) {
-			return r.exitf("%s: unbound variable", name)
+		v, rf, found := r.lookupVar(name)
+		if !rf.hasSub {
+			s, ok := varScalar(&v)
+			if !found {
+				ok = false
+			}
+			if !ok && r.opts.has(optNounset) {
+				return r.exitf("%s: unbound variable", name)
+			}
+			return e.value(s, inDQ)
 		}
-		return e.value(s, inDQ)
 	}
 
 	var pv pval

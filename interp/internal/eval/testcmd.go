@@ -2,6 +2,7 @@ package eval
 
 import (
 	"io/fs"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -132,9 +133,9 @@ func (r *Runner) binaryTest(op, a, b string) (bool, error) {
 		}
 		return eb == nil && (ea != nil || fa.ModTime().Before(fb.ModTime())), nil
 	case "-ef":
-		ra, ea := r.c.fs.RealPath(r.absPath(a))
-		rb, eb := r.c.fs.RealPath(r.absPath(b))
-		return ea == nil && eb == nil && ra == rb, nil
+		fa, ea := r.c.fs.Stat(r.absPath(a))
+		fb, eb := r.c.fs.Stat(r.absPath(b))
+		return ea == nil && eb == nil && os.SameFile(fa, fb), nil
 	}
 	return false, nil
 }

@@ -148,7 +148,11 @@ func biTrap(r *Runner, args []string) int {
 	specs := rest[1:]
 	reset := false
 	if len(specs) == 0 {
-		// trap SIG: reset SIG.
+		// trap SIG: reset SIG; anything else is a usage error.
+		if _, ok := trapName(action); !ok {
+			r.usage("trap")
+			return 2
+		}
 		specs, reset = rest, true
 	} else if action == "-" {
 		reset = true

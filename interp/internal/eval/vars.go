@@ -311,6 +311,9 @@ func (r *Runner) assign(name, val string, fl assignFlags) error {
 		return r.assignElem(rf.name, rf.sub, val, fl, true)
 	}
 	name = rf.name
+	if dv, ok := r.dynamicVar(name); ok && dv.attrs&attrReadonly != 0 {
+		return r.readonlyErr(name)
+	}
 	if r.setDynamic(name, val) {
 		return nil
 	}
