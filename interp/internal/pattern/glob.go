@@ -72,10 +72,7 @@ func CompileSegment(seg string, o GlobOptions) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	first := seg
-	if strings.HasPrefix(first, `\`) {
-		first = first[1:]
-	}
+	first := strings.TrimPrefix(seg, `\`)
 	return &Segment{p: p, dotFirst: strings.HasPrefix(first, ".")}, nil
 }
 
