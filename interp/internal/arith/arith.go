@@ -328,7 +328,13 @@ func isAlnum(c byte) bool  { return isLetter(c) && c != '_' || isDigit(c) }
 
 // readtok reads the next token, as Bash's readtok (including its one-token peek
 // after a variable name, which decides whether the variable is read).
-func (p *parser) readtok() token {
+func (p *parser) readtok() token { return p.read(false) }
+
+// readtokRaw reads one token for a peek: identifiers do not peek again (the
+// caller loops over a run of identifiers, which reads the same tokens).
+func (p *parser) readtokRaw() token { return p.read(true) }
+
+func (p *parser) read(raw bool) token {
 	p.ev.steps++
 	if p.ev.steps > MaxSteps {
 		p.ev.fail(&LimitError{What: fmt.Sprintf("more than %d tokens", MaxSteps)})
@@ -347,13 +353,19 @@ func (p *parser) readtok() token {
 	start := cp
 	c := p.expr[cp]
 	switch {
+	case isLetter(c) && raw:
+		_, _, p.tp = p.scanName(start)
+		p.curtok = tSTR
 	case isLetter(c):
 		p.readIdent(start)
 	case isDigit(c):
 		for cp < len(p.expr) && (isAlnum(p.expr[cp]) || p.expr[cp] == '#' || p.expr[cp] == '@' || p.expr[cp] == '_') {
 			cp++
 		}
-		p.tokval = p.number(start, cp)
+		v := p.number(start, cp)
+		if !raw {
+			p.tokval = v
+		}
 		p.tp = cp
 		p.lasttok = p.curtok
 		p.curtok = tNUM
@@ -363,21 +375,30 @@ func (p *parser) readtok() token {
 	return p.curtok
 }
 
-func (p *parser) readIdent(start int) {
+// scanName scans a variable name and its optional [subscript] at start; sub
+// is -1 without a subscript, else the index of '['.
+func (p *parser) scanName(start int) (nameEnd, sub, end int) {
 	cp := start
 	for cp < len(p.expr) && (isLetter(p.expr[cp]) || isDigit(p.expr[cp])) {
 		cp++
 	}
-	name := p.expr[start:cp]
-	ref := Ref{Name: name}
+	nameEnd, sub = cp, -1
 	if cp < len(p.expr) && p.expr[cp] == '[' {
-		end := skipSubscript(p.expr, cp)
-		if end < 0 {
+		e := skipSubscript(p.expr, cp)
+		if e < 0 {
 			p.errorf(ErrBadSubscript, "bad array subscript")
 		}
+		sub, cp = cp, e+1
+	}
+	return nameEnd, sub, cp
+}
+
+func (p *parser) readIdent(start int) {
+	nameEnd, sub, cp := p.scanName(start)
+	ref := Ref{Name: p.expr[start:nameEnd]}
+	if sub >= 0 {
 		ref.HasSub = true
-		ref.Sub = p.expr[cp+1 : end]
-		cp = end + 1
+		ref.Sub = p.expr[sub+1 : cp-1]
 	}
 	prev := p.curtok
 	p.tokstr = p.expr[start:cp]
@@ -408,52 +429,6 @@ func (p *parser) readIdent(start int) {
 	}
 	p.lasttok = p.curtok
 	p.curtok = tSTR
-}
-
-// readtokRaw reads one token for a peek: identifiers do not peek again (the
-// caller loops over a run of identifiers, which reads the same tokens).
-func (p *parser) readtokRaw() token {
-	p.ev.steps++
-	if p.ev.steps > MaxSteps {
-		p.ev.fail(&LimitError{What: fmt.Sprintf("more than %d tokens", MaxSteps)})
-	}
-	cp := p.tp
-	for cp < len(p.expr) && cwhite(p.expr[cp]) {
-		cp++
-	}
-	if cp == len(p.expr) {
-		p.curtok = tEOF
-		p.tp = cp
-		return tEOF
-	}
-	p.lasttp = cp
-	c := p.expr[cp]
-	switch {
-	case isLetter(c):
-		for cp < len(p.expr) && (isLetter(p.expr[cp]) || isDigit(p.expr[cp])) {
-			cp++
-		}
-		if cp < len(p.expr) && p.expr[cp] == '[' {
-			end := skipSubscript(p.expr, cp)
-			if end < 0 {
-				p.errorf(ErrBadSubscript, "bad array subscript")
-			}
-			cp = end + 1
-		}
-		p.tp = cp
-		p.curtok = tSTR
-	case isDigit(c):
-		start := cp
-		for cp < len(p.expr) && (isAlnum(p.expr[cp]) || p.expr[cp] == '#' || p.expr[cp] == '@' || p.expr[cp] == '_') {
-			cp++
-		}
-		p.number(start, cp)
-		p.tp = cp
-		p.curtok = tNUM
-	default:
-		p.readOp(cp)
-	}
-	return p.curtok
 }
 
 // skipSubscript returns the index of the `]` closing the `[` at open, or -1.

@@ -34,7 +34,7 @@ func printable(r rune) bool {
 	if r < 0x80 {
 		return r >= 0x20 && r < 0x7f
 	}
-	return unicode.IsPrint(r) || unicode.Is(unicode.Zs, r)
+	return unicode.IsPrint(r) || unicode.In(r, unicode.Zs, unicode.Cf)
 }
 
 // ANSI quotes s as $'...' (Bash's ansic_quote).
@@ -122,6 +122,9 @@ func Printf(s string) string {
 func Single(s string) string {
 	if needsANSI(s) {
 		return ANSI(s)
+	}
+	if s == "'" {
+		return `\'`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
