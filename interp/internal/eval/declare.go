@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/shquote"
 )
 
 // declArg is one operand of declare and friends: a word (option, name or name=value text)
@@ -545,78 +547,54 @@ func (r *Runner) inScope(i int, f func() error) error {
 	return err
 }
 
-// attrFlags renders attributes as declare -p does ("--" for none).
-func attrFlags(a attr) string {
-	var b []byte
-	for _, f := range []struct {
-		a attr
-		c byte
-	}{{attrArray, 'a'}, {attrAssoc, 'A'}, {attrInteger, 'i'}, {attrLower, 'l'}, {attrNameref, 'n'},
-		{attrReadonly, 'r'}, {attrTrace, 't'}, {attrUpper, 'u'}, {attrExport, 'x'}} {
-		if a&f.a != 0 {
-			b = append(b, f.c)
+// shVar describes a variable for package shquote's listings.
+func shVar(name string, v variable) shquote.Var {
+	sv := shquote.Var{Name: name, Set: v.set, Value: v.str, Attrs: shquote.Attrs{
+		Indexed: v.attrs&attrArray != 0, Assoc: v.attrs&attrAssoc != 0, Integer: v.attrs&attrInteger != 0,
+		Nameref: v.attrs&attrNameref != 0, Readonly: v.attrs&attrReadonly != 0, Trace: v.attrs&attrTrace != 0,
+		Export: v.attrs&attrExport != 0, Lower: v.attrs&attrLower != 0, Upper: v.attrs&attrUpper != 0}}
+	switch {
+	case v.as != nil:
+		for _, k := range v.as.keys() {
+			val, _ := v.as.get(k)
+			sv.Elems = append(sv.Elems, shquote.Elem{Key: k, Value: val})
+		}
+	case v.arr != nil:
+		for i := 0; i < v.arr.len(); i++ {
+			sv.Elems = append(sv.Elems, shquote.Elem{Key: strconv.FormatInt(v.arr.key(i), 10), Value: v.arr.vals[i]})
 		}
 	}
-	if len(b) == 0 {
-		return "--"
+	if v.isArray() {
+		sv.Value, sv.Set = "", v.set
 	}
-	return "-" + string(b)
+	return sv
+}
+
+// emptyArray: an array that is set but has no elements lists as name=().
+func emptyArray(v variable) bool {
+	return v.isArray() && v.set && (v.arr == nil || v.arr.len() == 0) && (v.as == nil || v.as.len() == 0)
+}
+
+// attrFlags renders attributes as declare -p does ("--" for none).
+func attrFlags(a attr) string {
+	return "-" + shVar("", variable{attrs: a}).Attrs.Flags()
 }
 
 // declString renders a variable as declare -p prints it.
 func declString(name string, v variable) string {
-	var b strings.Builder
-	b.WriteString("declare ")
-	b.WriteString(attrFlags(v.attrs))
-	b.WriteByte(' ')
-	b.WriteString(name)
-	switch {
-	case v.attrs&attrAssoc != 0:
-		if !v.set || v.as == nil {
-			return b.String()
-		}
-		b.WriteString("=(")
-		for _, k := range v.as.keys() {
-			val, _ := v.as.get(k)
-			b.WriteByte('[')
-			b.WriteString(assocKeyQuote(k))
-			b.WriteString("]=")
-			b.WriteString(quoteDouble(val))
-			b.WriteByte(' ')
-		}
-		b.WriteByte(')')
-	case v.attrs&attrArray != 0:
-		if !v.set {
-			return b.String()
-		}
-		b.WriteString("=(")
-		if v.arr != nil {
-			for i := 0; i < v.arr.len(); i++ {
-				if i > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteByte('[')
-				b.WriteString(strconv.FormatInt(v.arr.key(i), 10))
-				b.WriteString("]=")
-				b.WriteString(quoteDouble(v.arr.vals[i]))
-			}
-		}
-		b.WriteByte(')')
-	default:
-		if v.set {
-			b.WriteByte('=')
-			b.WriteString(quoteDouble(v.str))
-		}
+	s := shquote.DeclareP(shVar(name, v))
+	if emptyArray(v) {
+		s += "=()"
 	}
-	return b.String()
+	return s
 }
 
-// assocKeyQuote quotes an associative key in declare -p output (bare when safe).
-func assocKeyQuote(k string) string {
-	if k != "" && !strings.ContainsAny(k, " \t\n\"'\\$`;&|<>()[]*?!~#=%{}") && !needsANSI(k) {
-		return k
+// setString renders a variable as `set` lists it.
+func setString(name string, v variable) string {
+	if emptyArray(v) {
+		return name + "=()"
 	}
-	return quoteDouble(k)
+	return shquote.SetLine(shVar(name, v))
 }
 
 // printDecl prints declare -p for one name; false when it does not exist.
@@ -705,32 +683,7 @@ func (r *Runner) isLocal(name string) bool {
 	return ok && i > 0
 }
 
-// setString renders a variable as `set` lists it.
-func setString(name string, v variable) string {
-	switch {
-	case v.attrs&attrAssoc != 0:
-		s := declString(name, v)
-		return strings.TrimPrefix(s[strings.IndexByte(s[8:], ' ')+9:], "")
-	case v.attrs&attrArray != 0:
-		s := declString(name, v)
-		return s[strings.IndexByte(s[8:], ' ')+9:]
-	}
-	return name + "=" + setQuote(v.str)
-}
 
-// setQuote quotes a value as `set` shows it: bare when safe, else '...' or $'...'.
-func setQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if needsANSI(s) {
-		return quoteANSI(s)
-	}
-	if !strings.ContainsAny(s, " \t\n\"'\\$`;&|<>()[]*?!~#{}^") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // biUnset is unset [-f] [-v] [-n] name...
 func biUnset(r *Runner, args []string) int {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/shquote"
 )
 
 // pval is a parameter's value before its operator applies.
@@ -917,34 +919,25 @@ func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 // atAssign is ${x@A}: a command that recreates the variable.
 func (r *Runner) atAssign(pv *pval) error {
 	name := pv.varName
-	if name == "" {
-		pv.str, pv.set, pv.isList = "", false, false
-		return nil
-	}
 	v, ok := r.varForPrint(name)
-	if !ok || (!pv.set && !pv.isList) {
+	if name == "" || !ok {
 		pv.str, pv.set, pv.isList = "", false, false
-		if ok && v.attrs != 0 && !v.set {
-			pv.str, pv.set = "declare "+attrFlags(v.attrs)+" "+name, true
-		}
 		return nil
 	}
+	sv := shVar(name, v)
 	if pv.isList {
 		if v.isArray() {
 			s := declString(name, v)
 			pv.list = strings.SplitN(s, " ", 3)
 			return nil
 		}
-		pv.list = []string{name + "=" + quoteSingle(v.str)}
+		pv.list = []string{shquote.AtA(sv, false)}
 		return nil
 	}
-	flags := attrFlags(v.attrs)
-	assign := name + "=" + quoteSingle(pv.str)
-	if flags == "--" {
-		pv.str = assign
-	} else {
-		pv.str = "declare " + flags + " " + assign
-	}
+	// ${a@A} and ${a[i]@A} show the one value as a scalar with the variable's attributes.
+	sv.Value, sv.Set, sv.Elems = pv.str, pv.set, nil
+	pv.str = shquote.AtA(sv, false)
+	pv.set = pv.str != ""
 	return nil
 }
 
@@ -963,7 +956,11 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			if separate {
 				words = append(words, k, val)
 			} else {
-				words = append(words, assocKeyQuote(k)+" "+quoteDouble(val)+" ")
+				key := k
+				if shquote.HasMetas(k) || needsANSI(k) {
+					key = shquote.Double(k)
+				}
+				words = append(words, key+" "+shquote.Double(val)+" ")
 			}
 		}
 		if !separate {
@@ -975,7 +972,7 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			if separate {
 				words = append(words, k, v.arr.vals[i])
 			} else {
-				words = append(words, k+" "+quoteDouble(v.arr.vals[i]))
+				words = append(words, k+" "+shquote.Double(v.arr.vals[i]))
 			}
 		}
 		if !separate {

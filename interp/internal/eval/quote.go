@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,45 +34,15 @@ func quoteANSI(s string) string { return shquote.ANSI(s) }
 // quoteSingle is ${x@Q}: '...' (or $'...').
 func quoteSingle(s string) string { return shquote.Single(s) }
 
-// quoteDouble is how declare -p shows a value: "..." (or $'...').
-func quoteDouble(s string) string {
-	if needsANSI(s) {
-		return quoteANSI(s)
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"', '$', '`', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // quoteTrace quotes a word for xtrace output, only when it needs quoting.
 func quoteTrace(s string) string {
-	if s == "" {
+	switch {
+	case s == "":
 		return "''"
+	case needsANSI(s):
+		return shquote.ANSI(s)
+	case shquote.HasMetas(s):
+		return shquote.Single(s)
 	}
-	if needsANSI(s) {
-		return quoteANSI(s)
-	}
-	special := false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\'', '"', '\\', '|', '&', ';', '(', ')', '<', '>', '!', '{', '}', '*', '[', '?', ']', '^', '$', '`':
-			special = true
-		case '~', '#':
-			if i == 0 {
-				special = true
-			}
-		}
-	}
-	if !special {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return s
 }

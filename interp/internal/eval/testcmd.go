@@ -1,14 +1,17 @@
 package eval
 
 import (
+	"errors"
 	"io/fs"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/testexpr"
 )
 
 // testClause evaluates [[ ... ]].
@@ -39,7 +42,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return r.unaryTest(x.Op.String(), s, true)
+		return testexpr.Unary(x.Op.String(), s, testEnv{r}), nil
 	case *syntax.BinaryTest:
 		switch x.Op {
 		case syntax.AndTest:
@@ -79,148 +82,19 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		switch x.Op {
-		case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsLeq, syntax.TsGtr, syntax.TsGeq:
-			a, err := r.arithString(left)
-			if err != nil {
-				return false, err
-			}
-			b, err := r.arithString(right)
-			if err != nil {
-				return false, err
-			}
-			return intCompare(x.Op.String(), a, b), nil
+		ok, err := testexpr.Binary(x.Op.String(), left, right, testEnv{r}, r.arithString)
+		var te *testexpr.Error
+		if errors.As(err, &te) {
+			r.errorf("%s", te.Msg)
+			return false, &shError{flow: flowNone, status: 2}
 		}
-		return r.binaryTest(x.Op.String(), left, right)
+		return ok, err
 	}
 	return false, r.refuseErr(x.Pos(), "this [[ ]] expression")
 }
 
-func intCompare(op string, a, b int64) bool {
-	switch op {
-	case "-eq":
-		return a == b
-	case "-ne":
-		return a != b
-	case "-lt":
-		return a < b
-	case "-le":
-		return a <= b
-	case "-gt":
-		return a > b
-	case "-ge":
-		return a >= b
-	}
-	return false
-}
 
-// binaryTest evaluates the string and file binary operators shared by test and [[ ]].
-func (r *Runner) binaryTest(op, a, b string) (bool, error) {
-	switch op {
-	case "=", "==":
-		return a == b, nil
-	case "!=":
-		return a != b, nil
-	case "<":
-		return a < b, nil
-	case ">":
-		return a > b, nil
-	case "-nt", "-ot":
-		fa, ea := r.c.fs.Stat(r.absPath(a))
-		fb, eb := r.c.fs.Stat(r.absPath(b))
-		if op == "-nt" {
-			return ea == nil && (eb != nil || fa.ModTime().After(fb.ModTime())), nil
-		}
-		return eb == nil && (ea != nil || fa.ModTime().Before(fb.ModTime())), nil
-	case "-ef":
-		fa, ea := r.c.fs.Stat(r.absPath(a))
-		fb, eb := r.c.fs.Stat(r.absPath(b))
-		return ea == nil && eb == nil && os.SameFile(fa, fb), nil
-	}
-	return false, nil
-}
 
-// unaryTest evaluates a unary operator; cond is true inside [[ ]].
-func (r *Runner) unaryTest(op, s string, cond bool) (bool, error) {
-	switch op {
-	case "-z":
-		return s == "", nil
-	case "-n":
-		return s != "", nil
-	case "-o":
-		o, ok := setOptByName(s)
-		return ok && r.opts.has(o.bit), nil
-	case "-v":
-		return r.varIsSet(s)
-	case "-R":
-		_, v := r.find(s)
-		return v.attrs&attrNameref != 0 && v.set, nil
-	case "-t":
-		return false, nil
-	}
-	if s == "" {
-		return false, nil
-	}
-	p := s
-	if f, ok, _ := r.specialFile(p, 0); ok {
-		if f != nil {
-			f.release()
-		}
-		switch op {
-		case "-e", "-a", "-r", "-w", "-c":
-			return f != nil, nil
-		}
-		return false, nil
-	}
-	p = r.absPath(s)
-	fsys := r.c.fs
-	switch op {
-	case "-L", "-h":
-		fi, err := fsys.Lstat(p)
-		return err == nil && fi.Mode()&fs.ModeSymlink != 0, nil
-	}
-	fi, err := fsys.Stat(p)
-	if err != nil {
-		return false, nil
-	}
-	m := fi.Mode()
-	switch op {
-	case "-e", "-a":
-		return true, nil
-	case "-f":
-		return m.IsRegular(), nil
-	case "-d":
-		return m.IsDir(), nil
-	case "-b":
-		return m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0, nil
-	case "-c":
-		return m&fs.ModeCharDevice != 0, nil
-	case "-p":
-		return m&fs.ModeNamedPipe != 0, nil
-	case "-S":
-		return m&fs.ModeSocket != 0, nil
-	case "-s":
-		return fi.Size() > 0, nil
-	case "-g":
-		return m&fs.ModeSetgid != 0, nil
-	case "-u":
-		return m&fs.ModeSetuid != 0, nil
-	case "-k":
-		return m&fs.ModeSticky != 0, nil
-	case "-r":
-		return fsys.Access(p, 4) == nil, nil
-	case "-w":
-		return fsys.Access(p, 2) == nil, nil
-	case "-x":
-		return fsys.Access(p, 1) == nil, nil
-	case "-O", "-G":
-		// Every file the sandbox shows belongs to the virtual user.
-		return true, nil
-	case "-N":
-		return fi.ModTime().After(accessTime(fi)), nil
-	}
-	return false, nil
-}
 
 // accessTime is a file's atime when the FileInfo carries it.
 func accessTime(fi fs.FileInfo) time.Time {
@@ -448,204 +322,75 @@ func validInterval(s string) bool {
 
 // biTest is test and [.
 func biTest(r *Runner, args []string) int {
-	name := args[0]
-	args = args[1:]
-	if name == "[" {
-		if len(args) == 0 || args[len(args)-1] != "]" {
-			r.errorf("[: missing `]'")
-			return 2
-		}
-		args = args[:len(args)-1]
+	env := testEnv{r}
+	var ok bool
+	var err error
+	if args[0] == "[" {
+		ok, err = testexpr.Bracket(args[1:], env)
+	} else {
+		ok, err = testexpr.Test(args[1:], env)
 	}
-	t := &testParser{r: r, args: args, name: name}
-	ok, err := t.run()
 	if err != nil {
-		if se, isSe := err.(*shError); isSe && se.flow == flowNone {
-			return se.status
-		}
-		return r.raise(err)
+		r.errorf("%s: %s", args[0], err.Error())
 	}
-	return boolStatus(ok)
+	return testexpr.Status(ok, err)
 }
 
-// testParser evaluates test's arguments with POSIX's rules by argument count, then bash's
-// precedence parser beyond four arguments.
-type testParser struct {
-	r    *Runner
-	args []string
-	pos  int
-	name string
-}
+// testEnv gives package testexpr the shell's files (through the FS) and state.
+type testEnv struct{ r *Runner }
 
-func (t *testParser) fail(format string, a ...any) error {
-	t.r.errorf(t.name+": "+format, a...)
-	return &shError{flow: flowNone, status: 2}
-}
-
-func isUnaryOp(s string) bool {
-	switch s {
-	case "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o", "-p", "-r", "-s", "-t", "-u", "-w",
-		"-x", "-z", "-G", "-L", "-N", "-O", "-S", "-v", "-R":
-		return true
-	}
-	return false
-}
-
-func isBinaryOp(s string) bool {
-	switch s {
-	case "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef":
-		return true
-	}
-	return false
-}
-
-func (t *testParser) run() (bool, error) {
-	a := t.args
-	switch len(a) {
-	case 0:
-		return false, nil
-	case 1:
-		return a[0] != "", nil
-	case 2:
-		if a[0] == "!" {
-			return a[1] == "", nil
-		}
-		if isUnaryOp(a[0]) {
-			return t.unary(a[0], a[1])
-		}
-		return false, t.fail("%s: unary operator expected", a[0])
-	case 3:
-		if isBinaryOp(a[1]) {
-			return t.binary(a[0], a[1], a[2])
-		}
-		if a[1] == "-a" || a[1] == "-o" {
-			l, r := a[0] != "", a[2] != ""
-			if a[1] == "-a" {
-				return l && r, nil
-			}
-			return l || r, nil
-		}
-		if a[0] == "!" {
-			t.args = a[1:]
-			ok, err := t.run()
-			return !ok, err
-		}
-		if a[0] == "(" && a[2] == ")" {
-			return a[1] != "", nil
-		}
-		return false, t.fail("%s: binary operator expected", a[1])
-	case 4:
-		if a[0] == "!" {
-			t.args = a[1:]
-			ok, err := t.run()
-			return !ok, err
-		}
-		if a[0] == "(" && a[3] == ")" {
-			t.args = a[1:3]
-			return t.run()
-		}
-	}
-	ok, err := t.or()
-	if err != nil {
-		return false, err
-	}
-	if t.pos < len(t.args) {
-		return false, t.fail("too many arguments")
-	}
-	return ok, nil
-}
-
-func (t *testParser) or() (bool, error) {
-	ok, err := t.and()
-	if err != nil {
-		return false, err
-	}
-	for t.pos < len(t.args) && t.args[t.pos] == "-o" {
-		t.pos++
-		ok2, err := t.and()
+func (t testEnv) info(name string, follow bool) (testexpr.FileInfo, error) {
+	r := t.r
+	if f, ok, err := r.specialFile(name, 0); ok {
 		if err != nil {
-			return false, err
+			return testexpr.FileInfo{}, err
 		}
-		ok = ok || ok2
+		f.release()
+		return testexpr.FileInfo{Mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, Uid: t.Euid(), Gid: t.Egid()}, nil
 	}
-	return ok, nil
-}
-
-func (t *testParser) and() (bool, error) {
-	ok, err := t.term()
+	p := r.absPath(name)
+	var fi fs.FileInfo
+	var err error
+	if follow {
+		fi, err = r.c.fs.Stat(p)
+	} else {
+		fi, err = r.c.fs.Lstat(p)
+	}
 	if err != nil {
-		return false, err
+		return testexpr.FileInfo{}, err
 	}
-	for t.pos < len(t.args) && t.args[t.pos] == "-a" {
-		t.pos++
-		ok2, err := t.term()
-		if err != nil {
-			return false, err
-		}
-		ok = ok && ok2
+	// Every file the sandbox shows belongs to the virtual user.
+	out := testexpr.FileInfo{Mode: fi.Mode(), Size: fi.Size(), ModTime: fi.ModTime(), AccessTime: accessTime(fi),
+		Uid: t.Euid(), Gid: t.Egid()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		out.Dev, out.Ino = uint64(st.Dev), st.Ino
 	}
-	return ok, nil
+	return out, nil
 }
 
-func (t *testParser) term() (bool, error) {
-	if t.pos >= len(t.args) {
-		return false, t.fail("argument expected")
-	}
-	a := t.args[t.pos]
-	switch {
-	case a == "!":
-		t.pos++
-		ok, err := t.term()
-		return !ok, err
-	case a == "(":
-		t.pos++
-		ok, err := t.or()
-		if err != nil {
-			return false, err
+func (t testEnv) Stat(name string) (testexpr.FileInfo, error)  { return t.info(name, true) }
+func (t testEnv) Lstat(name string) (testexpr.FileInfo, error) { return t.info(name, false) }
+func (t testEnv) Access(name string, mode uint32) bool {
+	if f, ok, err := t.r.specialFile(name, 0); ok {
+		if f != nil {
+			f.release()
 		}
-		if t.pos >= len(t.args) || t.args[t.pos] != ")" {
-			return false, t.fail("`)' expected")
-		}
-		t.pos++
-		return ok, nil
-	case t.pos+2 < len(t.args)+0 && t.pos+1 < len(t.args) && isBinaryOp(t.args[t.pos+1]) && t.pos+2 < len(t.args):
-		l, op, r := a, t.args[t.pos+1], t.args[t.pos+2]
-		t.pos += 3
-		return t.binary(l, op, r)
-	case isUnaryOp(a) && t.pos+1 < len(t.args):
-		t.pos += 2
-		return t.unary(a, t.args[t.pos-1])
+		return err == nil
 	}
-	t.pos++
-	return a != "", nil
+	return t.r.c.fs.Access(t.r.absPath(name), mode) == nil
 }
-
-func (t *testParser) unary(op, s string) (bool, error) {
-	return t.r.unaryTest(op, s, false)
+func (t testEnv) IsTerminal(int) bool { return false }
+func (t testEnv) IsSet(name string) bool {
+	ok, _ := t.r.varIsSet(name)
+	return ok
 }
-
-func (t *testParser) binary(a, op, b string) (bool, error) {
-	switch op {
-	case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
-		x, ok := testInt(a)
-		if !ok {
-			return false, t.fail("%s: integer expression expected", a)
-		}
-		y, ok := testInt(b)
-		if !ok {
-			return false, t.fail("%s: integer expression expected", b)
-		}
-		return intCompare(op, x, y), nil
-	}
-	return t.r.binaryTest(op, a, b)
+func (t testEnv) IsNameref(name string) bool {
+	_, v := t.r.find(name)
+	return v.attrs&attrNameref != 0 && v.set
 }
-
-// testInt parses test's integer operands (blanks allowed around, optional sign).
-func testInt(s string) (int64, bool) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	return n, err == nil
+func (t testEnv) Option(name string) bool {
+	o, ok := setOptByName(name)
+	return ok && t.r.opts.has(o.bit)
 }
+func (t testEnv) Euid() uint32 { return uint32(t.r.c.cfg.Identity.EUID) }
+func (t testEnv) Egid() uint32 { return uint32(t.r.c.cfg.Identity.GID) }
