@@ -86,6 +86,9 @@ func (r *Runner) setOpt(o optInfo, on bool) (int, bool) {
 	}
 	if on {
 		r.opts |= o.bit
+		if o.bit == optErrexit {
+			r.errexitSuspended = false
+		}
 	} else {
 		r.opts &^= o.bit
 	}

@@ -381,7 +381,7 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 		return
 	}
 	defer r.leave()
-	savedParams, savedSrc, savedLoop := r.params, r.cur, r.loopDepth
+	savedParams, savedSrc, savedLoop, savedLine := r.params, r.cur, r.loopDepth, r.lineno
 	r.params = args[1:]
 	r.frames = append(r.frames, frame{name: fn.name, src: fn.src, callAt: r.lineno})
 	r.scopes = append(r.scopes, &scope{owner: r.id, fn: true})
@@ -396,6 +396,7 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.runReturnTrap()
 	r.cur = savedSrc
 	r.loopDepth = savedLoop
+	r.lineno = savedLine
 	r.funcDepth--
 	r.scopes = r.scopes[:n-1]
 	r.frames = r.frames[:len(r.frames)-1]

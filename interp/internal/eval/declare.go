@@ -683,8 +683,6 @@ func (r *Runner) isLocal(name string) bool {
 	return ok && i > 0
 }
 
-
-
 // biUnset is unset [-f] [-v] [-n] name...
 func biUnset(r *Runner, args []string) int {
 	opts, names, ok := r.parseOpts("unset", args[1:], "fvn", false)

@@ -41,15 +41,12 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 
 func (r *Runner) stmtRun(s *syntax.Stmt) {
 	if s.Negated {
-		// Bash runs a negated pipeline with errexit off (a set -e inside turns it back on).
-		saved := r.opts & optErrexit
-		r.opts &^= optErrexit
-		r.noErrexit++
+		// Bash runs a negated pipeline with errexit suspended; a set -e inside (even in a
+		// function) turns it back on.
+		saved := r.errexitSuspended
+		r.errexitSuspended = true
 		r.command(s.Cmd, s.Redirs)
-		r.noErrexit--
-		if r.opts&optErrexit == 0 {
-			r.opts |= saved
-		}
+		r.errexitSuspended = saved
 		if r.flow == flowNone || r.flow == flowReturn {
 			if r.status == 0 {
 				r.status = 1
@@ -186,7 +183,7 @@ func (r *Runner) afterSimple() {
 // afterCmd applies the ERR trap and errexit after a command that can trigger them (simple
 // commands, (( )), [[ ]], subshells, pipelines).
 func (r *Runner) afterCmd() {
-	if r.status == 0 || r.noErrexit > 0 || r.flow != flowNone {
+	if r.status == 0 || r.noErrexit > 0 || r.errexitSuspended || r.flow != flowNone {
 		return
 	}
 	r.runErrTrap()
@@ -497,6 +494,10 @@ func (r *Runner) background(s *syntax.Stmt) {
 	j := r.jobs.add(child.bashpid, cancel)
 	inner := *s
 	inner.Background, inner.Coprocess = false, false
+	if _, simple := s.Cmd.(*syntax.CallExpr); simple {
+		// An asynchronous simple command is the whole child: no ERR trap or errexit there.
+		child.noErrexit++
+	}
 	r.c.goRun(func() {
 		defer cancel(errRunDone)
 		defer func() {
@@ -534,6 +535,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 	flatten(c.Y, false)
 
 	n := len(stages)
+	r.lineno = r.line(stages[n-1].Pos())
 	statuses := make([]int, n)
 	done := make([]chan struct{}, n-1)
 	aborted := false

@@ -161,7 +161,9 @@ type Runner struct {
 	loopDepth  int
 	noErrexit  int
 	errexitOff bool // errexit suspended in a command substitution (no inherit_errexit)
-	inTrap     int
+	// errexitSuspended: inside a negated pipeline (set -e lifts it).
+	errexitSuspended bool
+	inTrap           int
 	// pipestatus is PIPESTATUS after a pipeline; nil means one command with status psOne.
 	pipestatus []int
 	psOne      int
@@ -452,37 +454,38 @@ func (r *Runner) fork(async bool) *Runner {
 		r.freezeScopes()
 	}
 	s := &Runner{
-		c:          r.c,
-		id:         r.c.ids.Add(1),
-		ctx:        r.ctx,
-		scopes:     append([]*scope(nil), r.scopes...),
-		funcs:      r.funcs,
-		opts:       r.opts,
-		shopts:     r.shopts,
-		params:     r.params,
-		arg0:       r.arg0,
-		dir:        r.dir,
-		traps:      r.traps.forSubshell(),
-		aliases:    r.aliases,
-		dirs:       slices.Clip(r.dirs),
-		jobs:       &jobTable{},
-		hashed:     r.hashed,
-		status:     r.status,
-		lastBg:     r.lastBg,
-		bashpid:    int(r.c.pids.Add(1)),
-		subLevel:   r.subLevel + 1,
-		depth:      r.depth + 1,
-		frames:     slices.Clip(r.frames),
-		cur:        r.cur,
-		lineno:     r.lineno,
-		funcDepth:  r.funcDepth,
-		loopDepth:  r.loopDepth,
-		noErrexit:  r.noErrexit,
-		errexitOff: r.errexitOff,
-		inTrap:     r.inTrap,
-		pipestatus: r.pipestatus,
-		optInd:     r.optInd,
-		optChar:    r.optChar,
+		c:                r.c,
+		id:               r.c.ids.Add(1),
+		ctx:              r.ctx,
+		scopes:           append([]*scope(nil), r.scopes...),
+		funcs:            r.funcs,
+		opts:             r.opts,
+		shopts:           r.shopts,
+		params:           r.params,
+		arg0:             r.arg0,
+		dir:              r.dir,
+		traps:            r.traps.forSubshell(r.opts),
+		aliases:          r.aliases,
+		dirs:             slices.Clip(r.dirs),
+		jobs:             &jobTable{},
+		hashed:           r.hashed,
+		status:           r.status,
+		lastBg:           r.lastBg,
+		bashpid:          int(r.c.pids.Add(1)),
+		subLevel:         r.subLevel + 1,
+		depth:            r.depth + 1,
+		frames:           slices.Clip(r.frames),
+		cur:              r.cur,
+		lineno:           r.lineno,
+		funcDepth:        r.funcDepth,
+		loopDepth:        r.loopDepth,
+		noErrexit:        r.noErrexit,
+		errexitOff:       r.errexitOff,
+		errexitSuspended: r.errexitSuspended,
+		inTrap:           r.inTrap,
+		pipestatus:       r.pipestatus,
+		optInd:           r.optInd,
+		optChar:          r.optChar,
 
 		secondsBase:  r.secondsBase,
 		lastArg:      r.lastArg,

@@ -93,9 +93,6 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 	return false, r.refuseErr(x.Pos(), "this [[ ]] expression")
 }
 
-
-
-
 // accessTime is a file's atime when the FileInfo carries it.
 func accessTime(fi fs.FileInfo) time.Time {
 	type atimer interface{ AccessTime() time.Time }

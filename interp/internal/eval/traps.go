@@ -72,21 +72,23 @@ func trapName(s string) (string, bool) {
 type traps struct {
 	m     map[string]string
 	shown map[string]string
-	// retDepth is the function depth at which the RETURN trap was set.
-	retDepth int
+	// retDepth and errDepth are the function depths at which RETURN and ERR were set.
+	retDepth, errDepth int
 }
 
-func (t *traps) forSubshell() *traps {
+func (t *traps) forSubshell(opts optSet) *traps {
 	n := &traps{shown: t.m}
 	if t.m == nil {
 		n.shown = t.shown
 	}
 	for k, v := range t.m {
-		if v == "" && strings.HasPrefix(k, "SIG") {
+		// Ignored signals stay ignored; ERR survives with errtrace, RETURN with functrace.
+		if v == "" && strings.HasPrefix(k, "SIG") || k == "ERR" && opts.has(optErrtrace) ||
+			k == "RETURN" && opts.has(optFunctrace) {
 			if n.m == nil {
 				n.m = map[string]string{}
 			}
-			n.m[k] = ""
+			n.m[k] = v
 		}
 	}
 	return n
@@ -107,9 +109,12 @@ func (r *Runner) setTrap(name, action string, reset bool) {
 	} else {
 		m[name] = action
 	}
-	nt := &traps{m: m, retDepth: r.traps.retDepth}
-	if name == "RETURN" {
+	nt := &traps{m: m, retDepth: r.traps.retDepth, errDepth: r.traps.errDepth}
+	switch name {
+	case "RETURN":
 		nt.retDepth = r.funcDepth
+	case "ERR":
+		nt.errDepth = r.funcDepth
 	}
 	r.traps = nt
 }
@@ -263,14 +268,12 @@ func (r *Runner) runErrTrap() {
 	if !ok || action == "" || r.inTrap > 0 {
 		return
 	}
-	if r.funcDepth > 0 && !r.opts.has(optErrtrace) && r.traps.m != nil && !r.errTrapHere() {
+	if r.funcDepth > r.traps.errDepth && !r.opts.has(optErrtrace) {
+		// Functions do not inherit the ERR trap without set -E.
 		return
 	}
 	r.runTrapString(action)
 }
-
-// errTrapHere: the ERR trap applies inside functions only with set -E.
-func (r *Runner) errTrapHere() bool { return false }
 
 // runReturnTrap runs the RETURN trap when a function (or sourced file) returns, if it was
 // set at this level or functions trace.
