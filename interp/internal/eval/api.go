@@ -141,6 +141,8 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	Identity       Identity
 	Limits         Limits
+	// Flags are letters appended to $- that describe the invocation ("c" for bash -c).
+	Flags string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Seed seeds $RANDOM (0: from the clock).

@@ -193,7 +193,11 @@ func (a arithEnv) Get(ref arith.Ref) (string, bool, error) {
 		if v.as == nil {
 			return "", v.set, nil
 		}
-		s, _ := v.as.get(ref.Sub)
+		key, err := r.expandSubscriptText(ref.Sub)
+		if err != nil {
+			return "", false, err
+		}
+		s, _ := v.as.get(key)
 		return s, true, nil
 	}
 	if !ref.IndexValid() {
@@ -210,7 +214,11 @@ func (a arithEnv) Set(ref arith.Ref, n int64) error {
 		return r.assign(ref.Name, s, 0)
 	}
 	if ref.Assoc {
-		return r.assignElem(ref.Name, ref.Sub, s, 0, false)
+		key, err := r.expandSubscriptText(ref.Sub)
+		if err != nil {
+			return err
+		}
+		return r.assignElem(ref.Name, key, s, 0, false)
 	}
 	return r.assignIndex(ref.Name, ref.Index, s)
 }
@@ -228,32 +236,32 @@ func (r *Runner) assignIndex(name string, n int64, val string) error {
 }
 
 // expandSubscriptText expands a subscript that arrives as text at run time (through a
-// nameref or an indirect reference, a[$i]): bash expands it again, as if in double quotes.
+// nameref or an indirect reference, an arithmetic associative key): bash expands it again
+// (parameters, command substitution, arithmetic, quote removal).
 func (r *Runner) expandSubscriptText(s string) (string, error) {
 	if !strings.ContainsAny(s, "$`\"'\\") {
 		return s, nil
 	}
-	w, err := newParser().Document(strings.NewReader(s))
-	if err != nil {
+	var words []*syntax.Word
+	if err := newParser().Words(strings.NewReader(s), func(w *syntax.Word) bool {
+		words = append(words, w)
+		return true
+	}); err != nil {
 		return s, nil
 	}
 	saved := r.cur
 	r.cur = &source{name: saved.name, text: s, lineBase: saved.lineBase, cache: new(sync.Map)}
 	defer func() { r.cur = saved }()
-	e := &expander{r: r, mode: modeString}
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok {
-			e.lit(unescapeDQ(l.Value), true)
-			continue
-		}
-		if err := e.parts([]syntax.WordPart{p}, true, false, false); err != nil {
+	var b strings.Builder
+	for i, w := range words {
+		v, err := r.expandString(w, ctxPlain)
+		if err != nil {
 			return "", err
 		}
-	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(v)
 	}
 	return b.String(), nil
 }

@@ -35,6 +35,11 @@ func biSet(r *Runner, args []string) int {
 			}
 			return 0
 		}
+		if a == "+" {
+			// A lone + is ignored.
+			args = args[1:]
+			continue
+		}
 		if len(a) < 2 || (a[0] != '-' && a[0] != '+') {
 			break
 		}

@@ -173,6 +173,10 @@ func (e *expander) split(v string) {
 		}
 		return
 	}
+	if !isASCII(ifs) {
+		e.splitRunes(v, ifs)
+		return
+	}
 	isIFS := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
 	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
 	i := 0
@@ -202,6 +206,50 @@ func (e *expander) split(v string) {
 		e.markGlob(v[i:j])
 		i = j
 	}
+}
+
+// splitRunes is split for an IFS with multibyte characters.
+func (e *expander) splitRunes(v, ifs string) {
+	isIFS := func(c rune) bool { return strings.ContainsRune(ifs, c) }
+	isWS := func(c rune) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	rs := []rune(v)
+	i := 0
+	for i < len(rs) {
+		if isIFS(rs[i]) {
+			j := i
+			for j < len(rs) && isWS(rs[j]) {
+				j++
+			}
+			force := false
+			if j < len(rs) && isIFS(rs[j]) && !isWS(rs[j]) {
+				force = true
+				j++
+				for j < len(rs) && isWS(rs[j]) {
+					j++
+				}
+			}
+			e.emit(force)
+			i = j
+			continue
+		}
+		j := i
+		for j < len(rs) && !isIFS(rs[j]) {
+			j++
+		}
+		piece := string(rs[i:j])
+		e.cur.add(piece, false)
+		e.markGlob(piece)
+		i = j
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *expander) markGlob(s string) {
@@ -641,6 +689,9 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 			return v, true
 		}
 		return "", false
+	case "root":
+		// The virtual user database knows root and the sandbox's user.
+		return "/root", true
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(prefix, "+")); err == nil && !strings.HasPrefix(prefix, "-") {
 		return r.dirAt(n, false)

@@ -89,6 +89,24 @@ func (r *Runner) glob(pat string) ([]string, error) {
 	if len(results) == 1 && results[0] == base {
 		return nil, nil
 	}
+	if ign, ok := r.scalar("GLOBIGNORE"); ok && ign != "" {
+		pats := strings.Split(ign, ":")
+		results = slices.DeleteFunc(results, func(p string) bool {
+			b := path.Base(p)
+			if b == "." || b == ".." {
+				return true
+			}
+			for _, pat := range pats {
+				if pat != "" && r.matchPattern(pat, p, false) {
+					return true
+				}
+			}
+			return false
+		})
+		if len(results) == 0 {
+			return nil, nil
+		}
+	}
 	slices.Sort(results)
 	n := 0
 	for _, s := range results {
@@ -108,7 +126,7 @@ func (r *Runner) globName(comp, name string) bool {
 			return false
 		}
 	}
-	if strings.HasPrefix(name, ".") && !r.shopts.has(shDotglob) {
+	if strings.HasPrefix(name, ".") && !r.shopts.has(shDotglob) && !r.globIgnoreSet() {
 		if !strings.HasPrefix(comp, ".") && !strings.HasPrefix(comp, "\\.") {
 			return false
 		}
@@ -186,6 +204,12 @@ func (r *Runner) globStar(base string, last bool) ([]string, error) {
 	return out, nil
 }
 
+// globIgnoreSet: a non-empty GLOBIGNORE makes globs match dot files, as dotglob does.
+func (r *Runner) globIgnoreSet() bool {
+	v, ok := r.scalar("GLOBIGNORE")
+	return ok && v != ""
+}
+
 func (r *Runner) isDir(p string) bool {
 	fi, err := r.c.fs.Stat(r.absPath(p))
 	return err == nil && fi.IsDir()
@@ -234,4 +258,3 @@ func unescapeGlob(s string) string {
 	return b.String()
 }
 
-var _ = path.Clean

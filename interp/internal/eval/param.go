@@ -212,7 +212,7 @@ func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
 	var pv pval
 	var err error
 	switch {
-	case pe.Excl && pe.Index != nil && isAtStarIdx(pe):
+	case pe.Excl && pe.Index != nil && isAtStarIdx(pe) && pe.Exp == nil && pe.Slice == nil && pe.Repl == nil && !pe.Length:
 		// ${!a[@]}: the keys of an array.
 		pv, err = r.arrayKeys(name, pe)
 		if err != nil {
@@ -335,20 +335,22 @@ func (r *Runner) indirect(pe *syntax.ParamExp, name string) (pval, error) {
 		}
 	}
 	ref := target.joined(r)
-	if !target.set && !target.isList {
-		if r.opts.has(optNounset) {
-			return pval{}, r.exitf("%s: unbound variable", name)
-		}
-		if pe.Exp != nil {
-			// ${!x:-default} with x unset: the default applies.
+	label := name
+	if pe.Index != nil {
+		label = name + "[" + r.cur.slice(pe.Index.Pos(), pe.Index.End()) + "]"
+	}
+	if !target.set && (!target.isList || len(target.list) == 0) {
+		if _, _, exists := r.lookupVar(name); exists && !target.isList {
+			// The variable exists without a value (an array without element 0).
 			return pval{name: name}, nil
 		}
-		return pval{}, r.discardf("%s: invalid indirect expansion", name)
+		return pval{}, r.discardf("%s: invalid indirect expansion", label)
 	}
 	rname, sub, hasSub, ok := parseParamRef(ref)
 	if !ok {
 		return pval{}, r.discardf("%s: invalid variable name", ref)
 	}
+	_ = label
 	if hasSub && sub != "@" && sub != "*" {
 		// The subscript of an indirect reference is expanded again.
 		var err error
@@ -644,6 +646,9 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 			}
 		} else if off < 0 {
 			off += int64(len(list))
+		} else if pv.assoc && off > 0 {
+			// Bash counts associative array positions from 1.
+			off--
 		}
 		if off < 0 || off > int64(len(list)) {
 			pv.list = nil

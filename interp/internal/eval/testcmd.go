@@ -122,9 +122,24 @@ func (r *Runner) varIsSet(s string) (bool, error) {
 func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 	var b strings.Builder
 	inBracket := false
-	for _, p := range w.Parts {
+	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				// A leading tilde expands, and its result matches literally.
+				e := &expander{r: r, mode: modeString}
+				rest, err := e.tilde(p.Value, w.Parts, 0)
+				if err != nil {
+					return false, err
+				}
+				if rest != p.Value {
+					e.emit(false)
+					for _, f := range e.fields {
+						b.WriteString(regexp.QuoteMeta(f.text()))
+					}
+					p = &syntax.Lit{Value: rest}
+				}
+			}
 			// A backslash quotes the next character: outside a bracket expression it stays as
 			// the regexp's escape; inside one bash drops it (the character is literal there).
 			v := p.Value

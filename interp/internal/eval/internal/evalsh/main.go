@@ -136,6 +136,9 @@ func run() int {
 			GID: os.Getgid(), User: os.Getenv("USER")},
 	}
 	cfg.Identity.Hostname, _ = os.Hostname()
+	if hasCode {
+		cfg.Flags = "c"
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if prelude.Len() > 0 {
