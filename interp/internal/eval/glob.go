@@ -257,4 +257,3 @@ func unescapeGlob(s string) string {
 	}
 	return b.String()
 }
-
