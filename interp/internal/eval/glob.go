@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/pattern"
 )
 
 // glob performs pathname expansion of a pattern (backslash-escaped), through the FS. It
@@ -121,17 +123,14 @@ func (r *Runner) glob(pat string) ([]string, error) {
 
 // globName reports whether a directory entry matches one pattern component.
 func (r *Runner) globName(comp, name string) bool {
-	if name == "." || name == ".." {
-		if r.shopts.has(shGlobskipdots) {
-			return false
-		}
+	o := pattern.GlobOptions{DotGlob: r.shopts.has(shDotglob) || r.globIgnoreSet(), SkipDots: r.shopts.has(shGlobskipdots),
+		ExtGlob: r.shopts.has(shExtglob), NoCaseGlob: r.shopts.has(shNocaseglob)}
+	seg, err := pattern.CompileSegment(comp, o)
+	if err != nil {
+		return false
 	}
-	if strings.HasPrefix(name, ".") && !r.shopts.has(shDotglob) && !r.globIgnoreSet() {
-		if !strings.HasPrefix(comp, ".") && !strings.HasPrefix(comp, "\\.") {
-			return false
-		}
-	}
-	return r.matchPattern(comp, name, r.shopts.has(shNocaseglob))
+	ok, err := seg.MatchName(name, o)
+	return err == nil && ok
 }
 
 // globStar expands ** : the directory itself and every directory below (files too when **

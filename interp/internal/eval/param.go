@@ -781,60 +781,78 @@ func (rt replacementText) render(match string, amp bool) string {
 	return b.String()
 }
 
-// patReplace replaces matches of pat in s.
+// patReplace replaces matches of pat in s (${x/p/r} and its variants).
 func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, all, nocase bool) string {
 	amp := r.shopts.has(shPatsubReplacement)
+	if pat == "" && anchor != 0 {
+		// An empty anchored pattern matches the empty string at the start or the end.
+		if anchor == '#' {
+			return with.render("", amp) + s
+		}
+		return s + with.render("", amp)
+	}
+	p, err := r.compile(pat, r.patOptions(nocase))
+	if err != nil {
+		return s
+	}
 	switch anchor {
 	case '#':
-		n := r.prefixMatch(pat, s, true, nocase)
-		if n < 0 || (n == 0 && !r.matchPattern(pat, "", nocase)) {
+		end, ok, err := p.MatchAt(s, 0)
+		if err != nil {
+			r.patErr(pat, err)
+		}
+		if !ok || err != nil {
 			return s
 		}
-		return with.render(s[:n], amp) + s[n:]
+		return with.render(s[:end], amp) + s[end:]
 	case '%':
-		n := r.suffixMatch(pat, s, true, nocase)
-		if n == len(s) && !r.matchPattern(pat, "", nocase) {
+		start, ok, err := p.MatchEnd(s)
+		if err != nil {
+			r.patErr(pat, err)
+		}
+		if !ok || err != nil {
 			return s
 		}
-		return s[:n] + with.render(s[n:], amp)
+		return s[:start] + with.render(s[start:], amp)
 	}
 	if pat == "" {
 		return s
 	}
-	if s == "" {
-		// An empty string gets one try.
-		if end := r.longestAt(pat, s, 0, nocase); end == 0 {
-			return with.render("", amp)
-		}
-		return s
-	}
 	var b strings.Builder
-	// Bash tries each position before the end.
-	i := 0
-	for i < len(s) {
-		end := r.longestAt(pat, s, i, nocase)
-		if end < 0 {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			b.WriteString(s[i : i+size])
-			i += size
-			continue
+	from, last := 0, 0
+	// Bash does not try a match at the end of a non-empty string.
+	for from < len(s) || len(s) == 0 && from == 0 {
+		start, end, ok, err := p.Find(s, from)
+		if err != nil {
+			r.patErr(pat, err)
+			return s
 		}
-		b.WriteString(with.render(s[i:end], amp))
-		if end == i {
-			if i >= len(s) {
+		if !ok {
+			break
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(with.render(s[start:end], amp))
+		last = end
+		if end == start {
+			// After an empty match bash copies one character and goes on after it.
+			if end >= len(s) {
 				break
 			}
-			_, size := utf8.DecodeRuneInString(s[i:])
-			b.WriteString(s[i : i+size])
-			i += size
+			_, size := utf8.DecodeRuneInString(s[end:])
+			if !r.utf8Mode() {
+				size = 1
+			}
+			b.WriteString(s[end : end+size])
+			last = end + size
+			from = last
 		} else {
-			i = end
+			from = end
 		}
-		if !all {
-			b.WriteString(s[min(i, len(s)):])
-			return b.String()
+		if !all || len(s) == 0 {
+			break
 		}
 	}
+	b.WriteString(s[last:])
 	return b.String()
 }
 

@@ -1,136 +1,107 @@
 package eval
 
 import (
-	"regexp"
 	"sync"
-	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/pattern"
+	"github.com/mcp-bash/mcp-bash/interp/internal/pattern"
 )
 
-// Pattern matching glue. Patterns are bash globs where a backslash quotes the next
-// character. This adapter compiles them to regular expressions; it is replaced by package
-// interp/internal/pattern when that lands.
+// Pattern matching glue over package pattern. Patterns are bash globs where a backslash
+// quotes the next character; compiled patterns are cached per run.
 
 type patKey struct {
-	pat      string
-	nocase   bool
-	extglob  bool
-	anchored bool // ^...$ (whole string) or ^... (prefix, leftmost-longest)
+	pat  string
+	opts pattern.Options
 }
 
 type patCache struct {
 	mu sync.Mutex
-	m  map[patKey]*regexp.Regexp
+	m  map[patKey]*pattern.Pattern
 }
 
-func (r *Runner) compile(pat string, nocase, whole bool) *regexp.Regexp {
-	k := patKey{pat, nocase, r.shopts.has(shExtglob), whole}
+func (r *Runner) patOptions(nocase bool) pattern.Options {
+	return pattern.Options{ExtGlob: r.shopts.has(shExtglob), NoCase: nocase, Bytes: !r.utf8Mode()}
+}
+
+// compile compiles (and caches) a pattern; a pattern too complex to match ends the run with
+// a refusal, never a hang.
+func (r *Runner) compile(pat string, opts pattern.Options) (*pattern.Pattern, error) {
+	k := patKey{pat, opts}
 	c := &r.c.pats
 	c.mu.Lock()
-	re, ok := c.m[k]
+	p, ok := c.m[k]
 	c.mu.Unlock()
 	if ok {
-		return re
+		return p, nil
 	}
-	mode := pattern.Mode(0)
-	if k.extglob {
-		mode |= pattern.ExtendedOperators
-	}
-	if nocase {
-		mode |= pattern.NoGlobCase
-	}
-	src, err := pattern.Regexp(pat, mode)
+	p, err := pattern.Compile(pat, opts)
 	if err != nil {
-		// An invalid pattern matches itself literally, as in bash.
-		src = regexp.QuoteMeta(pat)
-	}
-	if whole {
-		src = "^(?:" + src + ")$"
-	} else {
-		src = "^(?:" + src + ")"
-	}
-	re, err = regexp.Compile("(?s)" + src)
-	if err != nil {
-		re = regexp.MustCompile("^" + regexp.QuoteMeta(pat) + "$")
-	}
-	if !whole {
-		re.Longest()
+		return nil, r.patErr(pat, err)
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) > 4096 {
-		c.m = map[patKey]*regexp.Regexp{}
+		c.m = map[patKey]*pattern.Pattern{}
 	}
-	c.m[k] = re
+	c.m[k] = p
 	c.mu.Unlock()
-	return re
+	return p, nil
+}
+
+func (r *Runner) patErr(pat string, err error) error {
+	return r.fatal(&RefusalError{Refusal: Refusal{File: r.cur.name, Line: r.lineno,
+		Construct: "the pattern " + pat + " (" + err.Error() + ")", Fix: DefaultFix}})
 }
 
 // matchPattern reports whether the whole of s matches pat.
 func (r *Runner) matchPattern(pat, s string, nocase bool) bool {
-	return r.compile(pat, nocase, true).MatchString(s)
+	ok, _ := r.matchPatternErr(pat, s, nocase)
+	return ok
+}
+
+func (r *Runner) matchPatternErr(pat, s string, nocase bool) (bool, error) {
+	p, err := r.compile(pat, r.patOptions(nocase))
+	if err != nil {
+		return false, err
+	}
+	ok, err := p.Match(s)
+	if err != nil {
+		return false, r.patErr(pat, err)
+	}
+	return ok, nil
 }
 
 // prefixMatch returns the end of the shortest (or longest) prefix of s matching pat, or 0
 // when none does.
 func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
-	re := r.compile(pat, nocase, true)
-	u8 := r.utf8Mode()
-	if longest {
-		for i := len(s); i >= 0; i-- {
-			if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
-				continue
-			}
-			if re.MatchString(s[:i]) {
-				return i
-			}
-		}
+	p, err := r.compile(pat, r.patOptions(nocase))
+	if err != nil {
 		return 0
 	}
-	for i := 0; i <= len(s); i++ {
-		if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
-			continue
-		}
-		if re.MatchString(s[:i]) {
-			return i
-		}
+	end, ok, err := p.Prefix(s, longest)
+	if err != nil {
+		r.patErr(pat, err)
+		return 0
 	}
-	return 0
+	if !ok {
+		return 0
+	}
+	return end
 }
 
 // suffixMatch returns the start of the shortest (or longest) suffix of s matching pat, or
 // len(s) when none does.
 func (r *Runner) suffixMatch(pat, s string, longest, nocase bool) int {
-	re := r.compile(pat, nocase, true)
-	u8 := r.utf8Mode()
-	if longest {
-		for i := 0; i <= len(s); i++ {
-			if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
-				continue
-			}
-			if re.MatchString(s[i:]) {
-				return i
-			}
-		}
+	p, err := r.compile(pat, r.patOptions(nocase))
+	if err != nil {
 		return len(s)
 	}
-	for i := len(s); i >= 0; i-- {
-		if u8 && i < len(s) && !utf8.RuneStart(s[i]) {
-			continue
-		}
-		if re.MatchString(s[i:]) {
-			return i
-		}
+	start, ok, err := p.Suffix(s, longest)
+	if err != nil {
+		r.patErr(pat, err)
+		return len(s)
 	}
-	return len(s)
-}
-
-// longestAt returns the end of the longest match of pat starting at i, or -1.
-func (r *Runner) longestAt(pat, s string, i int, nocase bool) int {
-	re := r.compile(pat, nocase, false)
-	loc := re.FindStringIndex(s[i:])
-	if loc == nil {
-		return -1
+	if !ok {
+		return len(s)
 	}
-	return i + loc[1]
+	return start
 }
