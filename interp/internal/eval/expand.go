@@ -3,6 +3,7 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -110,6 +111,8 @@ type expander struct {
 	cur    fieldB
 	// charged is what the expansion holds against the memory budget.
 	charged int64
+	// extglob: extended patterns are read whatever the option ([[ == ]] patterns).
+	extglob bool
 }
 
 func (e *expander) emit(force bool) {
@@ -548,16 +551,22 @@ func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) erro
 			}
 			e.lit(path, true)
 		case *syntax.ExtGlob:
-			if !r.shopts.has(shExtglob) {
+			if !r.shopts.has(shExtglob) && !e.extglob {
 				// Bash reads extended patterns only with extglob on: the line is a
 				// syntax error there.
 				r.errorf("syntax error near unexpected token `('")
 				return &shError{flow: flowExit, status: 2}
 			}
-			e.cur.add(p.Op.String()+p.Pattern.Value+")", inDQ)
-			if !inDQ && e.mode != modeString {
-				e.cur.glob = true
+			if inDQ || e.mode == modeString {
+				e.cur.add(p.Op.String()+p.Pattern.Value+")", inDQ)
+				continue
 			}
+			body, err := r.extglobBody(p.Pattern.Value)
+			if err != nil {
+				return err
+			}
+			e.cur.add(p.Op.String()+body+")", false)
+			e.cur.glob = true
 		default:
 			return r.refuseErr(p.Pos(), "this word")
 		}
@@ -753,4 +762,118 @@ func unescapeHdoc(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// extglobBody expands the inside of an extended pattern, which the parser keeps as text:
+// quoted parts match literally, expansions are expanded (their unquoted results stay
+// patterns), everything else is pattern syntax.
+func (r *Runner) extglobBody(s string) (string, error) {
+	if !strings.ContainsAny(s, "$`'\"") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch c {
+		case '\\':
+			end := min(i+2, len(s))
+			b.WriteString(s[i:end])
+			i = end
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				b.WriteString(s[i:])
+				return b.String(), nil
+			}
+			b.WriteString(escapeGlob(s[i+1 : i+1+j]))
+			i += j + 2
+		case '"', '$', '`':
+			end := exprEnd(s, i)
+			text := s[i:end]
+			v, err := r.expandTextPattern(text)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i = end
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), nil
+}
+
+// exprEnd finds the end of the quoted string or expansion starting at s[i].
+func exprEnd(s string, i int) int {
+	switch s[i] {
+	case '"':
+		for j := i + 1; j < len(s); j++ {
+			if s[j] == '\\' {
+				j++
+				continue
+			}
+			if s[j] == '"' {
+				return j + 1
+			}
+		}
+		return len(s)
+	case '`':
+		if j := strings.IndexByte(s[i+1:], '`'); j >= 0 {
+			return i + j + 2
+		}
+		return len(s)
+	}
+	// $name, ${...}, $(...), $((...)), $'...'
+	if i+1 >= len(s) {
+		return len(s)
+	}
+	switch n := s[i+1]; {
+	case n == '{' || n == '(':
+		closer := byte('}')
+		if n == '(' {
+			closer = ')'
+		}
+		depth := 0
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case n:
+				depth++
+			case closer:
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(s)
+	case n == '\'':
+		if j := strings.IndexByte(s[i+2:], '\''); j >= 0 {
+			return i + j + 3
+		}
+		return len(s)
+	case n == '_' || n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z':
+		j := i + 1
+		for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		return j
+	}
+	return i + 2
+}
+
+// expandTextPattern parses and expands a piece of pattern text at run time.
+func (r *Runner) expandTextPattern(text string) (string, error) {
+	var w *syntax.Word
+	err := newParser().Words(strings.NewReader(text), func(x *syntax.Word) bool {
+		w = x
+		return false
+	})
+	if err != nil || w == nil {
+		return escapeGlob(text), nil
+	}
+	saved := r.cur
+	r.cur = &source{name: saved.name, text: text, lineBase: saved.lineBase, cache: new(sync.Map)}
+	defer func() { r.cur = saved }()
+	return r.expandPattern(w)
 }

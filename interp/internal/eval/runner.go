@@ -332,8 +332,21 @@ func (r *Runner) hasExtglob(s *syntax.Stmt) bool {
 	}
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.ExtGlob); ok {
+		switch x := n.(type) {
+		case *syntax.ExtGlob:
 			found = true
+		case *syntax.BinaryTest:
+			// [[ x == @(a|b) ]] is read with extended patterns whatever extglob says.
+			switch x.Op {
+			case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
+				syntax.Walk(x.X, func(m syntax.Node) bool {
+					if _, ok := m.(*syntax.ExtGlob); ok {
+						found = true
+					}
+					return !found
+				})
+				return false
+			}
 		}
 		return !found
 	})

@@ -69,11 +69,26 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		}
 		switch x.Op {
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
-			pat, err := r.expandPattern(rw)
+			// [[ == ]] reads extended patterns whatever extglob says.
+			e := &expander{r: r, mode: modePattern, extglob: true}
+			if err := e.parts(rw.Parts, false, true, false); err != nil {
+				return false, err
+			}
+			e.emit(false)
+			var pb strings.Builder
+			for i := range e.fields {
+				pb.WriteString(e.fields[i].pattern())
+			}
+			opts := r.patOptions(r.shopts.has(shNocasematch))
+			opts.ExtGlob = true
+			p, err := r.compile(pb.String(), opts)
 			if err != nil {
 				return false, err
 			}
-			m := r.matchPattern(pat, left, r.shopts.has(shNocasematch))
+			m, err := p.Match(left)
+			if err != nil {
+				return false, r.patErr(pb.String(), err)
+			}
 			return m == (x.Op != syntax.TsNoMatch), nil
 		case syntax.TsReMatch:
 			return r.regexMatch(left, rw)
