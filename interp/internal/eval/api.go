@@ -39,9 +39,11 @@ type File interface {
 type Command struct {
 	// Args is argv after expansion; Args[0] is the command name as written.
 	Args []string
-	// Dir is the shell's working directory; Env its exported variables (K=V).
-	Dir    string
-	Env    []string
+	// Dir is the shell's working directory.
+	Dir string
+	// Environ lists the exported variables (K=V) as a child process would get them; it is
+	// computed when called, so commands that do not need an environment do not pay for it.
+	Environ func() []string
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -129,8 +131,10 @@ type Config struct {
 	// Lookup finds the virtual path of an external command for type, command -v and hash
 	// (nil: none is found). It must not consult the host.
 	Lookup func(name string) (string, bool)
-	// Environ is the initial environment (K=V), all exported.
+	// Environ is the initial environment (K=V), all exported. Base, when set, was built
+	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string
+	Base    *Base
 	// Dir is the initial working directory (absolute).
 	Dir string
 	// Name is $0; Args are $1...

@@ -67,10 +67,12 @@ func BenchmarkToolScriptEval(b *testing.B) {
 		return st, nil
 	}
 	var out bytes.Buffer
+	id := eval.Identity{PID: 100, PPID: 99}
+	base := eval.NewBase(testEnv, id)
 	b.ReportAllocs()
 	for b.Loop() {
 		out.Reset()
-		cfg := &eval.Config{FS: osfs.FS{}, Exec: exec, Environ: testEnv, Dir: "/", Name: "tool.sh",
+		cfg := &eval.Config{FS: osfs.FS{}, Exec: exec, Environ: testEnv, Base: base, Dir: "/", Name: "tool.sh",
 			Stdout: &out, Stderr: io.Discard, Identity: eval.Identity{PID: 100, PPID: 99}}
 		st, err := eval.New(cfg).Run(context.Background(), prog)
 		if err != nil || st != 0 {

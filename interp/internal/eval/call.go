@@ -321,7 +321,7 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
-	cmd := &Command{Args: args, Dir: r.dir, Env: r.exported(), Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+	cmd := &Command{Args: args, Dir: r.dir, Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {

@@ -348,7 +348,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			r.errorf("%s: %s: readonly variable", variant, name)
 			return errStatus1
 		}
-		if _, ok := r.scopes[i].vars[name]; !ok {
+		if _, ok := r.scopes[i].get(name); !ok {
 			nv := variable{}
 			if r.shopts.has(shLocalvarInherit) {
 				if _, ov := r.find(name); ov.set {
@@ -362,7 +362,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 	case o.global:
 		i = 0
-		if _, ok := r.scopes[0].vars[name]; !ok {
+		if _, ok := r.scopes[0].get(name); !ok {
 			if err := r.setVar(0, name, variable{}); err != nil {
 				return err
 			}
@@ -376,13 +376,13 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		name = rname
 		i = r.targetScope(name)
-		if _, ok := r.scopes[i].vars[name]; !ok {
+		if _, ok := r.scopes[i].get(name); !ok {
 			if err := r.setVar(i, name, variable{}); err != nil {
 				return err
 			}
 		}
 	}
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		if o.unset&attrReadonly != 0 || hasVal || o.set&(attrArray|attrAssoc|attrInteger|attrLower|attrUpper|attrNameref) != 0 {
 			r.errorf("%s: %s: readonly variable", variant, name)
@@ -474,7 +474,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		case hasSub:
 			err = r.assignElemAt(i, name, sub, val, fl, na&attrAssoc == 0)
 		case na&attrNameref != 0:
-			v := r.writable(i).vars[name]
+			v, _ := r.writable(i).get(name)
 			v.str, v.set = val, true
 			err = r.setVar(i, name, v)
 		default:
@@ -485,7 +485,7 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 	}
 	if o.set&attrReadonly != 0 {
-		v := r.writable(i).vars[name]
+		v, _ := r.writable(i).get(name)
 		v.attrs |= attrReadonly
 		s := r.writable(i)
 		s.vars[name] = v
@@ -505,7 +505,7 @@ func (r *Runner) fnScope() int {
 
 // assignAt assigns a scalar in scope i (no scope search).
 func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.isArray() {
 		return r.assignElemAt(i, name, "0", val, fl, false)
 	}
@@ -513,7 +513,7 @@ func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
 	if err != nil {
 		return err
 	}
-	v = r.scopes[i].vars[name]
+	v, _ = r.scopes[i].get(name)
 	v.str, v.set = nv, true
 	if r.opts.has(optAllexport) {
 		v.attrs |= attrExport
@@ -621,12 +621,12 @@ func (r *Runner) allVarNames() []string {
 	seen := map[string]bool{}
 	var names []string
 	for i := len(r.scopes) - 1; i >= 0; i-- {
-		for n := range r.scopes[i].vars {
+		r.scopes[i].each(func(n string, _ variable) {
 			if !seen[n] {
 				seen[n] = true
 				names = append(names, n)
 			}
-		}
+		})
 	}
 	for _, n := range dynamicNames {
 		if !seen[n] && !r.unsetSpecial[n] {
@@ -679,7 +679,7 @@ func (r *Runner) declareList(variant string, o declOpts) int {
 
 func (r *Runner) isLocal(name string) bool {
 	i := r.fnScope()
-	_, ok := r.scopes[i].vars[name]
+	_, ok := r.scopes[i].get(name)
 	return ok && i > 0
 }
 

@@ -464,7 +464,7 @@ func (r *Runner) funcDecl(c *syntax.FuncDecl) {
 		return
 	}
 	name := c.Name.Value
-	if r.funcs.owner != r.id || r.funcs.frozen.Load() {
+	if r.funcs.owner != r.id || r.funcs.readers.Load() > 0 {
 		m := make(map[string]*funcDef, len(r.funcs.m)+1)
 		for k, v := range r.funcs.m {
 			m[k] = v

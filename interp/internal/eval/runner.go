@@ -117,9 +117,9 @@ type funcDef struct {
 }
 
 type funcTable struct {
-	m      map[string]*funcDef
-	owner  uint64
-	frozen atomic.Bool
+	m       map[string]*funcDef
+	owner   uint64
+	readers atomic.Int32
 }
 
 // frame is one entry of the function call stack (FUNCNAME, BASH_SOURCE, BASH_LINENO).
@@ -183,6 +183,9 @@ type Runner struct {
 
 	sourceDepth   int
 	lastArg       string
+	// pinned are the scopes this concurrent shell may read (see pinScopes).
+	pinned      []*scope
+	pinnedFuncs *funcTable
 	umaskVal      uint32
 	umaskSet      bool
 	aliasDefs     map[string]aliasDef
@@ -208,7 +211,11 @@ func New(cfg *Config) *Runner {
 	c.pids.Store(int64(cfg.Identity.PID))
 	r := &Runner{c: c, main: true}
 	r.id = c.ids.Add(1)
-	r.scopes = []*scope{{vars: make(map[string]variable, 64), owner: r.id}}
+	base := cfg.Base
+	if base == nil {
+		base = NewBase(cfg.Environ, cfg.Identity)
+	}
+	r.scopes = []*scope{{vars: make(map[string]variable, 8), owner: r.id, base: base.vars}}
 	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
 	r.opts = defaultSetOpts
 	r.shopts = defaultShopts
@@ -463,9 +470,6 @@ func (r *Runner) exitf(format string, args ...any) error {
 // fork makes a subshell. async is true when it runs concurrently with r (pipeline stages,
 // background jobs, process substitutions): then every shared scope is frozen for both.
 func (r *Runner) fork(async bool) *Runner {
-	if async {
-		r.freezeScopes()
-	}
 	s := &Runner{
 		c:                r.c,
 		id:               r.c.ids.Add(1),
@@ -505,11 +509,15 @@ func (r *Runner) fork(async bool) *Runner {
 		unsetSpecial: r.unsetSpecial,
 	}
 	s.fds = r.fds.dup()
+	if async {
+		r.pinScopes(s)
+	}
 	return s
 }
 
 // finish releases what a subshell holds (its file descriptors, its jobs).
 func (s *Runner) finish() {
+	s.unpin()
 	s.jobs.killAll()
 	s.fds.closeAll()
 }

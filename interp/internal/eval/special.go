@@ -146,17 +146,22 @@ func (r *Runner) varChanged(name string, v *variable) {
 	}
 }
 
-// initVars sets the environment and the shell's own variables.
-func (r *Runner) initVars() {
-	g := r.scopes[0].vars
-	for _, kv := range r.c.cfg.Environ {
+// Base is the part of a shell's initial variables that many runs share (the environment
+// and the shell's own variables): the engine builds it once per environment. It is never
+// written; each run keeps its changes in its own global scope.
+type Base struct{ vars map[string]variable }
+
+// NewBase builds the shared initial variables from an environment (K=V, all exported) and
+// the virtual identity.
+func NewBase(environ []string, id Identity) *Base {
+	g := make(map[string]variable, len(environ)+24)
+	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || !validName(k) {
 			continue
 		}
 		g[k] = variable{attrs: attrExport, set: true, str: v}
 	}
-	id := r.c.cfg.Identity
 	set := func(k, v string, a attr) {
 		old, ok := g[k]
 		if ok {
@@ -171,8 +176,9 @@ func (r *Runner) initVars() {
 	}
 	set("BASH", "/bin/bash", 0)
 	set("BASH_VERSION", "5.2.15(1)-release", 0)
-	g["BASH_VERSINFO"] = variable{attrs: attrArray | attrReadonly, set: true,
-		arr: &indexed{vals: []string{"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"}}}
+	versinfo := &indexed{vals: []string{"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"}}
+	versinfo.frozen.Store(true)
+	g["BASH_VERSINFO"] = variable{attrs: attrArray | attrReadonly, set: true, arr: versinfo}
 	set("IFS", " \t\n", 0)
 	set("PS4", "+ ", 0)
 	set("OPTIND", "1", attrInteger)
@@ -180,7 +186,9 @@ func (r *Runner) initVars() {
 	set("PPID", strconv.Itoa(id.PPID), attrInteger|attrReadonly)
 	set("UID", strconv.Itoa(id.UID), attrInteger|attrReadonly)
 	set("EUID", strconv.Itoa(id.EUID), attrInteger|attrReadonly)
-	setDefault("HOSTNAME", id.Hostname)
+	if id.Hostname != "" {
+		setDefault("HOSTNAME", id.Hostname)
+	}
 	set("HOSTTYPE", "x86_64", 0)
 	set("MACHTYPE", "x86_64-pc-linux-gnu", 0)
 	set("OSTYPE", "linux-gnu", 0)
@@ -192,14 +200,14 @@ func (r *Runner) initVars() {
 		}
 	}
 	set("SHLVL", strconv.Itoa(lvl), attrExport)
-	set("PWD", r.dir, attrExport)
 	if _, ok := g["OLDPWD"]; !ok {
 		g["OLDPWD"] = variable{attrs: attrExport}
 	}
 	setDefault("SHELL", "/bin/bash")
-	var n int64
-	for k, v := range g {
-		n += int64(len(k)) + 48 + v.size()
-	}
-	r.c.mem.Add(n)
+	return &Base{vars: g}
+}
+
+// initVars sets this run's own initial variables over the shared base.
+func (r *Runner) initVars() {
+	r.scopes[0].vars["PWD"] = variable{attrs: attrExport, set: true, str: r.dir}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,8 @@ const (
 	attrArray
 	attrAssoc
 	attrTrace
+	// attrDeleted marks a tombstone: a variable of the shared base unset in this run.
+	attrDeleted
 )
 
 // variable is one shell variable. Scopes store them by value; arr and as are shared between
@@ -56,16 +59,59 @@ func (v *variable) size() int64 {
 // it and only while no concurrent shell (background job, pipeline stage) shares it; anyone
 // else copies it first.
 type scope struct {
-	vars   map[string]variable
-	owner  uint64
-	frozen atomic.Bool
+	vars  map[string]variable
+	owner uint64
+	// readers counts the concurrent shells (background jobs, pipeline stages) that may
+	// read this scope now; while it is non-zero nobody writes it in place.
+	readers atomic.Int32
 	// fn is a function's local scope; temp a prefix-assignment scope.
 	fn, temp bool
+	// base holds the global scope's initial variables, shared read-only between runs;
+	// vars overrides it.
+	base map[string]variable
+}
+
+// get reads a variable of the scope (its own, else the shared base's).
+func (s *scope) get(name string) (variable, bool) {
+	if v, ok := s.vars[name]; ok {
+		if v.attrs&attrDeleted != 0 {
+			return variable{}, false
+		}
+		return v, true
+	}
+	if s.base != nil {
+		v, ok := s.base[name]
+		return v, ok
+	}
+	return variable{}, false
+}
+
+// del removes a variable (leaving a tombstone over the base).
+func (s *scope) del(name string) {
+	if _, ok := s.base[name]; ok {
+		s.vars[name] = variable{attrs: attrDeleted}
+		return
+	}
+	delete(s.vars, name)
+}
+
+// each calls fn for every variable of the scope.
+func (s *scope) each(fn func(name string, v variable)) {
+	for n, v := range s.vars {
+		if v.attrs&attrDeleted == 0 {
+			fn(n, v)
+		}
+	}
+	for n, v := range s.base {
+		if _, shadowed := s.vars[n]; !shadowed {
+			fn(n, v)
+		}
+	}
 }
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}
@@ -83,7 +129,7 @@ func cloneScope(s *scope, owner uint64) *scope {
 // writable returns scope i ready for writing by r.
 func (r *Runner) writable(i int) *scope {
 	s := r.scopes[i]
-	if s.owner != r.id || s.frozen.Load() {
+	if s.owner != r.id || s.readers.Load() > 0 {
 		s = cloneScope(s, r.id)
 		r.scopes[i] = s
 	} else if s.vars == nil {
@@ -92,18 +138,32 @@ func (r *Runner) writable(i int) *scope {
 	return s
 }
 
-// freezeScopes marks every scope and the function table as shared with a concurrent shell.
-func (r *Runner) freezeScopes() {
-	for _, s := range r.scopes {
-		s.frozen.Store(true)
+// pinScopes marks every scope and the function table as read by a concurrent shell (the
+// child), until the child unpins them when it ends.
+func (r *Runner) pinScopes(child *Runner) {
+	child.pinned = slices.Clone(r.scopes)
+	for _, s := range child.pinned {
+		s.readers.Add(1)
 	}
-	r.funcs.frozen.Store(true)
+	child.pinnedFuncs = r.funcs
+	r.funcs.readers.Add(1)
+}
+
+func (s *Runner) unpin() {
+	for _, sc := range s.pinned {
+		sc.readers.Add(-1)
+	}
+	s.pinned = nil
+	if s.pinnedFuncs != nil {
+		s.pinnedFuncs.readers.Add(-1)
+		s.pinnedFuncs = nil
+	}
 }
 
 // find locates a variable by name (no nameref resolution): its scope index, or -1.
 func (r *Runner) find(name string) (int, variable) {
 	for i := len(r.scopes) - 1; i >= 0; i-- {
-		if v, ok := r.scopes[i].vars[name]; ok {
+		if v, ok := r.scopes[i].get(name); ok {
 			return i, v
 		}
 	}
@@ -242,7 +302,7 @@ func (r *Runner) targetScope(name string) int {
 // setVar stores v at name in scope i, charging the memory budget for the change.
 func (r *Runner) setVar(i int, name string, v variable) error {
 	s := r.writable(i)
-	old, had := s.vars[name]
+	old, had := s.get(name)
 	var delta int64
 	if had {
 		delta = -old.size()
@@ -318,7 +378,7 @@ func (r *Runner) assign(name, val string, fl assignFlags) error {
 		return nil
 	}
 	i := r.assignScope(name, fl)
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -392,7 +452,7 @@ func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool)
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -434,7 +494,7 @@ func (r *Runner) assignElemNum(name string, n int64, val string) error {
 	}
 	name = rf.name
 	i := r.targetScope(name)
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -482,7 +542,7 @@ func boolCost(b bool, n int64) int64 {
 // storeNoCharge stores a variable whose storage change was already charged.
 func (r *Runner) storeNoCharge(i int, name string, v variable) error {
 	s := r.writable(i)
-	if _, had := s.vars[name]; !had {
+	if _, had := s.get(name); !had {
 		if err := r.charge(int64(len(name)) + 48); err != nil {
 			return err
 		}
@@ -521,7 +581,7 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
-	v := r.writable(i).vars[name]
+	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		return r.readonlyErr(name)
 	}
@@ -638,7 +698,7 @@ func (r *Runner) unsetVar(name string, noRef bool) error {
 	if s.fn && i == len(r.scopes)-1 && r.localUnsetKeeps() {
 		s.vars[name] = variable{attrs: v.attrs &^ (attrArray | attrAssoc | attrNameref | attrInteger | attrLower | attrUpper | attrExport)}
 	} else {
-		delete(s.vars, name)
+		s.del(name)
 	}
 	if r.watchVar(name) {
 		r.varChanged(name, nil)
@@ -655,7 +715,7 @@ func (r *Runner) unsetElem(name, sub string) error {
 	if i < 0 {
 		return nil
 	}
-	v = r.writable(i).vars[name]
+	v, _ = r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
 		r.errorf("unset: %s: cannot unset: readonly variable", name)
 		return errStatus1
@@ -734,16 +794,16 @@ func (r *Runner) exported() []string {
 	seen := map[string]bool{}
 	var out []string
 	for i := len(r.scopes) - 1; i >= 0; i-- {
-		for name, v := range r.scopes[i].vars {
+		r.scopes[i].each(func(name string, v variable) {
 			if seen[name] {
-				continue
+				return
 			}
 			seen[name] = true
 			if v.attrs&attrExport == 0 || !v.set || v.isArray() {
-				continue
+				return
 			}
 			out = append(out, name+"="+v.str)
-		}
+		})
 	}
 	return out
 }

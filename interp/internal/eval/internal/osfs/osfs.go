@@ -73,7 +73,7 @@ func Exec(self string) eval.ExecFunc {
 		cmd := exec.CommandContext(ctx, path, argv[1:]...)
 		cmd.Args[0] = argv[0]
 		cmd.Dir = c.Dir
-		cmd.Env = c.Env
+		cmd.Env = c.Environ()
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 		// /dev/fd/N arguments (process substitution) are bridged to real pipes.
 		var closers []io.Closer
