@@ -44,9 +44,9 @@ type Command struct {
 	// Environ lists the exported variables (K=V) as a child process would get them; it is
 	// computed when called, so commands that do not need an environment do not pay for it.
 	Environ func() []string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
 	// OpenFD opens /dev/fd/N of the shell's file descriptor table (process substitution).
 	OpenFD func(n int) (io.ReadWriteCloser, error)
 }

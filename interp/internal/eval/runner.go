@@ -181,11 +181,11 @@ type Runner struct {
 	// main is the top-level shell of the run.
 	main bool
 
-	sourceDepth   int
-	lastArg       string
+	sourceDepth int
+	lastArg     string
 	// pinned are the scopes this concurrent shell may read (see pinScopes).
-	pinned      []*scope
-	pinnedFuncs *funcTable
+	pinned        []*scope
+	pinnedFuncs   *funcTable
 	umaskVal      uint32
 	umaskSet      bool
 	aliasDefs     map[string]aliasDef
