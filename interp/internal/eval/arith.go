@@ -242,11 +242,8 @@ func (r *Runner) expandSubscriptText(s string) (string, error) {
 	if !strings.ContainsAny(s, "$`\"'\\") {
 		return s, nil
 	}
-	var words []*syntax.Word
-	if err := newParser().Words(strings.NewReader(s), func(w *syntax.Word) bool {
-		words = append(words, w)
-		return true
-	}); err != nil {
+	words, err := parseWords(s)
+	if err != nil {
 		return s, nil
 	}
 	saved := r.cur

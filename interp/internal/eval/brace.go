@@ -92,19 +92,11 @@ func (r *Runner) rejoin(atoms []batom) *syntax.Word {
 			b.WriteString(a.s)
 		}
 	}
-	var nw *syntax.Word
-	err := newParser().Words(strings.NewReader(b.String()), func(w *syntax.Word) bool {
-		if nw == nil {
-			nw = w
-		} else {
-			nw = nil
-			return false
-		}
-		return true
-	})
-	if err != nil || nw == nil {
+	words, err := parseWords(b.String())
+	if err != nil || len(words) != 1 {
 		return nil
 	}
+	nw := words[0]
 	simple := true
 	syntax.Walk(nw, func(n syntax.Node) bool {
 		switch x := n.(type) {

@@ -492,6 +492,10 @@ func biGetopts(r *Runner, args []string) int {
 		return end()
 	}
 	arg := params[optind-1]
+	if r.optChar >= len(arg) {
+		// State left by a run over other arguments.
+		r.optChar = 0
+	}
 	if r.optChar == 0 {
 		if len(arg) < 2 || arg[0] != '-' {
 			return end()

@@ -463,6 +463,11 @@ func (r *Runner) funcDecl(c *syntax.FuncDecl) {
 	if r.flow != flowNone {
 		return
 	}
+	if c.Name == nil {
+		r.errorf("syntax error near unexpected token `('")
+		r.flow, r.exitStatus, r.status = flowExit, 2, 2
+		return
+	}
 	name := c.Name.Value
 	if r.funcs.owner != r.id || r.funcs.readers.Load() > 0 {
 		m := make(map[string]*funcDef, len(r.funcs.m)+1)

@@ -864,14 +864,11 @@ func exprEnd(s string, i int) int {
 
 // expandTextPattern parses and expands a piece of pattern text at run time.
 func (r *Runner) expandTextPattern(text string) (string, error) {
-	var w *syntax.Word
-	err := newParser().Words(strings.NewReader(text), func(x *syntax.Word) bool {
-		w = x
-		return false
-	})
-	if err != nil || w == nil {
+	words, err := parseWords(text)
+	if err != nil || len(words) == 0 {
 		return escapeGlob(text), nil
 	}
+	w := words[0]
 	saved := r.cur
 	r.cur = &source{name: saved.name, text: text, lineBase: saved.lineBase, cache: new(sync.Map)}
 	defer func() { r.cur = saved }()

@@ -49,8 +49,14 @@ func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.
 // Parse parses a script. A syntax error does not fail Parse: the program then runs the
 // statements on the lines before the error and exits with status 2, as bash does; Err
 // reports it. Only input the parser cannot read at all is an error.
-func Parse(name string, src []byte) (*Program, error) {
-	p := &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
+func Parse(name string, src []byte) (p *Program, err error) {
+	defer func() {
+		// The parser is third-party code: a panic in it is a parse failure, not a crash.
+		if rec := recover(); rec != nil {
+			p, err = nil, fmt.Errorf("%s: parser failure: %v", name, rec)
+		}
+	}()
+	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
 	f, err := newParser().Parse(bytes.NewReader(src), name)
 	if err == nil {
 		p.file, p.stmts = f, f.Stmts
@@ -62,11 +68,11 @@ func Parse(name string, src []byte) (*Program, error) {
 	}
 	p.err = &pe
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
+	// (The callback never stops the parser early: mvdan's Stmts panics when it does.)
 	_ = newParser().Stmts(bytes.NewReader(src), func(s *syntax.Stmt) bool {
-		if s.End().Line() >= pe.Pos.Line() {
-			return false
+		if s.End().Line() < pe.Pos.Line() {
+			p.stmts = append(p.stmts, s)
 		}
-		p.stmts = append(p.stmts, s)
 		return true
 	})
 	return p, nil
@@ -74,8 +80,13 @@ func Parse(name string, src []byte) (*Program, error) {
 
 // parseString parses text run at run time (eval, trap, alias expansion); name and lineBase
 // are for messages and LINENO.
-func parseString(name, text string, lineBase int) (*source, []*syntax.Stmt, error) {
-	s := &source{name: name, text: text, lineBase: lineBase, cache: new(sync.Map)}
+func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.Stmt, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			stmts, err = nil, fmt.Errorf("parser failure: %v", rec)
+		}
+	}()
+	s = &source{name: name, text: text, lineBase: lineBase, cache: new(sync.Map)}
 	f, err := newParser().Parse(strings.NewReader(text), name)
 	if err != nil {
 		return s, nil, err
@@ -110,4 +121,30 @@ func (s *source) withLineBase(base int) *source {
 	c := *s
 	c.lineBase = base
 	return &c
+}
+
+// parseWords reads the words of a text (run-time re-reading of subscripts and patterns).
+// A parser panic is an error.
+func parseWords(text string) (words []*syntax.Word, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			words, err = nil, fmt.Errorf("parser failure: %v", rec)
+		}
+	}()
+	// The callback never stops the parser early: mvdan's Words panics when it does.
+	err = newParser().Words(strings.NewReader(text), func(w *syntax.Word) bool {
+		words = append(words, w)
+		return true
+	})
+	return words, err
+}
+
+// parseDocument reads a here-document-like text (expansions only).
+func parseDocument(text string) (w *syntax.Word, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			w, err = nil, fmt.Errorf("parser failure: %v", rec)
+		}
+	}()
+	return newParser().Document(strings.NewReader(text))
 }
