@@ -782,7 +782,8 @@ func (r *Runner) letClause(c *syntax.LetClause) {
 			args = append(args, s)
 			continue
 		}
-		s, err := r.spliceText(r.splicePlan(x, int(x.Pos().Offset()), int(x.End().Offset())))
+		// An unquoted argument that parsed as arithmetic is still a word: expand its text.
+		s, err := r.expandSubscriptText(r.cur.slice(x.Pos(), x.End()))
 		if err != nil {
 			r.status = r.raise(err)
 			return

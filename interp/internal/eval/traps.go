@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func biTrap(r *Runner, args []string) int {
 	if list {
 		var b strings.Builder
 		for i := 1; i < len(signals); i++ {
-			b.WriteString(strconv.Itoa(i) + ") SIG" + signals[i])
+			b.WriteString(fmt.Sprintf("%2d) SIG%s", i, signals[i]))
 			if i%5 == 0 {
 				b.WriteByte('\n')
 			} else {
