@@ -243,7 +243,3 @@ func (r *Runner) funcListing(force bool) string {
 	return b.String()
 }
 
-// funcText renders a function definition as bash's declare -f prints it.
-func (r *Runner) funcText(fn *funcDef) (string, error) {
-	return "", r.refuseErr(fn.body.Pos(), "printing a function definition (declare -f, type)")
-}
