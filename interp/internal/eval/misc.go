@@ -242,4 +242,3 @@ func (r *Runner) funcListing(force bool) string {
 	}
 	return b.String()
 }
-
