@@ -39,8 +39,10 @@ type File interface {
 type Command struct {
 	// Args is argv after expansion; Args[0] is the command name as written.
 	Args []string
-	// Dir is the shell's working directory.
-	Dir string
+	// Dir is the shell's working directory; Path its PATH variable (exported or not), which
+	// command search uses.
+	Dir  string
+	Path string
 	// Environ lists the exported variables (K=V) as a child process would get them; it is
 	// computed when called, so commands that do not need an environment do not pay for it.
 	Environ func() []string
@@ -128,9 +130,9 @@ type Config struct {
 	// Source intercepts `source PATH` / `. PATH` before the file is read: handled=true makes the
 	// command succeed without reading anything (the SDK's own files).
 	Source func(path string) (handled bool)
-	// Lookup finds the virtual path of an external command for type, command -v and hash
-	// (nil: none is found). It must not consult the host.
-	Lookup func(name string) (string, bool)
+	// Lookup finds the path of an external command for type, command -v and hash, given
+	// the shell's PATH (nil: none is found). In the sandbox it must not consult the host.
+	Lookup func(name, path string) (string, bool)
 	// Environ is the initial environment (K=V), all exported. Base, when set, was built
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string

@@ -22,7 +22,8 @@ func (r *Runner) lookPath(name string) (string, bool) {
 	if r.c.cfg.Lookup == nil {
 		return "", false
 	}
-	return r.c.cfg.Lookup(name)
+	p, _ := r.scalar("PATH")
+	return r.c.cfg.Lookup(name, p)
 }
 
 // commandKind classifies a name as bash's type does.

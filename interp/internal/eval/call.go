@@ -321,7 +321,7 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
-	cmd := &Command{Args: args, Dir: r.dir, Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+	cmd := &Command{Args: args, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
@@ -401,4 +401,10 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.scopes = r.scopes[:n-1]
 	r.frames = r.frames[:len(r.frames)-1]
 	r.params = savedParams
+}
+
+// pathVar is the shell's PATH.
+func (r *Runner) pathVar() string {
+	p, _ := r.scalar("PATH")
+	return p
 }

@@ -130,7 +130,7 @@ func (s *Shell) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout
 	if r.c.commands.Add(1) > r.c.limits.MaxCommands {
 		return 1, &LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands}
 	}
-	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Environ: r.exported, Stdin: stdin, Stdout: stdout,
+	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: stdin, Stdout: stdout,
 		Stderr: stderr, OpenFD: r.openFD})
 	if err == ErrNotFound {
 		return 127, nil

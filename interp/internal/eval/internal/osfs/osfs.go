@@ -32,10 +32,19 @@ func (FS) Access(name string, mode uint32) error {
 	return syscall.Access(name, mode)
 }
 
-// Lookup finds a command in the host PATH.
-func Lookup(name string) (string, bool) {
-	p, err := exec.LookPath(name)
-	return p, err == nil
+// Lookup finds a command in a PATH, as bash does: the first executable regular file.
+func Lookup(name, path string) (string, bool) {
+	for _, dir := range strings.Split(path, ":") {
+		p := filepath.Join(dir, name)
+		if dir == "" {
+			p = name
+		}
+		fi, err := os.Stat(p)
+		if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // Exec runs a host command. Shell invocations (bash, sh, or self) run self, the evaluator's
@@ -50,9 +59,12 @@ func Exec(self string) eval.ExecFunc {
 		}
 		path := name
 		if !strings.Contains(name, "/") {
-			p, err := exec.LookPath(name)
-			if err != nil {
+			p, ok := Lookup(name, c.Path)
+			if !ok {
 				return 127, eval.ErrNotFound
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(c.Dir, p)
 			}
 			path = p
 		} else {
