@@ -51,7 +51,9 @@ func (r *Runner) runText(text, what string) int {
 	saved := r.cur
 	r.cur = src
 	r.status = 0
+	r.traceLevel++
 	r.stmts(stmts)
+	r.traceLevel--
 	r.cur = saved
 	if r.flow == flowDiscard {
 		r.flow = flowNone

@@ -131,9 +131,6 @@ func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			return
 		}
 	}
-	if r.opts.has(optXtrace) {
-		r.xtrace(ce.Assigns, nil)
-	}
 	r.lastArg = ""
 	r.status = 0
 	if r.substSeen {
@@ -172,11 +169,20 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 	if as.Append {
 		fl |= asAppend
 	}
+	trace := r.opts.has(optXtrace)
+	op := "="
+	if as.Append {
+		op = "+="
+	}
 	switch {
 	case as.Array != nil:
 		items, err := r.arrayItems(name, as.Array, assocDecl)
 		if err != nil {
 			return err
+		}
+		if trace {
+			// A plain array assignment traces as written.
+			r.xtraceText(r.cur.slice(as.Pos(), as.End()))
 		}
 		return r.assignArray(name, items, fl, assocDecl)
 	case as.Index != nil:
@@ -190,11 +196,17 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		if err != nil {
 			return err
 		}
+		if trace {
+			r.xtraceText(name + "[" + sub + "]" + op + quoteTrace(val))
+		}
 		return r.assignElem(name, sub, val, fl, !isAssoc)
 	}
 	val, err := r.expandString(as.Value, ctxAssignValue)
 	if err != nil {
 		return err
+	}
+	if trace {
+		r.xtraceText(name + op + quoteTrace(val))
 	}
 	return r.assign(name, val, fl)
 }
@@ -407,4 +419,21 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 func (r *Runner) pathVar() string {
 	p, _ := r.scalar("PATH")
 	return p
+}
+
+// traceItems renders array assignment elements as xtrace shows them: ('a' 'b c').
+func traceItems(items []arrayItem) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if it.hasKey {
+			b.WriteString("[" + it.key + "]=")
+		}
+		b.WriteString(quoteSingle(it.val))
+	}
+	b.WriteByte(')')
+	return b.String()
 }

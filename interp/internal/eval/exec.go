@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -353,6 +354,13 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				r.status = r.raise(err)
 				return
 			}
+			if r.opts.has(optXtrace) {
+				text := "for " + name
+				if l.InPos.IsValid() && len(l.Items) > 0 {
+					text += " in " + r.cur.slice(l.Items[0].Pos(), l.Items[len(l.Items)-1].End())
+				}
+				r.xtraceText(text)
+			}
 			if err := r.assign(name, it, 0); err != nil {
 				r.status = r.raise(err)
 				return
@@ -363,7 +371,15 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 		}
 	case *syntax.CStyleLoop:
 		r.lineno = r.line(c.Pos())
+		traceArith := func(x syntax.ArithmExpr) {
+			if r.opts.has(optXtrace) {
+				if text, err := r.arithText(l, x); err == nil {
+					r.xtraceText("(( " + strings.TrimSpace(text) + " ))")
+				}
+			}
+		}
 		if l.Init != nil {
+			traceArith(l.Init)
 			if _, err := r.arithNode(l, l.Init); err != nil {
 				r.status = r.raise(err)
 				return
@@ -377,6 +393,7 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 			}
 			if l.Cond != nil {
 				r.lineno = r.line(c.Pos())
+				traceArith(l.Cond)
 				n, err := r.arithNode(l, l.Cond)
 				if err != nil {
 					r.status = r.raise(err)
@@ -390,6 +407,7 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				return
 			}
 			if l.Post != nil {
+				traceArith(l.Post)
 				if _, err := r.arithNode(l, l.Post); err != nil {
 					r.status = r.raise(err)
 					return
@@ -401,6 +419,9 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 
 func (r *Runner) caseClause(c *syntax.CaseClause) {
 	r.lineno = r.line(c.Pos())
+	if r.opts.has(optXtrace) {
+		r.xtraceText("case " + r.cur.slice(c.Word.Pos(), c.Word.End()) + " in")
+	}
 	word, err := r.expandString(c.Word, ctxCaseWord)
 	if err != nil {
 		r.status = r.raise(err)

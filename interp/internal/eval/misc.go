@@ -46,13 +46,23 @@ func (r *Runner) xtraceArith(c *syntax.ArithmCmd) {
 	if err != nil {
 		return
 	}
-	r.xtraceText("((" + text + "))")
+	r.xtraceText("(( " + text + " ))")
 }
 
 func (r *Runner) xtraceDecl(variant string, items []declArg) {
 	args := []string{variant}
 	for _, it := range items {
 		if it.assign != nil {
+			if it.assign.Array != nil && it.pre {
+				// Bash traces an array value as its own assignment first.
+				r.xtraceText(it.assign.Name.Value + "=" + traceItems(it.items))
+				args = append(args, it.assign.Name.Value)
+				continue
+			}
+			if it.pre && !it.assign.Naked {
+				args = append(args, it.assign.Name.Value+"="+it.val)
+				continue
+			}
 			args = append(args, r.cur.slice(it.assign.Pos(), it.assign.End()))
 		} else {
 			args = append(args, it.word)
@@ -82,9 +92,8 @@ func (r *Runner) ps4() string {
 	if v == "" {
 		return ""
 	}
-	level := r.subLevel + 1
-	if level > 1 && r.subLevel > 0 {
-		return strings.Repeat(v[:1], level-1) + v
+	if r.traceLevel > 0 {
+		return strings.Repeat(v[:1], r.traceLevel) + v
 	}
 	return v
 }

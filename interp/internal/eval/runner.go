@@ -183,6 +183,9 @@ type Runner struct {
 
 	sourceDepth int
 	lastArg     string
+	// traceLevel is the xtrace nesting (command substitutions, eval): PS4's first
+	// character is repeated once more per level.
+	traceLevel int
 	// pinned are the scopes this concurrent shell may read (see pinScopes).
 	pinned        []*scope
 	pinnedFuncs   *funcTable
@@ -506,6 +509,7 @@ func (r *Runner) fork(async bool) *Runner {
 
 		secondsBase:  r.secondsBase,
 		lastArg:      r.lastArg,
+		traceLevel:   r.traceLevel,
 		unsetSpecial: r.unsetSpecial,
 	}
 	s.fds = r.fds.dup()

@@ -55,6 +55,7 @@ func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 	if !r.shopts.has(shInheritErrexit) {
 		child.opts &^= optErrexit
 	}
+	child.traceLevel++
 	child.runSubshell(cs.Stmts)
 	st, abort := child.subshellStatus()
 	child.finish()

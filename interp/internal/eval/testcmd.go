@@ -16,16 +16,21 @@ import (
 
 // testClause evaluates [[ ... ]].
 func (r *Runner) testClause(c *syntax.TestClause) (bool, error) {
-	if r.opts.has(optXtrace) {
-		r.xtraceText("[[ " + r.cur.slice(c.X.Pos(), c.X.End()) + " ]]")
-	}
 	return r.testExpr(c.X)
+}
+
+// traceTest prints one primary of [[ ]] as xtrace shows it, operands expanded.
+func (r *Runner) traceTest(parts ...string) {
+	if r.opts.has(optXtrace) {
+		r.xtraceText("[[ " + strings.Join(parts, " ") + " ]]")
+	}
 }
 
 func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		s, err := r.expandString(x, ctxPlain)
+		r.traceTest(quoteTrace(s))
 		return s != "", err
 	case *syntax.ParenTest:
 		return r.testExpr(x.X)
@@ -42,6 +47,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		r.traceTest(x.Op.String(), quoteTrace(s))
 		return testexpr.Unary(x.Op.String(), s, testEnv{r}), nil
 	case *syntax.BinaryTest:
 		switch x.Op {
@@ -75,10 +81,21 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 				return false, err
 			}
 			e.emit(false)
-			var pb strings.Builder
+			var pb, tb strings.Builder
 			for i := range e.fields {
 				pb.WriteString(e.fields[i].pattern())
+				for _, sg := range e.fields[i].segs {
+					if !sg.quoted {
+						tb.WriteString(sg.s)
+						continue
+					}
+					for _, c := range []byte(sg.s) {
+						tb.WriteByte('\\')
+						tb.WriteByte(c)
+					}
+				}
 			}
+			r.traceTest(quoteTrace(left), x.Op.String(), tb.String())
 			opts := r.patOptions(r.shopts.has(shNocasematch))
 			opts.ExtGlob = true
 			p, err := r.compile(pb.String(), opts)
@@ -97,6 +114,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		r.traceTest(quoteTrace(left), x.Op.String(), quoteTrace(right))
 		ok, err := testexpr.Binary(x.Op.String(), left, right, testEnv{r}, r.arithString)
 		var te *testexpr.Error
 		if errors.As(err, &te) {
@@ -216,6 +234,7 @@ func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 			}
 		}
 	}
+	r.traceTest(quoteTrace(s), "=~", b.String())
 	re, err := r.compileERE(b.String())
 	if err != nil {
 		if err == errRegexRefused {
