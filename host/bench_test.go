@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
 // BenchmarkPingRoundTrip measures sequential ping round trips through the host over real OS

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
 // Protocol revisions this server negotiates, newest first.

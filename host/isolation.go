@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
-	"github.com/mcp-bash/mcp-bash/sandbox/worker"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -32,7 +32,7 @@ func newWorkerPool(cfg Config, self string, maxHeapMiB int, logf func(string, ..
 		FileSize:     uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_FILE_MB", 1024, 1, 1<<20)) << 20,
 		Processes:    uint64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_PROCS", 0, 0, 1<<22)),
 	}
-	_, lerr := confine.Status()
+	_, lerr := sandbox.LandlockStatus()
 	return worker.NewPool(worker.Options{
 		Argv:     append([]string{self}, limits.Args(maxHeapMiB, lerr == nil)...),
 		Env:      []string{"PATH=" + cfg.Getenv("PATH"), "LANG=C.UTF-8"},
@@ -52,4 +52,26 @@ func (srv *Server) runInWorker(ctx context.Context, job interp.Job, t *registry.
 		Wasm: &worker.WasmSpec{Dirs: []string{job.Call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, MemoryMiB: wasmMemoryMiB(t),
 			CacheDir: srv.wasmCacheDir()}}
 	return srv.pool.Run(ctx, spec, job.Call, func() bool { return ctx.Err() != nil })
+}
+
+// WorkerCommand is the hidden subcommand a server started with MCPBASH_ISOLATION=process
+// re-executes its binary as, to run sandboxed calls in worker processes.
+const WorkerCommand = worker.Command
+
+// WorkerOptions are the flags the server passes to `mcp-bash __worker` (see worker.Limits.Args).
+type WorkerOptions struct {
+	// MaxHeapMiB is the heap watchdog limit.
+	MaxHeapMiB int
+	// AddressSpace, OpenFiles, FileSize (bytes) and Processes are the worker's resource limits
+	// (0: none).
+	AddressSpace, OpenFiles, FileSize, Processes uint64
+	// Confine makes the worker confine itself to its call's roots with Landlock.
+	Confine bool
+}
+
+// RunWorker is the worker process: it serves the calls its parent server writes on stdin until
+// stdin ends. self is this binary's resolved path (a confined worker's externals re-execute it).
+func RunWorker(ctx context.Context, self string, o WorkerOptions) error {
+	l := worker.Limits{AddressSpace: o.AddressSpace, OpenFiles: o.OpenFiles, FileSize: o.FileSize, Processes: o.Processes}
+	return worker.Main(ctx, self, uint64(o.MaxHeapMiB)<<20, l, o.Confine)
 }

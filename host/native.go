@@ -13,10 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/registry"
-	"github.com/mcp-bash/mcp-bash/interp/native"
+	"github.com/mcp-bash/mcp-bash/host/internal/native"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -164,7 +163,7 @@ func (srv *Server) runNative(ctx context.Context, call *sdk.Call, t *registry.To
 		SDKDir:    srv.nativeSDKDir(),
 		Limits:    srv.nativeLimits(policy.Limits.Timeout),
 	}
-	rules := confine.Rules{Net: toolNetwork(t)}
+	rules := sandbox.ConfineRules{Net: toolNetwork(t)}
 	for _, r := range policy.Roots {
 		if r.Protected {
 			continue // Landlock cannot take rights away, and the directory may not exist
@@ -209,7 +208,7 @@ func toolNetwork(t *registry.Tool) bool {
 // be confined by the OS.
 func (srv *Server) noteConfinement() {
 	srv.confineNote.Do(func() {
-		if _, err := confine.Status(); err != nil {
+		if _, err := sandbox.LandlockStatus(); err != nil {
 			if srv.confiner.Required {
 				srv.logf("warning: %v; MCPBASH_REQUIRE_CONFINEMENT=true, so native tools and allowlisted commands will refuse to run", err)
 			} else {

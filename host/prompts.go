@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"

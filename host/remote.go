@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/providers"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/providers"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 

@@ -22,8 +22,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -43,7 +43,7 @@ type resourceContent struct {
 	Blob     string  `json:"blob,omitempty"`
 }
 
-// remoteFetcher is what the https and git providers offer (host/providers).
+// remoteFetcher is what the https and git providers offer (host/internal/providers).
 type remoteFetcher interface {
 	Fetch(ctx context.Context, uri string) (body []byte, contentType string, err error)
 }

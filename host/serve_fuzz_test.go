@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
 // fuzzServer is one server shared by every input of a fuzzing process (each input is its own

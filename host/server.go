@@ -1,6 +1,6 @@
 // Package host is the MCP server: a process-wide Server and one Session per client, with
 // lifecycle and version negotiation, dispatch, concurrency, cancellation, notifications and the
-// shaping of results. Transport framing lives in host/jsonrpc, the project model in host/registry.
+// shaping of results. Transport framing lives in host/internal/jsonrpc, the project model in host/internal/registry.
 package host
 
 import (
@@ -14,12 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/native"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/interp/native"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
-	"github.com/mcp-bash/mcp-bash/sandbox/worker"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -50,7 +50,7 @@ type Server struct {
 	engine        *interp.Engine
 	pool          *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native        *native.Engine
-	confiner      *confine.Confiner
+	confiner      *sandbox.Confiner
 	wasm          wasmHost
 	confineNote   sync.Once
 	schemas       schemaCache
@@ -110,7 +110,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	self := selfBinary(cfg)
 	srv.native = &native.Engine{Self: self, Base: cfg.Getenv("MCPBASH_TMP_ROOT")}
-	srv.confiner = &confine.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
+	srv.confiner = &sandbox.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
 	}

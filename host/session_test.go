@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
 // pipeSession runs a Server over in-memory pipes with extra test handlers.

@@ -19,9 +19,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcp-bash/mcp-bash/host/hooks"
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/hooks"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"

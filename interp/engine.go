@@ -20,11 +20,10 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
+	shinterp "mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -111,7 +110,7 @@ type Job struct {
 	// Args are the script's positional parameters ($1...).
 	Args []string
 	// Confiner puts allowlisted external commands under Landlock (nil: they run unconfined).
-	Confiner *confine.Confiner
+	Confiner *sandbox.Confiner
 	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
 	Commands Commands
 }
@@ -252,7 +251,7 @@ func isExit(err error) bool {
 
 // exitStatusOf extracts a shell exit status from a Runner or handler error.
 func exitStatusOf(err error) (uint8, bool) {
-	var es interp.ExitStatus
+	var es shinterp.ExitStatus
 	if errors.As(err, &es) {
 		return uint8(es), true
 	}
@@ -382,22 +381,22 @@ func (c *call) isFunc(name string) bool {
 }
 
 // newRunner builds a Runner whose every outside contact goes through the call's handlers.
-func (c *call) newRunner(dir string, env expand.Environ, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
-	opts := []interp.RunnerOption{
-		interp.Env(virtualEnviron{env}),
-		interp.Dir(dir),
-		interp.StdIO(stdin, stdout, stderr),
-		interp.OpenHandler(c.open),
-		interp.ReadDirHandler2(c.readDir),
-		interp.StatHandler(c.stat),
-		interp.AccessHandler(c.access),
-		interp.CallHandler(c.callHandler),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return c.exec }),
+func (c *call) newRunner(dir string, env expand.Environ, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*shinterp.Runner, error) {
+	opts := []shinterp.RunnerOption{
+		shinterp.Env(virtualEnviron{env}),
+		shinterp.Dir(dir),
+		shinterp.StdIO(stdin, stdout, stderr),
+		shinterp.OpenHandler(c.open),
+		shinterp.ReadDirHandler2(c.readDir),
+		shinterp.StatHandler(c.stat),
+		shinterp.AccessHandler(c.access),
+		shinterp.CallHandler(c.callHandler),
+		shinterp.ExecHandlers(func(shinterp.ExecHandlerFunc) shinterp.ExecHandlerFunc { return c.exec }),
 	}
 	if len(params) > 0 {
-		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+		opts = append(opts, shinterp.Params(append([]string{"--"}, params...)...))
 	}
-	return interp.New(opts...)
+	return shinterp.New(opts...)
 }
 
 // virtualEnviron answers `~user` lookups ("HOME <user>") itself, so tilde expansion never

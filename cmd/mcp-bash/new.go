@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-bash/mcp-bash/host/scaffold"
+	"github.com/mcp-bash/mcp-bash/host"
 )
 
 func newNewCmd() *cobra.Command {
@@ -18,13 +18,13 @@ func newNewCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			if err := scaffold.CheckName(name); err != nil {
+			if err := host.CheckProjectName(name); err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
 			}
 			if _, err := os.Stat(name); err == nil {
 				return &exitError{code: 1, msg: "Error: " + name + " already exists"}
 			}
-			return created(cmd, name, func() ([]string, error) { return scaffold.Project(name, name, noHello) })
+			return created(cmd, name, func() ([]string, error) { return host.NewProject(name, name, noHello) })
 		},
 	}
 	cmd.Flags().BoolVar(&noHello, "no-hello", false, "do not add the hello tool")
@@ -46,7 +46,7 @@ func newInitCmd() *cobra.Command {
 			if name == "" {
 				name = filepath.Base(cwd)
 			}
-			return created(cmd, ".", func() ([]string, error) { return scaffold.Project(cwd, name, noHello) })
+			return created(cmd, ".", func() ([]string, error) { return host.NewProject(cwd, name, noHello) })
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "server name (default: the directory's name)")
@@ -68,24 +68,21 @@ func created(cmd *cobra.Command, base string, step func() ([]string, error)) err
 
 func newScaffoldCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{Use: "scaffold", Short: "Add a tool, prompt, resource or completion provider to the project"}
-	for _, k := range []struct {
-		use, short string
-		fn         func(root, name string) ([]string, error)
-	}{
-		{"tool <name>", "Add tools/<name>/ with tool.sh, tool.meta.json and smoke.sh", scaffold.Tool},
-		{"prompt <name>", "Add prompts/<name>.txt and its metadata", scaffold.Prompt},
-		{"resource <name>", "Add resources/<name>.txt and its metadata", scaffold.Resource},
-		{"completion <name>", "Add completions/<name>.sh and register it in server.d/register.json", scaffold.Completion},
+	for _, k := range []struct{ kind, short string }{
+		{"tool", "Add tools/<name>/ with tool.sh, tool.meta.json and smoke.sh"},
+		{"prompt", "Add prompts/<name>.txt and its metadata"},
+		{"resource", "Add resources/<name>.txt and its metadata"},
+		{"completion", "Add completions/<name>.sh and register it in server.d/register.json"},
 	} {
 		k := k
 		cmd.AddCommand(&cobra.Command{
-			Use: k.use, Short: k.short, Args: cobra.ExactArgs(1),
+			Use: k.kind + " <name>", Short: k.short, Args: cobra.ExactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				dirs, err := cliProject(*projectRoot, getenv)
 				if err != nil {
 					return err
 				}
-				return created(c, dirs.Root, func() ([]string, error) { return k.fn(dirs.Root, args[0]) })
+				return created(c, dirs.Root, func() ([]string, error) { return host.Scaffold(dirs.Root, k.kind, args[0]) })
 			},
 		})
 	}

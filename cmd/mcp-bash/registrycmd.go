@@ -16,8 +16,8 @@ func newRegistryCmd(projectRoot *string, getenv func(string) string) *cobra.Comm
 			if err != nil {
 				return err
 			}
-			rerr := srv.Registry().Rebuild(c.Context())
-			writeJSON(c.OutOrStdout(), map[string]any{"status": statusWord(rerr), "registries": srv.Registry().Status(c.Context())})
+			rerr := srv.RebuildRegistry(c.Context())
+			writeJSON(c.OutOrStdout(), map[string]any{"status": statusWord(rerr), "registries": srv.RegistryStatus(c.Context())})
 			if rerr != nil {
 				return &exitError{code: 1, msg: "Error: " + rerr.Error()}
 			}
@@ -31,7 +31,7 @@ func newRegistryCmd(projectRoot *string, getenv func(string) string) *cobra.Comm
 			if err != nil {
 				return err
 			}
-			writeJSON(c.OutOrStdout(), map[string]any{"registries": srv.Registry().Status(c.Context())})
+			writeJSON(c.OutOrStdout(), map[string]any{"registries": srv.RegistryStatus(c.Context())})
 			return nil
 		},
 	})
@@ -72,13 +72,13 @@ func newHealthCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 			}
 			counts := map[string]int{}
 			healthy := true
-			for _, st := range srv.Registry().Status(ctx) {
+			for _, st := range srv.RegistryStatus(ctx) {
 				counts[string(st.Kind)] = st.Total
 				if st.Error != "" {
 					healthy = false
 				}
 			}
-			checks := projectChecks(dirs)
+			checks := dirs.Checks()
 			for _, ok := range checks {
 				healthy = healthy && ok
 			}

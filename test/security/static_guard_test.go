@@ -18,7 +18,7 @@ import (
 
 // guardedDirs hold code that runs on behalf of tool scripts: it must reach the host only
 // through sandbox.FS and the policy, never directly.
-var guardedDirs = []string{"interp/builtins", "sdk", "wasm"}
+var guardedDirs = []string{"interp/internal/builtins", "sdk", "wasm"}
 
 // guardExemptDirs are not on the sandbox's side of the boundary at all.
 var guardExemptDirs = map[string]string{
@@ -85,7 +85,8 @@ func TestNoDirectHostAccess(t *testing.T) {
 	for _, dir := range guardedDirs {
 		base := filepath.Join(root, dir)
 		if _, err := os.Stat(base); err != nil {
-			continue // not present in this tree
+			t.Errorf("guarded directory %s: %v (moved? update guardedDirs)", dir, err)
+			continue
 		}
 		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
@@ -30,7 +29,7 @@ type ChildOptions struct {
 	Self string
 	// Confine, when set, confines the worker itself to the first job's roots with Landlock
 	// (and the worker then serves only jobs with the same rules).
-	Confine func(confine.Rules) error
+	Confine func(sandbox.ConfineRules) error
 	// SetCPULimit bounds the CPU seconds the process may have used by the end of the job.
 	SetCPULimit func(total time.Duration) error
 	// CPUUsed reports the CPU time the process has used so far.
@@ -99,8 +98,8 @@ type child struct {
 	nextID  int64
 	running atomic.Bool
 	cancel  context.CancelFunc
-	client  atomic.Bool    // the current job was cancelled by the client
-	rules   *confine.Rules // the rules this worker is confined to, once it is
+	client  atomic.Bool           // the current job was cancelled by the client
+	rules   *sandbox.ConfineRules // the rules this worker is confined to, once it is
 	wasmRT  *wasm.Runtime
 	wasmErr error
 	wasmOne sync.Once
@@ -126,8 +125,8 @@ func (c *child) cancelJob(client bool) {
 // rulesOf is what a worker running spec may touch: its roots, the scratch root, the project
 // (read-only), the binary (for confined externals) and the wasm cache. They do not depend on
 // the tool, so one confined worker serves every call with the same roots.
-func rulesOf(s *Spec, self string) confine.Rules {
-	r := confine.Rules{Net: s.Network}
+func rulesOf(s *Spec, self string) sandbox.ConfineRules {
+	r := sandbox.ConfineRules{Net: s.Network}
 	for _, rt := range s.Roots {
 		if rt.Protected {
 			continue // inside a read-write root; Landlock cannot take rights away
@@ -197,7 +196,7 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 	job := interp.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
 		Args: s.Args, Cancelled: func() bool { return c.client.Load() }}
 	if s.Confine {
-		job.Confiner = &confine.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
+		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}
 	if s.Wasm != nil {
 		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime(s.Wasm.CacheDir), Dirs: s.Wasm.Dirs, Call: call,
@@ -215,7 +214,7 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 	return nil
 }
 
-func sameRules(a, b confine.Rules) bool {
+func sameRules(a, b sandbox.ConfineRules) bool {
 	eq := func(x, y []string) bool {
 		if len(x) != len(y) {
 			return false

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Limits are the resource limits a worker puts on itself before it takes a call.
@@ -88,8 +88,8 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 		return syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: secs, Max: cur.Max})
 	}}
 	if confineSelf {
-		if _, err := confine.Status(); err == nil {
-			opts.Confine = confine.Apply
+		if _, err := sandbox.LandlockStatus(); err == nil {
+			opts.Confine = sandbox.ConfineSelf
 		}
 	}
 	// The frames own the real stdout; anything else the process prints goes to stderr.

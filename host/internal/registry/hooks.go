@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/hooks"
+	"github.com/mcp-bash/mcp-bash/host/internal/hooks"
 )
 
 // Vars are the project's locations as hooks see them: MCPBASH_PROJECT_ROOT and the

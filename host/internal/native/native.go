@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -73,11 +72,11 @@ type Limits struct {
 
 // Rlimits are the limits as setrlimit(2) values (CPU keeps one second between soft and hard,
 // as the bash prefix does).
-func (l Limits) Rlimits() []confine.Rlimit {
-	var out []confine.Rlimit
+func (l Limits) Rlimits() []sandbox.Rlimit {
+	var out []sandbox.Rlimit
 	add := func(res int, soft, hard int64) {
 		if soft > 0 {
-			out = append(out, confine.Rlimit{Resource: res, Cur: uint64(soft), Max: uint64(hard)})
+			out = append(out, sandbox.Rlimit{Resource: res, Cur: uint64(soft), Max: uint64(hard)})
 		}
 	}
 	add(syscall.RLIMIT_AS, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
