@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/benhoyt/goawk v1.29.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/itchyny/gojq v0.12.20
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -19,6 +20,6 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
