@@ -24,16 +24,21 @@ var ErrClosed = errors.New("fairq: scheduler closed")
 type Options struct {
 	// Slots is the number of tickets that may be held at once across all keys (at least 1).
 	Slots int
-	// MaxWaiting bounds each key's queue (0: unbounded). A full queue refuses instead of growing,
+}
+
+// Limit bounds one key.
+type Limit struct {
+	// Running is how many slots the key may hold at once (at least 1).
+	Running int
+	// Waiting bounds the key's queue (0: unbounded). A full queue refuses instead of growing,
 	// so that a flood costs its sender, not the server's memory.
-	MaxWaiting int
+	Waiting int
 }
 
 // Scheduler hands out slots fairly across keys. The zero value is not usable; use New.
 type Scheduler[K comparable] struct {
 	mu      sync.Mutex
 	slots   int
-	maxWait int
 	busy    int
 	closed  bool
 	keys    map[K]*keyState[K]
@@ -46,7 +51,7 @@ type Scheduler[K comparable] struct {
 type keyState[K comparable] struct {
 	key     K
 	running int
-	limit   int
+	limit   Limit
 	waiting []*Ticket[K]
 	inRing  bool
 }
@@ -62,13 +67,13 @@ type Ticket[K comparable] struct {
 
 // New returns a scheduler with o.Slots global slots.
 func New[K comparable](o Options) *Scheduler[K] {
-	return &Scheduler[K]{slots: max(o.Slots, 1), maxWait: max(o.MaxWaiting, 0), keys: map[K]*keyState[K]{}}
+	return &Scheduler[K]{slots: max(o.Slots, 1), keys: map[K]*keyState[K]{}}
 }
 
-// Enqueue places a waiter for key, which may hold at most limit slots at once (at least 1).
-// The ticket may already be granted when Enqueue returns. The latest limit given for a key is
-// the one in force (a tenants reload can change it).
-func (s *Scheduler[K]) Enqueue(key K, limit int) (*Ticket[K], error) {
+// Enqueue places a waiter for key under limit. The ticket may already be granted when Enqueue
+// returns. The latest limit given for a key is the one in force (a tenants reload can change
+// it).
+func (s *Scheduler[K]) Enqueue(key K, limit Limit) (*Ticket[K], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -79,8 +84,9 @@ func (s *Scheduler[K]) Enqueue(key K, limit int) (*Ticket[K], error) {
 		ks = &keyState[K]{key: key}
 		s.keys[key] = ks
 	}
-	ks.limit = max(limit, 1)
-	if s.maxWait > 0 && len(ks.waiting) >= s.maxWait {
+	limit.Running = max(limit.Running, 1)
+	ks.limit = limit
+	if limit.Waiting > 0 && len(ks.waiting) >= limit.Waiting {
 		return nil, ErrQueueFull
 	}
 	t := &Ticket[K]{s: s, key: key, ready: make(chan struct{})}
@@ -95,7 +101,7 @@ func (s *Scheduler[K]) Enqueue(key K, limit int) (*Ticket[K], error) {
 
 // Acquire waits for a slot for key, until ctx ends. The returned release func gives the slot
 // back; it is safe to call more than once.
-func (s *Scheduler[K]) Acquire(ctx context.Context, key K, limit int) (release func(), err error) {
+func (s *Scheduler[K]) Acquire(ctx context.Context, key K, limit Limit) (release func(), err error) {
 	t, err := s.Enqueue(key, limit)
 	if err != nil {
 		return nil, err
@@ -166,7 +172,7 @@ func (s *Scheduler[K]) dispatch() {
 				}
 				continue
 			}
-			if ks.running >= ks.limit {
+			if ks.running >= ks.limit.Running {
 				s.next++
 				continue
 			}

@@ -19,7 +19,7 @@ func granted[K comparable](t *Ticket[K]) bool {
 	}
 }
 
-func mustEnqueue[K comparable](t *testing.T, s *Scheduler[K], key K, limit int) *Ticket[K] {
+func mustEnqueue[K comparable](t *testing.T, s *Scheduler[K], key K, limit Limit) *Ticket[K] {
 	t.Helper()
 	tk, err := s.Enqueue(key, limit)
 	if err != nil {
@@ -35,11 +35,11 @@ func TestFloodDoesNotStarve(t *testing.T) {
 	s := New[string](Options{Slots: 2})
 	var held []*Ticket[string]
 	for range 1000 {
-		held = append(held, mustEnqueue(t, s, "flood", 100))
+		held = append(held, mustEnqueue(t, s, "flood", Limit{Running: 100}))
 	}
 	var small []*Ticket[string]
 	for range 5 {
-		small = append(small, mustEnqueue(t, s, "b", 100), mustEnqueue(t, s, "c", 100))
+		small = append(small, mustEnqueue(t, s, "b", Limit{Running: 100}), mustEnqueue(t, s, "c", Limit{Running: 100}))
 	}
 	var order []string
 	// The first two flood tickets were granted at once; release in grant order and record.
@@ -78,9 +78,9 @@ func TestFloodDoesNotStarve(t *testing.T) {
 
 func TestPerKeyLimit(t *testing.T) {
 	s := New[string](Options{Slots: 4})
-	a1 := mustEnqueue(t, s, "a", 1)
-	a2 := mustEnqueue(t, s, "a", 1)
-	b1 := mustEnqueue(t, s, "b", 1)
+	a1 := mustEnqueue(t, s, "a", Limit{Running: 1})
+	a2 := mustEnqueue(t, s, "a", Limit{Running: 1})
+	b1 := mustEnqueue(t, s, "b", Limit{Running: 1})
 	if !granted(a1) || granted(a2) || !granted(b1) {
 		t.Fatalf("grants a1=%v a2=%v b1=%v, want true false true", granted(a1), granted(a2), granted(b1))
 	}
@@ -99,15 +99,16 @@ func TestPerKeyLimit(t *testing.T) {
 }
 
 func TestQueueFull(t *testing.T) {
-	s := New[string](Options{Slots: 1, MaxWaiting: 2})
-	mustEnqueue(t, s, "a", 1) // granted
-	mustEnqueue(t, s, "a", 1)
-	mustEnqueue(t, s, "a", 1)
-	if _, err := s.Enqueue("a", 1); !errors.Is(err, ErrQueueFull) {
+	s := New[string](Options{Slots: 1})
+	l := Limit{Running: 1, Waiting: 2}
+	mustEnqueue(t, s, "a", l) // granted
+	mustEnqueue(t, s, "a", l)
+	mustEnqueue(t, s, "a", l)
+	if _, err := s.Enqueue("a", l); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("third waiter: err = %v, want ErrQueueFull", err)
 	}
 	// Another key has its own queue.
-	if _, err := s.Enqueue("b", 1); err != nil {
+	if _, err := s.Enqueue("b", l); err != nil {
 		t.Fatalf("other key refused: %v", err)
 	}
 }
@@ -116,16 +117,16 @@ func TestQueueFull(t *testing.T) {
 // goes idle and comes back is in the ring once, so it keeps one turn per round.
 func TestCancelWaiter(t *testing.T) {
 	s := New[string](Options{Slots: 1})
-	hold := mustEnqueue(t, s, "x", 1)
-	w := mustEnqueue(t, s, "a", 1)
+	hold := mustEnqueue(t, s, "x", Limit{Running: 1})
+	w := mustEnqueue(t, s, "a", Limit{Running: 1})
 	w.Release() // leaves the queue
 	w.Release() // idempotent
 	if st := s.Stats(); st.Waiting != 0 || st.Keys != 1 {
 		t.Fatalf("after cancel: %+v", st)
 	}
-	a1 := mustEnqueue(t, s, "a", 1)
-	a2 := mustEnqueue(t, s, "a", 1)
-	b1 := mustEnqueue(t, s, "b", 1)
+	a1 := mustEnqueue(t, s, "a", Limit{Running: 1})
+	a2 := mustEnqueue(t, s, "a", Limit{Running: 1})
+	b1 := mustEnqueue(t, s, "b", Limit{Running: 1})
 	hold.Release()
 	if !granted(a1) {
 		t.Fatal("a1 not granted")
@@ -138,11 +139,11 @@ func TestCancelWaiter(t *testing.T) {
 
 func TestAcquireCancelled(t *testing.T) {
 	s := New[string](Options{Slots: 1})
-	hold := mustEnqueue(t, s, "a", 1)
+	hold := mustEnqueue(t, s, "a", Limit{Running: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Acquire(ctx, "b", 1)
+		_, err := s.Acquire(ctx, "b", Limit{Running: 1})
 		done <- err
 	}()
 	// Wait (on state, not time) until the goroutine is queued, then cancel it.
@@ -169,9 +170,9 @@ func TestAcquireCancelled(t *testing.T) {
 
 func TestClosed(t *testing.T) {
 	s := New[int](Options{Slots: 1})
-	tk := mustEnqueue(t, s, 1, 1)
+	tk := mustEnqueue(t, s, 1, Limit{Running: 1})
 	s.Close()
-	if _, err := s.Enqueue(2, 1); !errors.Is(err, ErrClosed) {
+	if _, err := s.Enqueue(2, Limit{Running: 1}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("err = %v, want ErrClosed", err)
 	}
 	tk.Release() // admitted work still drains
@@ -195,7 +196,7 @@ func TestConcurrentBounds(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rel, err := s.Acquire(context.Background(), fmt.Sprint(k), limit)
+				rel, err := s.Acquire(context.Background(), fmt.Sprint(k), Limit{Running: limit})
 				if err != nil {
 					t.Error(err)
 					return
