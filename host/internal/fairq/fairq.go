@@ -37,11 +37,11 @@ type Limit struct {
 
 // Scheduler hands out slots fairly across keys. The zero value is not usable; use New.
 type Scheduler[K comparable] struct {
-	mu      sync.Mutex
-	slots   int
-	busy    int
-	closed  bool
-	keys    map[K]*keyState[K]
+	mu     sync.Mutex
+	slots  int
+	busy   int
+	closed bool
+	keys   map[K]*keyState[K]
 	// ring lists the keys that have waiters, in the order they are served; next is where the
 	// next round-robin scan starts.
 	ring []K

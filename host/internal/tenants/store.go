@@ -27,7 +27,7 @@ type Store struct {
 
 	reloadMu sync.Mutex // one reload at a time
 	seen     fileStamp  // the file as last examined
-	lastBad  string    // the failure last logged, so that one bad file is logged once
+	lastBad  string     // the failure last logged, so that one bad file is logged once
 
 	onReload func(gen uint64)
 }
