@@ -458,3 +458,31 @@ func TestNoMethodConfigured(t *testing.T) {
 		t.Fatalf("err = %v, want a ConfigError", err)
 	}
 }
+
+// TestScopesCannotBeDodged: spellings the dispatcher might read differently from the
+// middleware all need the scopes of every reading.
+func TestScopesCannotBeDodged(t *testing.T) {
+	cfg := auth.Config{Scopes: auth.ScopePolicy{
+		Methods: map[string][]string{"tools/call": {"mcp:tools"}},
+		Tools:   map[string][]string{"admin_*": {"mcp:admin"}},
+	}}
+	r := newRig(t, cfg, auth.Options{})
+	for _, c := range []struct{ scopes, body string }{
+		// a tool name hidden by case or order
+		{"mcp:tools", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","NAME":"admin_x"}}`},
+		{"mcp:tools", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"admin_x","name":"hello"}}`},
+		{"mcp:tools", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"admin_y"}}]`},
+		// a method hidden by case or order
+		{"", `{"jsonrpc":"2.0","id":1,"method":"tools/call","Method":"ping","params":{"name":"hello"}}`},
+		{"", `{"jsonrpc":"2.0","id":1,"Method":"tools/call","method":"ping"}`},
+		{"", `{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"tools/call"}`},
+		{"", `{"jsonrpc":"2.0","id":1,"method":"TOOLS/CALL","params":{"name":"hello"}}`},
+	} {
+		if res := r.do(t, bearer(r.iss.Mint(t, r.claims("acme", c.scopes))), c.body); res.status != http.StatusForbidden {
+			t.Errorf("scopes %q, %s: status %d, want 403", c.scopes, c.body, res.status)
+		}
+	}
+	if res := r.do(t, bearer(r.iss.Mint(t, r.claims("acme", ""))), `{"jsonrpc":"2.0","id":1,"method":"ping"}`); res.status != http.StatusOK {
+		t.Errorf("plain ping: %d", res.status)
+	}
+}

@@ -200,42 +200,64 @@ func (a *Authenticator) checkScopes(w http.ResponseWriter, r *http.Request, p *P
 
 type call struct{ method, tool string }
 
-// callsOf lists the method (and tools/call tool name) of each message in a JSON-RPC body, a
-// single message or a batch. A body that is not JSON yields one empty call: the required
-// scopes still apply, and the transport answers the parse error.
+// callsOf lists the calls in a JSON-RPC body, a single message or a batch, for their scopes.
+// It is deliberately conservative: every member whose key equals "method" (or, in params,
+// "name") ignoring case counts, so that no difference between this reading and the
+// dispatcher's (case-sensitive members, or a struct decoder's case-insensitive last match) can
+// let a call through with fewer scopes than it needs. A body that is not JSON yields one empty
+// call: the required scopes still apply, and the transport answers the parse error.
 func callsOf(body []byte) []call {
-	type msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	conv := func(m msg) call {
-		c := call{method: m.Method}
-		if m.Method == "tools/call" {
-			c.tool = m.Params.Name
-		}
-		return c
-	}
 	trimmed := bytes.TrimSpace(body)
+	var raws []json.RawMessage
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(trimmed, &batch) == nil && len(batch) > 0 {
-			out := make([]call, 0, len(batch))
-			for _, raw := range batch {
-				var m msg
-				_ = json.Unmarshal(raw, &m) // a malformed member still needs the required scopes
-				out = append(out, conv(m))
-			}
-			return out
+		if json.Unmarshal(trimmed, &raws) != nil || len(raws) == 0 {
+			return []call{{}}
 		}
+	} else {
+		raws = []json.RawMessage{trimmed}
+	}
+	var out []call
+	for _, raw := range raws {
+		out = append(out, callsOfMessage(raw)...)
+	}
+	return out
+}
+
+func callsOfMessage(raw json.RawMessage) []call {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return []call{{}} // a malformed member still needs the required scopes
+	}
+	var methods, tools []string
+	for k, v := range members {
+		var s string
+		if strings.EqualFold(k, "method") && json.Unmarshal(v, &s) == nil {
+			methods = append(methods, s)
+		}
+		if strings.EqualFold(k, "params") {
+			var params map[string]json.RawMessage
+			if json.Unmarshal(v, &params) == nil {
+				for pk, pv := range params {
+					if strings.EqualFold(pk, "name") && json.Unmarshal(pv, &s) == nil {
+						tools = append(tools, s)
+					}
+				}
+			}
+		}
+	}
+	if len(methods) == 0 {
 		return []call{{}}
 	}
-	var m msg
-	if json.Unmarshal(trimmed, &m) != nil {
-		return []call{{}}
+	var out []call
+	for _, m := range methods {
+		out = append(out, call{method: m})
+		if strings.EqualFold(m, "tools/call") {
+			for _, tool := range tools {
+				out = append(out, call{method: "tools/call", tool: tool})
+			}
+		}
 	}
-	return []call{conv(m)}
+	return out
 }
 
 // Deny writes the error response for e: status, WWW-Authenticate challenge (with

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -245,17 +246,7 @@ func schemaProblems(ve *jsonschema.ValidationError) []Problem {
 	}
 	walk(ve, "")
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return slicesCompact(out)
-}
-
-func slicesCompact(ps []Problem) []Problem {
-	out := ps[:0]
-	for i, p := range ps {
-		if i == 0 || p != ps[i-1] {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.Compact(out)
 }
 
 // pointerToken escapes a key for a JSON pointer (RFC 6901).
