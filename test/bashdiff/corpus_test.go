@@ -311,21 +311,31 @@ func (s sectionSummary) String() string {
 	return str
 }
 
-// bashVersion is /bin/bash's $BASH_VERSION ("" when it cannot be run).
-func bashVersion() string {
-	out, err := exec.Command("/bin/bash", "--norc", "--noprofile", "-c", `echo "$BASH_VERSION"`).Output()
+// bashVersion is /bin/bash's $BASH_VERSION in the corpus's environment ("" when it cannot be
+// run), and what bash said on stderr there (a missing locale, for one, would put a warning on
+// the stderr of every case).
+func bashVersion() (version, complaint string) {
+	cmd := exec.Command("/bin/bash", "--norc", "--noprofile", "-c", `echo "$BASH_VERSION"`)
+	cmd.Env = corpusEnv(os.TempDir())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
 	if err != nil {
-		return ""
+		return "", errb.String()
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), errb.String()
 }
 
 func TestCorpus(t *testing.T) {
 	if os.Getenv("MCPBASH_CORPUS") != "1" {
 		t.Skip("the differential corpus is gated until the new evaluator lands: set MCPBASH_CORPUS=1 to run it")
 	}
-	if v := bashVersion(); !strings.HasPrefix(v, "5.") {
+	v, complaint := bashVersion()
+	if !strings.HasPrefix(v, "5.") {
 		t.Skipf("the corpus's oracle is GNU bash 5.x at /bin/bash; found version %q", v)
+	}
+	if complaint != "" {
+		t.Skipf("bash writes to stderr in the corpus's environment (is the C.UTF-8 locale installed?): %s", complaint)
 	}
 	// TestCorpusFiles checks the files themselves (size, names, known.txt).
 	sections, cases := loadCorpus(t)
@@ -368,7 +378,7 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Logf("%-32s %s", "total", all)
 	if *outFlag != "" {
-		writeResults(t, *outFlag, summaries, all, results)
+		writeResults(t, *outFlag, v, summaries, all, results)
 	}
 }
 
@@ -412,11 +422,11 @@ func runCase(t *testing.T, e *interp.Engine, o oracle, c corpusCase, knownReason
 	return r
 }
 
-func writeResults(t *testing.T, path string, summaries map[string]*sectionSummary, all sectionSummary, results []caseResult) {
+func writeResults(t *testing.T, path, bash string, summaries map[string]*sectionSummary, all sectionSummary, results []caseResult) {
 	slices.SortFunc(results, func(a, b caseResult) int {
 		return strings.Compare(a.Section+"/"+a.Name, b.Section+"/"+b.Name)
 	})
-	data, err := json.MarshalIndent(map[string]any{"bash": bashVersion(), "total": all, "sections": summaries, "cases": results}, "", "  ")
+	data, err := json.MarshalIndent(map[string]any{"bash": bash, "total": all, "sections": summaries, "cases": results}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
