@@ -3,15 +3,10 @@ package host
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
-	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // newWorkerPool starts the worker pool when MCPBASH_ISOLATION=process (nil for inproc, the
@@ -41,17 +36,6 @@ func newWorkerPool(cfg Config, self string, maxHeapMiB int, logf func(string, ..
 		MaxRSS:   int64(envInt(cfg.Getenv, "MCPBASH_WORKER_MAX_RSS_MB", 512, 16, 1<<20)) << 20,
 		Logf:     logf,
 	}), nil
-}
-
-// runInWorker runs a sandboxed job in a worker process; the call's callbacks stay here.
-func (srv *Server) runInWorker(ctx context.Context, job interp.Job, t *registry.Tool) *sdk.Outcome {
-	p := job.Policy
-	spec := worker.Spec{Call: worker.CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: worker.RootsOf(p), ToolDir: p.ToolDir,
-		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
-		CPU: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second, Project: srv.cfg.Dirs.Root, Confine: job.Confiner != nil, RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: toolNetwork(t),
-		Wasm: &worker.WasmSpec{Dirs: []string{job.Call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, MemoryMiB: wasmMemoryMiB(t),
-			CacheDir: srv.wasmCacheDir()}}
-	return srv.pool.Run(ctx, spec, job.Call, func() bool { return ctx.Err() != nil })
 }
 
 // WorkerCommand is the hidden subcommand a server started with MCPBASH_ISOLATION=process

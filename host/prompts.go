@@ -138,7 +138,7 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 			ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
 			Env:         map[string]string{"MCP_PROMPT_NAME": p.Name, "MCP_PROMPT_ARGS_JSON": string(argsJSON), "MCP_TOOL_ARGS_JSON": string(argsJSON)}}
 		out := srv.engine.Run(ctx, job)
-		if out.ExitCode != 0 || out.TimedOut || out.LimitHit != "" {
+		if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
 			return "", jsonrpc.NewError(jsonrpc.CodeInternalError, "Unable to render prompt", strings.TrimSpace(string(out.Stderr)))
 		}
 		return strings.TrimRight(string(out.Stdout), "\n"), nil
@@ -373,7 +373,7 @@ func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJ
 			"MCP_COMPLETION_LIMIT": strconv.Itoa(limit), "MCP_COMPLETION_OFFSET": strconv.Itoa(offset),
 			"MCP_COMPLETION_ARGS_HASH": argsHash}}
 	out := srv.engine.Run(ctx, job)
-	if out.ExitCode != 0 || out.TimedOut || out.LimitHit != "" {
+	if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
 		msg := strings.TrimSpace(string(out.Stderr))
 		if msg == "" {
 			msg = "Completion provider failed"

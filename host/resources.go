@@ -279,11 +279,11 @@ func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri s
 		return def
 	}
 	switch {
-	case strings.HasPrefix(out.LimitHit, "Tool output exceeded"):
+	case out.Limit == sdk.LimitStdout:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
 	case out.TimedOut:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider timed out", nil)
-	case out.LimitHit != "":
+	case out.Limit != sdk.LimitNone:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	switch out.ExitCode {

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -47,15 +48,19 @@ type Server struct {
 	notifications map[string]notificationFunc
 	logMu         sync.Mutex
 	reg           *registry.Registry
-	engine        *interp.Engine
-	pool          *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
-	native        *native.Engine
-	confiner      *sandbox.Confiner
-	wasm          wasmHost
-	confineNote   sync.Once
-	schemas       schemaCache
-	https, git    remoteFetcher
-	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// engine runs server-side scripts (prompts, completions, resource providers) and, unless
+	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
+	engine *interp.Engine
+	// engines are the engine contract's implementations by tool kind (engineFor).
+	engines     map[string]sdk.Engine
+	pool        *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
+	native      *native.Engine
+	confiner    *sandbox.Confiner
+	wasm        wasmHost
+	confineNote sync.Once
+	schemas     schemaCache
+	https, git  remoteFetcher
+	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
@@ -109,10 +114,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	self := selfBinary(cfg)
-	srv.native = &native.Engine{Self: self, Base: cfg.Getenv("MCPBASH_TMP_ROOT")}
+	srv.native = srv.nativeEngine(self)
 	srv.confiner = &sandbox.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
+	}
+	srv.engines = map[string]sdk.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
+	if srv.pool != nil {
+		srv.engines[ExecSandbox] = &worker.Engine{Pool: srv.pool, Project: cfg.Dirs.Root, WasmCacheDir: srv.wasmCacheDir,
+			CPU: time.Duration(envInt(cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second}
 	}
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()

@@ -134,8 +134,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		return errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
 			map[string]any{"violations": v}), nil, nil
 	}
-	isNative := tool.Kind != registry.ToolWasm && srv.wantsNative(tool)
-	if isNative {
+	kind := srv.engineFor(tool)
+	if kind == ExecNative {
 		if err := srv.nativePreflight(tool); err != nil {
 			return nil, nil, err
 		}
@@ -187,21 +187,10 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 			break
 		}
 	}
-	var out *sdk.Outcome
-	if tool.Kind == registry.ToolWasm {
-		out = srv.runWasm(ctx, call, tool, policy, dir)
-	} else if isNative {
-		out = srv.runNative(ctx, call, tool, policy)
-	} else {
-		job := interp.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
-			Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner}
-		job.Commands = srv.wasmCommands(ctx, call, tool)
-		if srv.pool != nil {
-			out = srv.runInWorker(ctx, job, tool)
-		} else {
-			out = srv.engine.Run(ctx, job)
-		}
-	}
+	job := sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
+		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
+		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}
+	out := srv.engines[kind].Run(ctx, job)
 	if sink != nil {
 		sink.Close()
 	}
@@ -399,11 +388,11 @@ func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.
 		return nil, &jsonrpc.Error{Code: f.Code, Message: f.Message, Data: f.Data}
 	}
 	// 2. Output caps.
-	if strings.HasPrefix(out.LimitHit, "Tool output exceeded") || strings.HasPrefix(out.LimitHit, "Tool stderr exceeded") {
+	if out.Limit.OutputCap() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	// Other limits end the run with a result naming the limit.
-	if out.LimitHit != "" {
+	if out.Limit != sdk.LimitNone {
 		res := errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
 		res["_meta"] = baseMeta(out.ExitCode)
 		return res, nil
@@ -762,12 +751,11 @@ func (srv *Server) ToolEnvironment(ctx context.Context, name string, args json.R
 	}
 	call := &sdk.Call{Tool: name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs), Args: args, Meta: json.RawMessage("{}"),
 		Metadata: tool.Item, Roots: srv.fallbackRoots()}
-	if srv.wantsNative(tool) {
-		return srv.nativePrintEnv(call, tool), nil
+	job := sdk.Job{Call: call, Script: tool.Abs, Env: srv.contractEnv(call, tool)}
+	if e, ok := srv.engines[srv.engineFor(tool)].(interface{ Environment(sdk.Job) []string }); ok {
+		return e.Environment(job), nil
 	}
-	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", srv.contractEnv(call, tool))
-	env = append(env, "MCP_SDK="+interp.SDKDir)
-	return env, nil
+	return interp.Environment(job), nil
 }
 
 // Roots returns the roots a call would get without a client (MCPBASH_ROOTS, config/roots.json,

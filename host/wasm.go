@@ -90,20 +90,9 @@ func wasmMemoryMiB(t *registry.Tool) int {
 	return sb.MemoryMiB
 }
 
-// runWasm runs a wasm tool (tools/<name>/tool.wasm).
-func (srv *Server) runWasm(ctx context.Context, call *sdk.Call, t *registry.Tool, policy sandbox.Policy, dir string) *sdk.Outcome {
-	rt, err := srv.wasmRuntime()
-	if err != nil {
-		return &sdk.Outcome{ExitCode: 1, Stderr: []byte("mcp-bash: " + err.Error())}
-	}
-	return rt.RunTool(ctx, wasm.Tool{Call: call, Module: t.Abs, Dir: dir, Policy: policy, Env: srv.contractEnv(call, t),
-		ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"), MemoryMiB: wasmMemoryMiB(t),
-		Cancelled: func() bool { return ctx.Err() != nil }})
-}
-
 // wasmCommands makes `*.wasm` in the tool's directory and the project's bin/ commands of a
 // sandboxed script.
-func (srv *Server) wasmCommands(ctx context.Context, call *sdk.Call, t *registry.Tool) interp.Commands {
+func (srv *Server) wasmCommands(ctx context.Context, call *sdk.Call, t *registry.Tool) sdk.Commands {
 	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: []string{call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, Call: call,
 		MemoryMiB: wasmMemoryMiB(t), Cancelled: func() bool { return ctx.Err() != nil }}
 }

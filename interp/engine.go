@@ -93,27 +93,9 @@ const preludeTail = `
 TMPDIR="$__MCPBASH_TMPDIR"; export TMPDIR; unset __MCPBASH_TMPDIR
 `
 
-// Job is one sandboxed run.
-type Job struct {
-	Call *sdk.Call
-	// Script is the absolute path of the tool's script.
-	Script string
-	// Dir is the initial working directory (the project root when a root covers it).
-	Dir    string
-	Policy sandbox.Policy
-	// ScratchBase is where per-call scratch directories are made ("" = OS temp dir).
-	ScratchBase string
-	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment.
-	Env map[string]string
-	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
-	Cancelled func() bool
-	// Args are the script's positional parameters ($1...).
-	Args []string
-	// Confiner puts allowlisted external commands under Landlock (nil: they run unconfined).
-	Confiner *sandbox.Confiner
-	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
-	Commands Commands
-}
+// Job is one sandboxed run: the engine contract's Job (Script is the Bash script; Network and
+// MemoryMiB apply to the commands it runs).
+type Job = sdk.Job
 
 // call is the per-run state shared by the handlers.
 type call struct {
@@ -193,19 +175,19 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	case cancelled():
 		out.Cancelled = true
 	case errors.Is(cause, ErrStdoutLimit):
-		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
+		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", limits.MaxStdoutBytes)
 	case errors.Is(cause, ErrMemoryLimit):
-		out.LimitHit = "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)"
+		out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 	case errors.Is(cause, ErrJobLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
+		out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
 	case errors.Is(cause, ErrStderrLimit):
-		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
+		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
 	case errors.Is(runErr, ErrCommandLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the command limit (%d commands)", limits.MaxCommands)
+		out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
 	case errors.Is(runErr, ErrDepthLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
+		out.SetLimit(sdk.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
 	case errors.Is(runErr, ErrScriptLimit):
-		out.LimitHit = fmt.Sprintf("Tool script exceeds %d bytes", limits.MaxScriptBytes)
+		out.SetLimit(sdk.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
 	case runErr != nil && !isExit(runErr):
@@ -439,3 +421,13 @@ func absIn(dir, p string) string {
 	}
 	return path.Join(dir, p)
 }
+
+// Environment is the environment a job's script starts with (run-tool --print-env), with the
+// per-call paths named rather than created.
+func Environment(job Job) []string {
+	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
+	return append(env, "MCP_SDK="+SDKDir)
+}
+
+// Environment is the package's Environment, for the engine contract's optional Environment.
+func (e *Engine) Environment(job Job) []string { return Environment(job) }

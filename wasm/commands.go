@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (interp.Commands),
+// Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (sdk.Commands),
 // run on the runtime Runtime returns (started on first use by the caller).
 type Commands struct {
 	Runtime   func() (*Runtime, error)
@@ -23,7 +22,7 @@ type Commands struct {
 func (w *Commands) Lookup(name string) string { return FindCommand(w.Dirs, name) }
 
 // Run runs one command with the script's stdio, environment and sandbox FS.
-func (w *Commands) Run(ctx context.Context, cmd interp.Command) int {
+func (w *Commands) Run(ctx context.Context, cmd sdk.Command) int {
 	rt, err := w.Runtime()
 	if err != nil {
 		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], err)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,22 +15,20 @@ import (
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// Tool is one call of a wasm tool (`tools/<name>/tool.wasm`).
-type Tool struct {
-	Call *sdk.Call
-	// Module is the tool's .wasm file.
-	Module string
-	// Dir is the initial working directory (the project root when a root covers it).
-	Dir    string
-	Policy sandbox.Policy
-	// Env holds the tool-contract variables (MCP_*, MCPBASH_*), added to the base environment.
-	Env map[string]string
-	// ScratchBase is where the call's private HOME/TMPDIR is made ("" = sandbox.ScratchBase).
-	ScratchBase string
-	// MemoryMiB is the tool's sandbox.memoryMiB (0: DefaultMemoryMiB).
-	MemoryMiB int
-	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
-	Cancelled func() bool
+// Engine is the wasm engine of the engine contract: it runs tool modules
+// (`tools/<name>/tool.wasm`, the Job's Script) on the runtime Runtime returns, which the caller
+// starts on first use (a project without wasm never pays for one).
+type Engine struct {
+	Runtime func() (*Runtime, error)
+}
+
+// Run runs a wasm tool (see Runtime.RunTool).
+func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
+	rt, err := e.Runtime()
+	if err != nil {
+		return &sdk.Outcome{ExitCode: 1, Stderr: []byte("mcp-bash: " + err.Error())}
+	}
+	return rt.RunTool(ctx, job)
 }
 
 // Limit causes that end a tool run early.
@@ -39,10 +36,11 @@ var (
 	errCallEnded = errors.New("call ended")
 )
 
-// RunTool runs a wasm tool as the sandbox engine runs a script: the arguments JSON on stdin and
-// in MCP_TOOL_ARGS_JSON, stdout the result, the exit status, a stderr tail, the call's timeout
-// and output caps, and the roots (through sandbox.FS) as the only filesystem.
-func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
+// RunTool runs a wasm tool (the module t.Script) as the sandbox engine runs a script: the
+// arguments JSON on stdin and in MCP_TOOL_ARGS_JSON, stdout the result, the exit status, a
+// stderr tail, the call's timeout and output caps, t.MemoryMiB of memory, and the roots
+// (through sandbox.FS) as the only filesystem.
+func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 	out := &sdk.Outcome{}
 	limits := t.Policy.Limits.WithDefaults()
 	rec := &sandbox.Record{}
@@ -76,12 +74,12 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 	if t.Call != nil && len(t.Call.Args) > 0 {
 		args = t.Call.Args
 	}
-	name := filepath.Base(filepath.Dir(t.Module))
+	name := filepath.Base(filepath.Dir(t.Script))
 	if t.Call != nil && t.Call.Tool != "" {
 		name = t.Call.Tool
 	}
 	status, runErr := r.Run(runCtx, Program{
-		Module: t.Module, Args: []string{name}, Env: env, Dir: t.Dir,
+		Module: t.Script, Args: []string{name}, Env: env, Dir: t.Dir,
 		Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr,
 		FS: fsys, MemoryMiB: t.MemoryMiB, Call: t.Call, Cancelled: cancelled,
 	})
@@ -96,11 +94,11 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 	case cancelled():
 		out.Cancelled = true
 	case errors.Is(cause, sandbox.ErrStdoutLimit):
-		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
+		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", limits.MaxStdoutBytes)
 	case errors.Is(cause, sandbox.ErrStderrLimit):
-		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
+		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
 	case errors.Is(runErr, ErrMemoryLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
+		out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
 	}
@@ -143,4 +141,10 @@ func (s *scratch) remove() {
 	if s.created {
 		_ = os.RemoveAll(s.dir)
 	}
+}
+
+// Environment is the environment a tool module starts with (run-tool --print-env), with the
+// per-call scratch named rather than created.
+func (e *Engine) Environment(job sdk.Job) []string {
+	return sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
 }

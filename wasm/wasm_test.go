@@ -211,7 +211,7 @@ func TestRunToolContract(t *testing.T) {
 	p := newProject(t)
 	rt := runtimeForTest(t)
 	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"args"}`)}
-	out := rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy(),
+	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(),
 		Env: map[string]string{"MCP_TOOL_NAME": "probe"}})
 	if out.ExitCode != 0 || !strings.Contains(string(out.Stdout), `"args":{"mode":"args"}`) {
 		t.Fatalf("exit %d stdout %s stderr %s", out.ExitCode, out.Stdout, out.Stderr)
@@ -219,17 +219,17 @@ func TestRunToolContract(t *testing.T) {
 	call.Args = json.RawMessage(`{"mode":"spew"}`)
 	pol := p.policy()
 	pol.Limits.MaxStdoutBytes = 64 << 10
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: pol})
-	if !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: pol})
+	if out.Limit != sdk.LimitStdout || !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
 		t.Fatalf("limit %q, %d bytes", out.LimitHit, len(out.Stdout))
 	}
 	call.Args = json.RawMessage(`{"mode":"alloc"}`)
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
-	if !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
+	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
 		t.Fatalf("limit %q exit %d stderr %s", out.LimitHit, out.ExitCode, out.Stderr)
 	}
 	call.Args = json.RawMessage(`{"mode":"exit","code":3}`)
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy()})
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
 	if out.ExitCode != 3 || !strings.Contains(string(out.Stderr), "exiting with 3") {
 		t.Fatalf("exit %d stderr %q", out.ExitCode, out.Stderr)
 	}

@@ -12,16 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
-
-// Engine runs one sandboxed job (interp.Engine in a worker).
-type Engine interface {
-	Run(ctx context.Context, job interp.Job) *sdk.Outcome
-}
 
 // ChildOptions configure the worker side.
 type ChildOptions struct {
@@ -38,7 +32,7 @@ type ChildOptions struct {
 
 // Serve is the worker: it reads jobs from in and runs them one at a time, writing events and
 // outcomes to out, until in ends (the parent closed the pipe) or ctx ends.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, e Engine, o ChildOptions) error {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, e sdk.Engine, o ChildOptions) error {
 	c := &child{enc: json.NewEncoder(out), replies: map[int64]chan frame{}, opts: o}
 	frames := make(chan frame)
 	readErr := make(chan error, 1)
@@ -164,7 +158,7 @@ func rulesKey(s *Spec) string {
 }
 
 // start runs one job in the background; its outcome is the job's last frame.
-func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
+func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
 	if c.opts.Confine != nil {
 		r := rulesOf(s, c.opts.Self)
 		if c.rules == nil {
@@ -193,14 +187,15 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 	c.client.Store(false)
 	c.running.Store(true)
 	call := c.call(jctx, s)
-	job := interp.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
-		Args: s.Args, Cancelled: func() bool { return c.client.Load() }}
+	job := sdk.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
+		Args: s.Args, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
 	if s.Confine {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}
 	if s.Wasm != nil {
 		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime(s.Wasm.CacheDir), Dirs: s.Wasm.Dirs, Call: call,
 			MemoryMiB: s.Wasm.MemoryMiB, Cancelled: func() bool { return c.client.Load() }}
+		job.MemoryMiB = s.Wasm.MemoryMiB
 	}
 	go func() {
 		defer cancel()
