@@ -18,21 +18,6 @@ import (
 // "exec": "native") or the server (--exec=native) asks for it, and the operator allows it
 // (MCPBASH_TOOL_ALLOWLIST names the tool, or the server was started with --exec=native).
 
-// engineWasm names the wasm engine in Server.engines (ExecSandbox and ExecNative the others).
-const engineWasm = "wasm"
-
-// engineFor is the engine a call of t runs in: wasm for a module, native when the server
-// (--exec=native) or the tool's meta ("exec": "native") asks for it, else the sandbox.
-func (srv *Server) engineFor(t *registry.Tool) string {
-	switch {
-	case t.Kind == registry.ToolWasm:
-		return engineWasm
-	case srv.wantsNative(t):
-		return ExecNative
-	}
-	return ExecSandbox
-}
-
 // wantsNative reports whether a call of t runs in native mode.
 func (srv *Server) wantsNative(t *registry.Tool) bool {
 	if t.Kind == registry.ToolWasm {

@@ -98,27 +98,10 @@ func (s *Session) refreshRoots(ctx context.Context, initial bool) {
 			s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
 			return
 		}
-		var res struct {
-			Roots []struct {
-				URI  string `json:"uri"`
-				Name string `json:"name"`
-			} `json:"roots"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
+		roots, err := parseRoots(raw)
+		if err != nil {
 			s.srv.logf("roots/list: malformed answer: %v", err)
 			return
-		}
-		var roots []sdk.Root
-		for _, r := range res.Roots {
-			u, err := url.Parse(r.URI)
-			if err != nil || u.Scheme != "file" || u.Path == "" {
-				continue
-			}
-			p := sandbox.Physical(u.Path)
-			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-				continue
-			}
-			roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
 		}
 		s.rootsMu.Lock()
 		s.roots = roots
@@ -142,4 +125,49 @@ func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
 	case <-time.After(rootsTimeout):
 	}
 	return s.Roots()
+}
+
+// Roots returns the roots a call would get without a client (MCPBASH_ROOTS, config/roots.json,
+// or the project root), or the given paths.
+func (srv *Server) Roots(paths []string) []sdk.Root {
+	if len(paths) == 0 {
+		return srv.fallbackRoots()
+	}
+	var out []sdk.Root
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(srv.cfg.Dirs.Root, p)
+		}
+		p = sandbox.Physical(p)
+		out = append(out, sdk.Root{URI: "file://" + p, Path: p})
+	}
+	return out
+}
+
+// parseRoots is the one check of a client's roots/list answer, for a session and a stateless
+// call alike: only file: URIs naming an existing directory become roots, at their physical
+// (symlink-free) path; anything else is dropped. A malformed answer is an error.
+func parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
+	var res struct {
+		Roots []struct {
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+		} `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
+	}
+	var roots []sdk.Root
+	for _, r := range res.Roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || u.Path == "" {
+			continue
+		}
+		p := sandbox.Physical(u.Path)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
+	}
+	return roots, nil
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
-	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -119,11 +118,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
 	}
-	srv.engines = map[string]sdk.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
-	if srv.pool != nil {
-		srv.engines[ExecSandbox] = &worker.Engine{Pool: srv.pool, Project: cfg.Dirs.Root, WasmCacheDir: srv.wasmCacheDir,
-			CPU: time.Duration(envInt(cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second}
-	}
+	srv.engines = srv.newEngines()
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()
 	srv.wireRemote()

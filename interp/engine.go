@@ -6,7 +6,6 @@ package interp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,14 +32,13 @@ const SDKDir = "/opt/mcp-bash/sdk"
 
 // Limit causes that end a run early.
 var (
-	ErrStdoutLimit   = sandbox.ErrStdoutLimit
-	ErrStderrLimit   = sandbox.ErrStderrLimit
-	ErrCommandLimit  = errors.New("command limit")
-	ErrDepthLimit    = errors.New("call depth limit")
-	ErrScriptLimit   = errors.New("script size limit")
-	ErrMemoryLimit   = errors.New("memory limit")
-	ErrJobLimit      = errors.New("background job limit")
-	errCallCancelled = errors.New("cancelled")
+	ErrStdoutLimit  = sandbox.ErrStdoutLimit
+	ErrStderrLimit  = sandbox.ErrStderrLimit
+	ErrCommandLimit = errors.New("command limit")
+	ErrDepthLimit   = errors.New("call depth limit")
+	ErrScriptLimit  = errors.New("script size limit")
+	ErrMemoryLimit  = errors.New("memory limit")
+	ErrJobLimit     = errors.New("background job limit")
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
@@ -122,80 +120,58 @@ type call struct {
 // goroutines of the script running: the call's context is cancelled when Run returns.
 func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	out = &sdk.Outcome{}
-	limits := job.Policy.Limits.WithDefaults()
 	base := job.ScratchBase
 	if base == "" {
 		base = e.defaultScratch()
 	}
 	sc := newScratch(base)
-	c := &call{e: e, job: &job, limits: limits, rec: &sandbox.Record{}, scratch: sc, work: sc.work, fifoDir: sc.fifo, tmpDir: sc.tmp,
-		funcs: map[string]bool{}}
 	// Removal is off the response path; nothing of the script runs by then (the call's
 	// context is cancelled first, below).
-	defer sc.remove()
+	defer func() { go sc.Remove() }()
+	f, err := sdk.BeginFrame(ctx, &job, sc.Scratch("work"))
+	if err != nil {
+		return internalFailure(out, "roots: "+err.Error())
+	}
+	defer f.Close() // background jobs end with the call
+	limits := f.Limits
+	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, fifoDir: sc.fifo,
+		tmpDir: sc.tmp, funcs: map[string]bool{}}
 	for _, n := range e.preludeFuncs {
 		c.funcs[n] = true
 	}
 	// Frames of Go stack per Bash call level are bounded; this keeps the deepest recursion far
 	// below Go's stack limit (see TestRecursionIsBounded).
 	c.maxFrames = 60*limits.MaxCallDepth + 200
-	var err error
-	c.fs, err = sandbox.NewFS(job.Policy, sandbox.Scratch{Path: c.work, Create: sc.ensure}, c.rec)
-	if err != nil {
-		return internalFailure(out, "roots: "+err.Error())
-	}
-	defer c.fs.Close()
 	c.fs.SetPipeDir(c.fifoDir)
-	cancelled := job.Cancelled
-	if cancelled == nil {
-		cancelled = func() bool { return false }
-	}
-	c.state = sdk.NewState(job.Call, cancelled)
+	c.state = sdk.NewState(job.Call, f.Cancelled)
 
-	runCtx, cancelCause := context.WithCancelCause(ctx)
-	c.cancel = cancelCause
-	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
-	defer cancelTimeout()
-	defer cancelCause(errCallCancelled) // background jobs end with the call
-
-	e.mem.enter(c, cancelCause)
+	e.mem.enter(c, f.Stop)
 	defer e.mem.leave(c)
 
-	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(ErrStdoutLimit) }}
-	stderr := &sandbox.TailBuffer{Keep: 4096, Max: limits.MaxStderrBytes, OnFull: func() { cancelCause(ErrStderrLimit) }}
-
-	status, runErr := c.run(runCtx, stdout, stderr)
-	cancelCause(errCallCancelled)
-
-	out.Stdout = stdout.Bytes()
-	out.Stderr = stderr.Tail()
-	out.ExitCode = status
-	cause := context.Cause(runCtx)
-	switch {
-	case cancelled():
-		out.Cancelled = true
-	case errors.Is(cause, ErrStdoutLimit):
-		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", limits.MaxStdoutBytes)
-	case errors.Is(cause, ErrMemoryLimit):
-		out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
-	case errors.Is(cause, ErrJobLimit):
-		out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
-	case errors.Is(cause, ErrStderrLimit):
-		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
-	case errors.Is(runErr, ErrCommandLimit):
-		out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
-	case errors.Is(runErr, ErrDepthLimit):
-		out.SetLimit(sdk.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
-	case errors.Is(runErr, ErrScriptLimit):
-		out.SetLimit(sdk.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		out.TimedOut = true
-	case runErr != nil && !isExit(runErr):
-		fmt.Fprintf(stderr, "mcp-bash: %v\n", runErr)
-		out.Stderr = stderr.Tail()
+	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
+	found := f.Finish(out, status, func(cause error) bool {
+		switch {
+		case errors.Is(cause, ErrMemoryLimit):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
+		case errors.Is(cause, ErrJobLimit):
+			out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
+		case errors.Is(runErr, ErrCommandLimit):
+			out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
+		case errors.Is(runErr, ErrDepthLimit):
+			out.SetLimit(sdk.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
+		case errors.Is(runErr, ErrScriptLimit):
+			out.SetLimit(sdk.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
+		default:
+			return false
+		}
+		return true
+	})
+	if !found && runErr != nil && !isExit(runErr) {
+		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
+		out.Stderr = f.Stderr.Tail()
 	}
 	var workEntries []os.DirEntry
-	if sc.seal() {
+	if sc.Seal() {
 		workEntries, _ = os.ReadDir(c.work)
 	}
 	present := map[string]bool{}
@@ -214,15 +190,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	if present[sideFiles["MCP_PROGRESS_STREAM"]] || present[sideFiles["MCP_LOG_STREAM"]] {
 		c.forwardStreams(ctx)
 	}
-	entries, truncated := c.rec.Entries()
-	if entries == nil {
-		entries = []sandbox.Access{}
-	}
-	acc := map[string]any{"entries": entries}
-	if truncated > 0 {
-		acc["truncated"] = truncated
-	}
-	out.Access, _ = json.Marshal(acc)
+	out.Access = f.AccessJSON()
 	return out
 }
 
@@ -341,7 +309,7 @@ func (c *call) parseFile(p string) (*syntax.File, error) {
 	}
 	c.addFuncs(pf.funcs)
 	if pf.procSubst {
-		if err := c.scratch.ensure(); err != nil {
+		if err := c.scratch.Ensure(); err != nil {
 			return nil, fmt.Errorf("scratch directory: %w", err)
 		}
 	}

@@ -3,13 +3,8 @@ package wasm
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -31,45 +26,26 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 	return rt.RunTool(ctx, job)
 }
 
-// Limit causes that end a tool run early.
-var (
-	errCallEnded = errors.New("call ended")
-)
-
 // RunTool runs a wasm tool (the module t.Script) as the sandbox engine runs a script: the
 // arguments JSON on stdin and in MCP_TOOL_ARGS_JSON, stdout the result, the exit status, a
 // stderr tail, the call's timeout and output caps, t.MemoryMiB of memory, and the roots
 // (through sandbox.FS) as the only filesystem.
 func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 	out := &sdk.Outcome{}
-	limits := t.Policy.Limits.WithDefaults()
-	rec := &sandbox.Record{}
-	scratch := newScratch(sandbox.ScratchBase(t.ScratchBase))
-	defer scratch.remove()
-	fsys, err := sandbox.NewFS(t.Policy, sandbox.Scratch{Path: scratch.dir, Create: scratch.create}, rec)
+	scratch := sandbox.NewCallDir(sandbox.ScratchBase(t.ScratchBase), "mcpbash-wasm-")
+	defer scratch.Remove()
+	f, err := sdk.BeginFrame(ctx, &t, scratch.Scratch(""))
 	if err != nil {
 		out.ExitCode = 1
 		out.Stderr = []byte("mcp-bash: roots: " + err.Error())
 		return out
 	}
-	defer fsys.Close()
-	cancelled := t.Cancelled
-	if cancelled == nil {
-		cancelled = func() bool { return false }
-	}
-
-	runCtx, cancelCause := context.WithCancelCause(ctx)
-	defer cancelCause(errCallEnded)
-	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
-	defer cancelTimeout()
-	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(sandbox.ErrStdoutLimit) }}
-	stderr := &sandbox.TailBuffer{Keep: 4096, Max: limits.MaxStderrBytes, OnFull: func() { cancelCause(sandbox.ErrStderrLimit) }}
-
+	defer f.Close()
 	extra := map[string]string{}
 	for k, v := range t.Env {
 		extra[k] = v
 	}
-	env := sandbox.BaseEnv(scratch.dir, scratch.dir, extra)
+	env := sandbox.BaseEnv(scratch.Path, scratch.Path, extra)
 	args := []byte("{}")
 	if t.Call != nil && len(t.Call.Args) > 0 {
 		args = t.Call.Args
@@ -78,69 +54,24 @@ func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 	if t.Call != nil && t.Call.Tool != "" {
 		name = t.Call.Tool
 	}
-	status, runErr := r.Run(runCtx, Program{
+	status, runErr := r.Run(f.Ctx, Program{
 		Module: t.Script, Args: []string{name}, Env: env, Dir: t.Dir,
-		Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr,
-		FS: fsys, MemoryMiB: t.MemoryMiB, Call: t.Call, Cancelled: cancelled,
+		Stdin: bytes.NewReader(args), Stdout: f.Stdout, Stderr: f.Stderr,
+		FS: f.FS, MemoryMiB: t.MemoryMiB, Call: t.Call, Cancelled: f.Cancelled,
 	})
 	memMiB := t.MemoryMiB
 	if memMiB <= 0 {
 		memMiB = DefaultMemoryMiB
 	}
-	out.Stdout = stdout.Bytes()
-	out.ExitCode = status
-	cause := context.Cause(runCtx)
-	switch {
-	case cancelled():
-		out.Cancelled = true
-	case errors.Is(cause, sandbox.ErrStdoutLimit):
-		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", limits.MaxStdoutBytes)
-	case errors.Is(cause, sandbox.ErrStderrLimit):
-		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
-	case errors.Is(runErr, ErrMemoryLimit):
+	f.Finish(out, status, func(error) bool {
+		if !errors.Is(runErr, ErrMemoryLimit) {
+			return false
+		}
 		out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		out.TimedOut = true
-	}
-	out.Stderr = stderr.Tail()
-	entries, truncated := rec.Entries()
-	if entries == nil {
-		entries = []sandbox.Access{}
-	}
-	acc := map[string]any{"entries": entries}
-	if truncated > 0 {
-		acc["truncated"] = truncated
-	}
-	out.Access, _ = json.Marshal(acc)
-	return out
-}
-
-// scratch is a call's private HOME and TMPDIR outside every root, made on first use.
-type scratch struct {
-	dir     string
-	once    sync.Once
-	created bool
-	err     error
-}
-
-func newScratch(base string) *scratch {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return &scratch{dir: filepath.Join(base, "mcpbash-wasm-"+hex.EncodeToString(b[:]))}
-}
-
-func (s *scratch) create() error {
-	s.once.Do(func() {
-		s.err = os.Mkdir(s.dir, 0o700)
-		s.created = s.err == nil
+		return true
 	})
-	return s.err
-}
-
-func (s *scratch) remove() {
-	if s.created {
-		_ = os.RemoveAll(s.dir)
-	}
+	out.Access = f.AccessJSON()
+	return out
 }
 
 // Environment is the environment a tool module starts with (run-tool --print-env), with the

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Defaults for one run of a hook.
@@ -450,16 +452,9 @@ loop:
 	if capped && r.failOnCap {
 		out.overflow = true
 	}
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.exitCode = 128 + int(ws.Signal())
-		} else {
-			out.exitCode = ee.ExitCode()
-		}
-	default:
+	if st, ok := sandbox.ExitStatus(waitErr); ok {
+		out.exitCode = st
+	} else {
 		out.exitCode = 1
 	}
 	if ctxErr != nil {

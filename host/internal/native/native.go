@@ -353,16 +353,9 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	st.forward(ctx)
 
 	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.ExitCode = 128 + int(ws.Signal())
-		} else {
-			out.ExitCode = ee.ExitCode()
-		}
-	default:
+	if st, ok := sandbox.ExitStatus(waitErr); ok {
+		out.ExitCode = st
+	} else {
 		out.ExitCode = 1
 	}
 	switch {
@@ -527,9 +520,6 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	if err := json.Unmarshal(data, &req); err != nil {
 		return []byte(`{"action":"error","content":null}` + "\n")
 	}
-	if !call.ElicitSupported || call.Elicit == nil {
-		return []byte(`{"action":"decline","content":null}` + "\n")
-	}
 	timeout := 30 * time.Second
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout * float64(time.Second))
@@ -538,23 +528,8 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	if req.Mode == "url" {
 		mode = "url"
 	}
-	res, err := call.Elicit(ctx, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
-	if err != nil {
-		action := "error"
-		if errors.Is(err, context.DeadlineExceeded) {
-			action = "cancel"
-		}
-		return []byte(`{"action":"` + action + `","content":null}` + "\n")
-	}
-	if res.Action == "" {
-		res.Action = "error"
-	}
-	content := res.Content
-	if len(content) == 0 {
-		content = json.RawMessage("null")
-	}
-	out, _ := json.Marshal(map[string]any{"action": res.Action, "content": content})
-	return append(out, '\n')
+	line, _, _ := sdk.ElicitAnswer(ctx, call, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
+	return line
 }
 
 // hit names the rlimit that ended a tool, from its exit status and its stderr; LimitNone for
