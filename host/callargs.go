@@ -26,7 +26,7 @@ func (srv *Server) toolTimeout(t *registry.Tool, raw json.RawMessage) time.Durat
 		secs = t.TimeoutSecs
 	}
 	if secs == 0 {
-		secs = envInt(srv.cfg.Getenv, "MCPBASH_DEFAULT_TOOL_TIMEOUT", 30, 1, 86400)
+		secs = int(srv.cfg.Settings.DefaultToolTimeout / time.Second)
 	}
 	if t.MaxTimeoutSecs > 0 && secs > t.MaxTimeoutSecs {
 		secs = t.MaxTimeoutSecs
@@ -87,5 +87,5 @@ func (srv *Server) wantsAccessMeta(meta json.RawMessage) bool {
 		Access bool `json:"mcpbash/access"`
 	}
 	_ = json.Unmarshal(meta, &m)
-	return envBool(srv.cfg.Getenv("MCPBASH_ACCESS_META")) || m.Access
+	return srv.cfg.Settings.AccessMeta || m.Access
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
@@ -52,7 +51,7 @@ func (srv *Server) elicit(ctx context.Context, c clientRequester, rev string, ca
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {
-		timeout = time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_ELICITATION_TIMEOUT", 30, 1, 3600)) * time.Second
+		timeout = srv.cfg.Settings.ElicitationTimeout
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -97,7 +96,7 @@ func (srv *Server) sample(ctx context.Context, c clientRequester, supported bool
 	if !supported {
 		return nil, errors.New("the client does not support sampling")
 	}
-	timeout := time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_SAMPLING_TIMEOUT", 120, 1, 3600)) * time.Second
+	timeout := srv.cfg.Settings.SamplingTimeout
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return c.request(sctx, "sampling/createMessage", req)

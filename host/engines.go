@@ -1,8 +1,6 @@
 package host
 
 import (
-	"time"
-
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -34,7 +32,7 @@ func (srv *Server) newEngines() map[string]sdk.Engine {
 	engines := map[string]sdk.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
 	if srv.pool != nil {
 		engines[ExecSandbox] = &worker.Engine{Pool: srv.pool, Project: srv.cfg.Dirs.Root, WasmCacheDir: srv.wasmCacheDir,
-			CPU: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second}
+			CPU: srv.cfg.Settings.Worker.CPU}
 	}
 	return engines
 }

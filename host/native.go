@@ -29,11 +29,11 @@ func (srv *Server) wantsNative(t *registry.Tool) bool {
 // nativePreflight applies the original's native-mode checks, in its order (after "not found"
 // and the allowlist, which every engine shares).
 func (srv *Server) nativePreflight(t *registry.Tool) error {
-	if mode := srv.envMode(); mode == "inherit" && !envBool(srv.cfg.Getenv("MCPBASH_TOOL_ENV_INHERIT_ALLOW")) {
+	if n := srv.cfg.Settings.Native; n.EnvMode == "inherit" && !n.EnvInheritAllow {
 		return invalidParams(fmt.Sprintf("Tool '%s' blocked: MCPBASH_TOOL_ENV_MODE=inherit requires MCPBASH_TOOL_ENV_INHERIT_ALLOW=true", t.Name))
 	}
 	if srv.cfg.Exec != ExecNative {
-		if _, set := splitList(srv.cfg.Getenv("MCPBASH_TOOL_ALLOWLIST")); !set {
+		if srv.cfg.Settings.ToolAllowlist == nil {
 			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy. Set MCPBASH_TOOL_ALLOWLIST in your MCP client config.", t.Name))
 		}
 	}
@@ -67,19 +67,10 @@ func toolPathProblem(toolsDir, file string) string {
 	return ""
 }
 
-func (srv *Server) envMode() string {
-	switch m := strings.ToLower(strings.TrimSpace(srv.cfg.Getenv("MCPBASH_TOOL_ENV_MODE"))); m {
-	case "allowlist", "inherit":
-		return m
-	default:
-		return "minimal"
-	}
-}
-
 // nativeSDKDir is an inherited MCPBASH_HOME's sdk/ when it holds the original's SDK (running the
 // original's test suites against this binary), else "" for the embedded one.
 func (srv *Server) nativeSDKDir() string {
-	home := srv.cfg.Getenv("MCPBASH_HOME")
+	home := srv.cfg.Settings.Home
 	if home == "" {
 		return ""
 	}
@@ -144,21 +135,16 @@ func (srv *Server) Close() {
 // (MCPBASH_NATIVE_MAX_OPEN_FILES, 1024) and file size (MCPBASH_NATIVE_MAX_FILE_MB, 1024). 0
 // turns one off.
 func (srv *Server) nativeEngine(self string) *native.Engine {
-	get := func(k string, def int) int64 { return int64(envInt(srv.cfg.Getenv, k, def, 0, 1<<30)) }
-	allow, _ := splitList(srv.cfg.Getenv("MCPBASH_TOOL_ENV_ALLOWLIST"))
-	cpu := int64(-1) // twice the call's timeout + 2
-	if v := strings.TrimSpace(srv.cfg.Getenv("MCPBASH_NATIVE_CPU_SECS")); v != "" {
-		cpu = get("MCPBASH_NATIVE_CPU_SECS", -1)
-	}
-	return &native.Engine{Self: self, Base: srv.cfg.Getenv("MCPBASH_TMP_ROOT"), Project: srv.cfg.Dirs.Root,
-		Env:    native.EnvPolicy{Environ: srv.cfg.Environ, Mode: srv.envMode(), Allow: allow},
-		Spill:  envInt(srv.cfg.Getenv, "MCPBASH_ENV_PAYLOAD_THRESHOLD", 65536, 0, 1<<30),
+	n := srv.cfg.Settings.Native
+	return &native.Engine{Self: self, Base: srv.cfg.Settings.TmpRoot, Project: srv.cfg.Dirs.Root,
+		Env:    native.EnvPolicy{Environ: srv.cfg.Environ, Mode: n.EnvMode, Allow: n.EnvAllowlist},
+		Spill:  n.PayloadThreshold,
 		SDKDir: srv.nativeSDKDir(),
 		Limits: native.Limits{
-			AddressSpaceKiB: get("MCPBASH_NATIVE_MAX_AS_MB", 8192) << 10,
-			CPUSeconds:      cpu,
-			OpenFiles:       get("MCPBASH_NATIVE_MAX_OPEN_FILES", 1024),
-			FileSizeKiB:     get("MCPBASH_NATIVE_MAX_FILE_MB", 1024) << 10,
+			AddressSpaceKiB: int64(n.MaxASMiB) << 10,
+			CPUSeconds:      int64(n.CPUSeconds),
+			OpenFiles:       int64(n.MaxOpenFiles),
+			FileSizeKiB:     int64(n.MaxFileMiB) << 10,
 		},
 		BeforeConfine: srv.noteConfinement,
 	}

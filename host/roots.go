@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -40,9 +39,9 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 		}
 		out = append(out, sdk.Root{URI: "file://" + p, Name: name, Path: p})
 	}
-	if v := srv.cfg.Getenv("MCPBASH_ROOTS"); strings.TrimSpace(v) != "" {
-		for _, p := range strings.Split(v, ":") {
-			add(strings.TrimSpace(p), "")
+	if rs := srv.cfg.Settings.Roots; rs != nil {
+		for _, p := range rs {
+			add(p, "")
 		}
 		if len(out) > 0 {
 			return out

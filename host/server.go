@@ -1,6 +1,3 @@
-// Package host is the MCP server: a process-wide Server and one Session per client, with
-// lifecycle and version negotiation, dispatch, concurrency, cancellation, notifications and the
-// shaping of results. Transport framing lives in host/internal/jsonrpc, the project model in host/internal/registry.
 package host
 
 import (
@@ -14,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -84,6 +82,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = func(string) string { return "" }
 	}
+	if cfg.Settings == nil {
+		set, err := config.Load(cfg.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Settings = set
+	}
 	switch cfg.Exec {
 	case "", ExecSandbox, ExecNative:
 	default:
@@ -102,19 +107,20 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
-	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Getenv: cfg.Getenv, Warn: srv.registryWarning})
+	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
+		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
 	if err != nil {
 		return nil, err
 	}
 	srv.reg = reg
 	srv.registerLists()
-	maxHeap := uint64(envInt(cfg.Getenv, "MCPBASH_MAX_HEAP_MB", 2048, 0, 1<<20)) << 20
+	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
 	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
 		return nil, err
 	}
 	self := selfBinary(cfg)
 	srv.native = srv.nativeEngine(self)
-	srv.confiner = &sandbox.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
+	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ import (
 // MCPBASH_ALLOW_PROJECT_HOOKS) and server.d/policy.json (when present), which can only restrict.
 // Sandboxed tools run by default (COMPAT §7 #15).
 func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
-	if list, set := splitList(srv.cfg.Getenv("MCPBASH_TOOL_ALLOWLIST")); set {
+	if list := srv.cfg.Settings.ToolAllowlist; list != nil {
 		if !slices.Contains(list, "*") && !slices.Contains(list, t.Name) {
 			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not in MCPBASH_TOOL_ALLOWLIST)", t.Name))
 		}
@@ -34,7 +34,7 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 	// server.d/policy.sh (opt-in, after the allowlist, so it can only restrict: COMPAT §7 #11).
 	d := srv.cfg.Dirs
 	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: filepath.Join(d.Server, "policy.sh"),
-		Getenv: srv.cfg.Getenv, Vars: d.Vars(), TmpDir: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
+		Allowed: srv.cfg.Settings.Registry.AllowProjectHooks, Env: srv.cfg.Getenv, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
 		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item); err != nil {
 		var denial *hooks.Denial
 		if errors.As(err, &denial) {
@@ -75,7 +75,8 @@ func (srv *Server) allowedCommands(t *registry.Tool) []string {
 		AllowCommands []string `json:"allowCommands"`
 	}
 	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
-	ceiling, set := splitList(srv.cfg.Getenv("MCPBASH_SANDBOX_ALLOW_COMMANDS"))
+	ceiling := srv.cfg.Settings.SandboxAllowCommands
+	set := ceiling != nil
 	var out []string
 	for _, c := range sb.AllowCommands {
 		if c == "" || strings.ContainsAny(c, "/ \t") {
@@ -87,14 +88,6 @@ func (srv *Server) allowedCommands(t *registry.Tool) []string {
 		out = append(out, c)
 	}
 	return out
-}
-
-func splitList(v string) ([]string, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return nil, false
-	}
-	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == ':' || r == '\n' || r == '\t' }), true
 }
 
 // protectedRoots returns read-only roots for the project directories that decide what later calls
@@ -134,8 +127,8 @@ func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root
 	policy := sandbox.Policy{ToolDir: toolDir, Allow: srv.allowedCommands(t),
 		Limits: sandbox.Limits{
 			Timeout:        timeout,
-			MaxStdoutBytes: int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_TOOL_OUTPUT_SIZE", 10<<20, 1, 1<<30)),
-			MaxStderrBytes: int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_TOOL_STDERR_SIZE", 1<<20, 1, 1<<30)),
+			MaxStdoutBytes: srv.cfg.Settings.MaxToolOutput,
+			MaxStderrBytes: srv.cfg.Settings.MaxToolStderr,
 		}}
 	for _, rt := range roots {
 		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: sandbox.ReadWrite})

@@ -148,7 +148,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
 		SamplingSupported: tc.SamplingSupported && tc.Sample != nil, Sample: tc.Sample,
-		MaxTextBytes: envInt(srv.cfg.Getenv, "MCPBASH_MAX_TEXT_BYTES", 100*1024, 1, 1<<30),
+		MaxTextBytes: srv.cfg.Settings.MaxTextBytes,
 		Download:     srv.download,
 	}
 	var sink CallSink
@@ -165,7 +165,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 			break
 		}
 	}
-	return sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
+	return sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink
 }

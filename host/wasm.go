@@ -46,15 +46,12 @@ func (srv *Server) closeWasm() {
 // $XDG_CACHE_HOME/mcp-bash/wazero-<version>; "" (memory only) when it would be inside the
 // project or a root the server knows of, where a tool could plant compiled code.
 func (srv *Server) wasmCacheDir() string {
-	dir := strings.TrimSpace(srv.cfg.Getenv("MCPBASH_WASM_CACHE_DIR"))
-	switch {
-	case dir == "off" || dir == "none":
+	dir := srv.cfg.Settings.WasmCacheDir
+	switch dir {
+	case "off":
 		return ""
-	case dir == "":
+	case "":
 		dir = wasm.DefaultCacheDir(srv.cfg.Getenv)
-	case !filepath.IsAbs(dir):
-		srv.logf("warning: MCPBASH_WASM_CACHE_DIR %q is not absolute; compiled wasm is kept in memory only", dir)
-		return ""
 	}
 	if dir == "" {
 		return ""

@@ -62,8 +62,6 @@ var guardExceptions = map[string]string{
 	"wasm/runtime.go:os.Stat":              "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
 	"wasm/runtime.go:os.OpenFile":          "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
 	"wasm/runtime.go:os.Lstat":             "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
-	"wasm/tool.go:os.Mkdir":                "per-call scratch directory with an unguessable name (as interp/scratch.go)",
-	"wasm/tool.go:os.RemoveAll":            "removes that scratch directory after the call",
 }
 
 func set(names ...string) map[string]bool {

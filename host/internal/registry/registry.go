@@ -11,10 +11,11 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // Kind names one registry; its value is the cache file stem and the cursor collection.
@@ -49,7 +50,14 @@ type Options struct {
 	Dirs Dirs
 	// ServerName is used for default MCP Apps UI resource URIs.
 	ServerName string
-	Getenv     func(string) string
+	// Settings are the registry's (config.Registry; zero values take the defaults).
+	Settings config.Registry
+	// TmpRoot is where register.sh's private working files go ("" = the OS temp dir).
+	TmpRoot string
+	// HookEnv and HookPassthrough are register.sh's inherited system variables and MCPBASH_*
+	// settings (hooks.Options' Env and Passthrough).
+	HookEnv         func(string) string
+	HookPassthrough map[string]string
 	// Warn receives structured, non-fatal problems (malformed metadata, guardrails).
 	Warn func(Warning)
 	// Now is the clock (tests replace it).
@@ -101,9 +109,6 @@ type Page struct {
 // Open prepares a registry. It reads server.d/register.json strictly (an invalid file is an
 // error: the server must refuse to start) but scans nothing yet.
 func Open(ctx context.Context, o Options) (*Registry, error) {
-	if o.Getenv == nil {
-		o.Getenv = func(string) string { return "" }
-	}
 	if o.Warn == nil {
 		o.Warn = func(Warning) {}
 	}
@@ -112,18 +117,18 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	}
 	r := &Registry{
 		opts:       o,
-		readOnly:   o.Getenv("MCPBASH_REGISTRY_READONLY") == "1",
+		readOnly:   o.Settings.ReadOnly,
 		ttl:        map[Kind]time.Duration{},
-		static:     o.Getenv("MCPBASH_STATIC_REGISTRY") == "1" || strings.EqualFold(o.Getenv("MCPBASH_STATIC_REGISTRY"), "true"),
-		maxBytes:   envBytes(o.Getenv("MCPBASH_REGISTRY_MAX_BYTES"), 100<<20),
-		manualMax:  envBytes(o.Getenv("MCPBASH_MAX_MANUAL_REGISTRY_BYTES"), DefaultManualMaxBytes),
+		static:     o.Settings.Static,
+		maxBytes:   orDefault(o.Settings.MaxBytes, 100<<20),
+		manualMax:  orDefault(o.Settings.ManualMaxBytes, DefaultManualMaxBytes),
 		manualPath: filepath.Join(o.Dirs.Server, "register.json"),
 		cols:       map[Kind]*collection{},
 	}
-	for k, env := range map[Kind]string{KindTools: "MCP_TOOLS_TTL", KindResources: "MCP_RESOURCES_TTL",
-		KindResourceTemplates: "MCP_RESOURCES_TEMPLATES_TTL", KindPrompts: "MCP_PROMPTS_TTL"} {
-		r.ttl[k] = envSeconds(o.Getenv(env), 5*time.Second)
-	}
+	// The TTLs are config's (5 s unless set); a zero TTL re-checks on every request.
+	s := o.Settings
+	r.ttl[KindTools], r.ttl[KindResources] = s.ToolsTTL, s.ResourcesTTL
+	r.ttl[KindResourceTemplates], r.ttl[KindPrompts] = s.TemplatesTTL, s.PromptsTTL
 	for _, k := range Kinds {
 		r.cols[k] = &collection{}
 	}
@@ -137,17 +142,9 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	return r, ctx.Err()
 }
 
-func envSeconds(v string, def time.Duration) time.Duration {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 {
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
-}
-
-func envBytes(v string, def int64) int64 {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n <= 0 {
+// orDefault is n, or def when n is not positive.
+func orDefault(n, def int64) int64 {
+	if n <= 0 {
 		return def
 	}
 	return n
