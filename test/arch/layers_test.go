@@ -23,20 +23,26 @@ var layers = []struct {
 	paths []string
 }{
 	{0, []string{"test/..."}},
-	{1, []string{"cmd/mcp-bash", "examples/..."}},
+	{1, []string{"cmd/mcp-bash", "examples/...", "deploy/..."}},
 	{2, []string{"host"}},
-	{3, []string{"host/internal/worker"}},
+	{3, []string{"host/internal/worker", "host/internal/auth/authtest"}},
 	{4, []string{"host/internal/registry", "host/internal/bundle", "host/internal/scaffold", "host/internal/bootstrap",
-		"host/internal/payloadlog", "host/internal/providers", "host/internal/native"}},
+		"host/internal/payloadlog", "host/internal/providers", "host/internal/native", "host/internal/auth",
+		"host/internal/tenants", "host/internal/audit", "host/internal/metrics"}},
 	{5, []string{"host/internal/hooks"}},
-	{6, []string{"host/internal/config", "host/internal/jsonrpc"}},
+	{6, []string{"host/internal/config", "host/internal/jsonrpc", "host/internal/fairq", "host/internal/glob"}},
 	{7, []string{"interp", "wasm"}},
+	// The evaluator's own packages may import each other (Go forbids cycles among them).
 	{8, []string{"interp/internal/..."}},
 	{9, []string{"sdk"}},
 	{10, []string{"sandbox"}},
 	{11, []string{"sandbox/internal/..."}},
 	{12, []string{"sdk/wasmguest", "wasm/wasmtest", "test/harness"}},
 }
+
+// peersMayImport are the trees whose packages may import each other: the evaluator's packages
+// are one room's internals, layered among themselves by Go's ban on cycles.
+var peersMayImport = map[string]bool{"interp/internal/...": true}
 
 // layerOf is the layer of a module package (its path without the module prefix), or -1.
 func layerOf(pkg string) (int, string) {
@@ -89,7 +95,11 @@ func TestLayering(t *testing.T) {
 			if !ours {
 				continue
 			}
-			if to, _ := layerOf(dep); to <= from {
+			to, tree := layerOf(dep)
+			if _, fromTree := layerOf(pkg); to == from && tree == fromTree && strings.HasSuffix(tree, "/...") && peersMayImport[tree] {
+				continue
+			}
+			if to <= from {
 				problems = append(problems, pkg+" (layer "+itoa(from)+") imports "+dep+" (layer "+itoa(to)+")")
 			}
 		}

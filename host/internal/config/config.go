@@ -70,10 +70,14 @@ type Config struct {
 
 	// Home is MCPBASH_HOME (a checkout of the original framework: its sdk/ for native tools).
 	Home string
-	// RemoteToken is MCPBASH_REMOTE_TOKEN, a secret: redacted from payload logs and --show.
-	RemoteToken string
-	HTTPS       HTTPS
-	Git         Git
+	// RemoteToken is MCPBASH_REMOTE_TOKEN, a secret: redacted from payload logs and --show; the
+	// _meta keys it is presented under and the failures allowed per minute (0: no limit).
+	RemoteToken            string
+	RemoteTokenKey         string
+	RemoteTokenFallbackKey string
+	RemoteTokenMaxFailures int
+	HTTPS                  HTTPS
+	Git                    Git
 
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
@@ -488,6 +492,9 @@ func (c *Config) settings() []setting {
 		boolean("MCPBASH_REQUIRE_CONFINEMENT", &c.RequireConfinement),
 		str("MCPBASH_HOME", &c.Home, ""),
 		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken),
+		str("MCPBASH_REMOTE_TOKEN_KEY", &c.RemoteTokenKey, "mcpbash/remoteToken"),
+		str("MCPBASH_REMOTE_TOKEN_FALLBACK_KEY", &c.RemoteTokenFallbackKey, "remoteToken"),
+		integer("MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN", &c.RemoteTokenMaxFailures, 10, 0, 1<<20),
 		hosts("MCPBASH_HTTPS_ALLOW_HOSTS", &c.HTTPS.AllowHosts),
 		hosts("MCPBASH_HTTPS_DENY_HOSTS", &c.HTTPS.DenyHosts),
 		boolean("MCPBASH_HTTPS_ALLOW_ALL", &c.HTTPS.AllowAll),
