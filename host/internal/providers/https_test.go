@@ -17,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // publicAddr is what the test host names "resolve" to: public, so the vetting step passes;
@@ -481,16 +479,9 @@ func TestNewHTTPS(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			getenv := func(k string) string { return c.env[k] }
-			set, err := config.Load(getenv)
-			if strings.HasSuffix(c.name, "refused") {
-				if err == nil {
-					t.Fatal("accepted")
-				}
+			set, getenv, ok := settingsFrom(t, c.name, c.env)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := NewHTTPS(set.HTTPS, getenv)
 			if fmt.Sprint(got.AllowHosts) != fmt.Sprint(c.want.AllowHosts) || fmt.Sprint(got.DenyHosts) != fmt.Sprint(c.want.DenyHosts) ||
