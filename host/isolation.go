@@ -49,7 +49,6 @@ func (srv *Server) runInWorker(ctx context.Context, job interp.Job, t *registry.
 	spec := worker.Spec{Call: worker.CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: worker.RootsOf(p), ToolDir: p.ToolDir,
 		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
 		CPU: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_WORKER_CPU_SECS", 0, 0, 1<<20)) * time.Second, Project: srv.cfg.Dirs.Root, Confine: job.Confiner != nil, RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: toolNetwork(t),
-		Wasm: &worker.WasmSpec{Dirs: []string{job.Call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, MemoryMiB: wasmMemoryMiB(t),
-			CacheDir: srv.wasmCacheDir()}}
+		Wasm: &worker.WasmSpec{Dirs: []string{job.Call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, MemoryMiB: wasmMemoryMiB(t)}}
 	return srv.pool.Run(ctx, spec, job.Call, func() bool { return ctx.Err() != nil })
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/interp/native"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sandbox/worker"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -105,7 +106,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.reg = reg
 	srv.registerLists()
 	maxHeap := uint64(envInt(cfg.Getenv, "MCPBASH_MAX_HEAP_MB", 2048, 0, 1<<20)) << 20
-	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
+	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
 		return nil, err
 	}
 	self := selfBinary(cfg)
@@ -336,10 +338,9 @@ func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	srv.bg.Add(1)
 	go func() {
 		defer srv.bg.Done()
+		// Wasm modules compile on first use, not here: a session must not make the server
+		// compile every module of the project (docs/WASM.md).
 		srv.reg.Warm(ctx)
-		// Wasm tools compile off the request path (not waited for at exit; the cache is
-		// written atomically).
-		go srv.precompileWasm(ctx)
 	}()
 }
 

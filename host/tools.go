@@ -806,11 +806,12 @@ func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
 	return out
 }
 
-// protectedDirs lists the project's own directories that tools may read but never change.
+// protectedDirs lists the project's own directories that tools may read but never change;
+// bin/ holds the wasm commands the server compiles and runs.
 func protectedDirs(d registry.Dirs) []string {
 	var out []string
 	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
-		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib")} {
+		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib"), filepath.Join(d.Root, "bin")} {
 		if dir != "" {
 			out = append(out, filepath.Clean(dir))
 		}

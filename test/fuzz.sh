@@ -16,6 +16,7 @@ targets=(
   ./host/registry:FuzzRegisterJSON
   ./host/registry:FuzzToolMeta
   ./interp:FuzzRun
+  ./wasm:FuzzInspectModule
 )
 
 # Every Fuzz function in the tree must be listed above.

@@ -1,23 +1,111 @@
 package wasm
 
 import (
-	"sync/atomic"
+	"errors"
+	"sync"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
-// limitedMemory backs one instance's linear memory with an anonymous mapping of the call's
-// memory limit: address space is reserved once (pages cost nothing until touched), growth
-// never copies, and a grow past the limit fails (memory.grow returns -1) and is recorded, so
-// the result can say which limit ended the run.
+// ErrProcessMemory reports a guest that failed because the server's memory budget for all
+// guests together (MCPBASH_MAX_HEAP_MB) was spent.
+var ErrProcessMemory = errors.New("server memory limit")
+
+// CallMemory is one call's memory budget (sandbox.memoryMiB): the linear memory and tables of
+// every instance the call runs (a tool, or the wasm commands of a script, background jobs
+// included) count against it together, and linear memory also against the process's Meter.
+// A grow past either fails (memory.grow returns -1) and is recorded, so that the result can
+// name the limit.
+type CallMemory struct {
+	limit int64
+	meter *sandbox.Meter
+
+	mu      sync.Mutex
+	used    int64
+	hitCall bool // the call's budget refused a reservation
+	hitProc bool // the process's meter did
+}
+
+// NewCallMemory returns a budget of mib MiB (0: DefaultMemoryMiB) backed by meter (may be nil).
+func NewCallMemory(mib int, meter *sandbox.Meter) *CallMemory {
+	if mib <= 0 {
+		mib = DefaultMemoryMiB
+	}
+	return &CallMemory{limit: int64(mib) << 20, meter: meter}
+}
+
+// Limit is the budget in bytes.
+func (c *CallMemory) Limit() int64 { return c.limit }
+
+// reserve takes n bytes from the call (and, when metered, from the process).
+func (c *CallMemory) reserve(n int64, metered bool) bool {
+	if n <= 0 {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.used+n > c.limit {
+		c.hitCall = true
+		return false
+	}
+	if metered && !c.meter.Reserve(n) {
+		c.hitProc = true
+		return false
+	}
+	c.used += n
+	return true
+}
+
+func (c *CallMemory) release(n int64, metered bool) {
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.used -= n
+	c.mu.Unlock()
+	if metered {
+		c.meter.Release(n)
+	}
+}
+
+// mark records that the call's budget refused a grow.
+func (c *CallMemory) mark() {
+	c.mu.Lock()
+	c.hitCall = true
+	c.mu.Unlock()
+}
+
+// err is the limit a failed run ran into (nil: none).
+func (c *CallMemory) err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.hitProc:
+		return ErrProcessMemory
+	case c.hitCall:
+		return ErrMemoryLimit
+	}
+	return nil
+}
+
+// limitedMemory allocates one instance's linear memory. The address space for the whole call
+// budget is mapped once (pages cost nothing until touched; growth never copies); the bytes the
+// memory actually has are charged to the call (the module's minimum before it is instantiated,
+// see Run, then every grow).
 type limitedMemory struct {
-	limit uint64
-	hit   atomic.Bool
+	call *CallMemory
+	// charged is what this instance holds of the budget; the minimum is charged by Run
+	// before instantiation, since wazero cannot fail an allocation then.
+	mu      sync.Mutex
+	charged int64
+	freed   bool
 }
 
 func (m *limitedMemory) Allocate(capacity, max uint64) experimental.LinearMemory {
-	size := min(max, m.limit)
+	size := min(max, uint64(m.call.limit))
 	if size == 0 {
 		return &heapMemory{m: m}
 	}
@@ -32,6 +120,34 @@ func (m *limitedMemory) Allocate(capacity, max uint64) experimental.LinearMemory
 	return &mappedMemory{m: m, buf: buf}
 }
 
+// grow charges the budget for a memory of size bytes.
+func (m *limitedMemory) grow(size uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.freed || size > uint64(m.call.limit) {
+		m.call.mark()
+		return false
+	}
+	if delta := int64(size) - m.charged; delta > 0 {
+		if !m.call.reserve(delta, true) {
+			return false
+		}
+		m.charged += delta
+	}
+	return true
+}
+
+// free gives back what the instance holds (once; Run calls it also when wazero never did).
+func (m *limitedMemory) free() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.freed {
+		m.freed = true
+		m.call.release(m.charged, true)
+		m.charged = 0
+	}
+}
+
 type mappedMemory struct {
 	m   *limitedMemory
 	buf []byte
@@ -39,7 +155,10 @@ type mappedMemory struct {
 
 func (l *mappedMemory) Reallocate(size uint64) []byte {
 	if l.buf == nil || size > uint64(len(l.buf)) {
-		l.m.hit.Store(true)
+		l.m.call.mark()
+		return nil
+	}
+	if !l.m.grow(size) {
 		return nil
 	}
 	return l.buf[:size]
@@ -50,6 +169,7 @@ func (l *mappedMemory) Free() {
 		_ = syscall.Munmap(l.buf)
 		l.buf = nil
 	}
+	l.m.free()
 }
 
 // heapMemory is the fallback when mapping fails: a Go slice grown by copying, still bounded.
@@ -59,18 +179,20 @@ type heapMemory struct {
 }
 
 func (l *heapMemory) Reallocate(size uint64) []byte {
-	if size > l.m.limit {
-		l.m.hit.Store(true)
+	if !l.m.grow(size) {
 		return nil
 	}
 	if size <= uint64(cap(l.buf)) {
 		l.buf = l.buf[:size]
 		return l.buf
 	}
-	nb := make([]byte, size, min(max(size, 2*uint64(cap(l.buf))), l.m.limit))
+	nb := make([]byte, size, min(max(size, 2*uint64(cap(l.buf))), uint64(l.m.call.limit)))
 	copy(nb, l.buf)
 	l.buf = nb
 	return nb
 }
 
-func (l *heapMemory) Free() { l.buf = nil }
+func (l *heapMemory) Free() {
+	l.buf = nil
+	l.m.free()
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
@@ -32,6 +33,10 @@ type Tool struct {
 	MemoryMiB int
 	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
 	Cancelled func() bool
+	// WatchMemory, when set, puts the run under the server's heap guard (interp.Engine's
+	// WatchMemory): it cancels the run with interp.ErrMemoryLimit when the heap and the
+	// guests' memory together pass MCPBASH_MAX_HEAP_MB.
+	WatchMemory func(context.CancelCauseFunc) func()
 }
 
 // Limit causes that end a tool run early.
@@ -62,6 +67,9 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 
 	runCtx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(errCallEnded)
+	if t.WatchMemory != nil {
+		defer t.WatchMemory(cancelCause)()
+	}
 	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
 	defer cancelTimeout()
 	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(sandbox.ErrStdoutLimit) }}
@@ -83,7 +91,7 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 	status, runErr := r.Run(runCtx, Program{
 		Module: t.Module, Args: []string{name}, Env: env, Dir: t.Dir,
 		Stdin: bytes.NewReader(args), Stdout: stdout, Stderr: stderr,
-		FS: fsys, MemoryMiB: t.MemoryMiB, Call: t.Call, Cancelled: cancelled,
+		FS: fsys, Memory: NewCallMemory(t.MemoryMiB, r.opts.Meter), Call: t.Call, Cancelled: cancelled,
 	})
 	memMiB := t.MemoryMiB
 	if memMiB <= 0 {
@@ -99,6 +107,8 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
 	case errors.Is(cause, sandbox.ErrStderrLimit):
 		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
+	case errors.Is(cause, interp.ErrMemoryLimit), errors.Is(runErr, ErrProcessMemory):
+		out.LimitHit = "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)"
 	case errors.Is(runErr, ErrMemoryLimit):
 		out.LimitHit = fmt.Sprintf("Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
