@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -144,8 +142,8 @@ func (rt *roundTrip) roots() ([]sdk.Root, bool) {
 		if err != nil || u.Scheme != "file" || u.Path == "" {
 			continue
 		}
-		p := sandbox.Physical(u.Path)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		p, ok := rt.srv.vetRoot(u.Path, "client")
+		if !ok {
 			continue
 		}
 		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})

@@ -29,8 +29,8 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
-		p = sandbox.Physical(p)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		p, ok := srv.vetRoot(p, "configured")
+		if !ok {
 			return
 		}
 		for _, r := range out {
@@ -68,6 +68,76 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 	}
 	add(root, "project")
 	return out
+}
+
+// systemDirs are never roots: the kernel's views of processes (the server's environment is in
+// /proc/<pid>/environ), devices and kernel objects.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+// vetRoot canonicalises a root from any source (the operator's MCPBASH_ROOTS or
+// config/roots.json, the project, a client's roots/list) and decides whether it may be one.
+// The path is cleaned and resolved physically (every symlink); it must be an existing
+// directory, and is refused when it is "/", /proc, /sys or /dev or inside them, is or is inside
+// the compilation cache, or is or contains the scratch base (other calls' scratch trees). A root that contains the compilation
+// cache or its key is accepted, and the disk cache is turned off for the rest of the process
+// (disableWasmCache). Refusals are logged; callers skip the root, so a call gets the others.
+func (srv *Server) vetRoot(p, source string) (string, bool) {
+	refuse := func(why string) (string, bool) {
+		srv.logRootRefusal(source, p, why)
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		return refuse("not an absolute path")
+	}
+	phys, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", false // a missing root is dropped, as the original drops it
+	}
+	if fi, err := os.Stat(phys); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	if phys == "/" {
+		return refuse("the whole filesystem cannot be a root")
+	}
+	for _, d := range systemDirs {
+		if under(phys, d) {
+			return refuse(d + " cannot be a root")
+		}
+	}
+	scratch := sandbox.ScratchBase(srv.cfg.Getenv("MCPBASH_TMP_ROOT"))
+	if r, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = r
+	}
+	if under(scratch, phys) {
+		return refuse("it is or holds the server's scratch directory " + scratch + " (MCPBASH_TMP_ROOT), where other calls keep their files")
+	}
+	if dir, key := srv.wasmCachePaths(); dir != "" {
+		switch {
+		case under(phys, dir) || phys == key:
+			return refuse("it is inside the server's wasm compilation cache")
+		case under(dir, phys) || under(key, phys):
+			srv.disableWasmCache(phys, under(key, phys))
+		}
+	}
+	return phys, true
+}
+
+// under reports whether p is dir or below it (both clean and absolute).
+func under(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// logRootRefusal writes a refused root to the server's log, once per source and path.
+func (srv *Server) logRootRefusal(source, p, why string) {
+	srv.rootsLogMu.Lock()
+	defer srv.rootsLogMu.Unlock()
+	if srv.rootsLogged == nil {
+		srv.rootsLogged = map[string]bool{}
+	}
+	if k := source + "\x00" + p; !srv.rootsLogged[k] {
+		srv.rootsLogged[k] = true
+		srv.logf("warning: %s root %s refused: %s; the other roots stay in force", source, p, why)
+	}
 }
 
 // startRoots sets the fallback roots and, when the client offers roots, asks for them.
@@ -114,8 +184,8 @@ func (s *Session) refreshRoots(ctx context.Context, initial bool) {
 			if err != nil || u.Scheme != "file" || u.Path == "" {
 				continue
 			}
-			p := sandbox.Physical(u.Path)
-			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			p, ok := s.srv.vetRoot(u.Path, "client")
+			if !ok {
 				continue
 			}
 			roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})

@@ -53,10 +53,13 @@ type Server struct {
 	native        *native.Engine
 	confiner      *confine.Confiner
 	wasm          wasmHost
-	confineNote   sync.Once
-	schemas       schemaCache
-	https, git    remoteFetcher
-	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// rootsLogged remembers the refused roots already logged (vetRoot).
+	rootsLogMu  sync.Mutex
+	rootsLogged map[string]bool
+	confineNote sync.Once
+	schemas     schemaCache
+	https, git  remoteFetcher
+	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
