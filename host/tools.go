@@ -175,6 +175,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 			Timeout:        timeout,
 			MaxStdoutBytes: int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_TOOL_OUTPUT_SIZE", 10<<20, 1, 1<<30)),
 			MaxStderrBytes: int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_TOOL_STDERR_SIZE", 1<<20, 1, 1<<30)),
+			MaxOpenFiles:   envInt(srv.cfg.Getenv, "MCPBASH_MAX_OPEN_FILES_PER_CALL", 256, 8, 1<<20),
 		}}
 	for _, rt := range roots {
 		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: sandbox.ReadWrite})
