@@ -51,7 +51,12 @@ func TestVetRoot(t *testing.T) {
 	if err := os.Symlink(data, dataLink); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"MCPBASH_TMP_ROOT": scratch, "MCPBASH_WASM_CACHE_DIR": cache}
+	// The cache is configured through a symlink and does not exist yet: it is still found
+	// where it really is.
+	if err := os.Symlink(filepath.Join(base, "home"), filepath.Join(base, "homelink")); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"MCPBASH_TMP_ROOT": scratch, "MCPBASH_WASM_CACHE_DIR": filepath.Join(base, "homelink", "cache", "wazero")}
 	var log syncBuf
 	srv, err := NewServer(context.Background(), Config{Dirs: registry.ResolveDirs(t.TempDir(), func(string) string { return "" }),
 		Meta: registry.ServerMeta{Name: "t", Version: "1"}, Getenv: func(k string) string { return env[k] }, Stderr: &log})
@@ -59,7 +64,10 @@ func TestVetRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	if dir, _ := srv.wasmCachePaths(); dir != cache {
-		t.Fatalf("cache %q, want %q (created and resolved)", dir, cache)
+		t.Fatalf("cache %q, want %q (resolved physically)", dir, cache)
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(wasm.CacheKeyPath(cache), make([]byte, 32), 0o600); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func (srv *Server) wasmRuntime() (*wasm.Runtime, error) {
 		if srv.wasm.cacheOff.Load() {
 			dir = ""
 		}
-		srv.wasm.rt, srv.wasm.err = wasm.New(context.Background(), wasm.Options{CacheDir: dir,
+		srv.wasm.rt, srv.wasm.err = wasm.New(context.Background(), wasm.Options{CacheDir: dir, CacheDirPhysical: true,
 			StageBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"), Meter: srv.wasm.meter, Logf: srv.logf})
 		if srv.wasm.rt != nil && srv.wasm.cacheOff.Load() {
 			srv.wasm.rt.DisableCache() // a root reached it while the runtime started
@@ -62,9 +62,11 @@ func (srv *Server) closeWasm() {
 
 // wasmCachePaths returns the physical compilation cache directory and its key file, or "" when
 // the cache is off: MCPBASH_WASM_CACHE_DIR ("off" for none), else
-// $XDG_CACHE_HOME/mcp-bash/wazero-<version>. The directory is created (0700) before it is
-// resolved, so that a symlink on its way cannot hide where it really is; the runtime then
-// refuses it unless it and its key belong to the server's user alone.
+// $XDG_CACHE_HOME/mcp-bash/wazero-<version>. The path is resolved physically (its longest
+// existing ancestor with every symlink followed; what does not exist yet cannot be a symlink),
+// so a symlink on its way cannot hide that a root holds it. The runtime creates the directory
+// (0700) and refuses it unless it then resolves to this same path and belongs to the server's
+// user alone (wasm.Options.CacheDir).
 func (srv *Server) wasmCachePaths() (dir, key string) {
 	srv.wasm.pathsOnce.Do(func() {
 		d := strings.TrimSpace(srv.cfg.Getenv("MCPBASH_WASM_CACHE_DIR"))
@@ -79,21 +81,26 @@ func (srv *Server) wasmCachePaths() (dir, key string) {
 			srv.logf("warning: MCPBASH_WASM_CACHE_DIR %q is not absolute; compiled wasm is kept in memory only", d)
 			return
 		}
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			srv.logf("warning: wasm compilation cache %s: %v; compiled wasm is kept in memory only", d, err)
-			return
-		}
-		phys, err := filepath.EvalSymlinks(d)
-		if err != nil {
-			srv.logf("warning: wasm compilation cache %s: %v; compiled wasm is kept in memory only", d, err)
-			return
-		}
+		phys := physicalPath(filepath.Clean(d))
 		srv.wasm.cacheDir, srv.wasm.cacheKey = phys, wasm.CacheKeyPath(phys)
 	})
 	if srv.wasm.cacheOff.Load() {
 		return "", ""
 	}
 	return srv.wasm.cacheDir, srv.wasm.cacheKey
+}
+
+// physicalPath resolves every symlink of p's longest existing ancestor and keeps the rest.
+func physicalPath(p string) string {
+	for q := p; ; q = filepath.Dir(q) {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			rest, _ := filepath.Rel(q, p)
+			return filepath.Join(r, rest)
+		}
+		if q == filepath.Dir(q) {
+			return p
+		}
+	}
 }
 
 // disableWasmCache turns the disk cache off for the rest of the process because a root reaches

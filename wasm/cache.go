@@ -51,11 +51,12 @@ type diskCache struct {
 	off   atomic.Bool
 }
 
-// openCache prepares dir (created 0700 when missing, then resolved physically) and its key
-// (created 0600 with 32 random bytes when missing), refusing either when it is not a directory
-// or regular file of the server's user that nobody else may read or write, and makes the
-// private staging directory in stageBase.
-func openCache(dir, stageBase string, logf func(string, ...any)) (*diskCache, error) {
+// openCache prepares dir (created 0700 when missing, then resolved physically; with physical
+// set, dir must already be its physical path) and its key (created 0600 with 32 random bytes
+// when missing), refusing either when it is not a directory or regular file of the server's
+// user that nobody else may read or write, and makes the private staging directory in
+// stageBase.
+func openCache(dir string, physical bool, stageBase string, logf func(string, ...any)) (*diskCache, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%w: %s is not absolute", ErrCacheUnsafe, dir)
 	}
@@ -65,6 +66,10 @@ func openCache(dir, stageBase string, logf func(string, ...any)) (*diskCache, er
 	phys, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCacheUnsafe, err)
+	}
+	if physical && phys != filepath.Clean(dir) {
+		// The host vetted dir against the roots; a symlink made since leads elsewhere.
+		return nil, fmt.Errorf("%w: %s now resolves to %s", ErrCacheUnsafe, dir, phys)
 	}
 	fi, err := os.Lstat(phys)
 	if err != nil {

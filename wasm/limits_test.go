@@ -360,6 +360,11 @@ func TestCacheRefusesWhatOthersCanWrite(t *testing.T) {
 	if rt := open(link); rt.CacheDir() != good {
 		t.Errorf("through a symlink the cache is %q, want %q", rt.CacheDir(), good)
 	}
+	// The host vetted a physical path; a symlink there now leads elsewhere: refused.
+	if rt := newRuntime(t, Options{CacheDir: link, CacheDirPhysical: true, StageBase: base, Logf: log.logf}); rt.CacheDir() != "" ||
+		!strings.Contains(log.String(), "now resolves to") {
+		t.Errorf("a vetted path that became a symlink was used: %s", log.String())
+	}
 	file := filepath.Join(base, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)

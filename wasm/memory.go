@@ -3,7 +3,6 @@ package wasm
 import (
 	"errors"
 	"sync"
-	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
 
@@ -91,33 +90,23 @@ func (c *CallMemory) err() error {
 	return nil
 }
 
-// limitedMemory allocates one instance's linear memory. The address space for the whole call
-// budget is mapped once (pages cost nothing until touched; growth never copies); the bytes the
-// memory actually has are charged to the call (the module's minimum before it is instantiated,
-// see Run, then every grow).
+// limitedMemory allocates one instance's linear memory. Its bytes are charged to the call (the
+// module's minimum by Run before instantiation, since wazero cannot fail that allocation, then
+// every grow), and only what is charged is mapped: the mapping grows with the memory (mremap,
+// which moves page tables, not data), so a worker's address-space limit holds however many
+// instances run at once.
 type limitedMemory struct {
 	call *CallMemory
-	// charged is what this instance holds of the budget; the minimum is charged by Run
-	// before instantiation, since wazero cannot fail an allocation then.
+	// charged is what this instance holds of the budget.
 	mu      sync.Mutex
 	charged int64
 	freed   bool
+	// unmapped is set when the memory could not be mapped at all (no address space left).
+	unmapped bool
 }
 
 func (m *limitedMemory) Allocate(capacity, max uint64) experimental.LinearMemory {
-	size := min(max, uint64(m.call.limit))
-	if size == 0 {
-		return &heapMemory{m: m}
-	}
-	buf, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
-	if err != nil {
-		return &heapMemory{m: m}
-	}
-	// A Go guest touches megabytes of its memory while its runtime starts: with huge pages that
-	// is a handful of page faults instead of thousands (advice only; ignored where unsupported).
-	adviseHugePages(buf)
-	return &mappedMemory{m: m, buf: buf}
+	return &mappedMemory{m: m, max: min(max, uint64(m.call.limit))}
 }
 
 // grow charges the budget for a memory of size bytes.
@@ -148,51 +137,52 @@ func (m *limitedMemory) free() {
 	}
 }
 
+// mappedMemory is the linear memory: a private anonymous mapping of at least its size.
 type mappedMemory struct {
 	m   *limitedMemory
-	buf []byte
+	max uint64
+	buf []byte // the whole mapping
 }
 
 func (l *mappedMemory) Reallocate(size uint64) []byte {
-	if l.buf == nil || size > uint64(len(l.buf)) {
+	if size > l.max {
 		l.m.call.mark()
 		return nil
 	}
 	if !l.m.grow(size) {
 		return nil
 	}
+	if size <= uint64(len(l.buf)) {
+		return l.buf[:size]
+	}
+	// A mapping is never empty; wasm pages are multiples of the OS's.
+	n := int(max(size, pageSize))
+	var buf []byte
+	var err error
+	if l.buf == nil {
+		buf, err = mapMemory(n)
+	} else {
+		buf, err = remapMemory(l.buf, n)
+	}
+	if err != nil {
+		// No address space left (a worker's RLIMIT_AS): the grow fails like any other.
+		l.m.mu.Lock()
+		l.m.unmapped = true
+		l.m.mu.Unlock()
+		l.m.call.mark()
+		return nil
+	}
+	// A Go guest touches megabytes of its memory while its runtime starts: with huge pages that
+	// is a handful of page faults instead of thousands (advice only; ignored where unsupported).
+	adviseHugePages(buf)
+	l.buf = buf
 	return l.buf[:size]
 }
 
 func (l *mappedMemory) Free() {
 	if l.buf != nil {
-		_ = syscall.Munmap(l.buf)
+		_ = unmapMemory(l.buf)
 		l.buf = nil
 	}
-	l.m.free()
-}
-
-// heapMemory is the fallback when mapping fails: a Go slice grown by copying, still bounded.
-type heapMemory struct {
-	m   *limitedMemory
-	buf []byte
-}
-
-func (l *heapMemory) Reallocate(size uint64) []byte {
-	if !l.m.grow(size) {
-		return nil
-	}
-	if size <= uint64(cap(l.buf)) {
-		l.buf = l.buf[:size]
-		return l.buf
-	}
-	nb := make([]byte, size, min(max(size, 2*uint64(cap(l.buf))), uint64(l.m.call.limit)))
-	copy(nb, l.buf)
-	l.buf = nb
-	return nb
-}
-
-func (l *heapMemory) Free() {
-	l.buf = nil
 	l.m.free()
 }

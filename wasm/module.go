@@ -13,11 +13,11 @@ import (
 // guests use) and keep the worst accepted function to a bounded compile (TestCompileBombs).
 const (
 	// MaxModuleBytes bounds a module file.
-	MaxModuleBytes = 128 << 20
+	MaxModuleBytes = 64 << 20
 	// MaxFunctions bounds the functions a module defines or imports.
 	MaxFunctions = 200_000
 	// MaxFunctionBytes bounds one function body.
-	MaxFunctionBytes = 2 << 20
+	MaxFunctionBytes = 1 << 20
 	// MaxLocals bounds the locals (parameters included) of one function.
 	MaxLocals = 10_000
 	// MaxDepth bounds the nesting of blocks, loops and ifs in one function (Go guests nest

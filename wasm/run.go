@@ -67,8 +67,15 @@ func (r *Runtime) Run(ctx context.Context, p Program) (status int, err error) {
 	if len(p.Args) == 0 {
 		p.Args = []string{filepath.Base(p.Module)}
 	}
+	var mem *limitedMemory
 	defer func() {
 		if v := recover(); v != nil {
+			if mem != nil && mem.unmapped {
+				// wazero cannot fail the allocation of a memory's minimum: it panics.
+				fmt.Fprintf(stderr, "mcp-bash: %s: no address space left to map its memory\n", p.Args[0])
+				status, err = 126, ErrProcessMemory
+				return
+			}
 			r.opts.logf("panic running %s: %v\n%s", p.Module, v, debug.Stack())
 			fmt.Fprintf(stderr, "mcp-bash: %s: the WebAssembly runtime failed unexpectedly (the server's log has details)\n", p.Args[0])
 			status, err = TrapStatus, errRuntimePanic
@@ -111,7 +118,7 @@ func (r *Runtime) Run(ctx context.Context, p Program) (status int, err error) {
 		fmt.Fprintf(stderr, "mcp-bash: %s: not enough memory left for its %d MiB at start\n", p.Args[0], minMem>>20)
 		return 126, budget.err()
 	}
-	mem := &limitedMemory{call: budget, charged: minMem}
+	mem = &limitedMemory{call: budget, charged: minMem}
 	defer mem.free()
 	ictx := experimental.WithMemoryAllocator(ctx, mem)
 	ictx = context.WithValue(ictx, callKey{}, &callState{call: p.Call, cancelled: p.Cancelled})

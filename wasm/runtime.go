@@ -43,6 +43,9 @@ type Options struct {
 	// the directory and the key must belong to the server's user alone, and no root may
 	// reach them (the host disables the cache, DisableCache, when one does).
 	CacheDir string
+	// CacheDirPhysical says CacheDir is the physical path the host vetted: the cache is
+	// refused if, once created, it resolves anywhere else.
+	CacheDirPhysical bool
 	// StageBase is where the private staging directory of the cache is made ("": the
 	// default scratch base, sandbox.ScratchBase).
 	StageBase string
@@ -97,7 +100,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(maxPages)
 	if o.CacheDir != "" {
-		c, err := openCache(o.CacheDir, sandbox.ScratchBase(o.StageBase), o.logf)
+		c, err := openCache(o.CacheDir, o.CacheDirPhysical, sandbox.ScratchBase(o.StageBase), o.logf)
 		if err == nil {
 			var fc wazero.CompilationCache
 			if fc, err = wazero.NewCompilationCacheWithDir(c.stage); err == nil {

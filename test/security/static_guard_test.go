@@ -55,8 +55,11 @@ var bannedCalls = map[string]map[string]bool{
 // guardExceptions are reviewed, explained direct uses, keyed "file:pkg.Func". Every *_test.go
 // file is exempt (sdk/bashsdk_test.go runs real bash on purpose): tests run on the host.
 var guardExceptions = map[string]string{
-	"wasm/memory.go:syscall.Mmap":          "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
-	"wasm/memory.go:syscall.Munmap":        "releases that mapping",
+	"wasm/memory_linux.go:unix.Mmap":       "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
+	"wasm/memory_linux.go:unix.Mremap":     "grows that mapping with the guest's memory",
+	"wasm/memory_linux.go:unix.Munmap":     "releases that mapping",
+	"wasm/memory_other.go:syscall.Mmap":    "the same mapping where there is no mremap",
+	"wasm/memory_other.go:syscall.Munmap":  "releases it",
 	"wasm/memory_linux.go:syscall.Madvise": "MADV_HUGEPAGE advice on that same anonymous mapping (no file, no host data)",
 	"wasm/runtime.go:os.OpenFile":          "openModule: O_NOFOLLOW open of a module file the registry or the command lookup found, bounded to MaxModuleBytes",
 	// The compilation cache is server state that no guest path reaches (its directory and key
