@@ -168,7 +168,11 @@ func (srv *Server) wasmPlan(ctx context.Context, t *registry.Tool) (*interp.Plan
 	}
 	in, err := rt.Inspect(ctx, t.Abs)
 	if err != nil {
-		add("error", "wasm", err.Error(), "build it for WASI preview 1 (GOOS=wasip1 GOARCH=wasm, docs/WASM.md)")
+		fix := "build it for WASI preview 1 (GOOS=wasip1 GOARCH=wasm, docs/WASM.md)"
+		if errors.Is(err, wasm.ErrModuleLimit) {
+			fix = "split or simplify the module: docs/WASM.md lists the module limits"
+		}
+		add("error", "wasm", err.Error(), fix)
 		return plan, nil
 	}
 	var wasi int
