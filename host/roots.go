@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -28,8 +29,8 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
-		p = sandbox.Physical(p)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		p, ok := srv.vetRoot(p, "configured")
+		if !ok {
 			return
 		}
 		for _, r := range out {
@@ -69,6 +70,77 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 	return out
 }
 
+// systemDirs are never roots: the kernel's views of processes (the server's environment is in
+// /proc/<pid>/environ), devices and kernel objects.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+// vetRoot canonicalises a root from any source (the operator's MCPBASH_ROOTS or
+// config/roots.json, the project, a client's roots/list) and decides whether it may be one.
+// The path is cleaned and resolved physically (every symlink); it must be an existing
+// directory, and is refused when it is "/", /proc, /sys or /dev or inside them, is or is inside
+// the compilation cache, or is or contains the scratch base (other calls' scratch trees). A
+// root that contains the compilation cache or its key is accepted, and the disk cache is turned
+// off for the rest of the process (disableWasmCache). Refusals are logged; callers skip the
+// root, so a call gets the others.
+func (srv *Server) vetRoot(p, source string) (string, bool) {
+	refuse := func(why string) (string, bool) {
+		srv.logRootRefusal(source, p, why)
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		return refuse("not an absolute path")
+	}
+	phys, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", false // a missing root is dropped, as the original drops it
+	}
+	if fi, err := os.Stat(phys); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	if phys == "/" {
+		return refuse("the whole filesystem cannot be a root")
+	}
+	for _, d := range systemDirs {
+		if under(phys, d) {
+			return refuse(d + " cannot be a root")
+		}
+	}
+	scratch := sandbox.ScratchBase(srv.cfg.Settings.TmpRoot)
+	if r, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = r
+	}
+	if under(scratch, phys) {
+		return refuse("it is or holds the server's scratch directory " + scratch + " (MCPBASH_TMP_ROOT), where other calls keep their files")
+	}
+	if dir, key := srv.wasmCachePaths(); dir != "" {
+		switch {
+		case under(phys, dir) || phys == key:
+			return refuse("it is inside the server's wasm compilation cache")
+		case under(dir, phys) || under(key, phys):
+			srv.disableWasmCache(phys, under(key, phys))
+		}
+	}
+	return phys, true
+}
+
+// under reports whether p is dir or below it (both clean and absolute).
+func under(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// logRootRefusal writes a refused root to the server's log, once per source and path.
+func (srv *Server) logRootRefusal(source, p, why string) {
+	srv.rootsLogMu.Lock()
+	defer srv.rootsLogMu.Unlock()
+	if srv.rootsLogged == nil {
+		srv.rootsLogged = map[string]bool{}
+	}
+	if k := source + "\x00" + p; !srv.rootsLogged[k] {
+		srv.rootsLogged[k] = true
+		srv.logf("warning: %s root %s refused: %s; the other roots stay in force", source, p, why)
+	}
+}
+
 // startRoots sets the fallback roots and, when the client offers roots, asks for them.
 func (s *Session) startRoots(ctx context.Context) {
 	s.rootsMu.Lock()
@@ -97,7 +169,7 @@ func (s *Session) refreshRoots(ctx context.Context, initial bool) {
 			s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
 			return
 		}
-		roots, err := parseRoots(raw)
+		roots, err := s.srv.parseRoots(raw)
 		if err != nil {
 			s.srv.logf("roots/list: malformed answer: %v", err)
 			return
@@ -127,7 +199,8 @@ func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
 }
 
 // Roots returns the roots a call would get without a client (MCPBASH_ROOTS, config/roots.json,
-// or the project root), or the given paths.
+// or the project root), or the given paths (relative ones from the project root), vetted as
+// every root is (vetRoot).
 func (srv *Server) Roots(paths []string) []sdk.Root {
 	if len(paths) == 0 {
 		return srv.fallbackRoots()
@@ -137,16 +210,17 @@ func (srv *Server) Roots(paths []string) []sdk.Root {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(srv.cfg.Dirs.Root, p)
 		}
-		p = sandbox.Physical(p)
-		out = append(out, sdk.Root{URI: "file://" + p, Path: p})
+		if p, ok := srv.vetRoot(p, "given"); ok {
+			out = append(out, sdk.Root{URI: "file://" + p, Path: p})
+		}
 	}
 	return out
 }
 
 // parseRoots is the one check of a client's roots/list answer, for a session and a stateless
-// call alike: only file: URIs naming an existing directory become roots, at their physical
+// call alike: only file: URIs whose path vetRoot accepts become roots, at their physical
 // (symlink-free) path; anything else is dropped. A malformed answer is an error.
-func parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
+func (srv *Server) parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
 	var res struct {
 		Roots []struct {
 			URI  string `json:"uri"`
@@ -162,8 +236,8 @@ func parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
 		if err != nil || u.Scheme != "file" || u.Path == "" {
 			continue
 		}
-		p := sandbox.Physical(u.Path)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		p, ok := srv.vetRoot(u.Path, "client")
+		if !ok {
 			continue
 		}
 		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})

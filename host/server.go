@@ -62,6 +62,9 @@ type Server struct {
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
+	// rootsLogged remembers the refused roots already logged (vetRoot).
+	rootsLogMu  sync.Mutex
+	rootsLogged map[string]bool
 
 	// sess is the session currently being served (stdio serves one), for registry warnings.
 	sessMu     sync.Mutex
@@ -115,7 +118,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.reg = reg
 	srv.registerLists()
 	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
-	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
+	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
 		return nil, err
 	}
 	self := selfBinary(cfg)
@@ -347,10 +351,9 @@ func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	srv.bg.Add(1)
 	go func() {
 		defer srv.bg.Done()
+		// Wasm modules compile on first use, not here: a session must not make the server
+		// compile every module of the project (docs/WASM.md).
 		srv.reg.Warm(ctx)
-		// Wasm tools compile off the request path (not waited for at exit; the cache is
-		// written atomically).
-		go srv.precompileWasm(ctx)
 	}()
 }
 

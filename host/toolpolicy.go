@@ -109,11 +109,12 @@ func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
 	return out
 }
 
-// protectedDirs lists the project's own directories that tools may read but never change.
+// protectedDirs lists the project's own directories that tools may read but never change;
+// bin/ holds the wasm commands the server compiles and runs.
 func protectedDirs(d registry.Dirs) []string {
 	var out []string
 	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
-		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib")} {
+		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib"), filepath.Join(d.Root, "bin")} {
 		if dir != "" {
 			out = append(out, filepath.Clean(dir))
 		}
@@ -129,6 +130,7 @@ func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root
 			Timeout:        timeout,
 			MaxStdoutBytes: srv.cfg.Settings.MaxToolOutput,
 			MaxStderrBytes: srv.cfg.Settings.MaxToolStderr,
+			MaxOpenFiles:   srv.cfg.Settings.MaxOpenFilesPerCall,
 		}}
 	for _, rt := range roots {
 		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: sandbox.ReadWrite})

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,8 @@ type Engine struct {
 	defaultScratch func() string
 	// vars recycles the Runner.Vars maps of finished runs (see call.run).
 	vars sync.Pool
+	// logf writes to the server's log (never to a client): the stack of a recovered panic.
+	logf func(format string, args ...any)
 }
 
 type cacheKey struct {
@@ -77,12 +80,40 @@ type parsed struct {
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
 // calls run (0 = no limit).
 func NewEngine(maxHeapBytes uint64) (*Engine, error) {
+	return NewEngineWith(EngineOptions{MaxHeapBytes: maxHeapBytes})
+}
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	// MaxHeapBytes bounds the process heap, plus what Meter counts, while calls run (0: none).
+	MaxHeapBytes uint64
+	// Meter counts memory held outside the Go heap (wasm guests), weighed with the heap.
+	Meter *sandbox.Meter
+	// Logf receives what only the server's log may show (a recovered panic's stack).
+	Logf func(format string, args ...any)
+}
+
+// NewEngineWith is NewEngine with every option.
+func NewEngineWith(o EngineOptions) (*Engine, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(sdk.Prelude+preludeTail), "mcp-bash-sdk")
 	if err != nil {
 		return nil, fmt.Errorf("interp: prelude: %w", err)
 	}
-	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes},
-		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") })}, nil
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+}
+
+// WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
+// registered, the guard cancels it with ErrMemoryLimit, as it cancels scripts, when the heap
+// and the metered memory pass the limit. The returned function ends the registration.
+func (e *Engine) WatchMemory(cancel context.CancelCauseFunc) func() {
+	token := new(byte)
+	e.mem.enter(token, cancel)
+	return func() { e.mem.leave(token) }
 }
 
 // preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
@@ -194,6 +225,19 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	return out
 }
 
+// panicCause is a short, single-line description of a recovered panic value, for a client.
+func panicCause(p any) string {
+	msg := fmt.Sprint(p)
+	if err, ok := p.(error); ok {
+		msg = err.Error()
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
+}
+
 func isExit(err error) bool {
 	_, ok := exitStatusOf(err)
 	return ok
@@ -219,7 +263,9 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	defer func() {
 		// A panic inside the interpreter (it has known ones) must not take the server down.
 		if p := recover(); p != nil {
-			status, err = 1, fmt.Errorf("interpreter failure: %v", p)
+			// The cause goes to the script's stderr; the stack only to the server's log.
+			c.e.logf("interpreter panic in %s: %v\n%s", c.job.Script, p, debug.Stack())
+			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
 	file, err := c.parseFile(c.job.Script)

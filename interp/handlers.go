@@ -639,7 +639,8 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 	if fi, err := c.fs.Stat(hc.dir); err == nil && fi.IsDir() {
 		cmd.Dir = hc.dir
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.stdin, hc.stdout, hc.stderr
+	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(hc.stdin), sandbox.HostWriter(hc.stdout), sandbox.HostWriter(hc.stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second

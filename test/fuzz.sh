@@ -16,6 +16,7 @@ targets=(
   ./host/internal/registry:FuzzRegisterJSON
   ./host/internal/registry:FuzzToolMeta
   ./interp:FuzzRun
+  ./wasm:FuzzInspectModule
 )
 
 # Every Fuzz function in the tree must be listed above.

@@ -48,7 +48,9 @@ type Config struct {
 	MaxToolStderr        int64
 	MaxTextBytes         int
 	MaxHeapMiB           int
-	AccessMeta           bool
+	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
+	MaxOpenFilesPerCall int
+	AccessMeta          bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
 	TmpRoot string
@@ -478,6 +480,7 @@ func (c *Config) settings() []setting {
 		bytes("MCPBASH_MAX_TOOL_STDERR_SIZE", &c.MaxToolStderr, 1<<20, 1, 1<<30),
 		integer("MCPBASH_MAX_TEXT_BYTES", &c.MaxTextBytes, 100*1024, 1, 1<<30),
 		integer("MCPBASH_MAX_HEAP_MB", &c.MaxHeapMiB, 2048, 0, 1<<20),
+		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
 		integer("MCPBASH_PROGRESS_PER_MINUTE", &c.ProgressPerMinute, 100, 1, 100000),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
