@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 )
 
 // subscriptions/listen (2026-07-28) replaces the legacy session's list_changed notifications and

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 )
 
 // Protocol 2026-07-28 is stateless: there is no initialize handshake. Every request carries its

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/interp"
+	shinterp "mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/mcp-bash/mcp-bash/interp/builtins"
+	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -175,7 +175,7 @@ func resolveStatic(name string, funcs map[string]bool, allowed []string) string 
 		return "function"
 	case isKeyword(name):
 		return "keyword"
-	case interp.IsBuiltin(name), name == "type", name == "hash":
+	case shinterp.IsBuiltin(name), name == "type", name == "hash":
 		return "shell builtin"
 	case sdk.Has(name) || name == "mcp_config_load" || name == "mcp_with_retry":
 		return "SDK"

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -35,10 +34,10 @@ func mcpBashBinary(t *testing.T) string {
 // own filesystem would (`cat` is a Go utility, so `od` and `bash -c 'cat ...'` are the host
 // programs here).
 func TestExternalCommandsAreConfined(t *testing.T) {
-	if _, err := confine.Status(); err != nil {
+	if _, err := sandbox.LandlockStatus(); err != nil {
 		t.Skipf("Landlock unavailable: %v", err)
 	}
-	conf := &confine.Confiner{Self: mcpBashBinary(t), Required: true}
+	conf := &sandbox.Confiner{Self: mcpBashBinary(t), Required: true}
 	project, _ := filepath.EvalSymlinks(t.TempDir())
 	readOnly, _ := filepath.EvalSymlinks(t.TempDir())
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
@@ -47,7 +46,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runJob := func(t *testing.T, script string, c *confine.Confiner) (*sdk.Outcome, []sandbox.Access) {
+	runJob := func(t *testing.T, script string, c *sandbox.Confiner) (*sdk.Outcome, []sandbox.Access) {
 		t.Helper()
 		p := filepath.Join(project, "tool.sh")
 		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
@@ -110,7 +109,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 
 	// A Confiner that cannot wrap refuses the command: status 126, a message, a refusal.
 	t.Run("wrap failure refuses the command", func(t *testing.T) {
-		out, rec := runJob(t, `od -c f.txt; echo "status $?"`, &confine.Confiner{Required: true})
+		out, rec := runJob(t, `od -c f.txt; echo "status $?"`, &sandbox.Confiner{Required: true})
 		if string(out.Stdout) != "status 126\n" || !strings.Contains(string(out.Stderr), "mcp-bash: od: confine: no mcp-bash binary") {
 			t.Fatalf("stdout %q stderr %q", out.Stdout, out.Stderr)
 		}

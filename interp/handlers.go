@@ -20,12 +20,11 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
+	shinterp "mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/mcp-bash/mcp-bash/interp/builtins"
+	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -56,7 +55,7 @@ func (writeOnly) Close() error             { return nil }
 const sdkFile = "# mcp-bash: the SDK is built into the sandbox; sourcing this file is a no-op.\n"
 
 func (c *call) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
-	hc := interp.HandlerCtx(ctx)
+	hc := shinterp.HandlerCtx(ctx)
 	p := absIn(hc.Dir, name)
 	if fd, ok := stdioDevice(p); ok {
 		switch fd {
@@ -139,7 +138,7 @@ func (c *call) stat(ctx context.Context, name string, follow bool) (fs.FileInfo,
 	return c.fs.Lstat(name)
 }
 
-func (c *call) access(ctx context.Context, name string, am interp.AccessMode) error {
+func (c *call) access(ctx context.Context, name string, am shinterp.AccessMode) error {
 	mode := uint32(am)
 	if _, err := c.stat(ctx, name, true); err == nil && (strings.HasPrefix(name, SDKDir) || isDev(name)) {
 		if mode&sandbox.AccessWrite != 0 && !isDev(name) {
@@ -253,7 +252,7 @@ func (c *call) reroute(args []string) ([]string, error) {
 			}
 			c.addFuncs(funcNames(f))
 			if hasProcSubst(f) {
-				_ = c.scratch.ensure()
+				_ = c.scratch.Ensure()
 			}
 			if needsRewrite(src) && rewrite(f) {
 				var b strings.Builder
@@ -274,7 +273,7 @@ func status(n int) error {
 	if n < 0 || n > 255 {
 		n = 1
 	}
-	return interp.ExitStatus(uint8(n))
+	return shinterp.ExitStatus(uint8(n))
 }
 
 // exported lists the exported variables of a handler context, as a child process would see.
@@ -297,7 +296,7 @@ type cmdCtx struct {
 	stdout, stderr io.Writer
 }
 
-func fromHandler(hc interp.HandlerContext) cmdCtx {
+func fromHandler(hc shinterp.HandlerContext) cmdCtx {
 	return cmdCtx{dir: hc.Dir, env: hc.Env, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
 }
 
@@ -308,7 +307,7 @@ var binDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin
 // utility builtin, script inside the roots, allowlisted external, else 127. It never reaches
 // mvdan's DefaultExecHandler.
 func (c *call) exec(ctx context.Context, args []string) error {
-	hc := interp.HandlerCtx(ctx)
+	hc := shinterp.HandlerCtx(ctx)
 	name := args[0]
 	if sdk.Has(name) {
 		st := c.state.Run(ctx, c.sdkIO(hc), args)
@@ -389,7 +388,7 @@ func (c *call) resolve(name string) string {
 		return "keyword"
 	case c.isFunc(name):
 		return "function"
-	case interp.IsBuiltin(name):
+	case shinterp.IsBuiltin(name):
 		return "builtin"
 	case sdk.Has(name):
 		return "function" // as after sourcing the original's SDK
@@ -417,7 +416,7 @@ func isKeyword(s string) bool {
 
 // typeCmd implements `type [-t|-p|-P|-a] NAME...` and `command -v|-V NAME...` without looking
 // at the host.
-func (c *call) typeCmd(hc interp.HandlerContext, args []string, mode string) int {
+func (c *call) typeCmd(hc shinterp.HandlerContext, args []string, mode string) int {
 	tflag, pflag, verbose := false, false, mode == "type"
 	var names []string
 	for _, a := range args {
@@ -480,7 +479,7 @@ func (c *call) typeCmd(hc interp.HandlerContext, args []string, mode string) int
 
 // source runs the interpreter's own `source` on a file resolved through the sandbox, so the
 // builtin never searches the host PATH.
-func (c *call) source(ctx context.Context, hc interp.HandlerContext, args []string) error {
+func (c *call) source(ctx context.Context, hc shinterp.HandlerContext, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprintln(hc.Stderr, "bash: source: filename argument required")
 		return status(2)
@@ -512,14 +511,14 @@ func (c *call) source(ctx context.Context, hc interp.HandlerContext, args []stri
 			}
 			c.addFuncs(funcNames(f))
 			if hasProcSubst(f) {
-				_ = c.scratch.ensure()
+				_ = c.scratch.Ensure()
 			}
 			// A rewritten copy ($$ and friends made virtual) is sourced from the private pipe
 			// directory, which the interpreter opens directly and scripts cannot write to.
 			if needsRewrite(string(data)) && rewrite(f) {
 				var b strings.Builder
 				if syntax.NewPrinter().Print(&b, f) == nil {
-					_ = c.scratch.ensure()
+					_ = c.scratch.Ensure()
 					tmp, err := os.CreateTemp(c.fifoDir, sandbox.PipePrefix+"src-*")
 					if err == nil {
 						_, werr := tmp.WriteString(b.String())
@@ -629,7 +628,7 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 		argv = wrapped
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: true, Reason: reason})
-	if err := c.scratch.ensure(); err != nil {
+	if err := c.scratch.Ensure(); err != nil {
 		fmt.Fprintf(hc.stderr, "mcp-bash: scratch directory: %v\n", err)
 		return status(126)
 	}
@@ -640,30 +639,23 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 	if fi, err := c.fs.Stat(hc.dir); err == nil && fi.IsDir() {
 		cmd.Dir = hc.dir
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.stdin, hc.stdout, hc.stderr
+	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(hc.stdin), sandbox.HostWriter(hc.stdout), sandbox.HostWriter(hc.stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return status(128 + int(ws.Signal()))
-		}
-		return status(ee.ExitCode())
-	default:
-		fmt.Fprintf(hc.stderr, "mcp-bash: %s: %v\n", args[0], err)
-		return status(126)
+	if st, ok := sandbox.ExitStatus(err); ok {
+		return status(st)
 	}
+	fmt.Fprintf(hc.stderr, "mcp-bash: %s: %v\n", args[0], err)
+	return status(126)
 }
 
 // confineRules are what a confined external command may use: the read-write roots and the
 // call's scratch dir, the read-only roots and the tool's directory; no network.
-func (c *call) confineRules() confine.Rules {
-	r := confine.Rules{RW: []string{c.work}}
+func (c *call) confineRules() sandbox.ConfineRules {
+	r := sandbox.ConfineRules{RW: []string{c.work}}
 	for _, root := range c.job.Policy.Roots {
 		if root.Mode == sandbox.ReadWrite {
 			r.RW = append(r.RW, root.Path)
@@ -677,7 +669,7 @@ func (c *call) confineRules() confine.Rules {
 	return r
 }
 
-func (c *call) sdkIO(hc interp.HandlerContext) sdk.IO {
+func (c *call) sdkIO(hc shinterp.HandlerContext) sdk.IO {
 	return sdk.IO{
 		Stdin: hc.Stdin, Stdout: hc.Stdout, Stderr: hc.Stderr, Dir: hc.Dir,
 		Getenv:  func(k string) string { return hc.Env.Get(k).String() },
@@ -737,7 +729,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 var varNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?$`) })
 
 // printf runs Bash's printf; -v VAR assigns through the interpreter's own eval.
-func (c *call) printf(ctx context.Context, hc interp.HandlerContext, args []string) error {
+func (c *call) printf(ctx context.Context, hc shinterp.HandlerContext, args []string) error {
 	target := ""
 	for len(args) > 0 {
 		switch {

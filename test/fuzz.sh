@@ -9,13 +9,14 @@ GO="${GO:-go}"
 
 # package:target, one per line. Keep in sync with the Fuzz* functions (test/fuzz.sh checks).
 targets=(
-  ./host/jsonrpc:FuzzReader
-  ./host/jsonrpc:FuzzDecode
+  ./host/internal/jsonrpc:FuzzReader
+  ./host/internal/jsonrpc:FuzzDecode
   ./host:FuzzServe
-  ./host/registry:FuzzCursor
-  ./host/registry:FuzzRegisterJSON
-  ./host/registry:FuzzToolMeta
+  ./host/internal/registry:FuzzCursor
+  ./host/internal/registry:FuzzRegisterJSON
+  ./host/internal/registry:FuzzToolMeta
   ./interp:FuzzRun
+  ./wasm:FuzzInspectModule
 )
 
 # Every Fuzz function in the tree must be listed above.

@@ -3,20 +3,20 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
-// newConfineCmd is the hidden `mcp-bash __confine RULES -- PROG ARGS...` that confine.Confiner
+// newConfineCmd is the hidden `mcp-bash __confine RULES -- PROG ARGS...` that sandbox.Confiner
 // wraps external programs in: it puts itself under Landlock and then becomes PROG. It returns
 // only on failure (127: PROG not found, 126: confinement or exec failed).
 func newConfineCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:                confine.Command + " RULES -- PROG [ARGS...]",
+		Use:                sandbox.ConfineCommand + " RULES -- PROG [ARGS...]",
 		Short:              "Run a program under Landlock (internal)",
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			code, err := confine.Exec(args)
+			code, err := sandbox.ConfineExec(args)
 			return &exitError{code: code, msg: "mcp-bash: " + err.Error()}
 		},
 	}

@@ -1,46 +1,37 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/mcp-bash/mcp-bash/wasm"
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-bash/mcp-bash/host"
 )
 
-// doctorRuntime adds to the doctor report what a server for the project would use: the wasm
-// compilation cache ({"dir", "exists"}; dir is null when compiled code stays in memory) and the
-// roots a call gets without a client (MCPBASH_ROOTS, config/roots.json, or the project).
-func doctorRuntime(ctx context.Context, report map[string]any, projectRoot string, getenv func(string) string) {
-	var dir string
-	roots := []map[string]string{}
-	if srv, _, err := cliServer(ctx, projectRoot, getenv); err == nil {
-		defer srv.Close()
-		dir = srv.WasmCacheDir()
-		for _, r := range srv.Roots(nil) {
-			roots = append(roots, map[string]string{"path": r.Path, "name": r.Name, "uri": r.URI})
-		}
-		report["roots"] = roots
-	} else {
-		// No project: the default location, and no roots.
-		switch v := strings.TrimSpace(getenv("MCPBASH_WASM_CACHE_DIR")); v {
-		case "off", "none":
-		case "":
-			dir = wasm.DefaultCacheDir(getenv)
-		default:
-			dir = v
-		}
-		report["roots"] = nil
+func newDoctorCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Diagnose the binary, the platform and the project",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			report, problems := host.Doctor(c.Context(), options(*projectRoot, getenv))
+			if asJSON {
+				writeJSON(c.OutOrStdout(), report)
+			} else {
+				for _, k := range []string{"version", "go", "platform", "binary", "config", "landlockABI", "landlock", "requireConfinement", "scratch", "wasmCache", "roots", "project"} {
+					fmt.Fprintf(c.OutOrStdout(), "%-12s %s\n", k+":", doctorText(report[k]))
+				}
+			}
+			if problems > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
 	}
-	cache := map[string]any{"dir": nil, "exists": false}
-	if dir != "" {
-		cache["dir"] = dir
-		fi, err := os.Stat(dir)
-		cache["exists"] = err == nil && fi.IsDir()
-	}
-	report["wasmCache"] = cache
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
 }
 
 // doctorText renders one report value for the human-readable doctor output: objects and lists

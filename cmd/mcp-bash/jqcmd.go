@@ -3,11 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-bash/mcp-bash/interp/builtins"
+	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -28,10 +27,9 @@ func newJQCmd() *cobra.Command {
 				return &exitError{code: 2, msg: "jq: " + err.Error()}
 			}
 			defer fs.Close()
-			jq, _ := builtins.Lookup("jq")
-			env := &builtins.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: cwd, FS: fs,
-				Getenv: os.Getenv, Environ: os.Environ, Now: time.Now}
-			if rc := jq(cmd.Context(), env, append([]string{"jq"}, args...)); rc != 0 {
+			o := interp.JQOptions{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: cwd, FS: fs,
+				Getenv: os.Getenv, Environ: os.Environ}
+			if rc := interp.RunJQ(cmd.Context(), o, args); rc != 0 {
 				return &exitError{code: rc}
 			}
 			return nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcp-bash/mcp-bash/host/scaffold"
+	"github.com/mcp-bash/mcp-bash/host"
 )
 
 func newNewCmd() *cobra.Command {
@@ -18,38 +18,15 @@ func newNewCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			if err := scaffold.CheckName(name); err != nil {
+			if err := host.CheckProjectName(name); err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
 			}
 			if _, err := os.Stat(name); err == nil {
 				return &exitError{code: 1, msg: "Error: " + name + " already exists"}
 			}
-			return created(cmd, name, func() ([]string, error) { return scaffold.Project(name, name, noHello) })
+			return created(cmd, name, func() ([]string, error) { return host.NewProject(name, name, noHello) })
 		},
 	}
-	cmd.Flags().BoolVar(&noHello, "no-hello", false, "do not add the hello tool")
-	return cmd
-}
-
-func newInitCmd() *cobra.Command {
-	var name string
-	var noHello bool
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Turn the current directory into a project",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			if name == "" {
-				name = filepath.Base(cwd)
-			}
-			return created(cmd, ".", func() ([]string, error) { return scaffold.Project(cwd, name, noHello) })
-		},
-	}
-	cmd.Flags().StringVar(&name, "name", "", "server name (default: the directory's name)")
 	cmd.Flags().BoolVar(&noHello, "no-hello", false, "do not add the hello tool")
 	return cmd
 }
@@ -64,30 +41,4 @@ func created(cmd *cobra.Command, base string, step func() ([]string, error)) err
 		return &exitError{code: 1, msg: "Error: " + err.Error()}
 	}
 	return nil
-}
-
-func newScaffoldCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
-	cmd := &cobra.Command{Use: "scaffold", Short: "Add a tool, prompt, resource or completion provider to the project"}
-	for _, k := range []struct {
-		use, short string
-		fn         func(root, name string) ([]string, error)
-	}{
-		{"tool <name>", "Add tools/<name>/ with tool.sh, tool.meta.json and smoke.sh", scaffold.Tool},
-		{"prompt <name>", "Add prompts/<name>.txt and its metadata", scaffold.Prompt},
-		{"resource <name>", "Add resources/<name>.txt and its metadata", scaffold.Resource},
-		{"completion <name>", "Add completions/<name>.sh and register it in server.d/register.json", scaffold.Completion},
-	} {
-		k := k
-		cmd.AddCommand(&cobra.Command{
-			Use: k.use, Short: k.short, Args: cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
-				dirs, err := cliProject(*projectRoot, getenv)
-				if err != nil {
-					return err
-				}
-				return created(c, dirs.Root, func() ([]string, error) { return k.fn(dirs.Root, args[0]) })
-			},
-		})
-	}
-	return cmd
 }

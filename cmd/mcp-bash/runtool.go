@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-bash/mcp-bash/host"
-	"github.com/mcp-bash/mcp-bash/host/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/host/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -103,7 +101,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	res, out, callErr := srv.CallTool(ctx, tc)
 	var doc any = res
 	failed := false
-	var je *jsonrpc.Error
+	var je *host.RPCError
 	switch {
 	case errors.As(callErr, &je):
 		doc, failed = map[string]any{"error": je}, true
@@ -153,7 +151,7 @@ func writeJSON(w io.Writer, v any) {
 }
 
 func toolLookupError(name string, err error) error {
-	if errors.Is(err, registry.ErrNotFound) {
+	if host.IsToolNotFound(err) {
 		return &exitError{code: 1, msg: fmt.Sprintf("Error: tool '%s' not found", name)}
 	}
 	return &exitError{code: 1, msg: "Error: " + err.Error()}

@@ -12,12 +12,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// SchemaDir locates ../shared/mcp-schema (MCPBASH_SCHEMA_DIR overrides).
+// SchemaDir is the copy of the official MCP schemas kept in the repository as test data
+// (testdata/mcp-schema: its README says where they come from, LICENSE is their licence).
 func SchemaDir() string {
-	if d := os.Getenv("MCPBASH_SCHEMA_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(RepoRoot(), "..", "shared", "mcp-schema")
+	return filepath.Join(RepoRoot(), "test", "harness", "testdata", "mcp-schema")
 }
 
 // RepoRoot is the module root, found from this source file.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bash/mcp-bash/sandbox/confine"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // nativeCorpus runs in real bash under Landlock (a tool with "exec":"native", allowlisted with
@@ -42,7 +42,7 @@ var nativeCorpus = []attack{
 // TestNativeCorpus runs the native cases. It needs Landlock (ABI 4+ for the network family).
 func TestNativeCorpus(t *testing.T) {
 	t.Parallel()
-	if abi, err := confine.Status(); abi < 4 {
+	if abi, err := sandbox.LandlockStatus(); abi < 4 {
 		t.Skipf("Landlock ABI %d (%v): native confinement cases need ABI 4+", abi, err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,0 +1,307 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DefaultMaxBodyBytes bounds the request body the middleware reads to find the JSON-RPC
+// methods a request needs scopes for.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Options are the Authenticator's collaborators; zero values are production defaults.
+type Options struct {
+	// Client fetches the issuer's metadata and keys.
+	Client *http.Client
+	Now    func() time.Time
+	Log    *slog.Logger
+	// RemoteToken is the MCPBASH_REMOTE_TOKEN verifier (NewRemoteToken), nil when unset.
+	RemoteToken *RemoteToken
+	// APIKeys overrides loading cfg.APIKeysFile (tests).
+	APIKeys *APIKeys
+	// MaxBodyBytes bounds the body read for per-method scopes (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// OnDecision is called once per request with the principal or the failure (metrics).
+	OnDecision func(p *Principal, err *Error)
+}
+
+// Authenticator verifies requests with every configured method: JWT bearer tokens, API keys
+// and the remote token.
+type Authenticator struct {
+	cfg      Config
+	jwt      *JWTVerifier
+	keys     *APIKeys
+	remote   *RemoteToken
+	log      *slog.Logger
+	maxBody  int64
+	decision func(*Principal, *Error)
+}
+
+// New builds an Authenticator. It fails when nothing would authenticate a request: an HTTP
+// server without credentials must be an explicit choice of the caller, not a typo.
+func New(cfg Config, o Options) (*Authenticator, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	a := &Authenticator{cfg: cfg, remote: o.RemoteToken, keys: o.APIKeys, log: o.Log, maxBody: o.MaxBodyBytes, decision: o.OnDecision}
+	if a.maxBody <= 0 {
+		a.maxBody = DefaultMaxBodyBytes
+	}
+	if a.decision == nil {
+		a.decision = func(*Principal, *Error) {}
+	}
+	if a.keys == nil && cfg.APIKeysFile != "" {
+		k, err := LoadAPIKeys(cfg.APIKeysFile)
+		if err != nil {
+			return nil, err
+		}
+		a.keys = k
+	}
+	if cfg.JWT != nil {
+		v, err := NewJWTVerifier(*cfg.JWT, cfg.Resource, JWTOptions{Client: o.Client, Now: o.Now, Log: o.Log})
+		if err != nil {
+			return nil, err
+		}
+		a.jwt = v
+	}
+	if a.jwt == nil && a.keys == nil && a.remote == nil {
+		return nil, &ConfigError{Msg: "no authentication method configured (jwt, apiKeysFile or MCPBASH_REMOTE_TOKEN)"}
+	}
+	return a, nil
+}
+
+// JWT returns the JWT verifier (nil when tokens are not configured), for Prefetch.
+func (a *Authenticator) JWT() *JWTVerifier { return a.jwt }
+
+// Ready reports whether the authenticator can verify tokens (the issuer's keys are loaded).
+func (a *Authenticator) Ready() error {
+	if a.jwt != nil {
+		return a.jwt.Ready()
+	}
+	return nil
+}
+
+// Authenticate verifies the request's credential and returns its principal or an *Error.
+// It does not check scopes beyond none (see Middleware and Authorize).
+func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*Principal, error) {
+	if r.URL != nil {
+		if q, err := url.ParseQuery(r.URL.RawQuery); err == nil && q.Has("access_token") {
+			return nil, fail(ReasonMalformed, "access tokens must be sent in the Authorization header, never in the URL", nil)
+		}
+	}
+	hs := r.Header.Values("Authorization")
+	switch {
+	case len(hs) == 0:
+		return nil, &Error{Reason: ReasonMissing, Description: "authorization required"}
+	case len(hs) > 1:
+		return nil, fail(ReasonMalformed, "more than one Authorization header", nil)
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(hs[0]), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+		return nil, fail(ReasonMalformed, "the Authorization header must be \"Bearer <token>\"", nil)
+	}
+	return a.verify(ctx, token)
+}
+
+func (a *Authenticator) verify(ctx context.Context, token string) (*Principal, error) {
+	if a.jwt != nil && LooksLikeJWT(token) {
+		return a.jwt.Verify(ctx, token)
+	}
+	if a.keys != nil {
+		if p := a.keys.Verify(token); p != nil {
+			return p, nil
+		}
+	}
+	if a.remote != nil {
+		err := a.remote.Verify(token)
+		switch {
+		case err == nil:
+			return &Principal{Tenant: a.cfg.RemoteTokenTenant, Subject: "remote-token", Method: MethodRemoteToken,
+				Scopes: a.cfg.Scopes.everything()}, nil
+		case errors.Is(err, ErrRemoteTokenThrottled):
+			return nil, &Error{Reason: ReasonThrottled, Description: "too many invalid tokens; try again later",
+				RetryAfter: a.remote.retryAfter(), Err: err}
+		}
+	}
+	return nil, fail(ReasonInvalid, "invalid token", nil)
+}
+
+// Authorize checks p's scopes for one JSON-RPC call (method, and the tool name of a
+// tools/call); the transport calls it for calls it decodes itself.
+func (a *Authenticator) Authorize(p *Principal, method, tool string) error {
+	return a.cfg.Scopes.Check(p, method, tool)
+}
+
+// Middleware authenticates every request and checks the scopes of the JSON-RPC calls in a POST
+// body. On success the next handler gets the Principal in the request context and no
+// Authorization header; otherwise the client gets 401/403/400/503 with a WWW-Authenticate
+// challenge that names the resource metadata.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.Authenticate(r.Context(), r)
+		if err == nil {
+			err = a.checkScopes(w, r, p)
+		}
+		if err != nil {
+			e := AsError(err)
+			if e == nil {
+				if r.Context().Err() != nil {
+					return // the client went away
+				}
+				e = &Error{Reason: ReasonInvalid, Description: "invalid token", Err: err}
+			}
+			a.decision(nil, e)
+			a.Deny(w, r, e)
+			return
+		}
+		a.decision(p, nil)
+		r2 := r.Clone(WithPrincipal(r.Context(), p))
+		r2.Header.Del("Authorization")
+		next.ServeHTTP(w, r2)
+	})
+}
+
+// checkScopes applies the scope policy: the required scopes for every request, and per method
+// and tool for the calls of a POST body (which is read, bounded, and handed on unchanged).
+func (a *Authenticator) checkScopes(w http.ResponseWriter, r *http.Request, p *Principal) error {
+	calls := []call{{}}
+	if a.cfg.Scopes.needsBody() && r.Method == http.MethodPost && r.Body != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
+		_ = r.Body.Close()
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return fail(ReasonMalformed, "request body too large", err)
+			}
+			return fail(ReasonMalformed, "reading the request body failed", err)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		calls = callsOf(body)
+	}
+	for _, c := range calls {
+		if err := a.cfg.Scopes.Check(p, c.method, c.tool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type call struct{ method, tool string }
+
+// callsOf lists the calls in a JSON-RPC body, a single message or a batch, for their scopes.
+// It is deliberately conservative: every member whose key equals "method" (or, in params,
+// "name") ignoring case counts, so that no difference between this reading and the
+// dispatcher's (case-sensitive members, or a struct decoder's case-insensitive last match) can
+// let a call through with fewer scopes than it needs. A body that is not JSON yields one empty
+// call: the required scopes still apply, and the transport answers the parse error.
+func callsOf(body []byte) []call {
+	trimmed := bytes.TrimSpace(body)
+	var raws []json.RawMessage
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if json.Unmarshal(trimmed, &raws) != nil || len(raws) == 0 {
+			return []call{{}}
+		}
+	} else {
+		raws = []json.RawMessage{trimmed}
+	}
+	var out []call
+	for _, raw := range raws {
+		out = append(out, callsOfMessage(raw)...)
+	}
+	return out
+}
+
+func callsOfMessage(raw json.RawMessage) []call {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return []call{{}} // a malformed member still needs the required scopes
+	}
+	var methods, tools []string
+	for k, v := range members {
+		var s string
+		if strings.EqualFold(k, "method") && json.Unmarshal(v, &s) == nil {
+			methods = append(methods, s)
+		}
+		if strings.EqualFold(k, "params") {
+			var params map[string]json.RawMessage
+			if json.Unmarshal(v, &params) == nil {
+				for pk, pv := range params {
+					if strings.EqualFold(pk, "name") && json.Unmarshal(pv, &s) == nil {
+						tools = append(tools, s)
+					}
+				}
+			}
+		}
+	}
+	if len(methods) == 0 {
+		return []call{{}}
+	}
+	var out []call
+	for _, m := range methods {
+		out = append(out, call{method: m})
+		if strings.EqualFold(m, "tools/call") {
+			for _, tool := range tools {
+				out = append(out, call{method: "tools/call", tool: tool})
+			}
+		}
+	}
+	return out
+}
+
+// Deny writes the error response for e: status, WWW-Authenticate challenge (with
+// resource_metadata and the scopes to ask for), Retry-After when it applies, and a small JSON
+// body with the OAuth error code.
+func (a *Authenticator) Deny(w http.ResponseWriter, r *http.Request, e *Error) {
+	if len(e.Scopes) == 0 && e.Status() == http.StatusUnauthorized {
+		e = &Error{Reason: e.Reason, Description: e.Description, Scopes: a.challengeScopes(), RetryAfter: e.RetryAfter, Err: e.Err}
+	}
+	h := w.Header()
+	h.Set("WWW-Authenticate", e.challenge(a.MetadataURL()))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", "application/json")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", retryAfterSeconds(e.RetryAfter))
+	}
+	w.WriteHeader(e.Status())
+	body := map[string]string{}
+	if code := e.oauthCode(); code != "" {
+		body["error"] = code
+	}
+	if e.Description != "" {
+		body["error_description"] = e.Description
+	}
+	_ = json.NewEncoder(w).Encode(body)
+	lvl := slog.LevelWarn
+	if e.Reason == ReasonMissing {
+		lvl = slog.LevelDebug // the first step of every OAuth flow
+	}
+	a.log.Log(r.Context(), lvl, "auth: request refused", "reason", string(e.Reason), "status", e.Status(),
+		"remote", r.RemoteAddr, "path", r.URL.Path, "err", errString(e.Err))
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// challengeScopes are the scopes advised in a 401: the required ones, else the supported ones.
+func (a *Authenticator) challengeScopes() []string {
+	if len(a.cfg.Scopes.Required) > 0 {
+		return a.cfg.Scopes.Required
+	}
+	return a.cfg.Scopes.Supported
+}

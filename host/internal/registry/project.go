@@ -1,0 +1,163 @@
+// Package registry is the project model: it finds the project root, reads server.d metadata and
+// builds the tool, resource, template and prompt registries exactly as the original framework
+// does, with a .registry cache, hashes, TTL checks and opaque pagination cursors.
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
+)
+
+// Dirs locates the parts of a project. All paths are absolute.
+type Dirs struct {
+	Root, Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
+}
+
+// FindRoot resolves the project root as the original does: env (MCPBASH_PROJECT_ROOT) when set
+// (it must be a directory), else the nearest ancestor of cwd holding server.d/server.meta.json.
+// found is false when neither applies.
+func FindRoot(cwd, env string) (root string, found bool, err error) {
+	if env != "" {
+		abs, err := filepath.Abs(env)
+		if err != nil {
+			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT: %w", err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil || !fi.IsDir() {
+			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT %s is not a directory", env)
+		}
+		return physical(abs), true, nil
+	}
+	dir := physical(cwd)
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, "server.d", "server.meta.json")); err == nil && fi.Mode().IsRegular() {
+			return dir, true, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false, nil
+		}
+		dir = parent
+	}
+}
+
+// physical resolves symlinks so that every path we hand out is the real one.
+func physical(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}
+
+// ResolveDirs applies the MCPBASH_*_DIR overrides (relative values are taken from the root).
+func ResolveDirs(root string, o config.Dirs) Dirs {
+	dir := func(v, def string) string {
+		if v == "" {
+			return filepath.Join(root, def)
+		}
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(root, v)
+		}
+		return filepath.Clean(v)
+	}
+	return Dirs{
+		Root:        root,
+		Tools:       dir(o.Tools, "tools"),
+		Resources:   dir(o.Resources, "resources"),
+		Prompts:     dir(o.Prompts, "prompts"),
+		Server:      dir(o.Server, "server.d"),
+		Registry:    dir(o.Registry, ".registry"),
+		Providers:   dir(o.Providers, "providers"),
+		UI:          dir(o.UI, "ui"),
+		Completions: dir(o.Completions, "completions"),
+	}
+}
+
+// ServerMeta is server.d/server.meta.json with the original's defaults applied, plus the text of
+// server.d/server.instructions.md.
+type ServerMeta struct {
+	Name, Title, Version, Description, WebsiteURL string
+	Icons                                         json.RawMessage
+	Instructions                                  string
+}
+
+// LoadServerMeta reads server.d. A missing server.meta.json means all defaults; a malformed one is
+// an error, so that a typo never silently renames the server.
+func LoadServerMeta(d Dirs) (ServerMeta, error) {
+	var raw struct {
+		Name        string          `json:"name"`
+		Title       string          `json:"title"`
+		Version     string          `json:"version"`
+		Description string          `json:"description"`
+		WebsiteURL  string          `json:"websiteUrl"`
+		Icons       json.RawMessage `json:"icons"`
+	}
+	path := filepath.Join(d.Server, "server.meta.json")
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return ServerMeta{}, fmt.Errorf("registry: %s: %w", path, err)
+	default:
+		if err := json.Unmarshal(stripBOM(data), &raw); err != nil {
+			return ServerMeta{}, fmt.Errorf("registry: %s: invalid JSON: %w", path, err)
+		}
+	}
+	m := ServerMeta{Name: raw.Name, Title: raw.Title, Version: raw.Version, Description: raw.Description, WebsiteURL: raw.WebsiteURL}
+	if m.Name == "" {
+		m.Name = filepath.Base(d.Root)
+	}
+	if m.Title == "" {
+		m.Title = titleFromName(m.Name)
+	}
+	if m.Version == "" {
+		m.Version = projectVersion(d.Root)
+	}
+	if len(raw.Icons) > 0 && raw.Icons[0] == '[' {
+		m.Icons = raw.Icons
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Server, "server.instructions.md")); err == nil {
+		m.Instructions = strings.TrimRight(string(b), "\r\n")
+	}
+	return m, nil
+}
+
+// titleFromName turns "hello-tool_example" into "Hello Tool Example".
+func titleFromName(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == ' ' })
+	for i, w := range words {
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		words[i] = string(r)
+	}
+	return strings.Join(words, " ")
+}
+
+// projectVersion follows the original: a VERSION file, else package.json's version, else 0.0.0.
+func projectVersion(root string) string {
+	if b, err := os.ReadFile(filepath.Join(root, "VERSION")); err == nil {
+		if v := strings.TrimSpace(string(b)); v != "" {
+			return v
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "package.json")); err == nil {
+		var p struct {
+			Version string `json:"version"`
+		}
+		if json.Unmarshal(b, &p) == nil && p.Version != "" {
+			return p.Version
+		}
+	}
+	return "0.0.0"
+}
+
+func stripBOM(b []byte) []byte {
+	return []byte(strings.TrimPrefix(string(b), "\uFEFF"))
+}

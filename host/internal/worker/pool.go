@@ -1,0 +1,482 @@
+package worker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// Options configure a Pool.
+type Options struct {
+	// Argv starts one worker: the binary, Command, and its flags.
+	Argv []string
+	// Env is the workers' whole environment (nothing of the server's is inherited).
+	Env []string
+	// Idle is how many started workers may wait for calls (default 1).
+	Idle int
+	// MaxCalls recycles a worker after this many calls (default 100).
+	MaxCalls int
+	// MaxRSS recycles a worker whose peak resident memory passed this many bytes (default 512 MiB).
+	MaxRSS int64
+	// Grace is how long a worker may take to answer after its call was cancelled or its time is
+	// up before it is killed (default 2s).
+	Grace time.Duration
+	// Logf receives diagnostics (nil: none).
+	Logf func(format string, args ...any)
+}
+
+// Pool runs calls in worker processes, one call per worker at a time.
+type Pool struct {
+	opts   Options
+	mu     sync.Mutex
+	idle   []*proc
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewPool returns a pool; workers start on first use and then stay warm.
+func NewPool(o Options) *Pool {
+	if o.Idle <= 0 {
+		o.Idle = 1
+	}
+	if o.MaxCalls <= 0 {
+		o.MaxCalls = 100
+	}
+	if o.MaxRSS <= 0 {
+		o.MaxRSS = 512 << 20
+	}
+	if o.Grace <= 0 {
+		o.Grace = 2 * time.Second
+	}
+	return &Pool{opts: o}
+}
+
+// proc is one worker process.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	frames chan frame // closed when the worker's stdout ends
+	stderr *tail
+	exited chan struct{}
+	calls  int
+	// key is the rules of the calls this worker ran ("" while it ran none): a worker that
+	// confined itself serves only calls with the same rules.
+	key string
+}
+
+// tail keeps the last bytes a worker wrote on stderr (panics, runtime fatal errors).
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 64<<10 {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-32<<10:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func (p *Pool) logf(format string, args ...any) {
+	if p.opts.Logf != nil {
+		p.opts.Logf(format, args...)
+	}
+}
+
+// spawn starts a worker and waits for its ready frame.
+func (p *Pool) spawn() (*proc, error) {
+	cmd := exec.Command(p.opts.Argv[0], p.opts.Argv[1:]...)
+	cmd.Env = p.opts.Env
+	cmd.SysProcAttr = procAttr()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	w := &proc{cmd: cmd, stdin: stdin, frames: make(chan frame, 64), stderr: &tail{}, exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(w.frames)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 1<<30)
+		for sc.Scan() {
+			var f frame
+			if json.Unmarshal(sc.Bytes(), &f) == nil {
+				w.frames <- f
+			}
+		}
+	}()
+	go func() {
+		// Wait only after stdout is drained (exec.Cmd's rule), so no last frame is lost.
+		<-readDone
+		cmd.Wait()
+		close(w.exited)
+	}()
+	f, ok := <-w.frames
+	if !ok || f.T != "ready" {
+		w.kill()
+		<-w.exited
+		p.logf("worker did not start:\n%s", lastLines(w.stderr.String(), 8))
+		return nil, fmt.Errorf("worker did not start (%s)", Cause(w.cmd.ProcessState, w.stderr.String()))
+	}
+	return w, nil
+}
+
+func (w *proc) kill() {
+	if w.cmd.Process != nil {
+		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		w.cmd.Process.Kill()
+	}
+	w.stdin.Close()
+}
+
+// get returns an idle worker that can take a call with rules key (one that ran calls with the
+// same rules, else a fresh one), or starts one.
+func (p *Pool) get(key string) (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("worker pool closed")
+	}
+	pick := -1
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if w := p.idle[i]; w.key == key || (w.key == "" && pick < 0) {
+			pick = i
+			if w.key == key {
+				break
+			}
+		}
+	}
+	var w *proc
+	if pick >= 0 {
+		w = p.idle[pick]
+		p.idle = append(p.idle[:pick], p.idle[pick+1:]...)
+	}
+	p.mu.Unlock()
+	if w != nil {
+		select {
+		case <-w.exited: // died while idle
+		default:
+			return w, nil
+		}
+	}
+	return p.spawn()
+}
+
+// refill starts workers in the background until Idle wait.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	need := p.opts.Idle - len(p.idle)
+	p.mu.Unlock()
+	for range max(need, 0) {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			w, err := p.spawn()
+			if err != nil {
+				p.logf("worker: %v", err)
+				return
+			}
+			p.put(w)
+		}()
+	}
+}
+
+// put returns a worker to the idle list, or ends it when the pool is full or closed.
+func (p *Pool) put(w *proc) {
+	p.mu.Lock()
+	if !p.closed && len(p.idle) < p.opts.Idle {
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	w.stdin.Close() // the worker exits at EOF
+	go func() {
+		select {
+		case <-w.exited:
+		case <-time.After(5 * time.Second):
+			w.kill()
+		}
+	}()
+}
+
+// Close ends every idle worker; running calls finish on their own.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+	for _, w := range idle {
+		w.stdin.Close()
+		select {
+		case <-w.exited:
+		case <-time.After(2 * time.Second):
+			w.kill()
+		}
+	}
+}
+
+// Run runs one call in a worker. cancelled reports a client cancellation (ctx ending without it
+// is the server's own end). The call's callbacks (Sink, Elicit, Sample, Download) are answered
+// here, in the server process.
+func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled func() bool) *sdk.Outcome {
+	key := rulesKey(&spec)
+	w, err := p.get(key)
+	if err != nil {
+		return &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: " + err.Error())}
+	}
+	send := func(f frame) error {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		_, err = w.stdin.Write(append(b, '\n'))
+		return err
+	}
+	var sendMu sync.Mutex
+	sendLocked := func(f frame) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		send(f)
+	}
+	// The call's scratch tree goes in a directory of ours, removed here even if the worker dies.
+	base := sandbox.ScratchBase(spec.ScratchBase)
+	dir, err := os.MkdirTemp(base, "mcpbash-call-")
+	if err != nil {
+		p.put(w)
+		return &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: scratch: " + err.Error())}
+	}
+	defer os.RemoveAll(dir)
+	spec.ScratchRoot, spec.ScratchBase = base, dir
+	w.calls++
+	w.key = key
+	if err := send(frame{T: "job", Job: &spec}); err != nil {
+		w.kill()
+		return p.died(w, "the worker could not take the call")
+	}
+	// The engine enforces the call's timeout; the watchdog only catches a worker that stopped
+	// answering (a runaway that ignores cancellation).
+	timeout := spec.Limits.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	watchdog := time.NewTimer(timeout + p.opts.Grace + time.Second)
+	defer watchdog.Stop()
+	var grace <-chan time.Time
+	done := ctx.Done()
+	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	for {
+		select {
+		case <-done:
+			done = nil
+			sendLocked(frame{T: "cancel", Client: cancelled != nil && cancelled()})
+			grace = time.After(p.opts.Grace)
+		case <-grace:
+			w.kill()
+			return &sdk.Outcome{Cancelled: cancelled != nil && cancelled(), TimedOut: cancelled == nil || !cancelled(), ExitCode: 137}
+		case <-watchdog.C:
+			w.kill()
+			return &sdk.Outcome{TimedOut: true, ExitCode: 137, Stderr: []byte("mcp-bash: the worker stopped answering and was killed")}
+		case f, ok := <-w.frames:
+			if !ok {
+				<-w.exited
+				return p.died(w, "")
+			}
+			switch f.T {
+			case "progress":
+				if call.Sink != nil {
+					call.Sink.Progress(callCtx, f.Progress, f.Total, f.Message)
+				}
+			case "log":
+				if call.Sink != nil {
+					call.Sink.Log(callCtx, f.Level, f.Logger, f.Data)
+				}
+			case "request":
+				go func(f frame) {
+					res, rerr := answer(callCtx, call, f)
+					reply := frame{T: "reply", ID: f.ID, Result: res}
+					if rerr != nil {
+						reply.Error = &replyError{Message: rerr.Error()}
+						var de *sdk.DownloadError
+						if errors.As(rerr, &de) {
+							reply.Error = &replyError{Message: de.Message, DownloadType: de.Type}
+						}
+					}
+					sendLocked(reply)
+				}(f)
+			case "outcome":
+				out := f.Outcome
+				if out == nil {
+					out = &sdk.Outcome{ExitCode: 126}
+				}
+				p.release(w)
+				return out
+			}
+		}
+	}
+}
+
+// answer runs one of the call's callbacks for the worker.
+func answer(ctx context.Context, call *sdk.Call, f frame) (json.RawMessage, error) {
+	switch f.Kind {
+	case "elicit":
+		var r elicitRequest
+		if err := json.Unmarshal(f.Request, &r); err != nil || call.Elicit == nil {
+			return nil, errors.New("elicitation is not available")
+		}
+		res, err := call.Elicit(ctx, sdk.ElicitRequest{Mode: r.Mode, Message: r.Message, Schema: r.Schema, URL: r.URL, Timeout: time.Duration(r.TimeoutNS)})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	case "sample":
+		var r sdk.SamplingRequest
+		if err := json.Unmarshal(f.Request, &r); err != nil || call.Sample == nil {
+			return nil, errors.New("sampling is not available")
+		}
+		return call.Sample(ctx, r)
+	case "download":
+		var r downloadRequest
+		if err := json.Unmarshal(f.Request, &r); err != nil || call.Download == nil {
+			return nil, errors.New("downloads are not available")
+		}
+		data, err := call.Download(ctx, sdk.DownloadRequest{URL: r.URL, Allow: r.Allow, Deny: r.Deny, MaxBytes: r.MaxBytes, Timeout: time.Duration(r.TimeoutNS)})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(data)
+	}
+	return nil, fmt.Errorf("unknown request %q", f.Kind)
+}
+
+// release recycles a worker after a call: back to the pool, or ended when it served MaxCalls or
+// its memory grew past MaxRSS.
+func (p *Pool) release(w *proc) {
+	if w.calls >= p.opts.MaxCalls || peakRSS(w.cmd.Process.Pid) > p.opts.MaxRSS {
+		w.stdin.Close()
+		p.refill()
+		return
+	}
+	p.put(w)
+}
+
+// died builds the outcome of a worker that ended mid-call, naming the cause.
+func (p *Pool) died(w *proc, why string) *sdk.Outcome {
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+		w.kill()
+		<-w.exited
+	}
+	p.refill()
+	cause := Cause(w.cmd.ProcessState, w.stderr.String())
+	if why != "" {
+		cause = why + ": " + cause
+	}
+	// The worker's last words (a Go traceback, say) are for the operator, not the client.
+	p.logf("worker %d died mid-call: %s\n%s", w.cmd.Process.Pid, cause, lastLines(w.stderr.String(), 8))
+	out := &sdk.Outcome{ExitCode: 1}
+	out.SetLimit(sdk.LimitWorker, "Tool worker process died: %s", cause)
+	return out
+}
+
+// Cause names why a worker process ended, from its exit status and the end of its stderr, for
+// the operator's log and the result's sentence (the outcome's typed cause is LimitWorker
+// whatever this says). A Go runtime that dies of a fatal error (stack overflow, out of memory,
+// an unrecovered panic) says which only in words on stderr, all with exit status 2.
+func Cause(st *os.ProcessState, stderr string) string {
+	switch {
+	case strings.Contains(stderr, "CPU time limit exceeded"):
+		return "CPU time limit"
+	case strings.Contains(stderr, "stack overflow") || strings.Contains(stderr, "stack exceeds"):
+		return "stack overflow"
+	case strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory"):
+		return "out of memory"
+	case strings.Contains(stderr, "\npanic: ") || strings.HasPrefix(stderr, "panic: "):
+		return "the interpreter panicked (" + firstLine(stderr[strings.Index(stderr, "panic: "):]) + ")"
+	}
+	if st == nil {
+		return "unknown"
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		switch sig {
+		case syscall.SIGXCPU:
+			return "CPU time limit (SIGXCPU)"
+		case syscall.SIGXFSZ:
+			return "file size limit (SIGXFSZ)"
+		case syscall.SIGKILL:
+			return "killed by SIGKILL (out of memory, or the CPU time limit)"
+		}
+		return "killed by signal " + sig.String()
+	}
+	return "exit status " + strconv.Itoa(st.ExitCode())
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// peakRSS is a process's VmHWM in bytes (0 when unknown).
+func peakRSS(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			f := strings.Fields(string(rest))
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

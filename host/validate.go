@@ -1,0 +1,99 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/interp"
+)
+
+// Validation is what `mcp-bash validate` reports: every finding, sorted by file, and how many
+// tools were checked.
+type Validation struct {
+	Findings []interp.Finding
+	Tools    int
+}
+
+// Counts returns the number of error and warning findings.
+func (v Validation) Counts() (errs, warns int) {
+	for _, f := range v.Findings {
+		switch f.Severity {
+		case "error":
+			errs++
+		case "warning":
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// Validate checks the project as `mcp-bash validate` does: the project checks, every registry's
+// status, duplicate tool names, each tool's static plan (how its script will run in the
+// sandbox), and executable bits, which fix sets instead of reporting. Discovery warnings
+// (malformed metadata, invalid names, ...) go to the server's stderr as the registry finds them.
+func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
+	var findings []interp.Finding
+	addf := func(file string, sev, kind, msg, fix string) {
+		findings = append(findings, interp.Finding{File: file, Severity: sev, Kind: kind, Message: msg, Suggestion: fix})
+	}
+	for k, ok := range srv.Project().Checks() {
+		if !ok {
+			addf(srv.cfg.Dirs.Server, "error", "project", "check failed: "+k, "")
+		}
+	}
+	reg := srv.reg
+	for _, st := range reg.Status(ctx) {
+		if st.Error != "" {
+			addf(string(st.Kind), "error", "registry", st.Error, "")
+		}
+	}
+	seen := map[string]bool{}
+	for cursor := ""; ; {
+		page, err := reg.List(ctx, registry.KindTools, cursor, registry.MaxPageSize)
+		if err != nil {
+			break
+		}
+		for _, it := range page.Items {
+			var item struct{ Name string }
+			json.Unmarshal(it, &item)
+			if seen[item.Name] {
+				addf(item.Name, "warning", "name", "duplicate tool name "+item.Name+" (calls run the first)", "rename one of them")
+				continue
+			}
+			seen[item.Name] = true
+			_, plan, err := srv.ToolPlan(ctx, item.Name)
+			if err != nil {
+				addf(item.Name, "error", "script", err.Error(), "")
+				continue
+			}
+			tool, _ := reg.Tool(ctx, item.Name)
+			if fi, err := os.Stat(tool.Abs); err == nil && fi.Mode()&0o111 == 0 && tool.Kind == registry.ToolScript {
+				if fix {
+					os.Chmod(tool.Abs, fi.Mode()|0o111)
+				} else {
+					addf(tool.Abs, "warning", "exec-bit", "script is not executable (the original needs it; the sandbox does not)", "chmod +x "+tool.Abs+" (or run validate --fix)")
+				}
+			}
+			findings = append(findings, plan.Findings...)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	sort.SliceStable(findings, func(i, j int) bool { return findings[i].File < findings[j].File })
+	return Validation{Findings: findings, Tools: len(seen)}
+}
+
+// RegistryStatus is one registry's state (`mcp-bash registry status`): its kind, item count,
+// content hash, when it was generated and its error, if any.
+type RegistryStatus = registry.Status
+
+// RegistryStatus loads every registry (tools, resources, prompts, ...) and reports each.
+func (srv *Server) RegistryStatus(ctx context.Context) []RegistryStatus { return srv.reg.Status(ctx) }
+
+// RebuildRegistry rescans the project and rewrites the .registry cache.
+func (srv *Server) RebuildRegistry(ctx context.Context) error { return srv.reg.Rebuild(ctx) }

@@ -1,0 +1,34 @@
+package sandbox
+
+import "github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
+
+// Confinement of the programs that leave the in-process sandbox (allowlisted external commands,
+// native tools, the process-isolation worker): Landlock, a seccomp network filter and resource
+// limits, implemented in sandbox/internal/confine (its package comment says what a confined
+// process may touch). These names are that package's API to the rest of the module.
+type (
+	// ConfineRules say what a confined process may use besides the system paths.
+	ConfineRules = confine.Rules
+	// Rlimit is one resource limit set before a confined program starts.
+	Rlimit = confine.Rlimit
+	// Confiner wraps command lines so that they run confined; a nil *Confiner wraps nothing.
+	Confiner = confine.Confiner
+)
+
+const (
+	// ConfineCommand is the hidden mcp-bash subcommand a Confiner re-executes the binary as.
+	ConfineCommand = confine.Command
+	// LandlockNetABI is the first Landlock ABI that can restrict TCP.
+	LandlockNetABI = confine.NetABI
+)
+
+// LandlockStatus reports the running kernel's Landlock ABI version, or why Landlock is unavailable.
+func LandlockStatus() (abi int, err error) { return confine.Status() }
+
+// ConfineExec is the child side of Confiner.Wrap (`mcp-bash __confine RULES -- PROG ARGS...`):
+// it confines the process and replaces it with PROG, returning only on failure with the status
+// a shell would use (127 not found, 126 otherwise).
+func ConfineExec(args []string) (status int, err error) { return confine.Exec(args) }
+
+// ConfineSelf confines the calling process, irrevocably, to r and the system paths.
+func ConfineSelf(r ConfineRules) error { return confine.Apply(r) }
