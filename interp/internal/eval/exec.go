@@ -60,8 +60,40 @@ func (r *Runner) stmtRun(s *syntax.Stmt) {
 	r.command(s.Cmd, s.Redirs)
 }
 
+// curCommand is what BASH_COMMAND shows: printed when read.
+type curCommand struct {
+	cmd    syntax.Command
+	redirs []*syntax.Redirect
+	src    *source
+}
+
+// setCurCommand records BASH_COMMAND (not while a trap runs, as in bash).
+func (r *Runner) setCurCommand(cmd syntax.Command, redirs []*syntax.Redirect) {
+	if r.inTrap == 0 {
+		r.curCmd = curCommand{cmd, redirs, r.cur}
+	}
+}
+
+// bashCommand renders BASH_COMMAND.
+func (r *Runner) bashCommand() string {
+	c := r.curCmd
+	if c.cmd == nil {
+		return ""
+	}
+	p := &printer{r: r, src: c.src}
+	p.stmtInline(&syntax.Stmt{Cmd: c.cmd, Redirs: c.redirs}, 0)
+	if p.bad != nil {
+		return c.src.slice(c.cmd.Pos(), c.cmd.End())
+	}
+	return p.b.String()
+}
+
 // command runs a command with the statement's redirections.
 func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
+	switch cmd.(type) {
+	case *syntax.CallExpr, *syntax.Subshell, *syntax.ArithmCmd, *syntax.TestClause, *syntax.DeclClause, *syntax.LetClause:
+		r.setCurCommand(cmd, redirs)
+	}
 	switch c := cmd.(type) {
 	case nil:
 		// A statement of redirections only: they are performed (files created), then undone.

@@ -183,6 +183,8 @@ type Runner struct {
 
 	sourceDepth int
 	lastArg     string
+	// curCmd is BASH_COMMAND: the command running (kept while a trap runs).
+	curCmd curCommand
 	// traceLevel is the xtrace nesting (command substitutions, eval): PS4's first
 	// character is repeated once more per level.
 	traceLevel int

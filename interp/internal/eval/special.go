@@ -8,7 +8,7 @@ import (
 )
 
 // dynamicNames are the variables whose value the shell computes when read.
-var dynamicNames = []string{"_", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
+var dynamicNames = []string{"_", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
 	"EPOCHREALTIME", "EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS",
 	"SHELLOPTS", "SRANDOM"}
 
@@ -16,7 +16,7 @@ func (r *Runner) isDynamic(name string) bool {
 	switch name {
 	case "_":
 		return !r.unsetSpecial[name]
-	case "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
+	case "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
 		"EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS", "SHELLOPTS", "SRANDOM":
 		return !r.unsetSpecial[name]
 	}
@@ -41,6 +41,8 @@ func (r *Runner) dynamicVar(name string) (variable, bool) {
 		return variable{}, false
 	}
 	switch name {
+	case "BASH_COMMAND":
+		return strVar(r.bashCommand()), true
 	case "BASHPID":
 		return variable{attrs: attrInteger, set: true, str: strconv.Itoa(r.bashpid)}, true
 	case "BASHOPTS":
