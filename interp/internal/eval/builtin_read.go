@@ -8,18 +8,22 @@ import (
 )
 
 // lineReader reads from a file description without consuming more than the builtin uses:
-// what is read ahead goes back to the description (bash reads pipes a byte at a time and
-// seeks back on files; the effect for the next reader is the same).
+// it reads ahead into the description's own buffer, so the next reader gets what was not
+// consumed (bash reads pipes a byte at a time and seeks back on files; the effect for the
+// next reader is the same). It holds the description while it reads.
 type lineReader struct {
 	r   *Runner
 	f   *ofile
-	buf []byte
-	pos int
 	eof bool
 	err error
+	on  bool
 }
 
+const readAhead = 4096
+
+// fill reads more input into the description's buffer.
 func (lr *lineReader) fill() bool {
+	f := lr.f
 	if lr.eof {
 		return false
 	}
@@ -27,17 +31,15 @@ func (lr *lineReader) fill() bool {
 		lr.err, lr.eof = err, true
 		return false
 	}
-	if lr.pos > 0 {
-		lr.buf = lr.buf[:copy(lr.buf, lr.buf[lr.pos:])]
-		lr.pos = 0
+	if f.r == nil {
+		lr.err, lr.eof = errBadFD, true
+		return false
 	}
-	if cap(lr.buf)-len(lr.buf) < 4096 {
-		nb := make([]byte, len(lr.buf), 2*cap(lr.buf)+8192)
-		copy(nb, lr.buf)
-		lr.buf = nb
+	if cap(f.rbuf) < readAhead {
+		f.rbuf = make([]byte, 0, readAhead)
 	}
-	n, err := lr.f.Read(lr.buf[len(lr.buf):cap(lr.buf)])
-	lr.buf = lr.buf[:len(lr.buf)+n]
+	n, err := f.r.Read(f.rbuf[:cap(f.rbuf)])
+	f.rbuf, f.rpos = f.rbuf[:n], 0
 	if err != nil {
 		lr.eof = true
 		if err != io.EOF {
@@ -49,22 +51,27 @@ func (lr *lineReader) fill() bool {
 
 // byte returns the next byte; ok is false at the end of input.
 func (lr *lineReader) byte() (byte, bool) {
-	for lr.pos >= len(lr.buf) {
+	if !lr.on {
+		lr.f.mu.Lock()
+		lr.on = true
+	}
+	f := lr.f
+	for f.rpos >= len(f.rbuf) {
 		if !lr.fill() {
 			return 0, false
 		}
 	}
-	c := lr.buf[lr.pos]
-	lr.pos++
+	c := f.rbuf[f.rpos]
+	f.rpos++
 	return c, true
 }
 
-// done gives back what was read ahead.
+// done releases the description; what was read ahead stays in its buffer.
 func (lr *lineReader) done() {
-	if lr.pos < len(lr.buf) {
-		lr.f.unread(lr.buf[lr.pos:])
+	if lr.on {
+		lr.on = false
+		lr.f.mu.Unlock()
 	}
-	lr.buf, lr.pos = nil, 0
 }
 
 // biRead is the read builtin.

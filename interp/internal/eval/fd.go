@@ -3,7 +3,6 @@ package eval
 import (
 	"errors"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,10 +18,11 @@ type ofile struct {
 	// onEPIPE runs when a write finds the pipe's reader gone (the writer's SIGPIPE).
 	onEPIPE func()
 
-	// pending holds bytes read ahead by `read`/`mapfile` and not consumed: the next reader of
-	// this description gets them first, as bash's lseek back on a regular file.
-	mu      sync.Mutex
-	pending []byte
+	// rbuf[rpos:] holds bytes read ahead by `read`/`mapfile` and not consumed: the next
+	// reader of this description gets them first, as bash's lseek back on a regular file.
+	mu   sync.Mutex
+	rbuf []byte
+	rpos int
 }
 
 func newOfile(r io.Reader, w io.Writer, c io.Closer) *ofile {
@@ -46,9 +46,9 @@ var errBadFD = syscall.EBADF
 
 func (f *ofile) Read(p []byte) (int, error) {
 	f.mu.Lock()
-	if len(f.pending) > 0 {
-		n := copy(p, f.pending)
-		f.pending = f.pending[n:]
+	if f.rpos < len(f.rbuf) {
+		n := copy(p, f.rbuf[f.rpos:])
+		f.rpos += n
 		f.mu.Unlock()
 		return n, nil
 	}
@@ -57,16 +57,6 @@ func (f *ofile) Read(p []byte) (int, error) {
 		return 0, errBadFD
 	}
 	return f.r.Read(p)
-}
-
-// unread gives bytes back to the description (read ahead, not consumed).
-func (f *ofile) unread(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	f.mu.Lock()
-	f.pending = append(slices.Clone(b), f.pending...)
-	f.mu.Unlock()
 }
 
 func (f *ofile) Write(p []byte) (int, error) {
