@@ -101,7 +101,7 @@ func TestNoDirectHostAccess(t *testing.T) {
 			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return nil
 			}
-			for _, v := range violations(t, p) {
+			for _, v := range violations(t, p, sandboxRules) {
 				key := rel + ":" + v.what
 				if _, ok := guardExceptions[key]; ok {
 					used[key] = true
@@ -126,10 +126,22 @@ func TestNoDirectHostAccess(t *testing.T) {
 	}
 }
 
-type violation struct{ pos, what, why string }
+type violation struct{ pos, fn, what, why string }
 
-// violations lists the banned imports and selector uses of one file.
-func violations(t *testing.T, path string) []violation {
+// guardRules say what a guard looks for.
+type guardRules struct {
+	imports map[string]string          // banned import path → why
+	calls   map[string]map[string]bool // import path → banned package functions
+	// rawSyscalls bans every function of rawSyscallPkgs (types and constants pass).
+	rawSyscalls bool
+}
+
+// sandboxRules are TestNoDirectHostAccess's: code running for a script.
+var sandboxRules = guardRules{imports: bannedImports, calls: bannedCalls, rawSyscalls: true}
+
+// violations lists the banned imports and selector uses of one file, each with the function
+// declaration it is in ("Type.Method", "Func", or "init" for package-level declarations).
+func violations(t *testing.T, path string, rules guardRules) []violation {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -143,10 +155,10 @@ func violations(t *testing.T, path string) []violation {
 	local := map[string]string{} // local name → import path, for the packages watched below
 	for _, imp := range f.Imports {
 		ip, _ := strconv.Unquote(imp.Path.Value)
-		if why, bad := bannedImports[ip]; bad {
-			out = append(out, violation{at(imp.Pos()), ip, why})
+		if why, bad := rules.imports[ip]; bad {
+			out = append(out, violation{at(imp.Pos()), "import", ip, why})
 		}
-		if _, watched := bannedCalls[ip]; watched || rawSyscallPkgs[ip] {
+		if _, watched := rules.calls[ip]; watched || rawSyscallPkgs[ip] {
 			name := filepath.Base(ip)
 			if imp.Name != nil {
 				name = imp.Name.Name
@@ -154,26 +166,44 @@ func violations(t *testing.T, path string) []violation {
 			local[name] = ip
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
+	for _, decl := range f.Decls {
+		fn := "init"
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			fn = fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				typ := fd.Recv.List[0].Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if ix, ok := typ.(*ast.IndexExpr); ok {
+					typ = ix.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					fn = id.Name + "." + fn
+				}
+			}
+		}
+		ast.Inspect(decl, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			ip, ok := local[id.Name]
+			name := sel.Sel.Name
+			switch {
+			case !ok:
+			case rules.calls[ip][name]:
+				out = append(out, violation{at(sel.Pos()), fn, filepath.Base(ip) + "." + name, "host access"})
+			case rules.rawSyscalls && rawSyscallPkgs[ip] && !syscallTypes[name] && !constantRE.MatchString(name):
+				out = append(out, violation{at(sel.Pos()), fn, filepath.Base(ip) + "." + name, "raw system call"})
+			}
 			return true
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		ip, ok := local[id.Name]
-		name := sel.Sel.Name
-		switch {
-		case !ok:
-		case bannedCalls[ip][name]:
-			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "host access"})
-		case rawSyscallPkgs[ip] && !syscallTypes[name] && !constantRE.MatchString(name):
-			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "raw system call"})
-		}
-		return true
-	})
+		})
+	}
 	return out
 }
 
@@ -203,7 +233,7 @@ func f() {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, v := range violations(t, p) {
+	for _, v := range violations(t, p, sandboxRules) {
 		got = append(got, v.what)
 	}
 	sort.Strings(got)

@@ -75,8 +75,12 @@ func errorf(env *Env, status int, name, format string, args ...any) int {
 	return status
 }
 
-// describe turns a filesystem error into the words coreutils use.
+// describe turns a filesystem error into the words coreutils use, plus the sandbox's reason
+// when it refused the operation for one.
 func describe(err error) string {
+	if why := sandbox.Reason(err); why != "" {
+		return "Permission denied (sandbox: " + why + ")"
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"
