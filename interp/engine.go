@@ -39,6 +39,7 @@ var (
 	ErrScriptLimit  = errors.New("script size limit")
 	ErrMemoryLimit  = errors.New("memory limit")
 	ErrJobLimit     = errors.New("background job limit")
+	ErrMemoryBudget = sandbox.ErrMemoryBudget
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
@@ -108,6 +109,7 @@ type call struct {
 	work    string // scratch root visible to the script
 	fifoDir string // the Runner's private TMPDIR for process substitution
 	tmpDir  string
+	budget  *sandbox.Budget // what the call's utilities may hold
 
 	commands  atomic.Int64
 	jobs      atomic.Int64 // background jobs started
@@ -144,6 +146,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	c.maxFrames = 60*limits.MaxCallDepth + 200
 	c.fs.SetPipeDir(c.fifoDir)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
+	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
 	e.mem.enter(c, f.Stop)
 	defer e.mem.leave(c)
@@ -151,6 +154,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
+		case errors.Is(cause, ErrMemoryBudget):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(cause, ErrJobLimit):

@@ -192,6 +192,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 	}
 	hit := func(p string) bool {
 		for _, n := range m.nested {
+			if dir, ok := hiddenPattern(n); ok {
+				if isHiddenIn(p, dir) || (holds && (p == "." || p == dir || strings.HasPrefix(dir, p+"/"))) {
+					return true
+				}
+				continue
+			}
 			if isUnder(p, n) || (holds && (p == "." || strings.HasPrefix(n, p+"/"))) {
 				return true
 			}

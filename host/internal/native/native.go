@@ -198,7 +198,10 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 	rules := sandbox.ConfineRules{Net: j.Network}
 	for _, r := range j.Policy.Roots {
 		if r.Protected {
-			continue // Landlock cannot take rights away, and the directory may not exist
+			// Landlock cannot take rights away: the read-write root holding it is split
+			// (ConfineRules.Protect).
+			rules.Protect = append(rules.Protect, r.Path)
+			continue
 		}
 		if r.Mode == sandbox.ReadWrite {
 			rules.RW = append(rules.RW, r.Path)
