@@ -39,6 +39,24 @@ func (f *fakeCommands) Run(ctx context.Context, cmd sdk.Command) int {
 	return 0
 }
 
+// runScript runs script as a tool over a fresh read-write root, with allow as its allowlist and
+// cmds as its in-process commands.
+func runScript(t *testing.T, script string, allow []string, cmds sdk.Commands) *sdk.Outcome {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(dir, "tool.sh")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
+		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
+			Allow: allow}, Commands: cmds})
+}
+
 func TestCommandsResolveAfterUtilities(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	p := filepath.Join(dir, "tool.sh")
@@ -77,19 +95,8 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 // TestWasmCommandNeverShadowsAllowlisted (T-EXEC-5): a wasm command named like a host command
 // the tool allowlists (a planted bin/git.wasm) is never what runs; the host command is.
 func TestWasmCommandNeverShadowsAllowlisted(t *testing.T) {
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	p := filepath.Join(dir, "tool.sh")
-	if err := os.WriteFile(p, []byte("type shout; echo hi | shout; echo rc=$?"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e, err := NewEngine(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fake := &fakeCommands{}
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
-		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
-			Allow: []string{"shout"}}, Commands: fake})
+	out := runScript(t, "type shout; echo hi | shout; echo rc=$?", []string{"shout"}, fake)
 	if len(fake.seen) != 0 {
 		t.Errorf("the wasm command ran: %+v", fake.seen)
 	}
@@ -113,17 +120,8 @@ func TestExternalEnvironment(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/perl"); err != nil {
 		t.Skip("no /usr/bin/perl on this host (a host program that prints its environment as it got it)")
 	}
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	p := filepath.Join(dir, "tool.sh")
-	script := "export GIT_CONFIG_GLOBAL=/x LD_PRELOAD=/x BASH_ENV=/x PYTHONSTARTUP=/x NODE_OPTIONS=--x HOME=/x\n" +
-		`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`
-	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e, _ := NewEngine(0)
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
-		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
-			Allow: []string{"perl"}}})
+	out := runScript(t, "export GIT_CONFIG_GLOBAL=/x LD_PRELOAD=/x BASH_ENV=/x PYTHONSTARTUP=/x NODE_OPTIONS=--x HOME=/x\n"+
+		`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`, []string{"perl"}, nil)
 	lines := strings.Split(strings.TrimSpace(string(out.Stdout)), "\n")
 	if len(lines) != len(want) {
 		t.Fatalf("the host program saw %d variables, want %d:\n%s\nstderr: %s", len(lines), len(want), out.Stdout, out.Stderr)

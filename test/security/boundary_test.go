@@ -109,11 +109,11 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-FS-7/native-elicit-response-link", Finding: "16.2", Script: `R="$MCP_ELICIT_RESPONSE_FILE"; ` +
 		`ln -sf {{TENANT}}/victim.txt "$R.tmp"; ln -sf {{TENANT}}/victim.txt "$R"; ` +
 		`printf '{"message":"m"}\n' > "$MCP_ELICIT_REQUEST_FILE"; ` +
-		`for i in $(seq 100); do [ -L "$R" ] || break; sleep 0.05; done; cat "$R"`,
-		Want: `"action":"decline"`, Engines: []string{native}},
+		`for i in $(seq 600); do [ -L "$R" ] || break; sleep 0.05; done; cat "$R"`,
+		Want: `"action":"decline"`, Timeout: 60, Engines: []string{native}},
 	{ID: "T-FS-7/native-sample-request-link", Finding: "16.2", Script: `ln -sf {{OUT}}/secret.txt "$MCP_SAMPLE_REQUEST_FILE"; ` +
-		`for i in $(seq 100); do [ -s "$MCP_SAMPLE_RESPONSE_FILE" ] && break; sleep 0.05; done; cat "$MCP_SAMPLE_RESPONSE_FILE"`,
-		Want: `malformed request`, Engines: []string{native}},
+		`for i in $(seq 600); do [ -s "$MCP_SAMPLE_RESPONSE_FILE" ] && break; sleep 0.05; done; cat "$MCP_SAMPLE_RESPONSE_FILE"`,
+		Want: `malformed request`, Timeout: 60, Engines: []string{native}},
 
 	// Finding 3 (interpreter): a panic in a pipeline stage.
 	{ID: "T-DOS-5/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},

@@ -1,14 +1,11 @@
 package security
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // serverDirs hold the engines and the host: code that runs in the server process (or a worker)
@@ -188,49 +185,10 @@ var serverFileAllowlist = map[string]string{
 // written with host file calls. Every host file call in engine and host code is either in the
 // sandbox filesystem package or reviewed into serverFileAllowlist with its reason.
 func TestServerFileCalls(t *testing.T) {
-	root := harness.RepoRoot()
-	var found []string
-	used := map[string]bool{}
-	for _, dir := range serverDirs {
-		base := filepath.Join(root, dir)
-		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			rel = filepath.ToSlash(rel)
-			if d.IsDir() {
-				if p != base && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || guarded(rel)) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-				return nil
-			}
-			for _, v := range violations(t, p, serverRules) {
-				key := rel + ":" + v.fn + ":" + v.what
-				if _, ok := serverFileAllowlist[key]; ok {
-					used[key] = true
-					continue
-				}
-				found = append(found, key+" ("+rel+":"+v.pos+")")
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	sort.Strings(found)
-	for _, f := range found {
-		t.Errorf("host file call in server code: %s; use sandbox.SideDir/sandbox.FS, or add a reviewed serverFileAllowlist entry saying why no tool can have written that path", f)
-	}
-	for k := range serverFileAllowlist {
-		if !used[k] {
-			t.Errorf("stale serverFileAllowlist entry %q: remove it", k)
-		}
-	}
+	scanGuard(t, guardScan{dirs: serverDirs, rules: serverRules, skip: guarded, allow: serverFileAllowlist,
+		key:  func(rel string, v violation) string { return rel + ":" + v.fn + ":" + v.what },
+		what: "host file call in server code",
+		fix:  "use sandbox.SideDir/sandbox.FS, or add a reviewed serverFileAllowlist entry saying why no tool can have written that path"})
 }
 
 // guarded reports whether rel is under TestNoDirectHostAccess's stricter guard.

@@ -288,8 +288,7 @@ func tickPass(src string, toks []awkTok) []edit {
 			if end < 0 {
 				continue
 			}
-			edits = append(edits, edit{toks[i+1].start + 1, toks[i+1].start + 1, "__mcp_tick() && ("},
-				edit{toks[end-1].start, toks[end-1].start, ")"})
+			edits = append(edits, tickAnd(toks[i+1].start+1, toks[end-1].start)...)
 		case lexer.FOR:
 			if toks[i+1].tok != lexer.LPAREN {
 				continue
@@ -320,8 +319,7 @@ func tickPass(src string, toks []awkTok) []edit {
 				edits = append(edits, edit{toks[to].start, toks[to].start, " __mcp_tick() "})
 				continue
 			}
-			edits = append(edits, edit{toks[from].start, toks[from].start, "__mcp_tick() && ("},
-				edit{toks[to].start, toks[to].start, ")"})
+			edits = append(edits, tickAnd(toks[from].start, toks[to].start)...)
 		case lexer.FUNCTION:
 			for k := i + 1; k < len(toks) && toks[k].tok != lexer.EOF; k++ {
 				if toks[k].tok == lexer.LBRACE {
@@ -332,4 +330,9 @@ func tickPass(src string, toks []awkTok) []edit {
 		}
 	}
 	return edits
+}
+
+// tickAnd makes the condition src[from:to] "__mcp_tick() && (condition)".
+func tickAnd(from, to int) []edit {
+	return []edit{{from, from, "__mcp_tick() && ("}, {to, to, ")"}}
 }
