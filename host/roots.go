@@ -66,7 +66,12 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 			return out
 		}
 	}
+	// No roots were named: the project itself, read-only unless the operator grants writes
+	// (tools must not rewrite what the operator and the server later run: T-FS-5).
 	add(root, "project")
+	if len(out) == 1 && !srv.cfg.Settings.ProjectRootWritable {
+		out[0].ReadOnly = true
+	}
 	return out
 }
 

@@ -215,7 +215,7 @@ func TestNativeRlimits(t *testing.T) {
 	}
 	for _, tc := range []struct{ script, want string }{
 		{"while :; do :; done", "Tool exceeded the CPU time limit (1 s)"},
-		{"head -c 3000000 /dev/zero > data/big.bin; echo rc=$?", "Tool exceeded the file size limit (1024 KiB)"},
+		{"head -c 3000000 /dev/zero > \"$TMPDIR/big.bin\"; echo rc=$?", "Tool exceeded the file size limit (1024 KiB)"},
 	} {
 		if got := text(nat(t, c, tc.script)); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.script, got, tc.want)

@@ -130,7 +130,8 @@ func TestToolAllowlistAndOutputCap(t *testing.T) {
 func TestAccessRecord(t *testing.T) {
 	t.Parallel()
 	p := newSecProject(t, nil)
-	c := p.start(t)
+	// The project root is read-only to tools unless the operator grants writes.
+	c := p.start(t, "MCPBASH_PROJECT_ROOT_WRITABLE=true")
 	m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": "cat data/inside.txt >/dev/null; cat /etc/passwd 2>/dev/null; echo x > data/out.txt; perl 2>/dev/null; true"},
 		"_meta": map[string]any{"mcpbash/access": true}})
 	var r struct {

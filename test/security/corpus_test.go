@@ -192,7 +192,7 @@ func TestHugeScript(t *testing.T) {
 func TestCallStateIsolation(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	w.start(t)
+	w.start(t, "MCPBASH_PROJECT_ROOT_WRITABLE=true") // the calls leave notes in data/
 	from := len(w.c.Lines())
 	first := `leakf(){ echo leaked-func; }; export LEAKVAR=leaked-env; LEAKSHELL=leaked-shell; trap 'echo leaked-trap' EXIT; cd data; alias ll='echo leaked-alias'; set -o noglob; umask 077; echo scratch > "$HOME/mine"; echo "$HOME" > {{ROOT}}/data/home1; echo first`
 	if out := text(w.call(t, "sh", w.expand(first), 0)); !strings.Contains(out, "first") {

@@ -50,6 +50,11 @@ type Config struct {
 	MaxHeapMiB           int
 	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
 	MaxOpenFilesPerCall int
+	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
+	// (0: the default, UtilityBudget).
+	UtilityMemoryMiB int
+	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
+	ProjectRootWritable bool
 	AccessMeta          bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
@@ -481,6 +486,8 @@ func (c *Config) settings() []setting {
 		integer("MCPBASH_MAX_TEXT_BYTES", &c.MaxTextBytes, 100*1024, 1, 1<<30),
 		integer("MCPBASH_MAX_HEAP_MB", &c.MaxHeapMiB, 2048, 0, 1<<20),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
+		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
+		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
 		integer("MCPBASH_PROGRESS_PER_MINUTE", &c.ProgressPerMinute, 100, 1, 100000),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
@@ -518,4 +525,17 @@ func (c *Config) settings() []setting {
 		passthrough("MCPBASH_JSON_TOOL_BIN"),
 		passthrough("MCPBASH_MODE"),
 	}
+}
+
+// UtilityBudget is the memory a call's in-process utilities may hold at once, in bytes:
+// MCPBASH_UTILITY_MEMORY_MB, else 512 MiB, at most half the heap guard's limit when one is set.
+func (c *Config) UtilityBudget() int64 {
+	mib := c.UtilityMemoryMiB
+	if mib == 0 {
+		mib = 512
+		if c.MaxHeapMiB > 0 {
+			mib = min(mib, max(c.MaxHeapMiB/2, 1))
+		}
+	}
+	return int64(mib) << 20
 }
