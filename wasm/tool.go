@@ -60,6 +60,15 @@ func (r *Runtime) RunTool(ctx context.Context, t Tool) *sdk.Outcome {
 		cancelled = func() bool { return false }
 	}
 
+	// Compiling the module is the host's work, done once per process (seconds for a Go guest,
+	// many more on a loaded machine): the call waits for it, but its timeout counts only the
+	// guest's run, or the first call of a quick tool would time out on a busy host. A failed
+	// compile is reported by Run, which tries again.
+	if _, err := r.Compile(ctx, t.Module); err != nil && ctx.Err() != nil {
+		out.ExitCode = 1
+		out.Cancelled = cancelled()
+		return out
+	}
 	runCtx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(errCallEnded)
 	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
