@@ -25,7 +25,8 @@ func statelessProject(t *testing.T) secProject {
 }
 
 func startStateless(t *testing.T, p secProject, env ...string) *harness.Client {
-	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=5")
+	// A backstop, as in secProject.start.
+	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=120")
 	return harness.Start(t, harness.Options{Dir: p.root, Env: env})
 }
 
