@@ -47,7 +47,7 @@ test: prereqs build wasm-examples lint $(NODE_DEPS)
 	cd test/clients/go && $(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
 
-# Every fuzz target (test/fuzz.sh lists them) for $(FUZZTIME) each; crashers land in the
+# Every fuzz target (test/fuzz.sh finds them) for $(FUZZTIME) each; crashers land in the
 # package's testdata/fuzz and are committed as regression seeds once fixed.
 fuzz:
 	GO=$(GO) test/fuzz.sh $(FUZZTIME)
