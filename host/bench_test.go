@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
@@ -15,8 +16,10 @@ import (
 // pipes (the same framing, reader, dispatch and writer path as stdio).
 func BenchmarkPingRoundTrip(b *testing.B) {
 	dir := b.TempDir()
-	cfg := Config{Dirs: registry.ResolveDirs(dir, func(string) string { return "" }), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
-	cfg.ConfigFromEnv(func(string) string { return "" })
+	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
+	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
+		b.Fatal(err)
+	}
 	srv, err := NewServer(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -64,8 +67,10 @@ func BenchmarkToolsCallHello(b *testing.B) {
 		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
 		os.WriteFile(dir+"/"+f, data, 0o755)
 	}
-	cfg := Config{Dirs: registry.ResolveDirs(dir, func(string) string { return "" }), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
-	cfg.ConfigFromEnv(func(string) string { return "" })
+	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
+	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
+		b.Fatal(err)
+	}
 	srv, err := NewServer(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)

@@ -2,11 +2,9 @@ package host
 
 import (
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
@@ -16,7 +14,9 @@ var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024
 // LatestVersion is the default and newest negotiated protocol revision.
 const LatestVersion = "2025-11-25"
 
-// Config is everything a Server needs; cmd builds it from flags and the environment.
+// Config is everything a Server needs: the project, the parsed settings (Settings) and what
+// the session layer uses of them directly. Open and Serve build it (ConfigFromEnv); tests and
+// transports may build one themselves (nil Settings: parsed from Getenv by NewServer).
 type Config struct {
 	// Version is the binary's version, reported in serverInfo when the project has none.
 	Version string
@@ -25,6 +25,9 @@ type Config struct {
 	Meta registry.ServerMeta
 	// Bootstrap marks the built-in getting-started project.
 	Bootstrap bool
+
+	// Settings are every setting of the environment, parsed once (host/internal/config).
+	Settings *config.Config
 
 	MaxConcurrent   int           // MCPBASH_MAX_CONCURRENT_REQUESTS
 	MaxLineBytes    int           // MCPBASH_MAX_LINE_BYTES
@@ -38,7 +41,9 @@ type Config struct {
 
 	// Stderr receives diagnostics; stdout carries protocol only.
 	Stderr io.Writer
-	// Getenv reads the server's environment; engines never see it.
+	// Getenv reads the server's environment for what is handed on, not parsed: the system
+	// variables of project hooks (PATH, HOME, ...) and of the worker processes, and the cache
+	// locations (XDG_CACHE_HOME). Settings are read only through Settings; engines never see it.
 	Getenv func(string) string
 	// Environ lists the server's environment, for native tools' env modes (nil: empty).
 	Environ func() []string
@@ -55,41 +60,31 @@ const (
 	ExecNative  = "native"
 )
 
-// ConfigFromEnv fills the tunables of c from the environment, keeping documented defaults for
-// missing or malformed values.
-func (c *Config) ConfigFromEnv(getenv func(string) string) {
+// ConfigFromEnv parses every setting from getenv into c.Settings (an error names each malformed
+// variable) and fills the session's fields from them.
+func (c *Config) ConfigFromEnv(getenv func(string) string) error {
 	c.Getenv = getenv
-	c.Exec = strings.ToLower(strings.TrimSpace(getenv("MCPBASH_EXEC")))
-	c.MaxConcurrent = envInt(getenv, "MCPBASH_MAX_CONCURRENT_REQUESTS", 16, 1, 100000)
-	c.MaxLineBytes = envInt(getenv, "MCPBASH_MAX_LINE_BYTES", jsonrpc.DefaultMaxLineBytes, 1024, 1<<30)
-	c.MaxQueueBytes = envInt(getenv, "MCPBASH_MAX_OUTPUT_QUEUE_BYTES", jsonrpc.DefaultMaxQueueBytes, 1<<20, 1<<30)
-	c.CompatBatches = envBool(getenv("MCPBASH_COMPAT_BATCHES"))
-	c.ShutdownTimeout = time.Duration(envInt(getenv, "MCPBASH_SHUTDOWN_TIMEOUT", 5, 0, 3600)) * time.Second
+	set, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	c.useSettings(set)
+	return nil
+}
+
+// useSettings fills the session's fields from parsed settings.
+func (c *Config) useSettings(set *config.Config) {
+	c.Settings = set
+	c.Exec = set.Exec
+	c.MaxConcurrent = set.MaxConcurrent
+	c.MaxLineBytes = set.MaxLineBytes
+	c.MaxQueueBytes = set.MaxQueueBytes
+	c.CompatBatches = set.CompatBatches
+	c.ShutdownTimeout = set.ShutdownTimeout
 	c.IdleTick = 2 * time.Second
-	c.ProgressPerMinute = envInt(getenv, "MCPBASH_PROGRESS_PER_MINUTE", 100, 1, 100000)
-	if l, set := levelFromEnv(getenv("MCPBASH_LOG_LEVEL")); set {
+	c.ProgressPerMinute = set.ProgressPerMinute
+	c.LogLevel = LevelInfo
+	if l, ok := ParseLevel(set.LogLevel); ok {
 		c.LogLevel = l
-	} else {
-		c.LogLevel = LevelInfo
 	}
-}
-
-func envInt(getenv func(string) string, key string, def, lo, hi int) int {
-	v := strings.TrimSpace(getenv(key))
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return def
-	}
-	return n
-}
-
-func envBool(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "1", "yes", "on":
-		return true
-	}
-	return false
 }

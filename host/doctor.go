@@ -5,34 +5,43 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
 // WasmCacheDir is where compiled WebAssembly is cached across processes (MCPBASH_WASM_CACHE_DIR,
 // else $XDG_CACHE_HOME/mcp-bash/wazero-<version>); "" when compiled code is kept in memory only.
-// `mcp-bash doctor` reports it.
-func (srv *Server) WasmCacheDir() string { return srv.wasmCacheDir() }
+// `mcp-bash doctor` reports it. The roots are vetted first: one that reaches the cache turns it off.
+func (srv *Server) WasmCacheDir() string {
+	srv.fallbackRoots()
+	dir, _ := srv.wasmCachePaths()
+	return dir
+}
 
-// Doctor diagnoses the binary, the platform and the project of o (`mcp-bash doctor`): the report
-// (JSON-ready: version, go, platform, binary, scratch, wasmCache, roots, landlockABI, landlock,
-// requireConfinement, project) and how many problems it found (0: healthy).
+// Doctor diagnoses the binary, the platform, the configuration and the project of o (`mcp-bash
+// doctor`): the report (JSON-ready: version, go, platform, binary, config, scratch, wasmCache,
+// roots, landlockABI, landlock, requireConfinement, project) and how many problems it found (0:
+// healthy). A malformed setting is a problem; the rest of the report then uses its default.
 func Doctor(ctx context.Context, o Options) (report map[string]any, problems int) {
-	getenv := o.getenv()
+	set, err := config.Load(o.getenv())
 	bin, _ := os.Executable()
 	report = map[string]any{
 		"version": o.Version, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH,
-		"binary": bin, "scratch": sandbox.ScratchBase(getenv("MCPBASH_TMP_ROOT")),
+		"binary": bin, "scratch": sandbox.ScratchBase(set.TmpRoot), "config": "ok",
 	}
-	doctorRuntime(ctx, report, o)
-	abi, refuse := landlockReport(report, getenv)
+	if err != nil {
+		report["config"] = err.Error()
+		problems++
+	}
+	doctorRuntime(ctx, report, o, set)
+	abi, refuse := landlockReport(report, set.RequireConfinement)
 	report["landlockABI"] = abi
 	if refuse {
 		problems++ // MCPBASH_REQUIRE_CONFINEMENT is set and would refuse tools
 	}
-	if p, err := FindProject(o); err == nil {
+	if p, err := findProject(o, set); err == nil {
 		checks := p.Checks()
 		report["project"] = map[string]any{"root": p.Root, "checks": checks}
 		for _, ok := range checks {
@@ -49,7 +58,7 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 // doctorRuntime adds to the doctor report what a server for the project would use: the wasm
 // compilation cache ({"dir", "exists"}; dir is null when compiled code stays in memory) and the
 // roots a call gets without a client (MCPBASH_ROOTS, config/roots.json, or the project).
-func doctorRuntime(ctx context.Context, report map[string]any, o Options) {
+func doctorRuntime(ctx context.Context, report map[string]any, o Options, set *config.Config) {
 	var dir string
 	roots := []map[string]string{}
 	if srv, err := Open(ctx, o); err == nil {
@@ -61,8 +70,8 @@ func doctorRuntime(ctx context.Context, report map[string]any, o Options) {
 		report["roots"] = roots
 	} else {
 		// No project: the default location, and no roots.
-		switch v := strings.TrimSpace(o.getenv()("MCPBASH_WASM_CACHE_DIR")); v {
-		case "off", "none":
+		switch v := set.WasmCacheDir; v {
+		case "off":
 		case "":
 			dir = wasm.DefaultCacheDir(o.getenv())
 		default:
@@ -81,8 +90,7 @@ func doctorRuntime(ctx context.Context, report map[string]any, o Options) {
 
 // landlockReport adds the Landlock status and what MCPBASH_REQUIRE_CONFINEMENT=true would do,
 // and returns the ABI (0 when unavailable) and whether the variable is set and refuses tools.
-func landlockReport(report map[string]any, getenv func(string) string) (abi int, refusing bool) {
-	set := envBool(getenv("MCPBASH_REQUIRE_CONFINEMENT"))
+func landlockReport(report map[string]any, set bool) (abi int, refusing bool) {
 	abi, err := sandbox.LandlockStatus()
 	var refused string // what MCPBASH_REQUIRE_CONFINEMENT=true refuses on this host
 	switch {

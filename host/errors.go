@@ -20,5 +20,12 @@ type ProjectError struct {
 
 func (e *ProjectError) Error() string { return e.Msg }
 
+// ConfigError is the environment's malformed settings, each named with its value and what it
+// wants, on one line: the server refuses to start, CLI verbs exit 2.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // IsToolNotFound reports whether err says a tool does not exist (ToolPlan, ToolEnvironment).
 func IsToolNotFound(err error) bool { return errors.Is(err, registry.ErrNotFound) }

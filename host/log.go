@@ -38,20 +38,3 @@ func ParseLevel(s string) (Level, bool) {
 	}
 	return LevelInfo, false
 }
-
-// levelFromEnv interprets MCPBASH_LOG_LEVEL as the original does: true/1 mean debug, anything
-// unknown means info.
-func levelFromEnv(v string) (Level, bool) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "":
-		return LevelInfo, false
-	case "true", "1":
-		return LevelDebug, true
-	case "false", "0":
-		return LevelInfo, true
-	case "warn": // common spelling in environment files
-		return LevelWarning, true
-	}
-	l, _ := ParseLevel(v)
-	return l, true
-}

@@ -9,13 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -131,29 +128,20 @@ func (rt *roundTrip) roots() ([]sdk.Root, bool) {
 	if rt.state.Roots == nil {
 		return nil, false
 	}
-	var res struct {
-		Roots []struct {
-			URI  string `json:"uri"`
-			Name string `json:"name"`
-		} `json:"roots"`
-	}
-	_ = json.Unmarshal(rt.state.Roots, &res)
-	roots := []sdk.Root{}
-	for _, r := range res.Roots {
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || u.Path == "" {
-			continue
-		}
-		p := sandbox.Physical(u.Path)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-			continue
-		}
-		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
+	roots, _ := rt.srv.parseRoots(rt.state.Roots)
+	if roots == nil {
+		roots = []sdk.Root{}
 	}
 	return roots, true
 }
 
 var errNeedsInput = errors.New("the tool needs input from the client")
+
+// request is the roundTrip's clientRequester: a question is answered from the replayed answers
+// or ends the round (ctx plays no part: nothing is awaited).
+func (rt *roundTrip) request(_ context.Context, method string, params any) (json.RawMessage, error) {
+	return rt.ask(method, params)
+}
 
 // ask answers the tool's next question from the replayed answers, or records it as the question
 // that ends this round and stops the run.
@@ -230,27 +218,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rt.cancel = cancel
-	caps := ri.caps.Elicitation
-	tc.ElicitSupported = caps != nil
-	tc.Elicit = func(_ context.Context, req sdk.ElicitRequest) (sdk.ElicitResult, error) {
-		params, ok := elicitParams(StatelessVersion, caps, req)
-		if !ok {
-			return sdk.ElicitResult{Action: "decline"}, nil
-		}
-		raw, err := rt.ask("elicitation/create", params)
-		if err != nil {
-			return sdk.ElicitResult{}, err
-		}
-		var res sdk.ElicitResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return sdk.ElicitResult{}, fmt.Errorf("malformed elicitation answer: %w", err)
-		}
-		return res, nil
-	}
-	tc.SamplingSupported = ri.caps.Sampling != nil
-	tc.Sample = func(_ context.Context, req sdk.SamplingRequest) (json.RawMessage, error) {
-		return rt.ask("sampling/createMessage", req)
-	}
+	srv.askThrough(&tc, rt, StatelessVersion, &ri.caps)
 	res, _, err := srv.CallTool(rctx, tc)
 	if ir := rt.inputRequired(); ir != nil && ctx.Err() == nil {
 		return ir, nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/bootstrap"
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/payloadlog"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -67,11 +68,28 @@ func (p Project) Checks() map[string]bool {
 	return checks
 }
 
+// settings parses every setting of o's environment, once per Open, Serve or FindProject.
+func (o Options) settings() (*config.Config, error) {
+	set, err := config.Load(o.getenv())
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	return set, nil
+}
+
 // FindProject locates the project for o: o.ProjectRoot, MCPBASH_PROJECT_ROOT, or the nearest
 // parent with server.d/server.meta.json. Unlike Serve it never falls back to the built-in
-// getting-started project; when none is found the error is a *ProjectError.
+// getting-started project; when none is found the error is a *ProjectError, when a setting is
+// malformed a *ConfigError.
 func FindProject(o Options) (Project, error) {
-	getenv := o.getenv()
+	set, err := o.settings()
+	if err != nil {
+		return Project{}, err
+	}
+	return findProject(o, set)
+}
+
+func findProject(o Options, set *config.Config) (Project, error) {
 	root := o.ProjectRoot
 	if root != "" {
 		abs, err := filepath.Abs(root)
@@ -90,7 +108,7 @@ func FindProject(o Options) (Project, error) {
 		if err != nil {
 			return Project{}, err
 		}
-		r, found, err := registry.FindRoot(cwd, getenv)
+		r, found, err := registry.FindRoot(cwd, set.ProjectRoot)
 		if err != nil {
 			return Project{}, &ProjectError{Msg: err.Error()}
 		}
@@ -99,32 +117,35 @@ func FindProject(o Options) (Project, error) {
 		}
 		root = r
 	}
-	return Project{Root: root, dirs: registry.ResolveDirs(root, getenv)}, nil
+	return Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, nil
 }
 
 // Open locates the project for o and builds a Server for it, the same one Serve would serve:
 // CLI verbs run tools and read lists through it. Close it when done. A project that cannot be
-// found is a *ProjectError; any other error means the project was found but cannot be served
-// (invalid metadata, an invalid server.d/register.json, a bad setting).
+// found is a *ProjectError, a malformed setting a *ConfigError; any other error means the
+// project was found but cannot be served (invalid metadata, an invalid server.d/register.json).
 func Open(ctx context.Context, o Options) (*Server, error) {
-	p, err := FindProject(o)
+	set, err := o.settings()
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, o, p, false, false)
+	p, err := findProject(o, set)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, o, set, p, false, false)
 }
 
 // open builds the server for a located project; serving a session (not a CLI verb), the file
 // server.d/.debug turns on debug logging when MCPBASH_LOG_LEVEL is unset.
-func open(ctx context.Context, o Options, p Project, boot, serving bool) (*Server, error) {
+func open(ctx context.Context, o Options, set *config.Config, p Project, boot, serving bool) (*Server, error) {
 	meta, err := registry.LoadServerMeta(p.dirs)
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Version: o.Version, Dirs: p.dirs, Meta: meta, Bootstrap: boot, Stderr: o.Stderr}
-	cfg.ConfigFromEnv(o.getenv())
-	cfg.Environ = o.Environ
-	if serving && o.getenv()("MCPBASH_LOG_LEVEL") == "" {
+	cfg := Config{Version: o.Version, Dirs: p.dirs, Meta: meta, Bootstrap: boot, Stderr: o.Stderr, Getenv: o.getenv(), Environ: o.Environ}
+	cfg.useSettings(set)
+	if serving && set.LogLevel == "" {
 		if _, err := os.Stat(filepath.Join(p.dirs.Server, ".debug")); err == nil {
 			cfg.LogLevel = LevelDebug
 		}
@@ -150,27 +171,30 @@ type ServeOptions struct {
 // or ctx ends. With no project found it serves the built-in getting-started project (staged in
 // a scratch directory removed on return). A ctx cancelled while serving is not an error.
 func Serve(ctx context.Context, o ServeOptions) error {
-	getenv := o.getenv()
-	p, err := FindProject(o.Options)
+	set, err := o.settings()
+	if err != nil {
+		return err
+	}
+	p, err := findProject(o.Options, set)
 	boot := false
 	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
-		root, cleanup, err := bootstrap.Stage(sandbox.ScratchBase(getenv("MCPBASH_TMP_ROOT")))
+		root, cleanup, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
 		if err != nil {
 			return err
 		}
 		defer cleanup()
-		p, boot = Project{Root: root, dirs: registry.ResolveDirs(root, getenv)}, true
+		p, boot = Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, true
 	} else if err != nil {
 		return err
 	}
-	srv, err := open(ctx, o.Options, p, boot, true)
+	srv, err := open(ctx, o.Options, set, p, boot, true)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	in, out := o.Stdin, o.Stdout
 	if o.PayloadLog != "" {
-		pl, err := payloadlog.Open(o.PayloadLog, []string{getenv("MCPBASH_REMOTE_TOKEN")})
+		pl, err := payloadlog.Open(o.PayloadLog, []string{set.RemoteToken})
 		if err != nil {
 			return err
 		}
@@ -184,4 +208,19 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	return nil
+}
+
+// ConfigEntry is one setting as `mcp-bash config --show` prints it: its variable, its effective
+// value (secrets redacted) and whether the environment sets it.
+type ConfigEntry = config.Entry
+
+// ShowConfig is every setting of o's environment with its effective value, in the order of
+// docs/CONFIG.md. With malformed settings it returns them too, as a *ConfigError, and shows
+// the defaults in their place.
+func ShowConfig(o Options) ([]ConfigEntry, error) {
+	set, err := config.Load(o.getenv())
+	if err != nil {
+		err = &ConfigError{Err: err}
+	}
+	return set.Show(o.getenv()), err
 }

@@ -135,10 +135,10 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 		job := interp.Job{Call: &sdk.Call{Tool: p.Name, Args: argsJSON}, Script: p.Abs, Dir: srv.cfg.Dirs.Root,
 			Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly}}, ToolDir: filepath.Dir(p.Abs),
 				Limits: sandbox.Limits{Timeout: 30 * time.Second}},
-			ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
+			ScratchBase: srv.cfg.Settings.TmpRoot,
 			Env:         map[string]string{"MCP_PROMPT_NAME": p.Name, "MCP_PROMPT_ARGS_JSON": string(argsJSON), "MCP_TOOL_ARGS_JSON": string(argsJSON)}}
 		out := srv.engine.Run(ctx, job)
-		if out.ExitCode != 0 || out.TimedOut || out.LimitHit != "" {
+		if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
 			return "", jsonrpc.NewError(jsonrpc.CodeInternalError, "Unable to render prompt", strings.TrimSpace(string(out.Stderr)))
 		}
 		return strings.TrimRight(string(out.Stdout), "\n"), nil
@@ -368,12 +368,12 @@ func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJ
 	job := interp.Job{Call: &sdk.Call{Tool: name, Args: argsJSON}, Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly}}, ToolDir: filepath.Dir(script),
 			Limits: sandbox.Limits{Timeout: 10 * time.Second, MaxStdoutBytes: 1 << 20}},
-		ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"),
+		ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: map[string]string{"MCP_COMPLETION_NAME": name, "MCP_COMPLETION_ARGS_JSON": string(argsJSON),
 			"MCP_COMPLETION_LIMIT": strconv.Itoa(limit), "MCP_COMPLETION_OFFSET": strconv.Itoa(offset),
 			"MCP_COMPLETION_ARGS_HASH": argsHash}}
 	out := srv.engine.Run(ctx, job)
-	if out.ExitCode != 0 || out.TimedOut || out.LimitHit != "" {
+	if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
 		msg := strings.TrimSpace(string(out.Stderr))
 		if msg == "" {
 			msg = "Completion provider failed"

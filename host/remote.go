@@ -15,8 +15,8 @@ import (
 // wireRemote sets up the https and git providers and the SDK's safe downloads from the
 // server's environment.
 func (srv *Server) wireRemote() {
-	h := providers.HTTPSFromEnv(srv.cfg.Getenv)
-	g := providers.GitFromEnv(srv.cfg.Getenv)
+	h := providers.NewHTTPS(srv.cfg.Settings.HTTPS, srv.cfg.Getenv)
+	g := providers.NewGit(srv.cfg.Settings.Git, srv.cfg.Getenv)
 	srv.https = httpsFetcher{h}
 	srv.git = gitFetcher{g}
 	srv.downloader = func(ctx context.Context, req sdk.DownloadRequest) ([]byte, error) {

@@ -174,9 +174,9 @@ func (srv *Server) resourceRoots() []sandbox.Root {
 			roots = append(roots, sandbox.Root{Path: p, Mode: sandbox.ReadOnly})
 		}
 	}
-	if v := srv.cfg.Getenv("MCP_RESOURCES_ROOTS"); strings.TrimSpace(v) != "" {
-		for _, p := range strings.Split(v, ":") {
-			add(strings.TrimSpace(p))
+	if rs := srv.cfg.Settings.ResourcesRoots; rs != nil {
+		for _, p := range rs {
+			add(p)
 		}
 		return roots
 	}
@@ -189,7 +189,7 @@ func (srv *Server) resourceRoots() []sandbox.Root {
 
 // maxResourceBytes is MCPBASH_MAX_RESOURCE_BYTES (default 10 MiB).
 func (srv *Server) maxResourceBytes() int64 {
-	return int64(envInt(srv.cfg.Getenv, "MCPBASH_MAX_RESOURCE_BYTES", 10<<20, 1, 1<<30))
+	return srv.cfg.Settings.MaxResourceBytes
 }
 
 // fileProvider reads file:// URIs through a read-only sandbox FS over the resource roots, so
@@ -267,8 +267,8 @@ func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri s
 	max := srv.maxResourceBytes()
 	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), Args: json.RawMessage(`{}`)}, Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: roots, ToolDir: filepath.Dir(script),
-			Limits: sandbox.Limits{Timeout: time.Duration(envInt(srv.cfg.Getenv, "MCPBASH_DEFAULT_TOOL_TIMEOUT", 30, 1, 86400)) * time.Second, MaxStdoutBytes: max}},
-		ScratchBase: srv.cfg.Getenv("MCPBASH_TMP_ROOT"), Args: []string{uri},
+			Limits: sandbox.Limits{Timeout: srv.cfg.Settings.DefaultToolTimeout, MaxStdoutBytes: max}},
+		ScratchBase: srv.cfg.Settings.TmpRoot, Args: []string{uri},
 		Env: map[string]string{"MCP_RESOURCES_ROOTS": joinRoots(roots), "MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCP_RESOURCE_URI": uri}}
 	out := srv.engine.Run(ctx, job)
 	stderr := strings.TrimSpace(string(out.Stderr))
@@ -279,11 +279,11 @@ func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri s
 		return def
 	}
 	switch {
-	case strings.HasPrefix(out.LimitHit, "Tool output exceeded"):
+	case out.Limit == sdk.LimitStdout:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
 	case out.TimedOut:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider timed out", nil)
-	case out.LimitHit != "":
+	case out.Limit != sdk.LimitNone:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	switch out.ExitCode {
@@ -438,14 +438,14 @@ func contentHash(c resourceContent) [32]byte {
 
 // startPolling runs one poller per session; it ends with the session.
 func (srv *Server) startPolling(s *Session) {
-	secs := envInt(srv.cfg.Getenv, "MCPBASH_RESOURCES_POLL_INTERVAL_SECS", 2, 0, 86400)
-	if secs == 0 {
+	interval := srv.cfg.Settings.ResourcesPollInterval
+	if interval == 0 {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		t := time.NewTicker(time.Duration(secs) * time.Second)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {

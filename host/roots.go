@@ -29,8 +29,8 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
-		p = sandbox.Physical(p)
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		p, ok := srv.vetRoot(p, "configured")
+		if !ok {
 			return
 		}
 		for _, r := range out {
@@ -40,9 +40,9 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 		}
 		out = append(out, sdk.Root{URI: "file://" + p, Name: name, Path: p})
 	}
-	if v := srv.cfg.Getenv("MCPBASH_ROOTS"); strings.TrimSpace(v) != "" {
-		for _, p := range strings.Split(v, ":") {
-			add(strings.TrimSpace(p), "")
+	if rs := srv.cfg.Settings.Roots; rs != nil {
+		for _, p := range rs {
+			add(p, "")
 		}
 		if len(out) > 0 {
 			return out
@@ -68,6 +68,77 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 	}
 	add(root, "project")
 	return out
+}
+
+// systemDirs are never roots: the kernel's views of processes (the server's environment is in
+// /proc/<pid>/environ), devices and kernel objects.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+// vetRoot canonicalises a root from any source (the operator's MCPBASH_ROOTS or
+// config/roots.json, the project, a client's roots/list) and decides whether it may be one.
+// The path is cleaned and resolved physically (every symlink); it must be an existing
+// directory, and is refused when it is "/", /proc, /sys or /dev or inside them, is or is inside
+// the compilation cache, or is or contains the scratch base (other calls' scratch trees). A
+// root that contains the compilation cache or its key is accepted, and the disk cache is turned
+// off for the rest of the process (disableWasmCache). Refusals are logged; callers skip the
+// root, so a call gets the others.
+func (srv *Server) vetRoot(p, source string) (string, bool) {
+	refuse := func(why string) (string, bool) {
+		srv.logRootRefusal(source, p, why)
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		return refuse("not an absolute path")
+	}
+	phys, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", false // a missing root is dropped, as the original drops it
+	}
+	if fi, err := os.Stat(phys); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	if phys == "/" {
+		return refuse("the whole filesystem cannot be a root")
+	}
+	for _, d := range systemDirs {
+		if under(phys, d) {
+			return refuse(d + " cannot be a root")
+		}
+	}
+	scratch := sandbox.ScratchBase(srv.cfg.Settings.TmpRoot)
+	if r, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = r
+	}
+	if under(scratch, phys) {
+		return refuse("it is or holds the server's scratch directory " + scratch + " (MCPBASH_TMP_ROOT), where other calls keep their files")
+	}
+	if dir, key := srv.wasmCachePaths(); dir != "" {
+		switch {
+		case under(phys, dir) || phys == key:
+			return refuse("it is inside the server's wasm compilation cache")
+		case under(dir, phys) || under(key, phys):
+			srv.disableWasmCache(phys, under(key, phys))
+		}
+	}
+	return phys, true
+}
+
+// under reports whether p is dir or below it (both clean and absolute).
+func under(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// logRootRefusal writes a refused root to the server's log, once per source and path.
+func (srv *Server) logRootRefusal(source, p, why string) {
+	srv.rootsLogMu.Lock()
+	defer srv.rootsLogMu.Unlock()
+	if srv.rootsLogged == nil {
+		srv.rootsLogged = map[string]bool{}
+	}
+	if k := source + "\x00" + p; !srv.rootsLogged[k] {
+		srv.rootsLogged[k] = true
+		srv.logf("warning: %s root %s refused: %s; the other roots stay in force", source, p, why)
+	}
 }
 
 // startRoots sets the fallback roots and, when the client offers roots, asks for them.
@@ -98,27 +169,10 @@ func (s *Session) refreshRoots(ctx context.Context, initial bool) {
 			s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
 			return
 		}
-		var res struct {
-			Roots []struct {
-				URI  string `json:"uri"`
-				Name string `json:"name"`
-			} `json:"roots"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
+		roots, err := s.srv.parseRoots(raw)
+		if err != nil {
 			s.srv.logf("roots/list: malformed answer: %v", err)
 			return
-		}
-		var roots []sdk.Root
-		for _, r := range res.Roots {
-			u, err := url.Parse(r.URI)
-			if err != nil || u.Scheme != "file" || u.Path == "" {
-				continue
-			}
-			p := sandbox.Physical(u.Path)
-			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-				continue
-			}
-			roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
 		}
 		s.rootsMu.Lock()
 		s.roots = roots
@@ -142,4 +196,51 @@ func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
 	case <-time.After(rootsTimeout):
 	}
 	return s.Roots()
+}
+
+// Roots returns the roots a call would get without a client (MCPBASH_ROOTS, config/roots.json,
+// or the project root), or the given paths (relative ones from the project root), vetted as
+// every root is (vetRoot).
+func (srv *Server) Roots(paths []string) []sdk.Root {
+	if len(paths) == 0 {
+		return srv.fallbackRoots()
+	}
+	var out []sdk.Root
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(srv.cfg.Dirs.Root, p)
+		}
+		if p, ok := srv.vetRoot(p, "given"); ok {
+			out = append(out, sdk.Root{URI: "file://" + p, Path: p})
+		}
+	}
+	return out
+}
+
+// parseRoots is the one check of a client's roots/list answer, for a session and a stateless
+// call alike: only file: URIs whose path vetRoot accepts become roots, at their physical
+// (symlink-free) path; anything else is dropped. A malformed answer is an error.
+func (srv *Server) parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
+	var res struct {
+		Roots []struct {
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+		} `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
+	}
+	var roots []sdk.Root
+	for _, r := range res.Roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || u.Path == "" {
+			continue
+		}
+		p, ok := srv.vetRoot(u.Path, "client")
+		if !ok {
+			continue
+		}
+		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
+	}
+	return roots, nil
 }

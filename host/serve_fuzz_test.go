@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
@@ -32,7 +33,7 @@ func fuzzServer(f *testing.F) *Server {
 	}
 	env := map[string]string{"MCPBASH_REGISTRY_READONLY": "1", "MCPBASH_DEFAULT_TOOL_TIMEOUT": "2", "MCPBASH_TMP_ROOT": f.TempDir()}
 	getenv := func(k string) string { return env[k] }
-	cfg := Config{Dirs: registry.ResolveDirs(dir, getenv), Getenv: getenv, ShutdownTimeout: 100 * time.Millisecond,
+	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Getenv: getenv, ShutdownTimeout: 100 * time.Millisecond,
 		Meta: registry.ServerMeta{Name: "fuzz", Version: "1.0.0"}}
 	srv, err := NewServer(context.Background(), cfg)
 	if err != nil {

@@ -1,6 +1,3 @@
-// Package host is the MCP server: a process-wide Server and one Session per client, with
-// lifecycle and version negotiation, dispatch, concurrency, cancellation, notifications and the
-// shaping of results. Transport framing lives in host/internal/jsonrpc, the project model in host/internal/registry.
 package host
 
 import (
@@ -14,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -47,19 +45,26 @@ type Server struct {
 	notifications map[string]notificationFunc
 	logMu         sync.Mutex
 	reg           *registry.Registry
-	engine        *interp.Engine
-	pool          *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
-	native        *native.Engine
-	confiner      *sandbox.Confiner
-	wasm          wasmHost
-	confineNote   sync.Once
-	schemas       schemaCache
-	https, git    remoteFetcher
-	downloader    func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// engine runs server-side scripts (prompts, completions, resource providers) and, unless
+	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
+	engine *interp.Engine
+	// engines are the engine contract's implementations by tool kind (engineFor).
+	engines     map[string]sdk.Engine
+	pool        *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
+	native      *native.Engine
+	confiner    *sandbox.Confiner
+	wasm        wasmHost
+	confineNote sync.Once
+	schemas     schemaCache
+	https, git  remoteFetcher
+	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
+	// rootsLogged remembers the refused roots already logged (vetRoot).
+	rootsLogMu  sync.Mutex
+	rootsLogged map[string]bool
 
 	// sess is the session currently being served (stdio serves one), for registry warnings.
 	sessMu     sync.Mutex
@@ -80,6 +85,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = func(string) string { return "" }
 	}
+	if cfg.Settings == nil {
+		set, err := config.Load(cfg.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Settings = set
+	}
 	switch cfg.Exec {
 	case "", ExecSandbox, ExecNative:
 	default:
@@ -98,22 +110,25 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
-	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Getenv: cfg.Getenv, Warn: srv.registryWarning})
+	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
+		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
 	if err != nil {
 		return nil, err
 	}
 	srv.reg = reg
 	srv.registerLists()
-	maxHeap := uint64(envInt(cfg.Getenv, "MCPBASH_MAX_HEAP_MB", 2048, 0, 1<<20)) << 20
-	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
+	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
+	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
 		return nil, err
 	}
 	self := selfBinary(cfg)
-	srv.native = &native.Engine{Self: self, Base: cfg.Getenv("MCPBASH_TMP_ROOT")}
-	srv.confiner = &sandbox.Confiner{Self: self, Required: envBool(cfg.Getenv("MCPBASH_REQUIRE_CONFINEMENT"))}
+	srv.native = srv.nativeEngine(self)
+	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
 	}
+	srv.engines = srv.newEngines()
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()
 	srv.wireRemote()
@@ -336,10 +351,9 @@ func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	srv.bg.Add(1)
 	go func() {
 		defer srv.bg.Done()
+		// Wasm modules compile on first use, not here: a session must not make the server
+		// compile every module of the project (docs/WASM.md).
 		srv.reg.Warm(ctx)
-		// Wasm tools compile off the request path (not waited for at exit; the cache is
-		// written atomically).
-		go srv.precompileWasm(ctx)
 	}()
 }
 

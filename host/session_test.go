@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
@@ -28,7 +29,7 @@ type pipeSession struct {
 func startPipe(t *testing.T, cfg Config, extra map[string]handler) *pipeSession {
 	t.Helper()
 	dir := t.TempDir()
-	cfg.Dirs = registry.ResolveDirs(dir, func(string) string { return "" })
+	cfg.Dirs = registry.ResolveDirs(dir, config.Dirs{})
 	cfg.Meta = registry.ServerMeta{Name: "test", Version: "1.0.0"}
 	srv, err := NewServer(context.Background(), cfg)
 	if err != nil {
@@ -339,8 +340,10 @@ func TestSubscriptionPollerEndsWithSession(t *testing.T) {
 			}
 			return ""
 		}
-		cfg := Config{Dirs: registry.ResolveDirs(dir, getenv), Meta: registry.ServerMeta{Name: "t", Version: "1"}}
-		cfg.ConfigFromEnv(getenv)
+		cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "t", Version: "1"}}
+		if err := cfg.ConfigFromEnv(getenv); err != nil {
+			t.Fatal(err)
+		}
 		srv, err := NewServer(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

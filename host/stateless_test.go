@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
 
@@ -57,7 +58,7 @@ func TestParseRequestMeta(t *testing.T) {
 
 func testServer(t *testing.T) *Server {
 	t.Helper()
-	cfg := Config{Dirs: registry.ResolveDirs(t.TempDir(), func(string) string { return "" }), Meta: registry.ServerMeta{Name: "test", Version: "1.0.0"}}
+	cfg := Config{Dirs: registry.ResolveDirs(t.TempDir(), config.Dirs{}), Meta: registry.ServerMeta{Name: "test", Version: "1.0.0"}}
 	srv, err := NewServer(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 // fakeCommands provides `shout` (upper-cases stdin, status from $SHOUT_STATUS) and would
 // provide `cat` if utilities did not come first.
-type fakeCommands struct{ seen []Command }
+type fakeCommands struct{ seen []sdk.Command }
 
 func (f *fakeCommands) Lookup(name string) string {
 	if name == "shout" || name == "cat" {
@@ -25,7 +25,7 @@ func (f *fakeCommands) Lookup(name string) string {
 	return ""
 }
 
-func (f *fakeCommands) Run(ctx context.Context, cmd Command) int {
+func (f *fakeCommands) Run(ctx context.Context, cmd sdk.Command) int {
 	f.seen = append(f.seen, cmd)
 	in, _ := io.ReadAll(cmd.Stdin)
 	fmt.Fprint(cmd.Stdout, strings.ToUpper(string(in)))

@@ -6,13 +6,13 @@ package interp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +33,13 @@ const SDKDir = "/opt/mcp-bash/sdk"
 
 // Limit causes that end a run early.
 var (
-	ErrStdoutLimit   = sandbox.ErrStdoutLimit
-	ErrStderrLimit   = sandbox.ErrStderrLimit
-	ErrCommandLimit  = errors.New("command limit")
-	ErrDepthLimit    = errors.New("call depth limit")
-	ErrScriptLimit   = errors.New("script size limit")
-	ErrMemoryLimit   = errors.New("memory limit")
-	ErrJobLimit      = errors.New("background job limit")
-	errCallCancelled = errors.New("cancelled")
+	ErrStdoutLimit  = sandbox.ErrStdoutLimit
+	ErrStderrLimit  = sandbox.ErrStderrLimit
+	ErrCommandLimit = errors.New("command limit")
+	ErrDepthLimit   = errors.New("call depth limit")
+	ErrScriptLimit  = errors.New("script size limit")
+	ErrMemoryLimit  = errors.New("memory limit")
+	ErrJobLimit     = errors.New("background job limit")
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
@@ -58,6 +57,8 @@ type Engine struct {
 	defaultScratch func() string
 	// vars recycles the Runner.Vars maps of finished runs (see call.run).
 	vars sync.Pool
+	// logf writes to the server's log (never to a client): the stack of a recovered panic.
+	logf func(format string, args ...any)
 }
 
 type cacheKey struct {
@@ -79,12 +80,40 @@ type parsed struct {
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
 // calls run (0 = no limit).
 func NewEngine(maxHeapBytes uint64) (*Engine, error) {
+	return NewEngineWith(EngineOptions{MaxHeapBytes: maxHeapBytes})
+}
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	// MaxHeapBytes bounds the process heap, plus what Meter counts, while calls run (0: none).
+	MaxHeapBytes uint64
+	// Meter counts memory held outside the Go heap (wasm guests), weighed with the heap.
+	Meter *sandbox.Meter
+	// Logf receives what only the server's log may show (a recovered panic's stack).
+	Logf func(format string, args ...any)
+}
+
+// NewEngineWith is NewEngine with every option.
+func NewEngineWith(o EngineOptions) (*Engine, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(sdk.Prelude+preludeTail), "mcp-bash-sdk")
 	if err != nil {
 		return nil, fmt.Errorf("interp: prelude: %w", err)
 	}
-	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes},
-		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") })}, nil
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+}
+
+// WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
+// registered, the guard cancels it with ErrMemoryLimit, as it cancels scripts, when the heap
+// and the metered memory pass the limit. The returned function ends the registration.
+func (e *Engine) WatchMemory(cancel context.CancelCauseFunc) func() {
+	token := new(byte)
+	e.mem.enter(token, cancel)
+	return func() { e.mem.leave(token) }
 }
 
 // preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
@@ -93,27 +122,9 @@ const preludeTail = `
 TMPDIR="$__MCPBASH_TMPDIR"; export TMPDIR; unset __MCPBASH_TMPDIR
 `
 
-// Job is one sandboxed run.
-type Job struct {
-	Call *sdk.Call
-	// Script is the absolute path of the tool's script.
-	Script string
-	// Dir is the initial working directory (the project root when a root covers it).
-	Dir    string
-	Policy sandbox.Policy
-	// ScratchBase is where per-call scratch directories are made ("" = OS temp dir).
-	ScratchBase string
-	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment.
-	Env map[string]string
-	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
-	Cancelled func() bool
-	// Args are the script's positional parameters ($1...).
-	Args []string
-	// Confiner puts allowlisted external commands under Landlock (nil: they run unconfined).
-	Confiner *sandbox.Confiner
-	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
-	Commands Commands
-}
+// Job is one sandboxed run: the engine contract's Job (Script is the Bash script; Network and
+// MemoryMiB apply to the commands it runs).
+type Job = sdk.Job
 
 // call is the per-run state shared by the handlers.
 type call struct {
@@ -140,80 +151,58 @@ type call struct {
 // goroutines of the script running: the call's context is cancelled when Run returns.
 func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	out = &sdk.Outcome{}
-	limits := job.Policy.Limits.WithDefaults()
 	base := job.ScratchBase
 	if base == "" {
 		base = e.defaultScratch()
 	}
 	sc := newScratch(base)
-	c := &call{e: e, job: &job, limits: limits, rec: &sandbox.Record{}, scratch: sc, work: sc.work, fifoDir: sc.fifo, tmpDir: sc.tmp,
-		funcs: map[string]bool{}}
 	// Removal is off the response path; nothing of the script runs by then (the call's
 	// context is cancelled first, below).
-	defer sc.remove()
+	defer func() { go sc.Remove() }()
+	f, err := sdk.BeginFrame(ctx, &job, sc.Scratch("work"))
+	if err != nil {
+		return internalFailure(out, "roots: "+err.Error())
+	}
+	defer f.Close() // background jobs end with the call
+	limits := f.Limits
+	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, fifoDir: sc.fifo,
+		tmpDir: sc.tmp, funcs: map[string]bool{}}
 	for _, n := range e.preludeFuncs {
 		c.funcs[n] = true
 	}
 	// Frames of Go stack per Bash call level are bounded; this keeps the deepest recursion far
 	// below Go's stack limit (see TestRecursionIsBounded).
 	c.maxFrames = 60*limits.MaxCallDepth + 200
-	var err error
-	c.fs, err = sandbox.NewFS(job.Policy, sandbox.Scratch{Path: c.work, Create: sc.ensure}, c.rec)
-	if err != nil {
-		return internalFailure(out, "roots: "+err.Error())
-	}
-	defer c.fs.Close()
 	c.fs.SetPipeDir(c.fifoDir)
-	cancelled := job.Cancelled
-	if cancelled == nil {
-		cancelled = func() bool { return false }
-	}
-	c.state = sdk.NewState(job.Call, cancelled)
+	c.state = sdk.NewState(job.Call, f.Cancelled)
 
-	runCtx, cancelCause := context.WithCancelCause(ctx)
-	c.cancel = cancelCause
-	runCtx, cancelTimeout := context.WithTimeout(runCtx, limits.Timeout)
-	defer cancelTimeout()
-	defer cancelCause(errCallCancelled) // background jobs end with the call
-
-	e.mem.enter(c, cancelCause)
+	e.mem.enter(c, f.Stop)
 	defer e.mem.leave(c)
 
-	stdout := &sandbox.HeadBuffer{Max: limits.MaxStdoutBytes, OnFull: func() { cancelCause(ErrStdoutLimit) }}
-	stderr := &sandbox.TailBuffer{Keep: 4096, Max: limits.MaxStderrBytes, OnFull: func() { cancelCause(ErrStderrLimit) }}
-
-	status, runErr := c.run(runCtx, stdout, stderr)
-	cancelCause(errCallCancelled)
-
-	out.Stdout = stdout.Bytes()
-	out.Stderr = stderr.Tail()
-	out.ExitCode = status
-	cause := context.Cause(runCtx)
-	switch {
-	case cancelled():
-		out.Cancelled = true
-	case errors.Is(cause, ErrStdoutLimit):
-		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", limits.MaxStdoutBytes)
-	case errors.Is(cause, ErrMemoryLimit):
-		out.LimitHit = "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)"
-	case errors.Is(cause, ErrJobLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
-	case errors.Is(cause, ErrStderrLimit):
-		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", limits.MaxStderrBytes)
-	case errors.Is(runErr, ErrCommandLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the command limit (%d commands)", limits.MaxCommands)
-	case errors.Is(runErr, ErrDepthLimit):
-		out.LimitHit = fmt.Sprintf("Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
-	case errors.Is(runErr, ErrScriptLimit):
-		out.LimitHit = fmt.Sprintf("Tool script exceeds %d bytes", limits.MaxScriptBytes)
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		out.TimedOut = true
-	case runErr != nil && !isExit(runErr):
-		fmt.Fprintf(stderr, "mcp-bash: %v\n", runErr)
-		out.Stderr = stderr.Tail()
+	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
+	found := f.Finish(out, status, func(cause error) bool {
+		switch {
+		case errors.Is(cause, ErrMemoryLimit):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
+		case errors.Is(cause, ErrJobLimit):
+			out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
+		case errors.Is(runErr, ErrCommandLimit):
+			out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
+		case errors.Is(runErr, ErrDepthLimit):
+			out.SetLimit(sdk.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
+		case errors.Is(runErr, ErrScriptLimit):
+			out.SetLimit(sdk.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
+		default:
+			return false
+		}
+		return true
+	})
+	if !found && runErr != nil && !isExit(runErr) {
+		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
+		out.Stderr = f.Stderr.Tail()
 	}
 	var workEntries []os.DirEntry
-	if sc.seal() {
+	if sc.Seal() {
 		workEntries, _ = os.ReadDir(c.work)
 	}
 	present := map[string]bool{}
@@ -232,16 +221,21 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	if present[sideFiles["MCP_PROGRESS_STREAM"]] || present[sideFiles["MCP_LOG_STREAM"]] {
 		c.forwardStreams(ctx)
 	}
-	entries, truncated := c.rec.Entries()
-	if entries == nil {
-		entries = []sandbox.Access{}
-	}
-	acc := map[string]any{"entries": entries}
-	if truncated > 0 {
-		acc["truncated"] = truncated
-	}
-	out.Access, _ = json.Marshal(acc)
+	out.Access = f.AccessJSON()
 	return out
+}
+
+// panicCause is a short, single-line description of a recovered panic value, for a client.
+func panicCause(p any) string {
+	msg := fmt.Sprint(p)
+	if err, ok := p.(error); ok {
+		msg = err.Error()
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
 }
 
 func isExit(err error) bool {
@@ -269,7 +263,9 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	defer func() {
 		// A panic inside the interpreter (it has known ones) must not take the server down.
 		if p := recover(); p != nil {
-			status, err = 1, fmt.Errorf("interpreter failure: %v", p)
+			// The cause goes to the script's stderr; the stack only to the server's log.
+			c.e.logf("interpreter panic in %s: %v\n%s", c.job.Script, p, debug.Stack())
+			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
 	file, err := c.parseFile(c.job.Script)
@@ -359,7 +355,7 @@ func (c *call) parseFile(p string) (*syntax.File, error) {
 	}
 	c.addFuncs(pf.funcs)
 	if pf.procSubst {
-		if err := c.scratch.ensure(); err != nil {
+		if err := c.scratch.Ensure(); err != nil {
 			return nil, fmt.Errorf("scratch directory: %w", err)
 		}
 	}
@@ -439,3 +435,13 @@ func absIn(dir, p string) string {
 	}
 	return path.Join(dir, p)
 }
+
+// Environment is the environment a job's script starts with (run-tool --print-env), with the
+// per-call paths named rather than created.
+func Environment(job Job) []string {
+	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
+	return append(env, "MCP_SDK="+SDKDir)
+}
+
+// Environment is the package's Environment, for the engine contract's optional Environment.
+func (e *Engine) Environment(job Job) []string { return Environment(job) }

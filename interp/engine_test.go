@@ -58,21 +58,35 @@ func TestLimits(t *testing.T) {
 		limits       sandbox.Limits
 		check        func(*sdk.Outcome) bool
 	}{
-		{"command limit", "while :; do :; done", sandbox.Limits{MaxCommands: 1000}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "command limit") }},
+		{"command limit", "while :; do :; done", sandbox.Limits{MaxCommands: 1000}, func(o *sdk.Outcome) bool {
+			return o.Limit == sdk.LimitCommands && strings.Contains(o.LimitHit, "command limit")
+		}},
 		{"timeout", "sleep 5", sandbox.Limits{Timeout: 100 * time.Millisecond}, func(o *sdk.Outcome) bool { return o.TimedOut }},
 		{"stdout cap", "while :; do echo aaaaaaaaaa; done", sandbox.Limits{MaxStdoutBytes: 1000}, func(o *sdk.Outcome) bool {
-			return strings.Contains(o.LimitHit, "output exceeded 1000") && len(o.Stdout) == 1000
+			return o.Limit == sdk.LimitStdout && strings.Contains(o.LimitHit, "output exceeded 1000") && len(o.Stdout) == 1000
 		}},
-		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "stderr exceeded 500") }},
-		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "script exceeds 1000") }},
+		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *sdk.Outcome) bool {
+			return o.Limit == sdk.LimitStderr && strings.Contains(o.LimitHit, "stderr exceeded 500")
+		}},
+		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *sdk.Outcome) bool {
+			return o.Limit == sdk.LimitScriptSize && strings.Contains(o.LimitHit, "script exceeds 1000")
+		}},
 		{"background jobs", "for i in $(seq 50); do sleep 5 & done; wait", sandbox.Limits{MaxJobs: 10},
-			func(o *sdk.Outcome) bool { return o.LimitHit == "Tool exceeded the background job limit (10 jobs)" }},
+			func(o *sdk.Outcome) bool {
+				return o.Limit == sdk.LimitJobs && o.LimitHit == "Tool exceeded the background job limit (10 jobs)"
+			}},
 		{"background jobs in eval", "eval 'for i in $(seq 50); do (sleep 5) & done'; wait", sandbox.Limits{MaxJobs: 10},
-			func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "background job limit") }},
+			func(o *sdk.Outcome) bool {
+				return o.Limit == sdk.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
+			}},
 		{"background jobs behind a function of the counter's name", "__mcpbash_job(){ :; }; for i in $(seq 50); do sleep 5 & done; wait",
-			sandbox.Limits{MaxJobs: 10}, func(o *sdk.Outcome) bool { return strings.Contains(o.LimitHit, "background job limit") }},
+			sandbox.Limits{MaxJobs: 10}, func(o *sdk.Outcome) bool {
+				return o.Limit == sdk.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
+			}},
 		{"jobs under the limit", "for i in 1 2 3; do echo $i & done; wait", sandbox.Limits{MaxJobs: 3},
-			func(o *sdk.Outcome) bool { return o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6 }},
+			func(o *sdk.Outcome) bool {
+				return o.Limit == sdk.LimitNone && o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := run(t, tc.script, tc.limits)
@@ -158,7 +172,7 @@ func TestMemoryLimit(t *testing.T) {
 	// The timeout is a backstop: doubling to 256 MiB took more than 20 s on a loaded machine.
 	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 2 * time.Minute}}})
-	if !strings.Contains(out.LimitHit, "memory limit") {
+	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit") {
 		t.Fatalf("outcome %+v after %v", out, time.Since(start))
 	}
 }

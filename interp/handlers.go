@@ -252,7 +252,7 @@ func (c *call) reroute(args []string) ([]string, error) {
 			}
 			c.addFuncs(funcNames(f))
 			if hasProcSubst(f) {
-				_ = c.scratch.ensure()
+				_ = c.scratch.Ensure()
 			}
 			if needsRewrite(src) && rewrite(f) {
 				var b strings.Builder
@@ -511,14 +511,14 @@ func (c *call) source(ctx context.Context, hc shinterp.HandlerContext, args []st
 			}
 			c.addFuncs(funcNames(f))
 			if hasProcSubst(f) {
-				_ = c.scratch.ensure()
+				_ = c.scratch.Ensure()
 			}
 			// A rewritten copy ($$ and friends made virtual) is sourced from the private pipe
 			// directory, which the interpreter opens directly and scripts cannot write to.
 			if needsRewrite(string(data)) && rewrite(f) {
 				var b strings.Builder
 				if syntax.NewPrinter().Print(&b, f) == nil {
-					_ = c.scratch.ensure()
+					_ = c.scratch.Ensure()
 					tmp, err := os.CreateTemp(c.fifoDir, sandbox.PipePrefix+"src-*")
 					if err == nil {
 						_, werr := tmp.WriteString(b.String())
@@ -628,7 +628,7 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 		argv = wrapped
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: true, Reason: reason})
-	if err := c.scratch.ensure(); err != nil {
+	if err := c.scratch.Ensure(); err != nil {
 		fmt.Fprintf(hc.stderr, "mcp-bash: scratch directory: %v\n", err)
 		return status(126)
 	}
@@ -639,24 +639,17 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 	if fi, err := c.fs.Stat(hc.dir); err == nil && fi.IsDir() {
 		cmd.Dir = hc.dir
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.stdin, hc.stdout, hc.stderr
+	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(hc.stdin), sandbox.HostWriter(hc.stdout), sandbox.HostWriter(hc.stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return status(128 + int(ws.Signal()))
-		}
-		return status(ee.ExitCode())
-	default:
-		fmt.Fprintf(hc.stderr, "mcp-bash: %s: %v\n", args[0], err)
-		return status(126)
+	if st, ok := sandbox.ExitStatus(err); ok {
+		return status(st)
 	}
+	fmt.Fprintf(hc.stderr, "mcp-bash: %s: %v\n", args[0], err)
+	return status(126)
 }
 
 // confineRules are what a confined external command may use: the read-write roots and the

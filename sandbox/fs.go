@@ -70,6 +70,8 @@ type FS struct {
 	// nsMu serialises mutating operations in mounts with nested read-only mounts, so a
 	// background job of the same call cannot swap a path between check and use.
 	nsMu sync.Mutex
+	// files counts the files the call holds open (openfiles.go).
+	files openFiles
 }
 
 // PipePrefix names the interpreter's process-substitution FIFOs.
@@ -89,8 +91,11 @@ func (f *FS) pipe(p string, flag int) (File, bool, error) {
 	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		return nil, true, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 	}
+	if err := f.files.take(); err != nil {
+		return nil, true, f.deny("read", p, err.Error(), err)
+	}
 	file, err := os.OpenFile(p, flag&^(os.O_CREATE|os.O_TRUNC), 0)
-	return file, true, err
+	return f.files.track(file, err), true, err
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -102,7 +107,7 @@ type Scratch struct {
 // NewFS opens the policy's roots, the tool directory (read-only, unless a root covers it) and
 // the call's scratch root (read-write, created lazily; zero Scratch for none).
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
-	f := &FS{rec: rec}
+	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	add := func(r Root) error {
 		if !path.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
@@ -370,12 +375,16 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 			return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
 		}
 	}
+	if err := f.files.take(); err != nil {
+		return nil, f.deny(op, p, err.Error(), err)
+	}
 	file, err := r.OpenFile(rel, flag, perm)
 	if err != nil {
+		f.files.track(nil, err)
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	f.allow(op, p)
-	return file, nil
+	return f.files.track(file, nil), nil
 }
 
 func reasonOf(err error) string {

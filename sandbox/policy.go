@@ -48,6 +48,10 @@ type Limits struct {
 	// MaxJobs bounds the background jobs (`cmd &`) a call may start in all, counted as they
 	// start (a fork bomb hits it long before memory or the command limit).
 	MaxJobs int64
+	// MaxOpenFiles bounds the files a call holds open at once through its FS (scripts, their
+	// utilities and redirections, wasm guests): one call must not take every descriptor of
+	// the server (MCPBASH_MAX_OPEN_FILES_PER_CALL).
+	MaxOpenFiles int
 }
 
 // DefaultLimits are used for every zero field of a policy's limits.
@@ -60,6 +64,7 @@ func DefaultLimits() Limits {
 		MaxCallDepth:   200,
 		MaxScriptBytes: 1 << 20,
 		MaxJobs:        1000,
+		MaxOpenFiles:   256,
 	}
 }
 
@@ -77,6 +82,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxCommands <= 0 {
 		l.MaxCommands = d.MaxCommands
+	}
+	if l.MaxOpenFiles <= 0 {
+		l.MaxOpenFiles = d.MaxOpenFiles
 	}
 	if l.MaxCallDepth <= 0 {
 		l.MaxCallDepth = d.MaxCallDepth

@@ -40,32 +40,43 @@ func parseTimeout(s string, def time.Duration) time.Duration {
 	return def
 }
 
+// ElicitAnswer asks the client through call and returns the original framework's answer line,
+// {"action","content"} with a newline: "decline" without client support; "error" (or "cancel"
+// when the wait timed out) when asking failed, err saying why; else the client's action
+// ("error" when it gave none) and content (null when none). The sandbox's mcp_elicit* print it;
+// native tools read it from their response file.
+func ElicitAnswer(ctx context.Context, call *Call, req ElicitRequest) (line []byte, action string, err error) {
+	if !call.ElicitSupported || call.Elicit == nil {
+		return []byte(declined + "\n"), "decline", nil
+	}
+	res, err := call.Elicit(ctx, req)
+	content := json.RawMessage("null")
+	switch {
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		action = "cancel"
+	case err != nil:
+		action = "error"
+	default:
+		action = res.Action
+		if action == "" {
+			action = "error"
+		}
+		if len(res.Content) > 0 {
+			content = res.Content
+		}
+	}
+	return fmt.Appendf(nil, `{"action":%s,"content":%s}`+"\n", jsonString(action), content), action, err
+}
+
 // ask sends an elicitation and prints the original's {"action","content"}; status 0 only for
 // accept. Without client support it declines, as the original does.
 func (s *State) ask(ctx context.Context, io IO, req ElicitRequest) int {
-	if !s.Call.ElicitSupported || s.Call.Elicit == nil {
-		fmt.Fprintln(io.Stdout, declined)
-		return 1
-	}
-	res, err := s.Call.Elicit(ctx, req)
+	line, action, err := ElicitAnswer(ctx, s.Call, req)
+	io.Stdout.Write(line)
 	if err != nil {
-		action := "error"
-		if errors.Is(err, context.DeadlineExceeded) {
-			action = "cancel"
-		}
-		fmt.Fprintf(io.Stdout, `{"action":%q,"content":null}`+"\n", action)
 		fmt.Fprintln(io.Stderr, "mcp_elicit: "+err.Error())
-		return 1
 	}
-	if res.Action == "" {
-		res.Action = "error"
-	}
-	content := json.RawMessage("null")
-	if len(res.Content) > 0 {
-		content = res.Content
-	}
-	fmt.Fprintf(io.Stdout, `{"action":%s,"content":%s}`+"\n", jsonString(res.Action), content)
-	if res.Action != "accept" {
+	if action != "accept" {
 		return 1
 	}
 	return 0

@@ -1,6 +1,8 @@
-// Package sdk is the tool SDK contract shared by every engine: what a tool call receives (Call),
-// where its progress, logs and elicitations go (Sink), and what it produced (Outcome). It also
-// implements the original framework's mcp_* SDK functions as Go builtins for the sandbox engine.
+// Package sdk is the engine contract shared by every engine (Engine: a Job in, events out
+// through the Job's Call, an Outcome with typed limit causes back): what a tool call receives
+// (Call), where its progress, logs and elicitations go (Sink), and what it produced (Outcome).
+// It also implements the original framework's mcp_* SDK functions as Go builtins for the
+// sandbox engine, and embeds the Bash SDK (sdk/bash/tool-sdk.sh, BashSDK) native tools source.
 package sdk
 
 import (
@@ -112,7 +114,9 @@ type Outcome struct {
 	Resources []ResourceRef
 	TimedOut  bool
 	Cancelled bool
-	// LimitHit names the limit that ended the run ("" when none).
+	// Limit is the limit that ended the run (LimitNone when none); LimitHit names it and its
+	// value for the result ("" when none). Set both with SetLimit.
+	Limit    Limit
 	LimitHit string
 	// Embedded holds the contents of Resources, read through the sandbox after the run.
 	Embedded []Embedded

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,29 +106,21 @@ func TestBrokenModuleIsStatus126(t *testing.T) {
 	mod := writeModule(t, []byte("\x00asm\x01\x00\x00\x00\x01\xff"))
 	var errw bytes.Buffer
 	st, err := rt.Run(context.Background(), wasm.Program{Module: mod, Args: []string{"bad"}, Stderr: &errw, FS: newProject(t).fs(t)})
-	if st != 126 || err == nil || !strings.Contains(errw.String(), "compile") {
+	if st != 126 || err == nil || !strings.Contains(errw.String(), "malformed module") {
 		t.Fatalf("status %d, err %v, stderr %q", st, err, errw.String())
 	}
 }
 
-// probe builds the probe guest and compiles it in the shared runtime, once, before any test
-// runs it: compiling a Go guest takes seconds (many on a loaded machine), and a run waits for
-// the compile under its own deadline, so a first run would otherwise race the compiler
-// against the deadlines these tests set for the guest itself.
+// probe builds the probe guest and compiles it once, with no deadline: a call's deadline also
+// bounds the compile, and a cold compile of a Go guest on a loaded machine can take longer
+// than the tests' timeouts.
 func probe(t *testing.T) string {
-	t.Helper()
-	path := wasmtest.BuildGo(t, "wasm/testdata/probe")
-	probeOnce.Do(func() { _, probeErr = runtimeForTest(t).Compile(context.Background(), path) })
-	if probeErr != nil {
-		t.Fatal(probeErr)
+	p := wasmtest.BuildGo(t, "wasm/testdata/probe")
+	if _, err := runtimeForTest(t).Compile(context.Background(), p); err != nil {
+		t.Fatal(err)
 	}
-	return path
+	return p
 }
-
-var (
-	probeOnce sync.Once
-	probeErr  error
-)
 
 // runProbe runs the probe as a command with args over the project's FS.
 func runProbe(t *testing.T, p project, ctx context.Context, stdin io.Reader, args ...string) (string, int, error) {
@@ -234,7 +227,7 @@ func TestRunToolContract(t *testing.T) {
 	p := newProject(t)
 	rt := runtimeForTest(t)
 	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"args"}`)}
-	out := rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy(),
+	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(),
 		Env: map[string]string{"MCP_TOOL_NAME": "probe"}})
 	if out.ExitCode != 0 || !strings.Contains(string(out.Stdout), `"args":{"mode":"args"}`) {
 		t.Fatalf("exit %d timed out %v stdout %s stderr %s", out.ExitCode, out.TimedOut, out.Stdout, out.Stderr)
@@ -242,19 +235,46 @@ func TestRunToolContract(t *testing.T) {
 	call.Args = json.RawMessage(`{"mode":"spew"}`)
 	pol := p.policy()
 	pol.Limits.MaxStdoutBytes = 64 << 10
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: pol})
-	if !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: pol})
+	if out.Limit != sdk.LimitStdout || !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
 		t.Fatalf("limit %q, %d bytes", out.LimitHit, len(out.Stdout))
 	}
 	call.Args = json.RawMessage(`{"mode":"alloc"}`)
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
-	if !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
+	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
 		t.Fatalf("limit %q exit %d stderr %s", out.LimitHit, out.ExitCode, out.Stderr)
 	}
 	call.Args = json.RawMessage(`{"mode":"exit","code":3}`)
-	out = rt.RunTool(context.Background(), wasm.Tool{Call: call, Module: probe(t), Dir: p.root, Policy: p.policy()})
+	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
 	if out.ExitCode != 3 || !strings.Contains(string(out.Stderr), "exiting with 3") {
 		t.Fatalf("exit %d stderr %q", out.ExitCode, out.Stderr)
+	}
+}
+
+// TestRunToolUnderHeapGuard: a tool run registers with the server's heap guard
+// (Options.WatchMemory) for exactly its duration, and a guard that stops it ends the run with
+// the process-wide memory limit, not a timeout or a crash.
+func TestRunToolUnderHeapGuard(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	var registered, done atomic.Int32
+	rt, err := wasm.New(context.Background(), wasm.Options{CacheDir: wasmtest.TempDir(t, "cache"),
+		WatchMemory: func(stop context.CancelCauseFunc) func() {
+			registered.Add(1)
+			stop(errors.New("heap guard: over MCPBASH_MAX_HEAP_MB")) // as memGuard does, with its own cause
+			return func() { done.Add(1) }
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"loop"}`)}
+	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
+	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "MCPBASH_MAX_HEAP_MB") || out.TimedOut {
+		t.Fatalf("limit %q %q timedOut %v exit %d stderr %s", out.Limit, out.LimitHit, out.TimedOut, out.ExitCode, out.Stderr)
+	}
+	if registered.Load() != 1 || done.Load() != 1 {
+		t.Fatalf("registered %d times, unregistered %d times; want once each", registered.Load(), done.Load())
 	}
 }
 

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-bash/mcp-bash/host"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -20,6 +22,9 @@ func newConfigCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 		Short: "Print a client configuration snippet for this project and binary",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if show {
+				return showConfig(c.OutOrStdout(), options(*projectRoot, getenv), asJSON)
+			}
 			dirs, err := cliProject(*projectRoot, getenv)
 			if err != nil {
 				return err
@@ -40,7 +45,7 @@ func newConfigCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 				fmt.Fprintf(out, "claude mcp add %s --env MCPBASH_TOOL_ALLOWLIST='*' -- %q --project-root %q\n", name, bin, dirs.Root)
 			case client == "librechat":
 				fmt.Fprintf(out, "mcpServers:\n  %s:\n    type: stdio\n    command: %q\n    args: [\"--project-root\", %q]\n    env:\n      MCPBASH_TOOL_ALLOWLIST: \"*\"\n", name, bin, dirs.Root)
-			case client == "" || client == "claude-desktop" || client == "cursor" || client == "windsurf" || show || asJSON:
+			case client == "" || client == "claude-desktop" || client == "cursor" || client == "windsurf" || asJSON:
 				if client != "" && !contains(clients, client) {
 					return &exitError{code: 2, msg: "Error: unknown client " + client + " (one of " + strings.Join(clients, ", ") + ")"}
 				}
@@ -54,7 +59,7 @@ func newConfigCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 	f := cmd.Flags()
 	f.StringVar(&client, "client", "", "client: "+strings.Join(clients, ", "))
 	f.BoolVar(&asJSON, "json", false, "print the mcpServers JSON")
-	f.BoolVar(&show, "show", false, "print the mcpServers JSON (default)")
+	f.BoolVar(&show, "show", false, "print the effective server configuration: every setting, its value and whether the environment sets it (secrets redacted; with --json as JSON)")
 	f.BoolVar(&wrapper, "wrapper", false, "print a shell wrapper that starts this server")
 	return cmd
 }
@@ -66,4 +71,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// showConfig is `config --show`: every setting with its effective value; exit 2 when some are
+// malformed (they are named on stderr, their defaults shown).
+func showConfig(w io.Writer, o host.Options, asJSON bool) error {
+	entries, err := host.ShowConfig(o)
+	if asJSON {
+		writeJSON(w, entries)
+	} else {
+		for _, e := range entries {
+			v := e.Value
+			if v == "" {
+				v = "(none)"
+			}
+			if !e.Set {
+				v += "  (default)"
+			}
+			fmt.Fprintf(w, "%-38s %s\n", e.Name, v)
+		}
+	}
+	if err != nil {
+		return &exitError{code: 2, msg: "Error: " + err.Error()}
+	}
+	return nil
 }

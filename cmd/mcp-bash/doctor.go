@@ -20,7 +20,7 @@ func newDoctorCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 			if asJSON {
 				writeJSON(c.OutOrStdout(), report)
 			} else {
-				for _, k := range []string{"version", "go", "platform", "binary", "landlockABI", "landlock", "requireConfinement", "scratch", "wasmCache", "roots", "project"} {
+				for _, k := range []string{"version", "go", "platform", "binary", "config", "landlockABI", "landlock", "requireConfinement", "scratch", "wasmCache", "roots", "project"} {
 					fmt.Fprintf(c.OutOrStdout(), "%-12s %s\n", k+":", doctorText(report[k]))
 				}
 			}

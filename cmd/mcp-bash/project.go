@@ -19,8 +19,12 @@ func options(projectRoot string, getenv func(string) string) host.Options {
 func cliProject(projectRoot string, getenv func(string) string) (host.Project, error) {
 	p, err := host.FindProject(options(projectRoot, getenv))
 	var pe *host.ProjectError
-	if errors.As(err, &pe) {
+	var ce *host.ConfigError
+	switch {
+	case errors.As(err, &pe):
 		return p, &exitError{code: 1, msg: "Error: " + pe.Msg}
+	case errors.As(err, &ce):
+		return p, &exitError{code: 2, msg: "Error: " + ce.Error()}
 	}
 	return p, err
 }

@@ -7,14 +7,12 @@ package bashdiff
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -36,8 +34,9 @@ func load(t *testing.T) []snippet {
 	return out
 }
 
-func knownDiffs(t *testing.T) map[string]string {
-	f, err := os.Open("testdata/known.txt")
+// readKnown reads a list of accepted differences: NAME<TAB>reason lines, # comments.
+func readKnown(t *testing.T, path string) map[string]string {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +93,17 @@ func runBash(t *testing.T, body string) result {
 	return result{Stdout: out.String(), Stderr: errb.Len() > 0, Status: st}
 }
 
+// runEngine runs script under the sandbox engine with dir as its working directory and only
+// root, and toolDir as the tool's directory.
+func runEngine(t *testing.T, e *interp.Engine, dir, toolDir, script string) *sdk.Outcome {
+	return e.Run(t.Context(), interp.Job{Call: &sdk.Call{Tool: "snippet", Args: json.RawMessage("{}")}, Script: script, Dir: dir,
+		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: toolDir,
+			Limits: sandbox.Limits{Timeout: caseTimeout}}})
+}
+
 func runSandbox(t *testing.T, e *interp.Engine, body string) result {
 	dir, script := prepare(t, body)
-	out := e.Run(context.Background(), interp.Job{Call: &sdk.Call{Tool: "snippet", Args: json.RawMessage("{}")}, Script: script, Dir: dir,
-		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
-			Limits: sandbox.Limits{Timeout: 10 * time.Second}}})
+	out := runEngine(t, e, dir, dir, script)
 	return result{Stdout: string(out.Stdout), Stderr: len(out.Stderr) > 0, Status: out.ExitCode}
 }
 
@@ -110,7 +115,7 @@ func TestBashDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippets, known := load(t), knownDiffs(t)
+	snippets, known := load(t), readKnown(t, "testdata/known.txt")
 	if len(snippets) < 300 {
 		t.Fatalf("only %d snippets", len(snippets))
 	}

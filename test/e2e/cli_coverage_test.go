@@ -156,7 +156,8 @@ func TestCLIVerbGaps(t *testing.T) {
 		out  []string
 	}{
 		{"config json", []string{"config", "--json"}, 0, []string{`"mcpServers"`, `"proj"`, `"--project-root"`}},
-		{"config show", []string{"config", "--show"}, 0, []string{`"mcpServers"`}},
+		{"config show", []string{"config", "--show"}, 0, []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT", "30  (default)", "MCPBASH_REMOTE_TOKEN"}},
+		{"config show json", []string{"config", "--show", "--json"}, 0, []string{`"name": "MCPBASH_MAX_HEAP_MB"`, `"value": "2048"`, `"set": false`}},
 		{"config cursor", []string{"config", "--client", "cursor"}, 0, []string{`"mcpServers"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
 		{"config windsurf", []string{"config", "--client", "windsurf"}, 0, []string{`"mcpServers"`}},
 		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{"claude mcp add proj --env MCPBASH_TOOL_ALLOWLIST='*' -- "}},

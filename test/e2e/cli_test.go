@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +92,43 @@ func TestProjectRootResolution(t *testing.T) {
 func runCmdOut(name string, args ...string) (string, error) {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	return string(out), err
+}
+
+// A malformed setting stops the server and every verb at start-up with one line naming it;
+// config --show says which and redacts secrets.
+func TestCLIConfigValidation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, e, code := runCLI(t, dir, nil, "new", "proj"); code != 0 {
+		t.Fatalf("new: %d %s", code, e)
+	}
+	proj := filepath.Join(dir, "proj")
+	bad := []string{"MCPBASH_MAX_HEAP_MB=2G", "MCPBASH_REMOTE_TOKEN=s3cret"}
+	want := `MCPBASH_MAX_HEAP_MB="2G": want an integer from 0 to 1048576`
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"server", nil, 1},
+		{"run-tool", []string{"run-tool", "hello"}, 2},
+		{"validate", []string{"validate"}, 2},
+		{"scaffold", []string{"scaffold", "tool", "x"}, 2},
+		{"config show", []string{"config", "--show"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, e, code := runCLI(t, proj, bad, tc.args...)
+			lines := strings.Split(strings.TrimSpace(e), "\n")
+			if code != tc.code || len(lines) != 1 || !strings.Contains(lines[0], want) {
+				t.Errorf("exit %d (want %d), stderr %q", code, tc.code, e)
+			}
+			if strings.Contains(out+e, "s3cret") {
+				t.Errorf("the secret was printed:\n%s%s", out, e)
+			}
+		})
+	}
+	out, _, _ := runCLI(t, proj, bad, "config", "--show")
+	if !strings.Contains(out, "MCPBASH_REMOTE_TOKEN") || !strings.Contains(out, "(set, redacted)") {
+		t.Errorf("config --show:\n%s", out)
+	}
 }

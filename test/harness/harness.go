@@ -413,6 +413,13 @@ func (c *Client) Response(id string) Msg {
 // Call sends a request with a fresh numeric id and waits for its response.
 func (c *Client) Call(method string, params any) Msg {
 	c.t.Helper()
+	return c.CallWithin(Backstop, method, params)
+}
+
+// CallWithin is Call with another wait for the response (for a call known to be slow, such as
+// the first call of a WebAssembly guest, which compiles it).
+func (c *Client) CallWithin(wait time.Duration, method string, params any) Msg {
+	c.t.Helper()
 	c.mu.Lock()
 	c.nextID++
 	id := 1000 + c.nextID
@@ -423,7 +430,10 @@ func (c *Client) Call(method string, params any) Msg {
 	}
 	b, _ := json.Marshal(line)
 	c.Send(string(b))
-	return c.Response(fmt.Sprint(id))
+	want := idKey(json.RawMessage(fmt.Sprint(id)))
+	return c.WaitFor(wait, "response to id "+fmt.Sprint(id), func(m Msg) bool {
+		return m.ID != nil && m.Method == "" && idKey(m.ID) == want
+	})
 }
 
 // Initialize performs the handshake for a revision and returns the initialize result.

@@ -119,7 +119,10 @@ func newWorld(t *testing.T, extra map[string]string) *world {
 	return w
 }
 
-func (w *world) start(t *testing.T, env ...string) {
+func (w *world) start(t *testing.T, env ...string) { w.launch(t, nil, env...) }
+
+// launch starts the server and initializes a session with the client capabilities caps.
+func (w *world) launch(t *testing.T, caps map[string]any, env ...string) {
 	t.Helper()
 	base := []string{"HOME=" + w.home, "MCPBASH_TMP_ROOT=" + w.scratch, "MCPBASH_MAX_HEAP_MB=256", "MCPBASH_DEFAULT_TOOL_TIMEOUT=" + strconv.Itoa(backstop),
 		"SECRET_TOKEN=" + envCanary, "AWS_SECRET_ACCESS_KEY=" + envCanary}
@@ -130,7 +133,7 @@ func (w *world) start(t *testing.T, env ...string) {
 	}
 	env = append(base, env...)
 	w.c = harness.Start(t, harness.Options{Dir: w.root, Env: env})
-	w.c.Initialize("2025-11-25", nil)
+	w.c.Initialize("2025-11-25", caps)
 }
 
 // expand fills a case's placeholders.
@@ -244,13 +247,17 @@ func (w *world) oracles(t *testing.T, from int, script string) {
 }
 
 // vmRSS reads a process's resident set size in bytes (0 when /proc is unavailable).
-func vmRSS(t *testing.T, pid int) int64 {
+func vmRSS(t *testing.T, pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads a size field of /proc/<pid>/status (VmRSS:, VmHWM:) in bytes (0 when
+// /proc is unavailable).
+func procStatus(pid int, field string) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(v)
 			if len(f) > 0 {
 				n, _ := strconv.ParseInt(f[0], 10, 64)

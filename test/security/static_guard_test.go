@@ -55,15 +55,30 @@ var bannedCalls = map[string]map[string]bool{
 // guardExceptions are reviewed, explained direct uses, keyed "file:pkg.Func". Every *_test.go
 // file is exempt (sdk/bashsdk_test.go runs real bash on purpose): tests run on the host.
 var guardExceptions = map[string]string{
-	"wasm/memory.go:syscall.Mmap":          "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
-	"wasm/memory.go:syscall.Munmap":        "releases that mapping",
+	"wasm/memory_linux.go:unix.Mmap":       "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
+	"wasm/memory_linux.go:unix.Mremap":     "grows that mapping with the guest's memory",
+	"wasm/memory_linux.go:unix.Munmap":     "releases that mapping",
+	"wasm/memory_other.go:syscall.Mmap":    "the same mapping where there is no mremap",
+	"wasm/memory_other.go:syscall.Munmap":  "releases it",
 	"wasm/memory_linux.go:syscall.Madvise": "MADV_HUGEPAGE advice on that same anonymous mapping (no file, no host data)",
-	"wasm/runtime.go:os.MkdirAll":          "the server's compilation cache directory (operator-configured), never a guest path",
-	"wasm/runtime.go:os.Stat":              "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
-	"wasm/runtime.go:os.OpenFile":          "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
-	"wasm/runtime.go:os.Lstat":             "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
-	"wasm/tool.go:os.Mkdir":                "per-call scratch directory with an unguessable name (as interp/scratch.go)",
-	"wasm/tool.go:os.RemoveAll":            "removes that scratch directory after the call",
+	"wasm/runtime.go:os.OpenFile":          "openModule: O_NOFOLLOW open of a module file the registry or the command lookup found, bounded to MaxModuleBytes",
+	// The compilation cache is server state that no guest path reaches (its directory and key
+	// are refused as roots and turn the cache off when a root contains them, host/roots.go).
+	"wasm/cache.go:os.MkdirAll":           "creates the cache directory (0700) and the staging directory's subdirectories",
+	"wasm/cache.go:filepath.EvalSymlinks": "resolves the cache directory physically before its owner and mode are checked",
+	"wasm/cache.go:os.Lstat":              "checks the cache directory's owner and mode",
+	"wasm/cache.go:os.Geteuid":            "the cache directory and its key must belong to the server's user",
+	"wasm/cache.go:os.MkdirTemp":          "the private staging directory wazero's own file cache points at",
+	"wasm/cache.go:os.OpenFile":           "O_NOFOLLOW reads of the cache key and of entries (verified with the key before use)",
+	"wasm/cache.go:os.CreateTemp":         "a new key or entry, written then linked or renamed into place",
+	"wasm/cache.go:os.Link":               "puts a new key in place without ever replacing one",
+	"wasm/cache.go:os.Rename":             "puts a signed entry in place atomically",
+	"wasm/cache.go:os.Remove":             "removes temporary files, entries that fail verification and staged files",
+	"wasm/cache.go:os.RemoveAll":          "removes the staging directory when the runtime closes",
+	"wasm/cache.go:os.WriteFile":          "stages a verified entry for wazero in the private staging directory",
+	"wasm/cache.go:filepath.WalkDir":      "lists what wazero wrote in the private staging directory",
+	"wasm/cache.go:os.ReadFile":           "reads what wazero wrote in the staging directory, to sign it",
+	"wasm/runtime.go:os.Lstat":            "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
 }
 
 func set(names ...string) map[string]bool {

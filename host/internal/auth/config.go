@@ -17,7 +17,7 @@ import (
 )
 
 // Config is the authorization configuration of an HTTP server (server.d/auth.json; see
-// docs/HOSTING.md). The remote token comes from the environment (RemoteTokenFromEnv).
+// docs/HOSTING.md). The remote token comes from the environment's settings (NewRemoteToken).
 type Config struct {
 	// Resource is this server's canonical URL (RFC 8707 / RFC 9728 resource), for example
 	// https://mcp.example.com/mcp. Tokens must name it in their audience.

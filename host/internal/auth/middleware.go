@@ -23,7 +23,7 @@ type Options struct {
 	Client *http.Client
 	Now    func() time.Time
 	Log    *slog.Logger
-	// RemoteToken is the MCPBASH_REMOTE_TOKEN verifier (RemoteTokenFromEnv), nil when unset.
+	// RemoteToken is the MCPBASH_REMOTE_TOKEN verifier (NewRemoteToken), nil when unset.
 	RemoteToken *RemoteToken
 	// APIKeys overrides loading cfg.APIKeysFile (tests).
 	APIKeys *APIKeys

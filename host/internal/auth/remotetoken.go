@@ -5,8 +5,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -48,35 +46,23 @@ type RemoteToken struct {
 	failures []time.Time // within the last minute, oldest first
 }
 
-// RemoteTokenFromEnv reads the remote-token settings. It returns nil (and no error) when
-// MCPBASH_REMOTE_TOKEN is unset or empty, and ErrRemoteTokenWeak when it is too short, so that
-// the server refuses to start.
-func RemoteTokenFromEnv(getenv func(string) string) (*RemoteToken, error) {
-	secret := getenv("MCPBASH_REMOTE_TOKEN")
+// NewRemoteToken is the verifier of the remote-token settings (host/internal/config: the
+// secret, the _meta key and fallback key it is presented under, the failures allowed per minute,
+// 0 for no limit). It returns nil (and no error) when the secret is empty, and ErrRemoteTokenWeak
+// when it is too short, so that the server refuses to start.
+func NewRemoteToken(secret, key, fallback string, maxFailures int) (*RemoteToken, error) {
 	if secret == "" {
 		return nil, nil
 	}
 	if utf8.RuneCountInString(secret) < MinSecretChars {
 		return nil, ErrRemoteTokenWeak
 	}
-	r := &RemoteToken{
-		digest:      sha256.Sum256([]byte(secret)),
-		key:         getenv("MCPBASH_REMOTE_TOKEN_KEY"),
-		fallback:    getenv("MCPBASH_REMOTE_TOKEN_FALLBACK_KEY"),
-		maxFailures: 10,
-		now:         time.Now,
-	}
+	r := &RemoteToken{digest: sha256.Sum256([]byte(secret)), key: key, fallback: fallback, maxFailures: max(maxFailures, 0), now: time.Now}
 	if r.key == "" {
 		r.key = "mcpbash/remoteToken"
 	}
 	if r.fallback == "" {
 		r.fallback = "remoteToken"
-	}
-	// Like the original: a value that is not a plain non-negative integer means the default.
-	if v := strings.TrimSpace(getenv("MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN")); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 && !strings.HasPrefix(v, "+") {
-			r.maxFailures = n
-		}
 	}
 	return r, nil
 }

@@ -8,20 +8,32 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/auth"
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 const secret = "0123456789abcdef0123456789abcdef-remote"
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-func TestRemoteTokenFromEnv(t *testing.T) {
-	if r, err := auth.RemoteTokenFromEnv(env(nil)); r != nil || err != nil {
+// remoteToken is the verifier the server builds from an environment: its settings parsed by
+// host/internal/config, then NewRemoteToken.
+func remoteToken(t testing.TB, m map[string]string) (*auth.RemoteToken, error) {
+	t.Helper()
+	set, err := config.Load(env(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return auth.NewRemoteToken(set.RemoteToken, set.RemoteTokenKey, set.RemoteTokenFallbackKey, set.RemoteTokenMaxFailures)
+}
+
+func TestNewRemoteToken(t *testing.T) {
+	if r, err := remoteToken(t, nil); r != nil || err != nil {
 		t.Fatalf("unset: %v %v", r, err)
 	}
-	if _, err := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": strings.Repeat("x", 31)})); !errors.Is(err, auth.ErrRemoteTokenWeak) {
+	if _, err := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": strings.Repeat("x", 31)}); !errors.Is(err, auth.ErrRemoteTokenWeak) {
 		t.Fatalf("31 chars: err = %v, want ErrRemoteTokenWeak", err)
 	}
-	r, err := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": strings.Repeat("é", 32)}))
+	r, err := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": strings.Repeat("é", 32)})
 	if err != nil || r.Verify(strings.Repeat("é", 32)) != nil {
 		t.Fatalf("32 multibyte characters: %v", err)
 	}
@@ -29,7 +41,7 @@ func TestRemoteTokenFromEnv(t *testing.T) {
 
 func TestRemoteTokenVerifyAndThrottle(t *testing.T) {
 	clk := newClock()
-	r, err := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "3"}))
+	r, err := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +69,17 @@ func TestRemoteTokenVerifyAndThrottle(t *testing.T) {
 
 func TestRemoteTokenNoLimit(t *testing.T) {
 	// 0 disables the throttle.
-	r, _ := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "0"}))
+	r, _ := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "0"})
 	for range 50 {
 		if err := r.Verify("bad"); !errors.Is(err, auth.ErrRemoteTokenInvalid) {
 			t.Fatalf("limit 0: %v", err)
 		}
 	}
-	// A malformed limit means the default (10).
-	r, _ = auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "ten"}))
+	// A malformed limit refuses to start (the original fell back to the default); unset is 10.
+	if _, err := config.Load(env(map[string]string{"MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "ten"})); err == nil {
+		t.Fatal("a malformed limit was accepted")
+	}
+	r, _ = remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": secret})
 	for i := range 10 {
 		if err := r.Verify("bad"); !errors.Is(err, auth.ErrRemoteTokenInvalid) {
 			t.Fatalf("failure %d: %v", i, err)
@@ -76,7 +91,7 @@ func TestRemoteTokenNoLimit(t *testing.T) {
 }
 
 func TestRemoteTokenFromParams(t *testing.T) {
-	r, _ := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_KEY": "acme/token"}))
+	r, _ := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_KEY": "acme/token"})
 	for _, c := range []struct{ params, want string }{
 		{`{"_meta":{"acme/token":"a"}}`, "a"},
 		{`{"_meta":{"remoteToken":"b"}}`, "b"},
@@ -134,7 +149,7 @@ func TestOpaqueCredentialsOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, _ := auth.RemoteTokenFromEnv(env(map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "2"}))
+	rt, _ := remoteToken(t, map[string]string{"MCPBASH_REMOTE_TOKEN": secret, "MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN": "2"})
 	var decisions []string
 	a, err := auth.New(auth.Config{RemoteTokenTenant: "ops", Scopes: auth.ScopePolicy{Required: []string{"mcp"}, Tools: map[string][]string{"admin_*": {"mcp:admin"}}}},
 		auth.Options{APIKeys: keys, RemoteToken: rt, OnDecision: func(p *auth.Principal, e *auth.Error) {

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Defaults for one run of a hook.
@@ -40,9 +42,15 @@ type Options struct {
 	Root string
 	// Script is the hook's absolute path (server.d/register.sh or server.d/policy.sh).
 	Script string
-	// Getenv reads the server's environment. Only PATH, HOME, TMPDIR, the locale and the
-	// documented MCPBASH_* settings are passed on (see Environ); never secrets.
-	Getenv func(string) string
+	// Allowed is MCPBASH_ALLOW_PROJECT_HOOKS: without it PolicyCheck runs nothing (and the
+	// registry never calls RunRegister).
+	Allowed bool
+	// Env reads the server's system variables a hook inherits: PATH, HOME, TMPDIR, LANG, LC_ALL
+	// and USER (see Environ).
+	Env func(string) string
+	// Passthrough are the server's MCPBASH_* settings the hook sees as the original's hooks did
+	// (config: hookVars), never secrets.
+	Passthrough map[string]string
 	// Vars are added to the hook's environment (MCPBASH_PROJECT_ROOT, MCPBASH_*_DIR).
 	Vars map[string]string
 	// Timeout bounds the run (DefaultTimeout when zero).
@@ -61,8 +69,8 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.Getenv == nil {
-		o.Getenv = func(string) string { return "" }
+	if o.Env == nil {
+		o.Env = func(string) string { return "" }
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -76,16 +84,6 @@ func (o *Options) defaults() {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-}
-
-// Enabled reports whether MCPBASH_ALLOW_PROJECT_HOOKS opts in to project hooks: exactly one
-// of true, 1, yes, on, as in the original.
-func Enabled(getenv func(string) string) bool {
-	switch getenv("MCPBASH_ALLOW_PROJECT_HOOKS") {
-	case "true", "1", "yes", "on":
-		return true
-	}
-	return false
 }
 
 // TrustError says why a hook was refused. Rule is one of "symlink", "regular", "runnable",
@@ -196,18 +194,9 @@ func cause(err error) error {
 	return err
 }
 
-// passthrough are the server settings a hook sees, as the original's hooks (sourced into the
-// server shell) saw them; secrets such as MCPBASH_REMOTE_TOKEN are never passed.
-var passthrough = []string{
-	"MCPBASH_HOME", "MCPBASH_ALLOW_PROJECT_HOOKS", "MCPBASH_TOOL_ALLOWLIST", "MCPBASH_TOOL_ALLOW_DEFAULT",
-	"MCPBASH_LOG_LEVEL", "MCPBASH_LOG_VERBOSE", "MCPBASH_TMP_ROOT", "MCPBASH_STATE_DIR", "MCPBASH_REGISTER_TTL",
-	"MCPBASH_STATIC_REGISTRY", "MCPBASH_ROOTS", "MCPBASH_CI_MODE", "MCPBASH_DEBUG_LOG",
-	"MCPBASH_JSON_TOOL", "MCPBASH_JSON_TOOL_BIN", "MCPBASH_MODE",
-}
-
 // Environ is the environment a hook runs with: PATH (default /usr/local/bin:/usr/bin:/bin),
 // HOME (default the project root), TMPDIR, LANG (default C) and LC_ALL when set, the
-// passthrough MCPBASH_* settings, MCPBASH_JSON_TOOL[_BIN] (jq or gojq when found), MCPBASH_MODE
+// Passthrough MCPBASH_* settings, MCPBASH_JSON_TOOL[_BIN] (jq or gojq when found), MCPBASH_MODE
 // and o.Vars. Nothing else of the server's environment is inherited.
 func Environ(o Options) []string {
 	o.defaults()
@@ -217,24 +206,24 @@ func Environ(o Options) []string {
 			env[k] = v
 		}
 	}
-	path := o.Getenv("PATH")
+	path := o.Env("PATH")
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
 	set("PATH", path)
-	set("HOME", o.Getenv("HOME"))
+	set("HOME", o.Env("HOME"))
 	if env["HOME"] == "" {
 		set("HOME", o.Root)
 	}
-	set("TMPDIR", o.Getenv("TMPDIR"))
-	set("LANG", o.Getenv("LANG"))
+	set("TMPDIR", o.Env("TMPDIR"))
+	set("LANG", o.Env("LANG"))
 	if env["LANG"] == "" {
 		env["LANG"] = "C"
 	}
-	set("LC_ALL", o.Getenv("LC_ALL"))
-	set("USER", o.Getenv("USER"))
-	for _, k := range passthrough {
-		set(k, o.Getenv(k))
+	set("LC_ALL", o.Env("LC_ALL"))
+	set("USER", o.Env("USER"))
+	for k, v := range o.Passthrough {
+		set(k, v)
 	}
 	if env["MCPBASH_JSON_TOOL_BIN"] == "" {
 		env["MCPBASH_JSON_TOOL"] = "none"
@@ -450,16 +439,9 @@ loop:
 	if capped && r.failOnCap {
 		out.overflow = true
 	}
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.exitCode = 128 + int(ws.Signal())
-		} else {
-			out.exitCode = ee.ExitCode()
-		}
-	default:
+	if st, ok := sandbox.ExitStatus(waitErr); ok {
+		out.exitCode = st
+	} else {
 		out.exitCode = 1
 	}
 	if ctxErr != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // project writes a project root with server.d/<hook> holding body (mode 0755) and returns the
@@ -38,27 +40,24 @@ func project(t *testing.T, hook, body string) (string, string) {
 	return root, p
 }
 
-// opts runs script with a backstop timeout: tests of the timeout set their own.
+// opts are a hook run's Options as the server builds them from env (config.Load).
 func opts(root, script string, env map[string]string) Options {
-	return Options{Root: root, Script: script, Timeout: 2 * time.Minute, Vars: map[string]string{"MCPBASH_TOOLS_DIR": filepath.Join(root, "tools")},
-		Getenv: func(k string) string {
-			if v, ok := env[k]; ok {
-				return v
-			}
-			if k == "PATH" {
-				return os.Getenv("PATH")
-			}
-			return ""
-		}}
-}
-
-func TestEnabled(t *testing.T) {
-	for v, want := range map[string]bool{"true": true, "1": true, "yes": true, "on": true,
-		"": false, "false": false, "0": false, "TRUE": false, " true": false, "off": false} {
-		if got := Enabled(func(string) string { return v }); got != want {
-			t.Errorf("Enabled(%q) = %v, want %v", v, got, want)
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
 		}
+		if k == "PATH" {
+			return os.Getenv("PATH")
+		}
+		return ""
 	}
+	set, err := config.Load(getenv)
+	if err != nil {
+		panic(err)
+	}
+	// A backstop timeout: tests of the timeout set their own.
+	return Options{Root: root, Script: script, Timeout: 2 * time.Minute, Vars: map[string]string{"MCPBASH_TOOLS_DIR": filepath.Join(root, "tools")},
+		Allowed: set.Registry.AllowProjectHooks, Env: getenv, Passthrough: set.Passthrough}
 }
 
 func TestTrust(t *testing.T) {

@@ -66,7 +66,7 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 		return nil
 	}
 	o.defaults()
-	if !Enabled(o.Getenv) {
+	if !o.Allowed {
 		if _, seen := gatingWarned.LoadOrStore(o.Script, true); !seen {
 			o.Warn(fmt.Sprintf("%s is ignored: project hooks are off (set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it)", o.Script))
 		}

@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,24 +26,53 @@ import (
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// Engine runs native tools. It owns the SDK directory (created once, read-only).
+// Engine is the native engine of the engine contract: it runs a tool as a real bash process
+// with the original's file and environment contract, confined (when the Job has a Confiner) to
+// the call's roots. It owns the SDK directory (created once, read-only).
 type Engine struct {
-	// Self is the mcp-bash binary (for `mcp-bash jq`); Bash is the shell (default "bash").
+	// Self is the mcp-bash binary (for `mcp-bash jq` and the confinement wrapper); Bash is the
+	// shell (default "bash").
 	Self, Bash string
-	// Base is where per-call scratch directories go.
+	// Base is where per-call scratch directories go ("" = sandbox.ScratchBase("")).
 	Base string
+	// Project is the project root: every native tool starts there, as in the original, and it
+	// is HOME when the server has none.
+	Project string
+	// Env says what of the server's environment a tool starts with.
+	Env EnvPolicy
+	// Spill is MCPBASH_ENV_PAYLOAD_THRESHOLD: JSON payloads longer than this go through files.
+	Spill int
+	// SDKDir overrides the embedded SDK (an inherited MCPBASH_HOME's sdk/, as the original's
+	// test suites use).
+	SDKDir string
+	// Limits are the rlimits of every tool's processes; CPUSeconds < 0 means twice the call's
+	// timeout plus 2 s.
+	Limits Limits
+	// BeforeConfine, when set, is called before a tool's command line is confined (the server
+	// says once when Landlock is unavailable).
+	BeforeConfine func()
 
 	once   sync.Once
 	sdkDir string
 	sdkErr error
 }
 
-// Job is one native run.
-type Job struct {
+// EnvPolicy is MCPBASH_TOOL_ENV_MODE and its allowlist over the server's environment.
+type EnvPolicy struct {
+	// Environ lists the server's environment (nil: empty).
+	Environ func() []string
+	// Mode is "minimal" (MCP_*/MCPBASH_* without secrets, PATH, HOME, LANG), "allowlist"
+	// (minimal plus Allow) or "inherit" (everything).
+	Mode  string
+	Allow []string
+}
+
+// job is one native run, as Run prepares it from the contract's Job.
+type job struct {
 	Call        *sdk.Call
 	Script, Dir string
-	// Env is the environment the tool starts with (contract variables included; the engine adds
-	// the side-channel paths, TMPDIR, MCP_SDK and the JSON tool, and spills large payloads).
+	// Env is the environment the tool starts with (contract variables included; run adds the
+	// side-channel paths, TMPDIR, MCP_SDK and the JSON tool, and spills large payloads).
 	Env       []string
 	Timeout   time.Duration
 	MaxStdout int64
@@ -49,11 +80,8 @@ type Job struct {
 	// Roots bound what the result may embed (MCP_TOOL_RESOURCES_FILE).
 	Roots     []sandbox.Root
 	Cancelled func() bool
-	// Spill is MCPBASH_ENV_PAYLOAD_THRESHOLD: JSON payloads longer than this go through files.
-	Spill int
-	// SDKDir overrides the embedded SDK (an inherited MCPBASH_HOME's sdk/, as the original's
-	// test suites use).
-	SDKDir string
+	Spill     int
+	SDKDir    string
 	// Wrap, when set, rewrites the command line (OS confinement); an error refuses the run.
 	// limited reports that the wrapper also sets Limits (else a bash prefix does).
 	Wrap func(argv []string, scratch string) (out []string, limited bool, err error)
@@ -146,9 +174,6 @@ func (e *Engine) sdk() (string, error) {
 	return e.sdkDir, e.sdkErr
 }
 
-// SDKDir is the engine's SDK directory (created on first use).
-func (e *Engine) SDKDir() (string, error) { return e.sdk() }
-
 // Close removes the SDK directory.
 func (e *Engine) Close() {
 	if e.sdkDir != "" {
@@ -157,8 +182,53 @@ func (e *Engine) Close() {
 	}
 }
 
-// Run executes the job and reports its outcome.
-func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
+// Run runs a native tool (the Job's Script) and reports its outcome.
+func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
+	lim := j.Policy.Limits.WithDefaults()
+	limits := e.Limits
+	if limits.CPUSeconds < 0 {
+		limits.CPUSeconds = int64(2*lim.Timeout/time.Second) + 2
+	}
+	run := job{
+		Call: j.Call, Script: j.Script, Dir: e.Project, Env: e.environment(j),
+		Timeout: lim.Timeout, MaxStdout: lim.MaxStdoutBytes, MaxStderr: lim.MaxStderrBytes,
+		Roots: j.Policy.Roots, Cancelled: j.Cancelled, Spill: e.Spill, SDKDir: e.SDKDir, Limits: limits,
+	}
+	rules := sandbox.ConfineRules{Net: j.Network}
+	for _, r := range j.Policy.Roots {
+		if r.Protected {
+			continue // Landlock cannot take rights away, and the directory may not exist
+		}
+		if r.Mode == sandbox.ReadWrite {
+			rules.RW = append(rules.RW, r.Path)
+		} else {
+			rules.RO = append(rules.RO, r.Path)
+		}
+	}
+	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
+	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
+	if run.SDKDir != "" {
+		rules.RO = append(rules.RO, run.SDKDir)
+	}
+	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
+		r := rules
+		r.RW = append(append([]string(nil), r.RW...), scratch)
+		if dir, err := e.sdk(); err == nil {
+			r.RO = append(append([]string(nil), r.RO...), dir)
+		}
+		// The confinement wrapper also sets the rlimits (no extra bash start per call).
+		r.Limits = run.Limits.Rlimits()
+		if e.BeforeConfine != nil {
+			e.BeforeConfine()
+		}
+		out, err := j.Confiner.Wrap(r, argv)
+		return out, err == nil && len(out) != len(argv), err
+	}
+	return e.run(ctx, run)
+}
+
+// run executes a prepared job and reports its outcome.
+func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	out := &sdk.Outcome{}
 	fail := func(msg string) *sdk.Outcome {
 		out.ExitCode, out.Stderr = 1, []byte("mcp-bash: "+msg)
@@ -270,11 +340,11 @@ func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
 	case <-stdout.full:
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		waitErr = <-done
-		out.LimitHit = fmt.Sprintf("Tool output exceeded %d bytes", job.MaxStdout)
+		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", job.MaxStdout)
 	case <-stderr.full:
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		waitErr = <-done
-		out.LimitHit = fmt.Sprintf("Tool stderr exceeded %d bytes", job.MaxStderr)
+		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", job.MaxStderr)
 	}
 	// No orphans: whatever the tool left running in its group ends with the call.
 	syscall.Kill(-pgid, syscall.SIGKILL)
@@ -283,25 +353,20 @@ func (e *Engine) Run(ctx context.Context, job Job) *sdk.Outcome {
 	st.forward(ctx)
 
 	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	var ee *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.ExitCode = 128 + int(ws.Signal())
-		} else {
-			out.ExitCode = ee.ExitCode()
-		}
-	default:
+	if st, ok := sandbox.ExitStatus(waitErr); ok {
+		out.ExitCode = st
+	} else {
 		out.ExitCode = 1
 	}
 	switch {
 	case job.Cancelled != nil && job.Cancelled():
 		out.Cancelled = true
-	case out.LimitHit == "" && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+	case out.Limit == sdk.LimitNone && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
-	case out.LimitHit == "":
-		out.LimitHit = job.Limits.hit(out.ExitCode, out.Stderr)
+	case out.Limit == sdk.LimitNone:
+		if l, msg := job.Limits.hit(out.ExitCode, out.Stderr); l != sdk.LimitNone {
+			out.SetLimit(l, "%s", msg)
+		}
 	}
 	read := func(env string) []byte {
 		data, _ := os.ReadFile(filepath.Join(work, side[env]))
@@ -455,9 +520,6 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	if err := json.Unmarshal(data, &req); err != nil {
 		return []byte(`{"action":"error","content":null}` + "\n")
 	}
-	if !call.ElicitSupported || call.Elicit == nil {
-		return []byte(`{"action":"decline","content":null}` + "\n")
-	}
 	timeout := 30 * time.Second
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout * float64(time.Second))
@@ -466,37 +528,106 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	if req.Mode == "url" {
 		mode = "url"
 	}
-	res, err := call.Elicit(ctx, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
-	if err != nil {
-		action := "error"
-		if errors.Is(err, context.DeadlineExceeded) {
-			action = "cancel"
-		}
-		return []byte(`{"action":"` + action + `","content":null}` + "\n")
-	}
-	if res.Action == "" {
-		res.Action = "error"
-	}
-	content := res.Content
-	if len(content) == 0 {
-		content = json.RawMessage("null")
-	}
-	out, _ := json.Marshal(map[string]any{"action": res.Action, "content": content})
-	return append(out, '\n')
+	line, _, _ := sdk.ElicitAnswer(ctx, call, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
+	return line
 }
 
-// hit names the rlimit that ended a tool, from its exit status and its stderr (bash reports a
-// child killed by SIGXCPU or SIGXFSZ, and its own failed allocations, there); "" for none.
-func (l Limits) hit(code int, stderr []byte) string {
+// hit names the rlimit that ended a tool, from its exit status and its stderr; LimitNone for
+// none. The kernel says CPU and file size by signal; an exhausted address space has no signal
+// of its own, only the words of bash (xmalloc), Go programs ("out of memory") or libc, so the
+// stderr tail is read for those, here only: this turns them into a typed cause at the engine's
+// edge, and no caller reads the text again. bash also reports, on stderr, a child killed by
+// SIGXCPU or SIGXFSZ while the script went on.
+func (l Limits) hit(code int, stderr []byte) (sdk.Limit, string) {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	switch {
 	case l.CPUSeconds > 0 && (code == 128+int(syscall.SIGXCPU) || has("CPU time limit exceeded")):
-		return fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
+		return sdk.LimitCPU, fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
 	case l.FileSizeKiB > 0 && (code == 128+int(syscall.SIGXFSZ) || has("File size limit exceeded")):
-		return fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
+		return sdk.LimitFileSize, fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
 	case l.AddressSpaceKiB > 0 && code != 0 && (has("cannot allocate") || has("out of memory") ||
 		has("failed to reserve page summary memory")):
-		return fmt.Sprintf("Tool exceeded the memory limit (%d MiB of address space)", l.AddressSpaceKiB>>10)
+		return sdk.LimitMemory, fmt.Sprintf("Tool exceeded the memory limit (%d MiB of address space)", l.AddressSpaceKiB>>10)
 	}
-	return ""
+	return sdk.LimitNone, ""
+}
+
+// secretName matches variables that must not reach a tool through the minimal mode's MCP_* /
+// MCPBASH_* pass-through (COMPAT §7 #8: the original leaked MCPBASH_REMOTE_TOKEN and similar).
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|_KEY($|_)|APIKEY`)
+})
+
+// environment is a native tool's starting environment for the configured mode: the contract
+// variables (the Job's Env) win over anything from the server's.
+func (e *Engine) environment(j sdk.Job) []string {
+	var host []string
+	if e.Env.Environ != nil {
+		host = e.Env.Environ()
+	}
+	get := func(name string) (string, bool) {
+		for i := len(host) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(host[i], name+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	var env []string
+	switch e.Env.Mode {
+	case "inherit":
+		env = append(env, host...)
+	default:
+		allowMode := e.Env.Mode == "allowlist"
+		for _, kv := range host {
+			name, _, _ := strings.Cut(kv, "=")
+			switch {
+			case allowMode && slices.Contains(e.Env.Allow, name):
+				env = append(env, kv)
+			case (strings.HasPrefix(name, "MCP_") || strings.HasPrefix(name, "MCPBASH_")) && !secretName().MatchString(name):
+				env = append(env, kv)
+			}
+		}
+		for _, name := range []string{"PATH", "HOME", "LANG"} {
+			if v, ok := get(name); ok {
+				env = append(env, name+"="+v)
+			}
+		}
+	}
+	// PATH, HOME and LANG are kept, and defaulted when unset (HOME to the project root).
+	for name, def := range map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": e.Project, "LANG": "C"} {
+		if v, _ := get(name); v == "" {
+			env = append(env, name+"="+def)
+		}
+	}
+	for k, v := range j.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// Environment is the environment a tool's script starts with (run-tool --print-env), with the
+// per-call paths named rather than created, as exec sees it (the last value of a name wins).
+func (e *Engine) Environment(j sdk.Job) []string {
+	env := e.environment(j)
+	sdkDir := e.SDKDir
+	if sdkDir == "" {
+		sdkDir = "(per-process read-only copy of the embedded SDK)"
+	}
+	env = append(env, "MCP_SDK="+sdkDir, "MCPBASH_JSON_TOOL_BIN=(mcp-bash jq wrapper in MCP_SDK)",
+		"TMPDIR=(per-call scratch)", "MCP_TOOL_ERROR_FILE=(per-call)", "MCP_TOOL_RESOURCES_FILE=(per-call)",
+		"MCP_PROGRESS_STREAM=(per-call)", "MCP_LOG_STREAM=(per-call)")
+	last := map[string]int{}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	var out []string
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"net/netip"
 	"net/url"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // Git defaults.
@@ -42,19 +43,11 @@ type Git struct {
 	localRemote func(httpsURL string) string                                 // swaps in a file:// remote, skipping the address check
 }
 
-// GitFromEnv reads the MCPBASH_*GIT* settings with defaults applied.
-func GitFromEnv(getenv func(string) string) Git {
-	g := Git{
-		Enabled:    envBool(getenv("MCPBASH_ENABLE_GIT_PROVIDER")),
-		AllowHosts: splitList(getenv("MCPBASH_GIT_ALLOW_HOSTS")),
-		DenyHosts:  splitList(getenv("MCPBASH_GIT_DENY_HOSTS")),
-		CacheDir:   defaultGitCache(getenv),
-		MaxBytes:   envInt(getenv("MCPBASH_GIT_MAX_BYTES")),
-		GitBin:     "git",
-	}
-	if s := envInt(getenv("MCPBASH_GIT_TIMEOUT")); s > 0 {
-		g.Timeout = time.Duration(min(s, int64(math.MaxInt64/time.Second))) * time.Second
-	}
+// NewGit is the git provider with the MCPBASH_*GIT* settings and defaults applied; getenv
+// gives the cache location (XDG_CACHE_HOME) and, in test builds, the test hooks.
+func NewGit(c config.Git, getenv func(string) string) Git {
+	g := Git{Enabled: c.Enabled, AllowHosts: c.AllowHosts, DenyHosts: c.DenyHosts, CacheDir: defaultGitCache(getenv),
+		MaxBytes: c.MaxBytes, Timeout: c.Timeout, GitBin: "git"}
 	applyGitTestHooks(&g, getenv)
 	return g.withDefaults()
 }

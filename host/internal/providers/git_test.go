@@ -179,7 +179,7 @@ func TestGitRefusals(t *testing.T) {
 	}
 }
 
-func TestGitFromEnv(t *testing.T) {
+func TestNewGit(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "/home/tester")
 	userCache, err := os.UserCacheDir()
@@ -203,14 +203,20 @@ func TestGitFromEnv(t *testing.T) {
 		}, Git{Enabled: true, AllowHosts: []string{"github.com", "*.gitlab.com"}, DenyHosts: []string{"evil.github.com"},
 			CacheDir: "/var/cache/me/mcp-bash/git", Timeout: 90 * time.Second, MaxBytes: 4096, GitBin: "git"}},
 		{"enabled with 1", map[string]string{"MCPBASH_ENABLE_GIT_PROVIDER": "1"}, Git{Enabled: true, CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
-		{"other values disable", map[string]string{"MCPBASH_ENABLE_GIT_PROVIDER": "on"}, Git{CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
+		{"enabled with on", map[string]string{"MCPBASH_ENABLE_GIT_PROVIDER": "on"}, Git{Enabled: true, CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
+		{"disabled with off", map[string]string{"MCPBASH_ENABLE_GIT_PROVIDER": "off"}, Git{CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
 		{"relative XDG_CACHE_HOME ignored", map[string]string{"XDG_CACHE_HOME": "rel/cache"}, Git{CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
-		{"malformed limits default", map[string]string{"MCPBASH_GIT_TIMEOUT": "0", "MCPBASH_GIT_MAX_BYTES": "lots"}, Git{CacheDir: def, Timeout: 30 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
-		{"huge timeout does not overflow", map[string]string{"MCPBASH_GIT_TIMEOUT": "9223372036854775807"}, Git{CacheDir: def, Timeout: 9223372036 * time.Second, MaxBytes: 10 << 20, GitBin: "git"}},
+		{"malformed limits refused", map[string]string{"MCPBASH_GIT_TIMEOUT": "0", "MCPBASH_GIT_MAX_BYTES": "lots"}, Git{}},
+		{"huge timeout refused", map[string]string{"MCPBASH_GIT_TIMEOUT": "9223372036854775807"}, Git{}},
+		{"bad boolean refused", map[string]string{"MCPBASH_ENABLE_GIT_PROVIDER": "maybe"}, Git{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := GitFromEnv(func(k string) string { return c.env[k] })
+			set, getenv, ok := settingsFrom(t, c.name, c.env)
+			if !ok {
+				return
+			}
+			got := NewGit(set.Git, getenv)
 			if strings.Join(got.AllowHosts, ",") != strings.Join(c.want.AllowHosts, ",") || strings.Join(got.DenyHosts, ",") != strings.Join(c.want.DenyHosts, ",") ||
 				got.Enabled != c.want.Enabled || got.CacheDir != c.want.CacheDir || got.Timeout != c.want.Timeout ||
 				got.MaxBytes != c.want.MaxBytes || got.GitBin != c.want.GitBin {

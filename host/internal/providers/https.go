@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // HTTPS limits: defaults when unset, caps that configuration cannot exceed.
@@ -38,19 +40,11 @@ type HTTPS struct {
 	rootCAs *x509.CertPool                                                    // replaces the system roots
 }
 
-// HTTPSFromEnv reads the MCPBASH_HTTPS_* settings; limits come back with defaults and caps
-// applied so callers see the effective values.
-func HTTPSFromEnv(getenv func(string) string) HTTPS {
-	h := HTTPS{
-		AllowHosts: splitList(getenv("MCPBASH_HTTPS_ALLOW_HOSTS")),
-		DenyHosts:  splitList(getenv("MCPBASH_HTTPS_DENY_HOSTS")),
-		AllowAll:   envBool(getenv("MCPBASH_HTTPS_ALLOW_ALL")),
-		MaxBytes:   envInt(getenv("MCPBASH_HTTPS_MAX_BYTES")),
-	}
-	if s := envInt(getenv("MCPBASH_HTTPS_TIMEOUT")); s > 0 {
-		// Clamp before multiplying so a huge value cannot overflow into a negative duration.
-		h.Timeout = time.Duration(min(s, int64(MaxHTTPSTimeout/time.Second))) * time.Second
-	}
+// NewHTTPS is the https provider with the MCPBASH_HTTPS_* settings; limits come back with
+// defaults and caps applied so callers see the effective values. getenv is read only by test
+// builds (-tags mcpbash_testhooks).
+func NewHTTPS(c config.HTTPS, getenv func(string) string) HTTPS {
+	h := HTTPS{AllowHosts: c.AllowHosts, DenyHosts: c.DenyHosts, AllowAll: c.AllowAll, MaxBytes: c.MaxBytes, Timeout: c.Timeout}
 	applyTestHooks(&h, getenv)
 	return h.withDefaults()
 }

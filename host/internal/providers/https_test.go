@@ -458,7 +458,7 @@ func TestHTTPSLimits(t *testing.T) {
 	}
 }
 
-func TestHTTPSFromEnv(t *testing.T) {
+func TestNewHTTPS(t *testing.T) {
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -472,15 +472,20 @@ func TestHTTPSFromEnv(t *testing.T) {
 		{"allow all true", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "true"}, HTTPS{AllowAll: true, Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
 		{"allow all TRUE", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "TRUE"}, HTTPS{AllowAll: true, Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
 		{"allow all 1", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "1"}, HTTPS{AllowAll: true, Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
-		{"allow all other values are false", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "yes"}, HTTPS{Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
+		{"allow all yes", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "yes"}, HTTPS{AllowAll: true, Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
+		{"allow all other values refused", map[string]string{"MCPBASH_HTTPS_ALLOW_ALL": "sure"}, HTTPS{}},
 		{"limits", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "5", "MCPBASH_HTTPS_MAX_BYTES": "2048"}, HTTPS{Timeout: 5 * time.Second, MaxBytes: 2048}},
 		{"limits capped", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "300", "MCPBASH_HTTPS_MAX_BYTES": "999999999"}, HTTPS{Timeout: 60 * time.Second, MaxBytes: 20_000_000}},
-		{"huge timeout does not overflow", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "9223372036854775807"}, HTTPS{Timeout: 60 * time.Second, MaxBytes: 10 << 20}},
-		{"malformed limits default", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "ten", "MCPBASH_HTTPS_MAX_BYTES": "-5"}, HTTPS{Timeout: 10 * time.Second, MaxBytes: 10 << 20}},
+		{"huge timeout refused", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "9223372036854775807"}, HTTPS{}},
+		{"malformed limits refused", map[string]string{"MCPBASH_HTTPS_TIMEOUT": "ten", "MCPBASH_HTTPS_MAX_BYTES": "-5"}, HTTPS{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := HTTPSFromEnv(func(k string) string { return c.env[k] })
+			set, getenv, ok := settingsFrom(t, c.name, c.env)
+			if !ok {
+				return
+			}
+			got := NewHTTPS(set.HTTPS, getenv)
 			if fmt.Sprint(got.AllowHosts) != fmt.Sprint(c.want.AllowHosts) || fmt.Sprint(got.DenyHosts) != fmt.Sprint(c.want.DenyHosts) ||
 				got.AllowAll != c.want.AllowAll || got.Timeout != c.want.Timeout || got.MaxBytes != c.want.MaxBytes {
 				t.Errorf("got %+v, want %+v", got, c.want)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"strings"
 )
 
@@ -20,28 +19,6 @@ var (
 	ErrFetch    = errors.New("fetch failed")
 	ErrTooLarge = errors.New("too large")
 )
-
-// splitList parses an env host list: comma and/or whitespace separated.
-func splitList(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
-}
-
-// envBool accepts the two spellings the original documents: true and 1.
-func envBool(v string) bool {
-	v = strings.TrimSpace(v)
-	return v == "1" || strings.EqualFold(v, "true")
-}
-
-// envInt returns a positive integer setting, or 0 when unset or malformed (caller defaults).
-func envInt(v string) int64 {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return n
-}
 
 // normalizeHost makes host names comparable: case-folded, no brackets, no trailing dot.
 func normalizeHost(h string) string {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 func generateTools(tb testing.TB, n int) string {
@@ -26,7 +28,7 @@ func generateTools(tb testing.TB, n int) string {
 // page.
 func BenchmarkColdScan2000(b *testing.B) {
 	dir := generateTools(b, 2000)
-	d := ResolveDirs(dir, func(string) string { return "" })
+	d := ResolveDirs(dir, config.Dirs{})
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -48,7 +50,7 @@ func BenchmarkColdScan2000(b *testing.B) {
 func BenchmarkCachedFirstPage2000(b *testing.B) {
 	dir := generateTools(b, 2000)
 	ctx := context.Background()
-	r, err := Open(ctx, Options{Dirs: ResolveDirs(dir, func(string) string { return "" })})
+	r, err := Open(ctx, envOptions(b, dir, noEnv))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func BenchmarkCachedFirstPage2000(b *testing.B) {
 // BenchmarkRestartFromCache2000 is a fresh registry adopting a valid .registry cache.
 func BenchmarkRestartFromCache2000(b *testing.B) {
 	dir := generateTools(b, 2000)
-	d := ResolveDirs(dir, func(string) string { return "" })
+	d := ResolveDirs(dir, config.Dirs{})
 	ctx := context.Background()
 	r, _ := Open(ctx, Options{Dirs: d})
 	r.Warm(ctx)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,17 +43,12 @@ func newRegisterHook(o Options, static bool) registerHook {
 	if rel, err := filepath.Rel(o.Dirs.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
 		label = filepath.ToSlash(rel)
 	}
-	return registerHook{path: p, label: label, enabled: hooks.Enabled(o.Getenv) && !static, static: static,
-		ttl: registerTTL(o.Getenv("MCPBASH_REGISTER_TTL")), maxBuf: envBytes(o.Getenv("MCPBASH_MANUAL_BUFFER_MAX_BYTES"), hooks.DefaultMaxRegistrations)}
-}
-
-// registerTTL is the original's: whole seconds, 5 when unset, malformed or 0.
-func registerTTL(v string) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n <= 0 {
-		n = 5
+	ttl := o.Settings.RegisterTTL
+	if ttl <= 0 {
+		ttl = 5 * time.Second
 	}
-	return time.Duration(n) * time.Second
+	return registerHook{path: p, label: label, enabled: o.Settings.AllowProjectHooks && !static, static: static,
+		ttl: ttl, maxBuf: o.Settings.ManualBufferMaxBytes}
 }
 
 // hookActive reports whether register.sh takes part (it exists and hooks may run). The first time
@@ -105,8 +99,8 @@ func (r *Registry) reloadRegisterSh() error {
 func (r *Registry) runRegisterSh() (*manual, error) {
 	d := r.opts.Dirs
 	res, err := hooks.RunRegister(context.Background(), hooks.Options{
-		Root: d.Root, Script: r.hook.path, Getenv: r.opts.Getenv, Vars: d.Vars(),
-		MaxOutput: r.manualMax, MaxRegistrations: r.hook.maxBuf, TmpDir: r.opts.Getenv("MCPBASH_TMP_ROOT"),
+		Root: d.Root, Script: r.hook.path, Allowed: true, Env: r.opts.HookEnv, Passthrough: r.opts.HookPassthrough, Vars: d.Vars(),
+		MaxOutput: r.manualMax, MaxRegistrations: r.hook.maxBuf, TmpDir: r.opts.TmpRoot,
 	})
 	if err != nil {
 		return nil, err

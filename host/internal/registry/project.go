@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // Dirs locates the parts of a project. All paths are absolute.
@@ -18,11 +20,11 @@ type Dirs struct {
 	Root, Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
 }
 
-// FindRoot resolves the project root as the original does: MCPBASH_PROJECT_ROOT when set (it must
-// be a directory), else the nearest ancestor of cwd holding server.d/server.meta.json. found is
-// false when neither applies.
-func FindRoot(cwd string, getenv func(string) string) (root string, found bool, err error) {
-	if env := getenv("MCPBASH_PROJECT_ROOT"); env != "" {
+// FindRoot resolves the project root as the original does: env (MCPBASH_PROJECT_ROOT) when set
+// (it must be a directory), else the nearest ancestor of cwd holding server.d/server.meta.json.
+// found is false when neither applies.
+func FindRoot(cwd, env string) (root string, found bool, err error) {
+	if env != "" {
 		abs, err := filepath.Abs(env)
 		if err != nil {
 			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT: %w", err)
@@ -55,9 +57,8 @@ func physical(p string) string {
 }
 
 // ResolveDirs applies the MCPBASH_*_DIR overrides (relative values are taken from the root).
-func ResolveDirs(root string, getenv func(string) string) Dirs {
-	dir := func(env, def string) string {
-		v := getenv(env)
+func ResolveDirs(root string, o config.Dirs) Dirs {
+	dir := func(v, def string) string {
 		if v == "" {
 			return filepath.Join(root, def)
 		}
@@ -68,14 +69,14 @@ func ResolveDirs(root string, getenv func(string) string) Dirs {
 	}
 	return Dirs{
 		Root:        root,
-		Tools:       dir("MCPBASH_TOOLS_DIR", "tools"),
-		Resources:   dir("MCPBASH_RESOURCES_DIR", "resources"),
-		Prompts:     dir("MCPBASH_PROMPTS_DIR", "prompts"),
-		Server:      dir("MCPBASH_SERVER_DIR", "server.d"),
-		Registry:    dir("MCPBASH_REGISTRY_DIR", ".registry"),
-		Providers:   dir("MCPBASH_PROVIDERS_DIR", "providers"),
-		UI:          dir("MCPBASH_UI_DIR", "ui"),
-		Completions: dir("MCPBASH_COMPLETIONS_DIR", "completions"),
+		Tools:       dir(o.Tools, "tools"),
+		Resources:   dir(o.Resources, "resources"),
+		Prompts:     dir(o.Prompts, "prompts"),
+		Server:      dir(o.Server, "server.d"),
+		Registry:    dir(o.Registry, ".registry"),
+		Providers:   dir(o.Providers, "providers"),
+		UI:          dir(o.UI, "ui"),
+		Completions: dir(o.Completions, "completions"),
 	}
 }
 

@@ -11,10 +11,11 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // Kind names one registry; its value is the cache file stem and the cursor collection.
@@ -49,7 +50,14 @@ type Options struct {
 	Dirs Dirs
 	// ServerName is used for default MCP Apps UI resource URIs.
 	ServerName string
-	Getenv     func(string) string
+	// Settings are the registry's (config.Registry; zero values take the defaults).
+	Settings config.Registry
+	// TmpRoot is where register.sh's private working files go ("" = the OS temp dir).
+	TmpRoot string
+	// HookEnv and HookPassthrough are register.sh's inherited system variables and MCPBASH_*
+	// settings (hooks.Options' Env and Passthrough).
+	HookEnv         func(string) string
+	HookPassthrough map[string]string
 	// Warn receives structured, non-fatal problems (malformed metadata, guardrails).
 	Warn func(Warning)
 	// Now is the clock (tests replace it).
@@ -101,9 +109,6 @@ type Page struct {
 // Open prepares a registry. It reads server.d/register.json strictly (an invalid file is an
 // error: the server must refuse to start) but scans nothing yet.
 func Open(ctx context.Context, o Options) (*Registry, error) {
-	if o.Getenv == nil {
-		o.Getenv = func(string) string { return "" }
-	}
 	if o.Warn == nil {
 		o.Warn = func(Warning) {}
 	}
@@ -112,18 +117,18 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	}
 	r := &Registry{
 		opts:       o,
-		readOnly:   o.Getenv("MCPBASH_REGISTRY_READONLY") == "1",
+		readOnly:   o.Settings.ReadOnly,
 		ttl:        map[Kind]time.Duration{},
-		static:     o.Getenv("MCPBASH_STATIC_REGISTRY") == "1" || strings.EqualFold(o.Getenv("MCPBASH_STATIC_REGISTRY"), "true"),
-		maxBytes:   envBytes(o.Getenv("MCPBASH_REGISTRY_MAX_BYTES"), 100<<20),
-		manualMax:  envBytes(o.Getenv("MCPBASH_MAX_MANUAL_REGISTRY_BYTES"), DefaultManualMaxBytes),
+		static:     o.Settings.Static,
+		maxBytes:   orDefault(o.Settings.MaxBytes, 100<<20),
+		manualMax:  orDefault(o.Settings.ManualMaxBytes, DefaultManualMaxBytes),
 		manualPath: filepath.Join(o.Dirs.Server, "register.json"),
 		cols:       map[Kind]*collection{},
 	}
-	for k, env := range map[Kind]string{KindTools: "MCP_TOOLS_TTL", KindResources: "MCP_RESOURCES_TTL",
-		KindResourceTemplates: "MCP_RESOURCES_TEMPLATES_TTL", KindPrompts: "MCP_PROMPTS_TTL"} {
-		r.ttl[k] = envSeconds(o.Getenv(env), 5*time.Second)
-	}
+	// The TTLs are config's (5 s unless set); a zero TTL re-checks on every request.
+	s := o.Settings
+	r.ttl[KindTools], r.ttl[KindResources] = s.ToolsTTL, s.ResourcesTTL
+	r.ttl[KindResourceTemplates], r.ttl[KindPrompts] = s.TemplatesTTL, s.PromptsTTL
 	for _, k := range Kinds {
 		r.cols[k] = &collection{}
 	}
@@ -137,17 +142,9 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	return r, ctx.Err()
 }
 
-func envSeconds(v string, def time.Duration) time.Duration {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 {
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
-}
-
-func envBytes(v string, def int64) int64 {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n <= 0 {
+// orDefault is n, or def when n is not positive.
+func orDefault(n, def int64) int64 {
+	if n <= 0 {
 		return def
 	}
 	return n
@@ -418,57 +415,93 @@ func (r *Registry) adoptManual(m *manual, err error) error {
 	return err
 }
 
-// scan rebuilds kind from the project (and register.json) and writes its cache.
+// scan rebuilds kind from the project (and register.json) and writes its cache. A scan that
+// fails to read the project (descriptors exhausted, an I/O error: ioFailure) is thrown away
+// rather than taken for a smaller project: the kind keeps what it had (nothing changes, nothing
+// is announced, the next check scans again), or, never loaded yet, fails with ErrLoad.
 func (r *Registry) scan(kind Kind, fp string) error {
 	c := r.cols[kind]
 	var items []json.RawMessage
 	d := r.opts.Dirs
-	warn := r.opts.Warn
+	var failMu sync.Mutex
+	var failed error
+	warn := func(w Warning) {
+		if w.ioErr != nil {
+			failMu.Lock()
+			if failed == nil {
+				failed = fmt.Errorf("%s: %w", w.Path, w.ioErr)
+			}
+			failMu.Unlock()
+			return
+		}
+		r.opts.Warn(w)
+	}
+	var (
+		tools     []*Tool
+		resources = r.resources
+		templates = r.templates
+		prompts   []*Prompt
+	)
 	switch kind {
 	case KindTools:
-		var tools []*Tool
 		if r.manual != nil && r.manual.tools != nil {
 			tools = manualTools(d, *r.manual.tools, warn)
 		} else {
 			tools = scanTools(d, r.opts.ServerName, warn)
 		}
-		r.setTools(tools)
 		for _, t := range tools {
 			items = append(items, t.Item)
 		}
 	case KindResources, KindResourceTemplates:
 		if r.manual != nil && r.manual.resources != nil {
-			r.resources = manualResources(d, *r.manual.resources)
+			resources = manualResources(d, *r.manual.resources)
 		} else {
-			r.resources = scanResources(d, r.opts.ServerName, warn)
+			resources = scanResources(d, r.opts.ServerName, warn)
 		}
 		if kind == KindResources {
-			for _, x := range r.resources {
+			for _, x := range resources {
 				items = append(items, x.Item)
 			}
 			break
 		}
 		if r.manual != nil && r.manual.templates != nil {
-			r.templates = manualTemplates(*r.manual.templates)
+			templates = manualTemplates(*r.manual.templates)
 		} else {
 			names := map[string]bool{}
-			for _, x := range r.resources {
+			for _, x := range resources {
 				names[x.Name] = true
 			}
-			r.templates = scanTemplates(d, names, warn)
+			templates = scanTemplates(d, names, warn)
 		}
-		for _, x := range r.templates {
+		for _, x := range templates {
 			items = append(items, x.Item)
 		}
 	case KindPrompts:
 		if r.manual != nil && r.manual.prompts != nil {
-			r.prompts = manualPrompts(d, *r.manual.prompts, warn)
+			prompts = manualPrompts(d, *r.manual.prompts, warn)
 		} else {
-			r.prompts = scanPrompts(d, warn)
+			prompts = scanPrompts(d, warn)
 		}
-		for _, x := range r.prompts {
+		for _, x := range prompts {
 			items = append(items, x.Item)
 		}
+	}
+	if failed != nil {
+		r.opts.Warn(Warning{Kind: kind, Message: fmt.Sprintf("scan failed (%v); %s", failed,
+			map[bool]string{true: "keeping the previous list", false: "listing fails until a scan succeeds"}[c.loaded && c.err == nil])})
+		if c.loaded && c.err == nil {
+			return nil
+		}
+		c.loaded, c.err = true, fmt.Errorf("%w: %s scan failed: %v", ErrLoad, kind, failed)
+		return c.err
+	}
+	switch kind {
+	case KindTools:
+		r.setTools(tools)
+	case KindResources, KindResourceTemplates:
+		r.resources, r.templates = resources, templates
+	case KindPrompts:
+		r.prompts = prompts
 	}
 	if items == nil {
 		items = []json.RawMessage{}
@@ -681,7 +714,7 @@ func toolFromItem(d Dirs, item json.RawMessage) (*Tool, bool) {
 		t.Kind = ToolWasm
 	}
 	// Engine-specific fields (exec, sandbox, ...) live only in the metadata file.
-	if meta, _, _, _ := readMeta(t.Abs, usableTool, t.Kind == ToolScript); meta != nil {
+	if meta, _, _, _ := readMeta(t.Abs, usableTool, t.Kind == ToolScript, func(Warning) {}); meta != nil {
 		t.Meta = meta
 	} else {
 		t.Meta = m

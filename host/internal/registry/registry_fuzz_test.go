@@ -13,6 +13,12 @@ var fuzzEnv = map[string]string{"MCPBASH_REGISTRY_READONLY": "1", "MCP_TOOLS_TTL
 
 func fuzzGetenv(k string) string { return fuzzEnv[k] }
 
+func fuzzOptions(tb testing.TB, dir string) Options {
+	o := envOptions(tb, dir, fuzzGetenv)
+	o.ServerName = "fuzz"
+	return o
+}
+
 // fuzzProject writes files into a fresh directory and opens a read-only registry on it.
 func fuzzProject(t *testing.T, files map[string][]byte) (*Registry, error) {
 	dir := t.TempDir()
@@ -25,7 +31,7 @@ func fuzzProject(t *testing.T, files map[string][]byte) (*Registry, error) {
 			t.Fatal(err)
 		}
 	}
-	return Open(context.Background(), Options{Dirs: ResolveDirs(dir, fuzzGetenv), ServerName: "fuzz", Getenv: fuzzGetenv})
+	return Open(context.Background(), fuzzOptions(t, dir))
 }
 
 // listAll pages through every kind and checks that each item is valid JSON.
@@ -105,7 +111,7 @@ func cursorRegistry(f *testing.F) *Registry {
 			}
 		}
 	}
-	r, err := Open(context.Background(), Options{Dirs: ResolveDirs(dir, fuzzGetenv), Getenv: fuzzGetenv})
+	r, err := Open(context.Background(), fuzzOptions(f, dir))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // tree writes files (path → content; a "+x" suffix on the path makes it executable).
@@ -41,9 +43,11 @@ type fixture struct {
 func open(t *testing.T, files map[string]string, env map[string]string) *fixture {
 	t.Helper()
 	f := &fixture{dir: tree(t, files), now: time.Unix(1_700_000_000, 0)}
-	getenv := func(k string) string { return env[k] }
-	r, err := Open(context.Background(), Options{Dirs: ResolveDirs(f.dir, getenv), ServerName: "srv", Getenv: getenv,
-		Warn: func(w Warning) { f.warnings = append(f.warnings, w) }, Now: func() time.Time { return f.now }})
+	o := envOptions(t, f.dir, func(k string) string { return env[k] })
+	o.ServerName = "srv"
+	o.Warn = func(w Warning) { f.warnings = append(f.warnings, w) }
+	o.Now = func() time.Time { return f.now }
+	r, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +302,7 @@ func TestRegisterJSON(t *testing.T) {
 			dir := tree(t, files)
 			env := map[string]string{"MCPBASH_MAX_MANUAL_REGISTRY_BYTES": "1024"}
 			getenv := func(k string) string { return env[k] }
-			r, err := Open(context.Background(), Options{Dirs: ResolveDirs(dir, getenv), Getenv: getenv})
+			r, err := Open(context.Background(), envOptions(t, dir, getenv))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -493,17 +497,17 @@ func TestStaticRegistryTrustsCache(t *testing.T) {
 		return func(k string) string { return map[string]string{"MCPBASH_STATIC_REGISTRY": "1"}[k] }
 	}(nil)
 	ctx := context.Background()
-	r1, _ := Open(ctx, Options{Dirs: ResolveDirs(dir, getenv)})
+	r1, _ := Open(ctx, envOptions(t, dir, noEnv))
 	r1.Warm(ctx)
 	// A tool added later is not seen in static mode: the cache is trusted.
 	os.MkdirAll(filepath.Join(dir, "tools", "b"), 0o755)
 	os.WriteFile(filepath.Join(dir, "tools", "b", "tool.sh"), []byte("# mcp: {\"name\":\"b\"}"), 0o644)
-	r2, _ := Open(ctx, Options{Dirs: ResolveDirs(dir, getenv), Getenv: getenv})
+	r2, _ := Open(ctx, envOptions(t, dir, getenv))
 	if p, _ := r2.List(ctx, KindTools, "", 0); p.Total != 1 {
 		t.Errorf("static mode rescanned: total %d", p.Total)
 	}
 	// Without static mode the fingerprint differs and the tree is rescanned.
-	r3, _ := Open(ctx, Options{Dirs: ResolveDirs(dir, getenv)})
+	r3, _ := Open(ctx, envOptions(t, dir, noEnv))
 	if p, _ := r3.List(ctx, KindTools, "", 0); p.Total != 2 {
 		t.Errorf("rescan: total %d", p.Total)
 	}
@@ -555,7 +559,7 @@ func TestServerMeta(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tree(t, tc.files)
-			m, err := LoadServerMeta(ResolveDirs(dir, func(string) string { return "" }))
+			m, err := LoadServerMeta(ResolveDirs(dir, config.Dirs{}))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v", err)
@@ -576,26 +580,19 @@ func TestServerMeta(t *testing.T) {
 func TestFindRoot(t *testing.T) {
 	dir := tree(t, map[string]string{"proj/server.d/server.meta.json": "{}", "proj/a/b/.keep": ""})
 	dir, _ = filepath.EvalSymlinks(dir)
-	none := func(string) string { return "" }
-	if root, found, err := FindRoot(filepath.Join(dir, "proj", "a", "b"), none); err != nil || !found || root != filepath.Join(dir, "proj") {
+	if root, found, err := FindRoot(filepath.Join(dir, "proj", "a", "b"), ""); err != nil || !found || root != filepath.Join(dir, "proj") {
 		t.Errorf("walk up: %s %v %v", root, found, err)
 	}
-	if _, found, _ := FindRoot(dir, none); found {
+	if _, found, _ := FindRoot(dir, ""); found {
 		t.Error("found a root above the marker")
 	}
-	env := func(k string) string {
-		return map[string]string{"MCPBASH_PROJECT_ROOT": filepath.Join(dir, "proj", "a")}[k]
-	}
-	if root, found, err := FindRoot(dir, env); err != nil || !found || root != filepath.Join(dir, "proj", "a") {
+	if root, found, err := FindRoot(dir, filepath.Join(dir, "proj", "a")); err != nil || !found || root != filepath.Join(dir, "proj", "a") {
 		t.Errorf("env: %s %v %v", root, found, err)
 	}
-	bad := func(k string) string { return map[string]string{"MCPBASH_PROJECT_ROOT": filepath.Join(dir, "nope")}[k] }
-	if _, _, err := FindRoot(dir, bad); err == nil {
+	if _, _, err := FindRoot(dir, filepath.Join(dir, "nope")); err == nil {
 		t.Error("missing MCPBASH_PROJECT_ROOT accepted")
 	}
-	d := ResolveDirs("/r", func(k string) string {
-		return map[string]string{"MCPBASH_TOOLS_DIR": "custom", "MCPBASH_PROMPTS_DIR": "/abs/p"}[k]
-	})
+	d := ResolveDirs("/r", config.Dirs{Tools: "custom", Prompts: "/abs/p"})
 	if d.Tools != "/r/custom" || d.Prompts != "/abs/p" || d.Resources != "/r/resources" || d.Registry != "/r/.registry" {
 		t.Errorf("dirs %+v", d)
 	}

@@ -12,16 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
-
-// Engine runs one sandboxed job (interp.Engine in a worker).
-type Engine interface {
-	Run(ctx context.Context, job interp.Job) *sdk.Outcome
-}
 
 // ChildOptions configure the worker side.
 type ChildOptions struct {
@@ -34,11 +28,13 @@ type ChildOptions struct {
 	SetCPULimit func(total time.Duration) error
 	// CPUUsed reports the CPU time the process has used so far.
 	CPUUsed func() time.Duration
+	// Meter is the process's budget for wasm guests' memory, which the heap guard also sees.
+	Meter *sandbox.Meter
 }
 
 // Serve is the worker: it reads jobs from in and runs them one at a time, writing events and
 // outcomes to out, until in ends (the parent closed the pipe) or ctx ends.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, e Engine, o ChildOptions) error {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, e sdk.Engine, o ChildOptions) error {
 	c := &child{enc: json.NewEncoder(out), replies: map[int64]chan frame{}, opts: o}
 	frames := make(chan frame)
 	readErr := make(chan error, 1)
@@ -123,7 +119,7 @@ func (c *child) cancelJob(client bool) {
 }
 
 // rulesOf is what a worker running spec may touch: its roots, the scratch root, the project
-// (read-only), the binary (for confined externals) and the wasm cache. They do not depend on
+// (read-only) and the binary (for confined externals). They do not depend on
 // the tool, so one confined worker serves every call with the same roots.
 func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 	r := sandbox.ConfineRules{Net: s.Network}
@@ -150,9 +146,6 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 	r.RO = append(r.RO, self)
 	if s.Wasm != nil {
 		r.RO = append(r.RO, s.Wasm.Dirs...)
-		if s.Wasm.CacheDir != "" {
-			r.RW = append(r.RW, s.Wasm.CacheDir)
-		}
 	}
 	return r
 }
@@ -164,7 +157,7 @@ func rulesKey(s *Spec) string {
 }
 
 // start runs one job in the background; its outcome is the job's last frame.
-func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
+func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
 	if c.opts.Confine != nil {
 		r := rulesOf(s, c.opts.Self)
 		if c.rules == nil {
@@ -193,14 +186,15 @@ func (c *child) start(ctx context.Context, s *Spec, e Engine) error {
 	c.client.Store(false)
 	c.running.Store(true)
 	call := c.call(jctx, s)
-	job := interp.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
-		Args: s.Args, Cancelled: func() bool { return c.client.Load() }}
+	job := sdk.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
+		Args: s.Args, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
 	if s.Confine {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}
 	if s.Wasm != nil {
-		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime(s.Wasm.CacheDir), Dirs: s.Wasm.Dirs, Call: call,
+		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime, Dirs: s.Wasm.Dirs, Call: call,
 			MemoryMiB: s.Wasm.MemoryMiB, Cancelled: func() bool { return c.client.Load() }}
+		job.MemoryMiB = s.Wasm.MemoryMiB
 	}
 	go func() {
 		defer cancel()
@@ -309,14 +303,13 @@ func (s sink) Log(_ context.Context, level, logger string, data json.RawMessage)
 	s.c.send(frame{T: "log", Level: level, Logger: logger, Data: data})
 }
 
-// wasmRuntime returns the worker's own wasm runtime, started on first use; compiled code comes
-// from the same file cache as the server's.
-func (c *child) wasmRuntime(cacheDir string) func() (*wasm.Runtime, error) {
-	return func() (*wasm.Runtime, error) {
-		c.wasmOne.Do(func() {
-			c.wasmRT, c.wasmErr = wasm.New(context.Background(), wasm.Options{CacheDir: cacheDir,
-				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
-		})
-		return c.wasmRT, c.wasmErr
-	}
+// wasmRuntime returns the worker's own wasm runtime, started on first use. It compiles in
+// memory only (a warm worker keeps what it compiled for its later calls): a process that runs
+// scripts never holds the compilation cache's key.
+func (c *child) wasmRuntime() (*wasm.Runtime, error) {
+	c.wasmOne.Do(func() {
+		c.wasmRT, c.wasmErr = wasm.New(context.Background(), wasm.Options{Meter: c.opts.Meter,
+			Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
+	})
+	return c.wasmRT, c.wasmErr
 }

@@ -410,10 +410,15 @@ func (p *Pool) died(w *proc, why string) *sdk.Outcome {
 	}
 	// The worker's last words (a Go traceback, say) are for the operator, not the client.
 	p.logf("worker %d died mid-call: %s\n%s", w.cmd.Process.Pid, cause, lastLines(w.stderr.String(), 8))
-	return &sdk.Outcome{ExitCode: 1, LimitHit: "Tool worker process died: " + cause}
+	out := &sdk.Outcome{ExitCode: 1}
+	out.SetLimit(sdk.LimitWorker, "Tool worker process died: %s", cause)
+	return out
 }
 
-// Cause names why a worker process ended, from its exit status and the end of its stderr.
+// Cause names why a worker process ended, from its exit status and the end of its stderr, for
+// the operator's log and the result's sentence (the outcome's typed cause is LimitWorker
+// whatever this says). A Go runtime that dies of a fatal error (stack overflow, out of memory,
+// an unrecovered panic) says which only in words on stderr, all with exit status 2.
 func Cause(st *os.ProcessState, stderr string) string {
 	switch {
 	case strings.Contains(stderr, "CPU time limit exceeded"):

@@ -1,0 +1,91 @@
+package host
+
+// A call's arguments, _meta and timeout as tools/call and run-tool give them.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+)
+
+// toolTimeout: params.timeoutSecs, else the tool's timeoutSecs, else MCPBASH_DEFAULT_TOOL_TIMEOUT
+// (30 s); the original applied none (COMPAT §7 #4), which lets a stuck tool hold a worker forever.
+func (srv *Server) toolTimeout(t *registry.Tool, raw json.RawMessage) time.Duration {
+	secs := 0
+	if s := strings.Trim(strings.TrimSpace(string(raw)), `"`); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			secs = n
+		}
+	}
+	if secs == 0 {
+		secs = t.TimeoutSecs
+	}
+	if secs == 0 {
+		secs = int(srv.cfg.Settings.DefaultToolTimeout / time.Second)
+	}
+	if t.MaxTimeoutSecs > 0 && secs > t.MaxTimeoutSecs {
+		secs = t.MaxTimeoutSecs
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// callArguments are a call's arguments (a JSON object, compacted; absent or null is {}) and
+// its _meta (an object, else {}). Arguments that are not a JSON object are a protocol error.
+func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
+	a := bytes.TrimSpace(tc.Arguments)
+	if len(a) == 0 || string(a) == "null" {
+		a = []byte("{}")
+	}
+	if a[0] != '{' {
+		return nil, nil, invalidParams("Invalid arguments JSON")
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, a) != nil {
+		return nil, nil, invalidParams("Invalid arguments JSON")
+	}
+	meta = bytes.TrimSpace(tc.Meta)
+	if len(meta) == 0 || meta[0] != '{' {
+		meta = []byte("{}")
+	}
+	return buf.Bytes(), meta, nil
+}
+
+// checkArguments validates args against the tool's inputSchema; a violation (or a schema that
+// does not compile) is an isError result, not a protocol error, as the original answers.
+func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) map[string]any {
+	name := tool.Name
+	if v, err := srv.schemas.validate(tool.InputSchema, args); err != nil {
+		return errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil)
+	} else if len(v) > 0 {
+		return errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
+			map[string]any{"violations": v})
+	}
+	return nil
+}
+
+// progressToken is _meta.progressToken (nil when absent or null).
+func progressToken(meta json.RawMessage) json.RawMessage {
+	var m struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	if len(m.ProgressToken) == 0 || string(m.ProgressToken) == "null" {
+		return nil
+	}
+	return m.ProgressToken
+}
+
+// wantsAccessMeta: the result carries the access record under _meta["mcpbash/access"] when
+// MCPBASH_ACCESS_META is on or the request's _meta asks for it.
+func (srv *Server) wantsAccessMeta(meta json.RawMessage) bool {
+	var m struct {
+		Access bool `json:"mcpbash/access"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	return srv.cfg.Settings.AccessMeta || m.Access
+}

@@ -1,0 +1,521 @@
+// Package config is the server's configuration: every setting it reads from its environment,
+// parsed once at start-up into typed values. A malformed value is an error naming the variable
+// (the server refuses to start), never a silent fall back to the default. The settings are one
+// table (settings, below): adding one is a Config field, one entry there, and one line in
+// docs/CONFIG.md, which TestEveryVariableIsDocumented holds to the table in both directions.
+//
+// These are settings of the server, given by its operator. The variables of the tool contract
+// (MCP_TOOL_NAME, MCP_ROOTS_JSON, MCPBASH_PROJECT_ROOT as a tool sees it ...) are what the
+// server gives to tools; they are not read here.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting, parsed.
+type Config struct {
+	// Project location: MCPBASH_PROJECT_ROOT and the MCPBASH_*_DIR overrides (raw; relative
+	// values are taken from the root).
+	ProjectRoot string
+	Dirs        Dirs
+
+	// LogLevel is MCPBASH_LOG_LEVEL as a level name ("" when unset: info, or debug with
+	// server.d/.debug).
+	LogLevel          string
+	MaxConcurrent     int
+	MaxLineBytes      int
+	MaxQueueBytes     int
+	CompatBatches     bool
+	ShutdownTimeout   time.Duration
+	ProgressPerMinute int
+
+	Registry Registry
+
+	// ToolAllowlist is MCPBASH_TOOL_ALLOWLIST (nil when unset: every tool runs).
+	ToolAllowlist []string
+	// Exec is MCPBASH_EXEC (or --exec): "", "sandbox" or "native".
+	Exec string
+	// SandboxAllowCommands is the ceiling on tools' sandbox.allowCommands (nil: none).
+	SandboxAllowCommands []string
+	DefaultToolTimeout   time.Duration
+	MaxToolOutput        int64
+	MaxToolStderr        int64
+	MaxTextBytes         int
+	MaxHeapMiB           int
+	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
+	MaxOpenFilesPerCall int
+	AccessMeta          bool
+	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
+	Roots   []string
+	TmpRoot string
+	// WasmCacheDir is MCPBASH_WASM_CACHE_DIR: "" (the default location), "off", or an absolute path.
+	WasmCacheDir       string
+	ElicitationTimeout time.Duration
+	SamplingTimeout    time.Duration
+	RequireConfinement bool
+
+	Isolation string // "inproc" or "process"
+	Worker    Worker
+	Native    Native
+
+	// ResourcesRoots is MCP_RESOURCES_ROOTS, split on ':' (nil when unset).
+	ResourcesRoots        []string
+	MaxResourceBytes      int64
+	ResourcesPollInterval time.Duration
+	HealthTimeout         time.Duration
+
+	// Home is MCPBASH_HOME (a checkout of the original framework: its sdk/ for native tools).
+	Home string
+	// RemoteToken is MCPBASH_REMOTE_TOKEN, a secret: redacted from payload logs and --show; the
+	// _meta keys it is presented under and the failures allowed per minute (0: no limit).
+	RemoteToken            string
+	RemoteTokenKey         string
+	RemoteTokenFallbackKey string
+	RemoteTokenMaxFailures int
+	HTTPS                  HTTPS
+	Git                    Git
+
+	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
+	// original's hooks saw them (hookVars).
+	Passthrough map[string]string
+}
+
+// Dirs are the MCPBASH_*_DIR overrides ("" for the default under the root).
+type Dirs struct {
+	Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
+}
+
+// Registry are the settings of the project model and its register.sh hook.
+type Registry struct {
+	// TTL of each registry's change checks: tools, resources, resource templates, prompts.
+	ToolsTTL, ResourcesTTL, TemplatesTTL, PromptsTTL time.Duration
+	Static                                           bool
+	ReadOnly                                         bool
+	MaxBytes                                         int64
+	ManualMaxBytes                                   int64
+	ManualBufferMaxBytes                             int64
+	RegisterTTL                                      time.Duration
+	AllowProjectHooks                                bool
+}
+
+// Worker are the process-isolation settings (MCPBASH_ISOLATION=process).
+type Worker struct {
+	Idle      int
+	MaxCalls  int
+	MaxRSSMiB int
+	// MaxASMiB is the address-space rlimit (0: the heap limit + 2048).
+	MaxASMiB     int
+	MaxOpenFiles int
+	MaxFileMiB   int
+	MaxProcs     int
+	// CPU is one call's CPU time in its worker (0: twice its timeout + 2 s).
+	CPU time.Duration
+}
+
+// Native are native tools' settings.
+type Native struct {
+	// EnvMode is MCPBASH_TOOL_ENV_MODE: "minimal", "allowlist" or "inherit".
+	EnvMode          string
+	EnvAllowlist     []string
+	EnvInheritAllow  bool
+	PayloadThreshold int
+	MaxASMiB         int
+	// CPUSeconds is the CPU-time rlimit (-1: twice the call's timeout + 2; 0: none).
+	CPUSeconds   int
+	MaxOpenFiles int
+	MaxFileMiB   int
+}
+
+// HTTPS are the https resource provider's settings (0: the provider's defaults).
+type HTTPS struct {
+	AllowHosts, DenyHosts []string
+	AllowAll              bool
+	MaxBytes              int64
+	Timeout               time.Duration
+}
+
+// Git are the git resource provider's settings (0: the provider's defaults).
+type Git struct {
+	Enabled               bool
+	AllowHosts, DenyHosts []string
+	MaxBytes              int64
+	Timeout               time.Duration
+}
+
+// Load parses every setting from getenv. Each malformed value is an error naming its variable;
+// all of them are returned together.
+func Load(getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	c := &Config{Passthrough: map[string]string{}}
+	var errs Errors
+	for _, s := range c.settings() {
+		if s.reset != nil {
+			s.reset()
+		}
+		v := strings.TrimSpace(getenv(s.name))
+		if v == "" || s.set == nil {
+			continue
+		}
+		if err := s.set(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %v", s.name, v, err))
+		}
+	}
+	for _, name := range hookVars {
+		if v := getenv(name); v != "" {
+			c.Passthrough[name] = v
+		}
+	}
+	if len(errs) > 0 {
+		return c, errs
+	}
+	return c, nil
+}
+
+// Errors are the malformed settings, all of them, said on one line.
+type Errors []error
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return "invalid configuration: " + strings.Join(msgs, "; ")
+}
+
+// hookVars are the variables project hooks see as the original's hooks (sourced into the
+// server's shell) saw them: settings and pass-throughs, never secrets such as
+// MCPBASH_REMOTE_TOKEN.
+var hookVars = []string{
+	"MCPBASH_HOME", "MCPBASH_ALLOW_PROJECT_HOOKS", "MCPBASH_TOOL_ALLOWLIST", "MCPBASH_TOOL_ALLOW_DEFAULT",
+	"MCPBASH_LOG_LEVEL", "MCPBASH_LOG_VERBOSE", "MCPBASH_TMP_ROOT", "MCPBASH_STATE_DIR", "MCPBASH_REGISTER_TTL",
+	"MCPBASH_STATIC_REGISTRY", "MCPBASH_ROOTS", "MCPBASH_CI_MODE", "MCPBASH_DEBUG_LOG",
+	"MCPBASH_JSON_TOOL", "MCPBASH_JSON_TOOL_BIN", "MCPBASH_MODE",
+}
+
+// Entry is one setting as `mcp-bash config --show` prints it.
+type Entry struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Set is true when the environment sets it (else Value is the default).
+	Set bool `json:"set"`
+}
+
+// Show lists every setting with its effective value, secrets redacted; getenv says which are
+// set.
+func (c *Config) Show(getenv func(string) string) []Entry {
+	var out []Entry
+	for _, s := range c.settings() {
+		e := Entry{Name: s.name, Set: strings.TrimSpace(getenv(s.name)) != ""}
+		switch {
+		case s.secret && e.Set:
+			e.Value = "(set, redacted)"
+		case s.passthrough:
+			e.Value = c.Passthrough[s.name]
+		default:
+			e.Value = s.show()
+			if s.unset != "" && (e.Value == "" || e.Value == "0") {
+				e.Value = s.unset
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Names lists every variable the table knows (settings and hook pass-throughs), in order.
+func Names() []string {
+	var out []string
+	for _, s := range (&Config{}).settings() {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// setting is one variable of the table.
+type setting struct {
+	name string
+	// reset puts the default into the Config (nil: the zero value is the default); set parses a
+	// non-empty (trimmed) value into it; show is the effective value.
+	reset func()
+	set   func(v string) error
+	show  func() string
+	// secret values are never shown; passthrough ones are not parsed, only handed to hooks.
+	secret, passthrough bool
+	// unset says what an empty or zero value means ("" when it means itself).
+	unset string
+}
+
+// meaning sets what an empty or zero value of s means, for --show.
+func meaning(s setting, unset string) setting {
+	s.unset = unset
+	return s
+}
+
+// The kinds of value. Each binds a Config field, sets its default, and parses and shows it.
+
+func str(name string, p *string, def string) setting {
+	return setting{name: name, reset: func() { *p = def }, set: func(v string) error { *p = v; return nil }, show: func() string { return *p }}
+}
+
+func secret(name string, p *string) setting {
+	s := str(name, p, "")
+	s.secret = true
+	return s
+}
+
+func passthrough(name string) setting { return setting{name: name, passthrough: true} }
+
+// oneOf is a lower-cased word from a fixed list ("" stays the default).
+func oneOf(name string, p *string, def string, words ...string) setting {
+	return setting{name: name, reset: func() { *p = def }, show: func() string { return *p }, set: func(v string) error {
+		v = strings.ToLower(v)
+		for _, w := range words {
+			if v == w {
+				*p = v
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %s", strings.Join(words, ", "))
+	}}
+}
+
+func boolean(name string, p *bool) setting {
+	return setting{name: name, show: func() string { return strconv.FormatBool(*p) }, set: func(v string) error {
+		switch strings.ToLower(v) {
+		case "true", "1", "yes", "on":
+			*p = true
+		case "false", "0", "no", "off":
+			*p = false
+		default:
+			return errors.New("want true, 1, yes, on, false, 0, no or off")
+		}
+		return nil
+	}}
+}
+
+func integer(name string, p *int, def, lo, hi int) setting {
+	return setting{name: name, reset: func() { *p = def }, show: func() string { return strconv.Itoa(*p) }, set: func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("want an integer from %d to %d", lo, hi)
+		}
+		*p = n
+		return nil
+	}}
+}
+
+func bytes(name string, p *int64, def, lo, hi int64) setting {
+	return setting{name: name, reset: func() { *p = def }, show: func() string { return strconv.FormatInt(*p, 10) }, set: func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("want a number of bytes from %d to %d", lo, hi)
+		}
+		*p = n
+		return nil
+	}}
+}
+
+// seconds is a whole number of seconds.
+func seconds(name string, p *time.Duration, def, lo, hi int) setting {
+	return setting{name: name, reset: func() { *p = time.Duration(def) * time.Second }, show: func() string { return strconv.Itoa(int(*p / time.Second)) }, set: func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("want whole seconds from %d to %d", lo, hi)
+		}
+		*p = time.Duration(n) * time.Second
+		return nil
+	}}
+}
+
+// fracSeconds is seconds with an optional fraction (the registries' TTLs).
+func fracSeconds(name string, p *time.Duration, def time.Duration) setting {
+	return setting{name: name, reset: func() { *p = def }, show: func() string { return strconv.FormatFloat(p.Seconds(), 'f', -1, 64) }, set: func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 86400 {
+			return errors.New("want seconds from 0 to 86400")
+		}
+		*p = time.Duration(f * float64(time.Second))
+		return nil
+	}}
+}
+
+// list is names separated by commas, spaces, colons or newlines (nil when unset).
+func list(name string, p *[]string) setting { return splitting(name, p, ",: \t\n\r") }
+
+// hosts is host names separated by commas, spaces or newlines (not colons: IPv6).
+func hosts(name string, p *[]string) setting { return splitting(name, p, ", \t\n\r") }
+
+func splitting(name string, p *[]string, seps string) setting {
+	return setting{name: name, show: func() string { return strings.Join(*p, ",") }, set: func(v string) error {
+		*p = strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) })
+		if *p == nil {
+			*p = []string{}
+		}
+		return nil
+	}}
+}
+
+// paths is a colon-separated list of paths (nil when unset).
+func paths(name string, p *[]string) setting {
+	return setting{name: name, show: func() string { return strings.Join(*p, ":") }, set: func(v string) error {
+		for _, s := range strings.Split(v, ":") {
+			if s = strings.TrimSpace(s); s != "" {
+				*p = append(*p, s)
+			}
+		}
+		return nil
+	}}
+}
+
+func logLevel(name string, p *string) setting {
+	levels := []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+	return setting{name: name, show: func() string { return *p }, set: func(v string) error {
+		switch v = strings.ToLower(v); v {
+		case "true", "1":
+			*p = "debug"
+			return nil
+		case "false", "0":
+			*p = "info"
+			return nil
+		case "warn":
+			*p = "warning"
+			return nil
+		}
+		for _, l := range levels {
+			if v == l {
+				*p = v
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %s (or true/1 for debug)", strings.Join(levels, ", "))
+	}}
+}
+
+func cacheDir(name string, p *string) setting {
+	return setting{name: name, show: func() string { return *p }, set: func(v string) error {
+		switch {
+		case v == "off" || v == "none":
+			*p = "off"
+		case !filepath.IsAbs(v):
+			return errors.New("want an absolute directory, or off")
+		default:
+			*p = filepath.Clean(v)
+		}
+		return nil
+	}}
+}
+
+// nativeCPU is MCPBASH_NATIVE_CPU_SECS: unset means twice the call's timeout + 2 (-1).
+func nativeCPU(name string, p *int) setting {
+	s := integer(name, p, -1, 0, 1<<30)
+	s.show = func() string {
+		if *p < 0 {
+			return "twice the call's timeout + 2"
+		}
+		return strconv.Itoa(*p)
+	}
+	return s
+}
+
+// settings is the table: every variable the server reads, with its kind, default and range.
+func (c *Config) settings() []setting {
+	r, w, n := &c.Registry, &c.Worker, &c.Native
+	return []setting{
+		meaning(str("MCPBASH_PROJECT_ROOT", &c.ProjectRoot, ""), "the nearest parent with server.d/server.meta.json"),
+		meaning(str("MCPBASH_TOOLS_DIR", &c.Dirs.Tools, ""), "under the root"),
+		meaning(str("MCPBASH_RESOURCES_DIR", &c.Dirs.Resources, ""), "under the root"),
+		meaning(str("MCPBASH_PROMPTS_DIR", &c.Dirs.Prompts, ""), "under the root"),
+		meaning(str("MCPBASH_SERVER_DIR", &c.Dirs.Server, ""), "under the root"),
+		meaning(str("MCPBASH_REGISTRY_DIR", &c.Dirs.Registry, ""), "under the root"),
+		meaning(str("MCPBASH_PROVIDERS_DIR", &c.Dirs.Providers, ""), "under the root"),
+		meaning(str("MCPBASH_UI_DIR", &c.Dirs.UI, ""), "under the root"),
+		meaning(str("MCPBASH_COMPLETIONS_DIR", &c.Dirs.Completions, ""), "under the root"),
+		meaning(logLevel("MCPBASH_LOG_LEVEL", &c.LogLevel), "info (debug with server.d/.debug)"),
+		integer("MCPBASH_MAX_CONCURRENT_REQUESTS", &c.MaxConcurrent, 16, 1, 100000),
+		integer("MCPBASH_MAX_LINE_BYTES", &c.MaxLineBytes, 16<<20, 1024, 1<<30),
+		integer("MCPBASH_MAX_OUTPUT_QUEUE_BYTES", &c.MaxQueueBytes, 64<<20, 1<<20, 1<<30),
+		oneOf("MCPBASH_ISOLATION", &c.Isolation, "inproc", "inproc", "process"),
+		integer("MCPBASH_WORKERS_IDLE", &w.Idle, 2, 1, 64),
+		integer("MCPBASH_WORKER_MAX_CALLS", &w.MaxCalls, 100, 1, 1<<20),
+		integer("MCPBASH_WORKER_MAX_RSS_MB", &w.MaxRSSMiB, 512, 16, 1<<20),
+		meaning(integer("MCPBASH_WORKER_MAX_AS_MB", &w.MaxASMiB, 0, 1536, 1<<22), "the heap limit + 2048"),
+		integer("MCPBASH_WORKER_MAX_OPEN_FILES", &w.MaxOpenFiles, 1024, 64, 1<<20),
+		meaning(seconds("MCPBASH_WORKER_CPU_SECS", &w.CPU, 0, 0, 1<<20), "twice the call's timeout + 2"),
+		meaning(integer("MCPBASH_WORKER_MAX_PROCS", &w.MaxProcs, 0, 0, 1<<22), "off"),
+		integer("MCPBASH_WORKER_MAX_FILE_MB", &w.MaxFileMiB, 1024, 1, 1<<20),
+		boolean("MCPBASH_COMPAT_BATCHES", &c.CompatBatches),
+		seconds("MCPBASH_SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, 5, 0, 3600),
+		fracSeconds("MCP_TOOLS_TTL", &r.ToolsTTL, 5*time.Second),
+		fracSeconds("MCP_RESOURCES_TTL", &r.ResourcesTTL, 5*time.Second),
+		fracSeconds("MCP_RESOURCES_TEMPLATES_TTL", &r.TemplatesTTL, 5*time.Second),
+		fracSeconds("MCP_PROMPTS_TTL", &r.PromptsTTL, 5*time.Second),
+		boolean("MCPBASH_STATIC_REGISTRY", &r.Static),
+		bytes("MCPBASH_REGISTRY_MAX_BYTES", &r.MaxBytes, 100<<20, 1, 1<<40),
+		boolean("MCPBASH_REGISTRY_READONLY", &r.ReadOnly),
+		bytes("MCPBASH_MAX_MANUAL_REGISTRY_BYTES", &r.ManualMaxBytes, 1<<20, 1, 1<<40),
+		boolean("MCPBASH_ALLOW_PROJECT_HOOKS", &r.AllowProjectHooks),
+		seconds("MCPBASH_REGISTER_TTL", &r.RegisterTTL, 5, 1, 1<<20),
+		bytes("MCPBASH_MANUAL_BUFFER_MAX_BYTES", &r.ManualBufferMaxBytes, 1<<20, 1, 1<<40),
+		list("MCPBASH_TOOL_ALLOWLIST", &c.ToolAllowlist),
+		meaning(oneOf("MCPBASH_EXEC", &c.Exec, "", "sandbox", "native"), "sandbox (a tool's meta may ask for native)"),
+		oneOf("MCPBASH_TOOL_ENV_MODE", &n.EnvMode, "minimal", "minimal", "allowlist", "inherit"),
+		integer("MCPBASH_NATIVE_MAX_AS_MB", &n.MaxASMiB, 8192, 0, 1<<30),
+		nativeCPU("MCPBASH_NATIVE_CPU_SECS", &n.CPUSeconds),
+		integer("MCPBASH_NATIVE_MAX_OPEN_FILES", &n.MaxOpenFiles, 1024, 0, 1<<30),
+		integer("MCPBASH_NATIVE_MAX_FILE_MB", &n.MaxFileMiB, 1024, 0, 1<<30),
+		list("MCPBASH_TOOL_ENV_ALLOWLIST", &n.EnvAllowlist),
+		boolean("MCPBASH_TOOL_ENV_INHERIT_ALLOW", &n.EnvInheritAllow),
+		integer("MCPBASH_ENV_PAYLOAD_THRESHOLD", &n.PayloadThreshold, 65536, 0, 1<<30),
+		list("MCPBASH_SANDBOX_ALLOW_COMMANDS", &c.SandboxAllowCommands),
+		seconds("MCPBASH_DEFAULT_TOOL_TIMEOUT", &c.DefaultToolTimeout, 30, 1, 86400),
+		bytes("MCPBASH_MAX_TOOL_OUTPUT_SIZE", &c.MaxToolOutput, 10<<20, 1, 1<<30),
+		bytes("MCPBASH_MAX_TOOL_STDERR_SIZE", &c.MaxToolStderr, 1<<20, 1, 1<<30),
+		integer("MCPBASH_MAX_TEXT_BYTES", &c.MaxTextBytes, 100*1024, 1, 1<<30),
+		integer("MCPBASH_MAX_HEAP_MB", &c.MaxHeapMiB, 2048, 0, 1<<20),
+		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
+		integer("MCPBASH_PROGRESS_PER_MINUTE", &c.ProgressPerMinute, 100, 1, 100000),
+		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
+		paths("MCPBASH_ROOTS", &c.Roots),
+		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),
+		meaning(cacheDir("MCPBASH_WASM_CACHE_DIR", &c.WasmCacheDir), "$XDG_CACHE_HOME/mcp-bash/wazero-<version>"),
+		seconds("MCPBASH_ELICITATION_TIMEOUT", &c.ElicitationTimeout, 30, 1, 3600),
+		seconds("MCPBASH_SAMPLING_TIMEOUT", &c.SamplingTimeout, 120, 1, 3600),
+		paths("MCP_RESOURCES_ROOTS", &c.ResourcesRoots),
+		bytes("MCPBASH_MAX_RESOURCE_BYTES", &c.MaxResourceBytes, 10<<20, 1, 1<<30),
+		seconds("MCPBASH_RESOURCES_POLL_INTERVAL_SECS", &c.ResourcesPollInterval, 2, 0, 86400),
+		seconds("MCPBASH_HEALTH_TIMEOUT_SECS", &c.HealthTimeout, 5, 1, 3600),
+		boolean("MCPBASH_REQUIRE_CONFINEMENT", &c.RequireConfinement),
+		str("MCPBASH_HOME", &c.Home, ""),
+		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken),
+		str("MCPBASH_REMOTE_TOKEN_KEY", &c.RemoteTokenKey, "mcpbash/remoteToken"),
+		str("MCPBASH_REMOTE_TOKEN_FALLBACK_KEY", &c.RemoteTokenFallbackKey, "remoteToken"),
+		integer("MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN", &c.RemoteTokenMaxFailures, 10, 0, 1<<20),
+		hosts("MCPBASH_HTTPS_ALLOW_HOSTS", &c.HTTPS.AllowHosts),
+		hosts("MCPBASH_HTTPS_DENY_HOSTS", &c.HTTPS.DenyHosts),
+		boolean("MCPBASH_HTTPS_ALLOW_ALL", &c.HTTPS.AllowAll),
+		meaning(bytes("MCPBASH_HTTPS_MAX_BYTES", &c.HTTPS.MaxBytes, 0, 1, 1<<40), "10485760"),
+		meaning(seconds("MCPBASH_HTTPS_TIMEOUT", &c.HTTPS.Timeout, 0, 1, 1<<20), "10"),
+		boolean("MCPBASH_ENABLE_GIT_PROVIDER", &c.Git.Enabled),
+		hosts("MCPBASH_GIT_ALLOW_HOSTS", &c.Git.AllowHosts),
+		hosts("MCPBASH_GIT_DENY_HOSTS", &c.Git.DenyHosts),
+		meaning(bytes("MCPBASH_GIT_MAX_BYTES", &c.Git.MaxBytes, 0, 1, 1<<40), "10485760"),
+		meaning(seconds("MCPBASH_GIT_TIMEOUT", &c.Git.Timeout, 0, 1, 1<<20), "30"),
+		// Handed to project hooks as the original's hooks saw them, never read by the server.
+		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
+		passthrough("MCPBASH_LOG_VERBOSE"),
+		passthrough("MCPBASH_STATE_DIR"),
+		passthrough("MCPBASH_CI_MODE"),
+		passthrough("MCPBASH_DEBUG_LOG"),
+		passthrough("MCPBASH_JSON_TOOL"),
+		passthrough("MCPBASH_JSON_TOOL_BIN"),
+		passthrough("MCPBASH_MODE"),
+	}
+}

@@ -1,0 +1,43 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/wasm"
+)
+
+// Engine is the sandbox engine behind process isolation (MCPBASH_ISOLATION=process): it
+// implements the engine contract by running each Job in a worker process of Pool, the Job's
+// callbacks staying in this process.
+type Engine struct {
+	Pool *Pool
+	// CPU bounds the CPU time of one call in its worker (0: twice its timeout plus 2 s).
+	CPU time.Duration
+	// Project is the project root (a confined worker may read all of it).
+	Project string
+}
+
+// Run runs a sandboxed job in a worker. Only wasm commands (*wasm.Commands) can cross to a
+// worker: the worker builds them again from their directories.
+func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
+	p := job.Policy
+	spec := Spec{Call: CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: RootsOf(p), ToolDir: p.ToolDir,
+		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
+		CPU: e.CPU, Project: e.Project, Confine: job.Confiner != nil,
+		RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: job.Network}
+	switch cmds := job.Commands.(type) {
+	case nil:
+	case *wasm.Commands:
+		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB}
+	default:
+		return &sdk.Outcome{ExitCode: 126, Stderr: []byte(fmt.Sprintf("mcp-bash: commands of type %T cannot run in a worker process", cmds))}
+	}
+	return e.Pool.Run(ctx, spec, job.Call, job.Cancelled)
+}
+
+// Environment is the environment a job's script starts with (the sandbox's).
+func (e *Engine) Environment(job sdk.Job) []string { return interp.Environment(job) }

@@ -1,0 +1,221 @@
+package host
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// errorResult is an isError CallToolResult in the SDK's shape.
+func errorResult(name, msg, typ string, extra map[string]any) map[string]any {
+	e := map[string]any{"type": typ, "message": msg}
+	for k, v := range extra {
+		e[k] = v
+	}
+	return map[string]any{
+		"content":           []any{map[string]any{"type": "text", "text": msg}},
+		"structuredContent": map[string]any{"success": false, "error": e},
+		"isError":           true,
+		"name":              name,
+	}
+}
+
+// shapeOutcome turns an engine outcome into the tools/call answer, in the original's order.
+func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+	stderr := strings.TrimRight(string(out.Stderr), "\n")
+	baseMeta := func(code int) map[string]any {
+		m := map[string]any{"exitCode": code}
+		if stderr != "" {
+			m["stderr"] = stderr
+		}
+		return m
+	}
+	// 1. mcp_fail / the error file wins.
+	if f := out.Fail; f != nil {
+		return nil, &jsonrpc.Error{Code: f.Code, Message: f.Message, Data: f.Data}
+	}
+	// 2. Output caps.
+	if out.Limit.OutputCap() {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
+	}
+	// Other limits end the run with a result naming the limit.
+	if out.Limit != sdk.LimitNone {
+		res := errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
+		res["_meta"] = baseMeta(out.ExitCode)
+		return res, nil
+	}
+	// 4. Timeout.
+	if out.TimedOut {
+		secs := int(timeout / time.Second)
+		msg := fmt.Sprintf("Tool timed out after %ds", secs)
+		if t.TimeoutHint != "" {
+			msg += "\n\nSuggestion: " + t.TimeoutHint
+		}
+		extra := map[string]any{"timeoutSecs": secs, "reason": "fixed", "exitCode": 143}
+		if t.TimeoutHint != "" {
+			extra["hint"] = t.TimeoutHint
+		}
+		res := errorResult(t.Name, msg, "timeout", extra)
+		delete(res, "name")
+		res["_meta"] = baseMeta(143)
+		return res, nil
+	}
+	stdout := strings.TrimRight(string(out.Stdout), "\n")
+	trimmed := strings.TrimSpace(stdout)
+	var parsed any
+	isJSON := false
+	if trimmed != "" && json.Valid([]byte(trimmed)) {
+		isJSON = json.Unmarshal([]byte(trimmed), &parsed) == nil
+	}
+	// 5. Non-zero exit: an error (kept for compatibility; COMPAT §7 #3).
+	if out.ExitCode != 0 {
+		if obj, ok := parsed.(map[string]any); ok && isJSON {
+			if code, ok := obj["code"].(float64); ok {
+				if msg, ok := obj["message"].(string); ok {
+					var data json.RawMessage
+					if d, ok := obj["data"]; ok {
+						data, _ = json.Marshal(d)
+					}
+					return nil, &jsonrpc.Error{Code: int(code), Message: msg, Data: data}
+				}
+			}
+		}
+		if trimmed != "" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool failed", stdout)
+		}
+		msg := "Tool failed"
+		if stderr != "" {
+			msg = strings.SplitN(stderr, "\n", 2)[0]
+		}
+		data := map[string]any{"exitCode": out.ExitCode, "_meta": baseMeta(out.ExitCode)}
+		if stderr != "" {
+			data["stderrTail"] = stderr
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg, data)
+	}
+	obj, isObj := parsed.(map[string]any)
+	_, hasContent := obj["content"].([]any)
+	_, hasIsError := obj["isError"]
+	isResult := isObj && hasContent && hasIsError
+	// 6. outputSchema.
+	if t.OutputSchema != nil {
+		if trimmed == "" {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool output is empty for declared outputSchema", nil)
+		}
+		if !isJSON {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool output is not valid JSON for declared outputSchema", nil)
+		}
+		structured := []byte(trimmed)
+		check := true
+		if isResult {
+			sc, ok := obj["structuredContent"]
+			if isErr, _ := obj["isError"].(bool); isErr || !ok {
+				check = false // an error result carries no structured output to check
+			}
+			structured, _ = json.Marshal(sc)
+		}
+		if check {
+			if v, err := srv.schemas.validate(t.OutputSchema, structured); err != nil {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool has an invalid outputSchema", err.Error())
+			} else if len(v) > 0 {
+				res := errorResult(t.Name, "Tool output does not satisfy outputSchema:\n"+strings.Join(v, "\n"), "invalid_output",
+					map[string]any{"violations": v})
+				res["_meta"] = baseMeta(0)
+				return res, nil
+			}
+		}
+	}
+	// 7. Build the result.
+	var res map[string]any
+	if isResult {
+		res = obj
+		m, _ := res["_meta"].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		for k, v := range baseMeta(0) {
+			m[k] = v
+		}
+		res["_meta"] = m
+		res["name"] = t.Name
+	} else {
+		res = map[string]any{
+			"name":    t.Name,
+			"content": []any{map[string]any{"type": "text", "text": stdout}},
+			"isError": false,
+			"_meta":   baseMeta(0),
+		}
+		// Only objects become structuredContent (COMPAT §7 #18).
+		if isObj {
+			res["structuredContent"] = obj
+		}
+	}
+	// 8. Embedded resources; legacy _meta["ui/resourceUri"].
+	if len(out.Embedded) > 0 {
+		content, _ := res["content"].([]any)
+		for _, e := range out.Embedded {
+			content = append(content, map[string]any{"type": "resource", "resource": resourceContents(e)})
+		}
+		res["content"] = content
+	}
+	if m, _ := res["_meta"].(map[string]any); m != nil {
+		if u, ok := m["ui/resourceUri"].(string); ok {
+			ui, _ := m["ui"].(map[string]any)
+			if ui == nil {
+				ui = map[string]any{}
+			}
+			ui["resourceUri"] = u
+			m["ui"] = ui
+			delete(m, "ui/resourceUri")
+		}
+	}
+	return res, nil
+}
+
+// resourceContents is text for UTF-8 text without NUL bytes, else a base64 blob.
+func resourceContents(e sdk.Embedded) map[string]any {
+	mt := e.MIMEType
+	if mt == "" {
+		mt = mime.TypeByExtension(filepath.Ext(strings.TrimPrefix(e.URI, "file://")))
+		if mt == "" {
+			mt = "text/plain"
+			if !utf8.Valid(e.Data) || bytes.IndexByte(e.Data, 0) >= 0 {
+				mt = "application/octet-stream"
+			}
+		}
+	}
+	out := map[string]any{"uri": e.URI, "mimeType": mt}
+	textual := strings.HasPrefix(mt, "text/") || strings.Contains(mt, "json") || strings.Contains(mt, "xml") || strings.Contains(mt, "javascript")
+	if textual && utf8.Valid(e.Data) && bytes.IndexByte(e.Data, 0) < 0 {
+		out["text"] = string(e.Data)
+	} else {
+		out["blob"] = base64.StdEncoding.EncodeToString(e.Data)
+	}
+	return out
+}
+
+// resultMeta returns a result's _meta object, adding one when it has none.
+func resultMeta(res map[string]any) map[string]any {
+	meta, _ := res["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		res["_meta"] = meta
+	}
+	return meta
+}
+
+func metaString(m map[string]json.RawMessage, key string) string {
+	var s string
+	_ = json.Unmarshal(m[key], &s)
+	return s
+}

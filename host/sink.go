@@ -1,0 +1,104 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// toolSink forwards a running tool's progress and logs to the client at once, with the
+// client's own token, strictly increasing progress and a per-request rate limit.
+type toolSink struct {
+	s      *Session
+	token  json.RawMessage
+	perMin int
+	// level is the request's log level, read per log line: the session's (logging/setLevel may
+	// change it mid-call), or the request's own in 2026-07-28, where false means no logs at all.
+	level   func() (Level, bool)
+	mu      sync.Mutex
+	last    float64
+	sent    bool
+	window  []time.Time
+	closed  bool
+	dropped int
+}
+
+func newToolSink(s *Session, token json.RawMessage, perMin int) *toolSink {
+	if perMin <= 0 {
+		perMin = 100
+	}
+	return &toolSink{s: s, token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
+}
+
+// allow applies the sliding one-minute rate limit. Called with mu held.
+func (k *toolSink) allow() bool {
+	now := time.Now()
+	cut := now.Add(-time.Minute)
+	i := 0
+	for i < len(k.window) && k.window[i].Before(cut) {
+		i++
+	}
+	k.window = k.window[i:]
+	if len(k.window) >= k.perMin {
+		k.dropped++
+		return false
+	}
+	k.window = append(k.window, now)
+	return true
+}
+
+func (k *toolSink) Progress(ctx context.Context, progress float64, total *float64, message string) {
+	if k.token == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed || (k.sent && progress <= k.last) || !k.allow() {
+		return
+	}
+	k.sent, k.last = true, progress
+	p := map[string]any{"progressToken": k.token, "progress": progress}
+	if total != nil {
+		p["total"] = *total
+	}
+	if message != "" {
+		p["message"] = message
+	}
+	k.s.Notify("notifications/progress", p)
+}
+
+func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawMessage) {
+	l, ok := ParseLevel(level)
+	if !ok {
+		l = LevelInfo
+	}
+	if floor, ok := k.level(); !ok || l < floor {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed || !k.allow() {
+		return
+	}
+	if logger == "" {
+		logger = "mcp.tools"
+	}
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	k.s.Notify("notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
+}
+
+// Dropped is how many notifications the rate limit dropped.
+func (k *toolSink) Dropped() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dropped
+}
+
+func (k *toolSink) Close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.closed = true
+}

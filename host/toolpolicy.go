@@ -1,0 +1,140 @@
+package host
+
+// Who may run what: the operator's and the project's policy, the commands a tool may run, and
+// the sandbox policy of a call.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/host/internal/hooks"
+	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
+	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
+)
+
+// checkPolicy applies MCPBASH_TOOL_ALLOWLIST (when set), then server.d/policy.sh (with
+// MCPBASH_ALLOW_PROJECT_HOOKS) and server.d/policy.json (when present), which can only restrict.
+// Sandboxed tools run by default (COMPAT §7 #15).
+func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
+	if list := srv.cfg.Settings.ToolAllowlist; list != nil {
+		if !slices.Contains(list, "*") && !slices.Contains(list, t.Name) {
+			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not in MCPBASH_TOOL_ALLOWLIST)", t.Name))
+		}
+	}
+	// server.d/policy.sh (opt-in, after the allowlist, so it can only restrict: COMPAT §7 #11).
+	d := srv.cfg.Dirs
+	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: filepath.Join(d.Server, "policy.sh"),
+		Allowed: srv.cfg.Settings.Registry.AllowProjectHooks, Env: srv.cfg.Getenv, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
+		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item); err != nil {
+		var denial *hooks.Denial
+		if errors.As(err, &denial) {
+			return &jsonrpc.Error{Code: denial.Code, Message: denial.Message, Data: denial.Data}
+		}
+		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (%v)", t.Name, err))
+	}
+	data, err := os.ReadFile(filepath.Join(srv.cfg.Dirs.Server, "policy.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var pol struct {
+		Allow *[]string `json:"allow"`
+		Deny  []string  `json:"deny"`
+	}
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&pol)
+	}
+	if err != nil {
+		// Fail closed: a broken policy must not silently allow everything.
+		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (server.d/policy.json is invalid: %v)", t.Name, err))
+	}
+	if slices.Contains(pol.Deny, t.Name) || slices.Contains(pol.Deny, "*") {
+		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (denied in server.d/policy.json)", t.Name))
+	}
+	if pol.Allow != nil && !slices.Contains(*pol.Allow, t.Name) && !slices.Contains(*pol.Allow, "*") {
+		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not allowed in server.d/policy.json)", t.Name))
+	}
+	return nil
+}
+
+// allowedCommands is the tool's sandbox.allowCommands, cut down to the operator's ceiling
+// MCPBASH_SANDBOX_ALLOW_COMMANDS when that is set.
+func (srv *Server) allowedCommands(t *registry.Tool) []string {
+	var sb struct {
+		AllowCommands []string `json:"allowCommands"`
+	}
+	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
+	ceiling := srv.cfg.Settings.SandboxAllowCommands
+	set := ceiling != nil
+	var out []string
+	for _, c := range sb.AllowCommands {
+		if c == "" || strings.ContainsAny(c, "/ \t") {
+			continue
+		}
+		if set && !slices.Contains(ceiling, c) && !slices.Contains(ceiling, "*") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// protectedRoots returns read-only roots for the project directories that decide what later calls
+// may do (tools and their meta, server.d, providers, config, the registry cache ...), for those a
+// read-write root contains: a tool must not widen its own sandbox by rewriting its meta (T-FS-5).
+// Roots that are exactly one of these directories were chosen by the client and stay writable.
+func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
+	var out []sandbox.Root
+	for _, dir := range srv.protected {
+		for _, r := range roots {
+			p := strings.TrimSuffix(r.Path, "/")
+			if r.Mode == sandbox.ReadWrite && r.Path != dir && len(dir) > len(p) && dir[len(p)] == '/' && strings.HasPrefix(dir, p) {
+				// Also when it does not exist yet: a tool must not create config/roots.json.
+				out = append(out, sandbox.Root{Path: dir, Name: "project", Mode: sandbox.ReadOnly, Protected: true})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// protectedDirs lists the project's own directories that tools may read but never change;
+// bin/ holds the wasm commands the server compiles and runs.
+func protectedDirs(d registry.Dirs) []string {
+	var out []string
+	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
+		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib"), filepath.Join(d.Root, "bin")} {
+		if dir != "" {
+			out = append(out, filepath.Clean(dir))
+		}
+	}
+	return out
+}
+
+// toolPolicy is the sandbox policy of a call of t: its roots read-write (with the project's
+// own directories inside them read-only), its directory, its allowed commands and its limits.
+func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root, timeout time.Duration) sandbox.Policy {
+	policy := sandbox.Policy{ToolDir: toolDir, Allow: srv.allowedCommands(t),
+		Limits: sandbox.Limits{
+			Timeout:        timeout,
+			MaxStdoutBytes: srv.cfg.Settings.MaxToolOutput,
+			MaxStderrBytes: srv.cfg.Settings.MaxToolStderr,
+			MaxOpenFiles:   srv.cfg.Settings.MaxOpenFilesPerCall,
+		}}
+	for _, rt := range roots {
+		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: sandbox.ReadWrite})
+	}
+	policy.Roots = append(policy.Roots, srv.protectedRoots(policy.Roots)...)
+	return policy
+}

@@ -1,0 +1,106 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// Engine is the contract every engine implements (the sandbox's Bash interpreter, WebAssembly
+// under wazero, native bash, and the process-isolation worker pool in front of the sandbox): a
+// Job in; its events out, while it runs, through the Job's Call (Sink, Elicit, Sample,
+// Download); an Outcome back. Run never panics and leaves nothing of the tool running when it
+// returns. The host picks an engine by lookup; engines never read the server's environment:
+// what they may use arrives in the Job or when the engine is built.
+type Engine interface {
+	Run(ctx context.Context, job Job) *Outcome
+}
+
+// Job is one run of a tool (or of a server-side script: a prompt, a completion or a resource
+// provider).
+type Job struct {
+	Call *Call
+	// Script is the file that runs: a Bash script, or a .wasm module for the wasm engine.
+	Script string
+	// Dir is the initial working directory (the project root when a root covers it).
+	Dir string
+	// Policy holds the roots, the tool's directory, the allowlisted commands and the limits.
+	Policy sandbox.Policy
+	// ScratchBase is where per-call scratch directories are made ("" = sandbox.ScratchBase("")).
+	ScratchBase string
+	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment.
+	Env map[string]string
+	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
+	Cancelled func() bool
+	// Args are the script's positional parameters ($1...).
+	Args []string
+	// Network is the tool's sandbox.network: whether a native tool's processes may use the
+	// network (the isolation worker confines itself with it too). The sandbox's allowlisted
+	// commands never get it.
+	Network bool
+	// MemoryMiB is the tool's sandbox.memoryMiB: the memory of its WebAssembly modules (0: the
+	// wasm engine's default).
+	MemoryMiB int
+	// Confiner puts processes that leave the sandbox under Landlock (nil: they run unconfined).
+	Confiner *sandbox.Confiner
+	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
+	Commands Commands
+}
+
+// Commands are programs a script engine runs in-process besides its own utilities (wasm
+// commands): found by name, run over the call's sandbox filesystem with the script's stdio,
+// working directory and exported variables.
+type Commands interface {
+	// Lookup returns the program a command name runs ("" when none).
+	Lookup(name string) string
+	// Run runs a program found by Lookup and returns its exit status.
+	Run(ctx context.Context, cmd Command) int
+}
+
+// Command is one run of a program from Commands.
+type Command struct {
+	Program string
+	// Args is argv, the command name first.
+	Args []string
+	// Dir is the script's working directory; Env its exported variables.
+	Dir            string
+	Env            []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// FS is the call's sandbox filesystem, the only one the program may see.
+	FS *sandbox.FS
+}
+
+// Limit is the limit that ended a run early. The host decides how to answer from it alone;
+// Outcome.LimitHit is the sentence the answer shows.
+type Limit string
+
+// The limits engines enforce (docs/ARCHITECTURE.md lists where each is enforced).
+const (
+	LimitNone Limit = ""
+	// LimitStdout and LimitStderr are the output caps (MCPBASH_MAX_TOOL_OUTPUT_SIZE,
+	// MCPBASH_MAX_TOOL_STDERR_SIZE): the call fails with a JSON-RPC error, not a result.
+	LimitStdout Limit = "stdout"
+	LimitStderr Limit = "stderr"
+	// LimitMemory: the sandbox's heap watchdog, a wasm module's memory, a native tool's address space.
+	LimitMemory     Limit = "memory"
+	LimitCommands   Limit = "commands"
+	LimitCallDepth  Limit = "callDepth"
+	LimitScriptSize Limit = "scriptSize"
+	LimitJobs       Limit = "jobs"
+	// LimitCPU and LimitFileSize are rlimits of native tools.
+	LimitCPU      Limit = "cpu"
+	LimitFileSize Limit = "fileSize"
+	// LimitWorker: the isolation worker running the call died (its own limits, a crash).
+	LimitWorker Limit = "worker"
+)
+
+// OutputCap reports whether l is one of the output caps.
+func (l Limit) OutputCap() bool { return l == LimitStdout || l == LimitStderr }
+
+// SetLimit records that limit l ended the run, with the sentence the result shows.
+func (o *Outcome) SetLimit(l Limit, format string, args ...any) {
+	o.Limit, o.LimitHit = l, fmt.Sprintf(format, args...)
+}

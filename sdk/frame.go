@@ -1,0 +1,107 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// errRunEnded is the cause of a frame's context once its run has ended.
+var errRunEnded = errors.New("run ended")
+
+// Frame is what an in-process engine (the sandbox, wasm) runs one call in: the filesystem over
+// the Job's roots and scratch directory with its access record, the output buffers with their
+// caps, and a context that ends at the timeout, an output cap or Stop. Both engines share it so
+// that the limits, the order of causes and the access record are the same in each.
+type Frame struct {
+	// Ctx is the run's context; Stop ends it with a cause.
+	Ctx    context.Context
+	Limits sandbox.Limits
+	FS     *sandbox.FS
+	Record *sandbox.Record
+	Stdout *sandbox.HeadBuffer
+	Stderr *sandbox.TailBuffer
+	// Cancelled is the Job's Cancelled (never nil).
+	Cancelled func() bool
+
+	parent        context.Context
+	stop          context.CancelCauseFunc
+	cancelTimeout context.CancelFunc
+}
+
+// BeginFrame starts a run of job in ctx over scratch (the call's scratch root). On error (a
+// root that cannot be opened) nothing needs closing.
+func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame, error) {
+	f := &Frame{Limits: job.Policy.Limits.WithDefaults(), Record: &sandbox.Record{}, Cancelled: job.Cancelled, parent: ctx}
+	var err error
+	if f.FS, err = sandbox.NewFS(job.Policy, scratch, f.Record); err != nil {
+		return nil, err
+	}
+	if f.Cancelled == nil {
+		f.Cancelled = func() bool { return false }
+	}
+	runCtx, stop := context.WithCancelCause(ctx)
+	f.Ctx, f.cancelTimeout = context.WithTimeout(runCtx, f.Limits.Timeout)
+	f.stop = stop
+	f.Stdout = &sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: func() { stop(sandbox.ErrStdoutLimit) }}
+	f.Stderr = &sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: func() { stop(sandbox.ErrStderrLimit) }}
+	return f, nil
+}
+
+// Stop ends the run's context with cause (the first cause wins).
+func (f *Frame) Stop(cause error) { f.stop(cause) }
+
+// End ends the run's context: nothing started in it may go on. Finish and Close call it.
+func (f *Frame) End() { f.stop(errRunEnded) }
+
+// Close ends the run and closes its filesystem.
+func (f *Frame) Close() {
+	f.End()
+	f.cancelTimeout()
+	f.FS.Close()
+}
+
+// Finish ends the run and fills out with what is common to the in-process engines: stdout,
+// the exit status, the first cause that ended the run (a client cancellation, the output caps,
+// then the engine's own, which own sets and reports, then the timeout) and the stderr tail. It
+// reports whether a cause was found. The engine sets out.Access (AccessJSON) last, once nothing
+// more is read through FS.
+func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) bool {
+	f.End()
+	out.Stdout = f.Stdout.Bytes()
+	out.ExitCode = status
+	cause := context.Cause(f.Ctx)
+	found := true
+	switch {
+	case f.Cancelled():
+		out.Cancelled = true
+	case errors.Is(cause, sandbox.ErrStdoutLimit):
+		out.SetLimit(LimitStdout, "Tool output exceeded %d bytes", f.Limits.MaxStdoutBytes)
+	case errors.Is(cause, sandbox.ErrStderrLimit):
+		out.SetLimit(LimitStderr, "Tool stderr exceeded %d bytes", f.Limits.MaxStderrBytes)
+	case own != nil && own(cause):
+	case errors.Is(f.Ctx.Err(), context.DeadlineExceeded) && f.parent.Err() == nil:
+		out.TimedOut = true
+	default:
+		found = false
+	}
+	out.Stderr = f.Stderr.Tail()
+	return found
+}
+
+// AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with
+// "truncated" when entries were dropped.
+func (f *Frame) AccessJSON() json.RawMessage {
+	entries, truncated := f.Record.Entries()
+	if entries == nil {
+		entries = []sandbox.Access{}
+	}
+	acc := map[string]any{"entries": entries}
+	if truncated > 0 {
+		acc["truncated"] = truncated
+	}
+	b, _ := json.Marshal(acc)
+	return b
+}
