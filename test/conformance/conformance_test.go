@@ -76,7 +76,7 @@ func do(t *testing.T, method, url, session, body string, hdr ...string) reply {
 	if h := req.Header.Get("Host"); h != "" {
 		req.Host = h
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {

@@ -27,7 +27,11 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var in, want, env []string
+			// The default tool timeout is a backstop (an E> line may set another): the calls are
+			// sent at once, and a wasm command's first call waits for a compile that takes tens
+			// of seconds on a loaded machine, inside its script's timeout.
+			env := []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}
+			var in, want []string
 			for _, l := range strings.Split(string(data), "\n") {
 				switch {
 				case strings.HasPrefix(l, "E> "): // the server's environment, NAME=value

@@ -129,7 +129,7 @@ func (w *world) start(t *testing.T, env ...string) { w.launch(t, nil, env...) }
 // launch starts the server and initializes a session with the client capabilities caps.
 func (w *world) launch(t *testing.T, caps map[string]any, env ...string) {
 	t.Helper()
-	base := []string{"HOME=" + w.home, "MCPBASH_TMP_ROOT=" + w.scratch, "MCPBASH_MAX_HEAP_MB=256", "MCPBASH_DEFAULT_TOOL_TIMEOUT=5",
+	base := []string{"HOME=" + w.home, "MCPBASH_TMP_ROOT=" + w.scratch, "MCPBASH_MAX_HEAP_MB=256", "MCPBASH_DEFAULT_TOOL_TIMEOUT=" + strconv.Itoa(backstop),
 		"SECRET_TOKEN=" + envCanary, "AWS_SECRET_ACCESS_KEY=" + envCanary}
 	if !w.native {
 		// Native tools get MCPBASH_* variables by design (docs/CONFIG.md, env modes); the
@@ -232,7 +232,7 @@ func (w *world) oracles(t *testing.T, from int, script string) {
 	}
 	if rss := vmRSS(t, w.c.Pid()); rss > rssBudget {
 		// Freed memory returns to the OS gradually; give the scavenger a moment.
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(harness.Backstop)
 		for rss > rssBudget && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 			rss = vmRSS(t, w.c.Pid())
@@ -285,7 +285,7 @@ func procStatus(pid int, field string) int64 {
 // scratchDrained waits until every per-call scratch tree is gone (removal is asynchronous).
 func (w *world) scratchDrained(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(harness.Backstop)
 	for {
 		ents, _ := os.ReadDir(w.scratch)
 		if len(ents) == 0 {
