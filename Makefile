@@ -81,10 +81,11 @@ bench-peers: build
 	@mkdir -p dist
 	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) run ./cmd/bench-peers -runs $(BENCHCOUNT) -o $(CURDIR)/dist/bench-peers.md
 
-# The official MCP conformance suite (server scenarios, 2025-11-25) through the test bridge in
-# test/conformance; test/conformance/baseline.yml lists expected failures.
+# The official MCP conformance suite (server scenarios, 2025-11-25) directly against
+# `serve --http`, and against stdio through the test bridge in test/conformance;
+# test/conformance/baseline.yml lists expected failures.
 conformance: build $(NODE_DEPS)
-	MCPBASH_CONFORMANCE=1 MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -run '^TestConformanceSuite$$' ./test/conformance/
+	MCPBASH_CONFORMANCE=1 MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -run '^TestConformanceSuite(Stdio)?$$' ./test/conformance/
 
 clean:
 	rm -rf bin dist

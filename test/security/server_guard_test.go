@@ -164,6 +164,8 @@ var serverFileAllowlist = map[string]string{
 	"host/resources.go:Server.fetch:os.Stat":                               "providers/<name>.sh (read-only to tools, T-FS-5)",
 	"host/resources.go:Server.resourceRoots:os.Stat":                       "the resource roots the operator configured (MCP_RESOURCES_ROOTS, resources/): a root itself cannot be replaced by a tool",
 	"host/resources.go:Server.uiProvider:os.OpenRoot":                      "ui/<name> and tools/<name>/ui, read through an os.Root (read-only to tools, T-FS-5)",
+	"host/httpserve.go:loadAuth:os.Stat":                                   "whether server.d/auth.json exists, at start-up before any tool runs (read-only to tools, T-FS-5)",
+	"host/server.go:Server.loadStateKey:os.ReadFile":                       "MCPBASH_STATE_KEY_FILE, the operator's key file, read once at start-up before any tool runs",
 	"host/roots.go:Server.fallbackRoots:os.ReadFile":                       "config/roots.json, the operator's file (read-only to tools, T-FS-5)",
 	"host/roots.go:Server.vetRoot:filepath.EvalSymlinks":                   "root canonicalisation (issue 21): a root, whoever offers it, is resolved physically so that what is vetted is where it really points",
 	"host/roots.go:Server.vetRoot:os.Stat":                                 "the resolved root must be a directory; only the physical path, already resolved, is stat'ed",
