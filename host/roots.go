@@ -66,7 +66,12 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 			return out
 		}
 	}
+	// No roots were named: the project itself, read-only unless the operator grants writes
+	// (tools must not rewrite what the operator and the server later run: T-FS-5).
 	add(root, "project")
+	if len(out) == 1 && !srv.cfg.Settings.ProjectRootWritable {
+		out[0].ReadOnly = true
+	}
 	return out
 }
 
@@ -141,16 +146,33 @@ func (srv *Server) logRootRefusal(source, p, why string) {
 	}
 }
 
-// startRoots sets the fallback roots and, when the client offers roots, asks for them.
+// startRoots sets the fallback roots and, when the client offers roots, asks for them: at once
+// (eagerRoots), or when the first call needs them.
 func (s *Session) startRoots(ctx context.Context) {
 	s.rootsMu.Lock()
 	s.roots = s.srv.fallbackRoots()
+	lazy := s.client.caps.Roots != nil && !s.eagerRoots
+	s.rootsStale = lazy
 	s.rootsMu.Unlock()
-	if s.client.caps.Roots == nil {
+	if s.client.caps.Roots == nil || lazy {
 		close(s.rootsReady)
 		return
 	}
 	s.refreshRoots(ctx, true)
+}
+
+// rootsChanged handles notifications/roots/list_changed: ask again, now or at the next call.
+func (s *Session) rootsChanged(ctx context.Context) {
+	if s.client.caps.Roots == nil {
+		return
+	}
+	if !s.eagerRoots {
+		s.rootsMu.Lock()
+		s.rootsStale = true
+		s.rootsMu.Unlock()
+		return
+	}
+	s.refreshRoots(ctx, false)
 }
 
 // refreshRoots asks the client for roots/list in the background; its answer replaces the roots,
@@ -164,20 +186,55 @@ func (s *Session) refreshRoots(ctx context.Context, initial bool) {
 		}
 		rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
 		defer cancel()
-		raw, err := s.Request(rctx, "roots/list", nil)
-		if err != nil {
-			s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
-			return
-		}
-		roots, err := s.srv.parseRoots(raw)
-		if err != nil {
-			s.srv.logf("roots/list: malformed answer: %v", err)
-			return
-		}
-		s.rootsMu.Lock()
-		s.roots = roots
-		s.rootsMu.Unlock()
+		s.askRoots(rctx)
 	}()
+}
+
+// askRoots asks the client for roots/list; its answer replaces the roots, an error or timeout
+// keeps the current ones.
+func (s *Session) askRoots(ctx context.Context) {
+	raw, err := s.Request(ctx, "roots/list", nil)
+	if err != nil {
+		s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
+		return
+	}
+	roots, err := s.srv.parseRoots(raw)
+	if err != nil {
+		s.srv.logf("roots/list: malformed answer: %v", err)
+		return
+	}
+	s.rootsMu.Lock()
+	s.roots = roots
+	s.rootsMu.Unlock()
+}
+
+// lazyRoots returns the roots for a call, asking the client first when they are stale: on the
+// call's own exchange, so that a client with no stream open for the session still sees the
+// question. Concurrent calls share one question.
+func (s *Session) lazyRoots(ctx context.Context) []sdk.Root {
+	s.rootsMu.Lock()
+	fetch := s.rootsFetch
+	if fetch == nil && s.rootsStale {
+		fetch = make(chan struct{})
+		s.rootsFetch, s.rootsStale = fetch, false
+		s.rootsMu.Unlock()
+		rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+		s.askRoots(rctx)
+		cancel()
+		s.rootsMu.Lock()
+		s.rootsFetch = nil
+		s.rootsMu.Unlock()
+		close(fetch)
+		return s.Roots()
+	}
+	s.rootsMu.Unlock()
+	if fetch != nil {
+		select {
+		case <-fetch:
+		case <-ctx.Done():
+		}
+	}
+	return s.Roots()
 }
 
 // Roots returns the session's current roots.
@@ -190,6 +247,9 @@ func (s *Session) Roots() []sdk.Root {
 // waitRoots waits (bounded) for the client's first roots/list answer, so that the first tool
 // call sees the client's roots rather than the fallback.
 func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
+	if !s.eagerRoots {
+		return s.lazyRoots(ctx)
+	}
 	select {
 	case <-s.rootsReady:
 	case <-ctx.Done():

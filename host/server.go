@@ -1,11 +1,15 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -44,7 +48,10 @@ type Server struct {
 	handlers      map[string]handler
 	notifications map[string]notificationFunc
 	logMu         sync.Mutex
-	reg           *registry.Registry
+	// log, when set (serve --http), receives diagnostics as structured records instead of
+	// lines on Stderr.
+	log *slog.Logger
+	reg *registry.Registry
 	// engine runs server-side scripts (prompts, completions, resource providers) and, unless
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
@@ -66,9 +73,10 @@ type Server struct {
 	rootsLogMu  sync.Mutex
 	rootsLogged map[string]bool
 
-	// sess is the session currently being served (stdio serves one), for registry warnings.
+	// sessions are the sessions being served (stdio serves one), for registry warnings and
+	// list_changed notifications.
 	sessMu     sync.Mutex
-	sess       *Session
+	sessions   map[*Session]struct{}
 	refreshing atomic.Bool
 	bg         sync.WaitGroup // background registry work
 }
@@ -98,8 +106,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
 	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
-	if _, err := rand.Read(srv.stateKey[:]); err != nil {
-		return nil, fmt.Errorf("host: random key: %w", err)
+	if err := srv.loadStateKey(); err != nil {
+		return nil, err
 	}
 	srv.handlers = map[string]handler{
 		"initialize":           {fn: srv.initialize, inline: true},
@@ -134,11 +142,34 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.wireRemote()
 	srv.registerPrompts()
 	srv.notifications["notifications/roots/list_changed"] = func(ctx context.Context, s *Session, _ json.RawMessage) {
-		if s.client.caps.Roots != nil {
-			s.refreshRoots(ctx, false)
-		}
+		s.rootsChanged(ctx)
 	}
 	return srv, nil
+}
+
+// minStateKeyBytes is the shortest MCPBASH_STATE_KEY_FILE accepted.
+const minStateKeyBytes = 32
+
+// loadStateKey sets the key that signs 2026-07-28 requestState: from MCPBASH_STATE_KEY_FILE,
+// so that replicas accept each other's, else random for this process.
+func (srv *Server) loadStateKey() error {
+	path := srv.cfg.Settings.StateKeyFile
+	if path == "" {
+		if _, err := rand.Read(srv.stateKey[:]); err != nil {
+			return fmt.Errorf("host: random key: %w", err)
+		}
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("MCPBASH_STATE_KEY_FILE: %w", err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < minStateKeyBytes {
+		return fmt.Errorf("MCPBASH_STATE_KEY_FILE %s: the key has %d bytes, want at least %d (e.g. openssl rand -hex 32)", path, len(b), minStateKeyBytes)
+	}
+	srv.stateKey = sha256.Sum256(b)
+	return nil
 }
 
 // Registry exposes the project model (for CLI verbs that share the server's view).
@@ -152,16 +183,46 @@ func (srv *Server) registryWarning(w registry.Warning) {
 	} else {
 		srv.logf("warning: registry %s: %s", w.Kind, w.Message)
 	}
-	srv.sessMu.Lock()
-	s := srv.sess
-	srv.sessMu.Unlock()
-	if s != nil && s.state.Load() == stateReady {
-		s.Log(LevelWarning, "mcp.registry", w)
+	for _, s := range srv.liveSessions() {
+		if s.state.Load() == stateReady {
+			s.Log(LevelWarning, "mcp.registry", w)
+		}
 	}
+}
+
+// addSession and removeSession keep the table of live sessions.
+func (srv *Server) addSession(s *Session) {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	if srv.sessions == nil {
+		srv.sessions = map[*Session]struct{}{}
+	}
+	srv.sessions[s] = struct{}{}
+}
+
+func (srv *Server) removeSession(s *Session) {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	delete(srv.sessions, s)
+}
+
+// liveSessions is a snapshot of the live sessions.
+func (srv *Server) liveSessions() []*Session {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	out := make([]*Session, 0, len(srv.sessions))
+	for s := range srv.sessions {
+		out = append(out, s)
+	}
+	return out
 }
 
 // logf writes one diagnostic line to stderr; stdout is reserved for protocol.
 func (srv *Server) logf(format string, args ...any) {
+	if srv.log != nil {
+		srv.log.Info(fmt.Sprintf(format, args...))
+		return
+	}
 	srv.logMu.Lock()
 	defer srv.logMu.Unlock()
 	fmt.Fprintf(srv.cfg.Stderr, "mcp-bash: "+format+"\n", args...)
@@ -342,10 +403,19 @@ func (srv *Server) exit(_ context.Context, s *Session, _ *Request) (any, error) 
 	return struct{}{}, nil
 }
 
-// onInitialized runs when the client confirms initialization: the registries are loaded in the
+// onInitialized runs when the client confirms initialization: the client is told once that
+// each list may have changed (as the original does, COMPAT 6.4: clients that cached lists from
+// an earlier connection refresh them), roots are asked for, and the registries are loaded in the
 // background so that initialize itself never waits for a scan.
 func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	s.startRoots(ctx)
+	if advertisesListChanged(s.Protocol()) {
+		for _, f := range srv.features() {
+			if f.listChanged {
+				s.Notify("notifications/"+f.name+"/list_changed", map[string]any{})
+			}
+		}
+	}
 	// Not tracked by the session's wait group: answering requests at EOF must not wait for a
 	// scan. Serve waits for it only after cancelling ctx, which stops it between kinds.
 	srv.bg.Add(1)
@@ -357,20 +427,30 @@ func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	}()
 }
 
-// afterLine runs after each inbound line and idle on the idle ticker: both re-check the
-// registries (TTL-gated, so usually free) off the reader goroutine, one check at a time.
-func (srv *Server) afterLine(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
+// advertisesListChanged: the revisions before 2025-06-18 advertise no listChanged (COMPAT 6.1).
+func advertisesListChanged(rev string) bool { return rev != "2025-03-26" && rev != "2024-11-05" }
 
-func (srv *Server) idle(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
-
-func (srv *Server) backgroundRefresh(ctx context.Context, s *Session) {
-	if (s.state.Load() != stateReady && !s.hasListeners()) || !srv.reg.RefreshDue() || !srv.refreshing.CompareAndSwap(false, true) {
+// backgroundRefresh re-checks the registries (TTL-gated, so usually free) off the caller's
+// goroutine, one check at a time, after each inbound message and on the idle ticker, when some
+// session may be told about a change.
+func (srv *Server) backgroundRefresh(ctx context.Context) {
+	if !srv.reg.RefreshDue() || !srv.anyListening() || !srv.refreshing.CompareAndSwap(false, true) {
 		return
 	}
-	s.wg.Add(1)
+	srv.bg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer srv.bg.Done()
 		defer srv.refreshing.Store(false)
-		srv.notifyChanges(ctx, s)
+		srv.notifyChanges(ctx)
 	}()
+}
+
+// anyListening reports whether a session would be told about a change.
+func (srv *Server) anyListening() bool {
+	for _, s := range srv.liveSessions() {
+		if s.state.Load() == stateReady || s.hasListeners() {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 // client's own token, strictly increasing progress and a per-request rate limit.
 type toolSink struct {
 	s      *Session
+	out    outbox // the call's exchange
 	token  json.RawMessage
 	perMin int
 	// level is the request's log level, read per log line: the session's (logging/setLevel may
@@ -24,11 +25,11 @@ type toolSink struct {
 	dropped int
 }
 
-func newToolSink(s *Session, token json.RawMessage, perMin int) *toolSink {
+func newToolSink(ctx context.Context, s *Session, token json.RawMessage, perMin int) *toolSink {
 	if perMin <= 0 {
 		perMin = 100
 	}
-	return &toolSink{s: s, token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
+	return &toolSink{s: s, out: s.outFor(ctx), token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
 }
 
 // allow applies the sliding one-minute rate limit. Called with mu held.
@@ -65,7 +66,7 @@ func (k *toolSink) Progress(ctx context.Context, progress float64, total *float6
 	if message != "" {
 		p["message"] = message
 	}
-	k.s.Notify("notifications/progress", p)
+	k.s.notifyOn(k.out, "notifications/progress", p)
 }
 
 func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawMessage) {
@@ -87,7 +88,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	k.s.Notify("notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
+	k.s.notifyOn(k.out, "notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
 }
 
 // Dropped is how many notifications the rate limit dropped.

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -40,6 +40,7 @@ var (
 	ErrScriptLimit  = errors.New("script size limit")
 	ErrMemoryLimit  = errors.New("memory limit")
 	ErrJobLimit     = errors.New("background job limit")
+	ErrMemoryBudget = sandbox.ErrMemoryBudget
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
@@ -139,6 +140,7 @@ type call struct {
 	work    string // scratch root visible to the script
 	fifoDir string // the Runner's private TMPDIR for process substitution
 	tmpDir  string
+	budget  *sandbox.Budget // what the call's utilities may hold
 
 	commands  atomic.Int64
 	jobs      atomic.Int64 // background jobs started
@@ -175,6 +177,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	c.maxFrames = 60*limits.MaxCallDepth + 200
 	c.fs.SetPipeDir(c.fifoDir)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
+	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
 	e.mem.enter(c, f.Stop)
 	defer e.mem.leave(c)
@@ -182,6 +185,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
+		case errors.Is(cause, ErrMemoryBudget):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(cause, ErrJobLimit):
@@ -201,26 +206,26 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
 		out.Stderr = f.Stderr.Tail()
 	}
-	var workEntries []os.DirEntry
+	// The side files live in the call's scratch root, which the script writes: they are read
+	// through a descriptor of that directory, never by path (sandbox.SideDir).
+	var side *sandbox.SideDir
 	if sc.Seal() {
-		workEntries, _ = os.ReadDir(c.work)
-	}
-	present := map[string]bool{}
-	for _, ent := range workEntries {
-		present[ent.Name()] = true
+		if side, err = sandbox.OpenSideDir(c.work); err != nil {
+			fmt.Fprintf(f.Stderr, "mcp-bash: scratch directory: %v\n", err)
+		}
+		defer side.Close()
 	}
 	out.Fail = c.state.Failure()
-	if out.Fail == nil && present[sideFiles["MCP_TOOL_ERROR_FILE"]] {
-		out.Fail = sdk.ParseErrorFile(c.sideFile("MCP_TOOL_ERROR_FILE"))
+	if data, ok := c.sideFile(side, "MCP_TOOL_ERROR_FILE", f.Stderr); ok && out.Fail == nil {
+		out.Fail = sdk.ParseErrorFile(data)
 	}
 	out.Resources = c.state.Resources()
-	if present[sideFiles["MCP_TOOL_RESOURCES_FILE"]] {
-		out.Resources = append(out.Resources, sdk.ParseResourcesFile(c.sideFile("MCP_TOOL_RESOURCES_FILE"))...)
+	if data, ok := c.sideFile(side, "MCP_TOOL_RESOURCES_FILE", f.Stderr); ok {
+		out.Resources = append(out.Resources, sdk.ParseResourcesFile(data)...)
 	}
 	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
-	if present[sideFiles["MCP_PROGRESS_STREAM"]] || present[sideFiles["MCP_LOG_STREAM"]] {
-		c.forwardStreams(ctx)
-	}
+	c.forwardStreams(ctx, side, f.Stderr)
+	out.Stderr = f.Stderr.Tail()
 	out.Access = f.AccessJSON()
 	return out
 }
@@ -409,19 +414,46 @@ func (v virtualEnviron) Get(name string) expand.Variable {
 	return v.Environ.Get(name)
 }
 
-// sideFile reads one of the call's side-channel files ("" when absent).
-func (c *call) sideFile(env string) []byte {
-	data, _ := os.ReadFile(filepath.Join(c.work, sideFiles[env]))
-	return data
+// sideFile reads one of the call's side-channel files; false when it is absent. What cannot be
+// read as the contract says (a symlink, a FIFO, a file over its cap) is named on stderr; an
+// oversized error file still fails the call.
+func (c *call) sideFile(side *sandbox.SideDir, env string, stderr io.Writer) ([]byte, bool) {
+	if side == nil {
+		return nil, false
+	}
+	data, err := side.ReadFile(sideFiles[env], sandbox.SideFileMax)
+	switch {
+	case err == nil:
+		return data, true
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false
+	case errors.Is(err, sandbox.ErrSideFileTooLarge) && env == "MCP_TOOL_ERROR_FILE":
+		fmt.Fprintf(stderr, "mcp-bash: %s exceeds %d bytes; its content was not read\n", env, sandbox.SideFileMax)
+		return []byte(fmt.Sprintf("%s exceeds %d bytes", env, sandbox.SideFileMax)), true
+	}
+	fmt.Fprintf(stderr, "mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err))
+	return nil, false
 }
 
 // forwardStreams relays lines a script wrote directly to MCP_PROGRESS_STREAM / MCP_LOG_STREAM
-// (scripts written against the original's file contract).
-func (c *call) forwardStreams(ctx context.Context) {
+// (scripts written against the original's file contract), up to sandbox.SideStreamMax bytes each.
+func (c *call) forwardStreams(ctx context.Context, side *sandbox.SideDir, stderr io.Writer) {
+	if side == nil {
+		return
+	}
 	for _, env := range []string{"MCP_PROGRESS_STREAM", "MCP_LOG_STREAM"} {
-		for _, line := range bytes.Split(c.sideFile(env), []byte("\n")) {
-			sdk.ForwardStreamLine(ctx, c.job.Call, line)
+		f, err := side.OpenRegular(sideFiles[env])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err))
+			continue
+		}
+		if n := sdk.ForwardStream(ctx, c.job.Call, f, sandbox.SideStreamMax); n >= sandbox.SideStreamMax {
+			fmt.Fprintf(stderr, "mcp-bash: %s exceeds %d bytes; the rest was not forwarded\n", env, sandbox.SideStreamMax)
+		}
+		f.Close()
 	}
 }
 

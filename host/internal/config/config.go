@@ -50,6 +50,11 @@ type Config struct {
 	MaxHeapMiB           int
 	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
 	MaxOpenFilesPerCall int
+	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
+	// (0: the default, UtilityBudget).
+	UtilityMemoryMiB int
+	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
+	ProjectRootWritable bool
 	AccessMeta          bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
@@ -80,6 +85,15 @@ type Config struct {
 	RemoteTokenMaxFailures int
 	HTTPS                  HTTPS
 	Git                    Git
+
+	// HTTP are the Streamable HTTP transport's settings (`serve --http`).
+	HTTP HTTP
+	// StateKeyFile is MCPBASH_STATE_KEY_FILE: the key that signs 2026-07-28 requestState
+	// ("": a random key per process).
+	StateKeyFile string
+	// Hosting mode: the authorization and tenants files ("" when unset: server.d/auth.json and
+	// server.d/tenants.json, used when present) and the audit log sink.
+	AuthFile, TenantsFile, AuditLog string
 
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
@@ -138,6 +152,18 @@ type HTTPS struct {
 	AllowAll              bool
 	MaxBytes              int64
 	Timeout               time.Duration
+}
+
+// HTTP are the Streamable HTTP transport's settings.
+type HTTP struct {
+	// AllowedOrigins are the Origin values accepted besides loopback ones ("*": any).
+	AllowedOrigins []string
+	MaxSessions    int
+	SessionIdle    time.Duration
+	// StreamBuffer bounds the bytes one SSE stream keeps for replay, and those waiting for a
+	// slow or absent reader.
+	StreamBuffer int
+	KeepAlive    time.Duration
 }
 
 // Git are the git resource provider's settings (0: the provider's defaults).
@@ -481,6 +507,8 @@ func (c *Config) settings() []setting {
 		integer("MCPBASH_MAX_TEXT_BYTES", &c.MaxTextBytes, 100*1024, 1, 1<<30),
 		integer("MCPBASH_MAX_HEAP_MB", &c.MaxHeapMiB, 2048, 0, 1<<20),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
+		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
+		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
 		integer("MCPBASH_PROGRESS_PER_MINUTE", &c.ProgressPerMinute, 100, 1, 100000),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
@@ -508,6 +536,15 @@ func (c *Config) settings() []setting {
 		hosts("MCPBASH_GIT_DENY_HOSTS", &c.Git.DenyHosts),
 		meaning(bytes("MCPBASH_GIT_MAX_BYTES", &c.Git.MaxBytes, 0, 1, 1<<40), "10485760"),
 		meaning(seconds("MCPBASH_GIT_TIMEOUT", &c.Git.Timeout, 0, 1, 1<<20), "30"),
+		hosts("MCPBASH_HTTP_ALLOWED_ORIGINS", &c.HTTP.AllowedOrigins),
+		integer("MCPBASH_HTTP_MAX_SESSIONS", &c.HTTP.MaxSessions, 1000, 1, 1<<20),
+		seconds("MCPBASH_HTTP_SESSION_IDLE_SECS", &c.HTTP.SessionIdle, 1800, 10, 7*86400),
+		integer("MCPBASH_HTTP_STREAM_BUFFER_BYTES", &c.HTTP.StreamBuffer, 1<<20, 4096, 1<<30),
+		seconds("MCPBASH_HTTP_KEEPALIVE_SECS", &c.HTTP.KeepAlive, 15, 1, 3600),
+		meaning(str("MCPBASH_STATE_KEY_FILE", &c.StateKeyFile, ""), "a random key per process"),
+		meaning(str("MCPBASH_AUTH_FILE", &c.AuthFile, ""), "server.d/auth.json when present"),
+		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
+		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
 		// Handed to project hooks as the original's hooks saw them, never read by the server.
 		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
 		passthrough("MCPBASH_LOG_VERBOSE"),
@@ -518,4 +555,17 @@ func (c *Config) settings() []setting {
 		passthrough("MCPBASH_JSON_TOOL_BIN"),
 		passthrough("MCPBASH_MODE"),
 	}
+}
+
+// UtilityBudget is the memory a call's in-process utilities may hold at once, in bytes:
+// MCPBASH_UTILITY_MEMORY_MB, else 512 MiB, at most half the heap guard's limit when one is set.
+func (c *Config) UtilityBudget() int64 {
+	mib := c.UtilityMemoryMiB
+	if mib == 0 {
+		mib = 512
+		if c.MaxHeapMiB > 0 {
+			mib = min(mib, max(c.MaxHeapMiB/2, 1))
+		}
+	}
+	return int64(mib) << 20
 }

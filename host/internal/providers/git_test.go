@@ -509,7 +509,7 @@ func TestGitTimeout(t *testing.T) {
 	if !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("error = %v, want a timeout ErrFetch", err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > time.Minute { // a hang; "timed out" shows the timeout ended it
 		t.Errorf("returned after %v", el)
 	}
 }

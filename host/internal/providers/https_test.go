@@ -416,7 +416,9 @@ func TestHTTPSTimeout(t *testing.T) {
 			if body != nil {
 				t.Errorf("partial body returned: %q", body)
 			}
-			if elapsed < 250*time.Millisecond || elapsed > 2*time.Second {
+			// The handlers would answer after 10 s, so "timed out" shows the timeout ended the
+			// fetch; the upper bound only catches a hang (a loaded machine is slow to react).
+			if elapsed < 250*time.Millisecond || elapsed > time.Minute {
 				t.Errorf("gave up after %v, want about 300ms", elapsed)
 			}
 		})
