@@ -1,16 +1,16 @@
 package interp
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
-	shinterp "mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -38,28 +38,21 @@ func AnalyzeFile(path string, allowed []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), path)
+	// Parsed as the engine parses (nesting bounded, a parser panic an error).
+	prog, err := eval.Parse(path, data)
 	if err != nil {
-		var pe syntax.ParseError
 		p := &Plan{Commands: map[string]string{}}
-		if e, ok := err.(syntax.ParseError); ok {
-			pe = e
-			p.Findings = append(p.Findings, Finding{File: path, Line: pe.Pos.Line(), Col: pe.Pos.Col(), Severity: "error", Kind: "parse", Message: pe.Text})
-			return p, nil
-		}
-		return nil, err
+		p.Findings = append(p.Findings, Finding{File: path, Line: 1, Col: 1, Severity: "error", Kind: "parse", Message: err.Error()})
+		return p, nil
 	}
+	var pe *syntax.ParseError
+	if errors.As(prog.Err(), &pe) {
+		p := &Plan{Commands: map[string]string{}}
+		p.Findings = append(p.Findings, Finding{File: path, Line: pe.Pos.Line(), Col: pe.Pos.Col(), Severity: "error", Kind: "parse", Message: pe.Text})
+		return p, nil
+	}
+	f := prog.File()
 	return Analyze(f, allowed), nil
-}
-
-// unsupportedVars are Bash variables the interpreter does not provide.
-var unsupportedVars = map[string]string{
-	"PIPESTATUS":    "use `set -o pipefail` or check each command's status",
-	"FUNCNAME":      "pass the name explicitly",
-	"BASH_VERSION":  "the sandbox is not GNU Bash; test features, not versions",
-	"BASH_VERSINFO": "the sandbox is not GNU Bash; test features, not versions",
-	"BASH_SOURCE":   "use $0 or pass the path explicitly",
-	"BASH_LINENO":   "not available in the sandbox",
 }
 
 // Analyze walks a parsed script and reports how it will run in the sandbox.
@@ -72,9 +65,10 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 	add := func(pos syntax.Pos, sev, kind, msg, fix string) {
 		p.Findings = append(p.Findings, Finding{File: f.Name, Line: pos.Line(), Col: pos.Col(), Severity: sev, Kind: kind, Message: msg, Suggestion: fix})
 	}
-	if pos, bad := unsupportedArith(f); bad {
-		add(pos, "error", "unsupported", "arithmetic assignment to an array element is refused by the sandbox",
-			"write a[i]=$(( a[i] + 1 )), or set \"exec\": \"native\" in tool.meta.json")
+	// What the evaluator refuses: the call would be refused before it runs.
+	for _, r := range eval.Check(f) {
+		p.Findings = append(p.Findings, Finding{File: f.Name, Line: uint(r.Line), Col: uint(r.Col), Severity: "error", Kind: "unsupported",
+			Message: r.Construct + " is not supported in the sandbox", Suggestion: r.Fix})
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
@@ -110,49 +104,13 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 				if len(args) > 0 && args[0].Lit() == "" && !strings.Contains(wordText(args[0]), "MCP_SDK") {
 					add(args[0].Pos(), "warning", "dynamic", "source of a computed path", "the file must be inside the roots or the tool directory")
 				}
-			case "trap":
-				for _, a := range args {
-					if a.Lit() == "RETURN" {
-						add(a.Pos(), "warning", "unsupported", "RETURN traps are not supported by the interpreter", "run the cleanup explicitly before return")
-					}
-				}
-			case "read":
-				for _, a := range args {
-					if l := a.Lit(); strings.HasPrefix(l, "-") && strings.ContainsAny(l, "dnNt") && !strings.HasPrefix(l, "--") && !strings.HasPrefix(l, "-p") {
-						add(a.Pos(), "warning", "unsupported", "read "+l+" is not supported by the interpreter", "read whole lines, or set \"exec\": \"native\"")
-					}
-				}
 			}
-		case *syntax.UnaryTest:
-			if x.Op == syntax.TsVarSet {
-				if w, ok := x.X.(*syntax.Word); ok && strings.Contains(wordText(w), "[") {
-					add(x.Pos(), "warning", "unsupported", "[[ -v name[key] ]] is not supported by the interpreter", "test the value instead: [[ -n ${name[key]+set} ]]")
-				}
-			}
-		case *syntax.CoprocClause:
-			add(x.Pos(), "error", "unsupported", "coproc is not supported by the interpreter", "use a pipeline or set \"exec\": \"native\"")
 		case *syntax.Redirect:
-			if x.N != nil {
-				if fd := x.N.Value; fd != "0" && fd != "1" && fd != "2" {
-					add(x.Pos(), "warning", "unsupported", "file descriptor "+fd+" is not supported by the interpreter", "use stdout/stderr or a temporary file")
-				}
-			}
-			if x.Word != nil && (x.Op == syntax.DplOut || x.Op == syntax.DplIn) {
-				if l := x.Word.Lit(); l != "" && l != "0" && l != "1" && l != "2" && l != "-" && strings.Trim(l, "0123456789") == "" {
-					add(x.Pos(), "warning", "unsupported", "file descriptor "+l+" is not supported by the interpreter", "use stdout/stderr or a temporary file")
-				}
-			}
 			if x.Word != nil {
 				if l := x.Word.Lit(); l != "" && x.Op != syntax.DplOut && x.Op != syntax.DplIn && x.Op != syntax.Hdoc && x.Op != syntax.DashHdoc && x.Op != syntax.WordHdoc {
 					if !slices.Contains(p.Redirects, l) {
 						p.Redirects = append(p.Redirects, l)
 					}
-				}
-			}
-		case *syntax.ParamExp:
-			if x.Param != nil {
-				if fix, ok := unsupportedVars[x.Param.Value]; ok {
-					add(x.Pos(), "warning", "unsupported", "$"+x.Param.Value+" is not provided by the interpreter", fix)
 				}
 			}
 		}
@@ -175,7 +133,7 @@ func resolveStatic(name string, funcs map[string]bool, allowed []string) string 
 		return "function"
 	case isKeyword(name):
 		return "keyword"
-	case shinterp.IsBuiltin(name), name == "type", name == "hash":
+	case eval.IsBuiltin(name), name == "type", name == "hash":
 		return "shell builtin"
 	case sdk.Has(name) || name == "mcp_config_load" || name == "mcp_with_retry":
 		return "SDK"
@@ -203,4 +161,20 @@ func FormatFinding(f Finding) string {
 		s += "\n    fix: " + f.Suggestion
 	}
 	return s
+}
+
+// funcNames lists the functions a file declares.
+func funcNames(f *syntax.File) []string {
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+			out = append(out, fd.Name.Value)
+		}
+		return true
+	})
+	return out
+}
+
+func isKeyword(s string) bool {
+	return syntax.IsKeyword(s) || s == "[[" || s == "]]" || s == "coproc"
 }

@@ -17,8 +17,8 @@ func (c *call) extCommand(name string) string {
 }
 
 // runExt runs a program of the job's Commands.
-func (c *call) runExt(ctx context.Context, cc cmdCtx, prog string, args []string) error {
+func (c *call) runExt(ctx context.Context, cc cmdCtx, prog string, args []string) int {
 	c.rec.Add(sandbox.Access{Op: "exec", Path: prog, Allowed: true, Reason: "wasm command"})
-	return status(c.job.Commands.Run(ctx, sdk.Command{Program: prog, Args: args, Dir: cc.dir, Env: exported(cc.env),
-		Stdin: cc.stdin, Stdout: cc.stdout, Stderr: cc.stderr, FS: c.fs}))
+	return c.job.Commands.Run(ctx, sdk.Command{Program: prog, Args: args, Dir: cc.dir, Env: cc.environ(),
+		Stdin: cc.stdin, Stdout: cc.stdout, Stderr: cc.stderr, FS: c.fs})
 }

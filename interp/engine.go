@@ -1,10 +1,9 @@
-// Package interp is the sandbox engine: it runs a tool's Bash script in mvdan.cc/sh's
-// interpreter, in-process, with every file access, command and variable routed through the
-// sandbox policy and the SDK provided as Go builtins.
+// Package interp is the sandbox engine: it runs a tool's Bash script in-process with our own
+// evaluator (interp/internal/eval, over mvdan.cc/sh's syntax trees), with every file access,
+// command and variable routed through the sandbox policy and the SDK provided as Go builtins.
 package interp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,22 +12,17 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	shinterp "mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
-
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// SDKDir is the virtual directory MCP_SDK points at; sourcing anything in it is a no-op
-// (tool-sdk.sh also turns on `set -euo pipefail`, as the original's does).
+// SDKDir is the virtual directory MCP_SDK points at; sourcing tool-sdk.sh there turns on the
+// original's `set -euo pipefail`, the SDK functions themselves are built in.
 const SDKDir = "/opt/mcp-bash/sdk"
 
 // Limit causes that end a run early.
@@ -40,24 +34,23 @@ var (
 	ErrScriptLimit  = errors.New("script size limit")
 	ErrMemoryLimit  = errors.New("memory limit")
 	ErrJobLimit     = errors.New("background job limit")
+	ErrFDLimit      = errors.New("open file descriptor limit")
 	ErrMemoryBudget = sandbox.ErrMemoryBudget
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
 type Engine struct {
-	prelude      *syntax.File
-	preludeFuncs []string
-	mu           sync.Mutex
-	cache        map[cacheKey]*parsed
-	mem          memGuard
+	// prelude defines the SDK functions written in Bash (sdk.Prelude).
+	prelude *eval.Program
+	mu      sync.Mutex
+	cache   map[cacheKey]*parsed
+	mem     memGuard
 	// static is the call-independent part of every call's environment (see baseEnv).
-	static []envPair
+	static []string
 	// filters caches the SDK helpers' compiled jq filters across calls.
 	filters sdk.FilterCache
 	// defaultScratch is sandbox.ScratchBase(""), which stats /dev/shm, looked up once.
 	defaultScratch func() string
-	// vars recycles the Runner.Vars maps of finished runs (see call.run).
-	vars sync.Pool
 	// logf writes to the server's log (never to a client): the stack of a recovered panic.
 	logf func(format string, args ...any)
 }
@@ -68,14 +61,11 @@ type cacheKey struct {
 	mtime int64
 }
 
+// parsed is a script ready to run, or the reason it never will.
 type parsed struct {
-	file  *syntax.File
-	funcs []string
-	// withPrelude is the SDK prelude followed by the script, run in one go (each Run of a
-	// Runner copies every variable once at its end).
-	withPrelude *syntax.File
-	// procSubst is set when the script uses <(...) or >(...), which need the FIFO directory.
-	procSubst bool
+	prog *eval.Program
+	// refused is the first construct the evaluator does not run as bash does (eval.Check).
+	refused *eval.Refusal
 }
 
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
@@ -96,7 +86,10 @@ type EngineOptions struct {
 
 // NewEngineWith is NewEngine with every option.
 func NewEngineWith(o EngineOptions) (*Engine, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(sdk.Prelude+preludeTail), "mcp-bash-sdk")
+	prelude, err := eval.Parse("mcp-bash-sdk", []byte(sdk.Prelude))
+	if err == nil {
+		err = prelude.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("interp: prelude: %w", err)
 	}
@@ -104,7 +97,7 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
 		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
 }
 
@@ -117,17 +110,11 @@ func (e *Engine) WatchMemory(cancel context.CancelCauseFunc) func() {
 	return func() { e.mem.leave(token) }
 }
 
-// preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
-// directory as TMPDIR (paths there bypass the open handler), which scripts never see.
-const preludeTail = `
-TMPDIR="$__MCPBASH_TMPDIR"; export TMPDIR; unset __MCPBASH_TMPDIR
-`
-
 // Job is one sandboxed run: the engine contract's Job (Script is the Bash script; Network and
 // MemoryMiB apply to the commands it runs).
 type Job = sdk.Job
 
-// call is the per-run state shared by the handlers.
+// call is the per-run state shared by the hooks.
 type call struct {
 	e       *Engine
 	job     *Job
@@ -138,15 +125,8 @@ type call struct {
 	state   *sdk.State
 	cancel  context.CancelCauseFunc
 	work    string // scratch root visible to the script
-	fifoDir string // the Runner's private TMPDIR for process substitution
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
-
-	commands  atomic.Int64
-	jobs      atomic.Int64 // background jobs started
-	funcsMu   sync.Mutex
-	funcs     map[string]bool
-	maxFrames int
 }
 
 // Run executes the job and reports what it produced. It never panics and never leaves
@@ -158,24 +138,16 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		base = e.defaultScratch()
 	}
 	sc := newScratch(base)
-	// Removal is off the response path; nothing of the script runs by then (the call's
-	// context is cancelled first, below).
+	// Removal is off the response path; nothing of the script runs by then (the evaluator
+	// has ended every goroutine it started when Run returns).
 	defer func() { go sc.Remove() }()
 	f, err := sdk.BeginFrame(ctx, &job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
 	}
-	defer f.Close() // background jobs end with the call
+	defer f.Close()
 	limits := f.Limits
-	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, fifoDir: sc.fifo,
-		tmpDir: sc.tmp, funcs: map[string]bool{}}
-	for _, n := range e.preludeFuncs {
-		c.funcs[n] = true
-	}
-	// Frames of Go stack per Bash call level are bounded; this keeps the deepest recursion far
-	// below Go's stack limit (see TestRecursionIsBounded).
-	c.maxFrames = 60*limits.MaxCallDepth + 200
-	c.fs.SetPipeDir(c.fifoDir)
+	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
 	c.state = sdk.NewState(job.Call, f.Cancelled)
 	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
@@ -185,11 +157,11 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
-		case errors.Is(cause, ErrMemoryBudget):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
+		case errors.Is(cause, ErrMemoryBudget) || errors.Is(runErr, ErrMemoryBudget):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the call's memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
-		case errors.Is(cause, ErrJobLimit):
+		case errors.Is(runErr, ErrJobLimit):
 			out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
 		case errors.Is(runErr, ErrCommandLimit):
 			out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
@@ -202,7 +174,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		}
 		return true
 	})
-	if !found && runErr != nil && !isExit(runErr) {
+	if !found && runErr != nil {
 		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
 		out.Stderr = f.Stderr.Tail()
 	}
@@ -243,77 +215,101 @@ func panicCause(p any) string {
 	return msg
 }
 
-func isExit(err error) bool {
-	_, ok := exitStatusOf(err)
-	return ok
-}
-
-// exitStatusOf extracts a shell exit status from a Runner or handler error.
-func exitStatusOf(err error) (uint8, bool) {
-	var es shinterp.ExitStatus
-	if errors.As(err, &es) {
-		return uint8(es), true
-	}
-	return 0, false
-}
-
 func internalFailure(out *sdk.Outcome, msg string) *sdk.Outcome {
 	out.ExitCode = 1
 	out.Stderr = []byte("mcp-bash: " + msg)
 	return out
 }
 
-// run parses and runs the script; it returns the exit status and the runner's error.
+// identity is what the script sees of itself: the virtual user, host and pids.
+var identity = eval.Identity{PID: atoi(sandbox.VirtualPID), PPID: atoi(sandbox.VirtualPPID), UID: atoi(sandbox.VirtualUID),
+	EUID: atoi(sandbox.VirtualUID), GID: atoi(sandbox.VirtualUID), User: sandbox.VirtualUser, Hostname: sandbox.VirtualHostname}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// run parses and runs the script; it returns the exit status and the error that ended the run
+// early (a limit, an internal failure), which Run reports.
 func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, err error) {
 	defer func() {
-		// A panic inside the interpreter (it has known ones) must not take the server down.
+		// The evaluator recovers its own goroutines; this is the last line for the engine's.
 		if p := recover(); p != nil {
-			// The cause goes to the script's stderr; the stack only to the server's log.
-			c.e.logf("interpreter panic in %s: %v\n%s", c.job.Script, p, debug.Stack())
+			c.e.logf("sandbox engine panic in %s: %v\n%s", c.job.Script, p, debug.Stack())
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	file, err := c.parseFile(c.job.Script)
+	pf, err := c.parseFile(c.job.Script)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
 		if errors.Is(err, ErrScriptLimit) {
+			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
 			return 1, err
 		}
+		fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
 		return 2, nil
 	}
-	r, err := c.newRunner(c.job.Dir, c.baseEnv(), nil, stdout, stderr, c.job.Args...)
-	if err != nil {
-		return 1, err
+	if pf.refused != nil {
+		fmt.Fprintf(stderr, "mcp-bash: %s\n", pf.refused)
+		return 2, nil
 	}
-	// Run copies every variable into Vars when it ends, which nothing reads: a map from the
-	// engine's pool saves allocating and growing one (about 12 KB) on every call. It goes back
-	// emptied, and only after a normal return (the script's background jobs are subshells with
-	// their own maps).
-	vars, _ := c.e.vars.Get().(map[string]expand.Variable)
-	if vars == nil {
-		vars = make(map[string]expand.Variable, 96)
+	l := c.limits
+	r := eval.New(&eval.Config{
+		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup,
+		Environ: c.baseEnv(), Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
+		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
+	})
+	r.Define(c.e.prelude)
+	status, err = r.Run(ctx, pf.prog)
+	return status, c.runError(err, stderr)
+}
+
+// runError turns an error that ended the evaluator's run into the engine's cause (nil when the
+// frame's own cause, a timeout, a cap or a cancellation, explains it).
+func (c *call) runError(err error, stderr io.Writer) error {
+	var le *eval.LimitError
+	var ce *eval.CancelError
+	var ie *eval.InternalError
+	var re *eval.RefusalError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &le):
+		switch le.Kind {
+		case eval.LimitDepth:
+			return ErrDepthLimit
+		case eval.LimitCommands:
+			return ErrCommandLimit
+		case eval.LimitJobs:
+			c.cancel(ErrJobLimit)
+			return ErrJobLimit
+		case eval.LimitMemory:
+			return ErrMemoryBudget
+		}
+		return fmt.Errorf("%w (%d)", ErrFDLimit, le.Max)
+	case errors.As(err, &ce):
+		return nil
+	case errors.As(err, &ie):
+		c.e.logf("evaluator failure in %s: %v\n%s", c.job.Script, ie.Cause, ie.Stack)
+		return fmt.Errorf("interpreter failure: %s", panicCause(ie.Cause))
+	case errors.As(err, &re):
+		fmt.Fprintf(stderr, "mcp-bash: %s\n", re.Refusal)
+		return nil
 	}
-	r.Vars = vars
-	err = r.Run(ctx, file)
-	r.Vars = nil
-	clear(vars)
-	c.e.vars.Put(vars)
-	if st, ok := exitStatusOf(err); ok {
-		return int(st), nil
-	}
-	if err != nil {
-		return 1, err
-	}
-	return 0, nil
+	return err
 }
 
 // sideFiles are the original's side-channel files, inside the call's scratch root.
 var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP_TOOL_RESOURCES_FILE": ".mcp-resources.json",
 	"MCP_PROGRESS_STREAM": ".mcp-progress.ndjson", "MCP_LOG_STREAM": ".mcp-log.ndjson"}
 
-// parseFile reads a script through the sandbox and parses it (cached by path, size, mtime); the
-// result starts with the SDK prelude.
-func (c *call) parseFile(p string) (*syntax.File, error) {
+// parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
+// with the static check of what the evaluator refuses.
+func (c *call) parseFile(p string) (*parsed, error) {
 	var fi os.FileInfo
 	var err error
 	if p == c.job.Script {
@@ -333,85 +329,39 @@ func (c *call) parseFile(p string) (*syntax.File, error) {
 	c.e.mu.Lock()
 	pf := c.e.cache[key]
 	c.e.mu.Unlock()
-	if pf == nil {
-		data, err := c.fs.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if err := nestingError(p, string(data)); err != nil {
-			return nil, err
-		}
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), p)
-		if err != nil {
-			return nil, err
-		}
-		if pos, bad := unsupportedArith(f); bad {
-			return nil, errors.New(arithMessage(p, pos))
-		}
-		rewrite(f)
-		pf = &parsed{file: f, funcs: funcNames(f), procSubst: hasProcSubst(f)}
-		pf.withPrelude = &syntax.File{Name: f.Name, Stmts: append(slices.Clone(c.e.prelude.Stmts), f.Stmts...)}
-		c.e.mu.Lock()
-		if len(c.e.cache) > 1024 {
-			clear(c.e.cache)
-		}
-		c.e.cache[key] = pf
-		c.e.mu.Unlock()
+	if pf != nil {
+		return pf, nil
 	}
-	c.addFuncs(pf.funcs)
-	if pf.procSubst {
-		if err := c.scratch.Ensure(); err != nil {
-			return nil, fmt.Errorf("scratch directory: %w", err)
-		}
+	data, err := c.fs.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return pf.withPrelude, nil
+	pf, err = parseScript(p, data)
+	if err != nil {
+		return nil, err
+	}
+	c.e.mu.Lock()
+	if len(c.e.cache) > 1024 {
+		clear(c.e.cache)
+	}
+	c.e.cache[key] = pf
+	c.e.mu.Unlock()
+	return pf, nil
 }
 
-func (c *call) addFuncs(names []string) {
-	c.funcsMu.Lock()
-	defer c.funcsMu.Unlock()
-	for _, n := range names {
-		c.funcs[n] = true
+// parseScript parses a script and checks it for refused constructs.
+func parseScript(name string, data []byte) (*parsed, error) {
+	prog, err := eval.Parse(name, data)
+	if err != nil {
+		return nil, err
 	}
-}
-
-func (c *call) isFunc(name string) bool {
-	c.funcsMu.Lock()
-	defer c.funcsMu.Unlock()
-	return c.funcs[name]
-}
-
-// newRunner builds a Runner whose every outside contact goes through the call's handlers.
-func (c *call) newRunner(dir string, env expand.Environ, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*shinterp.Runner, error) {
-	opts := []shinterp.RunnerOption{
-		shinterp.Env(virtualEnviron{env}),
-		shinterp.Dir(dir),
-		shinterp.StdIO(stdin, stdout, stderr),
-		shinterp.OpenHandler(c.open),
-		shinterp.ReadDirHandler2(c.readDir),
-		shinterp.StatHandler(c.stat),
-		shinterp.AccessHandler(c.access),
-		shinterp.CallHandler(c.callHandler),
-		shinterp.ExecHandlers(func(shinterp.ExecHandlerFunc) shinterp.ExecHandlerFunc { return c.exec }),
-	}
-	if len(params) > 0 {
-		opts = append(opts, shinterp.Params(append([]string{"--"}, params...)...))
-	}
-	return shinterp.New(opts...)
-}
-
-// virtualEnviron answers `~user` lookups ("HOME <user>") itself, so tilde expansion never
-// reads the host's user database.
-type virtualEnviron struct{ expand.Environ }
-
-func (v virtualEnviron) Get(name string) expand.Variable {
-	if user, ok := strings.CutPrefix(name, "HOME "); ok {
-		if user == sandbox.VirtualUser {
-			return v.Environ.Get("HOME")
+	pf := &parsed{prog: prog}
+	if f := prog.File(); f != nil {
+		if refs := eval.Check(f); len(refs) > 0 {
+			pf.refused = &refs[0]
 		}
-		return expand.Variable{Set: true, Kind: expand.String, Str: "~" + user}
 	}
-	return v.Environ.Get(name)
+	return pf, nil
 }
 
 // sideFile reads one of the call's side-channel files; false when it is absent. What cannot be

@@ -150,16 +150,35 @@ func TestSDKExitSemantics(t *testing.T) {
 	}
 }
 
-func TestArrayArithmeticRefused(t *testing.T) {
-	for _, script := range []string{"(( a[1] += 1 ))", "a=(1); (( a[0]++ ))", "x=$(( b[2] = 3 ))"} {
-		out, _ := run(t, script, sandbox.Limits{})
-		if out.ExitCode == 0 || !strings.Contains(string(out.Stderr), "not supported in the sandbox") {
-			t.Errorf("%s: %+v %s", script, out, out.Stderr)
+// TestArrayArithmetic: assignments to array elements in arithmetic run as bash runs them (the
+// former engine refused them: its interpreter panicked on them).
+func TestArrayArithmetic(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"(( a[1] += 1 )); echo ${a[1]}", "1\n"},
+		{"a=(1); (( a[0]++ )); echo ${a[0]}", "2\n"},
+		{"x=$(( b[2] = 3 )); echo $x ${b[2]}", "3 3\n"},
+		{"declare -A m; (( m[k] += 5 )); echo ${m[k]}", "5\n"},
+		{"i=1; (( i += 2 )); a[i]=$(( i * 2 )); echo ${a[3]}", "6\n"},
+	} {
+		out, _ := run(t, tc.script, sandbox.Limits{})
+		if string(out.Stdout) != tc.want || out.ExitCode != 0 {
+			t.Errorf("%s: %q, want %q (exit %d, stderr %s)", tc.script, out.Stdout, tc.want, out.ExitCode, out.Stderr)
 		}
 	}
-	out, _ := run(t, "i=1; (( i += 2 )); a[i]=$(( i * 2 )); echo ${a[3]}", sandbox.Limits{})
-	if string(out.Stdout) != "6\n" {
-		t.Errorf("plain arithmetic broke: %q %s", out.Stdout, out.Stderr)
+}
+
+// TestRefusedBeforeRun: a construct the evaluator refuses fails the call before anything of
+// the script runs, naming the file, line, construct and fix.
+func TestRefusedBeforeRun(t *testing.T) {
+	out, _ := run(t, "echo first\ncoproc cat\n", sandbox.Limits{})
+	if out.ExitCode != 2 || len(out.Stdout) != 0 || !strings.Contains(string(out.Stderr), "tool.sh:2:1: coproc is not supported in the sandbox") ||
+		!strings.Contains(string(out.Stderr), `"exec": "native"`) {
+		t.Fatalf("exit %d stdout %q stderr %s", out.ExitCode, out.Stdout, out.Stderr)
+	}
+	// Reached at run time through eval: refused there, before it runs.
+	out, _ = run(t, "echo first\neval 'coproc cat'\necho not-reached", sandbox.Limits{})
+	if out.ExitCode == 0 || strings.Contains(string(out.Stdout), "not-reached") || !strings.Contains(string(out.Stderr), "coproc is not supported") {
+		t.Fatalf("exit %d stdout %q stderr %s", out.ExitCode, out.Stdout, out.Stderr)
 	}
 }
 

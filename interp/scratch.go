@@ -11,21 +11,22 @@ import (
 // script first touches it):
 //
 //	root/        0700, outside every root
-//	  fifo/      the Runner's TMPDIR for process-substitution pipes (not visible to scripts)
 //	  work/      the call's read-write scratch root and $HOME
 //	    tmp/     $TMPDIR
 //	  home/      0555, empty: HOME and config dirs of allowlisted host commands (made on first use)
+//
+// Pipes and process substitutions are in memory: nothing of them is on disk.
 type scratch struct {
 	*sandbox.CallDir
-	work, fifo, tmp, home string
+	work, tmp, home string
 
 	homeOnce sync.Once
 	homeErr  error
 }
 
 func newScratch(base string) *scratch {
-	d := sandbox.NewCallDir(base, "mcpbash-call-", "fifo", "work", "work/tmp")
-	return &scratch{CallDir: d, work: d.Sub("work"), fifo: d.Sub("fifo"), tmp: d.Sub("work/tmp"), home: d.Sub("home")}
+	d := sandbox.NewCallDir(base, "mcpbash-call-", "work", "work/tmp")
+	return &scratch{CallDir: d, work: d.Sub("work"), tmp: d.Sub("work/tmp"), home: d.Sub("home")}
 }
 
 // emptyHome makes the tree and, once, its empty read-only home/ (outside every root, so no

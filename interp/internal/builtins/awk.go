@@ -11,7 +11,6 @@ import (
 	"github.com/benhoyt/goawk/interp"
 	"github.com/benhoyt/goawk/lexer"
 	"github.com/benhoyt/goawk/parser"
-	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() {
@@ -175,14 +174,14 @@ type awkIO struct {
 	main    *awkInput
 	readers map[string]*lineReader
 	closers map[string]io.Closer
-	writers map[string]sandbox.File
+	writers map[string]io.WriteCloser
 	line    string
 	status  int
 }
 
 func newAwkIO(ctx context.Context, env *Env) *awkIO {
 	return &awkIO{ctx: ctx, env: env, readers: map[string]*lineReader{}, closers: map[string]io.Closer{},
-		writers: map[string]sandbox.File{}}
+		writers: map[string]io.WriteCloser{}}
 }
 
 // inputs maps file operands to "-" and returns the reader that serves them in turn, so that
@@ -283,7 +282,7 @@ func (a *awkIO) out(name, mode, s string) (int, error) {
 	}
 	w, ok := a.writers[name]
 	if !ok {
-		f, err := a.env.FS.Open(a.env.Abs(name), writeFlags(mode == ">>"), 0o666)
+		f, err := openFile(a.env, name, writeFlags(mode == ">>"), 0o666)
 		if err != nil {
 			return 0, fmt.Errorf("can't redirect to %s: %s", name, describe(err))
 		}

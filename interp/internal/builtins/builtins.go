@@ -37,6 +37,9 @@ type Env struct {
 	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Budget is the call's memory budget for utilities (nil: none; see budget.go).
 	Budget *sandbox.Budget
+	// OpenFD opens descriptor N of the shell that runs the utility, for /dev/fd/N operands
+	// (process substitution); nil: only 0, 1 and 2 exist.
+	OpenFD func(n int) (io.ReadWriteCloser, error)
 }
 
 // Abs resolves p against the working directory.
@@ -124,6 +127,9 @@ func openInput(env *Env, name string) (io.ReadCloser, error) {
 		return io.NopCloser(env.Stdin), nil
 	}
 	p := env.Abs(name)
+	if f, ok, err := openDevice(env, p); ok {
+		return f, err
+	}
 	fi, err := env.FS.Stat(p)
 	if err != nil {
 		return nil, err

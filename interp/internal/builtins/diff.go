@@ -108,7 +108,7 @@ func diff(ctx context.Context, env *Env, argv []string) int {
 // inside it, as diff does.
 func readDiffFile(ctx context.Context, env *Env, name, other string, absentEmpty bool) (*diffFile, error) {
 	f := &diffFile{label: name}
-	if name != "-" {
+	if name != "-" && !isDevice(env, name) {
 		p := env.Abs(name)
 		fi, err := env.FS.Stat(p)
 		if err != nil && absentEmpty {

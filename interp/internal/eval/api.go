@@ -51,6 +51,8 @@ type Command struct {
 	Stderr  io.Writer
 	// OpenFD opens /dev/fd/N of the shell's file descriptor table (process substitution).
 	OpenFD func(n int) (io.ReadWriteCloser, error)
+	// Shell is the shell running the command (Shell.RunScript runs an executable script).
+	Shell *Shell
 }
 
 // ExecFunc runs a command that is not a function or a shell builtin. It returns the exit

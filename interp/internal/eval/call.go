@@ -334,7 +334,7 @@ func (r *Runner) execExternal(args []string) {
 		return
 	}
 	cmd := &Command{Args: args, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
-		OpenFD: r.openFD}
+		OpenFD: r.openFD, Shell: &Shell{r: r}}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
 		r.notFound(args[0])

@@ -140,7 +140,7 @@ func (s *Shell) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout
 		return 1, &LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands}
 	}
 	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: stdin, Stdout: stdout,
-		Stderr: stderr, OpenFD: r.openFD})
+		Stderr: stderr, OpenFD: r.openFD, Shell: s})
 	if err == ErrNotFound {
 		return 127, nil
 	}

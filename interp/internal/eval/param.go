@@ -822,6 +822,11 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 	from, last := 0, 0
 	// Bash does not try a match at the end of a non-empty string.
 	for from < len(s) || len(s) == 0 && from == 0 {
+		if r.ctx.Err() != nil {
+			// Each Find reads the rest of s: a long subject with many matches takes time,
+			// which a cancelled run must not spend (the caller's next check ends the run).
+			break
+		}
 		start, end, ok, err := p.Find(s, from)
 		if err != nil {
 			r.patErr(pat, err)

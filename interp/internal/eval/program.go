@@ -56,6 +56,9 @@ func Parse(name string, src []byte) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("%s: parser failure: %v", name, rec)
 		}
 	}()
+	if err := checkNesting(name, string(src)); err != nil {
+		return nil, err
+	}
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
 	f, err := newParser().Parse(bytes.NewReader(src), name)
 	if err == nil {
@@ -87,6 +90,9 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 		}
 	}()
 	s = &source{name: name, text: text, lineBase: lineBase, cache: new(sync.Map)}
+	if err := checkNesting(name, text); err != nil {
+		return s, nil, err
+	}
 	f, err := newParser().Parse(strings.NewReader(text), name)
 	if err != nil {
 		return s, nil, err
@@ -131,6 +137,9 @@ func parseWords(text string) (words []*syntax.Word, err error) {
 			words, err = nil, fmt.Errorf("parser failure: %v", rec)
 		}
 	}()
+	if err := checkNesting("word", text); err != nil {
+		return nil, err
+	}
 	// The callback never stops the parser early: mvdan's Words panics when it does.
 	err = newParser().Words(strings.NewReader(text), func(w *syntax.Word) bool {
 		words = append(words, w)
@@ -146,5 +155,8 @@ func parseDocument(text string) (w *syntax.Word, err error) {
 			w, err = nil, fmt.Errorf("parser failure: %v", rec)
 		}
 	}()
+	if err := checkNesting("here-document", text); err != nil {
+		return nil, err
+	}
 	return newParser().Document(strings.NewReader(text))
 }
