@@ -127,6 +127,19 @@ type call struct {
 	work    string // scratch root visible to the script
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
+
+	refusedMu sync.Mutex
+	refused   *sdk.Refusal // the first construct refused, before or while running
+}
+
+// refuse reports a refused construct on stderr and records the first for the outcome.
+func (c *call) refuse(r eval.Refusal, stderr io.Writer) {
+	fmt.Fprintf(stderr, "mcp-bash: %s\n", r)
+	c.refusedMu.Lock()
+	defer c.refusedMu.Unlock()
+	if c.refused == nil {
+		c.refused = &sdk.Refusal{File: r.File, Line: r.Line, Col: r.Col, Construct: r.Construct, Fix: r.Fix}
+	}
 }
 
 // Run executes the job and reports what it produced. It never panics and never leaves
@@ -158,7 +171,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
 		case errors.Is(cause, ErrMemoryBudget) || errors.Is(runErr, ErrMemoryBudget):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the call's memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(runErr, ErrJobLimit):
@@ -199,6 +212,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	c.forwardStreams(ctx, side, f.Stderr)
 	out.Stderr = f.Stderr.Tail()
 	out.Access = f.AccessJSON()
+	out.Refused = c.refused
 	return out
 }
 
@@ -253,7 +267,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	if pf.refused != nil {
-		fmt.Fprintf(stderr, "mcp-bash: %s\n", pf.refused)
+		c.refuse(*pf.refused, stderr)
 		return 2, nil
 	}
 	l := c.limits
@@ -297,7 +311,7 @@ func (c *call) runError(err error, stderr io.Writer) error {
 		c.e.logf("evaluator failure in %s: %v\n%s", c.job.Script, ie.Cause, ie.Stack)
 		return fmt.Errorf("interpreter failure: %s", panicCause(ie.Cause))
 	case errors.As(err, &re):
-		fmt.Fprintf(stderr, "mcp-bash: %s\n", re.Refusal)
+		c.refuse(re.Refusal, stderr)
 		return nil
 	}
 	return err

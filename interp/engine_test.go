@@ -241,3 +241,21 @@ func TestMemGuardWatcherEnds(t *testing.T) {
 		t.Fatal("sampler still running long after the last call")
 	}
 }
+
+// TestProcessSubstitutionLoops (T-DOS-6): process substitutions nobody reads end with their
+// command; a loop of thousands stays within the job limit (which counts those running), and
+// diff reads two of them as files.
+func TestProcessSubstitutionLoops(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{`for i in $(seq 5000); do : <(true); done; echo done`, "done\n"},
+		{`for i in $(seq 3000); do : >(cat); done; echo done`, "done\n"},
+		{`diff <(printf 'a\nb\n') <(printf 'a\nc\n'); echo rc=$?`, "2c2\n< b\n---\n> c\nrc=1\n"},
+		{`while IFS= read -r -d '' f; do echo "[$f]"; done < <(printf 'a b\0c\0')`, "[a b]\n[c]\n"},
+		{`echo hi | tee >(cat >&2) >/dev/null; wait`, ""},
+	} {
+		out, _ := run(t, tc.script, sandbox.Limits{Timeout: 2 * time.Minute})
+		if string(out.Stdout) != tc.want || out.LimitHit != "" {
+			t.Errorf("%s: %q, want %q (limit %q, stderr %s)", tc.script, out.Stdout, tc.want, out.LimitHit, out.Stderr)
+		}
+	}
+}

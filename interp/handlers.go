@@ -63,9 +63,24 @@ func (f evalFS) Open(name string, flag int, perm fs.FileMode) (eval.File, error)
 	}
 	file, err := f.c.fs.Open(name, flag, perm)
 	if err != nil {
-		return nil, err
+		return nil, sandboxError(err)
 	}
 	return file, nil
+}
+
+// refusal is an access the sandbox refused: the shell's message says why, as the utilities'
+// messages do; errors.Is still sees the underlying error.
+type refusal struct{ err error }
+
+func (r refusal) Error() string        { return r.err.Error() }
+func (r refusal) Unwrap() error        { return r.err }
+func (r refusal) ShellMessage() string { return builtins.Describe(r.err) }
+
+func sandboxError(err error) error {
+	if sandbox.Reason(err) == "" {
+		return err
+	}
+	return refusal{err}
 }
 
 func (f evalFS) Stat(name string) (fs.FileInfo, error)  { return f.c.stat(name, true) }
@@ -271,7 +286,7 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		return 2, nil
 	}
 	if pf.refused != nil {
-		fmt.Fprintf(cc.stderr, "mcp-bash: %s\n", pf.refused)
+		c.refuse(*pf.refused, cc.stderr)
 		return 2, nil
 	}
 	return cc.shell.RunScript(ctx, eval.Script{Program: pf.prog, Name: args[0], Args: args[1:], Dir: cc.dir, Environ: cc.environ(),

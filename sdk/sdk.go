@@ -125,6 +125,17 @@ type Outcome struct {
 	Embedded []Embedded
 	// Access is the access record ({"entries":[...]}).
 	Access json.RawMessage
+	// Refused is the construct the engine refused to run because it cannot run it exactly as
+	// bash does (nil when none): the call failed loudly rather than differently.
+	Refused *Refusal `json:",omitempty"`
+}
+
+// Refusal is a construct of a script an engine does not run, where it is and the fix.
+type Refusal struct {
+	File      string
+	Line, Col int
+	Construct string
+	Fix       string
 }
 
 // Embedded is a resource file's content for a result's `resource` content block.

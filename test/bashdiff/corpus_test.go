@@ -185,6 +185,8 @@ type outcome struct {
 	Status     int    `json:"status"`
 	Stderr     bool   `json:"stderr"`
 	StderrText string `json:"stderrText,omitempty"`
+	// Refused is set when the engine ended the run with a typed refusal or limit (loud).
+	Refused bool `json:"refused,omitempty"`
 }
 
 func (o outcome) same(p outcome) bool {
@@ -227,8 +229,12 @@ func engineRun(t *testing.T, e *interp.Engine, work, script string) outcome {
 	switch {
 	case out.TimedOut:
 		o.StderrText += "\n[engine timed out]"
+		o.Refused = true
 	case out.LimitHit != "":
 		o.StderrText += "\n[engine limit: " + out.LimitHit + "]"
+		o.Refused = true
+	case out.Refused != nil:
+		o.Refused = true
 	}
 	return o
 }
@@ -236,17 +242,14 @@ func engineRun(t *testing.T, e *interp.Engine, work, script string) outcome {
 // refused tells a loud difference from a silent one: the engine failed the case (non-zero
 // status, something on stderr) and either its static analysis, what `validate` and
 // `run-tool --dry-run` report, marks the script as one that will not run, or the run ended with
-// the engine's own refusal (a line of stderr from mcp-bash rather than from the script).
-// TODO(issue 19): when the evaluator reports refusals as a typed outcome, test that instead of
-// the stderr prefix.
+// the engine's own refusal, limit or timeout (typed in its outcome: sdk.Outcome.Refused,
+// Limit, TimedOut).
 func refused(script string, got outcome) bool {
 	if got.Status == 0 || !got.Stderr {
 		return false
 	}
-	for line := range strings.SplitSeq(got.StderrText, "\n") {
-		if strings.HasPrefix(line, "mcp-bash: ") {
-			return true
-		}
+	if got.Refused {
+		return true
 	}
 	plan, err := interp.AnalyzeFile(script, nil)
 	if err != nil {

@@ -67,7 +67,10 @@ func TestProcessIsolation(t *testing.T) {
 	// however long that takes on a loaded machine.
 	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_MAX_HEAP_MB=8192",
 		"MCPBASH_WORKER_MAX_AS_MB=2048", "MCPBASH_WORKER_MAX_PROCS=4096", "MCPBASH_WORKER_MAX_OPEN_FILES=512",
-		"MCPBASH_DEFAULT_TOOL_TIMEOUT=120", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+		"MCPBASH_DEFAULT_TOOL_TIMEOUT=120", "MCPBASH_ROOTS=" + filepath.Join(root, "data"),
+		// The call's memory budget stays above the worker's address space: the out-of-memory
+		// case below is the worker's death, not the budget.
+		"MCPBASH_UTILITY_MEMORY_MB=16384"}})
 	c.Initialize("2025-11-25", nil)
 
 	// Ordinary calls, several in a row (the warm worker is reused), with the sandbox in force.

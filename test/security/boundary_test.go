@@ -47,9 +47,6 @@ type boundaryCase struct {
 	Engines []string // default: inproc and process
 	Config  string   // default cfgData
 	Tool    string   // "git": a sandboxed tool that allowlists git (default: the engine's eval tool)
-	// needsEvaluator marks the interpreter's findings (3, 4, 6, 9): the mvdan-based engine fails
-	// them; the evaluator of issue 19 (interp/internal/eval) fixes them by construction.
-	needsEvaluator bool
 	// needsLandlock marks cases that only the OS confinement can hold (a host process writing
 	// its own HOME as the server's user).
 	needsLandlock bool
@@ -116,16 +113,16 @@ var boundaryCases = []boundaryCase{
 		Want: `malformed request`, Timeout: 60, Engines: []string{native}},
 
 	// Finding 3 (interpreter): a panic in a pipeline stage.
-	{ID: "T-DOS-5/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
-	{ID: "T-DOS-5/assoc-list-in-pipeline", Finding: "16.3", Script: `{ declare -A A=(1 2 3); echo "${A[1]}"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
-	{ID: "T-DOS-5/assoc-arith-subscript-in-pipeline", Finding: "16.3", Script: `declare -A a; { echo "${a[a+1]}"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
-	{ID: "T-DOS-5/nameref-empty-background", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } & wait; echo survived`, Want: `survived`, needsEvaluator: true},
+	{ID: "T-DOS-5/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/assoc-list-in-pipeline", Finding: "16.3", Script: `{ declare -A A=(1 2 3); echo "${A[1]}"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/assoc-arith-subscript-in-pipeline", Finding: "16.3", Script: `declare -A a; { echo "${a[a+1]}"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/nameref-empty-background", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } & wait; echo survived`, Want: `survived`},
 
 	// Finding 4 (interpreter): unread process substitutions leak threads and FIFOs.
 	{ID: "T-DOS-6/procsubst-unread", Finding: "16.4", Script: `for i in $(seq 12000); do : <(true); done; echo done`, Want: `done`, Timeout: 20,
-		needsEvaluator: true, After: threadsBounded(200)},
+		After: threadsBounded(200)},
 	{ID: "T-DOS-6/procsubst-output-unread", Finding: "16.4", Script: `for i in $(seq 3000); do : >(cat); done; echo done`, Want: `done`, Timeout: 20,
-		needsEvaluator: true, After: threadsBounded(200)},
+		After: threadsBounded(200)},
 
 	// Finding 5: runaway utilities end at the call's timeout or the utility budget.
 	{ID: "T-DOS-7/sed-branch-loop", Finding: "16.5", Script: `sed ':a;ba' <<< x`, Want: `timed out`, Timeout: 2},
@@ -140,15 +137,15 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-DOS-7/grep-o-endless-line", Finding: "16.5", Script: `yes | tr -d '\n' | grep -o y | head -1`, Want: `(?s).`, Timeout: 5},
 	{ID: "T-DOS-7/jq-doubling", Finding: "16.5", Script: `jq -n '"a" | until(false; . + .)'`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
 	{ID: "T-DOS-7/xargs-huge-argument", Finding: "16.5", Script: `yes | tr -d '\n' | xargs -0 true; echo rc=$?`, Want: `argument line too long|timed out`, Timeout: 5},
-	{ID: "T-DOS-7/command-substitution-yes", Finding: "16.5", Script: `: $(yes); echo survived`, Want: `memory|timed out`, Timeout: 5, needsEvaluator: true},
+	{ID: "T-DOS-7/command-substitution-yes", Finding: "16.5", Script: `: $(yes); echo survived`, Want: `memory|timed out`, Timeout: 5},
 
 	// Finding 6 (interpreter): host identity and paths.
 	{ID: "T-ID-3/pwd-P-proc", Finding: "16.6", Script: `PWD=/proc/self/exe; pwd -P; PWD=/proc/self/cwd; pwd -P; PWD=/root; pwd -P; cd -P /proc/self/cwd 2>/dev/null; pwd -P; echo done`,
-		Want: `done`, Deny: []string{"/proc", "/root", "mcp-bash"}, needsEvaluator: true},
+		Want: `done`, Deny: []string{"/proc", "/root", "mcp-bash"}},
 	{ID: "T-ID-3/type-P", Finding: "16.6", Script: `builtin type -P python3 bash perl; command -vv bash; builtin command -V sh; echo done`,
-		Want: `done`, Deny: []string{"/usr/bin/perl", "/bin/bash", "pyenv", "/usr/bin/python"}, needsEvaluator: true},
+		Want: `done`, Deny: []string{"/usr/bin/perl", "/bin/bash", "pyenv", "/usr/bin/python"}},
 	{ID: "T-ID-3/pids-everywhere", Finding: "16.6", Script: `echo $((PPID)) $(($$)) $((BASHPID)); let x=PPID y=$$; echo $x $y; x='$'; echo ${!x}; x=PPID; echo ${!x}; trap 'echo trap=$$' EXIT`,
-		Want: `^4241 4242 4242\s+4241 4242\s+4242\s+4241\s+trap=4242`, needsEvaluator: true},
+		Want: `^4241 4242 4242\s+4241 4242\s+4242\s+4241\s+trap=4242`},
 
 	// Finding 7: what the server and the operator run is never writable by tools.
 	{ID: "T-FS-5/plant-wasm-command", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?`, Want: `rc=1`, Config: cfgProject,
@@ -178,10 +175,10 @@ var boundaryCases = []boundaryCase{
 
 	// Finding 9 (interpreter): the job limit, counted by the runtime wherever jobs start.
 	{ID: "T-DOS-8/jobs-from-exit-trap", Finding: "16.9", Script: `trap 'for i in $(seq 3000); do sleep 10 & done' EXIT; echo armed`,
-		Want: `background job limit`, needsEvaluator: true},
+		Want: `background job limit`},
 	{ID: "T-DOS-8/jobs-through-alias-eval", Finding: "16.9", Script: `shopt -s expand_aliases; alias b='sleep 10 &'; for i in $(seq 3000); do eval b; done; wait`,
-		Want: `background job limit`, needsEvaluator: true},
-	{ID: "T-DOS-8/trap-pid", Finding: "16.9", Script: `trap 'echo pid=$$ ppid=$PPID' EXIT; echo armed`, Want: `armed\s+pid=4242 ppid=4241`, needsEvaluator: true},
+		Want: `background job limit`},
+	{ID: "T-DOS-8/trap-pid", Finding: "16.9", Script: `trap 'echo pid=$$ ppid=$PPID' EXIT; echo armed`, Want: `armed\s+pid=4242 ppid=4241`},
 }
 
 // TestBoundary runs every boundary case in its engines and configuration.
@@ -230,8 +227,6 @@ func TestBoundary(t *testing.T) {
 		for _, engine := range engines {
 			t.Run(engine+"/"+tc.ID, func(t *testing.T) {
 				switch {
-				case tc.needsEvaluator:
-					t.Skip("needs interp/internal/eval (issue 19)")
 				case engine == native && abi < 4:
 					t.Skipf("native cases need Landlock ABI 4+ (ABI %d: %v)", abi, lerr)
 				case tc.needsLandlock && lerr != nil:

@@ -176,8 +176,6 @@ var serverFileAllowlist = map[string]string{
 	"host/validate.go:Server.Validate:os.Stat":                             "CLI `validate`: the project's tool scripts (tools/ is read-only to tools, T-FS-5)",
 	"interp/analyze.go:AnalyzeFile:os.ReadFile":                            "CLI `validate`: the project's scripts",
 	"interp/engine.go:call.parseFile:os.Stat":                              "the tool's own script in tools/ (read-only to tools, T-FS-5); its content is read through sandbox.FS",
-	"interp/handlers.go:call.source:os.CreateTemp":                         "the call's private FIFO directory (outside every root, unguessable, 0700)",
-	"interp/handlers.go:call.source:os.Remove":                             "its own file in that private directory",
 	"interp/scratch.go:scratch.emptyHome:os.Mkdir":                         "the empty read-only home of allowlisted host commands, inside the call's scratch tree (outside every root, unguessable)",
 	"sandbox/internal/confine/confine.go:splitRW:os.Lstat":                 "runs in the __confine child before the tool's program starts: a read-write root that holds protected project directories, never granted through a link",
 	"sandbox/internal/confine/confine.go:splitRW:os.ReadDir":               "same: lists that root's entries to grant each unprotected one (ReadDir follows no link)",

@@ -18,12 +18,14 @@ import (
 
 // guardedDirs hold code that runs on behalf of tool scripts: it must reach the host only
 // through sandbox.FS and the policy, never directly.
-var guardedDirs = []string{"interp/internal/builtins", "sdk", "wasm"}
+var guardedDirs = []string{"interp/internal/builtins", "interp/internal/eval", "sdk", "wasm"}
 
 // guardExemptDirs are not on the sandbox's side of the boundary at all.
 var guardExemptDirs = map[string]string{
-	"wasm/wasmtest": "test support: builds wasm guests with `go build` for tests and benchmarks, never linked into the server",
-	"sdk/wasmguest": "the guest-side SDK, compiled to wasip1 and run inside the wasm sandbox: its os calls are WASI calls on the guest's virtual environment",
+	"wasm/wasmtest":                        "test support: builds wasm guests with `go build` for tests and benchmarks, never linked into the server",
+	"interp/internal/eval/internal/osfs":   "the evaluator's development tools' host filesystem (evalsh, differential tests), never linked into the server",
+	"interp/internal/eval/internal/evalsh": "the evaluator's development shell, run on the host by developers, never linked into the server",
+	"sdk/wasmguest":                        "the guest-side SDK, compiled to wasip1 and run inside the wasm sandbox: its os calls are WASI calls on the guest's virtual environment",
 }
 
 // bannedImports give direct host access (processes, host identity, old file APIs).

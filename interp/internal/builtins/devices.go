@@ -75,3 +75,7 @@ func isDevice(env *Env, name string) bool {
 	_, ok := deviceFD(env.Abs(name))
 	return ok
 }
+
+// Describe words a filesystem error as the utilities do: the words of coreutils, with the
+// sandbox's reason when it refused the operation.
+func Describe(err error) string { return describe(err) }

@@ -28,6 +28,13 @@ type FS interface {
 	RealPath(name string) (string, error)
 }
 
+// MessageError is an error of the FS that words itself for the shell's messages (the sandbox
+// says why it refused an access where bash would only print "Permission denied").
+type MessageError interface {
+	error
+	ShellMessage() string
+}
+
 // File is an open file of the FS.
 type File interface {
 	io.Reader

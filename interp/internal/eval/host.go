@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"io"
+	"runtime"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -94,4 +95,19 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 func IsBuiltin(name string) bool {
 	_, ok := builtinTable[name]
 	return ok
+}
+
+// awaitLive is called when one more goroutine would pass MaxJobs: the goroutines counted may
+// only be waiting to be scheduled (`: <(true)` in a loop starts them faster than a loaded
+// machine runs them to their end), so the shell yields until they have had their turn. It
+// reports whether the count (including the new one) is back within the limit; goroutines that
+// are really running or blocked keep it above, and the limit holds.
+func (c *call) awaitLive() bool {
+	for range 64 {
+		runtime.Gosched()
+		if c.live.Load() <= c.limits.MaxJobs {
+			return true
+		}
+	}
+	return false
 }

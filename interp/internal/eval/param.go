@@ -818,6 +818,9 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 	if pat == "" {
 		return s
 	}
+	if out, ok := literalReplace(s, pat, with, all, nocase, amp); ok {
+		return out
+	}
 	var b strings.Builder
 	from, last := 0, 0
 	// Bash does not try a match at the end of a non-empty string.

@@ -290,6 +290,10 @@ var errNetwork = errors.New("network redirections are not available in the sandb
 
 // errText renders a file error as strerror words.
 func errText(err error) string {
+	var me MessageError
+	if errors.As(err, &me) {
+		return me.ShellMessage()
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"

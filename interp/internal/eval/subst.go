@@ -171,7 +171,7 @@ func (r *Runner) closeProcFDs(mark int) {
 
 // startJob counts one concurrent goroutine (pipeline stage, process substitution).
 func (r *Runner) startJob() error {
-	if r.c.live.Add(1) > r.c.limits.MaxJobs {
+	if r.c.live.Add(1) > r.c.limits.MaxJobs && !r.c.awaitLive() {
 		r.c.live.Add(-1)
 		return r.fatal(&LimitError{Kind: LimitJobs, Max: r.c.limits.MaxJobs})
 	}
