@@ -45,8 +45,10 @@ type Engine struct {
 	mu      sync.Mutex
 	cache   map[cacheKey]*parsed
 	mem     memGuard
-	// static is the call-independent part of every call's environment (see baseEnv).
+	// static is the call-independent part of every call's environment (see callEnv), and
+	// base the evaluator's variables built from it once.
 	static []string
+	base   *eval.Base
 	// filters caches the SDK helpers' compiled jq filters across calls.
 	filters sdk.FilterCache
 	// defaultScratch is sandbox.ScratchBase(""), which stats /dev/shm, looked up once.
@@ -97,8 +99,9 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+		static: static, base: eval.NewBase(static, identity), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
 }
 
 // WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
@@ -271,12 +274,14 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	l := c.limits
+	env := c.callEnv()
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup,
-		Environ: c.baseEnv(), Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: c.e.base, Environ: env, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
+	r.Setenv(env)
 	r.Define(c.e.prelude)
 	status, err = r.Run(ctx, pf.prog)
 	return status, c.runError(err, stderr)

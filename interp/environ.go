@@ -21,12 +21,12 @@ func staticEnv() []string {
 	return vars
 }
 
-// baseEnv is the call's initial environment (all exported): sandbox.BaseEnv with the call's
-// scratch as HOME and its tmp directory as TMPDIR, then the job's contract variables, then the
-// engine's (a later entry wins over an earlier one of the same name).
-func (c *call) baseEnv() []string {
-	vars := make([]string, 0, len(c.e.static)+len(c.job.Env)+len(sideFiles)+6)
-	vars = append(vars, c.e.static...)
+// callEnv is the call's own part of its initial environment (all exported), over the engine's
+// static part: the call's scratch as HOME and its tmp directory as TMPDIR, then the job's
+// contract variables, then the engine's (a later entry wins over an earlier one of the same
+// name).
+func (c *call) callEnv() []string {
+	vars := make([]string, 0, len(c.job.Env)+len(sideFiles)+6)
 	vars = append(vars, "HOME="+c.work, "TMPDIR="+c.tmpDir)
 	for k, v := range c.job.Env {
 		vars = append(vars, k+"="+v)

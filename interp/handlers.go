@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -68,16 +69,23 @@ func (f evalFS) Open(name string, flag int, perm fs.FileMode) (eval.File, error)
 	return file, nil
 }
 
-// refusal is an access the sandbox refused: the shell's message says why, as the utilities'
-// messages do; errors.Is still sees the underlying error.
+// refusal is an access the sandbox refused or limited: the shell's message says why, as the
+// utilities' messages do; errors.Is still sees the underlying error.
 type refusal struct{ err error }
 
-func (r refusal) Error() string        { return r.err.Error() }
-func (r refusal) Unwrap() error        { return r.err }
-func (r refusal) ShellMessage() string { return builtins.Describe(r.err) }
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+func (r refusal) ShellMessage() string {
+	var tm sandbox.ErrTooManyOpenFiles
+	if errors.As(r.err, &tm) {
+		return "Too many open files (sandbox: " + tm.Error() + ")"
+	}
+	return builtins.Describe(r.err)
+}
 
 func sandboxError(err error) error {
-	if sandbox.Reason(err) == "" {
+	var tm sandbox.ErrTooManyOpenFiles
+	if sandbox.Reason(err) == "" && !errors.As(err, &tm) {
 		return err
 	}
 	return refusal{err}

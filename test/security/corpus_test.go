@@ -77,8 +77,8 @@ var sandboxCorpus = []attack{
 	{ID: "T-DOS-1/read-no-stdin", Script: "read x; echo rc=$? x=$x", Want: `rc=1 x=`},
 	{ID: "T-DOS-1/sleep-forever", Script: "sleep 99999", Want: `timed out`, Timeout: 1},
 	{ID: "T-DOS-1/background-sleepers", Script: "for i in 1 2 3 4 5; do sleep 99999 & done; echo started", Want: `started`, Timeout: backstop},
-	{ID: "T-DOS-1/brace-expansion", Script: "echo {1..99999999} | wc -c; echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} | wc -c; echo done", Want: `done`, Timeout: backstop},
-	{ID: "T-DOS-1/printf-width", Script: "printf '%2000000000s' x | wc -c; printf '%.*d' 2000000000 1 | wc -c; echo done", Want: `done`, Timeout: backstop},
+	{ID: "T-DOS-1/brace-expansion", Script: "echo {1..99999999} | wc -c; echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} | wc -c; echo done", Want: `done|utility memory budget`, Timeout: backstop},
+	{ID: "T-DOS-1/printf-width", Script: "printf '%2000000000s' x | wc -c; printf '%.*d' 2000000000 1 | wc -c; echo done", Want: `done|utility memory budget`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-arith-nesting", Script: "echo $(( " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " )); echo done", Want: `^1\s+done`, Timeout: backstop},
 	// A million levels overflowed the parser's Go stack: a fatal error no recover() catches.
 	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000) + " ))'; echo rc=$?", Want: `nested 1000002 deep exceed`, Timeout: backstop},
@@ -86,14 +86,14 @@ var sandboxCorpus = []attack{
 	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `survived(?s).*deep exceed`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-subshell-nesting", Script: strings.Repeat("(", 5000) + "echo deep" + strings.Repeat(")", 5000), Want: `.`, Timeout: 5},
 	{ID: "T-DOS-1/eval-big-string", Script: "s=$(printf 'echo %01000000d\\n' 1); for i in 1 2 3 4; do s=$s$s; done; eval \"$s\" | wc -c", Want: `.`, Timeout: 5},
-	{ID: "T-DOS-3/string-doubling", Script: "x=a; for i in {1..40}; do x=$x$x; done; echo ${#x}", Want: `memory limit|timed out`, Timeout: 5},
-	{ID: "T-DOS-3/array-growth", Script: "a=(x); while :; do a+=(\"${a[@]}\"); done", Want: `memory limit|timed out|command limit`, Timeout: 5},
-	{ID: "T-DOS-2/array-arith-background", Script: "declare -a a; { (( a[1] += 10 )); } & wait; echo done", Want: `not supported in the sandbox`},
-	// `builtin eval` and `command eval` used to bypass the refusal (and the $$ rewrite): the
-	// background job's panic killed the server.
-	{ID: "T-DOS-2/array-arith-builtin-eval", Script: "declare -a a; { builtin eval '(( a[1] += 10 ))'; } & wait; { command eval 'let a[2]++'; } & wait; { builtin command builtin let 'a[3]++'; } & wait; echo survived", Want: `survived(?s).*not supported in the sandbox`},
+	{ID: "T-DOS-3/string-doubling", Script: "x=a; for i in {1..40}; do x=$x$x; done; echo ${#x}", Want: `memory limit|utility memory budget|timed out`, Timeout: 5},
+	{ID: "T-DOS-3/array-growth", Script: "a=(x); while :; do a+=(\"${a[@]}\"); done", Want: `memory limit|utility memory budget|timed out|command limit`, Timeout: 5},
+	// Array arithmetic in background jobs panicked the former interpreter and killed the server
+	// (also through `builtin eval` and `command eval`): the evaluator runs it as bash does.
+	{ID: "T-DOS-2/array-arith-background", Script: "declare -a a; { (( a[1] += 10 )); echo a1=${a[1]}; } & wait; echo done", Want: `^a1=10\s+done`},
+	{ID: "T-DOS-2/array-arith-builtin-eval", Script: "declare -a a; { builtin eval '(( a[1] += 10 ))'; echo ${a[1]}; } & wait; { command eval 'let a[2]++'; echo ${a[2]}; } & wait; { builtin command builtin let 'a[3]++'; echo ${a[3]}; } & wait; echo survived", Want: `^10\s+1\s+1\s+survived`},
 	{ID: "T-ID-1/builtin-eval-pid", Script: "builtin eval 'echo $$ $PPID'; command eval 'echo $BASHPID'", Want: `^4242 4241\s+4242\s*$`},
-	{ID: "T-DOS-2/array-arith-eval", Script: "eval '(( a[1] += 10 ))' & wait; let 'a[2]++' & wait; echo done", Want: `not supported in the sandbox`},
+	{ID: "T-DOS-2/array-arith-eval", Script: "eval '(( a[1] += 10 ))' & wait; let 'a[2]++' & wait; echo done", Want: `^done`},
 }
 
 // TestAttackCorpus runs every sandbox case through the real binary.

@@ -698,9 +698,6 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 			return v, true
 		}
 		return "", false
-	case "root":
-		// The virtual user database knows root and the sandbox's user.
-		return "/root", true
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(prefix, "+")); err == nil && !strings.HasPrefix(prefix, "-") {
 		return r.dirAt(n, false)
@@ -708,6 +705,8 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 	if n, err := strconv.Atoi(prefix); err == nil && n < 0 {
 		return r.dirAt(-n, true)
 	}
+	// The virtual user database knows the sandbox's user only: ~root would name the host's
+	// (often the server's own) home directory.
 	if prefix == r.c.cfg.Identity.User && prefix != "" {
 		return r.homeDir(), true
 	}

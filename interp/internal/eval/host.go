@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -110,4 +111,17 @@ func (c *call) awaitLive() bool {
 		}
 	}
 	return false
+}
+
+// Setenv sets exported variables (K=V) in the global scope before Run: the part of the initial
+// environment that differs from run to run, over the shared Config.Base.
+func (r *Runner) Setenv(environ []string) {
+	g := r.scopes[0].vars
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !validName(k) {
+			continue
+		}
+		g[k] = variable{attrs: attrExport, set: true, str: v}
+	}
 }
