@@ -55,6 +55,16 @@ func (srv *Server) registerLists() {
 			}
 			items := page.Items
 			total := page.Total
+			t, err := srv.tenantFor(s)
+			if err != nil {
+				return nil, err
+			}
+			if t != nil {
+				// Hidden items are neither listed nor counted: a tenant learns nothing of them.
+				if items, total, err = srv.tenantPage(ctx, t, lk.kind, items); err != nil {
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
+				}
+			}
 			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
 				// MCP Apps resources are for clients that declared the UI extension.
 				items, total = withoutUI(items), total-srv.uiResourceCount(ctx)

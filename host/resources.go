@@ -88,6 +88,9 @@ func (srv *Server) readResource(ctx context.Context, s *Session, uri, name strin
 	if res == nil && uri == "" {
 		return resourceContent{}, errNotFound
 	}
+	if !srv.resourceVisible(ctx, s, res, uri) {
+		return resourceContent{}, errNotFound // hidden from the tenant: answered as a missing resource
+	}
 	provider, declaredMIME := providerFor(uri), ""
 	if res != nil {
 		uri, declaredMIME = res.URI, res.MIMEType
