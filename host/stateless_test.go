@@ -111,10 +111,10 @@ func TestRequestState(t *testing.T) {
 	okA := map[string]json.RawMessage{"input-1": json.RawMessage(`{"action":"accept"}`)}
 	for _, tc := range []struct {
 		name, tenant, tool, token string
-		args              json.RawMessage
-		responses         map[string]json.RawMessage
-		fail              bool
-		answers           int
+		args                      json.RawMessage
+		responses                 map[string]json.RawMessage
+		fail                      bool
+		answers                   int
 	}{
 		{"fresh call", "", "t", "", args, nil, false, 0},
 		{"valid retry", "", "t", tok, args, ok, false, 2},
