@@ -535,6 +535,20 @@ func (srv *Server) resourceVisible(ctx context.Context, s *Session, res *registr
 		if tpl := srv.matchTemplate(ctx, uri); tpl != nil {
 			name = tpl.Name
 		}
+		// A registered file resource named by another spelling of its path is still that
+		// resource (file://./notes.txt and file:///project/notes.txt).
+		if p, err := srv.fileURIPath(uri); err == nil && providerFor(uri) == "file" {
+			p = sandbox.Physical(p)
+			if all, err := srv.reg.Resources(ctx); err == nil {
+				for _, x := range all {
+					if xp, err := srv.fileURIPath(x.URI); err == nil && providerFor(x.URI) == "file" && sandbox.Physical(xp) == p {
+						if !srv.visible(s, tenants.KindResource, x.Name) {
+							return false
+						}
+					}
+				}
+			}
+		}
 	}
 	return srv.visible(s, tenants.KindResource, name)
 }

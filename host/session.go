@@ -331,6 +331,15 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		s.sendTo(ob, s.replyLine(m.ID, nil, aerr), kindResponse)
 		return
 	}
+	if ticket != nil {
+		// Wait for the tenant's turn before taking any of the session's or the server's
+		// slots, so that a tenant's queue holds nothing the others need. (Hosting mode is HTTP
+		// only, where dispatch runs on the request's own goroutine.)
+		select {
+		case <-ticket.Ready():
+		case <-rctx.Done():
+		}
+	}
 	s.wg.Add(1)
 	s.schedule(func() {
 		defer s.wg.Done()
@@ -342,10 +351,6 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		}()
 		if ticket != nil {
 			defer ticket.Release()
-			select {
-			case <-ticket.Ready():
-			case <-rctx.Done():
-			}
 		}
 		var line []byte
 		if rctx.Err() != nil && rec != nil {
