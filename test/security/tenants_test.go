@@ -30,6 +30,7 @@ type tenantWorld struct {
 	srv                                  *harness.HTTPServer
 	keys                                 map[string]string
 	canary                               string
+	http                                 *http.Client
 }
 
 // newTenantWorld serves a project to the tenants named in keys (id → nothing yet; keys are
@@ -84,6 +85,8 @@ func newTenantWorld(t *testing.T, ids []string, tenantsJSON string, env ...strin
 	write(t, filepath.Join(w.project, "server.d", "auth.json"), `{"apiKeysFile":"api-keys"}`)
 	cfg := strings.NewReplacer("{TENANTS}", w.tenants, "{SHARED}", w.shared).Replace(tenantsJSON)
 	write(t, filepath.Join(w.project, "server.d", "tenants.json"), cfg)
+	w.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	t.Cleanup(w.http.CloseIdleConnections)
 	w.srv = harness.StartHTTP(t, harness.Options{Dir: w.project, Env: append([]string{"MCPBASH_AUDIT_LOG=" + w.audit, "TMPDIR=" + t.TempDir()}, env...)})
 	return w
 }
@@ -140,7 +143,7 @@ func (c *client) post(msg map[string]any, headers map[string]string) reply {
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.w.http.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
