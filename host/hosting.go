@@ -280,6 +280,7 @@ func tenantMayRun(t *tenants.Tenant, tool *registry.Tool) bool {
 func (srv *Server) tenantJob(job *sdk.Job, t *tenants.Tenant) error {
 	l := t.Limits()
 	job.Policy.Allow = tenantCommands(t, job.Policy.Allow)
+	job.Policy.Limits.MaxBytesWritten = l.BytesWritten
 	if l.OutputBytes > 0 && (job.Policy.Limits.MaxStdoutBytes <= 0 || l.OutputBytes < job.Policy.Limits.MaxStdoutBytes) {
 		job.Policy.Limits.MaxStdoutBytes = l.OutputBytes
 	}

@@ -210,10 +210,11 @@ const twoTenants = `{"version": 1,
                        {"path": "{SHARED}", "name": "shared", "readOnly": true}],
              "commands": [], "limits": {"callsPerMinute": 100000, "timeoutSecs": 20}},
  "tenants": {"a": {"prompts": {"deny": ["greet"]}, "resources": {"deny": ["notes"]}},
+             "quota": {"limits": {"bytesWritten": 64, "outputBytes": 2000, "timeoutSecs": 1}},
              "gone": {"disabled": true}}}`
 
 func TestCrossTenant(t *testing.T) {
-	w := newTenantWorld(t, []string{"a", "b", "gone", "stranger"}, twoTenants)
+	w := newTenantWorld(t, []string{"a", "b", "gone", "stranger", "quota"}, twoTenants)
 	a, b := w.client(t, "a"), w.client(t, "b")
 	a.open()
 	b.open()
@@ -383,6 +384,23 @@ func TestCrossTenant(t *testing.T) {
 		none := &client{t: t, w: w, key: "key-nobody-" + rand.Text()}
 		if r := none.call("tools/list", map[string]any{}); r.Status != http.StatusUnauthorized {
 			t.Fatalf("unknown key: %d %s", r.Status, r.Body)
+		}
+	})
+
+	t.Run("limits", func(t *testing.T) {
+		q := w.client(t, "quota")
+		q.open()
+		r := q.eval(`r="${MCP_ROOTS_PATHS%%$'\n'*}"; printf '%0100d' 0 > "$r/big"; echo survived`)
+		if !strings.Contains(string(r.Body), "wrote more than 64 bytes") || !strings.Contains(string(r.Body), `"isError":true`) || strings.Contains(string(r.Body), "survived") {
+			t.Errorf("a write past bytesWritten: %s", r.Body)
+		}
+		r = q.call("tools/call", map[string]any{"name": "hello", "arguments": map[string]any{"name": strings.Repeat("x", 3000)}})
+		if r.Msg.Error == nil && !strings.Contains(string(r.Body), `"isError":true`) {
+			t.Errorf("output past outputBytes: %s", r.Body)
+		}
+		r = q.call("tools/call", map[string]any{"name": "block", "arguments": map[string]any{}})
+		if !strings.Contains(strings.ToLower(string(r.Body)), "timed out") {
+			t.Errorf("a call past timeoutSecs: %s", r.Body)
 		}
 	})
 
