@@ -285,7 +285,10 @@ func (srv *Server) tenantJob(job *sdk.Job, t *tenants.Tenant) error {
 		job.Policy.Limits.MaxStdoutBytes = l.OutputBytes
 	}
 	if l.MemoryMiB > 0 && (job.MemoryMiB <= 0 || l.MemoryMiB < job.MemoryMiB) {
-		job.MemoryMiB = l.MemoryMiB
+		job.MemoryMiB = l.MemoryMiB // a wasm tool's linear memory
+	}
+	if mem := int64(l.MemoryMiB) << 20; mem > 0 && (job.Policy.Limits.MaxUtilityBytes <= 0 || mem < job.Policy.Limits.MaxUtilityBytes) {
+		job.Policy.Limits.MaxUtilityBytes = mem // what a script's in-process utilities hold at once
 	}
 	if cmds, ok := job.Commands.(*wasm.Commands); ok {
 		cmds.Allow = t.Wasm()
