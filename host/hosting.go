@@ -493,36 +493,47 @@ func visibilityKind(k registry.Kind) tenants.Kind {
 	return tenants.KindResource
 }
 
-// visibleItems keeps the list items (JSON objects with a name) that t sees.
-func visibleItems(t *tenants.Tenant, kind tenants.Kind, items []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(items))
-	for _, it := range items {
+// tenantPage filters one list page to what t sees and counts every item t sees: items hidden
+// by the tenants file, and wasm tools whose module the tenant may not run.
+func (srv *Server) tenantPage(ctx context.Context, t *tenants.Tenant, k registry.Kind, items []json.RawMessage) ([]json.RawMessage, int, error) {
+	kind := visibilityKind(k)
+	keep := func(it json.RawMessage) bool {
 		var x struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(it, &x) == nil && t.Visible(kind, x.Name) {
-			out = append(out, it)
+		if json.Unmarshal(it, &x) != nil || !t.Visible(kind, x.Name) {
+			return false
 		}
+		if k == registry.KindTools {
+			if tool, err := srv.reg.Tool(ctx, x.Name); err == nil && !tenantMayRun(t, tool) {
+				return false
+			}
+		}
+		return true
 	}
-	return out
-}
-
-// tenantPage filters one list page to what t sees and counts every item t sees.
-func (srv *Server) tenantPage(ctx context.Context, t *tenants.Tenant, k registry.Kind, items []json.RawMessage) ([]json.RawMessage, int, error) {
-	kind := visibilityKind(k)
 	total, cursor := 0, ""
 	for {
 		page, err := srv.reg.List(ctx, k, cursor, registry.MaxPageSize)
 		if err != nil {
 			return nil, 0, err
 		}
-		total += len(visibleItems(t, kind, page.Items))
+		for _, it := range page.Items {
+			if keep(it) {
+				total++
+			}
+		}
 		if page.NextCursor == "" {
 			break
 		}
 		cursor = page.NextCursor
 	}
-	return visibleItems(t, kind, items), total, nil
+	out := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		if keep(it) {
+			out = append(out, it)
+		}
+	}
+	return out, total, nil
 }
 
 // resourceVisible reports whether the session's tenant sees a resource: a registered one by

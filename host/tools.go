@@ -59,6 +59,9 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
 	tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
+	if t != nil && s.client.caps.Roots == nil {
+		tc.Roots = nil // no client roots: the tenant's, as configured now (a reload may move them)
+	}
 	res, _, err := srv.CallTool(ctx, tc)
 	return res, err
 }
