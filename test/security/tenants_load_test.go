@@ -22,6 +22,11 @@ import (
 // file, after everyone else has finished.
 func TestTenantsQuotasAndFairness(t *testing.T) {
 	const tenants, sessions = 50, 20
+	// Rounds of mixed calls per session: 1 here, more under `make stress`.
+	rounds := 1
+	if v, err := strconv.Atoi(os.Getenv("MCPBASH_TENANTS_LOAD_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
 	var ids []string
 	for i := range tenants {
 		ids = append(ids, fmt.Sprintf("t%02d", i))
@@ -30,7 +35,7 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 	cfg := `{"version": 1,
  "default": {"roots": [{"path": "{TENANTS}/{tenant}", "name": "work", "create": true}],
              "limits": {"callsPerMinute": 100000, "concurrentCalls": 2, "queueLength": 1000, "timeoutSecs": 120}},
- "tenants": {"hog": {"limits": {"concurrentCalls": 1, "queueLength": 3}},
+ "tenants": {"hog": {"limits": {"concurrentCalls": 1, "queueLength": 3, "timeoutSecs": 3600}},
              "flood": {"limits": {"callsPerMinute": 1}}}}`
 	w := newTenantWorld(t, ids, cfg, "MCPBASH_HTTP_MAX_SESSIONS=2000", "MCPBASH_WORKERS_IDLE=64", "MCPBASH_CALL_SLOTS=8")
 
@@ -51,7 +56,8 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 	for range 6 {
 		go func() {
 			c := &client{t: t, w: w, key: hog.key}
-			hogReplies <- c.statelessCall("tools/call", "block", map[string]any{"name": "block", "arguments": map[string]any{}}, nil)
+			// Held until released, however long the others take on a loaded machine.
+			hogReplies <- c.statelessCall("tools/call", "block", map[string]any{"name": "block", "arguments": map[string]any{}, "timeoutSecs": 3600}, nil)
 		}()
 	}
 	for range 2 {
@@ -63,7 +69,7 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 
 	// Everyone else, while the hog's queue is full.
 	var wg sync.WaitGroup
-	errs := make(chan string, tenants*sessions)
+	errs := make(chan string, tenants*sessions*(rounds+1))
 	for _, id := range ids[:tenants] {
 		for i := range sessions {
 			wg.Add(1)
@@ -75,20 +81,22 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 					errs <- fmt.Sprintf("%s tools/list: %d %s", id, r.Status, r.Body)
 					return
 				}
-				var r reply
-				switch i % 3 {
-				case 0:
-					r = c.call("tools/call", map[string]any{"name": "hello", "arguments": map[string]any{"name": id}})
-					if !strings.Contains(string(r.Body), "Hello, "+id) {
-						errs <- fmt.Sprintf("%s hello: %s", id, r.Body)
+				for round := range rounds {
+					var r reply
+					switch (i + round) % 3 {
+					case 0:
+						r = c.call("tools/call", map[string]any{"name": "hello", "arguments": map[string]any{"name": id}})
+						if !strings.Contains(string(r.Body), "Hello, "+id) {
+							errs <- fmt.Sprintf("%s hello: %s", id, r.Body)
+						}
+					case 1:
+						r = c.call("prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"name": id, "notes": "n"}})
+					case 2:
+						r = c.call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"}, "argument": map[string]any{"name": "name", "value": "a"}})
 					}
-				case 1:
-					r = c.call("prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"name": id, "notes": "n"}})
-				case 2:
-					r = c.call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"}, "argument": map[string]any{"name": "name", "value": "a"}})
-				}
-				if r.Status != 200 || r.Msg.Error != nil {
-					errs <- fmt.Sprintf("%s call %d: %d %s", id, i%3, r.Status, r.Body)
+					if r.Status != 200 || r.Msg.Error != nil {
+						errs <- fmt.Sprintf("%s call %d: %d %s", id, (i+round)%3, r.Status, r.Body)
+					}
 				}
 			}()
 		}
