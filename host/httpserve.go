@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/metrics"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 )
 
 // HTTP server timeouts. There is no write timeout for the server as a whole (SSE streams are
@@ -157,6 +158,13 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	defer stopHousekeeping()
 	go t.housekeeping(hctx)
 	if h.store != nil {
+		t.hooks.maxSessions = func(tenant string) int {
+			if tn, err := h.store.Lookup(tenant); err == nil {
+				return tn.Limits().Sessions
+			}
+			return 0 // the gate has refused an unknown tenant already
+		}
+		t.hooks.sessionRefused = func(tenant string) { m.LimitHit(tenant, tenants.CauseSessions) }
 		go h.store.Watch(hctx, 2*time.Second)
 		health.AddCheck("workers", func() error {
 			if st := h.adm.Stats(); st.Busy >= st.Slots && st.Waiting > st.Slots {

@@ -210,7 +210,7 @@ const twoTenants = `{"version": 1,
                        {"path": "{SHARED}", "name": "shared", "readOnly": true}],
              "commands": [], "limits": {"callsPerMinute": 100000, "timeoutSecs": 20}},
  "tenants": {"a": {"prompts": {"deny": ["greet"]}, "resources": {"deny": ["notes"]}},
-             "quota": {"limits": {"bytesWritten": 64, "outputBytes": 2000, "timeoutSecs": 1}},
+             "quota": {"limits": {"bytesWritten": 64, "outputBytes": 2000, "timeoutSecs": 1, "sessions": 2}},
              "gone": {"disabled": true}}}`
 
 func TestCrossTenant(t *testing.T) {
@@ -402,6 +402,32 @@ func TestCrossTenant(t *testing.T) {
 		if !strings.Contains(strings.ToLower(string(r.Body)), "timed out") {
 			t.Errorf("a call past timeoutSecs: %s", r.Body)
 		}
+	})
+
+	t.Run("sessions per tenant", func(t *testing.T) {
+		// quota's limits subtest holds one session; one more fits, the next is refused.
+		second, third := w.client(t, "quota"), w.client(t, "quota")
+		second.open()
+		init := map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+			"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}
+		r := third.post(init, nil)
+		if r.Status != http.StatusTooManyRequests || r.Msg.Error == nil || r.Msg.Error.Code != -32029 || !strings.Contains(string(r.Msg.Error.Data), "sessions") {
+			t.Fatalf("a third session: %d %s", r.Status, r.Body)
+		}
+		// Another tenant is not affected; ending a session frees its seat.
+		w.client(t, "stranger").open()
+		req, _ := http.NewRequest(http.MethodDelete, w.srv.URL, nil)
+		req.Header.Set("Authorization", "Bearer "+second.key)
+		req.Header.Set("Mcp-Session-Id", second.sid)
+		resp, err := w.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", resp.StatusCode)
+		}
+		third.open()
 	})
 
 	t.Run("logs", func(t *testing.T) {
