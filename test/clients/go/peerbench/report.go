@@ -199,7 +199,7 @@ func (r *Result) Markdown() string {
 		}
 		fmt.Fprintf(&sb, "| %s | %.2f× | %s (%d/%d runs meet it) | %s |\n", b.Text, b.Ratio, strings.Join(per, ", "), b.RunsHold, len(b.PerRun), verdict)
 	}
-	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 {
+	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 && !r.http() {
 		cold, peak := r.med(f, coldMs), r.med(f, peakMiB)
 		fmt.Fprintf(&sb, "\nCalibration (floor): starting a Go process that answers one line takes %.2f ms, %.2f× %s's cold start; "+
 			"the cold-start bar leaves %.2f ms beyond that. Its peak RSS is %.1f MiB, %.2f× %s's.\n",
