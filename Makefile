@@ -55,6 +55,8 @@ fuzz:
 # The stress suite at full counts (make test runs it with small ones).
 stress: build
 	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/stress/ -full
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_TENANTS_LOAD_ROUNDS=10 $(GO) test -count=1 -v -timeout 30m \
+	  -run TestTenantsQuotasAndFairness ./test/security/
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)

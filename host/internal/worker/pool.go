@@ -232,6 +232,13 @@ func (p *Pool) put(w *proc) {
 	}()
 }
 
+// Idle is the number of started workers waiting for a call (metrics).
+func (p *Pool) Idle() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
 // Close ends every idle worker; running calls finish on their own.
 func (p *Pool) Close() {
 	p.mu.Lock()
