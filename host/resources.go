@@ -448,15 +448,15 @@ func contentHash(c resourceContent) [32]byte {
 	return sha256.Sum256(b)
 }
 
-// startPolling runs one poller per session; it ends with the session.
+// startPolling runs one poller per session; it ends with the session. It is not in s.wg, which
+// counts the work a drain waits for: over HTTP the session's input ends only after the drain, so
+// a drain that waited for the poller would always run to MCPBASH_SHUTDOWN_TIMEOUT.
 func (srv *Server) startPolling(s *Session) {
 	interval := srv.cfg.Settings.ResourcesPollInterval
 	if interval == 0 {
 		return
 	}
-	s.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
