@@ -469,8 +469,13 @@ func (srv *Server) visible(s *Session, kind tenants.Kind, name string) bool {
 	return t == nil || t.Visible(kind, name)
 }
 
-// withTenantWorkers marks ctx's engine runs as t's (its own workers, confined to its roots).
-func withTenantWorkers(ctx context.Context, t *tenants.Tenant) context.Context {
+// withTenantWorkers marks ctx's engine runs as t's: its own workers, confined to its roots,
+// their heap limited to its memoryMiB (never above the server's MCPBASH_MAX_HEAP_MB).
+func (srv *Server) withTenantWorkers(ctx context.Context, t *tenants.Tenant) context.Context {
+	heapMiB := t.Limits().MemoryMiB
+	if max := srv.cfg.Settings.MaxHeapMiB; max > 0 && (heapMiB <= 0 || heapMiB > max) {
+		heapMiB = max
+	}
 	var roots []sandbox.Root
 	for _, r := range t.Roots() {
 		mode := sandbox.ReadWrite
@@ -479,7 +484,7 @@ func withTenantWorkers(ctx context.Context, t *tenants.Tenant) context.Context {
 		}
 		roots = append(roots, sandbox.Root{Path: r.Path, Name: r.Name, Mode: mode})
 	}
-	return worker.WithTenant(ctx, worker.Tenant{ID: t.ID(), Roots: roots})
+	return worker.WithTenant(ctx, worker.Tenant{ID: t.ID(), Roots: roots, HeapMiB: heapMiB})
 }
 
 // visibilityKind is the tenants-file section that filters a registry kind.

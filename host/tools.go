@@ -133,7 +133,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	runCtx := ctx
 	if tc.Tenant != nil {
 		timeout = min(timeout, tc.Tenant.Limits().Timeout)
-		runCtx = withTenantWorkers(ctx, tc.Tenant)
+		runCtx = srv.withTenantWorkers(ctx, tc.Tenant)
 	}
 	job, sink := srv.toolJob(ctx, tc, tool, args, meta, timeout)
 	if tc.Tenant != nil {

@@ -211,10 +211,11 @@ const twoTenants = `{"version": 1,
              "commands": [], "limits": {"callsPerMinute": 100000, "timeoutSecs": 20}},
  "tenants": {"a": {"prompts": {"deny": ["greet"]}, "resources": {"deny": ["notes"]}},
              "quota": {"limits": {"bytesWritten": 64, "outputBytes": 2000, "timeoutSecs": 1, "sessions": 2}},
+             "small": {"limits": {"memoryMiB": 64, "timeoutSecs": 60}},
              "gone": {"disabled": true}}}`
 
 func TestCrossTenant(t *testing.T) {
-	w := newTenantWorld(t, []string{"a", "b", "gone", "stranger", "quota"}, twoTenants)
+	w := newTenantWorld(t, []string{"a", "b", "gone", "stranger", "quota", "small"}, twoTenants)
 	a, b := w.client(t, "a"), w.client(t, "b")
 	a.open()
 	b.open()
@@ -401,6 +402,14 @@ func TestCrossTenant(t *testing.T) {
 		r = q.call("tools/call", map[string]any{"name": "block", "arguments": map[string]any{}})
 		if !strings.Contains(strings.ToLower(string(r.Body)), "timed out") {
 			t.Errorf("a call past timeoutSecs: %s", r.Body)
+		}
+		// memoryMiB is the heap limit of the tenant's workers: a script that builds a 128 MiB
+		// string under a 64 MiB limit is stopped.
+		small := w.client(t, "small")
+		small.open()
+		r = small.eval(`x=0123456789abcdef; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23; do x="$x$x"; done; printf 'len=%s' "${#x}"`)
+		if !strings.Contains(strings.ToLower(string(r.Body)), "memory") || strings.Contains(string(r.Body), "len=134217728") {
+			t.Errorf("a call past memoryMiB: %.400s", r.Body)
 		}
 	})
 

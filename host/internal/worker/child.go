@@ -160,9 +160,10 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 // rulesKey identifies the rules a job needs (the parent matches jobs to confined workers by it).
 func rulesKey(s *Spec) string {
 	b, _ := json.Marshal(struct {
-		Tenant string               `json:"tenant"`
-		Rules  sandbox.ConfineRules `json:"rules"`
-	}{s.Tenant, rulesOf(s, "")})
+		Tenant  string               `json:"tenant"`
+		HeapMiB int                  `json:"heapMiB"`
+		Rules   sandbox.ConfineRules `json:"rules"`
+	}{s.Tenant, s.HeapMiB, rulesOf(s, "")})
 	return string(b)
 }
 

@@ -31,7 +31,7 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 		CPU: e.CPU, Project: e.Project, Confine: job.Confiner != nil,
 		RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: job.Network}
 	if t, ok := ctx.Value(tenantKey{}).(Tenant); ok {
-		spec.Tenant, spec.ConfineRoots = t.ID, RootsOf(sandbox.Policy{Roots: t.Roots})
+		spec.Tenant, spec.ConfineRoots, spec.HeapMiB = t.ID, RootsOf(sandbox.Policy{Roots: t.Roots}), t.HeapMiB
 		if spec.ConfineRoots == nil {
 			spec.ConfineRoots = []RootSpec{} // a tenant without roots: confined to none
 		}
@@ -51,6 +51,8 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 type Tenant struct {
 	ID    string
 	Roots []sandbox.Root
+	// HeapMiB is the heap limit of the tenant's workers (0: the pool's).
+	HeapMiB int
 }
 
 type tenantKey struct{}

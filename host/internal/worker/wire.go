@@ -55,6 +55,10 @@ type Spec struct {
 	// that a directory swapped for a symlink between the check and the confinement cannot point
 	// the rules at another tenant's files.
 	ConfineRoots []RootSpec `json:"confineRoots"`
+	// HeapMiB, when set (a hosting tenant's memoryMiB), is the heap limit of the worker that
+	// runs the call (0: the pool's): the parent starts the worker with it and matches workers by
+	// it, so it is part of the key.
+	HeapMiB int `json:"heapMiB,omitempty"`
 }
 
 // RootSpec is a sandbox.Root with its mode on the wire (Root's Mode is not serialised).

@@ -102,3 +102,27 @@ func TestConfineRootsReplaceRoots(t *testing.T) {
 		t.Errorf("empty ConfineRoots fell back to Roots: %+v", r)
 	}
 }
+
+// TestPoolHeapPerTenant: a call with its own heap limit gets a worker started with it: the
+// argv carries it, and a fresh worker of another heap is not taken for it.
+func TestPoolHeapPerTenant(t *testing.T) {
+	p := NewPool(Options{Argv: []string{"/nonexistent/mcp-bash", Command, "--max-heap-mb", "2048", "--as", "1"}})
+	if got := p.argv(256); !slices.Equal(got, []string{"/nonexistent/mcp-bash", Command, "--max-heap-mb", "256", "--as", "1"}) {
+		t.Errorf("argv(256) = %v", got)
+	}
+	if got := p.argv(0); got[3] != "2048" {
+		t.Errorf("argv(0) = %v", got)
+	}
+	fresh := &proc{exited: make(chan struct{})}
+	p.idle = []*proc{fresh}
+	if w, err := p.get("k", 256); err == nil || w == fresh {
+		t.Fatalf("get with heap 256 took the pool-heap worker (%v)", err)
+	}
+	if w, err := p.get("k", 0); err != nil || w != fresh {
+		t.Fatalf("get with the pool's heap: %v %v", w, err)
+	}
+	a, b := Spec{Tenant: "a"}, Spec{Tenant: "a", HeapMiB: 64}
+	if rulesKey(&a) == rulesKey(&b) {
+		t.Error("heap limits share a key")
+	}
+}
