@@ -210,8 +210,9 @@ func (p *Pool) get(key string, heapMiB int) (*proc, error) {
 	return p.spawn(heapMiB)
 }
 
-// refill starts workers in the background until Idle wait.
-func (p *Pool) refill() {
+// refill starts workers in the background until Idle wait, with the heap limit of the one
+// that was recycled (a hosting tenant's workers are started with its own).
+func (p *Pool) refill(heapMiB int) {
 	p.mu.Lock()
 	need := p.opts.Idle - len(p.idle)
 	p.mu.Unlock()
@@ -219,7 +220,7 @@ func (p *Pool) refill() {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			w, err := p.spawn(0)
+			w, err := p.spawn(heapMiB)
 			if err != nil {
 				p.logf("worker: %v", err)
 				return
@@ -412,7 +413,7 @@ func answer(ctx context.Context, call *sdk.Call, f frame) (json.RawMessage, erro
 func (p *Pool) release(w *proc) {
 	if w.calls >= p.opts.MaxCalls || peakRSS(w.cmd.Process.Pid) > p.opts.MaxRSS {
 		w.stdin.Close()
-		p.refill()
+		p.refill(w.heap)
 		return
 	}
 	p.put(w)
@@ -426,7 +427,7 @@ func (p *Pool) died(w *proc, why string) *sdk.Outcome {
 		w.kill()
 		<-w.exited
 	}
-	p.refill()
+	p.refill(w.heap)
 	cause := Cause(w.cmd.ProcessState, w.stderr.String())
 	if why != "" {
 		cause = why + ": " + cause
