@@ -8,7 +8,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
-// TestKnownPanicShapes (T-DOS-9, issue 19): every statement known to have crashed the former
+// TestKnownPanicShapes (T-DOS-5, issue 19): every statement known to have crashed the former
 // interpreter (mvdan.cc/sh's), inside a pipeline stage, a subshell, a command substitution and
 // a background job, in both isolation modes: every call is answered, the script goes on after
 // the wrapped statement, and the server keeps serving.

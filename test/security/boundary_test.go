@@ -113,10 +113,10 @@ var boundaryCases = []boundaryCase{
 		Want: `malformed request`, Timeout: 60, Engines: []string{native}},
 
 	// Finding 3 (interpreter): a panic in a pipeline stage.
-	{ID: "T-DOS-9/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`},
-	{ID: "T-DOS-9/assoc-list-in-pipeline", Finding: "16.3", Script: `{ declare -A A=(1 2 3); echo "${A[1]}"; } | cat; echo survived`, Want: `survived`},
-	{ID: "T-DOS-9/assoc-arith-subscript-in-pipeline", Finding: "16.3", Script: `declare -A a; { echo "${a[a+1]}"; } | cat; echo survived`, Want: `survived`},
-	{ID: "T-DOS-9/nameref-empty-background", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } & wait; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/assoc-list-in-pipeline", Finding: "16.3", Script: `{ declare -A A=(1 2 3); echo "${A[1]}"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/assoc-arith-subscript-in-pipeline", Finding: "16.3", Script: `declare -A a; { echo "${a[a+1]}"; } | cat; echo survived`, Want: `survived`},
+	{ID: "T-DOS-5/nameref-empty-background", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } & wait; echo survived`, Want: `survived`},
 
 	// Finding 4 (interpreter): unread process substitutions leak threads and FIFOs.
 	{ID: "T-DOS-6/procsubst-unread", Finding: "16.4", Script: `for i in $(seq 12000); do : <(true); done; echo done`, Want: `done`, Timeout: 20,
