@@ -31,6 +31,11 @@ func serveExamples(t *testing.T, examples string, names []string) map[string]*ha
 			continue
 		}
 		srv := harness.StartHTTP(t, harness.Options{Dir: filepath.Join(examples, name)})
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("%s server (%s) logged:\n%s", name, srv.URL, srv.Stderr())
+			}
+		})
 		recs[name] = harness.NewRecorder(t, srv.URL)
 	}
 	return recs
