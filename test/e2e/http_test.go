@@ -493,17 +493,7 @@ func TestHTTPDrainOnSIGTERM(t *testing.T) {
 		}
 	}
 	srv.Signal(syscall.SIGTERM)
-	// Draining: the readiness probe fails, then new connections are refused.
-	for {
-		resp, err := http.Get(srv.Base + "/readyz")
-		if err != nil {
-			break
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-	}
+	waitNotReady(srv)
 	release(t, root, "d")
 	for {
 		m, _ := nextMsg(t, events, "the answer")

@@ -178,19 +178,23 @@ func (p *replicaProxy) replicaOf(call string) int {
 	return i
 }
 
-// replicaProject has tools that answer at once, hold until released, and ask the client.
+// replicaProject is httpProject with one more tool: hold marks started-<key> (so the test knows
+// the call is on a replica), reports progress, and waits until the test creates release-<key>.
 func replicaProject(t *testing.T) string {
-	return writeProject(t, map[string]string{
-		"server.d/server.meta.json":  `{"name":"replicas","version":"1.0.0"}`,
-		"tools/hello/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\necho \"hello $(mcp_args_get '.name // \"world\"')\"\n",
-		"tools/hello/tool.meta.json": `{"name":"hello","description":"greets","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
-		// hold marks started-<key>, reports progress, waits until the test creates release-<key>.
-		"tools/hold/tool.sh": "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nk=$(mcp_args_get .key)\n: > \"$MCPBASH_PROJECT_ROOT/started-$k\"\nmcp_progress 1 started 2\n" +
+	root := httpProject(t)
+	for name, body := range map[string]string{
+		"tool.sh": "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nk=$(mcp_args_get .key)\n: > \"$MCPBASH_PROJECT_ROOT/started-$k\"\nmcp_progress 1 started 2\n" +
 			"while [ ! -e \"$MCPBASH_PROJECT_ROOT/release-$k\" ]; do sleep 0.02; done\necho \"released $k\"\n",
-		"tools/hold/tool.meta.json": `{"name":"hold","description":"holds until released","timeoutSecs":300,"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`,
-		"tools/ask/tool.sh":         "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\na=$(mcp_elicit 'Name?' '{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}')\necho \"answer: $a\"\n",
-		"tools/ask/tool.meta.json":  `{"name":"ask","description":"asks the user","inputSchema":{"type":"object","properties":{}}}`,
-	})
+		"tool.meta.json": `{"name":"hold","description":"holds until released","timeoutSecs":300,"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`,
+	} {
+		if err := os.MkdirAll(filepath.Join(root, "tools", "hold"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "tools", "hold", name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 // startReplicas serves root from three processes sharing one state key, behind the proxy and

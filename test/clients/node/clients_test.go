@@ -138,11 +138,33 @@ func TestTypeScriptSDKs(t *testing.T) {
 	}
 }
 
+// inspect runs one Inspector CLI invocation against target (a server command, or an endpoint
+// URL and its transport) with args, and checks that it prints JSON with want in it.
+func inspect(t *testing.T, node string, env []string, example string, target, args []string, want string) {
+	t.Helper()
+	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append(append([]string{launcher, "--cli"}, target...), args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	what := example + " " + strings.Join(args, " ")
+	if err != nil {
+		t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
+		return
+	}
+	if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), want) {
+		t.Errorf("%s: want %s in\n%s%s", what, want, stdout.Bytes(), stderr.Bytes())
+	}
+}
+
 // TestInspectorCLI runs one Inspector CLI invocation per method it offers (it has no
 // completion or progress options) and checks the printed result.
 func TestInspectorCLI(t *testing.T) {
 	node := Node(t)
-	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	examples, capture := copyExamples(t), t.TempDir()
 	e := env(t, capture, examples)
 	for _, c := range []struct {
@@ -164,23 +186,7 @@ func TestInspectorCLI(t *testing.T) {
 		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
 		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
-		args := append([]string{launcher, "--cli", filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args...)
-		cmd := exec.CommandContext(ctx, node, args...)
-		cmd.Dir = t.TempDir()
-		cmd.Env = e
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		what := c.example + " " + strings.Join(c.args, " ")
-		if err != nil {
-			t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
-			continue
-		}
-		if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), c.want) {
-			t.Errorf("%s: want %s in\n%s%s", what, c.want, stdout.Bytes(), stderr.Bytes())
-		}
+		inspect(t, node, e, c.example, []string{filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args, c.want)
 	}
 	sessions, lines := validateCaptures(t, capture)
 	t.Logf("%d server sessions, %d lines validated", sessions, lines)

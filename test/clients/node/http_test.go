@@ -1,7 +1,6 @@
 package nodeclients
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -102,7 +101,6 @@ func TestTypeScriptSDKsHTTP(t *testing.T) {
 // invocation per method, and checks the printed result.
 func TestInspectorCLIHTTP(t *testing.T) {
 	node := Node(t)
-	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	examples := copyExamples(t)
 	e := env(t, t.TempDir(), examples)
 	cases := []struct {
@@ -129,23 +127,7 @@ func TestInspectorCLIHTTP(t *testing.T) {
 	}
 	recs := serveExamples(t, examples, names)
 	for _, c := range cases {
-		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
-		args := append([]string{launcher, "--cli", recs[c.example].URL, "--transport", "http"}, c.args...)
-		cmd := exec.CommandContext(ctx, node, args...)
-		cmd.Dir = t.TempDir()
-		cmd.Env = e
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		what := c.example + " " + strings.Join(c.args, " ")
-		if err != nil {
-			t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
-			continue
-		}
-		if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), c.want) {
-			t.Errorf("%s: want %s in\n%s%s", what, c.want, stdout.Bytes(), stderr.Bytes())
-		}
+		inspect(t, node, e, c.example, []string{recs[c.example].URL, "--transport", "http"}, c.args, c.want)
 	}
 	if n := recordedMessages(recs); n < len(cases) {
 		t.Errorf("only %d server messages recorded for %d invocations", n, len(cases))
