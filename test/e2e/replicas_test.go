@@ -243,6 +243,22 @@ func waitStarted(t *testing.T, root, key string, ch <-chan callOutcome) {
 	}
 }
 
+// oneInputRequest reads a 2026-07-28 InputRequiredResult with one input request: its key and the
+// requestState to send back with the answer.
+func oneInputRequest(t *testing.T, body string) (key, state string) {
+	t.Helper()
+	var ir struct {
+		Result inputRequired `json:"result"`
+	}
+	if json.Unmarshal([]byte(body), &ir) != nil || ir.Result.ResultType != "input_required" || len(ir.Result.InputRequests) != 1 {
+		t.Fatalf("want an input_required result with one request: %s", body)
+	}
+	for k := range ir.Result.InputRequests {
+		key = k
+	}
+	return key, ir.Result.RequestState
+}
+
 // 2026-07-28: every request succeeds whichever replica answers it, and an elicitation's retry
 // (its requestState signed by one replica) is accepted by another.
 func TestHTTPReplicasStateless(t *testing.T) {
@@ -263,22 +279,9 @@ func TestHTTPReplicasStateless(t *testing.T) {
 	// The question comes back from one replica as input_required; the retry goes to the next.
 	caps := `{"elicitation":{"form":{}}}`
 	r := c.post(statelessTool(20, "ask", "{}", "", caps), "Mcp-Method", "tools/call", "Mcp-Name", "ask")
-	var ir struct {
-		Result struct {
-			ResultType    string                     `json:"resultType"`
-			InputRequests map[string]json.RawMessage `json:"inputRequests"`
-			RequestState  string                     `json:"requestState"`
-		} `json:"result"`
-	}
-	if json.Unmarshal([]byte(r.body), &ir) != nil || ir.Result.ResultType != "input_required" || len(ir.Result.InputRequests) != 1 {
-		t.Fatalf("first round: %s", r.body)
-	}
+	key, state := oneInputRequest(t, r.body)
 	first := r.header.Get("X-Replica")
-	var key string
-	for k := range ir.Result.InputRequests {
-		key = k
-	}
-	retry := statelessTool(21, "ask", "{}", fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, ir.Result.RequestState, key), caps)
+	retry := statelessTool(21, "ask", "{}", fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, state, key), caps)
 	r = c.post(retry, "Mcp-Method", "tools/call", "Mcp-Name", "ask")
 	if r.header.Get("X-Replica") == first {
 		t.Fatalf("the retry went to the same replica %s: the round robin is broken", first)

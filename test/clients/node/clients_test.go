@@ -161,31 +161,35 @@ func inspect(t *testing.T, node string, env []string, example string, target, ar
 	}
 }
 
+// inspectorCases are the Inspector CLI invocations: one per method it offers (it has no
+// completion or progress options), with what the printed result must contain.
+var inspectorCases = []struct {
+	example string
+	args    []string
+	want    string
+}{
+	{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`},
+	{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
+	{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
+	{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
+	{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
+	{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
+	{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
+	{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
+	{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
+	{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
+	{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
+	{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
+	{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
+}
+
 // TestInspectorCLI runs one Inspector CLI invocation per method it offers (it has no
 // completion or progress options) and checks the printed result.
 func TestInspectorCLI(t *testing.T) {
 	node := Node(t)
 	examples, capture := copyExamples(t), t.TempDir()
 	e := env(t, capture, examples)
-	for _, c := range []struct {
-		example string
-		args    []string
-		want    string
-	}{
-		{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`},
-		{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
-		{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
-		{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
-		{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
-		{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
-		{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
-		{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
-		{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
-		{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
-		{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
-		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
-		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
-	} {
+	for _, c := range inspectorCases {
 		inspect(t, node, e, c.example, []string{filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args, c.want)
 	}
 	sessions, lines := validateCaptures(t, capture)

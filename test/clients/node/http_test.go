@@ -103,24 +103,7 @@ func TestInspectorCLIHTTP(t *testing.T) {
 	node := Node(t)
 	examples := copyExamples(t)
 	e := env(t, t.TempDir(), examples)
-	cases := []struct {
-		example string
-		args    []string
-		want    string
-	}{
-		{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
-		{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
-		{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
-		{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
-		{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
-		{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
-		{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
-		{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
-		{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
-		{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
-		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
-		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
-	}
+	cases := inspectorCases
 	names := make([]string, len(cases))
 	for i, c := range cases {
 		names[i] = c.example
