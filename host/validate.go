@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -64,6 +66,10 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 				continue
 			}
 			seen[item.Name] = true
+			if !registry.PortableToolName(item.Name) {
+				addf(item.Name, "warning", "name", "tool name "+strconv.Quote(item.Name)+" is served (MCP allows dots and up to 128 characters), but Claude Desktop and some other clients reject names outside ^[a-zA-Z0-9_-]{1,64}$",
+					"rename it, e.g. "+strconv.Quote(portableName(item.Name)))
+			}
 			_, plan, err := srv.ToolPlan(ctx, item.Name)
 			if err != nil {
 				addf(item.Name, "error", "script", err.Error(), "")
@@ -97,3 +103,15 @@ func (srv *Server) RegistryStatus(ctx context.Context) []RegistryStatus { return
 
 // RebuildRegistry rescans the project and rewrites the .registry cache.
 func (srv *Server) RebuildRegistry(ctx context.Context) error { return srv.reg.Rebuild(ctx) }
+
+// portableName suggests a name every client accepts: characters outside [A-Za-z0-9_-] become
+// '_', cut to 64.
+func portableName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return strings.TrimSpace(string(b[:min(len(b), 64)]))
+}
