@@ -55,6 +55,7 @@ type Server struct {
 	confiner    *sandbox.Confiner
 	wasm        wasmHost
 	confineNote sync.Once
+	policyNote  sync.Once
 	schemas     schemaCache
 	https, git  remoteFetcher
 	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
@@ -95,6 +96,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
 	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
+	var err error
 	if _, err := rand.Read(srv.stateKey[:]); err != nil {
 		return nil, fmt.Errorf("host: random key: %w", err)
 	}
@@ -107,17 +109,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
+	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
+	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+		return nil, err
+	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
-		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
+		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookEnviron: cfg.Environ, HookSandbox: srv.engine,
+		HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
 	if err != nil {
 		return nil, err
 	}
 	srv.reg = reg
 	srv.registerLists()
-	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
-	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
-		return nil, err
-	}
 	self := selfBinary(cfg)
 	srv.native = srv.nativeEngine(self)
 	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}

@@ -31,10 +31,20 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not in MCPBASH_TOOL_ALLOWLIST)", t.Name))
 		}
 	}
-	// server.d/policy.sh (opt-in, after the allowlist, so it can only restrict: COMPAT §7 #11).
+	// server.d/policy.sh (after the allowlist, so it can only restrict: COMPAT §7 #11), in real
+	// bash with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox.
 	d := srv.cfg.Dirs
-	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: filepath.Join(d.Server, "policy.sh"),
-		Allowed: srv.cfg.Settings.Registry.AllowProjectHooks, Env: srv.cfg.Getenv, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
+	script := filepath.Join(d.Server, "policy.sh")
+	allowed := srv.cfg.Settings.Registry.AllowProjectHooks
+	if !allowed {
+		srv.policyNote.Do(func() {
+			if _, err := os.Lstat(script); err == nil {
+				srv.logf("warning: server.d/policy.sh runs in the sandbox because project hooks are off (the project read-only, only the sandbox's commands); %s", hooks.EnableHint)
+			}
+		})
+	}
+	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine,
+		Env: srv.cfg.Getenv, Environ: srv.cfg.Environ, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
 		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item); err != nil {
 		var denial *hooks.Denial
 		if errors.As(err, &denial) {
