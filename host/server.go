@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/auth"
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
@@ -59,6 +60,8 @@ type Server struct {
 	schemas     schemaCache
 	https, git  remoteFetcher
 	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
+	remote *auth.RemoteToken
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
@@ -97,6 +100,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
 	var err error
+	if srv.remote, err = newRemoteToken(cfg); err != nil {
+		return nil, err
+	}
 	if _, err := rand.Read(srv.stateKey[:]); err != nil {
 		return nil, fmt.Errorf("host: random key: %w", err)
 	}

@@ -303,6 +303,9 @@ func (s *Session) Protocol() string {
 }
 
 func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
+	if !s.srv.admit(s, m) {
+		return
+	}
 	switch m.Kind() {
 	case jsonrpc.KindResponse:
 		s.handleResponse(m)

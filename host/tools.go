@@ -90,6 +90,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	if err != nil {
 		return nil, nil, err
 	}
+	meta = srv.withoutRemoteToken(meta)
 	tool, err := srv.reg.Tool(ctx, tc.Name)
 	switch {
 	case errors.Is(err, registry.ErrNotFound):

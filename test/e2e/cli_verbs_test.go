@@ -153,9 +153,13 @@ func TestRunToolAuditRefusals(t *testing.T) {
 func TestDebugPayloadLog(t *testing.T) {
 	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "payload.log")
-	c := harness.Start(t, harness.Options{Dir: t.TempDir(), Args: []string{"debug", "--log", logPath}, Env: []string{"MCPBASH_REMOTE_TOKEN=very-secret-token"}})
-	c.Initialize("2025-11-25", nil)
-	c.Call("tools/call", map[string]any{"name": "getting_started", "arguments": map[string]any{"password": "hunter2", "note": "very-secret-token"}})
+	c := harness.Start(t, harness.Options{Dir: t.TempDir(), Args: []string{"debug", "--log", logPath}, Env: []string{"MCPBASH_REMOTE_TOKEN=" + remoteToken}})
+	c.Send(tokenLine(1, "initialize", "mcpbash/remoteToken", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
+		tokenLine(nil, "notifications/initialized", "mcpbash/remoteToken", nil),
+		tokenLine(2, "tools/call", "mcpbash/remoteToken", map[string]any{"name": "getting_started", "arguments": map[string]any{"password": "hunter2", "note": remoteToken}}))
+	if m := c.Response("2"); m.Error != nil {
+		t.Errorf("call: %s", m.Raw)
+	}
 	c.CloseStdin()
 	c.Wait(5 * time.Second)
 	data, err := os.ReadFile(logPath)
@@ -166,7 +170,7 @@ func TestDebugPayloadLog(t *testing.T) {
 	if !strings.Contains(s, "C> ") || !strings.Contains(s, "S> ") || !strings.Contains(c.Stderr(), "payload log: "+logPath) {
 		t.Errorf("log:\n%s\nstderr: %s", s, c.Stderr())
 	}
-	if strings.Contains(s, "hunter2") || strings.Contains(s, "very-secret-token") {
+	if strings.Contains(s, "hunter2") || strings.Contains(s, remoteToken) {
 		t.Errorf("secret in payload log:\n%s", s)
 	}
 }

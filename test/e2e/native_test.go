@@ -74,16 +74,16 @@ func TestNativeGating(t *testing.T) {
 func TestNativeEnvModes(t *testing.T) {
 	t.Parallel()
 	p := nativeProject(t)
-	show := `for v in FOO MCPBASH_REMOTE_TOKEN MCPBASH_CUSTOM MCP_TOOL_NAME HOME; do printf '%s=%s;' "$v" "${!v-unset}"; done`
-	base := []string{"MCPBASH_TOOL_ALLOWLIST=nat", "FOO=bar", "MCPBASH_REMOTE_TOKEN=s3cret", "MCPBASH_CUSTOM=custom"}
+	show := `for v in FOO MCPBASH_API_TOKEN MCPBASH_CUSTOM MCP_TOOL_NAME HOME; do printf '%s=%s;' "$v" "${!v-unset}"; done`
+	base := []string{"MCPBASH_TOOL_ALLOWLIST=nat", "FOO=bar", "MCPBASH_API_TOKEN=s3cret", "MCPBASH_CUSTOM=custom"}
 	for _, tc := range []struct {
 		name string
 		env  []string
 		want string
 	}{
-		{"minimal", nil, "FOO=unset;MCPBASH_REMOTE_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
-		{"allowlist", []string{"MCPBASH_TOOL_ENV_MODE=allowlist", "MCPBASH_TOOL_ENV_ALLOWLIST=FOO"}, "FOO=bar;MCPBASH_REMOTE_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
-		{"inherit", []string{"MCPBASH_TOOL_ENV_MODE=inherit", "MCPBASH_TOOL_ENV_INHERIT_ALLOW=true"}, "FOO=bar;MCPBASH_REMOTE_TOKEN=s3cret;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"minimal", nil, "FOO=unset;MCPBASH_API_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"allowlist", []string{"MCPBASH_TOOL_ENV_MODE=allowlist", "MCPBASH_TOOL_ENV_ALLOWLIST=FOO"}, "FOO=bar;MCPBASH_API_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"inherit", []string{"MCPBASH_TOOL_ENV_MODE=inherit", "MCPBASH_TOOL_ENV_INHERIT_ALLOW=true"}, "FOO=bar;MCPBASH_API_TOKEN=s3cret;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.start(t, append(append([]string{}, base...), tc.env...)...)

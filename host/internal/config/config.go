@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Config is every setting, parsed.
@@ -163,7 +164,11 @@ func Load(getenv func(string) string) (*Config, error) {
 			continue
 		}
 		if err := s.set(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %v", s.name, v, err))
+			shown := strconv.Quote(v)
+			if s.secret {
+				shown = "(redacted)"
+			}
+			errs = append(errs, fmt.Errorf("%s=%s: %v", s.name, shown, err))
 		}
 	}
 	for _, name := range hookVars {
@@ -263,9 +268,17 @@ func str(name string, p *string, def string) setting {
 	return setting{name: name, reset: func() { *p = def }, set: func(v string) error { *p = v; return nil }, show: func() string { return *p }}
 }
 
-func secret(name string, p *string) setting {
+// secret is a secret of at least minChars characters (runes).
+func secret(name string, p *string, minChars int) setting {
 	s := str(name, p, "")
 	s.secret = true
+	s.set = func(v string) error {
+		if utf8.RuneCountInString(v) < minChars {
+			return fmt.Errorf("want at least %d characters (a weak shared secret is refused; try openssl rand -base64 32)", minChars)
+		}
+		*p = v
+		return nil
+	}
 	return s
 }
 
@@ -491,7 +504,7 @@ func (c *Config) settings() []setting {
 		seconds("MCPBASH_HEALTH_TIMEOUT_SECS", &c.HealthTimeout, 5, 1, 3600),
 		boolean("MCPBASH_REQUIRE_CONFINEMENT", &c.RequireConfinement),
 		str("MCPBASH_HOME", &c.Home, ""),
-		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken),
+		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken, 32),
 		str("MCPBASH_REMOTE_TOKEN_KEY", &c.RemoteTokenKey, "mcpbash/remoteToken"),
 		str("MCPBASH_REMOTE_TOKEN_FALLBACK_KEY", &c.RemoteTokenFallbackKey, "remoteToken"),
 		integer("MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN", &c.RemoteTokenMaxFailures, 10, 0, 1<<20),

@@ -576,12 +576,18 @@ func (e *Engine) environment(j sdk.Job) []string {
 	var env []string
 	switch e.Env.Mode {
 	case "inherit":
-		env = append(env, host...)
+		for _, kv := range host {
+			if !strings.HasPrefix(kv, "MCPBASH_REMOTE_TOKEN") {
+				env = append(env, kv)
+			}
+		}
 	default:
 		allowMode := e.Env.Mode == "allowlist"
 		for _, kv := range host {
 			name, _, _ := strings.Cut(kv, "=")
 			switch {
+			case strings.HasPrefix(name, "MCPBASH_REMOTE_TOKEN"):
+				// The transport's secret never reaches a tool, even when named.
 			case allowMode && slices.Contains(e.Env.Allow, name):
 				env = append(env, kv)
 			case (strings.HasPrefix(name, "MCP_") || strings.HasPrefix(name, "MCPBASH_")) && !secretName().MatchString(name):
