@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,8 @@ type Server struct {
 	wasm        wasmHost
 	confineNote sync.Once
 	policyNote  sync.Once
+	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
+	minimal bool
 	schemas     schemaCache
 	https, git  remoteFetcher
 	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
@@ -143,7 +146,33 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			s.refreshRoots(ctx, false)
 		}
 	}
+	if cfg.Settings.ForceMinimal {
+		srv.minimalMode()
+	}
 	return srv, nil
+}
+
+// minimalMode is MCPBASH_FORCE_MINIMAL: as the original without a JSON tool, only logging is
+// advertised and served; the other areas answer -32601 with the original's words.
+func (srv *Server) minimalMode() {
+	srv.minimal = true
+	for method, h := range srv.handlers {
+		area, _, _ := strings.Cut(method, "/")
+		var name string
+		switch area {
+		case "tools", "resources", "prompts":
+			name = strings.ToUpper(area[:1]) + area[1:]
+		case "completion":
+			name = "Completion"
+		default:
+			continue
+		}
+		msg := name + " capability unavailable in minimal mode"
+		h.fn = func(context.Context, *Session, *Request) (any, error) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, msg, nil)
+		}
+		srv.handlers[method] = h
+	}
 }
 
 // Registry exposes the project model (for CLI verbs that share the server's view).
@@ -261,6 +290,9 @@ type feature struct {
 
 // features lists the capability groups wired into this server.
 func (srv *Server) features() []feature {
+	if srv.minimal {
+		return nil
+	}
 	var fs []feature
 	_, canSubscribe := srv.handlers["resources/subscribe"]
 	for _, f := range []feature{

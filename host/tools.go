@@ -44,7 +44,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs}
 	tc.Sink = func(token json.RawMessage) CallSink {
-		k := newToolSink(s, token, srv.cfg.ProgressPerMinute)
+		k := newToolSink(s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
 		return k
 	}
@@ -129,7 +129,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	// Progress and log lines over the rate limit were dropped: the result says how many.
 	if d, ok := sink.(interface{ Dropped() int }); ok && d.Dropped() > 0 {
 		resultMeta(res)["mcpbash/notificationsDropped"] = d.Dropped()
-		srv.logf("tool %s: %d progress/log notifications over MCPBASH_PROGRESS_PER_MINUTE were dropped", tool.Name, d.Dropped())
+		srv.logf("tool %s: %d progress/log notifications over MCPBASH_MAX_PROGRESS_PER_MIN / MCPBASH_MAX_LOGS_PER_MIN were dropped", tool.Name, d.Dropped())
 	}
 	return res, out, nil
 }

@@ -72,7 +72,7 @@ func TestCLIVerbs(t *testing.T) {
 		{"scaffold completion", []string{"scaffold", "completion", "summary"}, 0, "server.d/register.json"},
 		{"run-tool args file", []string{"run-tool", "hello", "--args", "@tools/hello/args.json"}, 0, "Hello, File!"},
 		{"run-tool bad args", []string{"run-tool", "hello", "--args", "[1]"}, 2, ""},
-		{"run-tool invalid arguments", []string{"run-tool", "hello", "--args", `{"name":5}`}, 1, "invalid_arguments"},
+		{"run-tool invalid arguments", []string{"run-tool", "hello", "--args", `{"name":5}`}, 1, "Invalid arguments for tool 'hello'"},
 		{"run-tool unknown", []string{"run-tool", "nope"}, 1, "not found"},
 		{"run-tool dry-run", []string{"run-tool", "hello", "--dry-run"}, 0, "mcp_args_get"},
 		{"run-tool print-env", []string{"run-tool", "hello", "--print-env"}, 0, "MCP_TOOL_NAME=hello"},

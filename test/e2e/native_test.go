@@ -112,7 +112,8 @@ func TestNativeArgsSpill(t *testing.T) {
 }
 
 // Limits: the timeout ends the whole group and answers with the timeout result; the stdout cap
-// is the original's -32603; embedded resources are read through the roots only.
+// is an isError result (the original's -32603 with MCPBASH_TOOL_ERRORS=jsonrpc); embedded
+// resources are read through the roots only.
 func TestNativeLimits(t *testing.T) {
 	t.Parallel()
 	p := nativeProject(t)
@@ -126,7 +127,7 @@ func TestNativeLimits(t *testing.T) {
 		t.Errorf("timeout result: %s", r.Raw)
 	}
 	r = nat(t, c, "head -c 100000 /dev/zero | tr '\\0' x")
-	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Tool output exceeded 1000 bytes" {
+	if !strings.Contains(string(r.Result), `"isError":true`) || text(r) != "Tool output exceeded 1000 bytes" {
 		t.Errorf("output cap: %s", r.Raw)
 	}
 	r = nat(t, c, `mcp_result_text_with_resource '{"ok":true}' --path /etc/passwd --path data/inside.txt`)

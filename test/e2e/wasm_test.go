@@ -234,14 +234,14 @@ func TestWasmLimits(t *testing.T) {
 	})
 	t.Run("EndlessOutput", func(t *testing.T) {
 		m, took := call(map[string]any{"mode": "spew"}, 20)
-		if m.Error == nil || !strings.Contains(m.Error.Message, "Tool output exceeded 1048576 bytes") || took > 10*time.Second {
+		if !strings.Contains(string(m.Result), `"isError":true`) || text(m) != "Tool output exceeded 1048576 bytes" || took > 10*time.Second {
 			t.Errorf("after %v: %.300s", took, m.Raw)
 		}
 		assertServing(t, c, p)
 	})
 	t.Run("EndlessOutputFromCommand", func(t *testing.T) {
 		m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": "probe spew"}, "timeoutSecs": 20})
-		if m.Error == nil || !strings.Contains(m.Error.Message, "Tool output exceeded 1048576 bytes") {
+		if !strings.Contains(string(m.Result), `"isError":true`) || text(m) != "Tool output exceeded 1048576 bytes" {
 			t.Errorf("%.300s", m.Raw)
 		}
 		assertServing(t, c, p)
@@ -252,7 +252,7 @@ func TestWasmLimits(t *testing.T) {
 // stderr, progress and logs) and commands in pipelines.
 func TestWasmContract(t *testing.T) {
 	p := newWasmProject(t)
-	c := p.start(t)
+	c := p.start(t, "MCPBASH_TOOL_ERRORS=jsonrpc") // the original's error shapes
 	t.Run("ArgumentsOnStdinAndEnv", func(t *testing.T) {
 		var r struct {
 			StructuredContent struct {
