@@ -82,11 +82,14 @@ func (srv *Server) nativeSDKDir() string {
 
 // toolNetwork is the tool's meta sandbox.network: whether its processes (native tools,
 // allowlisted commands) may open TCP connections. Default false.
-func toolNetwork(t *registry.Tool) bool {
+func toolNetwork(t *registry.Tool) bool { return sandboxNetwork(t.Meta["sandbox"]) }
+
+// sandboxNetwork is network of a metadata "sandbox" object.
+func sandboxNetwork(sandboxMeta json.RawMessage) bool {
 	var sb struct {
 		Network bool `json:"network"`
 	}
-	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
+	_ = json.Unmarshal(sandboxMeta, &sb)
 	return sb.Network
 }
 
@@ -121,6 +124,9 @@ func selfBinary(cfg Config) string {
 func (srv *Server) Close() {
 	if srv.native != nil {
 		srv.native.Close()
+	}
+	if srv.scriptNative != nil {
+		srv.scriptNative.Close()
 	}
 	srv.closeWasm()
 	if srv.pool != nil {

@@ -259,18 +259,26 @@ func (srv *Server) fileProvider(uri string) ([]byte, error) {
 	return data, nil
 }
 
-// scriptProvider runs providers/<scheme>.sh in the sandbox engine with the original's exit-code
-// contract: 0 ok, 2 outside roots, 3 not found, 4 invalid, 5 fetch failed, 6 too large.
+// scriptProvider runs providers/<scheme>.sh (in the engine its metadata and the operator choose:
+// runScript) with the original's exit-code contract: 0 ok, 2 outside roots, 3 not found, 4 invalid, 5 fetch failed, 6 too large.
 func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri string) ([]byte, error) {
 	roots := srv.resourceRoots()
 	roots = append(roots, sandbox.Root{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly})
 	max := srv.maxResourceBytes()
-	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), Args: json.RawMessage(`{}`)}, Script: script, Dir: srv.cfg.Dirs.Root,
+	meta, err := readScriptMeta(script)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider metadata is invalid", err.Error())
+	}
+	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`), Meta: json.RawMessage(`{}`)},
+		Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: roots, ToolDir: filepath.Dir(script),
 			Limits: sandbox.Limits{Timeout: srv.cfg.Settings.DefaultToolTimeout, MaxStdoutBytes: max}},
-		ScratchBase: srv.cfg.Settings.TmpRoot, Args: []string{uri},
+		ScratchBase: srv.cfg.Settings.TmpRoot, Args: []string{uri}, Cancelled: func() bool { return ctx.Err() != nil },
 		Env: map[string]string{"MCP_RESOURCES_ROOTS": joinRoots(roots), "MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCP_RESOURCE_URI": uri}}
-	out := srv.engine.Run(ctx, job)
+	out, err := srv.runScript(ctx, meta, job)
+	if err != nil {
+		return nil, err
+	}
 	stderr := strings.TrimSpace(string(out.Stderr))
 	msg := func(def string) string {
 		if stderr != "" {

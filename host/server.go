@@ -51,18 +51,20 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines     map[string]sdk.Engine
-	pool        *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
-	native      *native.Engine
-	confiner    *sandbox.Confiner
-	wasm        wasmHost
-	confineNote sync.Once
-	policyNote  sync.Once
+	engines map[string]sdk.Engine
+	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
+	native  *native.Engine
+	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
+	scriptNative *native.Engine
+	confiner     *sandbox.Confiner
+	wasm         wasmHost
+	confineNote  sync.Once
+	policyNote   sync.Once
 	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
-	minimal bool
-	schemas     schemaCache
-	https, git  remoteFetcher
-	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	minimal    bool
+	schemas    schemaCache
+	https, git remoteFetcher
+	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
@@ -132,6 +134,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.registerLists()
 	self := selfBinary(cfg)
 	srv.native = srv.nativeEngine(self)
+	srv.scriptNative = srv.scriptNativeEngine(self)
 	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err

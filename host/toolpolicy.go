@@ -81,10 +81,16 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 // allowedCommands is the tool's sandbox.allowCommands, cut down to the operator's ceiling
 // MCPBASH_SANDBOX_ALLOW_COMMANDS when that is set.
 func (srv *Server) allowedCommands(t *registry.Tool) []string {
+	return srv.allowedCommandsOf(t.Meta["sandbox"])
+}
+
+// allowedCommandsOf is allowCommands of a metadata "sandbox" object, cut down to the
+// operator's ceiling.
+func (srv *Server) allowedCommandsOf(sandboxMeta json.RawMessage) []string {
 	var sb struct {
 		AllowCommands []string `json:"allowCommands"`
 	}
-	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
+	_ = json.Unmarshal(sandboxMeta, &sb)
 	ceiling := srv.cfg.Settings.SandboxAllowCommands
 	set := ceiling != nil
 	var out []string

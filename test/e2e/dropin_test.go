@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,4 +54,123 @@ func TestDebugErrors(t *testing.T) {
 	if m := call(c, "exit3", nil, nil); !strings.Contains(string(m.Result), `"mcpbash/debug":{"exitCode":3,"tool":"exit3","traceAvailable":false}`) {
 		t.Errorf("result: %s", m.Raw)
 	}
+}
+
+// scriptsProject has resource providers and completion scripts that need the host: git (an
+// allowlisted command), real bash (native), the operator's variables and the JSON tool.
+func scriptsProject(t *testing.T) string {
+	return writeProject(t, map[string]string{
+		"server.d/server.meta.json": `{"name":"scripts"}`,
+		"server.d/register.json": `{"version":1,"completions":[` +
+			`{"name":"jq.completion","path":"completions/jq.sh"},` +
+			`{"name":"nat.completion","path":"completions/nat.sh","exec":"native"}]}`,
+		"resources/git.meta.json": `{"name":"git","uri":"gitv://x","provider":"gitv"}`,
+		"resources/nat.meta.json": `{"name":"nat","uri":"nat://x","provider":"nat"}`,
+		"resources/env.meta.json": `{"name":"env","uri":"env://x","provider":"env"}`,
+		// git is allowed by the provider's metadata; without it the same script is refused.
+		"providers/gitv.sh":           "#!/usr/bin/env bash\nset -o pipefail\ngit --version | cut -d' ' -f1\n",
+		"providers/gitv.sh.meta.json": `{"sandbox":{"allowCommands":["git"]}}`,
+		"providers/nat.sh":            "#!/usr/bin/env bash\n" + `case "$(readlink /proc/$$/exe)" in */bash) echo "native $1" ;; *) echo "sandbox $1" ;; esac` + "\n",
+		"providers/nat.sh.meta.json":  `{"exec":"native"}`,
+		"providers/env.sh":            "#!/usr/bin/env bash\nprintf 'secret=%s' \"${SECRET_X:-absent}\"\n",
+		"completions/jq.sh":           "#!/usr/bin/env bash\n\"$MCPBASH_JSON_TOOL_BIN\" -cn --arg s \"${SECRET_X:-absent}\" '[\"alpha\", $s]'\n",
+		"completions/nat.sh":          "#!/usr/bin/env bash\n" + `case "$(readlink /proc/$$/exe)" in */bash) echo '["native"]' ;; *) echo '["sandbox"]' ;; esac` + "\n",
+	})
+}
+
+func readText(t *testing.T, c *harness.Client, uri string) string {
+	t.Helper()
+	m := c.Call("resources/read", map[string]any{"uri": uri})
+	if m.Error != nil {
+		return "error: " + m.Error.Message
+	}
+	var r struct{ Contents []struct{ Text string } }
+	m.Decode(t, &r)
+	if len(r.Contents) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(r.Contents[0].Text)
+}
+
+func complete(t *testing.T, c *harness.Client, name string) string {
+	t.Helper()
+	m := c.Call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": name}, "argument": map[string]any{"name": "q", "value": ""}})
+	if m.Error != nil {
+		return "error: " + m.Error.Message
+	}
+	var r struct{ Completion struct{ Values []string } }
+	m.Decode(t, &r)
+	return strings.Join(r.Completion.Values, ",")
+}
+
+// Providers and completion scripts choose their engine as tools do: host commands their
+// metadata allows, native bash with the operator's consent; they get the JSON tool and the
+// operator's variables named by MCPBASH_PROVIDER_ENV_ALLOWLIST, in the sandbox and natively.
+func TestProviderAndCompletionEngines(t *testing.T) {
+	t.Parallel()
+	dir := scriptsProject(t)
+	env := []string{"SECRET_X=from-host"}
+	t.Run("defaults", func(t *testing.T) {
+		t.Parallel()
+		c := harness.Start(t, harness.Options{Dir: dir, Env: env})
+		c.Initialize("2025-11-25", nil)
+		for uri, want := range map[string]string{
+			"gitv://x": "git",
+			"nat://x":  "error: providers/nat.sh: asks for native exec; allow it with MCPBASH_TOOL_ALLOWLIST=providers/nat.sh (or *), or run the server with --exec=native",
+			"env://x":  "secret=absent",
+		} {
+			if got := readText(t, c, uri); got != want {
+				t.Errorf("%s: %q, want %q", uri, got, want)
+			}
+		}
+		if got := complete(t, c, "jq.completion"); got != "alpha,absent" {
+			t.Errorf("jq.completion: %q", got)
+		}
+		if got := complete(t, c, "nat.completion"); !strings.Contains(got, "asks for native exec") {
+			t.Errorf("nat.completion: %q", got)
+		}
+	})
+	t.Run("consent and allowlist", func(t *testing.T) {
+		t.Parallel()
+		c := harness.Start(t, harness.Options{Dir: dir, Env: append([]string{"MCPBASH_TOOL_ALLOWLIST=*",
+			"MCPBASH_PROVIDER_ENV_MODE=allowlist", "MCPBASH_PROVIDER_ENV_ALLOWLIST=SECRET_X"}, env...)})
+		c.Initialize("2025-11-25", nil)
+		for uri, want := range map[string]string{"gitv://x": "git", "nat://x": "native nat://x", "env://x": "secret=from-host"} {
+			if got := readText(t, c, uri); got != want {
+				t.Errorf("%s: %q, want %q", uri, got, want)
+			}
+		}
+		if got := complete(t, c, "jq.completion"); got != "alpha,from-host" {
+			t.Errorf("jq.completion: %q", got)
+		}
+		if got := complete(t, c, "nat.completion"); got != "native" {
+			t.Errorf("nat.completion: %q", got)
+		}
+	})
+	t.Run("exec native for everything", func(t *testing.T) {
+		t.Parallel()
+		c := harness.Start(t, harness.Options{Dir: dir, Args: []string{"--exec=native"}, Env: append([]string{
+			"MCPBASH_PROVIDER_ENV_MODE=allowlist", "MCPBASH_PROVIDER_ENV_ALLOWLIST=SECRET_X"}, env...)})
+		c.Initialize("2025-11-25", nil)
+		for uri, want := range map[string]string{"nat://x": "native nat://x", "env://x": "secret=from-host"} {
+			if got := readText(t, c, uri); got != want {
+				t.Errorf("%s: %q, want %q", uri, got, want)
+			}
+		}
+		if got := complete(t, c, "jq.completion"); got != "alpha,from-host" {
+			t.Errorf("jq.completion: %q", got)
+		}
+	})
+	t.Run("a command the metadata does not allow", func(t *testing.T) {
+		t.Parallel()
+		d := scriptsProject(t)
+		if err := os.Remove(filepath.Join(d, "providers", "gitv.sh.meta.json")); err != nil {
+			t.Fatal(err)
+		}
+		c := harness.Start(t, harness.Options{Dir: d})
+		c.Initialize("2025-11-25", nil)
+		if got := readText(t, c, "gitv://x"); !strings.Contains(got, "git: command not found or not allowed in the sandbox") {
+			t.Errorf("got %q", got)
+		}
+	})
 }

@@ -28,12 +28,12 @@ type Config struct {
 
 	// LogLevel is MCPBASH_LOG_LEVEL as a level name ("" when unset: info, or debug with
 	// server.d/.debug).
-	LogLevel          string
-	MaxConcurrent     int
-	MaxLineBytes      int
-	MaxQueueBytes     int
-	CompatBatches     bool
-	ShutdownTimeout   time.Duration
+	LogLevel        string
+	MaxConcurrent   int
+	MaxLineBytes    int
+	MaxQueueBytes   int
+	CompatBatches   bool
+	ShutdownTimeout time.Duration
 	// ProgressPerMinute and LogsPerMinute are each call's budgets of progress and log
 	// notifications per minute (MCPBASH_MAX_PROGRESS_PER_MIN, MCPBASH_MAX_LOGS_PER_MIN; the
 	// older MCPBASH_PROGRESS_PER_MINUTE sets both when those are unset).
@@ -143,8 +143,8 @@ type Native struct {
 	ProviderEnvMode         string
 	ProviderEnvAllowlist    []string
 	ProviderEnvInheritAllow bool
-	PayloadThreshold int
-	MaxASMiB         int
+	PayloadThreshold        int
+	MaxASMiB                int
 	// CPUSeconds is the CPU-time rlimit (-1: twice the call's timeout + 2; 0: none).
 	CPUSeconds   int
 	MaxOpenFiles int

@@ -71,6 +71,8 @@ type EnvPolicy struct {
 type job struct {
 	Call        *sdk.Call
 	Script, Dir string
+	// Args are the script's positional parameters (a provider's URI).
+	Args []string
 	// Env is the environment the tool starts with (contract variables included; run adds the
 	// side-channel paths, TMPDIR, MCP_SDK and the JSON tool, and spills large payloads).
 	Env       []string
@@ -190,7 +192,7 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 		limits.CPUSeconds = int64(2*lim.Timeout/time.Second) + 2
 	}
 	run := job{
-		Call: j.Call, Script: j.Script, Dir: e.Project, Env: e.environment(j),
+		Call: j.Call, Script: j.Script, Args: j.Args, Dir: e.Project, Env: e.environment(j),
 		Timeout: lim.Timeout, MaxStdout: lim.MaxStdoutBytes, MaxStderr: lim.MaxStderrBytes,
 		Roots: j.Policy.Roots, Cancelled: j.Cancelled, Spill: e.Spill, SDKDir: e.SDKDir, Limits: limits,
 	}
@@ -292,6 +294,7 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		}
 		argv = []string{bash, job.Script}
 	}
+	argv = append(argv, job.Args...)
 	limited := false
 	if job.Wrap != nil {
 		if argv, limited, err = job.Wrap(argv, work); err != nil {

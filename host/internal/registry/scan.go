@@ -77,11 +77,14 @@ type Prompt struct {
 	Item      json.RawMessage
 }
 
-// Completion is a manual completion provider from register.json.
+// Completion is a manual completion provider from register.json. Exec and Sandbox choose its
+// engine as a tool's meta does ("exec": "native"; "sandbox": {"allowCommands": [...]}).
 type Completion struct {
-	Name        string `json:"name"`
-	Path        string `json:"path"`
-	TimeoutSecs int    `json:"timeoutSecs,omitempty"`
+	Name        string          `json:"name"`
+	Path        string          `json:"path"`
+	TimeoutSecs int             `json:"timeoutSecs,omitempty"`
+	Exec        string          `json:"exec,omitempty"`
+	Sandbox     json.RawMessage `json:"sandbox,omitempty"`
 }
 
 // Warning is a structured, non-fatal problem found while scanning.
