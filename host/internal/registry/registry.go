@@ -141,7 +141,10 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	r.manualFP = statFP(r.manualPath)
 	m, err := loadManual(r.manualPath, r.manualMax)
 	if err != nil {
-		return nil, err
+		// Serve anyway: every list answers -32603 with the reason until the file is fixed (a
+		// server that refuses to start shows only "disconnected" in GUI clients).
+		r.manualErr = err
+		o.Warn(Warning{Kind: KindTools, Path: "server.d/register.json", Message: err.Error() + "; every list fails until it is fixed"})
 	}
 	r.manual = m
 	return r, ctx.Err()

@@ -307,15 +307,24 @@ func TestRegisterJSON(t *testing.T) {
 			dir := tree(t, files)
 			env := map[string]string{"MCPBASH_MAX_MANUAL_REGISTRY_BYTES": "1024"}
 			getenv := func(k string) string { return env[k] }
-			r, err := Open(context.Background(), envOptions(t, dir, getenv))
+			o := envOptions(t, dir, getenv)
+			var warnings []Warning
+			o.Warn = func(w Warning) { warnings = append(warnings, w) }
+			r, err := Open(context.Background(), o)
+			if err != nil {
+				t.Fatal(err) // an invalid file never stops the server from starting
+			}
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
+				// Every kind fails with the reason, which was logged once at start.
+				for _, k := range Kinds {
+					if _, err := r.List(context.Background(), k, "", MaxPageSize); err == nil || !strings.Contains(err.Error(), tc.err) {
+						t.Errorf("%s: err = %v, want %q", k, err, tc.err)
+					}
+				}
+				if len(warnings) != 1 || !strings.Contains(warnings[0].Message, tc.err) {
+					t.Errorf("warnings %+v", warnings)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			f := &fixture{r: r}
 			if got := names(f.items(t, KindTools)); got != tc.tools {
