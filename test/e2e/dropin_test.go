@@ -174,3 +174,18 @@ func TestProviderAndCompletionEngines(t *testing.T) {
 		}
 	})
 }
+
+// run-tool prints its answer on one compact line when stdout is not a terminal, as the
+// original does (scripts pipe it to tail -n1 or jq).
+func TestRunToolPrintsOneLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, e, code := runCLI(t, dir, nil, "new", "proj"); code != 0 {
+		t.Fatalf("new: %s", e)
+	}
+	out, e, code := runCLI(t, filepath.Join(dir, "proj"), nil, "run-tool", "hello", "--args", `{"name":"<Ada>"}`)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if code != 0 || len(lines) != 1 || !strings.Contains(lines[0], `"message":"Hello, <Ada>!"`) {
+		t.Errorf("exit %d, stdout %q, stderr %s", code, out, e)
+	}
+}
