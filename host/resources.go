@@ -385,23 +385,29 @@ type subscriptions struct {
 }
 
 func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
+	// The original also subscribes by the resource's name (non-standard, as for reads).
 	var p struct {
-		URI string `json:"uri"`
+		URI  string `json:"uri"`
+		Name string `json:"name"`
 	}
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if p.URI == "" {
-		return nil, invalidParams("Resource uri required")
+	if p.URI == "" && p.Name == "" {
+		return nil, invalidParams("Resource name or uri required")
 	}
-	c, err := srv.readResource(ctx, s, p.URI, "")
+	c, err := srv.readResource(ctx, s, p.URI, p.Name)
 	if err != nil {
 		return nil, err
+	}
+	uri := p.URI
+	if uri == "" {
+		uri = c.URI
 	}
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
 	id := fmt.Sprintf("sub-%x-%x-%x-%x-%x", idb[0:4], idb[4:6], idb[6:8], idb[8:10], idb[10:16])
-	sub := &subscription{id: id, uri: p.URI, hash: contentHash(c)}
+	sub := &subscription{id: id, uri: uri, hash: contentHash(c)}
 	s.subs.mu.Lock()
 	if s.subs.byID == nil {
 		s.subs.byID = map[string]*subscription{}
