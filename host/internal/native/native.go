@@ -210,7 +210,9 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
 	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
 	if run.SDKDir != "" {
-		rules.RO = append(rules.RO, run.SDKDir)
+		// An original framework checkout's SDK sources its siblings (../lib/*.sh,
+		// ../providers/https.sh): the checkout is readable, never writable.
+		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
