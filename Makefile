@@ -10,7 +10,7 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build test unit lint bench bench-peers fuzz stress clean conformance wasm-examples
+.PHONY: build test prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -18,7 +18,8 @@ build:
 # The TypeScript clients and the official conformance suite, pinned in test/clients/node.
 NODE_DEPS     := test/clients/node/node_modules/.package-lock.json
 $(NODE_DEPS): test/clients/node/package.json test/clients/node/package-lock.json
-	cd test/clients/node && npm ci --no-audit --no-fund
+	cd test/clients/node && npm ci --no-audit --no-fund || \
+	  { echo "make: npm ci failed in test/clients/node (the first run needs network access to the npm registry)" >&2; exit 1; }
 	@touch $@
 
 # The WebAssembly examples (Go guests built with GOOS=wasip1); the .wasm files are never committed.
@@ -29,15 +30,24 @@ wasm-examples:
 	  echo "GOOS=wasip1 GOARCH=wasm $(GO) build -o $$out $$pkg"; \
 	  GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -o $$out $$pkg; done
 
-# Everything: static checks, unit tests and end-to-end tests against the binary built above,
-# short fuzzing, and the official conformance suite.
-test: build wasm-examples lint $(NODE_DEPS)
-	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
-	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
-	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
-	$(MAKE) --no-print-directory conformance
+# What make test needs on the machine (README.md, "Prerequisites"): one line per missing tool.
+prereqs:
+	@GO=$(GO) test/prereqs.sh
 
-# Every fuzz target (test/fuzz.sh lists them) for $(FUZZTIME) each; crashers land in the
+# Everything: static checks, unit tests and end-to-end tests against the binary built above
+# (with the official conformance suite, in the same run so that it overlaps the other
+# packages), the Go client matrix, and short fuzzing. Packages run $(TEST_P) at a time: most
+# of an end-to-end package's time is spent waiting on the servers it starts. Test timeouts
+# are backstops (tests wait on events); the whole run's is generous for a loaded machine.
+TEST_P        ?= 4
+TEST_TIMEOUT  ?= 30m
+TEST_ENV      := MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_REQUIRE_SHELLCHECK=1
+test: prereqs build wasm-examples lint $(NODE_DEPS)
+	$(TEST_ENV) MCPBASH_CONFORMANCE=1 $(GO) test -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) ./...
+	cd test/clients/go && $(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+
+# Every fuzz target (test/fuzz.sh finds them) for $(FUZZTIME) each; crashers land in the
 # package's testdata/fuzz and are committed as regression seeds once fixed.
 fuzz:
 	GO=$(GO) test/fuzz.sh $(FUZZTIME)
@@ -50,6 +60,7 @@ unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)
 
 lint:
+	@out=$$($(STATICCHECK) -version 2>&1) || { echo "make lint: cannot build staticcheck (the first run needs network access to the Go module proxy): $$(echo "$$out" | tail -n1)" >&2; exit 1; }
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
@@ -70,10 +81,11 @@ bench-peers: build
 	@mkdir -p dist
 	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) run ./cmd/bench-peers -runs $(BENCHCOUNT) -o $(CURDIR)/dist/bench-peers.md
 
-# The official MCP conformance suite (server scenarios, 2025-11-25) through the test bridge in
-# test/conformance; test/conformance/baseline.yml lists expected failures.
+# The official MCP conformance suite (server scenarios, 2025-11-25) directly against
+# `serve --http`, and against stdio through the test bridge in test/conformance;
+# test/conformance/baseline.yml lists expected failures.
 conformance: build $(NODE_DEPS)
-	MCPBASH_CONFORMANCE=1 MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -run '^TestConformanceSuite$$' ./test/conformance/
+	MCPBASH_CONFORMANCE=1 MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -run '^TestConformanceSuite(Stdio)?$$' ./test/conformance/
 
 clean:
 	rm -rf bin dist

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +12,10 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 )
+
+// notificationPrefix starts the notifications a benchmark does not wait for (the list_changed
+// that follow initialized).
+var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":"notifications/`)
 
 // BenchmarkPingRoundTrip measures sequential ping round trips through the host over real OS
 // pipes (the same framing, reader, dispatch and writer path as stdio).
@@ -38,8 +43,14 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 		w.WriteString(line)
 		w.WriteByte('\n')
 		w.Flush()
-		if _, err := rd.ReadSlice('\n'); err != nil {
-			b.Fatal(err)
+		for {
+			l, err := rd.ReadSlice('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.HasPrefix(l, notificationPrefix) { // skips the list_changed after initialized
+				break
+			}
 		}
 	}
 	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
@@ -89,11 +100,15 @@ func BenchmarkToolsCallHello(b *testing.B) {
 		w.WriteString(line)
 		w.WriteByte('\n')
 		w.Flush()
-		l, err := rd.ReadBytes('\n')
-		if err != nil {
-			b.Fatal(err)
+		for {
+			l, err := rd.ReadBytes('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.HasPrefix(l, notificationPrefix) {
+				return l
+			}
 		}
-		return l
 	}
 	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
 	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")

@@ -31,8 +31,9 @@ func (srv *Server) engineFor(t *registry.Tool) string {
 func (srv *Server) newEngines() map[string]sdk.Engine {
 	engines := map[string]sdk.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
 	if srv.pool != nil {
-		engines[ExecSandbox] = &worker.Engine{Pool: srv.pool, Project: srv.cfg.Dirs.Root, WasmCacheDir: srv.wasmCacheDir,
-			CPU: srv.cfg.Settings.Worker.CPU}
+		// Workers run scripts, so they compile wasm commands in memory only: they never see
+		// the compilation cache or its key (docs/WASM.md).
+		engines[ExecSandbox] = &worker.Engine{Pool: srv.pool, Project: srv.cfg.Dirs.Root, CPU: srv.cfg.Settings.Worker.CPU}
 	}
 	return engines
 }

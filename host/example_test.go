@@ -35,16 +35,22 @@ func Example() {
 		clientIn.Close()
 	}()
 
-	answers := bufio.NewScanner(serverOut)
-	call := func(line string) map[string]any {
-		fmt.Fprintln(serverIn, line)
-		for answers.Scan() {
+	// Read while writing: the server also sends notifications nobody asked for (list_changed
+	// after initialization), and an io.Pipe holds no bytes.
+	answers := make(chan map[string]any)
+	go func() {
+		lines := bufio.NewScanner(serverOut)
+		for lines.Scan() {
 			var m map[string]any
-			if json.Unmarshal(answers.Bytes(), &m) == nil && m["id"] != nil {
-				return m
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m["id"] != nil {
+				answers <- m
 			}
 		}
-		return nil
+		close(answers)
+	}()
+	call := func(line string) map[string]any {
+		fmt.Fprintln(serverIn, line)
+		return <-answers
 	}
 	init := call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"example","version":"1"}}}`)
 	fmt.Println("server:", init["result"].(map[string]any)["serverInfo"].(map[string]any)["name"])
@@ -55,8 +61,7 @@ func Example() {
 	fmt.Println("isError:", result["isError"])
 	fmt.Println("structured:", result["structuredContent"])
 
-	go io.Copy(io.Discard, serverOut) // whatever else the server says
-	serverIn.Close()                  // end of input: the server answers what it read, then returns
+	serverIn.Close() // end of input: the server answers what it read, then returns
 	fmt.Println("serve:", <-done)
 	// Output:
 	// server: demo

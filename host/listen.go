@@ -18,6 +18,7 @@ import (
 // listener is one open subscriptions/listen stream.
 type listener struct {
 	id                        json.RawMessage
+	out                       outbox // the stream its notifications and its end go to
 	tools, prompts, resources bool
 	subs                      []*subscription // its resourceSubscriptions
 }
@@ -72,17 +73,21 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 			subs = append(subs, &subscription{id: "listen-" + jsonrpc.IDKey(r.ID) + "-" + uri, uri: uri, hash: contentHash(c), listenID: r.ID})
 		}
 	}
+	// Load and scan the registries first, so that changes from the acknowledgement on are seen
+	// as changes (a stateless client may listen before it ever lists).
+	srv.reg.Warm(ctx)
+	srv.notifyChanges(ctx)
 	// The acknowledgement comes before anything else carrying this subscription's id.
-	s.Notify("notifications/subscriptions/acknowledged", map[string]any{"notifications": agreed, "_meta": subscriptionMeta(r.ID)})
-
-	// Scan the registries first, so that changes from now on are seen as changes.
-	srv.notifyChanges(ctx, s)
-	l := &listener{id: r.ID, tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged, subs: subs}
+	s.notifyFor(ctx, "notifications/subscriptions/acknowledged", map[string]any{"notifications": agreed, "_meta": subscriptionMeta(r.ID)})
+	l := &listener{id: r.ID, out: s.outFor(ctx), tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged, subs: subs}
 	key := jsonrpc.IDKey(r.ID)
 	s.listenMu.Lock()
 	if s.listenEnded {
 		s.listenMu.Unlock()
 		return listenEnd(r.ID), nil // the input ended while this stream was being opened
+	}
+	if h, ok := l.out.(holder); ok {
+		h.hold() // the exchange stays open after this handler returns without an answer
 	}
 	if _, dup := s.listeners[key]; dup {
 		s.listenMu.Unlock()
@@ -150,23 +155,39 @@ func (s *Session) endListeners(answer bool) {
 	}
 	for _, l := range ls {
 		res, err := s.srv.finishStateless("subscriptions/listen", listenEnd(l.id))
-		s.reply(l.id, res, err)
+		if line := s.replyLine(l.id, res, err); line != nil {
+			s.sendTo(l.out, line, kindResponse)
+		}
 	}
 }
 
+// holder is an outbox that a handler may keep open after returning without an answer (the
+// HTTP exchange of a subscriptions/listen stream).
+type holder interface{ hold() }
+
 // listenersFor returns the open streams that asked for a kind of list_changed notification.
-func (s *Session) listenersFor(method string) []json.RawMessage {
+func (s *Session) listenersFor(method string) []*listener {
 	s.listenMu.Lock()
 	defer s.listenMu.Unlock()
-	var ids []json.RawMessage
+	var out []*listener
 	for _, l := range s.listeners {
 		if (method == "notifications/tools/list_changed" && l.tools) ||
 			(method == "notifications/prompts/list_changed" && l.prompts) ||
 			(method == "notifications/resources/list_changed" && l.resources) {
-			ids = append(ids, l.id)
+			out = append(out, l)
 		}
 	}
-	return ids
+	return out
+}
+
+// listenerOut is the stream of the open listen request with this id (nil: none).
+func (s *Session) listenerOut(id json.RawMessage) outbox {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	if l := s.listeners[jsonrpc.IDKey(id)]; l != nil {
+		return l.out
+	}
+	return nil
 }
 
 func (s *Session) hasListeners() bool {

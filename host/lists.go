@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -43,7 +44,7 @@ func (srv *Server) registerLists() {
 			}
 			// The TTL check runs on list requests too, so a change is announced before the
 			// list that shows it.
-			srv.notifyChanges(ctx, s)
+			srv.notifyChanges(ctx)
 			page, err := srv.reg.List(ctx, lk.kind, cursor, limit)
 			switch {
 			case errors.Is(err, registry.ErrInvalidCursor):
@@ -70,22 +71,18 @@ func (srv *Server) registerLists() {
 	}
 }
 
-// notifyChanges re-checks the registries and sends list_changed for each kind whose hash
-// changed, to clients that may receive them.
-func (srv *Server) notifyChanges(ctx context.Context, s *Session) {
+// notifyChanges re-checks the registries and tells every session that may receive them which
+// kinds changed.
+func (srv *Server) notifyChanges(ctx context.Context) {
 	changed, err := srv.reg.Refresh(ctx)
 	if err != nil {
 		srv.logf("registry refresh: %v", err)
 		return
 	}
-	// A legacy session gets list_changed once ready (from 2025-06-18: older revisions advertise
-	// no listChanged); 2026-07-28 clients only on the subscriptions/listen streams that asked.
-	legacy := s.state.Load() == stateReady
-	switch s.Protocol() {
-	case "2025-03-26", "2024-11-05":
-		legacy = false
+	if len(changed) == 0 {
+		return
 	}
-	sent := map[string]bool{}
+	var methods []string
 	for _, k := range changed {
 		method := "notifications/tools/list_changed"
 		switch k {
@@ -94,15 +91,26 @@ func (srv *Server) notifyChanges(ctx context.Context, s *Session) {
 		case registry.KindPrompts:
 			method = "notifications/prompts/list_changed"
 		}
-		if sent[method] {
-			continue
+		if !slices.Contains(methods, method) {
+			methods = append(methods, method)
 		}
-		sent[method] = true
+	}
+	for _, s := range srv.liveSessions() {
+		s.announce(methods)
+	}
+}
+
+// announce sends list_changed notifications: a legacy session gets them once ready (from
+// 2025-06-18: older revisions advertise no listChanged); 2026-07-28 clients only on the
+// subscriptions/listen streams that asked.
+func (s *Session) announce(methods []string) {
+	legacy := s.state.Load() == stateReady && advertisesListChanged(s.Protocol())
+	for _, method := range methods {
 		if legacy {
 			s.Notify(method, map[string]any{})
 		}
-		for _, id := range s.listenersFor(method) {
-			s.Notify(method, map[string]any{"_meta": subscriptionMeta(id)})
+		for _, l := range s.listenersFor(method) {
+			s.notifyOn(l.out, method, map[string]any{"_meta": subscriptionMeta(l.id)})
 		}
 	}
 }

@@ -128,7 +128,7 @@ func (rt *roundTrip) roots() ([]sdk.Root, bool) {
 	if rt.state.Roots == nil {
 		return nil, false
 	}
-	roots, _ := parseRoots(rt.state.Roots)
+	roots, _ := rt.srv.parseRoots(rt.state.Roots)
 	if roots == nil {
 		roots = []sdk.Root{}
 	}

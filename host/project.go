@@ -175,18 +175,11 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := findProject(o.Options, set)
-	boot := false
-	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
-		root, cleanup, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		p, boot = Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, true
-	} else if err != nil {
+	p, boot, cleanup, err := projectOrBootstrap(o.Options, set)
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	srv, err := open(ctx, o.Options, set, p, boot, true)
 	if err != nil {
 		return err
@@ -208,6 +201,20 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	return nil
+}
+
+// projectOrBootstrap locates the project to serve, or stages the built-in getting-started
+// project when none is found (cleanup removes it).
+func projectOrBootstrap(o Options, set *config.Config) (p Project, boot bool, cleanup func(), err error) {
+	p, err = findProject(o, set)
+	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
+		root, clean, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
+		if err != nil {
+			return Project{}, false, func() {}, err
+		}
+		return Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, true, clean, nil
+	}
+	return p, false, func() {}, err
 }
 
 // ConfigEntry is one setting as `mcp-bash config --show` prints it: its variable, its effective

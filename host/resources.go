@@ -498,7 +498,9 @@ func (srv *Server) pollOnce(s *Session) {
 		switch {
 		case !changed || !still:
 		case sub.listenID != nil:
-			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri, "_meta": subscriptionMeta(sub.listenID)})
+			if out := s.listenerOut(sub.listenID); out != nil {
+				s.notifyOn(out, "notifications/resources/updated", map[string]any{"uri": sub.uri, "_meta": subscriptionMeta(sub.listenID)})
+			}
 		default:
 			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri})
 		}

@@ -1,11 +1,15 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +50,10 @@ type Server struct {
 	handlers      map[string]handler
 	notifications map[string]notificationFunc
 	logMu         sync.Mutex
-	reg           *registry.Registry
+	// log, when set (serve --http), receives diagnostics as structured records instead of
+	// lines on Stderr.
+	log *slog.Logger
+	reg *registry.Registry
 	// engine runs server-side scripts (prompts, completions, resource providers) and, unless
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
@@ -71,10 +78,14 @@ type Server struct {
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
+	// rootsLogged remembers the refused roots already logged (vetRoot).
+	rootsLogMu  sync.Mutex
+	rootsLogged map[string]bool
 
-	// sess is the session currently being served (stdio serves one), for registry warnings.
+	// sessions are the sessions being served (stdio serves one), for registry warnings and
+	// list_changed notifications.
 	sessMu     sync.Mutex
-	sess       *Session
+	sessions   map[*Session]struct{}
 	refreshing atomic.Bool
 	bg         sync.WaitGroup // background registry work
 }
@@ -108,8 +119,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if srv.remote, err = newRemoteToken(cfg); err != nil {
 		return nil, err
 	}
-	if _, err := rand.Read(srv.stateKey[:]); err != nil {
-		return nil, fmt.Errorf("host: random key: %w", err)
+	if err := srv.loadStateKey(); err != nil {
+		return nil, err
 	}
 	srv.handlers = map[string]handler{
 		"initialize":           {fn: srv.initialize, inline: true},
@@ -120,8 +131,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
+	// The engine comes first: project hooks run in it while the registry opens.
 	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
-	if srv.engine, err = interp.NewEngine(maxHeap); err != nil {
+	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
+	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
 		return nil, err
 	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
@@ -145,9 +158,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.wireRemote()
 	srv.registerPrompts()
 	srv.notifications["notifications/roots/list_changed"] = func(ctx context.Context, s *Session, _ json.RawMessage) {
-		if s.client.caps.Roots != nil {
-			s.refreshRoots(ctx, false)
-		}
+		s.rootsChanged(ctx)
 	}
 	if cfg.Settings.ForceMinimal {
 		srv.minimalMode()
@@ -178,6 +189,31 @@ func (srv *Server) minimalMode() {
 	}
 }
 
+// minStateKeyBytes is the shortest MCPBASH_STATE_KEY_FILE accepted.
+const minStateKeyBytes = 32
+
+// loadStateKey sets the key that signs 2026-07-28 requestState: from MCPBASH_STATE_KEY_FILE,
+// so that replicas accept each other's, else random for this process.
+func (srv *Server) loadStateKey() error {
+	path := srv.cfg.Settings.StateKeyFile
+	if path == "" {
+		if _, err := rand.Read(srv.stateKey[:]); err != nil {
+			return fmt.Errorf("host: random key: %w", err)
+		}
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("MCPBASH_STATE_KEY_FILE: %w", err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < minStateKeyBytes {
+		return fmt.Errorf("MCPBASH_STATE_KEY_FILE %s: the key has %d bytes, want at least %d (e.g. openssl rand -hex 32)", path, len(b), minStateKeyBytes)
+	}
+	srv.stateKey = sha256.Sum256(b)
+	return nil
+}
+
 // Registry exposes the project model (for CLI verbs that share the server's view).
 func (srv *Server) Registry() *registry.Registry { return srv.reg }
 
@@ -189,16 +225,46 @@ func (srv *Server) registryWarning(w registry.Warning) {
 	} else {
 		srv.logf("warning: registry %s: %s", w.Kind, w.Message)
 	}
-	srv.sessMu.Lock()
-	s := srv.sess
-	srv.sessMu.Unlock()
-	if s != nil && s.state.Load() == stateReady {
-		s.Log(LevelWarning, "mcp.registry", w)
+	for _, s := range srv.liveSessions() {
+		if s.state.Load() == stateReady {
+			s.Log(LevelWarning, "mcp.registry", w)
+		}
 	}
+}
+
+// addSession and removeSession keep the table of live sessions.
+func (srv *Server) addSession(s *Session) {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	if srv.sessions == nil {
+		srv.sessions = map[*Session]struct{}{}
+	}
+	srv.sessions[s] = struct{}{}
+}
+
+func (srv *Server) removeSession(s *Session) {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	delete(srv.sessions, s)
+}
+
+// liveSessions is a snapshot of the live sessions.
+func (srv *Server) liveSessions() []*Session {
+	srv.sessMu.Lock()
+	defer srv.sessMu.Unlock()
+	out := make([]*Session, 0, len(srv.sessions))
+	for s := range srv.sessions {
+		out = append(out, s)
+	}
+	return out
 }
 
 // logf writes one diagnostic line to stderr; stdout is reserved for protocol.
 func (srv *Server) logf(format string, args ...any) {
+	if srv.log != nil {
+		srv.log.Info(fmt.Sprintf(format, args...))
+		return
+	}
 	srv.logMu.Lock()
 	defer srv.logMu.Unlock()
 	fmt.Fprintf(srv.cfg.Stderr, "mcp-bash: "+format+"\n", args...)
@@ -382,36 +448,54 @@ func (srv *Server) exit(_ context.Context, s *Session, _ *Request) (any, error) 
 	return struct{}{}, nil
 }
 
-// onInitialized runs when the client confirms initialization: the registries are loaded in the
+// onInitialized runs when the client confirms initialization: the client is told once that
+// each list may have changed (as the original does, COMPAT 6.4: clients that cached lists from
+// an earlier connection refresh them), roots are asked for, and the registries are loaded in the
 // background so that initialize itself never waits for a scan.
 func (srv *Server) onInitialized(ctx context.Context, s *Session) {
 	s.startRoots(ctx)
+	if advertisesListChanged(s.Protocol()) {
+		for _, f := range srv.features() {
+			if f.listChanged {
+				s.Notify("notifications/"+f.name+"/list_changed", map[string]any{})
+			}
+		}
+	}
 	// Not tracked by the session's wait group: answering requests at EOF must not wait for a
 	// scan. Serve waits for it only after cancelling ctx, which stops it between kinds.
 	srv.bg.Add(1)
 	go func() {
 		defer srv.bg.Done()
+		// Wasm modules compile on first use, not here: a session must not make the server
+		// compile every module of the project (docs/WASM.md).
 		srv.reg.Warm(ctx)
-		// Wasm tools compile off the request path (not waited for at exit; the cache is
-		// written atomically).
-		go srv.precompileWasm(ctx)
 	}()
 }
 
-// afterLine runs after each inbound line and idle on the idle ticker: both re-check the
-// registries (TTL-gated, so usually free) off the reader goroutine, one check at a time.
-func (srv *Server) afterLine(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
+// advertisesListChanged: the revisions before 2025-06-18 advertise no listChanged (COMPAT 6.1).
+func advertisesListChanged(rev string) bool { return rev != "2025-03-26" && rev != "2024-11-05" }
 
-func (srv *Server) idle(ctx context.Context, s *Session) { srv.backgroundRefresh(ctx, s) }
-
-func (srv *Server) backgroundRefresh(ctx context.Context, s *Session) {
-	if (s.state.Load() != stateReady && !s.hasListeners()) || !srv.reg.RefreshDue() || !srv.refreshing.CompareAndSwap(false, true) {
+// backgroundRefresh re-checks the registries (TTL-gated, so usually free) off the caller's
+// goroutine, one check at a time, after each inbound message and on the idle ticker, when some
+// session may be told about a change.
+func (srv *Server) backgroundRefresh(ctx context.Context) {
+	if !srv.reg.RefreshDue() || !srv.anyListening() || !srv.refreshing.CompareAndSwap(false, true) {
 		return
 	}
-	s.wg.Add(1)
+	srv.bg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer srv.bg.Done()
 		defer srv.refreshing.Store(false)
-		srv.notifyChanges(ctx, s)
+		srv.notifyChanges(ctx)
 	}()
+}
+
+// anyListening reports whether a session would be told about a change.
+func (srv *Server) anyListening() bool {
+	for _, s := range srv.liveSessions() {
+		if s.state.Load() == stateReady || s.hasListeners() {
+			return true
+		}
+	}
+	return false
 }

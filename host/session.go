@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -15,6 +14,11 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
+
+// The session core: one client's lifecycle, negotiated revision, capabilities, in-flight
+// requests, cancellation, requests to the client, notifications and subscriptions, whatever
+// carries the messages. A transport (stdio.go, http.go) decodes messages and hands them to
+// dispatch; it gives the session an outbox for what the server sends and a way to run jobs.
 
 // Lifecycle states of a session.
 const (
@@ -31,12 +35,61 @@ const (
 	codeShutdownNotExpected = -32005
 )
 
-// Session is one client connection: its lifecycle, negotiated revision, log level, in-flight
-// requests and the single writer that owns its output stream.
+// msgKind is what an outgoing message is, for the transport: a notification may be dropped when
+// its reader is too slow, a request or response never is, and a response ends its request's
+// exchange.
+type msgKind uint8
+
+const (
+	kindNotification msgKind = iota
+	kindRequest
+	kindResponse
+)
+
+// outbox delivers a session's outgoing messages: a request's own exchange (an HTTP response
+// stream) or the session's channel (stdio's output, the HTTP GET stream).
+type outbox interface {
+	send(ctx context.Context, line []byte, kind msgKind) error
+}
+
+type outboxKey struct{}
+
+// withOutbox routes the messages of the request ctx belongs to (its response, its progress and
+// logs, its questions to the client) to ob.
+func withOutbox(ctx context.Context, ob outbox) context.Context {
+	return context.WithValue(ctx, outboxKey{}, ob)
+}
+
+// outFor is where the messages belonging to ctx's request go: the request's exchange, else the
+// session's channel.
+func (s *Session) outFor(ctx context.Context) outbox {
+	if ob, ok := ctx.Value(outboxKey{}).(outbox); ok {
+		return ob
+	}
+	return s.out
+}
+
+// errShuttingDown is the cause of a request context cancelled because the server stopped
+// waiting for it (MCPBASH_SHUTDOWN_TIMEOUT): the request is answered with -32003.
+var errShuttingDown = errors.New("server shutting down")
+
+// Session is one client: its lifecycle, negotiated revision, log level, in-flight requests and
+// where its messages go.
 type Session struct {
 	srv *Server
-	w   *jsonrpc.Writer
+	out outbox          // the session's channel
 	ctx context.Context // ends when the session is torn down
+	// schedule runs a request's job under the concurrency limit (the transport decides on which
+	// goroutine); the job itself takes care of its response.
+	schedule func(job func())
+	// eagerRoots: ask for roots/list right after initialized (stdio, as the original does);
+	// otherwise the first call that needs roots asks, on its own exchange (HTTP, where nothing
+	// may be listening on the session's channel).
+	eagerRoots bool
+	// transport names it in metrics and logs ("stdio", "http").
+	transport string
+	// tenant is the hosting tenant the session belongs to ("" outside hosting mode).
+	tenant, subject, id string
 
 	state     atomic.Int32
 	stateless atomic.Bool // a request has declared 2026-07-28 in its _meta
@@ -51,26 +104,38 @@ type Session struct {
 	rootsMu    sync.Mutex
 	roots      []sdk.Root
 	rootsReady chan struct{}
+	rootsFetch chan struct{} // lazy roots: the fetch in progress (nil: none)
+	rootsStale bool          // lazy roots: the client's roots must be (re)asked for
 	inputDone  chan struct{} // closed when the client's input ends: no answer can come any more
+	inputOnce  sync.Once
 	subs       subscriptions
 	// Open subscriptions/listen streams (2026-07-28), by request id.
 	listenMu    sync.Mutex
 	listeners   map[string]*listener
 	listenEnded bool // input ended: streams opened from now on are answered at once
 
-	// The reading role (see read): lineMu is held while a line is handled; own is a job the
-	// reader takes on itself; slots bounds concurrently running requests.
-	rd       *jsonrpc.Reader
-	readDone chan error
-	readTurn chan struct{}
-	lineMu   sync.Mutex
-	stopped  bool
-	own      func()
-	slots    chan struct{}
-
+	slots   chan struct{}
 	wg      sync.WaitGroup
 	exitReq chan struct{}
 	exitOne sync.Once
+}
+
+// newSession makes a session of srv whose own messages go to out.
+func (srv *Server) newSession(ctx context.Context, out outbox, transport string) *Session {
+	s := &Session{
+		srv:        srv,
+		out:        out,
+		ctx:        ctx,
+		transport:  transport,
+		inflight:   make(map[string]*inflight),
+		outgoing:   make(map[string]chan *jsonrpc.Message),
+		slots:      make(chan struct{}, max(srv.cfg.MaxConcurrent, 1)),
+		exitReq:    make(chan struct{}),
+		rootsReady: make(chan struct{}),
+		inputDone:  make(chan struct{}),
+	}
+	s.level.Store(int32(srv.cfg.LogLevel))
+	return s
 }
 
 // clientInfo is what the client declared in initialize.
@@ -94,7 +159,7 @@ type elicitCaps struct {
 }
 
 type inflight struct {
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
 	mu        sync.Mutex // orders marking cancelled against sending the response
 	cancelled atomic.Bool
 }
@@ -104,177 +169,63 @@ func (inf *inflight) markCancelled() {
 	inf.mu.Lock()
 	inf.cancelled.Store(true)
 	inf.mu.Unlock()
-	inf.cancel()
+	inf.cancel(context.Canceled)
 }
 
-// Serve runs one session over in/out until stdin ends, `exit` is received, or ctx ends. Every
-// request read before the end of input is answered before Serve returns.
-func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s := &Session{
-		srv:      srv,
-		w:        jsonrpc.NewWriter(out, 1024, srv.cfg.MaxQueueBytes),
-		ctx:      sctx,
-		inflight: make(map[string]*inflight),
-		outgoing: make(map[string]chan *jsonrpc.Message),
-		slots:    make(chan struct{}, max(srv.cfg.MaxConcurrent, 1)),
-		exitReq:  make(chan struct{}),
+// endInput records that no more client messages can come: requests to the client fail at once.
+func (s *Session) endInput() { s.inputOnce.Do(func() { close(s.inputDone) }) }
 
-		rootsReady: make(chan struct{}),
-		inputDone:  make(chan struct{}),
-	}
-	s.level.Store(int32(srv.cfg.LogLevel))
-	srv.sessMu.Lock()
-	srv.sess = s
-	srv.sessMu.Unlock()
-	defer func() {
-		srv.sessMu.Lock()
-		srv.sess = nil
-		srv.sessMu.Unlock()
-	}()
-	err := s.loop(sctx, in)
-	close(s.inputDone)
-	// Answer everything already received, unless the client asked us to exit.
-	select {
-	case <-s.exitReq:
-		s.cancelAll()
-		s.endListeners(false)
-	default:
-		s.endListeners(true)
-	}
-	s.wg.Wait()
-	cancel()
-	srv.bg.Wait()
-	if werr := s.w.Close(); err == nil && werr != nil && !errors.Is(werr, io.ErrClosedPipe) {
-		err = fmt.Errorf("host: write: %w", werr)
-	}
-	return err
-}
-
-// loop waits for the end of the session while the reading goroutine serves the input: the
-// goroutine that reads a line also handles it, and when the line is a request that needs a
-// worker it runs that request itself after passing the reading role to an idle goroutine (a
-// leader/followers scheme). So a request's critical path involves no goroutine hand-off:
-// on a 2-core machine each hand-off to a parked goroutine costs a thread wake-up, which is
-// most of a small request's cost. Reading stays on its own goroutine, so `exit` and the
-// shutdown watchdog can end the session while a read is blocked.
-func (s *Session) loop(ctx context.Context, in io.Reader) error {
-	s.rd = jsonrpc.NewReader(in, s.srv.cfg.MaxLineBytes)
-	s.readDone = make(chan error, 1)
-	s.readTurn = make(chan struct{})
-	go s.read(ctx)
-	var tick <-chan time.Time
-	if s.srv.cfg.IdleTick > 0 {
-		t := time.NewTicker(s.srv.cfg.IdleTick)
-		defer t.Stop()
-		tick = t.C
-	}
-	// Whatever ends the loop, no line is handled after it: the reader holds lineMu while it
-	// handles one, and checks stopped before the next.
-	defer func() {
-		s.lineMu.Lock()
-		s.stopped = true
-		s.lineMu.Unlock()
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.exitReq:
-			return nil
-		case <-tick:
-			s.srv.idle(ctx, s)
-		case err := <-s.readDone:
-			return err
-		}
-	}
-}
-
-// read is the reading role: it reads and handles lines until the input ends, or until it
-// takes a request to run itself, having passed the role on.
-func (s *Session) read(ctx context.Context) {
-	for {
-		line, err := s.rd.ReadLine()
-		var cp []byte
-		if line != nil {
-			// Requests outlive the reader's buffer: a worker may still hold their params.
-			cp = append([]byte(nil), line...)
-		}
-		s.lineMu.Lock()
-		if s.stopped {
-			s.lineMu.Unlock()
-			return
-		}
-		// `exit` wins over input that was already buffered behind it.
-		select {
-		case <-s.exitReq:
-			s.lineMu.Unlock()
-			return
-		default:
-		}
-		var tl *jsonrpc.LineTooLongError
-		switch {
-		case errors.As(err, &tl):
-			s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
-				fmt.Sprintf("Message exceeds the %d-byte line limit (MCPBASH_MAX_LINE_BYTES)", tl.Limit)))
-			s.lineMu.Unlock()
-			continue
-		case errors.Is(err, io.EOF):
-			s.readDone <- nil
-			s.lineMu.Unlock()
-			return
-		case err != nil:
-			s.readDone <- fmt.Errorf("host: read: %w", err)
-			s.lineMu.Unlock()
-			return
-		}
-		s.handleLine(ctx, cp)
-		job := s.own
-		s.own = nil
-		s.lineMu.Unlock()
-		if job == nil {
-			continue
-		}
-		s.passReading(ctx)
-		job()
-		// Now idle: wait until the role comes back (or the session ends).
-		select {
-		case <-s.readTurn:
-		case <-s.ctx.Done():
-			return
-		}
-	}
-}
-
-// passReading hands the reading role to an idle goroutine, or to a new one.
-func (s *Session) passReading(ctx context.Context) {
-	select {
-	case s.readTurn <- struct{}{}:
-	default:
-		go s.read(ctx)
-	}
-}
-
-func (s *Session) handleLine(ctx context.Context, line []byte) {
-	line = jsonrpc.Normalize(line)
-	if len(line) == 0 {
+// drain waits for the requests in flight to be answered, at most timeout (0: no limit, as
+// MCPBASH_SHUTDOWN_TIMEOUT=0 means for shutdown); the ones still running then are cancelled and
+// answered with -32003, and drain waits for that too (bounded again, so a handler that ignores
+// its context cannot hold the process).
+func (s *Session) drain(timeout time.Duration) {
+	if timeout <= 0 {
+		s.wg.Wait()
 		return
 	}
-	items, batch := jsonrpc.Decode(line)
-	if batch && !s.batchesAllowed() {
-		s.sendError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request",
-			"Batch arrays are not allowed for protocol "+s.protocolOrDefault()))
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
 		return
+	case <-t.C:
 	}
-	for _, it := range items {
-		if it.Err != nil {
-			s.sendError(it.ID, it.Err)
-			continue
-		}
-		s.dispatch(ctx, it.Msg)
+	s.mu.Lock()
+	for _, inf := range s.inflight {
+		inf.cancel(errShuttingDown)
 	}
-	s.srv.afterLine(ctx, s)
+	s.mu.Unlock()
+	t.Reset(max(timeout, 5*time.Second))
+	select {
+	case <-done:
+	case <-t.C:
+		s.srv.logf("%d requests did not end after cancellation; leaving them", s.pending())
+	}
+}
+
+// pending is the number of requests in flight.
+func (s *Session) pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.inflight)
+}
+
+// dispatch handles one decoded client message; ctx may carry the request's outbox.
+func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
+	switch m.Kind() {
+	case jsonrpc.KindResponse:
+		s.handleResponse(m)
+	case jsonrpc.KindNotification:
+		s.handleNotification(ctx, m)
+	case jsonrpc.KindRequest:
+		s.handleRequest(ctx, m)
+	}
 }
 
 func (s *Session) batchesAllowed() bool {
@@ -302,46 +253,42 @@ func (s *Session) Protocol() string {
 	return s.protocol
 }
 
-func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
-	if !s.srv.admit(s, m) {
-		return
-	}
-	switch m.Kind() {
-	case jsonrpc.KindResponse:
-		s.handleResponse(m)
-	case jsonrpc.KindNotification:
-		s.handleNotification(ctx, m)
-	case jsonrpc.KindRequest:
-		s.handleRequest(ctx, m)
-	}
-}
-
-func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
-	h, known := s.srv.handlers[m.Method]
+// gate answers whether a request may run in the session's state, or the error to answer. ri is
+// the request's own revision data (2026-07-28 outside an initialized session), nil otherwise.
+func (s *Session) gate(m *jsonrpc.Message, known bool, ri *reqInfo) *jsonrpc.Error {
 	st := s.state.Load()
-	// Outside an initialized session a request may carry its own protocol version (2026-07-28).
-	var ri *reqInfo
-	if st == stateNew && m.Method != "initialize" {
-		var perr *jsonrpc.Error
-		if ri, perr = parseRequestMeta(m.Method, m.Params); perr != nil {
-			s.sendError(m.ID, perr)
-			return
-		}
-	}
 	switch {
 	case m.Method == "initialize" || m.Method == "shutdown" || m.Method == "exit":
 	case st == stateShutdown:
-		s.sendError(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil))
-		return
+		// After mcp-bash's own `shutdown` (not an MCP method) the original's rule holds: only
+		// exit passes (COMPAT 6.1), ping included.
+		return jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil)
+	case m.Method == "ping":
+		// MCP lets either side ping at any time, before initialize too.
 	case !known, ri != nil && removedInStateless[m.Method], ri == nil && statelessOnly[m.Method] && st != stateNew:
-		s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", nil))
-		return
-	case ri != nil, m.Method == "server/discover", m.Method == "ping" && s.stateless.Load():
-		// Stateless requests need no handshake; discover is answered in any state, and so is
-		// ping once the client has spoken 2026-07-28 (its clients send ping without _meta).
-		// Before that, ping stays gated as in the original (COMPAT 6.1).
+		return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found", nil)
+	case ri != nil, m.Method == "server/discover":
+		// Stateless requests need no handshake; discover is answered in any state.
 	case st != stateReady:
-		s.sendError(m.ID, jsonrpc.NewError(codeNotInitialized, "Server not initialized", nil))
+		return jsonrpc.NewError(codeNotInitialized, "Server not initialized", nil)
+	}
+	return nil
+}
+
+func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
+	ob := s.outFor(ctx)
+	h, known := s.srv.handlers[m.Method]
+	// Outside an initialized session a request may carry its own protocol version (2026-07-28).
+	var ri *reqInfo
+	if s.state.Load() == stateNew && m.Method != "initialize" {
+		var perr *jsonrpc.Error
+		if ri, perr = parseRequestMeta(m.Method, m.Params); perr != nil {
+			s.sendTo(ob, jsonrpc.ErrorResponse(m.ID, perr), kindResponse)
+			return
+		}
+	}
+	if e := s.gate(m, known, ri); e != nil {
+		s.sendTo(ob, jsonrpc.ErrorResponse(m.ID, e), kindResponse)
 		return
 	}
 	if ri != nil {
@@ -350,73 +297,65 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 	}
 	if h.inline {
 		res, err := s.invoke(ctx, h, m)
-		s.reply(m.ID, res, err)
+		if line := s.replyLine(m.ID, res, err); line != nil {
+			s.sendTo(ob, line, kindResponse)
+		}
 		return
 	}
 	key := jsonrpc.IDKey(m.ID)
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancelCause(ctx)
 	inf := &inflight{cancel: cancel}
 	s.mu.Lock()
 	if _, dup := s.inflight[key]; dup {
 		s.mu.Unlock()
-		cancel()
-		s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is still in flight"))
+		cancel(nil)
+		s.sendTo(ob, jsonrpc.ErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is still in flight")), kindResponse)
 		return
 	}
 	s.inflight[key] = inf
 	s.mu.Unlock()
 	s.wg.Add(1)
-	s.submit(func() {
+	s.schedule(func() {
 		defer s.wg.Done()
 		defer func() {
 			s.mu.Lock()
 			delete(s.inflight, key)
 			s.mu.Unlock()
-			cancel()
+			cancel(nil)
 		}()
-		if rctx.Err() != nil {
-			if !inf.cancelled.Load() {
-				s.sendError(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Request aborted: session ending", nil))
-			}
+		var line []byte
+		if rctx.Err() == nil {
+			res, err := s.invoke(rctx, h, m)
+			line = s.replyLine(m.ID, res, err)
+		}
+		// A request the server gave up on (shutdown) is answered; one the client cancelled is
+		// not, not even by a response racing the cancellation: the check and the send are one
+		// step against the reader marking it cancelled, so whatever the client sent after
+		// notifications/cancelled is answered after this.
+		inf.mu.Lock()
+		defer inf.mu.Unlock()
+		if inf.cancelled.Load() {
 			return
 		}
-		res, err := s.invoke(rctx, h, m)
-		line := s.replyLine(m.ID, res, err)
-		// A cancelled request gets no response, not even one racing the cancellation: the
-		// check and the send are one step against the reader marking it cancelled, so
-		// whatever the client sent after notifications/cancelled is answered after this.
-		inf.mu.Lock()
-		if line != nil && !inf.cancelled.Load() {
-			s.send(line)
+		if line == nil && (errors.Is(context.Cause(rctx), errShuttingDown) || s.ctx.Err() != nil) {
+			line = jsonrpc.ErrorResponse(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down",
+				"the request did not finish before the server stopped (MCPBASH_SHUTDOWN_TIMEOUT)"))
 		}
-		inf.mu.Unlock()
+		if line != nil {
+			s.sendTo(ob, line, kindResponse)
+		}
 	})
 }
 
-// submit schedules a request's job. The reading goroutine runs the first one itself when a
-// concurrency slot is free (see read); otherwise the job waits on its own goroutine for one of
-// the MaxConcurrent slots (never dropped) while reading goes on.
-func (s *Session) submit(job func()) {
-	if s.own == nil {
-		select {
-		case s.slots <- struct{}{}:
-			s.own = func() {
-				defer func() { <-s.slots }()
-				job()
-			}
-			return
-		default:
-		}
+// runLimited runs job on the calling goroutine once one of the MaxConcurrent slots is free (or
+// the session ends: the job then runs its own abort path, its context being done).
+func (s *Session) runLimited(job func()) {
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-s.ctx.Done():
 	}
-	go func() {
-		select {
-		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-		case <-s.ctx.Done():
-			// runs its own abort path: the request context is done
-		}
-		job()
-	}()
+	job()
 }
 
 // invoke runs a handler, turning a panic into an internal error so one bad request cannot
@@ -433,12 +372,6 @@ func (s *Session) invoke(ctx context.Context, h handler, m *jsonrpc.Message) (re
 		res, err = s.srv.finishStateless(m.Method, res)
 	}
 	return res, err
-}
-
-func (s *Session) reply(id json.RawMessage, res any, err error) {
-	if line := s.replyLine(id, res, err); line != nil {
-		s.send(line)
-	}
 }
 
 // replyLine is the response line for a handler's result or error (nil: no response).
@@ -461,24 +394,35 @@ func (s *Session) replyLine(id json.RawMessage, res any, err error) []byte {
 	return line
 }
 
+// sendError answers on the session's channel (errors that belong to no request's exchange).
 func (s *Session) sendError(id json.RawMessage, e *jsonrpc.Error) {
-	s.send(jsonrpc.ErrorResponse(id, e))
+	s.sendTo(s.out, jsonrpc.ErrorResponse(id, e), kindResponse)
 }
 
-func (s *Session) send(line []byte) {
-	if err := s.w.Send(s.ctx, line); err != nil && !errors.Is(err, context.Canceled) {
+func (s *Session) sendTo(ob outbox, line []byte, kind msgKind) {
+	if err := ob.send(s.ctx, line, kind); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, jsonrpc.ErrWriterClosed) && !errors.Is(err, errOutboxClosed) {
 		s.srv.logf("write: %v", err)
 	}
 }
 
-// Notify sends a notification to the client.
-func (s *Session) Notify(method string, params any) {
+// errOutboxClosed: the exchange or stream a message was meant for has ended.
+var errOutboxClosed = errors.New("outbox closed")
+
+// Notify sends a notification on the session's channel.
+func (s *Session) Notify(method string, params any) { s.notifyOn(s.out, method, params) }
+
+// notifyFor sends a notification that belongs to ctx's request (progress, logs of a call).
+func (s *Session) notifyFor(ctx context.Context, method string, params any) {
+	s.notifyOn(s.outFor(ctx), method, params)
+}
+
+func (s *Session) notifyOn(ob outbox, method string, params any) {
 	line, err := jsonrpc.Notification(method, params)
 	if err != nil {
 		s.srv.logf("notify %s: %v", method, err)
 		return
 	}
-	s.send(line)
+	s.sendTo(ob, line, kindNotification)
 }
 
 func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
@@ -495,13 +439,7 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 		if json.Unmarshal(m.Params, &p) != nil || p.RequestID == nil {
 			return
 		}
-		s.mu.Lock()
-		inf := s.inflight[jsonrpc.IDKey(p.RequestID)]
-		s.mu.Unlock()
-		if inf != nil {
-			inf.markCancelled()
-		}
-		s.dropListener(jsonrpc.IDKey(p.RequestID))
+		s.cancelRequest(jsonrpc.IDKey(p.RequestID))
 	default:
 		if st != stateReady {
 			return // dropped before initialization, as the original does
@@ -511,6 +449,18 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 		}
 		// Unknown notifications are ignored, as JSON-RPC requires.
 	}
+}
+
+// cancelRequest cancels a request in flight (its response is suppressed) or closes an open
+// subscriptions/listen stream.
+func (s *Session) cancelRequest(key string) {
+	s.mu.Lock()
+	inf := s.inflight[key]
+	s.mu.Unlock()
+	if inf != nil {
+		inf.markCancelled()
+	}
+	s.dropListener(key)
 }
 
 func (s *Session) handleResponse(m *jsonrpc.Message) {
@@ -526,7 +476,8 @@ func (s *Session) handleResponse(m *jsonrpc.Message) {
 	ch <- m
 }
 
-// Request sends a server-to-client request and waits for its answer, until ctx ends.
+// Request sends a server-to-client request (on ctx's request exchange when it has one) and
+// waits for its answer, until ctx ends.
 func (s *Session) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	s.mu.Lock()
 	s.nextOutID++
@@ -543,7 +494,9 @@ func (s *Session) Request(ctx context.Context, method string, params any) (json.
 	if err != nil {
 		return nil, err
 	}
-	s.send(line)
+	if err := s.outFor(ctx).send(ctx, line, kindRequest); err != nil {
+		return nil, fmt.Errorf("cannot ask the client %s: %w", method, err)
+	}
 	select {
 	case m := <-ch:
 		if m.Error != nil {
@@ -554,14 +507,6 @@ func (s *Session) Request(ctx context.Context, method string, params any) (json.
 		return nil, ctx.Err()
 	case <-s.inputDone:
 		return nil, errors.New("client input closed before it answered " + method)
-	}
-}
-
-func (s *Session) cancelAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, inf := range s.inflight {
-		inf.markCancelled()
 	}
 }
 

@@ -73,6 +73,12 @@ func startPipe(t *testing.T, cfg Config, extra map[string]handler) *pipeSession 
 	p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
 	p.next()
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// One list_changed per kind follows initialized (COMPAT 6.4), before anything sent later.
+	for _, kind := range []string{"tools", "resources", "prompts"} {
+		if m := p.next(); m["method"] != "notifications/"+kind+"/list_changed" {
+			t.Fatalf("after initialized: %v, want %s/list_changed", m, kind)
+		}
+	}
 	return p
 }
 
@@ -368,4 +374,85 @@ func TestSubscriptionPollerEndsWithSession(t *testing.T) {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines left (base %d):\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// ping is answered before initialize (the MCP lifecycle allows it at any time); other requests
+// still wait for the handshake.
+func TestPingBeforeInitialize(t *testing.T) {
+	srv, err := NewServer(context.Background(), Config{Dirs: registry.ResolveDirs(t.TempDir(), config.Dirs{}), Meta: registry.ServerMeta{Name: "t", Version: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
+	var out strings.Builder
+	if err := srv.Serve(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Server not initialized"}}` + "\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// `exit` and the end of input do not cancel requests still running: each is answered, within
+// the shutdown timeout; one still running then is cancelled and answered with -32003.
+func TestExitDrainsInflight(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(p *pipeSession)
+	}{
+		{"exit", func(p *pipeSession) {
+			p.send(`{"jsonrpc":"2.0","id":"s","method":"shutdown"}`, `{"jsonrpc":"2.0","id":"x","method":"exit"}`)
+		}},
+		{"eof", func(p *pipeSession) { p.in.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			started := make(chan struct{}, 2)
+			p := startPipe(t, Config{ShutdownTimeout: time.Hour}, map[string]handler{
+				"test/slow": {fn: func(ctx context.Context, _ *Session, _ *Request) (any, error) {
+					started <- struct{}{}
+					select {
+					case <-release:
+						return map[string]any{"done": true}, nil
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}},
+			})
+			p.send(`{"jsonrpc":"2.0","id":1,"method":"test/slow"}`)
+			<-started
+			tc.end(p)
+			// The lifecycle answers come first; the slow request is still owed its answer.
+			if tc.name == "exit" {
+				for range 2 {
+					if m := p.next(); m["result"] == nil {
+						t.Fatalf("lifecycle answer %v", m)
+					}
+				}
+			}
+			close(release)
+			m := p.next()
+			if m["id"] != float64(1) || m["result"] == nil {
+				t.Fatalf("in-flight request after %s: %v", tc.name, m)
+			}
+		})
+	}
+	t.Run("timeout", func(t *testing.T) {
+		started := make(chan struct{})
+		p := startPipe(t, Config{ShutdownTimeout: time.Millisecond}, map[string]handler{
+			"test/stuck": {fn: func(ctx context.Context, _ *Session, _ *Request) (any, error) {
+				close(started)
+				<-ctx.Done()
+				return nil, errSuppressed
+			}},
+		})
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"test/stuck"}`)
+		<-started
+		p.in.Close()
+		m := p.next()
+		if e, _ := m["error"].(map[string]any); m["id"] != float64(1) || e == nil || e["code"] != float64(codeShuttingDown) {
+			t.Fatalf("request past the shutdown timeout: %v, want error %d", m, codeShuttingDown)
+		}
+	})
 }

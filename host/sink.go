@@ -11,6 +11,7 @@ import (
 // client's own token, strictly increasing progress and a per-request rate limit.
 type toolSink struct {
 	s     *Session
+	out   outbox // the call's exchange
 	token json.RawMessage
 	// progress and logs are the call's two budgets (MCPBASH_MAX_PROGRESS_PER_MIN,
 	// MCPBASH_MAX_LOGS_PER_MIN).
@@ -31,14 +32,14 @@ type budget struct {
 	window []time.Time
 }
 
-func newToolSink(s *Session, token json.RawMessage, progressPerMin, logsPerMin int) *toolSink {
+func newToolSink(ctx context.Context, s *Session, token json.RawMessage, progressPerMin, logsPerMin int) *toolSink {
 	if progressPerMin <= 0 {
 		progressPerMin = 100
 	}
 	if logsPerMin <= 0 {
 		logsPerMin = progressPerMin
 	}
-	return &toolSink{s: s, token: token, progress: budget{perMin: progressPerMin}, logs: budget{perMin: logsPerMin},
+	return &toolSink{s: s, out: s.outFor(ctx), token: token, progress: budget{perMin: progressPerMin}, logs: budget{perMin: logsPerMin},
 		level: func() (Level, bool) { return s.Level(), true }}
 }
 
@@ -76,7 +77,7 @@ func (k *toolSink) Progress(ctx context.Context, progress float64, total *float6
 	if message != "" {
 		p["message"] = message
 	}
-	k.s.Notify("notifications/progress", p)
+	k.s.notifyOn(k.out, "notifications/progress", p)
 }
 
 func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawMessage) {
@@ -98,7 +99,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	k.s.Notify("notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
+	k.s.notifyOn(k.out, "notifications/message", map[string]any{"level": l.String(), "logger": logger, "data": data})
 }
 
 // Dropped is how many notifications the rate limit dropped.

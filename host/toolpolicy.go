@@ -125,11 +125,15 @@ func (srv *Server) protectedRoots(roots []sandbox.Root) []sandbox.Root {
 	return out
 }
 
-// protectedDirs lists the project's own directories that tools may read but never change.
+// protectedDirs lists the project's own directories that tools may read but never change: what
+// the server loads (tools, prompts, server.d, providers, config, ...), what it runs (bin/*.wasm
+// commands) and what the operator's own tools trust (.git, every hidden entry of the project
+// root: sandbox.HiddenEntries).
 func protectedDirs(d registry.Dirs) []string {
 	var out []string
 	for _, dir := range []string{d.Tools, d.Prompts, d.Server, d.Registry, d.Providers, d.UI, d.Completions,
-		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib")} {
+		filepath.Join(d.Root, "config"), filepath.Join(d.Root, "lib"), filepath.Join(d.Root, "bin"),
+		filepath.Join(d.Root, sandbox.HiddenEntries)} {
 		if dir != "" {
 			out = append(out, filepath.Clean(dir))
 		}
@@ -137,17 +141,24 @@ func protectedDirs(d registry.Dirs) []string {
 	return out
 }
 
-// toolPolicy is the sandbox policy of a call of t: its roots read-write (with the project's
-// own directories inside them read-only), its directory, its allowed commands and its limits.
+// toolPolicy is the sandbox policy of a call of t: its roots read-write, except the project root
+// given by default (with the project's own directories inside read-write roots read-only), its
+// directory, its allowed commands and its limits.
 func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root, timeout time.Duration) sandbox.Policy {
 	policy := sandbox.Policy{ToolDir: toolDir, Allow: srv.allowedCommands(t),
 		Limits: sandbox.Limits{
-			Timeout:        timeout,
-			MaxStdoutBytes: srv.cfg.Settings.MaxToolOutput,
-			MaxStderrBytes: srv.cfg.Settings.MaxToolStderr,
+			Timeout:         timeout,
+			MaxStdoutBytes:  srv.cfg.Settings.MaxToolOutput,
+			MaxStderrBytes:  srv.cfg.Settings.MaxToolStderr,
+			MaxOpenFiles:    srv.cfg.Settings.MaxOpenFilesPerCall,
+			MaxUtilityBytes: srv.cfg.Settings.UtilityBudget(),
 		}}
 	for _, rt := range roots {
-		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: sandbox.ReadWrite})
+		mode := sandbox.ReadWrite
+		if rt.ReadOnly {
+			mode = sandbox.ReadOnly
+		}
+		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: mode})
 	}
 	policy.Roots = append(policy.Roots, srv.protectedRoots(policy.Roots)...)
 	return policy

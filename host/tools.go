@@ -44,7 +44,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs}
 	tc.Sink = func(token json.RawMessage) CallSink {
-		k := newToolSink(s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
+		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
 		return k
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -18,17 +19,34 @@ import (
 )
 
 // wasmHost is the server's one wazero runtime, made on first use (a project without wasm tools
-// or commands never pays for it).
+// or commands never pays for it), and the state of its disk cache.
 type wasmHost struct {
 	once sync.Once
 	rt   *wasm.Runtime
 	err  error
+	// meter is the process's budget for guests' memory (MCPBASH_MAX_HEAP_MB), which the heap
+	// guard weighs with the heap.
+	meter *sandbox.Meter
+
+	pathsOnce sync.Once
+	cacheDir  string // physical, created; "" when there is no disk cache
+	cacheKey  string // CacheKeyPath(cacheDir)
+	// cacheOff is set for the rest of the process once a root reaches the cache or its key.
+	cacheOff atomic.Bool
 }
 
 // wasmRuntime returns the server's runtime, starting it on first use.
 func (srv *Server) wasmRuntime() (*wasm.Runtime, error) {
 	srv.wasm.once.Do(func() {
-		srv.wasm.rt, srv.wasm.err = wasm.New(context.Background(), wasm.Options{CacheDir: srv.wasmCacheDir(), Logf: srv.logf})
+		dir, _ := srv.wasmCachePaths()
+		if srv.wasm.cacheOff.Load() {
+			dir = ""
+		}
+		srv.wasm.rt, srv.wasm.err = wasm.New(context.Background(), wasm.Options{CacheDir: dir, CacheDirPhysical: true,
+			StageBase: srv.cfg.Settings.TmpRoot, Meter: srv.wasm.meter, WatchMemory: srv.engine.WatchMemory, Logf: srv.logf})
+		if srv.wasm.rt != nil && srv.wasm.cacheOff.Load() {
+			srv.wasm.rt.DisableCache() // a root reached it while the runtime started
+		}
 	})
 	return srv.wasm.rt, srv.wasm.err
 }
@@ -42,32 +60,62 @@ func (srv *Server) closeWasm() {
 	}
 }
 
-// wasmCacheDir is MCPBASH_WASM_CACHE_DIR ("off" for none), else
-// $XDG_CACHE_HOME/mcp-bash/wazero-<version>; "" (memory only) when it would be inside the
-// project or a root the server knows of, where a tool could plant compiled code.
-func (srv *Server) wasmCacheDir() string {
-	dir := srv.cfg.Settings.WasmCacheDir
-	switch dir {
-	case "off":
-		return ""
-	case "":
-		dir = wasm.DefaultCacheDir(srv.cfg.Getenv)
+// wasmCachePaths returns the physical compilation cache directory and its key file, or "" when
+// the cache is off: MCPBASH_WASM_CACHE_DIR ("off" for none), else
+// $XDG_CACHE_HOME/mcp-bash/wazero-<version>. The path is resolved physically (its longest
+// existing ancestor with every symlink followed; what does not exist yet cannot be a symlink),
+// so a symlink on its way cannot hide that a root holds it. The runtime creates the directory
+// (0700) and refuses it unless it then resolves to this same path and belongs to the server's
+// user alone (wasm.Options.CacheDir).
+func (srv *Server) wasmCachePaths() (dir, key string) {
+	srv.wasm.pathsOnce.Do(func() {
+		// The setting is "off", "" (the default location) or absolute (config refuses others).
+		d := srv.cfg.Settings.WasmCacheDir
+		switch d {
+		case "off":
+			return
+		case "":
+			if d = wasm.DefaultCacheDir(srv.cfg.Getenv); d == "" {
+				return
+			}
+		}
+		phys := physicalPath(filepath.Clean(d))
+		srv.wasm.cacheDir, srv.wasm.cacheKey = phys, wasm.CacheKeyPath(phys)
+	})
+	if srv.wasm.cacheOff.Load() {
+		return "", ""
 	}
-	if dir == "" {
-		return ""
-	}
-	dir = sandbox.Physical(dir)
-	roots := []string{srv.cfg.Dirs.Root}
-	for _, r := range srv.fallbackRoots() {
-		roots = append(roots, r.Path)
-	}
-	for _, r := range roots {
-		if r != "" && (dir == r || strings.HasPrefix(dir, strings.TrimSuffix(r, "/")+"/")) {
-			srv.logf("warning: wasm compilation cache %s is inside root %s; compiled wasm is kept in memory only", dir, r)
-			return ""
+	return srv.wasm.cacheDir, srv.wasm.cacheKey
+}
+
+// physicalPath resolves every symlink of p's longest existing ancestor and keeps the rest.
+func physicalPath(p string) string {
+	for q := p; ; q = filepath.Dir(q) {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			rest, _ := filepath.Rel(q, p)
+			return filepath.Join(r, rest)
+		}
+		if q == filepath.Dir(q) {
+			return p
 		}
 	}
-	return dir
+}
+
+// disableWasmCache turns the disk cache off for the rest of the process because a root reaches
+// it. When the root reaches the key, a tool may have read it: the key is removed, so that the
+// next server makes a new one and every entry signed with the old one is compiled again.
+func (srv *Server) disableWasmCache(root string, key bool) {
+	if srv.wasm.cacheOff.Swap(true) {
+		return
+	}
+	srv.logf("warning: root %s contains the wasm compilation cache %s; compiled wasm is kept in memory only from now on (set MCPBASH_WASM_CACHE_DIR outside every root)",
+		root, srv.wasm.cacheDir)
+	if key {
+		_ = os.Remove(srv.wasm.cacheKey)
+	}
+	if srv.wasm.rt != nil {
+		srv.wasm.rt.DisableCache()
+	}
 }
 
 // wasmMemoryMiB is the tool's sandbox.memoryMiB (default 256, at most 4096).
@@ -94,47 +142,6 @@ func (srv *Server) wasmCommands(ctx context.Context, call *sdk.Call, t *registry
 		MemoryMiB: wasmMemoryMiB(t), Cancelled: func() bool { return ctx.Err() != nil }}
 }
 
-// precompileWasm compiles the project's wasm tools and bin/*.wasm commands concurrently after
-// the registry is loaded, so first calls find them ready (a progress line goes to stderr for
-// slow compiles). Nothing happens for a project without wasm.
-func (srv *Server) precompileWasm(ctx context.Context) {
-	var paths []string
-	cursor := ""
-	for {
-		page, err := srv.reg.List(ctx, registry.KindTools, cursor, registry.MaxPageSize)
-		if err != nil {
-			break
-		}
-		for _, it := range page.Items {
-			var item struct {
-				Name string `json:"name"`
-				Path string `json:"path"`
-			}
-			if json.Unmarshal(it, &item) != nil || !strings.HasSuffix(item.Path, ".wasm") {
-				continue
-			}
-			if t, err := srv.reg.Tool(ctx, item.Name); err == nil && t.Kind == registry.ToolWasm {
-				paths = append(paths, t.Abs)
-			}
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	cmds, _ := filepath.Glob(filepath.Join(srv.cfg.Dirs.Root, "bin", "*.wasm"))
-	paths = append(paths, cmds...)
-	if len(paths) == 0 || ctx.Err() != nil {
-		return
-	}
-	rt, err := srv.wasmRuntime()
-	if err != nil {
-		srv.logf("warning: %v", err)
-		return
-	}
-	rt.Precompile(ctx, paths, max(1, runtime.GOMAXPROCS(0)/2))
-}
-
 // wasmPlan is the static plan of a wasm tool: whether the module compiles, what it imports, and
 // whether it has something to run. Findings use the script analysis's shape.
 func (srv *Server) wasmPlan(ctx context.Context, t *registry.Tool) (*interp.Plan, error) {
@@ -148,7 +155,11 @@ func (srv *Server) wasmPlan(ctx context.Context, t *registry.Tool) (*interp.Plan
 	}
 	in, err := rt.Inspect(ctx, t.Abs)
 	if err != nil {
-		add("error", "wasm", err.Error(), "build it for WASI preview 1 (GOOS=wasip1 GOARCH=wasm, docs/WASM.md)")
+		fix := "build it for WASI preview 1 (GOOS=wasip1 GOARCH=wasm, docs/WASM.md)"
+		if errors.Is(err, wasm.ErrModuleLimit) {
+			fix = "split or simplify the module: docs/WASM.md lists the module limits"
+		}
+		add("error", "wasm", err.Error(), fix)
 		return plan, nil
 	}
 	var wasi int

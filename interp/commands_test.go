@@ -39,6 +39,24 @@ func (f *fakeCommands) Run(ctx context.Context, cmd sdk.Command) int {
 	return 0
 }
 
+// runScript runs script as a tool over a fresh read-write root, with allow as its allowlist and
+// cmds as its in-process commands.
+func runScript(t *testing.T, script string, allow []string, cmds sdk.Commands) *sdk.Outcome {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(dir, "tool.sh")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
+		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
+			Allow: allow}, Commands: cmds})
+}
+
 func TestCommandsResolveAfterUtilities(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	p := filepath.Join(dir, "tool.sh")
@@ -71,5 +89,50 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 	}
 	if !strings.Contains(string(out.Access), `"wasm command"`) {
 		t.Errorf("not in the access record: %s", out.Access)
+	}
+}
+
+// TestWasmCommandNeverShadowsAllowlisted (T-EXEC-5): a wasm command named like a host command
+// the tool allowlists (a planted bin/git.wasm) is never what runs; the host command is.
+func TestWasmCommandNeverShadowsAllowlisted(t *testing.T) {
+	fake := &fakeCommands{}
+	out := runScript(t, "type shout; echo hi | shout; echo rc=$?", []string{"shout"}, fake)
+	if len(fake.seen) != 0 {
+		t.Errorf("the wasm command ran: %+v", fake.seen)
+	}
+	got := string(out.Stdout) + string(out.Stderr)
+	if !strings.Contains(got, "shout is /usr/bin/shout") || strings.Contains(got, "HI") {
+		t.Errorf("the allowlisted name did not resolve to the host command: %q", got)
+	}
+}
+
+// TestExternalEnvironment (T-EXEC-4): an allowlisted host command's environment is a fixed
+// allowlist with HOME and every XDG directory at the empty read-only home; nothing of the
+// script's (GIT_*, LD_*, *_CONFIG*, PYTHON*, BASH_ENV, NODE_OPTIONS ...) reaches it.
+func TestExternalEnvironment(t *testing.T) {
+	got := externalEnv("/h", "/t")
+	want := []string{"PATH=" + sandbox.VirtualPath, "HOME=/h", "TMPDIR=/t", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+		"XDG_CONFIG_HOME=/h", "XDG_DATA_HOME=/h", "XDG_CACHE_HOME=/h", "XDG_STATE_HOME=/h", "XDG_CONFIG_DIRS=/h",
+		"GIT_CONFIG_NOSYSTEM=1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("external environment:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := os.Stat("/usr/bin/perl"); err != nil {
+		t.Skip("no /usr/bin/perl on this host (a host program that prints its environment as it got it)")
+	}
+	out := runScript(t, "export GIT_CONFIG_GLOBAL=/x LD_PRELOAD=/x BASH_ENV=/x PYTHONSTARTUP=/x NODE_OPTIONS=--x HOME=/x\n"+
+		`perl -e 'print "$_=$ENV{$_}\n" for sort keys %ENV'`, []string{"perl"}, nil)
+	lines := strings.Split(strings.TrimSpace(string(out.Stdout)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("the host program saw %d variables, want %d:\n%s\nstderr: %s", len(lines), len(want), out.Stdout, out.Stderr)
+	}
+	for _, l := range lines {
+		name, _, _ := strings.Cut(l, "=")
+		if !strings.Contains(strings.Join(want, "\n")+"\n", name+"=") {
+			t.Errorf("unexpected variable %s", l)
+		}
+		if strings.HasSuffix(l, "=/x") || strings.HasSuffix(l, "=--x") {
+			t.Errorf("the script's variable reached the host command: %s", l)
+		}
 	}
 }

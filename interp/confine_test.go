@@ -79,7 +79,10 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 		{"od of a file in the root", `od -An -c f.txt`, true, "i   n   s   i   d   e"},
 		{"cat in the read-only root", `bash -c 'cat "$1/f.txt"' _ ` + readOnly, true, "read-only-root"},
 		{"write in the read-only root", `bash -c 'echo x > "$1/new"' _ ` + readOnly, false, ""},
-		{"write in the root and the scratch dir", `bash -c 'echo a > new.txt && echo b > "$HOME/s" && cat new.txt "$HOME/s"'`, true, "a\nb\n"},
+		{"write in the root and the scratch dir", `bash -c 'echo a > new.txt && echo b > "$TMPDIR/s" && cat new.txt "$TMPDIR/s"'`, true, "a\nb\n"},
+		// T-EXEC-4: HOME and the configuration dirs are empty and read-only.
+		{"write a config file in HOME", `bash -c 'echo x > "$HOME/.gitconfig"'`, false, ""},
+		{"write in XDG_CONFIG_HOME", `bash -c 'mkdir -p "$XDG_CONFIG_HOME/git"'`, false, ""},
 		{"TCP connect", `bash -c 'echo x >/dev/tcp/127.0.0.1/9'`, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ var (
 	ErrScriptLimit  = errors.New("script size limit")
 	ErrMemoryLimit  = errors.New("memory limit")
 	ErrJobLimit     = errors.New("background job limit")
+	ErrMemoryBudget = sandbox.ErrMemoryBudget
 )
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
@@ -56,6 +58,8 @@ type Engine struct {
 	defaultScratch func() string
 	// vars recycles the Runner.Vars maps of finished runs (see call.run).
 	vars sync.Pool
+	// logf writes to the server's log (never to a client): the stack of a recovered panic.
+	logf func(format string, args ...any)
 }
 
 type cacheKey struct {
@@ -77,12 +81,40 @@ type parsed struct {
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
 // calls run (0 = no limit).
 func NewEngine(maxHeapBytes uint64) (*Engine, error) {
+	return NewEngineWith(EngineOptions{MaxHeapBytes: maxHeapBytes})
+}
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	// MaxHeapBytes bounds the process heap, plus what Meter counts, while calls run (0: none).
+	MaxHeapBytes uint64
+	// Meter counts memory held outside the Go heap (wasm guests), weighed with the heap.
+	Meter *sandbox.Meter
+	// Logf receives what only the server's log may show (a recovered panic's stack).
+	Logf func(format string, args ...any)
+}
+
+// NewEngineWith is NewEngine with every option.
+func NewEngineWith(o EngineOptions) (*Engine, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(sdk.Prelude+preludeTail), "mcp-bash-sdk")
 	if err != nil {
 		return nil, fmt.Errorf("interp: prelude: %w", err)
 	}
-	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: maxHeapBytes},
-		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") })}, nil
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Engine{prelude: f, preludeFuncs: funcNames(f), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+		static: staticEnv(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+}
+
+// WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
+// registered, the guard cancels it with ErrMemoryLimit, as it cancels scripts, when the heap
+// and the metered memory pass the limit. The returned function ends the registration.
+func (e *Engine) WatchMemory(cancel context.CancelCauseFunc) func() {
+	token := new(byte)
+	e.mem.enter(token, cancel)
+	return func() { e.mem.leave(token) }
 }
 
 // preludeTail restores the script's TMPDIR: the Runner was created with a private FIFO
@@ -108,6 +140,7 @@ type call struct {
 	work    string // scratch root visible to the script
 	fifoDir string // the Runner's private TMPDIR for process substitution
 	tmpDir  string
+	budget  *sandbox.Budget // what the call's utilities may hold
 
 	commands  atomic.Int64
 	jobs      atomic.Int64 // background jobs started
@@ -144,6 +177,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	c.maxFrames = 60*limits.MaxCallDepth + 200
 	c.fs.SetPipeDir(c.fifoDir)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
+	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
 	e.mem.enter(c, f.Stop)
 	defer e.mem.leave(c)
@@ -151,6 +185,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	status, runErr := c.run(f.Ctx, f.Stdout, f.Stderr)
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
+		case errors.Is(cause, ErrMemoryBudget):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(cause, ErrJobLimit):
@@ -170,28 +206,41 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
 		out.Stderr = f.Stderr.Tail()
 	}
-	var workEntries []os.DirEntry
+	// The side files live in the call's scratch root, which the script writes: they are read
+	// through a descriptor of that directory, never by path (sandbox.SideDir).
+	var side *sandbox.SideDir
 	if sc.Seal() {
-		workEntries, _ = os.ReadDir(c.work)
-	}
-	present := map[string]bool{}
-	for _, ent := range workEntries {
-		present[ent.Name()] = true
+		if side, err = sandbox.OpenSideDir(c.work); err != nil {
+			fmt.Fprintf(f.Stderr, "mcp-bash: scratch directory: %v\n", err)
+		}
+		defer side.Close()
 	}
 	out.Fail = c.state.Failure()
-	if out.Fail == nil && present[sideFiles["MCP_TOOL_ERROR_FILE"]] {
-		out.Fail = sdk.ParseErrorFile(c.sideFile("MCP_TOOL_ERROR_FILE"))
+	if data, ok := c.sideFile(side, "MCP_TOOL_ERROR_FILE", f.Stderr); ok && out.Fail == nil {
+		out.Fail = sdk.ParseErrorFile(data)
 	}
 	out.Resources = c.state.Resources()
-	if present[sideFiles["MCP_TOOL_RESOURCES_FILE"]] {
-		out.Resources = append(out.Resources, sdk.ParseResourcesFile(c.sideFile("MCP_TOOL_RESOURCES_FILE"))...)
+	if data, ok := c.sideFile(side, "MCP_TOOL_RESOURCES_FILE", f.Stderr); ok {
+		out.Resources = append(out.Resources, sdk.ParseResourcesFile(data)...)
 	}
 	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
-	if present[sideFiles["MCP_PROGRESS_STREAM"]] || present[sideFiles["MCP_LOG_STREAM"]] {
-		c.forwardStreams(ctx)
-	}
+	c.forwardStreams(ctx, side, f.Stderr)
+	out.Stderr = f.Stderr.Tail()
 	out.Access = f.AccessJSON()
 	return out
+}
+
+// panicCause is a short, single-line description of a recovered panic value, for a client.
+func panicCause(p any) string {
+	msg := fmt.Sprint(p)
+	if err, ok := p.(error); ok {
+		msg = err.Error()
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
 }
 
 func isExit(err error) bool {
@@ -219,7 +268,9 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	defer func() {
 		// A panic inside the interpreter (it has known ones) must not take the server down.
 		if p := recover(); p != nil {
-			status, err = 1, fmt.Errorf("interpreter failure: %v", p)
+			// The cause goes to the script's stderr; the stack only to the server's log.
+			c.e.logf("interpreter panic in %s: %v\n%s", c.job.Script, p, debug.Stack())
+			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
 	file, err := c.parseFile(c.job.Script)
@@ -363,19 +414,46 @@ func (v virtualEnviron) Get(name string) expand.Variable {
 	return v.Environ.Get(name)
 }
 
-// sideFile reads one of the call's side-channel files ("" when absent).
-func (c *call) sideFile(env string) []byte {
-	data, _ := os.ReadFile(filepath.Join(c.work, sideFiles[env]))
-	return data
+// sideFile reads one of the call's side-channel files; false when it is absent. What cannot be
+// read as the contract says (a symlink, a FIFO, a file over its cap) is named on stderr; an
+// oversized error file still fails the call.
+func (c *call) sideFile(side *sandbox.SideDir, env string, stderr io.Writer) ([]byte, bool) {
+	if side == nil {
+		return nil, false
+	}
+	data, err := side.ReadFile(sideFiles[env], sandbox.SideFileMax)
+	switch {
+	case err == nil:
+		return data, true
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false
+	case errors.Is(err, sandbox.ErrSideFileTooLarge) && env == "MCP_TOOL_ERROR_FILE":
+		fmt.Fprintf(stderr, "mcp-bash: %s exceeds %d bytes; its content was not read\n", env, sandbox.SideFileMax)
+		return []byte(fmt.Sprintf("%s exceeds %d bytes", env, sandbox.SideFileMax)), true
+	}
+	fmt.Fprintf(stderr, "mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err))
+	return nil, false
 }
 
 // forwardStreams relays lines a script wrote directly to MCP_PROGRESS_STREAM / MCP_LOG_STREAM
-// (scripts written against the original's file contract).
-func (c *call) forwardStreams(ctx context.Context) {
+// (scripts written against the original's file contract), up to sandbox.SideStreamMax bytes each.
+func (c *call) forwardStreams(ctx context.Context, side *sandbox.SideDir, stderr io.Writer) {
+	if side == nil {
+		return
+	}
 	for _, env := range []string{"MCP_PROGRESS_STREAM", "MCP_LOG_STREAM"} {
-		for _, line := range bytes.Split(c.sideFile(env), []byte("\n")) {
-			sdk.ForwardStreamLine(ctx, c.job.Call, line)
+		f, err := side.OpenRegular(sideFiles[env])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err))
+			continue
+		}
+		if n := sdk.ForwardStream(ctx, c.job.Call, f, sandbox.SideStreamMax); n >= sandbox.SideStreamMax {
+			fmt.Fprintf(stderr, "mcp-bash: %s exceeds %d bytes; the rest was not forwarded\n", env, sandbox.SideStreamMax)
+		}
+		f.Close()
 	}
 }
 

@@ -93,12 +93,7 @@ func FuzzRun(f *testing.F) {
 				Dir: w.root, ScratchBase: w.base, Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: w.root, Mode: sandbox.ReadWrite}},
 					ToolDir: w.scripts, Limits: limits}})
 		}()
-		var out *sdk.Outcome
-		select {
-		case out = <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Run did not return within 10s (timeout 500ms) for %q", script)
-		}
+		out := awaitRun(t, done, script)
 		all := string(out.Stdout) + "\x00" + string(out.Stderr) + "\x00" + string(out.Access) + "\x00" + out.LimitHit
 		if out.Fail != nil {
 			b, _ := json.Marshal(out.Fail)
@@ -125,6 +120,33 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("the outside dir changed (%d entries) after %q", len(ents), script)
 		}
 	})
+}
+
+// awaitRun waits for a FuzzRun input's outcome. The oracle "Run ends with its 500 ms timeout"
+// is measured in this process's CPU time (at most 10 s, whatever else the machine runs): in
+// wall-clock time a loaded machine made a legitimate input (doubling a string to 512 MiB, whose
+// copies no deadline can interrupt) take 14 s. A run blocked without using CPU is caught by
+// the wall-clock backstop.
+func awaitRun(t *testing.T, done <-chan *sdk.Outcome, script string) *sdk.Outcome {
+	t.Helper()
+	const cpuBudget, backstop = 10 * time.Second, 2 * time.Minute
+	cpu0, measured := processCPU()
+	hung := time.NewTimer(backstop)
+	defer hung.Stop()
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case out := <-done:
+			return out
+		case <-poll.C:
+			if cpu, _ := processCPU(); measured && cpu-cpu0 > cpuBudget {
+				t.Fatalf("Run used more than %v of CPU time (timeout 500ms) for %q", cpuBudget, script)
+			}
+		case <-hung.C:
+			t.Fatalf("Run did not return within %v (timeout 500ms) for %q", backstop, script)
+		}
+	}
 }
 
 func itoa(n int64) string {

@@ -42,7 +42,9 @@ func TestRecursionIsBounded(t *testing.T) {
 		"f(){ eval f; }; f",
 	} {
 		t.Run(script, func(t *testing.T) {
-			out, _ := run(t, script, sandbox.Limits{Timeout: 10 * time.Second})
+			// The timeout is a backstop: the depth limit must end the call however slowly the
+			// machine gets there (more than 10 s under load).
+			out, _ := run(t, script, sandbox.Limits{Timeout: 2 * time.Minute})
 			if !strings.Contains(out.LimitHit, "depth limit") && !strings.Contains(string(out.Stderr), "depth limit") {
 				t.Fatalf("limit not hit: %+v stderr=%s", out.LimitHit, out.Stderr)
 			}
@@ -167,8 +169,9 @@ func TestMemoryLimit(t *testing.T) {
 	os.WriteFile(p, []byte(`x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done`), 0o755)
 	e, _ := NewEngine(256 << 20)
 	start := time.Now()
+	// The timeout is a backstop: doubling to 256 MiB took more than 20 s on a loaded machine.
 	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
-		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
+		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 2 * time.Minute}}})
 	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit") {
 		t.Fatalf("outcome %+v after %v", out, time.Since(start))
 	}
@@ -211,7 +214,7 @@ func TestMemGuardWatcherEnds(t *testing.T) {
 	if !watching() {
 		t.Fatal("no sampler after a call")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a backstop: it ends after 50 idle samples
 	for watching() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

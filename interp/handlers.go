@@ -369,11 +369,13 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) error {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
 		return status(f(ctx, c.builtinEnv(cc), args))
 	}
-	if prog := c.extCommand(name); prog != "" {
-		return c.runExt(ctx, cc, prog, args)
-	}
+	// An allowlisted host command comes before a project's wasm command of the same name: a
+	// module a tool managed to put in bin/ must never receive what the operator allowlisted.
 	if c.job.Policy.Allowed(name) {
 		return c.external(ctx, cc, args)
+	}
+	if prog := c.extCommand(name); prog != "" {
+		return c.runExt(ctx, cc, prog, args)
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
 	fmt.Fprintf(cc.stderr, "mcp-bash: %s: command not found or not allowed in the sandbox (allow it with sandbox.allowCommands in tool.meta.json)\n", name)
@@ -396,11 +398,11 @@ func (c *call) resolve(name string) string {
 	if _, ok := builtins.Lookup(name); ok {
 		return "/usr/bin/" + name
 	}
-	if prog := c.extCommand(name); prog != "" {
-		return prog
-	}
 	if c.job.Policy.Allowed(name) {
 		return "/usr/bin/" + name
+	}
+	if prog := c.extCommand(name); prog != "" {
+		return prog
 	}
 	return ""
 }
@@ -613,6 +615,12 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 		fmt.Fprintf(hc.stderr, "mcp-bash: %s: allowlisted but not installed on the host\n", args[0])
 		return status(127)
 	}
+	// The empty home exists before the rules are made (confinement grants only what exists).
+	home, err := c.scratch.emptyHome()
+	if err != nil {
+		fmt.Fprintf(hc.stderr, "mcp-bash: scratch directory: %v\n", err)
+		return status(126)
+	}
 	argv := append([]string{bin}, args[1:]...)
 	reason := "external (leaves the sandbox)"
 	if c.job.Confiner != nil {
@@ -628,18 +636,14 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 		argv = wrapped
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: true, Reason: reason})
-	if err := c.scratch.Ensure(); err != nil {
-		fmt.Fprintf(hc.stderr, "mcp-bash: scratch directory: %v\n", err)
-		return status(126)
-	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = []string{"PATH=" + sandbox.VirtualPath, "HOME=" + c.work, "TMPDIR=" + c.tmpDir,
-		"LANG=C.UTF-8", "LC_ALL=C.UTF-8"}
+	cmd.Env = externalEnv(home, c.tmpDir)
 	cmd.Dir = c.work
 	if fi, err := c.fs.Stat(hc.dir); err == nil && fi.IsDir() {
 		cmd.Dir = hc.dir
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.stdin, hc.stdout, hc.stderr
+	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(hc.stdin), sandbox.HostWriter(hc.stdout), sandbox.HostWriter(hc.stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
@@ -651,11 +655,28 @@ func (c *call) external(ctx context.Context, hc cmdCtx, args []string) error {
 	return status(126)
 }
 
+// externalEnv is the whole environment of an allowlisted host command: an allowlist, never the
+// script's exports (so no LD_PRELOAD, GIT_*, PYTHON*, BASH_ENV, NODE_OPTIONS, *_CONFIG* ...
+// redirection), with HOME and every XDG base directory at an empty read-only directory (many
+// programs execute what their configuration says: git aliases and hooks, ssh ProxyCommand,
+// pip, npm scripts) and git's system configuration off.
+func externalEnv(home, tmp string) []string {
+	return []string{"PATH=" + sandbox.VirtualPath, "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+		"XDG_CONFIG_HOME=" + home, "XDG_DATA_HOME=" + home, "XDG_CACHE_HOME=" + home, "XDG_STATE_HOME=" + home,
+		"XDG_CONFIG_DIRS=" + home, "GIT_CONFIG_NOSYSTEM=1"}
+}
+
 // confineRules are what a confined external command may use: the read-write roots and the
 // call's scratch dir, the read-only roots and the tool's directory; no network.
 func (c *call) confineRules() sandbox.ConfineRules {
 	r := sandbox.ConfineRules{RW: []string{c.work}}
 	for _, root := range c.job.Policy.Roots {
+		if root.Protected {
+			// Read-only inside a read-write root: Landlock cannot take rights away, so that
+			// root is split (confine.Rules.Protect).
+			r.Protect = append(r.Protect, root.Path)
+			continue
+		}
 		if root.Mode == sandbox.ReadWrite {
 			r.RW = append(r.RW, root.Path)
 		} else {
@@ -665,6 +686,7 @@ func (c *call) confineRules() sandbox.ConfineRules {
 	if c.job.Policy.ToolDir != "" {
 		r.RO = append(r.RO, c.job.Policy.ToolDir)
 	}
+	r.RO = append(r.RO, c.scratch.home)
 	return r
 }
 
@@ -701,7 +723,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 		stdin = bytes.NewReader(nil)
 	}
 	return &builtins.Env{
-		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Dir: cc.dir, FS: c.fs,
+		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Dir: cc.dir, FS: c.fs, Budget: c.budget,
 		Getenv:  func(k string) string { return cc.env.Get(k).String() },
 		Environ: func() []string { return exported(cc.env) },
 		Now:     now,

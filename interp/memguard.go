@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // memGuard stops runaway memory use: the interpreter has no per-value size limit, so
@@ -14,11 +16,14 @@ import (
 // in-process engine cannot tell which call allocated; worker processes will). The sampling
 // goroutine outlives a call by memIdleTicks samples, so back-to-back calls do not start one
 // each (a goroutine and a timer per call cost a thread wake-up on a small call's path).
+// Memory calls hold outside the heap (wasm guests' linear memory) is counted by meter and
+// weighed with the heap.
 type memGuard struct {
 	limit uint64 // bytes; 0 disables
+	meter *sandbox.Meter
 
 	mu       sync.Mutex
-	running  map[*call]context.CancelCauseFunc
+	running  map[any]context.CancelCauseFunc // by *call, or the token of a WatchMemory
 	watching bool
 }
 
@@ -27,14 +32,14 @@ const (
 	memIdleTicks   = 50 // the watcher ends after this many samples with no call running
 )
 
-func (g *memGuard) enter(c *call, cancel context.CancelCauseFunc) {
+func (g *memGuard) enter(c any, cancel context.CancelCauseFunc) {
 	if g.limit == 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running == nil {
-		g.running = map[*call]context.CancelCauseFunc{}
+		g.running = map[any]context.CancelCauseFunc{}
 	}
 	g.running[c] = cancel
 	if !g.watching {
@@ -43,7 +48,7 @@ func (g *memGuard) enter(c *call, cancel context.CancelCauseFunc) {
 	}
 }
 
-func (g *memGuard) leave(c *call) {
+func (g *memGuard) leave(c any) {
 	if g.limit == 0 {
 		return
 	}
@@ -52,13 +57,14 @@ func (g *memGuard) leave(c *call) {
 	delete(g.running, c)
 }
 
-// heap samples the bytes of heap objects, live or not yet swept.
+// heap samples the bytes of heap objects, live or not yet swept, plus the metered memory.
 func (g *memGuard) heap(sample []metrics.Sample) uint64 {
 	metrics.Read(sample)
+	outside := uint64(max(g.meter.Used(), 0))
 	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return outside
 	}
-	return sample[0].Value.Uint64()
+	return sample[0].Value.Uint64() + outside
 }
 
 func (g *memGuard) watch() {

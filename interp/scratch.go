@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"os"
+	"sync"
+
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -11,12 +14,27 @@ import (
 //	  fifo/      the Runner's TMPDIR for process-substitution pipes (not visible to scripts)
 //	  work/      the call's read-write scratch root and $HOME
 //	    tmp/     $TMPDIR
+//	  home/      0555, empty: HOME and config dirs of allowlisted host commands (made on first use)
 type scratch struct {
 	*sandbox.CallDir
-	work, fifo, tmp string
+	work, fifo, tmp, home string
+
+	homeOnce sync.Once
+	homeErr  error
 }
 
 func newScratch(base string) *scratch {
 	d := sandbox.NewCallDir(base, "mcpbash-call-", "fifo", "work", "work/tmp")
-	return &scratch{CallDir: d, work: d.Sub("work"), fifo: d.Sub("fifo"), tmp: d.Sub("work/tmp")}
+	return &scratch{CallDir: d, work: d.Sub("work"), fifo: d.Sub("fifo"), tmp: d.Sub("work/tmp"), home: d.Sub("home")}
+}
+
+// emptyHome makes the tree and, once, its empty read-only home/ (outside every root, so no
+// script can put a configuration file there).
+func (s *scratch) emptyHome() (string, error) {
+	s.homeOnce.Do(func() {
+		if s.homeErr = s.Ensure(); s.homeErr == nil {
+			s.homeErr = os.Mkdir(s.home, 0o555)
+		}
+	})
+	return s.home, s.homeErr
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -70,6 +69,10 @@ type FS struct {
 	// nsMu serialises mutating operations in mounts with nested read-only mounts, so a
 	// background job of the same call cannot swap a path between check and use.
 	nsMu sync.Mutex
+	// files counts the files the call holds open (openfiles.go).
+	files openFiles
+	// linkMu serialises link creation and renames (each checks links another could move).
+	linkMu sync.Mutex
 }
 
 // PipePrefix names the interpreter's process-substitution FIFOs.
@@ -89,8 +92,11 @@ func (f *FS) pipe(p string, flag int) (File, bool, error) {
 	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		return nil, true, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 	}
+	if err := f.files.take(); err != nil {
+		return nil, true, f.deny("read", p, err.Error(), err)
+	}
 	file, err := os.OpenFile(p, flag&^(os.O_CREATE|os.O_TRUNC), 0)
-	return file, true, err
+	return f.files.track(file, err), true, err
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -102,7 +108,7 @@ type Scratch struct {
 // NewFS opens the policy's roots, the tool directory (read-only, unless a root covers it) and
 // the call's scratch root (read-write, created lazily; zero Scratch for none).
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
-	f := &FS{rec: rec}
+	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	add := func(r Root) error {
 		if !path.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
@@ -191,6 +197,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 	}
 	hit := func(p string) bool {
 		for _, n := range m.nested {
+			if dir, ok := hiddenPattern(n); ok {
+				if isHiddenIn(p, dir) || (holds && (p == "." || p == dir || strings.HasPrefix(dir, p+"/"))) {
+					return true
+				}
+				continue
+			}
 			if isUnder(p, n) || (holds && (p == "." || strings.HasPrefix(n, p+"/"))) {
 				return true
 			}
@@ -370,12 +382,16 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 			return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
 		}
 	}
+	if err := f.files.take(); err != nil {
+		return nil, f.deny(op, p, err.Error(), err)
+	}
 	file, err := r.OpenFile(rel, flag, perm)
 	if err != nil {
+		f.files.track(nil, err)
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	f.allow(op, p)
-	return file, nil
+	return f.files.track(file, nil), nil
 }
 
 func reasonOf(err error) string {
@@ -635,6 +651,12 @@ func (f *FS) Rename(oldName, newName string) error {
 		f.rec.Add(Access{Op: "rename", Path: p1 + " -> " + p2, Allowed: false, Reason: "across roots"})
 		return &os.LinkError{Op: "rename", Old: p1, New: p2, Err: syscall.EXDEV}
 	}
+	// Relative links mean something else from their new place (links.go).
+	f.linkMu.Lock()
+	defer f.linkMu.Unlock()
+	if err := f.checkMove(m1.m, m1.r, rel1, rel2); err != nil {
+		return f.deny("rename", p1, err.Error(), &refused{err.Error()})
+	}
 	if err := m1.r.Rename(rel1, rel2); err != nil {
 		return f.deny("rename", p1, reasonOf(err), unwrap(err))
 	}
@@ -642,10 +664,14 @@ func (f *FS) Rename(oldName, newName string) error {
 	return nil
 }
 
-// Symlink creates link pointing at target; the target, resolved from the link's directory,
-// must stay inside a root (so nothing that later follows the link without os.Root can escape).
+// Symlink creates link pointing at target. The target, resolved as the kernel will resolve it
+// from the link's physical directory, must stay inside the link's own root, now and after any
+// change the sandbox allows later (see links.go), so nothing that follows the link without
+// os.Root can leave the root through it.
 func (f *FS) Symlink(target, link string) error {
 	defer f.lockNS()()
+	f.linkMu.Lock()
+	defer f.linkMu.Unlock()
 	m, rel, p, err := f.writable("symlink", link)
 	if err != nil {
 		return err
@@ -655,22 +681,11 @@ func (f *FS) Symlink(target, link string) error {
 		// the target can keep it out of the protected directories later: none are made here.
 		return f.deny("symlink", p, "links cannot be made in a root that holds protected project files", fs.ErrPermission)
 	}
-	resolved := Abs(path.Dir(p), target)
-	tm, _, ok := f.lookup(resolved)
-	if !ok {
-		return f.deny("symlink", p, "target "+target+" is outside the roots", fs.ErrPermission)
+	stored, err := f.checkLink(m.m, m.r, rel, target)
+	if err != nil {
+		return f.deny("symlink", p, err.Error(), &refused{err.Error()})
 	}
-	if tm != m.m {
-		// os.Root never follows a link out of its root, so such a link could not be used.
-		return f.deny("symlink", p, "target "+target+" is in another root", fs.ErrPermission)
-	}
-	if path.IsAbs(target) {
-		// os.Root refuses absolute link targets; the same place, relative, works.
-		if relTarget, err := filepath.Rel(path.Dir(p), resolved); err == nil {
-			target = relTarget
-		}
-	}
-	return f.done("symlink", p, m.r.Symlink(target, rel))
+	return f.done("symlink", p, m.r.Symlink(stored, rel))
 }
 
 // Readlink reads a symlink inside a root.

@@ -161,7 +161,8 @@ func TestSymlinkTargetsMustStayInside(t *testing.T) {
 		target string
 		ok     bool
 	}{
-		{"file.txt", true}, {"sub/../file.txt", true}, {l.rw + "/file.txt", true}, {l.ro + "/ro.txt", false},
+		// "sub/../file.txt" means file.txt today, but sub may later become a link (links.go).
+		{"file.txt", true}, {"sub/../file.txt", false}, {l.rw + "/file.txt", true}, {l.ro + "/ro.txt", false},
 		{l.secret, false}, {"../outside/secret", false}, {"/etc/passwd", false}, {"../../../../../../etc", false},
 	} {
 		link := filepath.Join(l.rw, "link-"+strings.NewReplacer("/", "_", ".", "d").Replace(tc.target))
@@ -464,5 +465,42 @@ func TestProtectedRootThatDoesNotExistYet(t *testing.T) {
 	}
 	if err := f.WriteFile(filepath.Join(proj, "notes.txt"), []byte("ok"), 0o644); err != nil {
 		t.Errorf("ordinary write: %v", err)
+	}
+}
+
+// TestHiddenEntriesProtected (T-FS-5): a HiddenEntries root keeps every hidden entry of the
+// project, existing or new, read-only inside a read-write root; other hidden names stay writable.
+func TestHiddenEntriesProtected(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	proj := filepath.Join(base, "proj")
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(proj, "data"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".git", "config"), []byte("orig"), 0o644)
+	f, err := NewFS(Policy{Roots: []Root{{Path: proj, Mode: ReadWrite},
+		{Path: filepath.Join(proj, HiddenEntries), Mode: ReadOnly, Protected: true}}}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"git config", f.WriteFile(filepath.Join(proj, ".git", "config"), []byte("x"), 0o644)},
+		{"new hidden file", f.WriteFile(filepath.Join(proj, ".envrc"), []byte("x"), 0o644)},
+		{"new hidden dir", f.MkdirAll(filepath.Join(proj, ".github", "workflows"), 0o755)},
+		{"rename into a hidden name", f.Rename(filepath.Join(proj, "data"), filepath.Join(proj, ".data"))},
+		{"remove .git", f.RemoveAll(filepath.Join(proj, ".git"))},
+		{"rename .git away", f.Rename(filepath.Join(proj, ".git"), filepath.Join(proj, "data", "g"))},
+	} {
+		if !errors.Is(tc.err, fs.ErrPermission) {
+			t.Errorf("%s: %v, want permission denied", tc.name, tc.err)
+		}
+	}
+	if b, err := f.ReadFile(filepath.Join(proj, ".git", "config")); err != nil || string(b) != "orig" {
+		t.Errorf("read .git/config: %q %v", b, err)
+	}
+	if err := f.WriteFile(filepath.Join(proj, "data", ".hidden"), []byte("ok"), 0o644); err != nil {
+		t.Errorf("a hidden name deeper in the project: %v", err)
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
 )
 
 // Mode says whether a root may be written.
@@ -37,6 +40,34 @@ type Root struct {
 	Protected bool `json:"-"`
 }
 
+// HiddenEntries, as the last component of a Protected root's path ("/project/.*"), stands for
+// every entry of that directory whose name starts with a dot (.git, .github, .envrc, ...), those
+// that exist and those a tool might create: the operator's own tools trust and run them.
+// Landlock's rules (confine.Rules.Protect) read the same pattern.
+const HiddenEntries = confine.HiddenEntries
+
+// hiddenPattern reports whether a nested mount's relative path is a HiddenEntries pattern, and
+// the directory it covers ("." for the mount itself).
+func hiddenPattern(rel string) (string, bool) {
+	if rel == HiddenEntries {
+		return ".", true
+	}
+	dir, ok := strings.CutSuffix(rel, "/"+HiddenEntries)
+	return dir, ok
+}
+
+// isHiddenIn reports whether the relative path p is, or is below, a hidden entry of dir.
+func isHiddenIn(p, dir string) bool {
+	if dir != "." {
+		rest, ok := strings.CutPrefix(p, dir+"/")
+		if !ok {
+			return false
+		}
+		p = rest
+	}
+	return strings.HasPrefix(p, ".") && p != "." && p != ".."
+}
+
 // Limits bound one call. Zero values mean "use the default".
 type Limits struct {
 	Timeout        time.Duration
@@ -48,6 +79,13 @@ type Limits struct {
 	// MaxJobs bounds the background jobs (`cmd &`) a call may start in all, counted as they
 	// start (a fork bomb hits it long before memory or the command limit).
 	MaxJobs int64
+	// MaxOpenFiles bounds the files a call holds open at once through its FS (scripts, their
+	// utilities and redirections, wasm guests): one call must not take every descriptor of
+	// the server (MCPBASH_MAX_OPEN_FILES_PER_CALL).
+	MaxOpenFiles int
+	// MaxUtilityBytes is the call's memory budget for in-process utilities (Budget): what
+	// they hold at once, all runs of the call together.
+	MaxUtilityBytes int64
 }
 
 // DefaultLimits are used for every zero field of a policy's limits.
@@ -60,6 +98,9 @@ func DefaultLimits() Limits {
 		MaxCallDepth:   200,
 		MaxScriptBytes: 1 << 20,
 		MaxJobs:        1000,
+		MaxOpenFiles:   256,
+		// MaxUtilityBytes: the engine's default is 512 MiB (host: MCPBASH_UTILITY_MEMORY_MB).
+		MaxUtilityBytes: 512 << 20,
 	}
 }
 
@@ -72,11 +113,17 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxStdoutBytes <= 0 {
 		l.MaxStdoutBytes = d.MaxStdoutBytes
 	}
+	if l.MaxUtilityBytes <= 0 {
+		l.MaxUtilityBytes = d.MaxUtilityBytes
+	}
 	if l.MaxStderrBytes <= 0 {
 		l.MaxStderrBytes = d.MaxStderrBytes
 	}
 	if l.MaxCommands <= 0 {
 		l.MaxCommands = d.MaxCommands
+	}
+	if l.MaxOpenFiles <= 0 {
+		l.MaxOpenFiles = d.MaxOpenFiles
 	}
 	if l.MaxCallDepth <= 0 {
 		l.MaxCallDepth = d.MaxCallDepth

@@ -84,7 +84,8 @@ const (
 	// MCPBASH_MAX_TOOL_STDERR_SIZE): the call fails with a JSON-RPC error, not a result.
 	LimitStdout Limit = "stdout"
 	LimitStderr Limit = "stderr"
-	// LimitMemory: the sandbox's heap watchdog, a wasm module's memory, a native tool's address space.
+	// LimitMemory: the sandbox's heap watchdog, a call's utility memory budget, a wasm module's
+	// memory, a native tool's address space.
 	LimitMemory     Limit = "memory"
 	LimitCommands   Limit = "commands"
 	LimitCallDepth  Limit = "callDepth"

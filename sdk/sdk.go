@@ -23,6 +23,9 @@ type Root struct {
 	URI  string `json:"uri"`
 	Name string `json:"name,omitempty"`
 	Path string `json:"path"`
+	// ReadOnly marks the project root a call gets when nobody named roots (tools may not
+	// change what the operator runs; MCPBASH_PROJECT_ROOT_WRITABLE grants writes).
+	ReadOnly bool `json:"-"`
 }
 
 // Call is everything a tool invocation receives.

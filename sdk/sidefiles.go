@@ -1,9 +1,11 @@
 package sdk
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -71,6 +73,25 @@ func ParseResourcesFile(data []byte) []ResourceRef {
 		refs = append(refs, r)
 	}
 	return refs
+}
+
+// ForwardStream relays the lines of r (a side-file stream) until EOF or max bytes, and returns
+// how many bytes it read (max or more means the stream was cut there). A last line without its
+// newline is forwarded too, as the original's reader does at the end of a call.
+func ForwardStream(ctx context.Context, c *Call, r io.Reader, max int64) int64 {
+	br := bufio.NewReader(io.LimitReader(r, max))
+	var n int64
+	for ctx.Err() == nil {
+		line, err := br.ReadBytes('\n')
+		n += int64(len(line))
+		if len(line) > 0 {
+			ForwardStreamLine(ctx, c, bytes.TrimSuffix(line, []byte("\n")))
+		}
+		if err != nil {
+			break
+		}
+	}
+	return n
 }
 
 // ForwardStreamLine relays one line a tool wrote to MCP_PROGRESS_STREAM or MCP_LOG_STREAM. Only

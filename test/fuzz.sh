@@ -1,44 +1,60 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for FUZZTIME each (default 5s: the short CI run of `make test`;
-# `make fuzz` runs longer). New crashers land in the package's testdata/fuzz and fail the run.
+# Fuzzes every Fuzz target of the module for FUZZTIME each (default 5s: the short run of
+# `make test`; `make fuzz` runs longer). New crashers land in the package's testdata/fuzz and
+# fail the run. `go test ./...` already runs every seed corpus as ordinary tests.
+#
+# `go test -fuzz` fuzzes one target per invocation and links an instrumented test binary each
+# time; building each package's instrumented binary once (`go test -c -fuzz`, all packages at
+# once) and running it per target saves most of the time of a short run.
 # Usage: test/fuzz.sh [FUZZTIME]   (or FUZZTIME=60s test/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${1:-${FUZZTIME:-5s}}"
 GO="${GO:-go}"
 
-# package:target, one per line. Keep in sync with the Fuzz* functions (test/fuzz.sh checks).
-targets=(
-  ./host/internal/jsonrpc:FuzzReader
-  ./host/internal/jsonrpc:FuzzDecode
-  ./host:FuzzServe
-  ./host/internal/registry:FuzzCursor
-  ./host/internal/registry:FuzzRegisterJSON
-  ./host/internal/registry:FuzzToolMeta
-  ./interp:FuzzRun
-)
+# Every `func FuzzX(f *testing.F)` in the module (test/clients/ are modules of their own), as
+# dir:FuzzX. Found, not listed, so that a new target is fuzzed without anyone remembering to.
+mapfile -t targets < <(grep -rE --include='*_test.go' -e '^func Fuzz[A-Za-z0-9_]*\(' . |
+  grep -v -e '^\./test/clients/' -e '/node_modules/' |
+  sed -E 's#^\./(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\1:\2#' | sort -u)
+if ((${#targets[@]} == 0)); then
+  echo "test/fuzz.sh: no fuzz targets found" >&2
+  exit 1
+fi
+mapfile -t dirs < <(printf '%s\n' "${targets[@]}" | cut -d: -f1 | sort -u)
 
-# Every Fuzz function in the tree must be listed above.
-listed=" ${targets[*]} "
-while IFS= read -r line; do
-  file=${line%%:*}
-  name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/' <<<"${line#*:}")
-  pkg="./$(dirname "$file")"
-  [[ $pkg == "./." ]] && pkg="."
-  if [[ $listed != *" $pkg:$name "* ]]; then
-    echo "test/fuzz.sh: $pkg:$name is not listed in test/fuzz.sh" >&2
+bin=$(mktemp -d "${TMPDIR:-/tmp}/mcpbash-fuzz-XXXXXX")
+trap 'rm -rf "$bin"' EXIT
+cache="$("$GO" env GOCACHE)/fuzz"
+start=$SECONDS
+
+# One instrumented test binary per package, built concurrently (the go command builds the
+# shared instrumented dependencies once, through its cache).
+pids=()
+for d in "${dirs[@]}"; do
+  "$GO" test -c -fuzz=. -o "$bin/${d//\//_}.test" "./$d" >"$bin/${d//\//_}.log" 2>&1 &
+  pids+=($!)
+done
+for i in "${!pids[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    d=${dirs[$i]}
+    echo "test/fuzz.sh: building ./$d for fuzzing failed:" >&2
+    cat "$bin/${d//\//_}.log" >&2
     exit 1
   fi
-done < <(grep -rE --include='*_test.go' -e '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v '^./test/clients/' | sed -E 's#^\./##')
+done
+echo "fuzz: built ${#dirs[@]} instrumented test binaries in $((SECONDS - start))s"
 
-start=$SECONDS
+module=$("$GO" list -m)
 for t in "${targets[@]}"; do
-  pkg=${t%%:*}
+  d=${t%%:*}
   name=${t#*:}
-  echo "fuzz $pkg $name ($fuzztime)"
-  corpus="$pkg/testdata/fuzz/$name"
+  echo "fuzz ./$d $name ($fuzztime)"
+  corpus="$d/testdata/fuzz/$name"
   before=$(ls "$corpus" 2>/dev/null | sort || true)
-  if ! out=$("$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -parallel 2 "$pkg" 2>&1); then
+  # As `go test -fuzz` runs it: in the package directory, with the same corpus cache.
+  if ! out=$(cd "$d" && "$bin/${d//\//_}.test" -test.run='^$' -test.fuzz="^${name}\$" -test.fuzztime="$fuzztime" \
+    -test.parallel=2 -test.fuzzcachedir="$cache/$module/$d" -test.paniconexit0 -test.timeout=10m 2>&1); then
     after=$(ls "$corpus" 2>/dev/null | sort || true)
     # Go <= 1.26 can fail a duration-bounded run with a bare "context deadline exceeded" at
     # the -fuzztime boundary (go.dev/issue/75804): no input failed, so no crasher was written.

@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (sdk.Commands),
-// run on the runtime Runtime returns (started on first use by the caller).
+// run on the runtime Runtime returns (started on first use by the caller). One Commands serves
+// one call: every command the call runs, background jobs included, shares its memory budget.
 type Commands struct {
 	Runtime   func() (*Runtime, error)
 	Dirs      []string
 	Call      *sdk.Call
 	MemoryMiB int
 	Cancelled func() bool
+
+	once   sync.Once
+	budget *CallMemory
 }
 
 // Lookup finds NAME.wasm in Dirs.
@@ -28,11 +33,16 @@ func (w *Commands) Run(ctx context.Context, cmd sdk.Command) int {
 		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], err)
 		return 126
 	}
+	w.once.Do(func() { w.budget = NewCallMemory(w.MemoryMiB, rt.opts.Meter) })
 	st, err := rt.Run(ctx, Program{Module: cmd.Program, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
-		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, FS: cmd.FS, MemoryMiB: w.MemoryMiB,
+		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, FS: cmd.FS, Memory: w.budget,
 		Call: w.Call, Cancelled: w.Cancelled})
-	if errors.Is(err, ErrMemoryLimit) {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB, sandbox.memoryMiB)\n", cmd.Args[0], w.MemoryMiB)
+	switch {
+	case errors.Is(err, ErrMemoryLimit):
+		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB for the call's wasm commands together, sandbox.memoryMiB)\n",
+			cmd.Args[0], w.budget.Limit()>>20)
+	case errors.Is(err, ErrProcessMemory):
+		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the server's memory limit for all guests (MCPBASH_MAX_HEAP_MB)\n", cmd.Args[0])
 	}
 	return st
 }

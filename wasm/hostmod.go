@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -50,11 +51,18 @@ func instantiateHostModule(ctx context.Context, rt wazero.Runtime) error {
 	return err
 }
 
-// guestString reads a string from guest memory (empty when out of range), capped at 64 KiB.
+// guestString reads a string from guest memory, capped at 64 KiB; empty when the module has
+// no memory or the range is outside it (a guest must not be able to make a host function
+// panic).
 func guestString(m api.Module, ptr, n uint64) string {
+	mem := m.Memory()
+	if v := reflect.ValueOf(mem); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		// wazero answers a module without memory with a nil *MemoryInstance in the interface.
+		return ""
+	}
 	// i32 arguments live in the low 32 bits of their stack slot.
 	size := min(api.DecodeU32(n), 64<<10)
-	b, ok := m.Memory().Read(api.DecodeU32(ptr), size)
+	b, ok := mem.Read(api.DecodeU32(ptr), size)
 	if !ok {
 		return ""
 	}

@@ -51,6 +51,10 @@ func errno(err error) experimentalsys.Errno {
 		err = le.Err
 	}
 	switch {
+	case errors.Is(err, syscall.EMFILE):
+		// The call's open-file limit (sandbox.ErrTooManyOpenFiles). wazero's WASI layer has no
+		// EMFILE; EAGAIN is the closest it can report (the access record names the limit).
+		return experimentalsys.EAGAIN
 	case errors.Is(err, fs.ErrNotExist):
 		return experimentalsys.ENOENT
 	case errors.Is(err, fs.ErrPermission):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -41,6 +42,11 @@ func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 		return out
 	}
 	defer f.Close()
+	if r.opts.WatchMemory != nil {
+		// The server's heap guard weighs the heap with every guest's memory: past
+		// MCPBASH_MAX_HEAP_MB it stops the run, as it stops scripts.
+		defer r.opts.WatchMemory(func(cause error) { f.Stop(fmt.Errorf("%w: %w", ErrProcessMemory, cause)) })()
+	}
 	extra := map[string]string{}
 	for k, v := range t.Env {
 		extra[k] = v
@@ -57,17 +63,21 @@ func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 	status, runErr := r.Run(f.Ctx, Program{
 		Module: t.Script, Args: []string{name}, Env: env, Dir: t.Dir,
 		Stdin: bytes.NewReader(args), Stdout: f.Stdout, Stderr: f.Stderr,
-		FS: f.FS, MemoryMiB: t.MemoryMiB, Call: t.Call, Cancelled: f.Cancelled,
+		FS: f.FS, Memory: NewCallMemory(t.MemoryMiB, r.opts.Meter), Call: t.Call, Cancelled: f.Cancelled,
 	})
 	memMiB := t.MemoryMiB
 	if memMiB <= 0 {
 		memMiB = DefaultMemoryMiB
 	}
-	f.Finish(out, status, func(error) bool {
-		if !errors.Is(runErr, ErrMemoryLimit) {
+	f.Finish(out, status, func(cause error) bool {
+		switch {
+		case errors.Is(cause, ErrProcessMemory), errors.Is(runErr, ErrProcessMemory):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
+		case errors.Is(runErr, ErrMemoryLimit):
+			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
+		default:
 			return false
 		}
-		out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
 		return true
 	})
 	out.Access = f.AccessJSON()

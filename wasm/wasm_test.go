@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,9 +74,11 @@ func newProject(t *testing.T) project {
 	return p
 }
 
+// policy's timeout is only a backstop against a hung guest: no test here asserts it (TestLimits
+// sets its own deadlines), so it is long enough for any load.
 func (p project) policy() sandbox.Policy {
 	return sandbox.Policy{Roots: []sandbox.Root{{Path: p.root, Mode: sandbox.ReadWrite}, {Path: p.ro, Mode: sandbox.ReadOnly}},
-		Limits: sandbox.Limits{Timeout: 5 * time.Second}}
+		Limits: sandbox.Limits{Timeout: 2 * time.Minute}}
 }
 
 func (p project) fs(t *testing.T) *sandbox.FS {
@@ -103,12 +106,21 @@ func TestBrokenModuleIsStatus126(t *testing.T) {
 	mod := writeModule(t, []byte("\x00asm\x01\x00\x00\x00\x01\xff"))
 	var errw bytes.Buffer
 	st, err := rt.Run(context.Background(), wasm.Program{Module: mod, Args: []string{"bad"}, Stderr: &errw, FS: newProject(t).fs(t)})
-	if st != 126 || err == nil || !strings.Contains(errw.String(), "compile") {
+	if st != 126 || err == nil || !strings.Contains(errw.String(), "malformed module") {
 		t.Fatalf("status %d, err %v, stderr %q", st, err, errw.String())
 	}
 }
 
-func probe(t *testing.T) string { return wasmtest.BuildGo(t, "wasm/testdata/probe") }
+// probe builds the probe guest and compiles it once, with no deadline: a call's deadline also
+// bounds the compile, and a cold compile of a Go guest on a loaded machine can take longer
+// than the tests' timeouts.
+func probe(t *testing.T) string {
+	p := wasmtest.BuildGo(t, "wasm/testdata/probe")
+	if _, err := runtimeForTest(t).Compile(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // runProbe runs the probe as a command with args over the project's FS.
 func runProbe(t *testing.T, p project, ctx context.Context, stdin io.Reader, args ...string) (string, int, error) {
@@ -169,12 +181,16 @@ func TestGuestSeesOnlyRoots(t *testing.T) {
 func TestLimits(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
+	// The guests below never end by themselves (an endless loop, an hour's sleep, a read of a
+	// pipe nobody closes), so ending with DeadlineExceeded shows the deadline ended them; hung
+	// only turns a run that ignores its deadline into a failure rather than a test timeout.
+	const hung = time.Minute
 	t.Run("Timeout", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		_, _, err := runProbe(t, p, ctx, nil, "loop")
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > hung {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 	})
@@ -185,7 +201,7 @@ func TestLimits(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		_, _, err := runProbe(t, p, ctx, pr, "stdin")
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > hung {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 	})
@@ -194,7 +210,7 @@ func TestLimits(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		_, _, err := runProbe(t, p, ctx, nil, "sleep")
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > hung {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 	})
@@ -214,7 +230,7 @@ func TestRunToolContract(t *testing.T) {
 	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(),
 		Env: map[string]string{"MCP_TOOL_NAME": "probe"}})
 	if out.ExitCode != 0 || !strings.Contains(string(out.Stdout), `"args":{"mode":"args"}`) {
-		t.Fatalf("exit %d stdout %s stderr %s", out.ExitCode, out.Stdout, out.Stderr)
+		t.Fatalf("exit %d timed out %v stdout %s stderr %s", out.ExitCode, out.TimedOut, out.Stdout, out.Stderr)
 	}
 	call.Args = json.RawMessage(`{"mode":"spew"}`)
 	pol := p.policy()
@@ -232,6 +248,33 @@ func TestRunToolContract(t *testing.T) {
 	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
 	if out.ExitCode != 3 || !strings.Contains(string(out.Stderr), "exiting with 3") {
 		t.Fatalf("exit %d stderr %q", out.ExitCode, out.Stderr)
+	}
+}
+
+// TestRunToolUnderHeapGuard: a tool run registers with the server's heap guard
+// (Options.WatchMemory) for exactly its duration, and a guard that stops it ends the run with
+// the process-wide memory limit, not a timeout or a crash.
+func TestRunToolUnderHeapGuard(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	var registered, done atomic.Int32
+	rt, err := wasm.New(context.Background(), wasm.Options{CacheDir: wasmtest.TempDir(t, "cache"),
+		WatchMemory: func(stop context.CancelCauseFunc) func() {
+			registered.Add(1)
+			stop(errors.New("heap guard: over MCPBASH_MAX_HEAP_MB")) // as memGuard does, with its own cause
+			return func() { done.Add(1) }
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"loop"}`)}
+	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
+	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "MCPBASH_MAX_HEAP_MB") || out.TimedOut {
+		t.Fatalf("limit %q %q timedOut %v exit %d stderr %s", out.Limit, out.LimitHit, out.TimedOut, out.ExitCode, out.Stderr)
+	}
+	if registered.Load() != 1 || done.Load() != 1 {
+		t.Fatalf("registered %d times, unregistered %d times; want once each", registered.Load(), done.Load())
 	}
 }
 

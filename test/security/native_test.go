@@ -36,7 +36,7 @@ var nativeCorpus = []attack{
 	{ID: "T-EXEC-3/tcp-connect-localhost", Script: "(echo > /dev/tcp/localhost/{{PORT}}) && echo connected || echo refused", Want: `refused`},
 	{ID: "T-DOS-1/native-busy-loop", Script: "while :; do :; done", Want: `timed out`, Timeout: 2},
 	{ID: "T-DOS-1/native-sleep", Script: "sleep 99999 & sleep 99999", Want: `timed out`, Timeout: 1},
-	{ID: "T-DOS-1/native-yes", Script: "yes", Want: `output exceeded|exceeded`, Timeout: 5},
+	{ID: "T-DOS-1/native-yes", Script: "yes", Want: `output exceeded|exceeded`, Timeout: backstop},
 }
 
 // TestNativeCorpus runs the native cases. It needs Landlock (ABI 4+ for the network family).

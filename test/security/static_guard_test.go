@@ -55,13 +55,30 @@ var bannedCalls = map[string]map[string]bool{
 // guardExceptions are reviewed, explained direct uses, keyed "file:pkg.Func". Every *_test.go
 // file is exempt (sdk/bashsdk_test.go runs real bash on purpose): tests run on the host.
 var guardExceptions = map[string]string{
-	"wasm/memory.go:syscall.Mmap":          "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
-	"wasm/memory.go:syscall.Munmap":        "releases that mapping",
+	"wasm/memory_linux.go:unix.Mmap":       "anonymous private mapping that backs a guest's linear memory (no file, no host data)",
+	"wasm/memory_linux.go:unix.Mremap":     "grows that mapping with the guest's memory",
+	"wasm/memory_linux.go:unix.Munmap":     "releases that mapping",
+	"wasm/memory_other.go:syscall.Mmap":    "the same mapping where there is no mremap",
+	"wasm/memory_other.go:syscall.Munmap":  "releases it",
 	"wasm/memory_linux.go:syscall.Madvise": "MADV_HUGEPAGE advice on that same anonymous mapping (no file, no host data)",
-	"wasm/runtime.go:os.MkdirAll":          "the server's compilation cache directory (operator-configured), never a guest path",
-	"wasm/runtime.go:os.Stat":              "the server loading a module file the registry found (size/mtime cache key), not guest I/O",
-	"wasm/runtime.go:os.OpenFile":          "readModule: O_NOFOLLOW open of that module file, bounded to 256 MiB",
-	"wasm/runtime.go:os.Lstat":             "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
+	"wasm/runtime.go:os.OpenFile":          "openModule: O_NOFOLLOW open of a module file the registry or the command lookup found, bounded to MaxModuleBytes",
+	// The compilation cache is server state that no guest path reaches (its directory and key
+	// are refused as roots and turn the cache off when a root contains them, host/roots.go).
+	"wasm/cache.go:os.MkdirAll":           "creates the cache directory (0700) and the staging directory's subdirectories",
+	"wasm/cache.go:filepath.EvalSymlinks": "resolves the cache directory physically before its owner and mode are checked",
+	"wasm/cache.go:os.Lstat":              "checks the cache directory's owner and mode",
+	"wasm/cache.go:os.Geteuid":            "the cache directory and its key must belong to the server's user",
+	"wasm/cache.go:os.MkdirTemp":          "the private staging directory wazero's own file cache points at",
+	"wasm/cache.go:os.OpenFile":           "O_NOFOLLOW reads of the cache key and of entries (verified with the key before use)",
+	"wasm/cache.go:os.CreateTemp":         "a new key or entry, written then linked or renamed into place",
+	"wasm/cache.go:os.Link":               "puts a new key in place without ever replacing one",
+	"wasm/cache.go:os.Rename":             "puts a signed entry in place atomically",
+	"wasm/cache.go:os.Remove":             "removes temporary files, entries that fail verification and staged files",
+	"wasm/cache.go:os.RemoveAll":          "removes the staging directory when the runtime closes",
+	"wasm/cache.go:os.WriteFile":          "stages a verified entry for wazero in the private staging directory",
+	"wasm/cache.go:filepath.WalkDir":      "lists what wazero wrote in the private staging directory",
+	"wasm/cache.go:os.ReadFile":           "reads what wazero wrote in the staging directory, to sign it",
+	"wasm/runtime.go:os.Lstat":            "FindCommand: finds NAME.wasm in the operator's command dirs, refusing symlinks",
 }
 
 func set(names ...string) map[string]bool {
@@ -77,13 +94,34 @@ func set(names ...string) map[string]bool {
 // syscall functions directly; a new direct use fails here until it is reviewed into
 // guardExceptions with its reason.
 func TestNoDirectHostAccess(t *testing.T) {
+	scanGuard(t, guardScan{dirs: guardedDirs, rules: sandboxRules, exempt: guardExemptDirs, allow: guardExceptions,
+		key:  func(rel string, v violation) string { return rel + ":" + v.what },
+		what: "direct host access in sandboxed code", fix: "go through sandbox.FS/the policy, or add a reviewed guardExceptions entry"})
+}
+
+// guardScan is one static guard: the directories it walks, what it looks for, and its
+// reviewed exceptions.
+type guardScan struct {
+	dirs   []string
+	rules  guardRules
+	exempt map[string]string // directories below dirs not scanned (relative path → why)
+	skip   func(rel string) bool
+	allow  map[string]string // reviewed exceptions, keyed by key()
+	key    func(rel string, v violation) string
+	what   string // what a violation is, and how to fix one
+	fix    string
+}
+
+// scanGuard walks the guard's directories (Go files, tests excluded) and reports every
+// violation not in its allowlist, and every allowlist entry nothing uses any more.
+func scanGuard(t *testing.T, g guardScan) {
 	root := harness.RepoRoot()
 	var found []string
 	used := map[string]bool{}
-	for _, dir := range guardedDirs {
+	for _, dir := range g.dirs {
 		base := filepath.Join(root, dir)
 		if _, err := os.Stat(base); err != nil {
-			t.Errorf("guarded directory %s: %v (moved? update guardedDirs)", dir, err)
+			t.Errorf("guarded directory %s: %v (moved? update the guard's list)", dir, err)
 			continue
 		}
 		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
@@ -93,7 +131,8 @@ func TestNoDirectHostAccess(t *testing.T) {
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if _, exempt := guardExemptDirs[rel]; p != base && (exempt || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				_, exempt := g.exempt[rel]
+				if p != base && (exempt || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || (g.skip != nil && g.skip(rel))) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -101,13 +140,13 @@ func TestNoDirectHostAccess(t *testing.T) {
 			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return nil
 			}
-			for _, v := range violations(t, p) {
-				key := rel + ":" + v.what
-				if _, ok := guardExceptions[key]; ok {
+			for _, v := range violations(t, p, g.rules) {
+				key := g.key(rel, v)
+				if _, ok := g.allow[key]; ok {
 					used[key] = true
 					continue
 				}
-				found = append(found, rel+":"+v.pos+": "+v.what+" ("+v.why+")")
+				found = append(found, key+" at "+rel+":"+v.pos+" ("+v.why+")")
 			}
 			return nil
 		})
@@ -117,19 +156,31 @@ func TestNoDirectHostAccess(t *testing.T) {
 	}
 	sort.Strings(found)
 	for _, f := range found {
-		t.Errorf("direct host access in sandboxed code: %s; go through sandbox.FS/the policy, or add a reviewed guardExceptions entry", f)
+		t.Errorf("%s: %s; %s", g.what, f, g.fix)
 	}
-	for k := range guardExceptions {
+	for k := range g.allow {
 		if !used[k] {
-			t.Errorf("stale guardExceptions entry %q: remove it", k)
+			t.Errorf("stale allowlist entry %q: remove it", k)
 		}
 	}
 }
 
-type violation struct{ pos, what, why string }
+type violation struct{ pos, fn, what, why string }
 
-// violations lists the banned imports and selector uses of one file.
-func violations(t *testing.T, path string) []violation {
+// guardRules say what a guard looks for.
+type guardRules struct {
+	imports map[string]string          // banned import path → why
+	calls   map[string]map[string]bool // import path → banned package functions
+	// rawSyscalls bans every function of rawSyscallPkgs (types and constants pass).
+	rawSyscalls bool
+}
+
+// sandboxRules are TestNoDirectHostAccess's: code running for a script.
+var sandboxRules = guardRules{imports: bannedImports, calls: bannedCalls, rawSyscalls: true}
+
+// violations lists the banned imports and selector uses of one file, each with the function
+// declaration it is in ("Type.Method", "Func", or "init" for package-level declarations).
+func violations(t *testing.T, path string, rules guardRules) []violation {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -143,10 +194,10 @@ func violations(t *testing.T, path string) []violation {
 	local := map[string]string{} // local name → import path, for the packages watched below
 	for _, imp := range f.Imports {
 		ip, _ := strconv.Unquote(imp.Path.Value)
-		if why, bad := bannedImports[ip]; bad {
-			out = append(out, violation{at(imp.Pos()), ip, why})
+		if why, bad := rules.imports[ip]; bad {
+			out = append(out, violation{at(imp.Pos()), "import", ip, why})
 		}
-		if _, watched := bannedCalls[ip]; watched || rawSyscallPkgs[ip] {
+		if _, watched := rules.calls[ip]; watched || rawSyscallPkgs[ip] {
 			name := filepath.Base(ip)
 			if imp.Name != nil {
 				name = imp.Name.Name
@@ -154,26 +205,44 @@ func violations(t *testing.T, path string) []violation {
 			local[name] = ip
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
+	for _, decl := range f.Decls {
+		fn := "init"
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			fn = fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				typ := fd.Recv.List[0].Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if ix, ok := typ.(*ast.IndexExpr); ok {
+					typ = ix.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					fn = id.Name + "." + fn
+				}
+			}
+		}
+		ast.Inspect(decl, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			ip, ok := local[id.Name]
+			name := sel.Sel.Name
+			switch {
+			case !ok:
+			case rules.calls[ip][name]:
+				out = append(out, violation{at(sel.Pos()), fn, filepath.Base(ip) + "." + name, "host access"})
+			case rules.rawSyscalls && rawSyscallPkgs[ip] && !syscallTypes[name] && !constantRE.MatchString(name):
+				out = append(out, violation{at(sel.Pos()), fn, filepath.Base(ip) + "." + name, "raw system call"})
+			}
 			return true
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		ip, ok := local[id.Name]
-		name := sel.Sel.Name
-		switch {
-		case !ok:
-		case bannedCalls[ip][name]:
-			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "host access"})
-		case rawSyscallPkgs[ip] && !syscallTypes[name] && !constantRE.MatchString(name):
-			out = append(out, violation{at(sel.Pos()), filepath.Base(ip) + "." + name, "raw system call"})
-		}
-		return true
-	})
+		})
+	}
 	return out
 }
 
@@ -203,7 +272,7 @@ func f() {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, v := range violations(t, p) {
+	for _, v := range violations(t, p, sandboxRules) {
 		got = append(got, v.what)
 	}
 	sort.Strings(got)

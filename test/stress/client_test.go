@@ -216,9 +216,11 @@ func cancel(id string) string {
 
 func ping(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` }
 
-// wait blocks until pred holds for the received answers, or fails after timeout.
+// wait blocks until pred holds for the received answers, or fails after timeout, a backstop
+// of at least harness.Backstop (the stress suite at full counts asks for more).
 func (c *client) wait(timeout time.Duration, what string, pred func() bool) {
 	c.t.Helper()
+	timeout = max(timeout, harness.Backstop)
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
 		c.mu.Lock()

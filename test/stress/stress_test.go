@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // memBudget bounds the server's resident memory in every scenario.
@@ -207,7 +209,7 @@ func TestStdinClosedMidCall(t *testing.T) {
 	_ = c.stdin.Close()
 	select {
 	case <-c.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(harness.Backstop):
 		t.Fatal("server did not exit after stdin closed")
 	}
 	for i := range n {
@@ -252,7 +254,7 @@ func TestCancellationRace(t *testing.T) {
 	// Long calls cancelled early: never answered.
 	const long = 20
 	for i := range long {
-		c.send(call(idf("long", i), "slow", map[string]any{"n": i, "ms": 3000}))
+		c.send(call(idf("long", i), "slow", map[string]any{"n": i, "ms": 600_000}))
 	}
 	time.Sleep(200 * time.Millisecond)
 	for i := range long {
@@ -268,7 +270,15 @@ func TestCancellationRace(t *testing.T) {
 		}
 		return c.has(`"final"`)
 	})
-	time.Sleep(3500 * time.Millisecond) // the long calls would have finished by now
+	// At end of input the server answers every request it read before it exits: a long call
+	// that was not cancelled would answer then (at its timeout, ten times sooner than its
+	// sleep), so after the exit every answer that will ever come is in.
+	_ = c.stdin.Close()
+	select {
+	case <-c.done:
+	case <-time.After(harness.Backstop):
+		t.Fatal("server did not exit at end of input")
+	}
 	c.mu.Lock()
 	late, answeredCancelled := 0, 0
 	for i := range n {
@@ -286,7 +296,7 @@ func TestCancellationRace(t *testing.T) {
 	}
 	for i := range long {
 		if len(c.answers[idf("long", i)]) > 0 {
-			t.Errorf("call long-%d answered although cancelled 2.8 s before it could finish: %s", i, c.answers[idf("long", i)][0])
+			t.Errorf("call long-%d answered although cancelled long before it could finish: %s", i, c.answers[idf("long", i)][0])
 		}
 	}
 	c.mu.Unlock()

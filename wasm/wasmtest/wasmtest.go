@@ -133,10 +133,10 @@ func Minimal() []byte {
 	m.Write([]byte{0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00})
 	section := func(id byte, body ...byte) {
 		m.WriteByte(id)
-		m.Write(uleb(uint32(len(body))))
+		m.Write(ULEB(uint64(len(body))))
 		m.Write(body)
 	}
-	name := func(s string) []byte { return append(uleb(uint32(len(s))), s...) }
+	name := Name
 	const i32 = 0x7f
 	// types: 0 = (i32 i32 i32 i32) -> i32, 1 = () -> ()
 	section(1, 0x02, 0x60, 0x04, i32, i32, i32, i32, 0x01, i32, 0x60, 0x00, 0x00)
@@ -163,23 +163,10 @@ func Minimal() []byte {
 		0x41, 0x04, 0x41, 0x03, 0x36, 0x02, 0x00, // i32.store (4) (3)
 		0x41, 0x01, 0x41, 0x00, 0x41, 0x01, 0x41, 0x08, 0x10, 0x00, 0x1a, // drop (call 0 1 0 1 8)
 		0x0b}
-	code := append([]byte{0x01}, uleb(uint32(len(body)))...)
+	code := append([]byte{0x01}, ULEB(uint64(len(body)))...)
 	code = append(code, body...)
 	section(10, code...)
 	// data: active, memory 0, offset (i32.const 16), "ok\n"
 	section(11, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x03, 'o', 'k', '\n')
 	return m.Bytes()
-}
-
-func uleb(v uint32) []byte {
-	var out []byte
-	for {
-		b := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			out = append(out, b|0x80)
-			continue
-		}
-		return append(out, b)
-	}
 }

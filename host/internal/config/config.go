@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Config is every setting, parsed.
@@ -63,7 +62,14 @@ type Config struct {
 	MaxToolStderr        int64
 	MaxTextBytes         int
 	MaxHeapMiB           int
-	AccessMeta           bool
+	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
+	MaxOpenFilesPerCall int
+	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
+	// (0: the default, UtilityBudget).
+	UtilityMemoryMiB int
+	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
+	ProjectRootWritable bool
+	AccessMeta          bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
 	TmpRoot string
@@ -93,6 +99,15 @@ type Config struct {
 	RemoteTokenMaxFailures int
 	HTTPS                  HTTPS
 	Git                    Git
+
+	// HTTP are the Streamable HTTP transport's settings (`serve --http`).
+	HTTP HTTP
+	// StateKeyFile is MCPBASH_STATE_KEY_FILE: the key that signs 2026-07-28 requestState
+	// ("": a random key per process).
+	StateKeyFile string
+	// Hosting mode: the authorization and tenants files ("" when unset: server.d/auth.json and
+	// server.d/tenants.json, used when present) and the audit log sink.
+	AuthFile, TenantsFile, AuditLog string
 
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
@@ -157,6 +172,18 @@ type HTTPS struct {
 	AllowAll              bool
 	MaxBytes              int64
 	Timeout               time.Duration
+}
+
+// HTTP are the Streamable HTTP transport's settings.
+type HTTP struct {
+	// AllowedOrigins are the Origin values accepted besides loopback ones ("*": any).
+	AllowedOrigins []string
+	MaxSessions    int
+	SessionIdle    time.Duration
+	// StreamBuffer bounds the bytes one SSE stream keeps for replay, and those waiting for a
+	// slow or absent reader.
+	StreamBuffer int
+	KeepAlive    time.Duration
 }
 
 // Git are the git resource provider's settings (0: the provider's defaults).
@@ -301,17 +328,9 @@ func str(name string, p *string, def string) setting {
 	return setting{name: name, reset: func() { *p = def }, set: func(v string) error { *p = v; return nil }, show: func() string { return *p }}
 }
 
-// secret is a secret of at least minChars characters (runes).
-func secret(name string, p *string, minChars int) setting {
+func secret(name string, p *string) setting {
 	s := str(name, p, "")
 	s.secret = true
-	s.set = func(v string) error {
-		if utf8.RuneCountInString(v) < minChars {
-			return fmt.Errorf("want at least %d characters (a weak shared secret is refused; try openssl rand -base64 32)", minChars)
-		}
-		*p = v
-		return nil
-	}
 	return s
 }
 
@@ -533,6 +552,9 @@ func (c *Config) settings() []setting {
 		boolean("MCPBASH_FORCE_MINIMAL", &c.ForceMinimal),
 		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "result", "result", "jsonrpc"),
 		boolean("MCPBASH_DEBUG_ERRORS", &c.DebugErrors),
+		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
+		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
+		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
 		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),
@@ -545,7 +567,7 @@ func (c *Config) settings() []setting {
 		seconds("MCPBASH_HEALTH_TIMEOUT_SECS", &c.HealthTimeout, 5, 1, 3600),
 		boolean("MCPBASH_REQUIRE_CONFINEMENT", &c.RequireConfinement),
 		str("MCPBASH_HOME", &c.Home, ""),
-		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken, 32),
+		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken),
 		str("MCPBASH_REMOTE_TOKEN_KEY", &c.RemoteTokenKey, "mcpbash/remoteToken"),
 		str("MCPBASH_REMOTE_TOKEN_FALLBACK_KEY", &c.RemoteTokenFallbackKey, "remoteToken"),
 		integer("MCPBASH_REMOTE_TOKEN_MAX_FAILURES_PER_MIN", &c.RemoteTokenMaxFailures, 10, 0, 1<<20),
@@ -559,6 +581,15 @@ func (c *Config) settings() []setting {
 		hosts("MCPBASH_GIT_DENY_HOSTS", &c.Git.DenyHosts),
 		meaning(bytes("MCPBASH_GIT_MAX_BYTES", &c.Git.MaxBytes, 0, 1, 1<<40), "10485760"),
 		meaning(seconds("MCPBASH_GIT_TIMEOUT", &c.Git.Timeout, 0, 1, 1<<20), "30"),
+		hosts("MCPBASH_HTTP_ALLOWED_ORIGINS", &c.HTTP.AllowedOrigins),
+		integer("MCPBASH_HTTP_MAX_SESSIONS", &c.HTTP.MaxSessions, 1000, 1, 1<<20),
+		seconds("MCPBASH_HTTP_SESSION_IDLE_SECS", &c.HTTP.SessionIdle, 1800, 10, 7*86400),
+		integer("MCPBASH_HTTP_STREAM_BUFFER_BYTES", &c.HTTP.StreamBuffer, 1<<20, 4096, 1<<30),
+		seconds("MCPBASH_HTTP_KEEPALIVE_SECS", &c.HTTP.KeepAlive, 15, 1, 3600),
+		meaning(str("MCPBASH_STATE_KEY_FILE", &c.StateKeyFile, ""), "a random key per process"),
+		meaning(str("MCPBASH_AUTH_FILE", &c.AuthFile, ""), "server.d/auth.json when present"),
+		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
+		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
 		// Handed to project hooks as the original's hooks saw them, never read by the server.
 		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
 		passthrough("MCPBASH_LOG_VERBOSE"),
@@ -569,4 +600,17 @@ func (c *Config) settings() []setting {
 		passthrough("MCPBASH_JSON_TOOL_BIN"),
 		passthrough("MCPBASH_MODE"),
 	}
+}
+
+// UtilityBudget is the memory a call's in-process utilities may hold at once, in bytes:
+// MCPBASH_UTILITY_MEMORY_MB, else 512 MiB, at most half the heap guard's limit when one is set.
+func (c *Config) UtilityBudget() int64 {
+	mib := c.UtilityMemoryMiB
+	if mib == 0 {
+		mib = 512
+		if c.MaxHeapMiB > 0 {
+			mib = min(mib, max(c.MaxHeapMiB/2, 1))
+		}
+	}
+	return int64(mib) << 20
 }

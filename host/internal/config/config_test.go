@@ -101,11 +101,6 @@ func TestShowRedactsSecrets(t *testing.T) {
 	if len(entries) != len(Names()) {
 		t.Fatalf("%d entries for %d names", len(entries), len(Names()))
 	}
-	// A short token is refused, and the refusal does not print it either.
-	if _, err := Load(env("MCPBASH_REMOTE_TOKEN", "s3cret")); err == nil || strings.Contains(err.Error(), "s3cret") ||
-		!strings.Contains(err.Error(), "MCPBASH_REMOTE_TOKEN=(redacted): want at least 32 characters") {
-		t.Errorf("short token: %v", err)
-	}
 	for _, e := range entries {
 		switch e.Name {
 		case "MCPBASH_REMOTE_TOKEN":

@@ -79,7 +79,8 @@ func opts(root, script string, env map[string]string) Options {
 		}
 		return out
 	}
-	return Options{Root: root, Script: script, Timeout: 5 * time.Second, Vars: map[string]string{"MCPBASH_TOOLS_DIR": filepath.Join(root, "tools")},
+	// A backstop timeout: tests of the timeout set their own.
+	return Options{Root: root, Script: script, Timeout: 2 * time.Minute, Vars: map[string]string{"MCPBASH_TOOLS_DIR": filepath.Join(root, "tools")},
 		Allowed: set.Registry.AllowProjectHooks, Sandbox: sandboxEngine(), Env: getenv, Environ: environ, Passthrough: set.Passthrough}
 }
 
@@ -306,32 +307,48 @@ mcp_register_tool "{\"name\":\"env\",\"path\":\"$PWD|$MCPBASH_PROJECT_ROOT|$MCPB
 }
 
 // A timed-out hook is killed with everything it started (its process group), and a hook that
-// exits leaves nothing running either.
+// exits leaves nothing running either. The sleeps last a day, so a run they held would not end
+// for that long: the minute bounds below separate that from a loaded machine's slowness. The
+// normal exit's timeout is a backstop (a loaded machine can take seconds to start bash). The
+// timeout case needs the hook to have started its job before the timeout ends it: when it had
+// not (no pid file yet), the run is repeated with twice the timeout.
 func TestRunRegisterKillsProcessGroup(t *testing.T) {
 	for _, tc := range []struct {
-		name, tail, err string
+		name, tail string
+		timeout    time.Duration
+		timesOut   bool
 	}{
-		{name: "timeout", tail: "sleep 30", err: "register.sh timed out after 300ms (its process group was killed)"},
-		{name: "normal exit", tail: "mcp_register_tool '{\"name\":\"t\",\"path\":\"t.sh\"}'"},
+		{name: "timeout", tail: "sleep 86400", timeout: 300 * time.Millisecond, timesOut: true},
+		{name: "normal exit", tail: "mcp_register_tool '{\"name\":\"t\",\"path\":\"t.sh\"}'", timeout: 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root, script := project(t, "register.sh", "#!/usr/bin/env bash\nsleep 30 &\necho $! > \"$MCPBASH_PROJECT_ROOT/bg.pid\"\n"+tc.tail+"\n")
-			o := opts(root, script, nil)
-			o.Timeout = 300 * time.Millisecond
-			start := time.Now()
-			_, err := RunRegister(context.Background(), o)
-			if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
-				t.Fatalf("err = %v, want %q", err, tc.err)
+			root, script := project(t, "register.sh", "#!/usr/bin/env bash\nsleep 86400 &\necho $! > \"$MCPBASH_PROJECT_ROOT/bg.pid\"\n"+tc.tail+"\n")
+			pidFile := filepath.Join(root, "bg.pid")
+			for timeout := tc.timeout; ; timeout *= 2 {
+				o := opts(root, script, nil)
+				o.Timeout = timeout
+				start := time.Now()
+				_, err := RunRegister(context.Background(), o)
+				want := ""
+				if tc.timesOut {
+					want = fmt.Sprintf("register.sh timed out after %v (its process group was killed)", timeout)
+				}
+				if want == "" && err != nil || want != "" && (err == nil || err.Error() != want) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+				if d := time.Since(start); d > time.Minute+timeout {
+					t.Errorf("took %s: the background job held the run", d)
+				}
+				if _, err := os.Stat(pidFile); err == nil || !tc.timesOut || timeout > time.Minute {
+					break
+				}
 			}
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("took %s: the background job held the run", d)
-			}
-			b, rerr := os.ReadFile(filepath.Join(root, "bg.pid"))
+			b, rerr := os.ReadFile(pidFile)
 			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 			if rerr != nil || pid <= 0 {
 				t.Fatalf("no pid file: %v", rerr)
 			}
-			deadline := time.Now().Add(3 * time.Second)
+			deadline := time.Now().Add(time.Minute)
 			for alive(pid) {
 				if time.Now().After(deadline) {
 					syscall.Kill(pid, syscall.SIGKILL)
@@ -408,7 +425,7 @@ func TestPolicyCheck(t *testing.T) {
 		{name: "untrusted hook fails closed", body: `mcp_tools_policy_check() { return 0; }`, tool: "x",
 			setup:  func(root, script string) { os.Chmod(script, 0o777) },
 			reason: "Tool 'x' blocked by policy (server.d/policy.sh refused: server.d/policy.sh is group- or world-writable"},
-		{name: "timeout denies", body: `mcp_tools_policy_check() { sleep 30; }`, tool: "x",
+		{name: "timeout denies", body: `mcp_tools_policy_check() { sleep 86400; }`, tool: "x",
 			reason: "Tool 'x' blocked by policy (policy.sh timed out after 300ms)"},
 	} {
 		for _, eng := range engines {
@@ -428,9 +445,10 @@ func TestPolicyCheck(t *testing.T) {
 					env[k] = v
 				}
 				o := opts(root, script, env)
-				o.Timeout = 300 * time.Millisecond
-				if tc.reason == "" && tc.want == "" {
-					o.Timeout = 5 * time.Second
+				// The timeout is under test only where the reason says so; elsewhere it is a
+				// backstop (starting bash takes seconds on a loaded machine).
+				if strings.Contains(tc.reason, "timed out") {
+					o.Timeout = 300 * time.Millisecond
 				}
 				var warnings []string
 				o.Warn = func(s string) { warnings = append(warnings, s) }
@@ -537,13 +555,15 @@ mcp_tools_policy_check() {
 
 // A policy check that runs long is bounded by its context as well as its timeout.
 func TestPolicyCheckContext(t *testing.T) {
-	root, script := project(t, "policy.sh", "#!/usr/bin/env bash\nmcp_tools_policy_check() { sleep 30; }\n")
+	root, script := project(t, "policy.sh", "#!/usr/bin/env bash\nmcp_tools_policy_check() { sleep 86400; }\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := PolicyCheck(ctx, opts(root, script, map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "1"}), "x", nil)
+	o := opts(root, script, map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "1"})
+	o.Timeout = 2 * time.Minute // the context, not the timeout, must end it
+	err := PolicyCheck(ctx, o, "x", nil)
 	var d *Denial
-	if !errors.As(err, &d) || time.Since(start) > 3*time.Second {
+	if !errors.As(err, &d) || time.Since(start) > time.Minute {
 		t.Fatalf("err = %v after %s", err, time.Since(start))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,7 +200,10 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 	rules := sandbox.ConfineRules{Net: j.Network}
 	for _, r := range j.Policy.Roots {
 		if r.Protected {
-			continue // Landlock cannot take rights away, and the directory may not exist
+			// Landlock cannot take rights away: the read-write root holding it is split
+			// (ConfineRules.Protect).
+			rules.Protect = append(rules.Protect, r.Path)
+			continue
 		}
 		if r.Mode == sandbox.ReadWrite {
 			rules.RW = append(rules.RW, r.Path)
@@ -247,29 +251,32 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		return fail("scratch directory: " + err.Error())
 	}
 	defer os.RemoveAll(work)
-	side := map[string]string{
-		"MCP_TOOL_ERROR_FILE": "error.json", "MCP_TOOL_RESOURCES_FILE": "resources.json",
-		"MCP_PROGRESS_STREAM": "progress.ndjson", "MCP_LOG_STREAM": "log.ndjson",
-		"MCP_ELICIT_REQUEST_FILE": "elicit.request.json", "MCP_ELICIT_RESPONSE_FILE": "elicit.response.json",
-		"MCP_SAMPLE_REQUEST_FILE": "sample.request.json", "MCP_SAMPLE_RESPONSE_FILE": "sample.response.json",
+	// The tool writes in work: every later access of the server goes through this descriptor,
+	// by single names, never following what the tool planted (sandbox.SideDir).
+	side, err := sandbox.OpenSideDir(work)
+	if err != nil {
+		return fail("scratch directory: " + err.Error())
 	}
+	defer side.Close()
 	env := append([]string(nil), job.Env...)
-	for k, f := range side {
-		p := filepath.Join(work, f)
+	for k, f := range sideNames {
 		if !strings.HasPrefix(k, "MCP_ELICIT") && !strings.HasPrefix(k, "MCP_SAMPLE") {
-			os.WriteFile(p, nil, 0o600)
+			if err := side.Create(f); err != nil {
+				return fail("side file: " + err.Error())
+			}
 		}
-		env = append(env, k+"="+p)
+		env = append(env, k+"="+filepath.Join(work, f))
 	}
-	cancelFile := filepath.Join(work, "cancelled")
+	cancelFile := filepath.Join(work, cancelName)
 	env = append(env, "MCP_CANCEL_FILE="+cancelFile, "MCP_TOOL_CANCELLATION_FILE="+cancelFile,
 		"MCP_SDK="+sdkDir, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+filepath.Join(sdkDir, "jq"))
 	if job.SDKDir != "" {
 		env = append(env, "MCP_SDK="+job.SDKDir)
 	}
-	tmp := filepath.Join(work, "tmp")
-	os.Mkdir(tmp, 0o700)
-	env = append(env, "TMPDIR="+tmp)
+	if err := side.Mkdir("tmp", 0o700); err != nil {
+		return fail("scratch directory: " + err.Error())
+	}
+	env = append(env, "TMPDIR="+filepath.Join(work, "tmp"))
 	// Large payloads go through files, as the original does: the variable is emptied and
 	// <NAME>_FILE names the file (else unset).
 	for _, name := range []string{"MCP_TOOL_ARGS", "MCP_TOOL_METADATA", "MCP_TOOL_META"} {
@@ -277,11 +284,11 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		if !ok || len(val) <= job.Spill {
 			continue
 		}
-		p := filepath.Join(work, strings.ToLower(strings.TrimPrefix(name, "MCP_TOOL_"))+".json")
-		if err := os.WriteFile(p, []byte(val), 0o600); err != nil {
+		f := strings.ToLower(strings.TrimPrefix(name, "MCP_TOOL_")) + ".json"
+		if err := side.WriteFile(f, []byte(val)); err != nil {
 			return fail("payload file: " + err.Error())
 		}
-		env = append(env, name+"_JSON=", name+"_FILE="+p)
+		env = append(env, name+"_JSON=", name+"_FILE="+filepath.Join(work, f))
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, job.Timeout)
@@ -322,18 +329,18 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	stop := make(chan struct{})
-	st := &streams{work: work, call: job.Call, offsets: map[string]int64{}}
+	st := &streams{side: side, call: job.Call, offsets: map[string]int64{}}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); st.run(ctx, stop) }()
-	go func() { defer wg.Done(); elicit(ctx, job.Call, work, stop) }()
+	go func() { defer wg.Done(); elicit(ctx, job.Call, side, stop) }()
 
 	var waitErr error
 	select {
 	case waitErr = <-done:
 	case <-runCtx.Done():
 		if ctx.Err() != nil {
-			os.WriteFile(cancelFile, nil, 0o600)
+			_ = side.Create(cancelName)
 		}
 		syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
@@ -373,12 +380,23 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 			out.SetLimit(l, "%s", msg)
 		}
 	}
+	var notes []string
 	read := func(env string) []byte {
-		data, _ := os.ReadFile(filepath.Join(work, side[env]))
+		data, err := side.ReadFile(sideNames[env], sandbox.SideFileMax)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err)))
+			if errors.Is(err, sandbox.ErrSideFileTooLarge) && env == "MCP_TOOL_ERROR_FILE" {
+				return []byte(fmt.Sprintf("%s exceeds %d bytes", env, sandbox.SideFileMax))
+			}
+		}
 		return data
 	}
 	out.Fail = sdk.ParseErrorFile(read("MCP_TOOL_ERROR_FILE"))
 	out.Resources = sdk.ParseResourcesFile(read("MCP_TOOL_RESOURCES_FILE"))
+	notes = append(notes, st.notes...)
+	for _, n := range notes {
+		out.Stderr = append(out.Stderr, n...)
+	}
 	// Embedded files are read through the roots, as in the sandbox: a native tool cannot use
 	// its result to exfiltrate files outside them.
 	if len(out.Resources) > 0 {
@@ -427,12 +445,24 @@ func (c *capped) Bytes() []byte {
 	return bytes.Clone(c.buf.Bytes())
 }
 
+// sideNames are the contract's side files in the call's directory, by variable.
+var sideNames = map[string]string{
+	"MCP_TOOL_ERROR_FILE": "error.json", "MCP_TOOL_RESOURCES_FILE": "resources.json",
+	"MCP_PROGRESS_STREAM": "progress.ndjson", "MCP_LOG_STREAM": "log.ndjson",
+	"MCP_ELICIT_REQUEST_FILE": "elicit.request.json", "MCP_ELICIT_RESPONSE_FILE": "elicit.response.json",
+	"MCP_SAMPLE_REQUEST_FILE": "sample.request.json", "MCP_SAMPLE_RESPONSE_FILE": "sample.response.json",
+}
+
+// cancelName is the cancel file, created when the client cancels.
+const cancelName = "cancelled"
+
 // streams follows the progress and log files while the tool runs, forwarding each complete
-// line once.
+// line once, up to sandbox.SideStreamMax bytes per stream.
 type streams struct {
-	work    string
+	side    *sandbox.SideDir
 	call    *sdk.Call
 	offsets map[string]int64
+	notes   []string
 }
 
 func (s *streams) run(ctx context.Context, stop chan struct{}) {
@@ -448,45 +478,60 @@ func (s *streams) run(ctx context.Context, stop chan struct{}) {
 	}
 }
 
-// forward relays the lines written since the last pass; an incomplete last line waits.
+// forward relays the lines written since the last pass; an incomplete last line waits. A
+// stream that is not a regular file (a symlink, a FIFO) is skipped and named once.
 func (s *streams) forward(ctx context.Context) {
-	for _, name := range []string{"progress.ndjson", "log.ndjson"} {
-		f, err := os.Open(filepath.Join(s.work, name))
-		if err != nil {
+	for _, env := range []string{"MCP_PROGRESS_STREAM", "MCP_LOG_STREAM"} {
+		name := sideNames[env]
+		off := s.offsets[name]
+		if off < 0 || off >= sandbox.SideStreamMax {
 			continue
 		}
-		if _, err := f.Seek(s.offsets[name], io.SeekStart); err == nil {
-			r := bufio.NewReader(f)
+		f, err := s.side.OpenRegular(name)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				s.notes = append(s.notes, fmt.Sprintf("mcp-bash: %s ignored: %v\n", env, errors.Unwrap(err)))
+				s.offsets[name] = -1
+			}
+			continue
+		}
+		if _, err := f.Seek(off, io.SeekStart); err == nil {
+			r := bufio.NewReader(io.LimitReader(f, sandbox.SideStreamMax-off))
 			for {
 				line, err := r.ReadBytes('\n')
 				if err != nil {
+					if off+int64(len(line)) >= sandbox.SideStreamMax {
+						s.notes = append(s.notes, fmt.Sprintf("mcp-bash: %s exceeds %d bytes; the rest was not forwarded\n", env, sandbox.SideStreamMax))
+						off = sandbox.SideStreamMax
+					}
 					break
 				}
-				s.offsets[name] += int64(len(line))
+				off += int64(len(line))
 				sdk.ForwardStreamLine(ctx, s.call, line)
 			}
 		}
+		s.offsets[name] = off
 		f.Close()
 	}
 }
 
 // elicit serves the Bash SDK's file-based requests to the client (elicitation and sampling): it
-// waits for a request file, asks, and writes the answer where the script polls for it.
-func elicit(ctx context.Context, call *sdk.Call, work string, stop chan struct{}) {
+// waits for a request file, asks, and writes the answer where the script polls for it. A
+// request that is not a regular file of at most sandbox.SideFileMax bytes is removed and
+// answered as malformed.
+func elicit(ctx context.Context, call *sdk.Call, side *sandbox.SideDir, stop chan struct{}) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	serve := func(req, resp string, answer func([]byte) []byte) {
-		reqPath := filepath.Join(work, req)
-		data, err := os.ReadFile(reqPath)
-		if err != nil {
+		data, err := side.ReadFile(req, sandbox.SideFileMax)
+		if errors.Is(err, fs.ErrNotExist) {
 			return
 		}
-		os.Remove(reqPath)
-		respPath := filepath.Join(work, resp)
-		tmp := respPath + ".tmp"
-		if os.WriteFile(tmp, answer(data), 0o600) == nil {
-			os.Rename(tmp, respPath)
+		_ = side.Remove(req)
+		if err != nil {
+			data = nil
 		}
+		_ = side.WriteFile(resp, answer(data))
 	}
 	for {
 		select {
@@ -494,8 +539,8 @@ func elicit(ctx context.Context, call *sdk.Call, work string, stop chan struct{}
 			return
 		case <-t.C:
 		}
-		serve("elicit.request.json", "elicit.response.json", func(data []byte) []byte { return askClient(ctx, call, data) })
-		serve("sample.request.json", "sample.response.json", func(data []byte) []byte { return sampleClient(ctx, call, data) })
+		serve(sideNames["MCP_ELICIT_REQUEST_FILE"], sideNames["MCP_ELICIT_RESPONSE_FILE"], func(data []byte) []byte { return askClient(ctx, call, data) })
+		serve(sideNames["MCP_SAMPLE_REQUEST_FILE"], sideNames["MCP_SAMPLE_RESPONSE_FILE"], func(data []byte) []byte { return sampleClient(ctx, call, data) })
 	}
 }
 

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 func TestParseGitURI(t *testing.T) {
@@ -214,16 +212,9 @@ func TestNewGit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			getenv := func(k string) string { return c.env[k] }
-			set, err := config.Load(getenv)
-			if strings.HasSuffix(c.name, "refused") {
-				if err == nil {
-					t.Fatal("accepted")
-				}
+			set, getenv, ok := settingsFrom(t, c.name, c.env)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := NewGit(set.Git, getenv)
 			if strings.Join(got.AllowHosts, ",") != strings.Join(c.want.AllowHosts, ",") || strings.Join(got.DenyHosts, ",") != strings.Join(c.want.DenyHosts, ",") ||
@@ -518,7 +509,7 @@ func TestGitTimeout(t *testing.T) {
 	if !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("error = %v, want a timeout ErrFetch", err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > time.Minute { // a hang; "timed out" shows the timeout ended it
 		t.Errorf("returned after %v", el)
 	}
 }

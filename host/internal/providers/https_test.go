@@ -17,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcp-bash/mcp-bash/host/internal/config"
 )
 
 // publicAddr is what the test host names "resolve" to: public, so the vetting step passes;
@@ -418,7 +416,9 @@ func TestHTTPSTimeout(t *testing.T) {
 			if body != nil {
 				t.Errorf("partial body returned: %q", body)
 			}
-			if elapsed < 250*time.Millisecond || elapsed > 2*time.Second {
+			// The handlers would answer after 10 s, so "timed out" shows the timeout ended the
+			// fetch; the upper bound only catches a hang (a loaded machine is slow to react).
+			if elapsed < 250*time.Millisecond || elapsed > time.Minute {
 				t.Errorf("gave up after %v, want about 300ms", elapsed)
 			}
 		})
@@ -481,16 +481,9 @@ func TestNewHTTPS(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			getenv := func(k string) string { return c.env[k] }
-			set, err := config.Load(getenv)
-			if strings.HasSuffix(c.name, "refused") {
-				if err == nil {
-					t.Fatal("accepted")
-				}
+			set, getenv, ok := settingsFrom(t, c.name, c.env)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := NewHTTPS(set.HTTPS, getenv)
 			if fmt.Sprint(got.AllowHosts) != fmt.Sprint(c.want.AllowHosts) || fmt.Sprint(got.DenyHosts) != fmt.Sprint(c.want.DenyHosts) ||

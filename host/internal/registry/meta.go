@@ -47,12 +47,15 @@ const (
 // readMeta applies the original's lookup order for a file: <file>.meta.json, then
 // <stem>.meta.json (each used only when usable(meta) holds), then the inline `mcp:` header among
 // the first 10 lines. A meta file that exists but is malformed is reported through bad.
-func readMeta(path string, usable func(metaDoc) bool, inline bool) (m metaDoc, metaPath string, src metaSource, bad error) {
+func readMeta(path string, usable func(metaDoc) bool, inline bool, warn func(Warning)) (m metaDoc, metaPath string, src metaSource, bad error) {
 	dir, base := filepath.Split(path)
 	stem := strings.TrimSuffix(base, filepath.Ext(base))
 	for _, cand := range []string{path + ".meta.json", filepath.Join(dir, stem+".meta.json")} {
 		data, err := os.ReadFile(cand)
 		if err != nil {
+			if ioFailure(err) {
+				ioWarning(warn, cand, err)
+			}
 			continue
 		}
 		var doc metaDoc
@@ -65,7 +68,7 @@ func readMeta(path string, usable func(metaDoc) bool, inline bool) (m metaDoc, m
 		}
 	}
 	if inline {
-		if doc := inlineHeader(path); doc != nil {
+		if doc := inlineHeader(path, warn); doc != nil {
 			return doc, path, metaInline, bad
 		}
 	}
@@ -83,9 +86,12 @@ func (e *MetaError) Unwrap() error { return e.Err }
 
 // inlineHeader reads `# mcp: {json}` from the first line among the first 10 that contains
 // "mcp:". Bad JSON means no header, as in the original.
-func inlineHeader(path string) metaDoc {
+func inlineHeader(path string, warn func(Warning)) metaDoc {
 	f, err := os.Open(path)
 	if err != nil {
+		if ioFailure(err) {
+			ioWarning(warn, path, err)
+		}
 		return nil
 	}
 	defer f.Close()

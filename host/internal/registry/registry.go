@@ -423,57 +423,93 @@ func (r *Registry) adoptManual(m *manual, err error) error {
 	return err
 }
 
-// scan rebuilds kind from the project (and register.json) and writes its cache.
+// scan rebuilds kind from the project (and register.json) and writes its cache. A scan that
+// fails to read the project (descriptors exhausted, an I/O error: ioFailure) is thrown away
+// rather than taken for a smaller project: the kind keeps what it had (nothing changes, nothing
+// is announced, the next check scans again), or, never loaded yet, fails with ErrLoad.
 func (r *Registry) scan(kind Kind, fp string) error {
 	c := r.cols[kind]
 	var items []json.RawMessage
 	d := r.opts.Dirs
-	warn := r.opts.Warn
+	var failMu sync.Mutex
+	var failed error
+	warn := func(w Warning) {
+		if w.ioErr != nil {
+			failMu.Lock()
+			if failed == nil {
+				failed = fmt.Errorf("%s: %w", w.Path, w.ioErr)
+			}
+			failMu.Unlock()
+			return
+		}
+		r.opts.Warn(w)
+	}
+	var (
+		tools     []*Tool
+		resources = r.resources
+		templates = r.templates
+		prompts   []*Prompt
+	)
 	switch kind {
 	case KindTools:
-		var tools []*Tool
 		if r.manual != nil && r.manual.tools != nil {
 			tools = manualTools(d, *r.manual.tools, warn)
 		} else {
 			tools = scanTools(d, r.opts.ServerName, warn)
 		}
-		r.setTools(tools)
 		for _, t := range tools {
 			items = append(items, t.Item)
 		}
 	case KindResources, KindResourceTemplates:
 		if r.manual != nil && r.manual.resources != nil {
-			r.resources = manualResources(d, *r.manual.resources)
+			resources = manualResources(d, *r.manual.resources)
 		} else {
-			r.resources = scanResources(d, r.opts.ServerName, warn)
+			resources = scanResources(d, r.opts.ServerName, warn)
 		}
 		if kind == KindResources {
-			for _, x := range r.resources {
+			for _, x := range resources {
 				items = append(items, x.Item)
 			}
 			break
 		}
 		if r.manual != nil && r.manual.templates != nil {
-			r.templates = manualTemplates(*r.manual.templates)
+			templates = manualTemplates(*r.manual.templates)
 		} else {
 			names := map[string]bool{}
-			for _, x := range r.resources {
+			for _, x := range resources {
 				names[x.Name] = true
 			}
-			r.templates = scanTemplates(d, names, warn)
+			templates = scanTemplates(d, names, warn)
 		}
-		for _, x := range r.templates {
+		for _, x := range templates {
 			items = append(items, x.Item)
 		}
 	case KindPrompts:
 		if r.manual != nil && r.manual.prompts != nil {
-			r.prompts = manualPrompts(d, *r.manual.prompts, warn)
+			prompts = manualPrompts(d, *r.manual.prompts, warn)
 		} else {
-			r.prompts = scanPrompts(d, warn)
+			prompts = scanPrompts(d, warn)
 		}
-		for _, x := range r.prompts {
+		for _, x := range prompts {
 			items = append(items, x.Item)
 		}
+	}
+	if failed != nil {
+		r.opts.Warn(Warning{Kind: kind, Message: fmt.Sprintf("scan failed (%v); %s", failed,
+			map[bool]string{true: "keeping the previous list", false: "listing fails until a scan succeeds"}[c.loaded && c.err == nil])})
+		if c.loaded && c.err == nil {
+			return nil
+		}
+		c.loaded, c.err = true, fmt.Errorf("%w: %s scan failed: %v", ErrLoad, kind, failed)
+		return c.err
+	}
+	switch kind {
+	case KindTools:
+		r.setTools(tools)
+	case KindResources, KindResourceTemplates:
+		r.resources, r.templates = resources, templates
+	case KindPrompts:
+		r.prompts = prompts
 	}
 	if items == nil {
 		items = []json.RawMessage{}
@@ -686,7 +722,7 @@ func toolFromItem(d Dirs, item json.RawMessage) (*Tool, bool) {
 		t.Kind = ToolWasm
 	}
 	// Engine-specific fields (exec, sandbox, ...) live only in the metadata file.
-	if meta, _, _, _ := readMeta(t.Abs, usableTool, t.Kind == ToolScript); meta != nil {
+	if meta, _, _, _ := readMeta(t.Abs, usableTool, t.Kind == ToolScript, func(Warning) {}); meta != nil {
 		t.Meta = meta
 	} else {
 		t.Meta = m

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // maxDepth bounds how deep discovery descends below a kind's directory.
@@ -92,6 +94,22 @@ type Warning struct {
 	Kind    Kind   `json:"kind"`
 	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
+	// ioErr marks a failure to read the project (ioWarning): the scan that met it is thrown
+	// away (Registry.scan), never reported as a smaller project.
+	ioErr error
+}
+
+// ioFailure reports whether err is a failure to read the project (descriptors exhausted, an
+// I/O error, no memory...), as opposed to an entry that is missing, not permitted or not of
+// the expected type, which a scan skips.
+func ioFailure(err error) bool {
+	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) &&
+		!errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENAMETOOLONG)
+}
+
+// ioWarning reports an I/O failure met while scanning path (see ioFailure).
+func ioWarning(warn func(Warning), path string, err error) {
+	warn(Warning{Path: path, Message: err.Error(), ioErr: err})
 }
 
 // object is a JSON object that keeps its key order, so wire items read like the original's.
@@ -141,6 +159,9 @@ func walkFiles(dir string, warn func(Warning), kind Kind) map[string][]string {
 	walk = func(d string, depth int) {
 		ents, err := os.ReadDir(d)
 		if err != nil {
+			if ioFailure(err) {
+				ioWarning(warn, d, err)
+			}
 			return
 		}
 		for _, e := range ents {
@@ -157,6 +178,9 @@ func walkFiles(dir string, warn func(Warning), kind Kind) map[string][]string {
 			if typ&fs.ModeSymlink != 0 {
 				fi, err := os.Stat(p)
 				if err != nil {
+					if ioFailure(err) {
+						ioWarning(warn, p, err)
+					}
 					continue
 				}
 				typ = fi.Mode().Type()
@@ -220,7 +244,7 @@ func isCompletionScript(name string) bool {
 
 // toolCandidate reports whether a file can be a tool: a script (executable, .sh/.bash, or a
 // shebang) or a WebAssembly module.
-func toolCandidate(path string) (ToolKind, bool) {
+func toolCandidate(path string, warn func(Warning)) (ToolKind, bool) {
 	base := filepath.Base(path)
 	if isMetaFile(base) || base == "smoke.sh" {
 		return "", false
@@ -231,11 +255,19 @@ func toolCandidate(path string) (ToolKind, bool) {
 	case ".sh", ".bash":
 		return ToolScript, true
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&0o111 != 0 {
+	fi, err := os.Stat(path)
+	if err == nil && fi.Mode()&0o111 != 0 {
 		return ToolScript, true
+	}
+	if ioFailure(err) {
+		ioWarning(warn, path, err)
+		return "", false
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		if ioFailure(err) {
+			ioWarning(warn, path, err)
+		}
 		return "", false
 	}
 	defer f.Close()
@@ -267,13 +299,13 @@ func scanTools(d Dirs, serverName string, warn func(Warning)) []*Tool {
 		}
 		var cands []cand
 		for _, f := range files {
-			if k, ok := toolCandidate(f); ok {
+			if k, ok := toolCandidate(f, warn); ok {
 				cands = append(cands, cand{f, k})
 			}
 		}
 		var out []*Tool
 		for _, c := range cands {
-			meta, metaPath, src, bad := readMeta(c.path, usableTool, c.kind == ToolScript)
+			meta, metaPath, src, bad := readMeta(c.path, usableTool, c.kind == ToolScript, warn)
 			if bad != nil {
 				warn(Warning{Kind: KindTools, Path: bad.(*MetaError).Path, Message: "malformed metadata: " + bad.(*MetaError).Err.Error()})
 			}
@@ -432,7 +464,7 @@ func scanResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 			if isMetaFile(base) || isCompletionScript(base) {
 				continue
 			}
-			meta, metaPath, _, bad := readMeta(f, usableResource, true)
+			meta, metaPath, _, bad := readMeta(f, usableResource, true, warn)
 			if bad != nil {
 				warn(Warning{Kind: KindResources, Path: bad.(*MetaError).Path, Message: "malformed metadata: " + bad.(*MetaError).Err.Error()})
 			}
@@ -490,7 +522,7 @@ func scanResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 	})
 	// MCP Apps: ui/<name>/index.html and tools/<tool>/ui/index.html are appended as
 	// ui://<server>/<name> resources, as the original does.
-	res = append(res, uiResources(d, serverName)...)
+	res = append(res, uiResources(d, serverName, warn)...)
 	// Duplicate names would make reads by name ambiguous; the first wins, the rest are reported.
 	return dedupe(res, func(r *Resource) string { return r.Name }, func(r *Resource) {
 		warn(Warning{Kind: KindResources, Path: r.Abs, Message: "duplicate resource name " + r.Name + "; skipped"})
@@ -533,6 +565,9 @@ func scanTemplates(d Dirs, resourceNames map[string]bool, warn func(Warning)) []
 			}
 			data, err := os.ReadFile(f)
 			if err != nil {
+				if ioFailure(err) {
+					ioWarning(warn, f, err)
+				}
 				continue
 			}
 			var meta metaDoc
@@ -610,7 +645,7 @@ func scanPrompts(d Dirs, warn func(Warning)) []*Prompt {
 			if isMetaFile(base) || isCompletionScript(base) {
 				continue
 			}
-			meta, metaPath, _, bad := readMeta(f, usableTool, true)
+			meta, metaPath, _, bad := readMeta(f, usableTool, true, warn)
 			if bad != nil {
 				warn(Warning{Kind: KindPrompts, Path: bad.(*MetaError).Path, Message: "malformed metadata: " + bad.(*MetaError).Err.Error()})
 			}
@@ -745,7 +780,7 @@ func orderedKeys(raw json.RawMessage) ([]string, error) {
 // UIMIME is the MIME type of MCP Apps HTML resources.
 const UIMIME = "text/html;profile=mcp-app"
 
-func uiResources(d Dirs, serverName string) []*Resource {
+func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 	var out []*Resource
 	add := func(name, file string) {
 		if !fileExists(file) {
@@ -764,6 +799,9 @@ func uiResources(d Dirs, serverName string) []*Resource {
 	for _, base := range []struct{ dir, sub string }{{d.UI, ""}, {d.Tools, "ui"}} {
 		ents, err := os.ReadDir(base.dir)
 		if err != nil {
+			if ioFailure(err) {
+				ioWarning(warn, base.dir, err)
+			}
 			continue
 		}
 		for _, e := range ents {

@@ -28,6 +28,8 @@ type ChildOptions struct {
 	SetCPULimit func(total time.Duration) error
 	// CPUUsed reports the CPU time the process has used so far.
 	CPUUsed func() time.Duration
+	// Meter is the process's budget for wasm guests' memory, which the heap guard also sees.
+	Meter *sandbox.Meter
 }
 
 // Serve is the worker: it reads jobs from in and runs them one at a time, writing events and
@@ -117,7 +119,7 @@ func (c *child) cancelJob(client bool) {
 }
 
 // rulesOf is what a worker running spec may touch: its roots, the scratch root, the project
-// (read-only), the binary (for confined externals) and the wasm cache. They do not depend on
+// (read-only) and the binary (for confined externals). They do not depend on
 // the tool, so one confined worker serves every call with the same roots.
 func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 	r := sandbox.ConfineRules{Net: s.Network}
@@ -144,9 +146,6 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 	r.RO = append(r.RO, self)
 	if s.Wasm != nil {
 		r.RO = append(r.RO, s.Wasm.Dirs...)
-		if s.Wasm.CacheDir != "" {
-			r.RW = append(r.RW, s.Wasm.CacheDir)
-		}
 	}
 	return r
 }
@@ -193,7 +192,7 @@ func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}
 	if s.Wasm != nil {
-		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime(s.Wasm.CacheDir), Dirs: s.Wasm.Dirs, Call: call,
+		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime, Dirs: s.Wasm.Dirs, Call: call,
 			MemoryMiB: s.Wasm.MemoryMiB, Cancelled: func() bool { return c.client.Load() }}
 		job.MemoryMiB = s.Wasm.MemoryMiB
 	}
@@ -304,14 +303,13 @@ func (s sink) Log(_ context.Context, level, logger string, data json.RawMessage)
 	s.c.send(frame{T: "log", Level: level, Logger: logger, Data: data})
 }
 
-// wasmRuntime returns the worker's own wasm runtime, started on first use; compiled code comes
-// from the same file cache as the server's.
-func (c *child) wasmRuntime(cacheDir string) func() (*wasm.Runtime, error) {
-	return func() (*wasm.Runtime, error) {
-		c.wasmOne.Do(func() {
-			c.wasmRT, c.wasmErr = wasm.New(context.Background(), wasm.Options{CacheDir: cacheDir,
-				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
-		})
-		return c.wasmRT, c.wasmErr
-	}
+// wasmRuntime returns the worker's own wasm runtime, started on first use. It compiles in
+// memory only (a warm worker keeps what it compiled for its later calls): a process that runs
+// scripts never holds the compilation cache's key.
+func (c *child) wasmRuntime() (*wasm.Runtime, error) {
+	c.wasmOne.Do(func() {
+		c.wasmRT, c.wasmErr = wasm.New(context.Background(), wasm.Options{Meter: c.opts.Meter,
+			Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
+	})
+	return c.wasmRT, c.wasmErr
 }

@@ -19,8 +19,6 @@ type Engine struct {
 	CPU time.Duration
 	// Project is the project root (a confined worker may read all of it).
 	Project string
-	// WasmCacheDir returns the server's wasm compilation cache ("" = memory only).
-	WasmCacheDir func() string
 }
 
 // Run runs a sandboxed job in a worker. Only wasm commands (*wasm.Commands) can cross to a
@@ -34,7 +32,7 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 	switch cmds := job.Commands.(type) {
 	case nil:
 	case *wasm.Commands:
-		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB, CacheDir: e.WasmCacheDir()}
+		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB}
 	default:
 		return &sdk.Outcome{ExitCode: 126, Stderr: []byte(fmt.Sprintf("mcp-bash: commands of type %T cannot run in a worker process", cmds))}
 	}

@@ -71,11 +71,14 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 	// The write-size limit is reported by the failing write (EFBIG), not by a signal.
 	signal.Ignore(syscall.SIGXFSZ)
 
-	e, err := interp.NewEngine(maxHeap)
+	// One budget for the heap and the wasm guests' memory, as in the server.
+	meter := sandbox.NewMeter(int64(maxHeap))
+	e, err := interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: meter,
+		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
 	if err != nil {
 		return err
 	}
-	opts := ChildOptions{Self: self, CPUUsed: cpuUsed, SetCPULimit: func(total time.Duration) error {
+	opts := ChildOptions{Self: self, CPUUsed: cpuUsed, Meter: meter, SetCPULimit: func(total time.Duration) error {
 		var cur syscall.Rlimit
 		if err := syscall.Getrlimit(syscall.RLIMIT_CPU, &cur); err != nil {
 			return err

@@ -58,11 +58,11 @@ type RootSpec struct {
 	Protected bool `json:"protected,omitempty"`
 }
 
-// WasmSpec locates the wasm commands of a call.
+// WasmSpec locates the wasm commands of a call. A worker compiles them in memory only: it runs
+// scripts, so it is never given the compilation cache or its key (docs/WASM.md).
 type WasmSpec struct {
 	Dirs      []string `json:"dirs"`
 	MemoryMiB int      `json:"memoryMiB"`
-	CacheDir  string   `json:"cacheDir,omitempty"`
 }
 
 // CallSpec is sdk.Call without its callbacks; HasX says whether the parent can answer X.

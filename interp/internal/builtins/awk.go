@@ -96,7 +96,25 @@ func awkProgram(env *Env, progFiles, args []string) (string, []string, int) {
 	return b.String(), args, 0
 }
 
+// runAwk runs the program under a heap watch (GoAWK has no allocation hook: budget.go).
 func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int {
+	wctx, stop := watchHeap(ctx, env.Budget)
+	st := runAwkWatched(wctx, env, src, vars, args)
+	if stop() || meterOf(ctx).refused {
+		return errorf(env, 2, "awk", "%v", env.Budget.Err())
+	}
+	return st
+}
+
+func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string) (status int) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(awkStopped); !ok {
+				panic(p)
+			}
+			status = 130
+		}
+	}()
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()
@@ -131,7 +149,7 @@ func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int 
 	if err != nil {
 		return errorf(env, 2, "awk", "%v", err)
 	}
-	status, err := it.ExecuteContext(ctx, cfg)
+	status, err = it.ExecuteContext(ctx, cfg)
 	out.Flush()
 	switch {
 	case ctx.Err() != nil:
@@ -208,7 +226,20 @@ func (a *awkIO) funcs() map[string]any {
 		"__mcp_status":   func() int { return a.status },
 		"__mcp_one":      func(string) int { return 1 },
 		"__mcp_out":      a.out,
+		"__mcp_tick":     a.tick,
 	}
+}
+
+// awkStopped unwinds GoAWK from __mcp_tick when the call ended or the budget ran out.
+type awkStopped struct{}
+
+// tick is called at every loop test and function entry (awk_rewrite.go): it stops the run at
+// once when its context ended (the call's timeout or cancellation, or the heap watch).
+func (a *awkIO) tick() int {
+	if a.ctx.Err() != nil {
+		panic(awkStopped{})
+	}
+	return 1
 }
 
 func (a *awkIO) getline(name string) int {

@@ -16,6 +16,15 @@ import (
 //	print args > file        -> __mcp_out(file, ">", args joined by OFS, plus ORS)
 //	printf fmt, args >> file -> __mcp_out(file, ">>", sprintf(fmt, args))
 //
+// and so that every loop iteration and every function call passes through __mcp_tick(), which
+// ends the run at once when the call ended or its memory budget ran out (GoAWK itself checks
+// its context only every 1000 instructions, and `while (1) gsub(/a/, "aa", s)` doubles s a few
+// hundred times in that many):
+//
+//	while (c) / do ... while (c)  -> while (__mcp_tick() && (c))
+//	for (i; c; p)                  -> for (i; __mcp_tick() && (c); p)   (for (;;): __mcp_tick())
+//	function f(...) {             -> function f(...) { __mcp_tick();
+//
 // The rewrite works on goawk's own tokens, so strings, regexes and comments are never touched.
 
 type awkTok struct {
@@ -87,7 +96,7 @@ func applyEdits(src string, edits []edit) string {
 // rewriteAwk applies the three passes; each pass re-lexes the previous one's output. It
 // returns src unchanged if it cannot lex it (goawk then reports the syntax error).
 func rewriteAwk(src string) string {
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass} {
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src
@@ -264,4 +273,66 @@ func awkArgs(src string, toks []awkTok, from, to int) []string {
 		}
 	}
 	return append(args, text(src, toks, start, to))
+}
+
+// tickPass makes every loop test and every function body call __mcp_tick().
+func tickPass(src string, toks []awkTok) []edit {
+	var edits []edit
+	for i, t := range toks {
+		switch t.tok {
+		case lexer.WHILE:
+			if toks[i+1].tok != lexer.LPAREN {
+				continue
+			}
+			end := skipGroup(toks, i+1)
+			if end < 0 {
+				continue
+			}
+			edits = append(edits, tickAnd(toks[i+1].start+1, toks[end-1].start)...)
+		case lexer.FOR:
+			if toks[i+1].tok != lexer.LPAREN {
+				continue
+			}
+			end := skipGroup(toks, i+1)
+			if end < 0 {
+				continue
+			}
+			var semis []int
+			depth := 0
+			for k := i + 2; k < end-1; k++ {
+				switch toks[k].tok {
+				case lexer.LPAREN, lexer.LBRACKET:
+					depth++
+				case lexer.RPAREN, lexer.RBRACKET:
+					depth--
+				case lexer.SEMICOLON:
+					if depth == 0 {
+						semis = append(semis, k)
+					}
+				}
+			}
+			if len(semis) != 2 {
+				continue // for (k in a): a finite walk over the keys
+			}
+			from, to := semis[0]+1, semis[1]
+			if from == to {
+				edits = append(edits, edit{toks[to].start, toks[to].start, " __mcp_tick() "})
+				continue
+			}
+			edits = append(edits, tickAnd(toks[from].start, toks[to].start)...)
+		case lexer.FUNCTION:
+			for k := i + 1; k < len(toks) && toks[k].tok != lexer.EOF; k++ {
+				if toks[k].tok == lexer.LBRACE {
+					edits = append(edits, edit{toks[k].start + 1, toks[k].start + 1, " __mcp_tick(); "})
+					break
+				}
+			}
+		}
+	}
+	return edits
+}
+
+// tickAnd makes the condition src[from:to] "__mcp_tick() && (condition)".
+func tickAnd(from, to int) []edit {
+	return []edit{{from, from, "__mcp_tick() && ("}, {to, to, ")"}}
 }

@@ -84,7 +84,14 @@ func TestAwkRewrite(t *testing.T) {
 		{`{print $1 | "sort"}`, `{print $1 | "sort"}`},
 		{`{n = a / b / c}`, `{n = a / b / c}`},
 		{`/x/ { close("f") }`, `/x/ { __mcp_close("f") }`},
-		{`{while ((getline line < f) > 0) n++}`, `{while (((__mcp_getline(f) > 0 ? __mcp_one(line = __mcp_line()) : __mcp_status()) ) > 0) n++}`},
+		{`{while ((getline line < f) > 0) n++}`, `{while (__mcp_tick() && (((__mcp_getline(f) > 0 ? __mcp_one(line = __mcp_line()) : __mcp_status()) ) > 0)) n++}`},
+		// Every loop test and function entry ticks (T-DOS-7).
+		{`BEGIN { while (1) gsub(/a/, "aa", s) }`, `BEGIN { while (__mcp_tick() && (1)) gsub(/a/, "aa", s) }`},
+		{`BEGIN { do x++; while (x < 3) }`, `BEGIN { do x++; while (__mcp_tick() && (x < 3)) }`},
+		{`BEGIN { for (i = 0; i < n; i++) s = s s }`, `BEGIN { for (i = 0; __mcp_tick() && (i < n); i++) s = s s }`},
+		{`BEGIN { for (;;) x++ }`, `BEGIN { for (; __mcp_tick() ;) x++ }`},
+		{`{ for (k in a) n++ }`, `{ for (k in a) n++ }`},
+		{`function f(x) { return f(x x) }`, `function f(x) { __mcp_tick();  return f(x x) }`},
 	} {
 		if got := rewriteAwk(tc.in); got != tc.want {
 			t.Errorf("rewriteAwk(%s)\n got %s\nwant %s", tc.in, got, tc.want)

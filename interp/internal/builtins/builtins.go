@@ -35,6 +35,8 @@ type Env struct {
 	// Exec runs a command through the sandbox's command resolution (utilities, allowlisted
 	// externals, scripts in the roots); used by xargs, env, timeout. Nil means unavailable.
 	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// Budget is the call's memory budget for utilities (nil: none; see budget.go).
+	Budget *sandbox.Budget
 }
 
 // Abs resolves p against the working directory.
@@ -51,7 +53,15 @@ type Func func(ctx context.Context, env *Env, argv []string) int
 // table is fixed at init; lookups never mutate it.
 var table = map[string]Func{}
 
-func register(name string, f Func) { table[name] = f }
+// register adds a utility; each run gets its own meter on the call's budget (budget.go), given
+// back when it returns.
+func register(name string, f Func) {
+	table[name] = func(ctx context.Context, env *Env, argv []string) int {
+		m := &meter{b: env.Budget}
+		defer m.close()
+		return f(context.WithValue(ctx, meterKey{}, m), env, argv)
+	}
+}
 
 // Lookup finds a utility by name.
 func Lookup(name string) (Func, bool) {
@@ -75,8 +85,12 @@ func errorf(env *Env, status int, name, format string, args ...any) int {
 	return status
 }
 
-// describe turns a filesystem error into the words coreutils use.
+// describe turns a filesystem error into the words coreutils use, plus the sandbox's reason
+// when it refused the operation for one.
 func describe(err error) string {
+	if why := sandbox.Reason(err); why != "" {
+		return "Permission denied (sandbox: " + why + ")"
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"

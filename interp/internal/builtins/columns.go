@@ -404,7 +404,8 @@ func uniq(ctx context.Context, env *Env, argv []string) int {
 	return eachInput(ctx, env, "uniq", fl.operands[:min(1, len(fl.operands))], func(_ string, r io.Reader) error {
 		lr := newLineReader(r)
 		var first string
-		var group []string // every line of the group, for -D only
+		var group []string // every line of the group, for -D only (charged to the budget)
+		held := share{m: meterOf(ctx)}
 		n := 0
 		flush := func() {
 			switch {
@@ -422,6 +423,7 @@ func uniq(ctx context.Context, env *Env, argv []string) int {
 				w.WriteString(first + "\n")
 			}
 			group, n = group[:0], 0
+			held.set(0)
 		}
 		for {
 			line, _, ok := lr.next()
@@ -438,6 +440,9 @@ func uniq(ctx context.Context, env *Env, argv []string) int {
 			}
 			n++
 			if all {
+				if err := held.set(held.held + lineCost(len(s))); err != nil {
+					return err
+				}
 				group = append(group, s)
 			}
 		}

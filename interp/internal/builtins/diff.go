@@ -3,10 +3,13 @@ package builtins
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() { register("diff", diff) }
@@ -75,7 +78,13 @@ func diff(ctx context.Context, env *Env, argv []string) int {
 		fmt.Fprintf(env.Stdout, "Binary files %s and %s differ\n", files[0].label, files[1].label)
 		return 1
 	}
-	hunks := diffChanges(files[0], files[1], fl)
+	hunks, err := diffChanges(ctx, files[0], files[1], fl)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, sandbox.ErrMemoryBudget) {
+			return 130
+		}
+		return errorf(env, 2, "diff", "%v", err)
+	}
 	if len(hunks) == 0 {
 		if fl.has("s") {
 			fmt.Fprintf(env.Stdout, "Files %s and %s are identical\n", files[0].label, files[1].label)
@@ -126,10 +135,14 @@ func readDiffFile(ctx context.Context, env *Env, name, other string, absentEmpty
 	}
 	defer r.Close()
 	lr := newLineReader(ctxReader{ctx, r})
+	mem := meterOf(ctx)
 	for {
 		line, nl, ok := lr.next()
 		if !ok {
 			return f, lr.err
+		}
+		if err := mem.grow(lineCost(len(line)) + 16); err != nil { // the line, and its id later
+			return nil, err
 		}
 		f.lines = append(f.lines, string(line))
 		f.noEOL = !nl
@@ -173,7 +186,7 @@ func normalizeLine(s string, fl *flagSet) string {
 // change is a run of deleted lines a[a0:a1] replaced by b[b0:b1].
 type change struct{ a0, a1, b0, b1 int }
 
-func diffChanges(a, b *diffFile, fl *flagSet) []change {
+func diffChanges(ctx context.Context, a, b *diffFile, fl *flagSet) ([]change, error) {
 	ids := map[string]int{}
 	toIDs := func(f *diffFile) []int {
 		out := make([]int, len(f.lines))
@@ -191,9 +204,14 @@ func diffChanges(a, b *diffFile, fl *flagSet) []change {
 		}
 		return out
 	}
-	m := &myers{a: toIDs(a), b: toIDs(b)}
+	m := &myers{ctx: ctx, mem: meterOf(ctx), a: toIDs(a), b: toIDs(b)}
 	m.ca, m.cb = make([]bool, len(m.a)), make([]bool, len(m.b))
-	m.compare(0, len(m.a), 0, len(m.b))
+	if err := m.discardUnmatched(); err != nil {
+		return nil, err
+	}
+	if err := m.err; err != nil {
+		return nil, err
+	}
 	var out []change
 	i, j := 0, 0
 	for i < len(m.a) || j < len(m.b) {
@@ -214,7 +232,7 @@ func diffChanges(a, b *diffFile, fl *flagSet) []change {
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, nil
 }
 
 func blankOnly(lines []string) bool {
@@ -226,13 +244,61 @@ func blankOnly(lines []string) bool {
 	return true
 }
 
-// myers marks changed lines (ca, cb) with Myers' linear-space O(ND) algorithm.
+// myers marks changed lines (ca, cb) with Myers' linear-space O(ND) algorithm. It checks
+// cancellation as it goes (a large D costs seconds) and charges its work arrays.
 type myers struct {
 	a, b   []int
 	ca, cb []bool
+	ctx    context.Context
+	mem    *meter
+	err    error
+}
+
+// discardUnmatched marks every line that occurs nowhere in the other file as changed (no
+// common subsequence can use it) and runs the comparison on the lines left: the result is the
+// same minimal diff, and files with nothing in common (`diff <(seq 1 100000) <(seq 100001
+// 200000)`) cost O(N) instead of O(N*D).
+func (m *myers) discardUnmatched() error {
+	inA, inB := map[int]bool{}, map[int]bool{}
+	for _, x := range m.a {
+		inA[x] = true
+	}
+	for _, x := range m.b {
+		inB[x] = true
+	}
+	keep := func(xs []int, other map[int]bool, changed []bool) (kept, index []int) {
+		for i, x := range xs {
+			if other[x] {
+				kept, index = append(kept, x), append(index, i)
+			} else {
+				changed[i] = true
+			}
+		}
+		return kept, index
+	}
+	ka, ia := keep(m.a, inB, m.ca)
+	kb, ib := keep(m.b, inA, m.cb)
+	if err := m.mem.grow(int64(len(ka)+len(kb)) * 16); err != nil {
+		return err
+	}
+	sub := &myers{ctx: m.ctx, mem: m.mem, a: ka, b: kb, ca: make([]bool, len(ka)), cb: make([]bool, len(kb))}
+	sub.compare(0, len(ka), 0, len(kb))
+	if sub.err != nil {
+		return sub.err
+	}
+	for i, c := range sub.ca {
+		m.ca[ia[i]] = c
+	}
+	for j, c := range sub.cb {
+		m.cb[ib[j]] = c
+	}
+	return nil
 }
 
 func (m *myers) compare(aLo, aHi, bLo, bHi int) {
+	if m.err != nil {
+		return
+	}
 	for aLo < aHi && bLo < bHi && m.a[aLo] == m.b[bLo] {
 		aLo, bLo = aLo+1, bLo+1
 	}
@@ -249,6 +315,9 @@ func (m *myers) compare(aLo, aHi, bLo, bHi int) {
 		return
 	}
 	x, y, u, v := m.middleSnake(aLo, aHi, bLo, bHi)
+	if m.err != nil {
+		return
+	}
 	if (x == aLo && y == bLo && u == aLo) || (u == aHi && v == bHi && x == aHi) {
 		// No progress possible (should not happen): mark the rest changed.
 		for i := aLo; i < aHi; i++ {
@@ -269,10 +338,19 @@ func (m *myers) middleSnake(aLo, aHi, bLo, bHi int) (int, int, int, int) {
 	n, mm := len(a), len(b)
 	maxD := (n + mm + 1) / 2
 	off := maxD + 1
+	cost := int64(2*(2*maxD+3)) * 8
+	if m.err = m.mem.grow(cost); m.err != nil {
+		return aLo, bLo, aLo, bLo
+	}
+	defer m.mem.release(cost)
 	vf, vb := make([]int, 2*maxD+3), make([]int, 2*maxD+3)
 	delta := n - mm
 	odd := delta%2 != 0
 	for d := 0; d <= maxD; d++ {
+		if d&63 == 63 && m.ctx.Err() != nil {
+			m.err = m.ctx.Err()
+			return aLo, bLo, aLo, bLo
+		}
 		for k := -d; k <= d; k += 2 {
 			x := vf[off+k-1] + 1
 			if k == -d || (k != d && vf[off+k-1] < vf[off+k+1]) {

@@ -131,7 +131,7 @@ func chmod(ctx context.Context, env *Env, argv []string) int {
 	}
 	status := 0
 	for _, f := range args[1:] {
-		walkTree(env, env.Abs(f), recursive, func(p string, fi fs.FileInfo) {
+		walkTree(ctx, env, env.Abs(f), recursive, func(p string, fi fs.FileInfo) {
 			m, ok := parseMode(args[0], fi.Mode())
 			if !ok {
 				status = errorf(env, 1, "chmod", "invalid mode: '%s'", args[0])
@@ -146,7 +146,10 @@ func chmod(ctx context.Context, env *Env, argv []string) int {
 }
 
 // walkTree calls fn for p and, when recursive, everything below it (symlinks not followed).
-func walkTree(env *Env, p string, recursive bool, fn func(string, fs.FileInfo), fail func(error)) {
+func walkTree(ctx context.Context, env *Env, p string, recursive bool, fn func(string, fs.FileInfo), fail func(error)) {
+	if ctx.Err() != nil {
+		return
+	}
 	fi, err := env.FS.Lstat(p)
 	if err != nil {
 		fail(err)
@@ -165,7 +168,7 @@ func walkTree(env *Env, p string, recursive bool, fn func(string, fs.FileInfo), 
 		return
 	}
 	for _, e := range ents {
-		walkTree(env, path.Join(p, e.Name()), true, fn, fail)
+		walkTree(ctx, env, path.Join(p, e.Name()), true, fn, fail)
 	}
 }
 

@@ -3,12 +3,15 @@ package builtins
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() {
@@ -50,14 +53,14 @@ func grep(ctx context.Context, env *Env, argv []string) int {
 	if !ok {
 		return st
 	}
-	o, operands, st := grepConfig(env, fl)
+	o, operands, st := grepConfig(ctx, env, fl)
 	if o == nil {
 		return st
 	}
 	return grepRun(ctx, env, o, operands)
 }
 
-func grepConfig(env *Env, fl *flagSet) (*grepOptions, []string, int) {
+func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []string, int) {
 	o := &grepOptions{maxCount: -1, label: "(standard input)"}
 	mode, icase, word, line := "G", false, false, false
 	var patterns []string
@@ -105,7 +108,7 @@ func grepConfig(env *Env, fl *flagSet) (*grepOptions, []string, int) {
 		case "f":
 			data, err := env.FS.ReadFile(env.Abs(op.val))
 			if op.val == "-" {
-				data, err = io.ReadAll(env.Stdin)
+				data, err = readAll(ctx, ctxReader{ctx, env.Stdin})
 			}
 			if err != nil {
 				return nil, nil, errorf(env, 2, "grep", "%s: %s", op.val, describe(err))
@@ -230,8 +233,14 @@ func grepRun(ctx context.Context, env *Env, o *grepOptions, operands []string) i
 		if name == "-" {
 			label = o.label
 		}
-		n := grepStream(w, ctxReader{ctx, r}, o, label, showName)
+		n, err := grepStream(ctx, w, ctxReader{ctx, r}, o, label, showName)
 		r.Close()
+		if err != nil && ctx.Err() == nil || errors.Is(err, sandbox.ErrMemoryBudget) {
+			w.Flush()
+			errorf(env, 2, "grep", "%s: %s", label, describe(err))
+			errored = true
+			return false
+		}
 		if n > 0 {
 			matched = true
 		}
@@ -246,7 +255,7 @@ func grepRun(ctx context.Context, env *Env, o *grepOptions, operands []string) i
 	}
 	for _, name := range operands {
 		if o.recursive && name != "-" {
-			if !grepWalk(env, o, name, true, search) {
+			if !grepWalk(ctx, env, o, name, true, search) {
 				break
 			}
 			continue
@@ -277,7 +286,10 @@ func nameEnd(nul bool, c byte) byte {
 
 // grepWalk visits the files below name in sorted order, applying --include/--exclude.
 // Symlinks are followed only for -R or when named on the command line.
-func grepWalk(env *Env, o *grepOptions, name string, top bool, visit func(string) bool) bool {
+func grepWalk(ctx context.Context, env *Env, o *grepOptions, name string, top bool, visit func(string) bool) bool {
+	if ctx.Err() != nil { // -R follows links: `ln -s . a; ln -s . b` makes the tree endless
+		return false
+	}
 	p := env.Abs(name)
 	fi, err := env.FS.Lstat(p)
 	if err != nil {
@@ -301,7 +313,7 @@ func grepWalk(env *Env, o *grepOptions, name string, top bool, visit func(string
 			return visit(name)
 		}
 		for _, e := range ents {
-			if !grepWalk(env, o, joinPath(name, e.Name()), false, visit) {
+			if !grepWalk(ctx, env, o, joinPath(name, e.Name()), false, visit) {
 				return false
 			}
 		}
@@ -325,13 +337,17 @@ func globAny(globs []string, name string) bool {
 	return false
 }
 
-// grepStream searches one input and returns the number of selected lines.
-func grepStream(w *bufio.Writer, r io.Reader, o *grepOptions, label string, showName bool) int {
+// grepStream searches one input and returns the number of selected lines (and a read error,
+// the memory budget's included: -B keeps lines, -o holds a line's matches).
+func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOptions, label string, showName bool) (int, error) {
 	type held struct {
 		n    int
 		text []byte
 	}
 	var ring []held
+	mem := meterOf(ctx)
+	kept := share{m: mem}
+	defer kept.set(0)
 	matches, lineNo, lastOut, afterLeft := 0, 0, 0, 0
 	context := o.before > 0 || o.after > 0
 	silent := o.quiet || o.listFiles || o.listMissing
@@ -359,6 +375,9 @@ func grepStream(w *bufio.Writer, r io.Reader, o *grepOptions, label string, show
 		}
 		text, _, ok := lr.next()
 		if !ok {
+			if lr.err != nil {
+				return matches, lr.err
+			}
 			break
 		}
 		lineNo++
@@ -375,15 +394,20 @@ func grepStream(w *bufio.Writer, r io.Reader, o *grepOptions, label string, show
 				afterLeft--
 			} else if o.before > 0 {
 				ring = append(ring, held{lineNo, append([]byte(nil), text...)})
+				size := kept.held + lineCost(len(text))
 				if len(ring) > o.before {
+					size -= lineCost(len(ring[0].text))
 					ring = ring[1:]
+				}
+				if err := kept.set(size); err != nil {
+					return matches, err
 				}
 			}
 			continue
 		}
 		matches++
 		if silent {
-			return matches
+			return matches, nil
 		}
 		if o.count || binary {
 			continue
@@ -392,14 +416,20 @@ func grepStream(w *bufio.Writer, r io.Reader, o *grepOptions, label string, show
 			emit(h.n, '-', h.text)
 		}
 		ring = ring[:0]
+		kept.set(0)
 		afterLeft = o.after
 		if o.only {
 			if !o.invert {
-				for _, m := range o.re.FindAllIndex(text, -1) {
+				all, err := findAllBudgeted(&kept, len(text)+1, 40, func(n int) [][]int { return o.re.FindAllIndex(text, n) })
+				if err != nil {
+					return matches, err
+				}
+				for _, m := range all {
 					if m[1] > m[0] {
 						emit(lineNo, ':', text[m[0]:m[1]])
 					}
 				}
+				kept.set(0)
 			}
 			continue
 		}
@@ -414,5 +444,5 @@ func grepStream(w *bufio.Writer, r io.Reader, o *grepOptions, label string, show
 	} else if binary && matches > 0 && !silent {
 		w.WriteString("Binary file " + label + " matches\n")
 	}
-	return matches
+	return matches, nil
 }

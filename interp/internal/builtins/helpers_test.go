@@ -14,6 +14,12 @@ import (
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
+// hung is how long a test waits for a utility to stop (after a cancellation, a failed writer,
+// or a timeout) or to stream its input before failing. It only catches a hang or a blow-up:
+// the inputs never end by themselves, and a loaded 2-core machine runs many times slower than
+// a quiet one, so no test asserts how quickly anything happened.
+const hung = 2 * time.Minute
+
 // fixedNow is the clock every test sees.
 var fixedNow = time.Date(2026, 11, 23, 7, 8, 9, 0, time.UTC)
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // maxLine bounds one line held in memory; streaming utilities never hold more than that.
@@ -34,6 +36,10 @@ func eachInput(ctx context.Context, env *Env, name string, files []string, fn fu
 		}
 		err = fn(f, ctxReader{ctx, r})
 		r.Close()
+		if errors.Is(err, sandbox.ErrMemoryBudget) {
+			// The budget also ended the call; say why this utility stopped.
+			return errorf(env, 1, name, "%s: %s", f, describe(err))
+		}
 		if ctx.Err() != nil {
 			return 130
 		}
@@ -52,10 +58,17 @@ type lineReader struct {
 	buf  []byte
 	err  error
 	done bool
+	// mem is the run's meter (from the ctxReader it reads): a long line's buffer is charged.
+	mem     *meter
+	charged int64
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), sep: '\n'}
+	lr := &lineReader{br: bufio.NewReaderSize(r, 64<<10), sep: '\n'}
+	if cr, ok := r.(ctxReader); ok {
+		lr.mem = meterOf(cr.ctx)
+	}
+	return lr
 }
 
 // next returns the next line (valid until the following call), whether it ended with the
@@ -71,6 +84,13 @@ func (l *lineReader) next() ([]byte, bool, bool) {
 		if len(l.buf) > maxLine {
 			l.err, l.done = errLineTooLong, true
 			return nil, false, false
+		}
+		if c := int64(cap(l.buf)); c > l.charged {
+			if merr := l.mem.grow(c - l.charged); merr != nil {
+				l.err, l.done = merr, true
+				return nil, false, false
+			}
+			l.charged = c
 		}
 		switch {
 		case err == nil:
@@ -99,6 +119,9 @@ func readLines(r io.Reader, sep byte) ([]string, error) {
 		line, _, ok := lr.next()
 		if !ok {
 			return lines, lr.err
+		}
+		if err := lr.mem.grow(lineCost(len(line))); err != nil {
+			return lines, err
 		}
 		lines = append(lines, string(line))
 	}

@@ -178,7 +178,7 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int
 	}
 	defer r.Close()
 	if opt == "--rawfile" {
-		data, err := io.ReadAll(ctxReader{ctx, r})
+		data, err := readAll(ctx, ctxReader{ctx, r})
 		if err != nil {
 			return nil, errorf(env, 2, "jq", "error: %s: %s", file, describe(err))
 		}
@@ -191,7 +191,17 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int
 	return vals, 0
 }
 
+// runJQ runs the filter under a heap watch (gojq has no allocation hook: budget.go).
 func runJQ(ctx context.Context, env *Env, o *jqOptions) int {
+	wctx, stop := watchHeap(ctx, env.Budget)
+	st := runJQWatched(wctx, env, o)
+	if stop() || meterOf(ctx).refused {
+		return errorf(env, 5, "jq", "error: %v", env.Budget.Err())
+	}
+	return st
+}
+
+func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 	q, err := gojq.Parse(o.filter)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
@@ -430,7 +440,7 @@ func (in *jqInput) Next() (any, bool) {
 func (in *jqInput) read() (any, error) {
 	switch {
 	case in.o.slurp && in.o.rawInput:
-		b, err := io.ReadAll(in.src)
+		b, err := readAll(in.src.ctx, in.src)
 		return validUTF8(string(b)), err
 	case in.o.slurp:
 		all, err := decodeAll(in.dec)

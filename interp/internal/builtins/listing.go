@@ -160,6 +160,9 @@ func ls(ctx context.Context, env *Env, argv []string) int {
 		}
 		l.dir(ctx, d, len(targets) > 1 || fl.has("R"))
 	}
+	if ctx.Err() != nil {
+		return 130 // -R through links (-L) can be endless: the call ended it
+	}
 	return l.status
 }
 

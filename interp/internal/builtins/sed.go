@@ -2,8 +2,8 @@ package builtins
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() { register("sed", sed) }
@@ -48,7 +50,7 @@ func (in *sedInput) fill() {
 				in.pending, in.pendNL, in.has = append(in.pending[:0], line...), nl, true
 				return
 			}
-			if in.lr.err != nil && in.ctx.Err() == nil {
+			if in.lr.err != nil && (in.ctx.Err() == nil || errors.Is(in.lr.err, sandbox.ErrMemoryBudget)) {
 				in.status = errorf(in.env, 2, "sed", "read error on %s: %s", in.name, describe(in.lr.err))
 			}
 			in.closer.Close()
@@ -85,6 +87,25 @@ type sedRun struct {
 	quit      bool
 	exit      int
 	missingNL bool
+	// mem is what the pattern and hold spaces and the append queue hold (budget.go); err is
+	// the budget's refusal, which ends the run.
+	mem   share
+	err   error
+	steps int
+}
+
+// room reserves what the spaces will hold once an operation has made a string of n bytes
+// (besides the current pattern and hold spaces), and stops the run when the budget refuses.
+func (r *sedRun) room(n int) bool {
+	q := 0
+	for _, t := range r.appendQ {
+		q += len(t)
+	}
+	if err := r.mem.set(int64(len(r.ps) + len(r.hold) + q + n)); err != nil {
+		r.err, r.quit = err, true
+		return false
+	}
+	return true
 }
 
 func (r *sedRun) isLast() bool { return !r.in.has }
@@ -99,6 +120,9 @@ func (r *sedRun) read(appendTo bool) bool {
 	r.in.fill()
 	r.lineNo++
 	if appendTo {
+		if !r.room(len(r.ps) + 1 + len(line)) {
+			return false
+		}
 		r.ps += "\n" + line
 	} else {
 		r.ps = line
@@ -204,7 +228,13 @@ func (r *sedRun) selected(c *sedCmd) bool {
 
 // cycle runs the script on the pattern space. It reports whether to autoprint.
 func (r *sedRun) cycle(ctx context.Context) bool {
+	defer r.room(0)
 	for pc := 0; pc < len(r.cmds); pc++ {
+		// A script can loop forever without reading input (`:a;ba`).
+		if r.steps++; r.steps&1023 == 0 && ctx.Err() != nil {
+			r.quit = true
+			return false
+		}
 		c := r.cmds[pc]
 		if !r.selected(c) {
 			if c.name == '{' {
@@ -217,6 +247,9 @@ func (r *sedRun) cycle(ctx context.Context) bool {
 		case '=':
 			r.write(strconv.Itoa(r.lineNo), true)
 		case 'a':
+			if !r.room(len(c.text)) {
+				return false
+			}
 			r.appendQ = append(r.appendQ, c.text)
 		case 'i':
 			r.write(c.text, true)
@@ -248,10 +281,16 @@ func (r *sedRun) cycle(ctx context.Context) bool {
 		case 'g':
 			r.ps = r.hold
 		case 'G':
+			if !r.room(len(r.ps) + 1 + len(r.hold)) {
+				return false
+			}
 			r.ps += "\n" + r.hold
 		case 'h':
 			r.hold = r.ps
 		case 'H':
+			if !r.room(len(r.hold) + 1 + len(r.ps)) {
+				return false
+			}
 			r.hold += "\n" + r.ps
 		case 'x':
 			r.ps, r.hold = r.hold, r.ps
@@ -275,7 +314,9 @@ func (r *sedRun) cycle(ctx context.Context) bool {
 				r.quit = true
 				return true
 			}
-			r.read(true)
+			if !r.read(true) {
+				return false
+			}
 		case 'p':
 			r.printPS()
 		case 'P':
@@ -288,8 +329,13 @@ func (r *sedRun) cycle(ctx context.Context) bool {
 			r.quit, r.exit = true, c.exit
 			return false
 		case 's':
-			r.substitute(c)
+			if !r.substitute(c) {
+				return false
+			}
 		case 'y':
+			if !r.room(len(r.ps) * utf8.UTFMax) {
+				return false
+			}
 			r.ps = strings.Map(func(x rune) rune {
 				if y, ok := c.ymap[x]; ok {
 					return y
@@ -301,15 +347,31 @@ func (r *sedRun) cycle(ctx context.Context) bool {
 	return true
 }
 
-func (r *sedRun) substitute(c *sedCmd) {
+// substitute runs s///. It reports false when the budget stopped the run: the matches (each
+// costs a slice of submatch offsets) and the new pattern space are charged before they exist.
+func (r *sedRun) substitute(c *sedCmd) bool {
 	re := r.regex(c.re)
 	if re == nil {
-		return
+		return true
 	}
 	src := r.ps
+	// At most len(src)+1 matches, each a slice of submatch offsets, charged before they exist;
+	// a non-global s needs only the first nth.
+	perMatch := 16*(re.NumSubexp()+1) + 24
+	found := share{m: r.mem.m}
+	defer found.set(0)
+	want := len(src) + 1
+	if !c.global {
+		want = min(want, max(c.nth, 1))
+	}
+	matches, err := findAllBudgeted(&found, want, perMatch, func(n int) [][]int { return re.FindAllStringSubmatchIndex(src, n) })
+	if err != nil {
+		r.err, r.quit = err, true
+		return false
+	}
 	var b strings.Builder
 	last, n, done := 0, 0, false
-	for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
+	for i, m := range matches {
 		n++
 		if n < max(c.nth, 1) || (done && !c.global) {
 			continue
@@ -317,15 +379,23 @@ func (r *sedRun) substitute(c *sedCmd) {
 		b.WriteString(src[last:m[0]])
 		expandReplacement(&b, c.repl, m, src)
 		last, done = m[1], true
+		// A replacement can multiply the text (`s/a/&&&&/g`): charge as it grows.
+		if i&1023 == 1023 && !r.room(b.Cap()) {
+			return false
+		}
 	}
 	if !done {
-		return
+		return true
+	}
+	if !r.room(b.Len() + len(src) - last) {
+		return false
 	}
 	b.WriteString(src[last:])
 	r.ps, r.tflag = b.String(), true
 	for i := 0; i < c.printN; i++ {
 		r.printPS()
 	}
+	return true
 }
 
 // expandReplacement writes one replacement, applying \U \L \u \l \E.
@@ -458,7 +528,7 @@ func sed(ctx context.Context, env *Env, argv []string) int {
 	if err != nil {
 		return errorf(env, 1, "sed", "%v", err)
 	}
-	r := &sedRun{cmds: cmds, quiet: quiet, sep: '\n', wrap: 70}
+	r := &sedRun{cmds: cmds, quiet: quiet, sep: '\n', wrap: 70, mem: share{m: meterOf(ctx)}}
 	if fl.has("z") {
 		r.sep = 0
 	}
@@ -491,6 +561,9 @@ func sed(ctx context.Context, env *Env, argv []string) int {
 		}
 	}
 	r.out.Flush()
+	if r.err != nil {
+		return errorf(env, 4, "sed", "%v", r.err)
+	}
 	if ctx.Err() != nil {
 		return 130
 	}
@@ -517,12 +590,19 @@ func sedInPlace(ctx context.Context, env *Env, r *sedRun, files []string, suffix
 			status = errorf(env, 4, "sed", "couldn't edit %s: not a regular file", f)
 			continue
 		}
-		var buf bytes.Buffer
-		r.out = bufio.NewWriter(&buf)
+		buf := &meteredBuffer{mem: share{m: meterOf(ctx)}}
+		r.out = bufio.NewWriter(buf)
 		r.in = &sedInput{ctx: ctx, env: env, files: []string{f}, sep: r.sep}
 		r.lineNo, r.missingNL = 0, false
 		r.run(ctx)
 		r.out.Flush()
+		buf.mem.set(0)
+		if r.err == nil {
+			r.err = buf.err
+		}
+		if r.err != nil {
+			return errorf(env, 4, "sed", "%v", r.err)
+		}
 		if ctx.Err() != nil {
 			return 130
 		}

@@ -2,7 +2,6 @@ package builtins
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -473,7 +472,9 @@ func sortUtil(ctx context.Context, env *Env, argv []string) int {
 	if chk, ok := fl.val("c", "check"); ok || fl.has("C") {
 		return s.check(env, lines, fl.has("C") || chk == "quiet" || chk == "silent", fl.operands)
 	}
-	slices.SortStableFunc(lines, s.compare)
+	if !sortStable(ctx, lines, s.compare) {
+		return 130
+	}
 	if fl.has("u") {
 		lines = slices.CompactFunc(lines, func(a, b string) bool { return s.compareKeys(a, b) == 0 })
 	}
@@ -525,8 +526,8 @@ func (s *sorter) check(env *Env, lines []string, quiet bool, files []string) int
 }
 
 func writeSorted(ctx context.Context, env *Env, lines []string, fl *flagSet) int {
-	var b bytes.Buffer
-	w := bufio.NewWriter(&b)
+	b := &meteredBuffer{mem: share{m: meterOf(ctx)}}
+	w := bufio.NewWriter(b)
 	out, toFile := fl.val("o")
 	if !toFile {
 		w = bufio.NewWriter(env.Stdout)
@@ -539,6 +540,9 @@ func writeSorted(ctx context.Context, env *Env, lines []string, fl *flagSet) int
 		w.WriteByte(map[bool]byte{true: 0, false: '\n'}[fl.has("z")])
 	}
 	if err := w.Flush(); err != nil {
+		if ctx.Err() != nil && b.err == nil {
+			return 130
+		}
 		return errorf(env, 2, "sort", "write failed: %s", describe(err))
 	}
 	if toFile {

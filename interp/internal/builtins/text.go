@@ -78,7 +78,7 @@ func head(ctx context.Context, env *Env, argv []string) int {
 		first = false
 		switch {
 		case bytesMode && allBut:
-			return dropLastBytes(w, r, n)
+			return dropLastBytes(w, r, n, meterOf(ctx))
 		case bytesMode:
 			_, err := io.CopyN(w, r, n)
 			if err == io.EOF {
@@ -86,7 +86,7 @@ func head(ctx context.Context, env *Env, argv []string) int {
 			}
 			return err
 		case allBut:
-			return dropLastLines(w, r, n)
+			return dropLastLines(w, r, n, meterOf(ctx))
 		}
 		lr := newLineReader(r)
 		for i := int64(0); i < n; i++ {
@@ -103,9 +103,11 @@ func head(ctx context.Context, env *Env, argv []string) int {
 	})
 }
 
-// dropLastLines copies all but the last n lines, holding only n lines.
-func dropLastLines(w *bufio.Writer, r io.Reader, n int64) error {
+// dropLastLines copies all but the last n lines, holding only n lines (charged to m).
+func dropLastLines(w *bufio.Writer, r io.Reader, n int64, m *meter) error {
+	sh := &share{m: m}
 	var ring [][]byte
+	var held int64
 	lr := newLineReader(r)
 	for {
 		line, nl, ok := lr.next()
@@ -116,15 +118,21 @@ func dropLastLines(w *bufio.Writer, r io.Reader, n int64) error {
 			line = append(line, '\n')
 		}
 		ring = append(ring, bytes.Clone(line))
+		held += lineCost(len(line))
 		if int64(len(ring)) > n {
 			w.Write(ring[0])
+			held -= lineCost(len(ring[0]))
 			ring = ring[1:]
+		}
+		if err := sh.set(held); err != nil {
+			return err
 		}
 	}
 	return lr.err
 }
 
-func dropLastBytes(w *bufio.Writer, r io.Reader, n int64) error {
+func dropLastBytes(w *bufio.Writer, r io.Reader, n int64, m *meter) error {
+	sh := &share{m: m}
 	var held []byte
 	buf := make([]byte, 64<<10)
 	for {
@@ -133,6 +141,9 @@ func dropLastBytes(w *bufio.Writer, r io.Reader, n int64) error {
 		if extra := int64(len(held)) - n; extra > 0 {
 			w.Write(held[:extra])
 			held = append(held[:0], held[extra:]...)
+		}
+		if merr := sh.set(int64(cap(held))); merr != nil {
+			return merr
 		}
 		if err == io.EOF {
 			return nil
@@ -181,11 +192,11 @@ func tail(ctx context.Context, env *Env, argv []string) int {
 			_, err := io.Copy(w, r)
 			return err
 		case bytesMode:
-			return lastBytes(w, r, n)
+			return lastBytes(w, r, n, meterOf(ctx))
 		case fromStart:
 			return linesFrom(w, r, n)
 		}
-		return lastLines(w, r, n)
+		return lastLines(w, r, n, meterOf(ctx))
 	})
 }
 
@@ -212,14 +223,16 @@ func linesFrom(w *bufio.Writer, r io.Reader, n int64) error {
 	}
 }
 
-// lastLines keeps a ring of the last n lines, so memory stays bounded by n.
-func lastLines(w *bufio.Writer, r io.Reader, n int64) error {
+// lastLines keeps a ring of the last n lines, so memory stays bounded by n (and charged to m).
+func lastLines(w *bufio.Writer, r io.Reader, n int64, m *meter) error {
+	sh := &share{m: m}
 	if n == 0 {
 		_, err := io.Copy(io.Discard, r)
 		return err
 	}
 	ring := make([][]byte, 0, min(n, 1024))
 	start := 0
+	var held int64
 	lr := newLineReader(r)
 	for {
 		line, nl, ok := lr.next()
@@ -231,10 +244,16 @@ func lastLines(w *bufio.Writer, r io.Reader, n int64) error {
 		}
 		if int64(len(ring)) < n {
 			ring = append(ring, bytes.Clone(line))
-			continue
+			held += lineCost(cap(ring[len(ring)-1]))
+		} else {
+			before := cap(ring[start])
+			ring[start] = append(ring[start][:0], line...)
+			held += int64(cap(ring[start]) - before)
+			start = (start + 1) % len(ring)
 		}
-		ring[start] = append(ring[start][:0], line...)
-		start = (start + 1) % len(ring)
+		if err := sh.set(held); err != nil {
+			return err
+		}
 	}
 	for i := range ring {
 		w.Write(ring[(start+i)%len(ring)])
@@ -242,7 +261,8 @@ func lastLines(w *bufio.Writer, r io.Reader, n int64) error {
 	return lr.err
 }
 
-func lastBytes(w *bufio.Writer, r io.Reader, n int64) error {
+func lastBytes(w *bufio.Writer, r io.Reader, n int64, m *meter) error {
+	sh := &share{m: m}
 	var held []byte
 	buf := make([]byte, 64<<10)
 	for {
@@ -250,6 +270,9 @@ func lastBytes(w *bufio.Writer, r io.Reader, n int64) error {
 		held = append(held, buf[:k]...)
 		if extra := int64(len(held)) - n; extra > 0 {
 			held = append(held[:0], held[extra:]...)
+		}
+		if merr := sh.set(int64(cap(held))); merr != nil {
+			return merr
 		}
 		if err == io.EOF {
 			w.Write(held)
@@ -428,7 +451,7 @@ func tac(ctx context.Context, env *Env, argv []string) int {
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
 	return eachInput(ctx, env, "tac", fl.operands, func(_ string, r io.Reader) error {
-		data, err := io.ReadAll(r)
+		data, err := readAll(ctx, r)
 		if err != nil {
 			return err
 		}

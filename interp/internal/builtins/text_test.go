@@ -130,7 +130,7 @@ func TestStreamingHugeInput(t *testing.T) {
 		if tc.wantOut >= 0 && out.n != tc.wantOut {
 			t.Errorf("%v wrote %d bytes, want %d", tc.argv, out.n, tc.wantOut)
 		}
-		if d := time.Since(start); d > 20*time.Second {
+		if d := time.Since(start); d > hung {
 			t.Errorf("%v took %v on 50 MB", tc.argv, d)
 		}
 	}
@@ -176,10 +176,10 @@ func TestCancellationStopsReaders(t *testing.T) {
 			if rc == 0 {
 				t.Errorf("%v: rc 0 after cancellation", argv)
 			}
-			if d := time.Since(start); d > 2*time.Second {
+			if d := time.Since(start); d > hung {
 				t.Errorf("%v took %v to stop", argv, d)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(hung):
 			t.Errorf("%v did not stop when its context ended", argv)
 		}
 		cancel()

@@ -76,6 +76,11 @@ func expandSet(s string, fill int) ([]byte, error) {
 				continue
 			}
 			if c, n, count, ok := trRepeat(s[i:]); ok {
+				if count > maxTrRepeat {
+					// Only as many positions as SET1 has are ever used; a huge count would only
+					// allocate (and GNU's limit is the same order of magnitude in practice).
+					return nil, fmt.Errorf("repeat count in '%s' is too large (at most %d)", s[i:i+n], maxTrRepeat)
+				}
 				if count == 0 {
 					fillAt, fillChar = len(out), c
 				}
@@ -116,6 +121,9 @@ func expandSet(s string, fill int) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// maxTrRepeat bounds n in [c*n].
+const maxTrRepeat = 1 << 20
 
 // trRepeat parses [c*n] at the start of s.
 func trRepeat(s string) (c byte, n, count int, ok bool) {

@@ -3,6 +3,7 @@ package builtins
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -118,7 +119,13 @@ func (x *xargsRun) eachLine(items *xargsItems) int {
 			break
 		}
 		cmd := make([]string, len(x.cmd))
+		size := 0
 		for i, a := range x.cmd {
+			size += len(a) + strings.Count(a, x.replace)*max(len(item)-len(x.replace), 0)
+			if size > xargsMaxChars {
+				items.err = errArgTooLong
+				return x.finish(items)
+			}
 			cmd[i] = strings.ReplaceAll(a, x.replace, item)
 		}
 		x.run(cmd)
@@ -226,8 +233,26 @@ func (it *xargsItems) next() (string, bool, bool) {
 	return s, eol, ok
 }
 
+// errArgTooLong is GNU's refusal of an argument longer than the command line may be.
+var errArgTooLong = errors.New("argument line too long")
+
+// readUntil is bufio's ReadString, refusing to hold more than one command line's worth.
+func readUntil(br *bufio.Reader, delim byte) (string, error) {
+	var b []byte
+	for {
+		chunk, err := br.ReadSlice(delim)
+		if len(b)+len(chunk) > xargsMaxChars {
+			return "", errArgTooLong
+		}
+		b = append(b, chunk...)
+		if err != bufio.ErrBufferFull {
+			return string(b), err
+		}
+	}
+}
+
 func (it *xargsItems) delimited() (string, bool, bool) {
-	s, err := it.br.ReadString(byte(it.delim))
+	s, err := readUntil(it.br, byte(it.delim))
 	if err != nil && err != io.EOF {
 		it.err = err
 		return "", false, false
@@ -241,7 +266,7 @@ func (it *xargsItems) delimited() (string, bool, bool) {
 // line reads one line for -I: leading blanks dropped, as GNU does.
 func (it *xargsItems) line() (string, bool, bool) {
 	for {
-		s, err := it.br.ReadString('\n')
+		s, err := readUntil(it.br, '\n')
 		if err != nil && err != io.EOF {
 			it.err = err
 			return "", false, false
@@ -261,6 +286,10 @@ func (it *xargsItems) word() (string, bool, bool) {
 	started := false
 	var quote byte
 	for {
+		if b.Len() > xargsMaxChars {
+			it.err = errArgTooLong
+			return "", false, false
+		}
 		c, err := it.br.ReadByte()
 		if err != nil {
 			if err != io.EOF {

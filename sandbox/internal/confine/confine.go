@@ -61,6 +61,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,6 +84,12 @@ const NetABI = 4
 type Rules struct {
 	RW []string // read-write: roots, the call's scratch directory
 	RO []string // read-only (and executable): read-only roots, the tool's directory
+	// Protect lists paths inside RW directories that stay read-only: the project's own
+	// metadata (tools/, bin/, server.d/, .git, ...; T-FS-5). Landlock rules only grant, so a
+	// read-write directory holding one is granted read-only itself, and read-write below it
+	// only for the entries that hold nothing protected (see splitRW). A last component
+	// HiddenEntries stands for every hidden entry of its directory.
+	Protect []string
 	// Net allows the network. Without it, TCP bind and connect are denied (Landlock ABI 4+) and
 	// other network sockets cannot be created (a seccomp filter).
 	Net bool
@@ -250,7 +257,13 @@ func Apply(r Rules) error {
 		rules = append(rules, pathRules(netPaths, false, abi)...)
 	}
 	rules = append(rules, pathRules(r.RO, false, abi)...)
-	rules = append(rules, pathRules(r.RW, true, abi)...)
+	for _, p := range r.RW {
+		if holdsProtected(r.Protect, p) {
+			rules = append(rules, splitRW(r.Protect, p, abi)...)
+		} else {
+			rules = append(rules, pathRules([]string{p}, true, abi)...)
+		}
+	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("confine: landlock (ABI %d): %w", abi, err)
 	}
@@ -285,6 +298,72 @@ func pathRules(paths []string, rw bool, abi int) []landlock.Rule {
 	return out
 }
 
+// HiddenEntries, as the last component of a protected path ("/project/.*"), stands for every
+// entry of that directory whose name starts with a dot (sandbox.HiddenEntries is this).
+const HiddenEntries = ".*"
+
+// isProtected reports whether p is, or is below, a protected path.
+func isProtected(protect []string, p string) bool {
+	for _, q := range protect {
+		if dir, ok := strings.CutSuffix(q, "/"+HiddenEntries); ok {
+			if rest, ok := strings.CutPrefix(p, dir+"/"); ok && strings.HasPrefix(rest, ".") {
+				return true
+			}
+			continue
+		}
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsProtected reports whether the directory dir contains a protected path.
+func holdsProtected(protect []string, dir string) bool {
+	for _, q := range protect {
+		if d, ok := strings.CutSuffix(q, "/"+HiddenEntries); ok && d == dir {
+			return true
+		}
+		if strings.HasPrefix(q, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRW grants dir read-only and, below it, read-write to each entry that holds nothing
+// protected, recursing into those that do. Protected entries stay read-only (dir's rule covers
+// them), symbolic links get nothing (a link could name anything, and its target is covered by
+// its own entry if it is inside), and new entries cannot be created in dir itself: what
+// Landlock cannot express (a directory writable except for some of its children) is given up
+// on the side of safety (docs/SANDBOX.md).
+func splitRW(protect []string, dir string, abi int) []landlock.Rule {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return pathRules([]string{dir}, false, abi)
+	}
+	out := []landlock.Rule{landlock.RODirs(dir).IgnoreIfMissing()}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return out
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case isProtected(protect, p), e.Type()&fs.ModeSymlink != 0:
+		case e.IsDir() && holdsProtected(protect, p):
+			out = append(out, splitRW(protect, p, abi)...)
+		case e.IsDir() && abi >= 2:
+			out = append(out, landlock.RWDirs(p).WithRefer().IgnoreIfMissing())
+		case e.IsDir():
+			out = append(out, landlock.RWDirs(p).IgnoreIfMissing())
+		default:
+			out = append(out, landlock.RWFiles(p).IgnoreIfMissing())
+		}
+	}
+	return out
+}
+
 // The rules travel as one argument: "1." and base64url of NUL-separated tokens ("n" for Net,
 // "w"+path, "r"+path). NUL cannot occur in a path; the prefix keeps it from looking like a flag.
 const encPrefix = "1."
@@ -300,7 +379,7 @@ func encode(r Rules) (string, error) {
 	for _, set := range []struct {
 		kind  string
 		paths []string
-	}{{"w", r.RW}, {"r", r.RO}} {
+	}{{"w", r.RW}, {"r", r.RO}, {"p", r.Protect}} {
 		for _, p := range set.paths {
 			if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
 				return "", fmt.Errorf("confine: rule path %q is not absolute", p)
@@ -338,6 +417,8 @@ func decode(s string) (Rules, error) {
 			r.RW = append(r.RW, t[1:])
 		case strings.HasPrefix(t, "r/"):
 			r.RO = append(r.RO, t[1:])
+		case strings.HasPrefix(t, "p/"):
+			r.Protect = append(r.Protect, t[1:])
 		default:
 			return Rules{}, fmt.Errorf("confine: malformed rules (token %q)", t)
 		}

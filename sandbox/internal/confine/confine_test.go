@@ -163,6 +163,68 @@ func TestConfinedFilesystem(t *testing.T) {
 	}
 }
 
+// TestProtectedInsideReadWrite (T-FS-5): the project's metadata inside a read-write root stays
+// read-only for a confined process (native tools, allowlisted commands), hidden entries
+// included; the rest of the root stays writable, except that new entries cannot be made in the
+// split directory itself.
+func TestProtectedInsideReadWrite(t *testing.T) {
+	requireLandlock(t)
+	proj := t.TempDir()
+	for _, d := range []string{"tools/t", "bin", ".git", "data/sub", "server.d"} {
+		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"tools/t/tool.sh", ".git/config", "README", "data/f.txt"} {
+		if err := os.WriteFile(filepath.Join(proj, f), []byte("orig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link in the root must not carry a grant anywhere.
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(proj, "out")); err != nil {
+		t.Fatal(err)
+	}
+	r := Rules{RW: []string{proj}, Protect: []string{filepath.Join(proj, "tools"), filepath.Join(proj, "bin"),
+		filepath.Join(proj, "server.d"), filepath.Join(proj, "config"), filepath.Join(proj, ".*")}}
+	for _, tc := range []struct {
+		name, script string
+		ok           bool
+	}{
+		{"read tools", `cat "$P/tools/t/tool.sh"`, true},
+		{"write tools", `echo x >> "$P/tools/t/tool.sh"`, false},
+		{"new file in tools", `echo x > "$P/tools/evil.sh"`, false},
+		{"plant a wasm command", `echo x > "$P/bin/git.wasm"`, false},
+		{"git config", `echo '[core] fsmonitor = id' >> "$P/.git/config"`, false},
+		{"new hidden entry", `echo x > "$P/.envrc"`, false},
+		{"create config", `mkdir "$P/config"`, false},
+		{"rename tools away", `mv "$P/tools" "$P/data/t2"`, false},
+		{"write data", `echo x > "$P/data/new" && echo y >> "$P/data/f.txt" && mkdir "$P/data/sub/d"`, true},
+		{"write a top-level file", `echo x >> "$P/README"`, true},
+		{"through a link out", `echo x > "$P/out/f"`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := confined(t, r, []string{"P=" + proj}, "/bin/bash", "-c", tc.script)
+			if (code == 0) != tc.ok {
+				t.Fatalf("exit %d (want success %v)\nstdout: %s\nstderr: %s", code, tc.ok, out, errOut)
+			}
+		})
+	}
+	for _, f := range []string{"tools/t/tool.sh", ".git/config"} {
+		if b, _ := os.ReadFile(filepath.Join(proj, f)); string(b) != "orig\n" {
+			t.Errorf("%s changed: %q", f, b)
+		}
+	}
+	for _, f := range []string{"tools/evil.sh", "bin/git.wasm", ".envrc", "config"} {
+		if _, err := os.Lstat(filepath.Join(proj, f)); err == nil {
+			t.Errorf("%s was created", f)
+		}
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Error("a write went through a link out of the root")
+	}
+}
+
 // A static Go binary (no dynamic loader, Go runtime start-up) runs confined.
 func TestStaticGoBinaryRuns(t *testing.T) {
 	requireLandlock(t)
@@ -381,6 +443,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 		{Net: true},
 		{RW: []string{"/", "/a b", "/-x", "/new\nline", "/ünï"}, RO: []string{"/r", "/\xff\xfe"}},
 		{RO: []string{"/r"}, Limits: []Rlimit{{Resource: 9, Cur: 8 << 30, Max: 8 << 30}, {Resource: 0, Cur: 62, Max: 63}}},
+		{RW: []string{"/p"}, Protect: []string{"/p/tools", "/p/.*"}},
 	} {
 		enc, err := encode(r)
 		if err != nil {
@@ -393,7 +456,8 @@ func TestEncodingRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Net != r.Net || !slices.Equal(got.RW, r.RW) || !slices.Equal(got.RO, r.RO) || !slices.Equal(got.Limits, r.Limits) {
+		if got.Net != r.Net || !slices.Equal(got.RW, r.RW) || !slices.Equal(got.RO, r.RO) || !slices.Equal(got.Limits, r.Limits) ||
+			!slices.Equal(got.Protect, r.Protect) {
 			t.Fatalf("round trip %+v -> %+v", r, got)
 		}
 	}

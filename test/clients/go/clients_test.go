@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/client"
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
@@ -67,7 +66,7 @@ func copyExample(t *testing.T, name string) string {
 }
 
 func TestOfficialGoSDK(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	project := copyExample(t, "03-progress-and-cancellation")
 	cmd, inLog, outLog := recorded(t, project)
@@ -110,7 +109,7 @@ func TestOfficialGoSDK(t *testing.T) {
 }
 
 func TestGoSDKResourcesPromptsCompletion(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	for _, ex := range []struct{ name, check string }{{"05-resources-basics", "resources"}, {"07-prompts-basics", "prompts"}, {"10-completions", "completion"}} {
 		t.Run(ex.name, func(t *testing.T) {
@@ -149,7 +148,7 @@ func TestGoSDKResourcesPromptsCompletion(t *testing.T) {
 }
 
 func TestMCPGoClient(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	project := copyExample(t, "01-args-and-validation")
 	cmd, inLog, outLog := recorded(t, project)
@@ -191,7 +190,7 @@ func TestMCPGoClient(t *testing.T) {
 // that asks a question is answered through its multi round-trip middleware (input_required, retry)
 // rather than a server→client request.
 func TestGoSDKStateless(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	cmd, inLog, outLog := recorded(t, copyExample(t, "08-elicitation"))
 	asked := 0
@@ -236,7 +235,7 @@ func TestGoSDKStateless(t *testing.T) {
 
 // TestGoSDKLegacy pins go-sdk to 2025-11-25: the initialize lifecycle still works in the same binary.
 func TestGoSDKLegacy(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
 	cmd, inLog, outLog := recorded(t, copyExample(t, "00-hello-tool"))
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},

@@ -56,7 +56,7 @@ func copyExamples(t *testing.T) string {
 func validateCaptures(t *testing.T, capture string) (sessions, lines int) {
 	t.Helper()
 	ins, _ := filepath.Glob(filepath.Join(capture, "*.in"))
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(harness.Backstop) // tee-server.sh writes .done as the session ends
 	for _, in := range ins {
 		base := strings.TrimSuffix(in, ".in")
 		for {
@@ -93,7 +93,7 @@ func TestTypeScriptSDKs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			capture := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 			defer cancel()
 			args := []string{filepath.Join(dir(), c.script)}
 			if c.arg != "" {
@@ -164,7 +164,7 @@ func TestInspectorCLI(t *testing.T) {
 		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
 		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 		args := append([]string{launcher, "--cli", filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args...)
 		cmd := exec.CommandContext(ctx, node, args...)
 		cmd.Dir = t.TempDir()

@@ -1,0 +1,209 @@
+package builtins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// repeating reads as an infinite repetition of its text (what `yes` or `cat /dev/zero` feeds).
+type repeating struct {
+	text string
+	off  int
+}
+
+func (e *repeating) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], e.text[e.off:])
+		n += k
+		e.off = (e.off + k) % len(e.text)
+	}
+	return n, nil
+}
+
+// line1k is a 1000-byte line: inputs that fill the budget in few lines.
+var line1k = strings.Repeat("y", 999) + "\n"
+
+// How a runaway run must end.
+const (
+	byBudget  = "budget"  // the memory budget refuses a charge and ends the call
+	byCancel  = "timeout" // the call's context ends (its timeout) and the utility notices
+	byRefusal = "refusal" // the utility refuses the input up front, with a message
+)
+
+// TestRunawayUtilitiesEnd (T-DOS-7): every in-process utility driven into a loop, an repeating
+// input or unbounded growth ends, either at the call's memory budget (the call is then ended
+// with ErrMemoryBudget) or when the call's context ends. The test waits for each run to return;
+// the deadline below only catches a run that never does.
+func TestRunawayUtilitiesEnd(t *testing.T) {
+	for _, tc := range []struct {
+		argv  []string
+		stdin io.Reader // nil: empty
+		how   string
+		setup func(t *testing.T, dir string)
+	}{
+		// sed: a branch loop that reads nothing, growing hold and pattern spaces, an repeating N.
+		{[]string{"sed", ":a;ba"}, strings.NewReader("x\n"), byCancel, nil},
+		{[]string{"sed", ":a;G;h;ba"}, strings.NewReader("x\n"), byBudget, nil},
+		{[]string{"sed", ":a;s/a/aa/g;ba"}, strings.NewReader("a\n"), byBudget, nil},
+		{[]string{"sed", ":a;s/a*/&&&&&&&&/;ba"}, strings.NewReader("a\n"), byBudget, nil},
+		// H and N copy the space they grow (strings): quadratic time, so the timeout comes first.
+		{[]string{"sed", "-n", "H;$p"}, &repeating{text: line1k}, byCancel, nil},
+		{[]string{"sed", ":a;N;ba"}, &repeating{text: line1k}, byCancel, nil},
+		{[]string{"sed", "s/x/y/"}, &repeating{text: "xxxx"}, byBudget, nil}, // one repeating line
+		// awk (GoAWK: cancellation inside the VM, heap watch for memory).
+		{[]string{"awk", "BEGIN { while (1) ; }"}, nil, byCancel, nil},
+		{[]string{"awk", `BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }`}, nil, byBudget, nil},
+		{[]string{"awk", `{ a[NR] = $0 }`}, &repeating{text: line1k}, byBudget, nil},
+		// jq (gojq: cancellation per step, heap watch for memory).
+		{[]string{"jq", "-n", "repeat(1)"}, nil, byCancel, nil},
+		{[]string{"jq", "-n", `"a" | until(false; . + .)`}, nil, byBudget, nil},
+		{[]string{"jq", "-n", "[range(1e12)]"}, nil, byBudget, nil},
+		{[]string{"jq", "-Rs", "."}, &repeating{text: line1k}, byBudget, nil},
+		// Utilities that must see all their input.
+		{[]string{"sort"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"tac"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"tail", "-n", "1000000000"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"tail", "-c", "100G"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"head", "-n", "-1000000000"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"head", "-c", "-100G"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"uniq", "-D"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"grep", "-B", "1000000000", "nomatch"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"grep", "-o", "."}, &repeating{text: "y"}, byBudget, nil},
+		{[]string{"grep", "-f", "-", "a.txt"}, &repeating{text: line1k}, byBudget, nil},
+		{[]string{"cut", "-c1"}, &repeating{text: "y"}, byBudget, nil},
+		{[]string{"rev"}, &repeating{text: "y"}, byBudget, nil},
+		{[]string{"diff", "-", "a.txt"}, &repeating{text: line1k}, byBudget, nil},
+		// Streaming utilities on repeating input end with the call.
+		{[]string{"cat"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"tr", "a-z", "A-Z"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"wc"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"base64"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"sha256sum"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"uniq", "-c"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"paste", "-s", "-"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"nl"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"grep", "y"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"head", "-n", "1000000000000"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"tee"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"gzip", "-c"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"comm", "-", "a.txt"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"xargs", "true"}, &repeating{text: "y\n"}, byCancel, nil},
+		{[]string{"xargs", "-d", "\\n", "true"}, &repeating{text: "y"}, byRefusal, nil},
+		{[]string{"xargs", "-I{}", "echo", strings.Repeat("{}", 1000)}, &repeating{text: strings.Repeat("y", 1000) + "\n"}, byRefusal, nil},
+		{[]string{"tr", "a", "[b*999999999]"}, &repeating{text: "y\n"}, byRefusal, nil},
+		{[]string{"seq", "1", "1000000000000000"}, nil, byCancel, nil},
+		{[]string{"yes"}, nil, byCancel, nil},
+		{[]string{"sleep", "1000"}, nil, byCancel, nil},
+		// diff of two orders of the same lines: Myers costs O(N*D), seconds at this size.
+		{[]string{"diff", "up.txt", "down.txt"}, nil, byCancel, func(t *testing.T, dir string) {
+			var up, down strings.Builder
+			for i := range 20000 {
+				fmt.Fprintf(&up, "%d\n", i)
+				fmt.Fprintf(&down, "%d\n", 19999-i)
+			}
+			os.WriteFile(filepath.Join(dir, "up.txt"), []byte(up.String()), 0o644)
+			os.WriteFile(filepath.Join(dir, "down.txt"), []byte(down.String()), 0o644)
+		}},
+		// Trees that never end: links back to the top, followed by -R, -L.
+		{[]string{"grep", "-R", "needle", "."}, nil, byCancel, loops},
+		{[]string{"find", "-L", ".", "-name", "x"}, nil, byCancel, loops},
+		{[]string{"ls", "-RL", "."}, nil, byCancel, loops},
+		{[]string{"du", "-L", "."}, nil, byCancel, loops},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			te := fixture(t)
+			if tc.setup != nil {
+				tc.setup(t, te.dir)
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var exceeded atomic.Bool
+			te.Budget = sandbox.NewBudget(32<<20, func() {
+				exceeded.Store(true)
+				cancel(sandbox.ErrMemoryBudget)
+			})
+			// The call's timeout: short where it is what ends the run; where the budget must end
+			// it, long enough that the budget always comes first (the run still ends either way).
+			timeout := 300 * time.Millisecond
+			if tc.how != byCancel {
+				timeout = time.Minute
+			}
+			ctx, stop := context.WithTimeout(ctx, timeout)
+			defer stop()
+			te.Stdin = tc.stdin
+			if te.Stdin == nil {
+				te.Stdin = strings.NewReader("")
+			}
+			errb := &lockedBuilder{}
+			te.Stdout, te.Stderr = io.Discard, errb
+			f, _ := Lookup(tc.argv[0])
+			done := make(chan int, 1)
+			go func() { done <- f(ctx, te.Env, tc.argv) }()
+			var rc int
+			select {
+			case rc = <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("%s did not return after its call ended", tc.argv)
+			}
+			switch tc.how {
+			case byBudget:
+				if !exceeded.Load() || !errors.Is(context.Cause(ctx), sandbox.ErrMemoryBudget) {
+					t.Errorf("rc %d: ended without hitting the budget (cause %v); stderr: %s", rc, context.Cause(ctx), errb.String())
+				}
+				if !strings.Contains(errb.String(), "memory budget exceeded") {
+					t.Errorf("rc %d: no budget message on stderr: %q", rc, errb.String())
+				}
+			case byCancel:
+				if ctx.Err() == nil {
+					t.Errorf("rc %d: returned before its call ended (stderr %q)", rc, errb.String())
+				}
+			case byRefusal:
+				if ctx.Err() != nil || errb.String() == "" {
+					t.Errorf("rc %d: not refused up front (ctx %v, stderr %q)", rc, ctx.Err(), errb.String())
+				}
+			}
+			if rc == 0 {
+				t.Errorf("status 0 for a run that was ended")
+			}
+		})
+	}
+}
+
+// loops makes a tree without end: two links to the top directory.
+func loops(t *testing.T, dir string) {
+	for _, n := range []string{"l1", "l2"} {
+		if err := os.Symlink(".", filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// lockedBuilder is a strings.Builder safe to read while a run may still write.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestOpenFileLimit (issue 21, finding 5): a call holds at most Limits.MaxOpenFiles files open;
+// the next open is EMFILE, recorded with its reason; closing gives the descriptor back.
+func TestOpenFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &Record{}
+	f, err := NewFS(Policy{Roots: []Root{{Path: dir, Mode: ReadWrite}}, Limits: Limits{MaxOpenFiles: 4}}, Scratch{}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var held []File
+	for i := range 4 {
+		h, err := f.Open(p, os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		held = append(held, h)
+	}
+	if _, err := f.Open(p, os.O_RDONLY, 0); !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("fifth open: %v", err)
+	}
+	if _, err := f.Open(filepath.Join(dir, "new"), os.O_WRONLY|os.O_CREATE, 0o644); !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("fifth open for writing: %v", err)
+	}
+	// Listing and stat do not hold descriptors.
+	if _, err := f.ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := rec.Entries()
+	found := false
+	for _, e := range entries {
+		found = found || (!e.Allowed && strings.Contains(e.Reason, "MCPBASH_MAX_OPEN_FILES_PER_CALL"))
+	}
+	if !found {
+		t.Errorf("the refusal is not in the access record: %+v", entries)
+	}
+	held[0].Close()
+	held[0].Close() // a second close gives nothing back twice
+	h, err := f.Open(p, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatalf("after a close: %v", err)
+	}
+	if _, err := f.Open(p, os.O_RDONLY, 0); !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("a double close gave two descriptors back: %v", err)
+	}
+	h.Close()
+	// A failed open gives its reservation back.
+	for range 10 {
+		if _, err := f.Open(filepath.Join(dir, "missing"), os.O_RDONLY, 0); !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	if h, err = f.Open(p, os.O_RDONLY, 0); err != nil {
+		t.Fatalf("failed opens leaked reservations: %v", err)
+	}
+	// The file is still a real file underneath for a child process.
+	if _, ok := HostReader(h).(*os.File); !ok {
+		t.Error("HostReader did not give the *os.File")
+	}
+}

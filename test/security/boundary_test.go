@@ -1,0 +1,360 @@
+package security
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
+
+// The boundary cases: the nine ways out of issue 16 (Finding 1..9), issue 21's link finding,
+// and variants of each class. Every case runs through the binary in both isolation modes and,
+// where a native tool can try it, in native mode, with the three canaries in place (a host file
+// outside the roots, the server's environment, another tenant's directory); none may leak, the
+// server must keep serving, and the call must end (the harness waits for its answer).
+
+// Engines a case runs in.
+const (
+	inproc  = "inproc"  // the sandbox engine in the server process (default)
+	process = "process" // the sandbox engine in worker processes (MCPBASH_ISOLATION=process)
+	native  = "native"  // real bash under Landlock ("exec": "native")
+)
+
+// Configurations of the server a case needs.
+const (
+	cfgData      = "data"       // MCPBASH_ROOTS=data: the project is not a root
+	cfgProject   = "project"    // no roots named: the project root, read-only to tools
+	cfgProjectRW = "project-rw" // no roots named, MCPBASH_PROJECT_ROOT_WRITABLE=true
+)
+
+type boundaryCase struct {
+	ID      string // "<threat ID>/<name>"
+	Finding string // "16.1" ... "16.9", "21.6": the finding the case reproduces or varies
+	Script  string // placeholders as world.expand
+	Want    string // regexp the answer's text must match
+	Deny    []string
+	Timeout int      // timeoutSecs (0: the server's default, 5 s)
+	Engines []string // default: inproc and process
+	Config  string   // default cfgData
+	Tool    string   // "git": a sandboxed tool that allowlists git (default: the engine's eval tool)
+	// needsEvaluator marks the interpreter's findings (3, 4, 6, 9): the mvdan-based engine fails
+	// them; the evaluator of issue 19 (interp/internal/eval) fixes them by construction.
+	needsEvaluator bool
+	// needsLandlock marks cases that only the OS confinement can hold (a host process writing
+	// its own HOME as the server's user).
+	needsLandlock bool
+	// After checks the host once the call answered.
+	After func(t *testing.T, w *world)
+}
+
+// upScript sets $up to one "../" per component of the current directory, so that a relative
+// link can climb from there to "/" (the red team's chains).
+const upScript = `up=$(pwd | sed 's#/[^/]*#../#g'); `
+
+// chain plants the red team's chain next to the side file named by the variable side and makes
+// that side file a link through it to target (an absolute path).
+func chain(side, target string) string {
+	return `cd "$(dirname "$` + side + `")" && ` + upScript + `mkdir -p a/b/c/d/e && ln -s ../../../../.. a/b/c/d/e/u; ` +
+		`t=` + target + `; ln -sf "a/b/c/d/e/u/${up}${t#/}" "$` + side + `"; echo planted=$?; `
+}
+
+var boundaryCases = []boundaryCase{
+	// Finding 1 (critical): the side files are read through a kernel-resolved link chain.
+	{ID: "T-FS-8/error-file-chain", Finding: "16.1", Script: chain("MCP_TOOL_ERROR_FILE", "{{OUT}}/secret.txt") + "exit 1",
+		Want: `(?s).`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-8/error-file-chain-environ", Finding: "16.1", Script: chain("MCP_TOOL_ERROR_FILE", "/proc/self/environ") + "exit 1",
+		Want: `(?s).`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-8/error-file-chain-tenant", Finding: "16.1", Script: chain("MCP_TOOL_ERROR_FILE", "{{TENANT}}/secret.txt") + "exit 1",
+		Want: `(?s).`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-8/log-stream-chain", Finding: "16.1", Script: chain("MCP_LOG_STREAM", "{{OUT}}/secret.txt") + "echo done",
+		Want: `done`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-8/progress-stream-chain", Finding: "16.1", Script: chain("MCP_PROGRESS_STREAM", "/proc/self/environ") + "echo done",
+		Want: `done`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-8/resources-file-chain", Finding: "16.1", Script: chain("MCP_TOOL_RESOURCES_FILE", "{{TENANT}}/secret.txt") + "echo done",
+		Want: `done`, Engines: []string{inproc, process, native}},
+	{ID: "T-FS-3/chain-in-a-root", Finding: "16.1", Script: "cd {{DATA}} && " + upScript + "mkdir -p a/b/c/d/e && ln -s ../../../../.. a/b/c/d/e/u; " +
+		`t={{OUT}}/secret.txt; ln -s "a/b/c/d/e/u/${up}${t#/}" x; echo rc=$?; cat x`, Want: `rc=1`, After: linksStayIn("data")},
+	{ID: "T-FS-3/chain-reversed-order", Finding: "16.1", Script: "cd {{DATA}} && " + upScript + "mkdir -p a/b/c/d/e/u && " +
+		`t={{OUT}}/secret.txt; ln -s "a/b/c/d/e/u/../../../../../${up}${t#/}" x; echo rc=$?; rmdir a/b/c/d/e/u; ln -s ../../../../.. a/b/c/d/e/u; cat x`,
+		Want: `rc=1`, After: linksStayIn("data")},
+	// Issue 21 finding 6 and its rename half.
+	{ID: "T-FS-3/up-then-dotdot", Finding: "21.6", Script: "cd {{DATA}} && mkdir a && ln -s .. a/up; echo up=$?; ln -s a/up/../.. esc; echo esc=$?; ls esc; true",
+		Want: `up=0\s+esc=1`, After: linksStayIn("data")},
+	{ID: "T-FS-3/rename-link-shallower", Finding: "21.6", Script: "cd {{DATA}} && mkdir -p a/b && ln -s ../../inside.txt a/b/l && cat a/b/l && mv a/b/l l; echo mv=$?",
+		Want: `inside\s+mv=1`, After: linksStayIn("data")},
+	{ID: "T-FS-3/rename-dir-of-links-shallower", Finding: "21.6", Script: "cd {{DATA}} && mkdir -p a/b/c && ln -s ../../../inside.txt a/b/c/l && mv a/b top; echo mv=$?; mv a/b/c top; echo mv2=$?",
+		Want: `mv=1\s+mv2=1`, After: linksStayIn("data")},
+	{ID: "T-FS-3/absolute-dotdot", Finding: "21.6", Script: "cd {{DATA}} && mkdir a && ln -s . a/u && ln -s {{DATA}}/a/u/../../{{REL}}/secret.txt x; echo rc=$?",
+		Want: `rc=1`, After: linksStayIn("data")},
+
+	// Finding 2 (native): the server read and wrote through links in the tool's own directory.
+	{ID: "T-FS-8/native-error-file-link", Finding: "16.2", Script: `ln -sf {{OUT}}/secret.txt "$MCP_TOOL_ERROR_FILE"; exit 1`,
+		Want: `(?s).`, Engines: []string{native}},
+	{ID: "T-FS-8/native-resources-link", Finding: "16.2", Script: `ln -sf {{TENANT}}/secret.txt "$MCP_TOOL_RESOURCES_FILE"; echo done`,
+		Want: `done`, Engines: []string{native}},
+	{ID: "T-FS-8/native-log-link", Finding: "16.2", Script: `ln -sf /proc/self/environ "$MCP_LOG_STREAM"; ln -sf {{OUT}}/secret.txt "$MCP_PROGRESS_STREAM"; sleep 0.2; echo done`,
+		Want: `done`, Engines: []string{native}},
+	{ID: "T-FS-8/native-fifo-error-file", Finding: "16.2", Script: `rm -f "$MCP_TOOL_ERROR_FILE"; mkfifo "$MCP_TOOL_ERROR_FILE" && echo fifo; exit 1`,
+		Want: `fifo`, Engines: []string{native}},
+	{ID: "T-FS-8/native-elicit-response-link", Finding: "16.2", Script: `R="$MCP_ELICIT_RESPONSE_FILE"; ` +
+		`ln -sf {{TENANT}}/victim.txt "$R.tmp"; ln -sf {{TENANT}}/victim.txt "$R"; ` +
+		`printf '{"message":"m"}\n' > "$MCP_ELICIT_REQUEST_FILE"; ` +
+		`for i in $(seq 600); do [ -L "$R" ] || break; sleep 0.05; done; cat "$R"`,
+		Want: `"action":"decline"`, Timeout: 60, Engines: []string{native}},
+	{ID: "T-FS-8/native-sample-request-link", Finding: "16.2", Script: `ln -sf {{OUT}}/secret.txt "$MCP_SAMPLE_REQUEST_FILE"; ` +
+		`for i in $(seq 600); do [ -s "$MCP_SAMPLE_RESPONSE_FILE" ] && break; sleep 0.05; done; cat "$MCP_SAMPLE_RESPONSE_FILE"`,
+		Want: `malformed request`, Timeout: 60, Engines: []string{native}},
+
+	// Finding 3 (interpreter): a panic in a pipeline stage.
+	{ID: "T-DOS-5/nameref-empty-in-pipeline", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
+	{ID: "T-DOS-5/assoc-list-in-pipeline", Finding: "16.3", Script: `{ declare -A A=(1 2 3); echo "${A[1]}"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
+	{ID: "T-DOS-5/assoc-arith-subscript-in-pipeline", Finding: "16.3", Script: `declare -A a; { echo "${a[a+1]}"; } | cat; echo survived`, Want: `survived`, needsEvaluator: true},
+	{ID: "T-DOS-5/nameref-empty-background", Finding: "16.3", Script: `{ declare -n r=''; echo "$r"; } & wait; echo survived`, Want: `survived`, needsEvaluator: true},
+
+	// Finding 4 (interpreter): unread process substitutions leak threads and FIFOs.
+	{ID: "T-DOS-6/procsubst-unread", Finding: "16.4", Script: `for i in $(seq 12000); do : <(true); done; echo done`, Want: `done`, Timeout: 20,
+		needsEvaluator: true, After: threadsBounded(200)},
+	{ID: "T-DOS-6/procsubst-output-unread", Finding: "16.4", Script: `for i in $(seq 3000); do : >(cat); done; echo done`, Want: `done`, Timeout: 20,
+		needsEvaluator: true, After: threadsBounded(200)},
+
+	// Finding 5: runaway utilities end at the call's timeout or the utility budget.
+	{ID: "T-DOS-7/sed-branch-loop", Finding: "16.5", Script: `sed ':a;ba' <<< x`, Want: `timed out`, Timeout: 2},
+	{ID: "T-DOS-7/sed-hold-doubling", Finding: "16.5", Script: `sed ':a;G;h;ba' <<< x`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/sed-substitute-doubling", Finding: "16.5", Script: `sed ':a;s/a/aa/g;ba' <<< a`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/awk-gsub-doubling", Finding: "16.5", Script: `awk 'BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }'`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/awk-recursion-doubling", Finding: "16.5", Script: `awk 'function f(s) { return f(s s) } BEGIN { f("a") }'`, Want: `utility memory budget|memory limit|timed out|awk:`, Timeout: 5},
+	{ID: "T-DOS-7/diff-unrelated", Finding: "16.5", Script: `diff <(seq 1 100000) <(seq 100001 200000) | tail -n 1; echo done`, Want: `> 200000\s+done`, Timeout: 20},
+	{ID: "T-DOS-7/diff-reversed", Finding: "16.5", Script: `seq 1 30000 > "$TMPDIR/a"; sort -rn "$TMPDIR/a" > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, Want: `(?s).`, Timeout: 3},
+	{ID: "T-DOS-7/sort-endless", Finding: "16.5", Script: `yes 'a longer line so the budget fills quickly......................' | sort`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/tail-endless", Finding: "16.5", Script: `yes 'a longer line so the budget fills quickly......................' | tail -n 1000000000`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/grep-o-endless-line", Finding: "16.5", Script: `yes | tr -d '\n' | grep -o y | head -1`, Want: `(?s).`, Timeout: 5},
+	{ID: "T-DOS-7/jq-doubling", Finding: "16.5", Script: `jq -n '"a" | until(false; . + .)'`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/xargs-huge-argument", Finding: "16.5", Script: `yes | tr -d '\n' | xargs -0 true; echo rc=$?`, Want: `argument line too long|timed out`, Timeout: 5},
+	{ID: "T-DOS-7/command-substitution-yes", Finding: "16.5", Script: `: $(yes); echo survived`, Want: `memory|timed out`, Timeout: 5, needsEvaluator: true},
+
+	// Finding 6 (interpreter): host identity and paths.
+	{ID: "T-ID-3/pwd-P-proc", Finding: "16.6", Script: `PWD=/proc/self/exe; pwd -P; PWD=/proc/self/cwd; pwd -P; PWD=/root; pwd -P; cd -P /proc/self/cwd 2>/dev/null; pwd -P; echo done`,
+		Want: `done`, Deny: []string{"/proc", "/root", "mcp-bash"}, needsEvaluator: true},
+	{ID: "T-ID-3/type-P", Finding: "16.6", Script: `builtin type -P python3 bash perl; command -vv bash; builtin command -V sh; echo done`,
+		Want: `done`, Deny: []string{"/usr/bin/perl", "/bin/bash", "pyenv", "/usr/bin/python"}, needsEvaluator: true},
+	{ID: "T-ID-3/pids-everywhere", Finding: "16.6", Script: `echo $((PPID)) $(($$)) $((BASHPID)); let x=PPID y=$$; echo $x $y; x='$'; echo ${!x}; x=PPID; echo ${!x}; trap 'echo trap=$$' EXIT`,
+		Want: `^4241 4242 4242\s+4241 4242\s+4242\s+4241\s+trap=4242`, needsEvaluator: true},
+
+	// Finding 7: what the server and the operator run is never writable by tools.
+	{ID: "T-FS-5/plant-wasm-command", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?`, Want: `rc=1`, Config: cfgProject,
+		After: absent("bin/git.wasm")},
+	{ID: "T-FS-5/plant-wasm-command-rw", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?; echo ok > data/new.txt; echo data=$?`,
+		Want: `rc=1\s+data=0`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent("bin/git.wasm")},
+	{ID: "T-FS-5/git-fsmonitor", Finding: "16.7", Script: `printf '[core]\n\tfsmonitor = id\n' >> .git/config; echo rc=$?`, Want: `rc=1`,
+		Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
+	{ID: "T-FS-5/git-fsmonitor-default", Finding: "16.7", Script: `printf '[core]\n\tfsmonitor = id\n' >> .git/config; echo rc=$?; echo x > data/new.txt; echo data=$?`,
+		Want: `rc=1\s+data=1`, Config: cfgProject, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
+	{ID: "T-FS-5/new-hidden-entries", Finding: "16.7", Script: `echo 'id' > .envrc; echo envrc=$?; mkdir -p .github/workflows; echo gh=$?; mv data .data; echo mv=$?`,
+		Want: `envrc=1\s+gh=1\s+mv=1`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent(".envrc", ".github", ".data")},
+	{ID: "T-FS-5/rewrite-tools-rw", Finding: "16.7", Script: `echo '#!/bin/sh' > tools/evil.sh; echo new=$?; mv tools tools2; echo mv=$?; mkdir -p config; echo cfg=$?`,
+		Want: `new=1\s+mv=1\s+cfg=1`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent("tools/evil.sh", "tools2", "config")},
+	{ID: "T-EXEC-5/wasm-never-shadows-allowlisted", Finding: "16.7", Script: `echo x > bin/git.wasm; git --version`, Want: `git version`,
+		Config: cfgProjectRW, Tool: "git", After: absent("bin/git.wasm")},
+
+	// Finding 8: an allowlisted git runs what its configuration says.
+	{ID: "T-EXEC-4/gitconfig-alias", Finding: "16.8", Script: `printf '[alias]\n\tx = "!id"\n' > "$HOME/.gitconfig"; git x; echo rc=$?`,
+		Want: `rc=1`, Deny: []string{"uid="}, Tool: "git"},
+	{ID: "T-EXEC-4/xdg-config-alias", Finding: "16.8", Script: `mkdir -p "$HOME/.config/git"; printf '[alias]\n\tx = "!id"\n' > "$HOME/.config/git/config"; git x; echo rc=$?`,
+		Want: `rc=1`, Deny: []string{"uid="}, Tool: "git"},
+	{ID: "T-EXEC-4/git-env-redirection", Finding: "16.8", Script: `printf '[alias]\n\tx = "!id"\n' > "$TMPDIR/g"; export GIT_CONFIG_GLOBAL="$TMPDIR/g" GIT_CONFIG_PARAMETERS="'alias.y=!id'" XDG_CONFIG_HOME="$TMPDIR"; git x; git y; echo rc=$?`,
+		Want: `rc=1`, Deny: []string{"uid="}, Tool: "git"},
+	{ID: "T-EXEC-4/write-the-commands-home", Finding: "16.8", Script: `git config --global alias.x '!id'; echo cfg=$?; git x; echo rc=$?`,
+		Want: `cfg=[1-9]\d*\s+(?s:.*)rc=1`, Deny: []string{"uid="}, Tool: "git", needsLandlock: true},
+
+	// Finding 9 (interpreter): the job limit, counted by the runtime wherever jobs start.
+	{ID: "T-DOS-8/jobs-from-exit-trap", Finding: "16.9", Script: `trap 'for i in $(seq 3000); do sleep 10 & done' EXIT; echo armed`,
+		Want: `background job limit`, needsEvaluator: true},
+	{ID: "T-DOS-8/jobs-through-alias-eval", Finding: "16.9", Script: `shopt -s expand_aliases; alias b='sleep 10 &'; for i in $(seq 3000); do eval b; done; wait`,
+		Want: `background job limit`, needsEvaluator: true},
+	{ID: "T-DOS-8/trap-pid", Finding: "16.9", Script: `trap 'echo pid=$$ ppid=$PPID' EXIT; echo armed`, Want: `armed\s+pid=4242 ppid=4241`, needsEvaluator: true},
+}
+
+// TestBoundary runs every boundary case in its engines and configuration.
+func TestBoundary(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, map[string]string{
+		"tools/nat/tool.sh":        evalTool,
+		"tools/nat/tool.meta.json": `{"name":"nat","description":"native snippet","exec":"native","inputSchema":` + schema() + `}`,
+		"tools/git/tool.sh":        evalTool,
+		"tools/git/tool.meta.json": `{"name":"git","description":"snippet with git","sandbox":{"allowCommands":["git"]},"inputSchema":` + schema() + `}`,
+		".git/config":              "[core]\n\tbare = false\n",
+	})
+	_, gitErr := exec.LookPath("git")
+	abi, lerr := sandbox.LandlockStatus()
+	servers := map[string]*world{}
+	var mu sync.Mutex
+	parent := t // servers live as long as the whole test, shared by its cases
+	server := func(engine, cfg string) *world {
+		mu.Lock()
+		defer mu.Unlock()
+		key := engine + "/" + cfg
+		if s := servers[key]; s != nil {
+			return s
+		}
+		s := *w
+		s.native = engine == native
+		env := []string{"MCPBASH_TOOL_ALLOWLIST=sh,nat,git", "MCPBASH_REQUIRE_CONFINEMENT=" + fmt.Sprint(engine == native)}
+		switch cfg {
+		case cfgData:
+			env = append(env, "MCPBASH_ROOTS=data")
+		case cfgProjectRW:
+			env = append(env, "MCPBASH_PROJECT_ROOT_WRITABLE=true")
+		}
+		if engine == process {
+			env = append(env, "MCPBASH_ISOLATION=process")
+		}
+		s.start(parent, env...)
+		servers[key] = &s
+		return &s
+	}
+	for _, tc := range boundaryCases {
+		engines := tc.Engines
+		if engines == nil {
+			engines = []string{inproc, process}
+		}
+		for _, engine := range engines {
+			t.Run(engine+"/"+tc.ID, func(t *testing.T) {
+				switch {
+				case tc.needsEvaluator:
+					t.Skip("needs interp/internal/eval (issue 19)")
+				case engine == native && abi < 4:
+					t.Skipf("native cases need Landlock ABI 4+ (ABI %d: %v)", abi, lerr)
+				case tc.needsLandlock && lerr != nil:
+					t.Skipf("without Landlock nothing keeps a host command out of its own HOME: %v", lerr)
+				case tc.Tool == "git" && gitErr != nil:
+					t.Skip("no git on this host (nothing is installed at test time)")
+				}
+				cfg := tc.Config
+				if cfg == "" {
+					cfg = cfgData
+				}
+				s := server(engine, cfg)
+				tool := "sh"
+				switch {
+				case tc.Tool != "":
+					tool = tc.Tool
+				case engine == native:
+					tool = "nat"
+				}
+				script := s.expand(tc.Script)
+				from := len(s.c.Lines())
+				m := s.answer(t, tool, script, tc.Timeout)
+				out := text(m)
+				if testing.Verbose() {
+					t.Logf("%s: %.400s", tc.Finding, out)
+				}
+				if !regexp.MustCompile(tc.Want).MatchString(out) {
+					t.Errorf("want %q, got:\n%.1500s", tc.Want, m.Raw)
+				}
+				for _, d := range tc.Deny {
+					if strings.Contains(out, d) {
+						t.Errorf("output contains %q:\n%.1500s", d, out)
+					}
+				}
+				s.oracles(t, from, script)
+				if tc.After != nil {
+					tc.After(t, s)
+				}
+			})
+		}
+	}
+}
+
+// answer calls a tool and waits for its answer, however long the call takes to end (the
+// deadline only catches a call that never does).
+func (w *world) answer(t *testing.T, tool, script string, timeoutSecs int) harness.Msg {
+	t.Helper()
+	params := map[string]any{"name": tool, "arguments": map[string]any{"script": script}}
+	wait := 5
+	if timeoutSecs > 0 {
+		params["timeoutSecs"], wait = timeoutSecs, timeoutSecs
+	}
+	id := "b-" + randHex(6)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+	w.c.Send(string(b))
+	return w.c.WaitFor(time.Duration(wait)*time.Second+2*time.Minute, "answer to "+id, func(m harness.Msg) bool {
+		return m.Method == "" && string(m.ID) == `"`+id+`"`
+	})
+}
+
+// linksStayIn checks that every link under the project's dir resolves, on the host, inside it
+// (what an operator's tool following it would reach), the host-planted fixtures aside.
+func linksStayIn(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		root := filepath.Join(w.root, dir)
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			switch filepath.Base(p) {
+			case "c1", "c2", "c3":
+				return nil // the corpus's host-planted chain
+			}
+			if r, err := filepath.EvalSymlinks(p); err == nil && r != root && !strings.HasPrefix(r, root+"/") {
+				t.Errorf("link %s resolves on the host to %s, outside its root", p, r)
+			}
+			return nil
+		})
+		os.RemoveAll(filepath.Join(root, "a")) // the next case starts clean
+		for _, n := range []string{"x", "l", "esc", "top"} {
+			os.RemoveAll(filepath.Join(root, n))
+		}
+	}
+}
+
+// absent checks that the project has none of paths.
+func absent(paths ...string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		for _, p := range paths {
+			if _, err := os.Lstat(filepath.Join(w.root, p)); err == nil {
+				t.Errorf("%s was created in the project", p)
+			}
+		}
+		os.Remove(filepath.Join(w.root, "data", "new.txt"))
+	}
+}
+
+// unchanged checks a project file's content.
+func unchanged(p, want string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		if b, _ := os.ReadFile(filepath.Join(w.root, p)); string(b) != want {
+			t.Errorf("%s changed: %q", p, b)
+		}
+		os.Remove(filepath.Join(w.root, "data", "new.txt"))
+	}
+}
+
+// threadsBounded checks the server's thread count after the call.
+func threadsBounded(max int) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", w.c.Pid()))
+		if err != nil {
+			return
+		}
+		var n int
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "Threads:"); ok {
+				fmt.Sscan(strings.TrimSpace(v), &n)
+			}
+		}
+		if n > max {
+			t.Errorf("the server has %d threads after the call (at most %d)", n, max)
+		}
+		w.scratchDrained(t)
+	}
+}
