@@ -501,8 +501,12 @@ func (srv *Server) pollOnce(s *Session) {
 			if out := s.listenerOut(sub.listenID); out != nil {
 				s.notifyOn(out, "notifications/resources/updated", map[string]any{"uri": sub.uri, "_meta": subscriptionMeta(sub.listenID)})
 			}
-		default:
+		case err != nil:
 			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri})
+		default:
+			// The content read is sent along, as the original does: clients that know the
+			// extension skip the read that follows; others ignore the extra member.
+			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri, "contents": []resourceContent{c}})
 		}
 	}
 }

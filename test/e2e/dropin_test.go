@@ -189,3 +189,25 @@ func TestRunToolPrintsOneLine(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %s", code, out, e)
 	}
 }
+
+// The original also takes notifications/cancelled with the request's id in params.id (the
+// spelling before requestId).
+func TestCancelledLegacyID(t *testing.T) {
+	t.Parallel()
+	p := newSecProject(t, nil)
+	c := p.start(t)
+	c.Send(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"sh","arguments":{"script":"mcp_progress 1 started; sleep 100000"},"_meta":{"progressToken":1}}}`)
+	c.WaitFor(harness.Backstop, "progress", func(m harness.Msg) bool { return m.Method == "notifications/progress" })
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"id":"slow"}}`)
+	c.Call("ping", nil)
+	// End of input waits for every request still running: the exit proves the cancellation.
+	c.CloseStdin()
+	if err := c.Wait(harness.Backstop); err != nil {
+		t.Errorf("server exit: %v", err)
+	}
+	for _, l := range c.Lines() {
+		if strings.Contains(string(l), `"id":"slow"`) {
+			t.Errorf("cancelled request answered: %s", l)
+		}
+	}
+}

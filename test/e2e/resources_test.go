@@ -336,7 +336,8 @@ func TestPromptScriptMessages(t *testing.T) {
 	}
 }
 
-// The original also subscribes by the resource's name; updates then name its URI.
+// The original also subscribes by the resource's name; updates then name its URI and carry
+// the new content.
 func TestResourceSubscriptionByName(t *testing.T) {
 	t.Parallel()
 	root, _ := resourceProject(t)
@@ -353,7 +354,8 @@ func TestResourceSubscriptionByName(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "resources", "greeting.txt"), []byte("changed"), 0o644)
 	m := c.WaitFor(10*time.Second, "resources/updated", func(m harness.Msg) bool { return m.Method == "notifications/resources/updated" })
-	if string(m.Params) != `{"uri":"file://./resources/greeting.txt"}` {
+	// The content read goes along, as the original sends it.
+	if string(m.Params) != `{"contents":[{"uri":"file://./resources/greeting.txt","mimeType":"text/plain","text":"changed"}],"uri":"file://./resources/greeting.txt"}` {
 		t.Errorf("updated %s", m.Params)
 	}
 }
