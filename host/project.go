@@ -143,6 +143,18 @@ func open(ctx context.Context, o Options, set *config.Config, p Project, boot, s
 	if err != nil {
 		return nil, err
 	}
+	if len(meta.Env) > 0 {
+		// The project's declared environment policy, under whatever the operator set.
+		getenv := o.getenv()
+		if set, err = config.Load(func(k string) string {
+			if v := getenv(k); v != "" {
+				return v
+			}
+			return meta.Env[k]
+		}); err != nil {
+			return nil, &ConfigError{Err: fmt.Errorf("server.d/server.meta.json env: %w", err)}
+		}
+	}
 	cfg := Config{Version: o.Version, Dirs: p.dirs, Meta: meta, Bootstrap: boot, Stderr: o.Stderr, Getenv: o.getenv(), Environ: o.Environ}
 	cfg.useSettings(set)
 	if serving && set.LogLevel == "" {

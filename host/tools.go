@@ -104,6 +104,9 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	if res := srv.checkArguments(tool, args); res != nil {
 		return res, nil, nil
 	}
+	if err := srv.inheritRefused(tool); err != nil {
+		return nil, nil, err
+	}
 	kind := srv.engineFor(tool)
 	if kind == ExecNative {
 		if err := srv.nativePreflight(tool); err != nil {

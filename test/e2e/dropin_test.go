@@ -211,3 +211,59 @@ func TestCancelledLegacyID(t *testing.T) {
 		}
 	}
 }
+
+// server.meta.json "env": the project declares which of the operator's variables its tools and
+// providers need (the original's bundle-style launch); the operator's environment still wins,
+// inherit still needs the operator's consent, and any other key refuses to start.
+func TestProjectEnvPolicy(t *testing.T) {
+	t.Parallel()
+	files := func(env string) map[string]string {
+		return map[string]string{
+			"server.d/server.meta.json": `{"name":"meta-env"` + env + `}`,
+			"tools/show/tool.meta.json": `{"name":"show","inputSchema":{"type":"object"}}`,
+			"tools/show/tool.sh":        "#!/usr/bin/env bash\nprintf '%s' \"${SECRET_X:-absent}\"\n",
+			"providers/sec.sh":          "#!/usr/bin/env bash\nprintf 'secret=%s' \"${SECRET_X:-absent}\"\n",
+			"resources/sec.meta.json":   `{"name":"sec","uriTemplate":"sec://{id}"}`,
+		}
+	}
+	allow := `,"env":{"MCPBASH_TOOL_ENV_MODE":"allowlist","MCPBASH_TOOL_ENV_ALLOWLIST":"SECRET_X","MCPBASH_PROVIDER_ENV_MODE":"allowlist","MCPBASH_PROVIDER_ENV_ALLOWLIST":"SECRET_X"}`
+	for _, tc := range []struct {
+		name, env       string
+		extra           []string
+		tool, resource  string
+		toolErr, refuse string
+	}{
+		{name: "declared", env: allow, tool: "from-host", resource: "secret=from-host"},
+		{name: "not declared", tool: "absent", resource: "secret=absent"},
+		{name: "operator wins", env: allow, extra: []string{"MCPBASH_TOOL_ENV_ALLOWLIST=OTHER"}, tool: "absent", resource: "secret=from-host"},
+		{name: "inherit needs consent", env: `,"env":{"MCPBASH_TOOL_ENV_MODE":"inherit"}`,
+			toolErr: "Tool 'show' blocked: MCPBASH_TOOL_ENV_MODE=inherit requires MCPBASH_TOOL_ENV_INHERIT_ALLOW=true", resource: "secret=absent"},
+		{name: "consent is the operator's", env: `,"env":{"MCPBASH_TOOL_ENV_INHERIT_ALLOW":"true"}`,
+			refuse: "env: MCPBASH_TOOL_ENV_INHERIT_ALLOW is not a setting a project may declare"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := harness.Start(t, harness.Options{Dir: writeProject(t, files(tc.env)), Env: append([]string{"SECRET_X=from-host"}, tc.extra...)})
+			if tc.refuse != "" {
+				if err := c.Wait(harness.Backstop); err == nil || !strings.Contains(c.Stderr(), tc.refuse) {
+					t.Errorf("exit %v, stderr:\n%s", err, c.Stderr())
+				}
+				return
+			}
+			c.Initialize("2025-11-25", nil)
+			m := c.Call("tools/call", map[string]any{"name": "show", "arguments": map[string]any{}})
+			switch {
+			case tc.toolErr != "":
+				if m.Error == nil || m.Error.Message != tc.toolErr {
+					t.Errorf("tool: %s", m.Raw)
+				}
+			case text(m) != tc.tool:
+				t.Errorf("tool: %s, want %q", m.Raw, tc.tool)
+			}
+			r := c.Call("resources/read", map[string]any{"uri": "sec://1"})
+			if !strings.Contains(string(r.Result), `"text":"`+tc.resource+`"`) {
+				t.Errorf("resource: %s, want %q", r.Raw, tc.resource)
+			}
+		})
+	}
+}

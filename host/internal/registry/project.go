@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -86,18 +87,28 @@ type ServerMeta struct {
 	Name, Title, Version, Description, WebsiteURL string
 	Icons                                         json.RawMessage
 	Instructions                                  string
+	// Env is the project's declared environment policy (the "env" object): defaults for the
+	// settings in ProjectEnvSettings that the operator's environment leaves unset.
+	Env map[string]string
 }
+
+// ProjectEnvSettings are the settings a project may declare in server.meta.json "env", as the
+// original framework allows: which of the operator's variables its tools, providers and
+// completion scripts need. The consents (MCPBASH_*_ENV_INHERIT_ALLOW) stay the operator's.
+var ProjectEnvSettings = []string{"MCPBASH_TOOL_ENV_MODE", "MCPBASH_TOOL_ENV_ALLOWLIST",
+	"MCPBASH_PROVIDER_ENV_MODE", "MCPBASH_PROVIDER_ENV_ALLOWLIST"}
 
 // LoadServerMeta reads server.d. A missing server.meta.json means all defaults; a malformed one is
 // an error, so that a typo never silently renames the server.
 func LoadServerMeta(d Dirs) (ServerMeta, error) {
 	var raw struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title"`
-		Version     string          `json:"version"`
-		Description string          `json:"description"`
-		WebsiteURL  string          `json:"websiteUrl"`
-		Icons       json.RawMessage `json:"icons"`
+		Name        string            `json:"name"`
+		Title       string            `json:"title"`
+		Version     string            `json:"version"`
+		Description string            `json:"description"`
+		WebsiteURL  string            `json:"websiteUrl"`
+		Icons       json.RawMessage   `json:"icons"`
+		Env         map[string]string `json:"env"`
 	}
 	path := filepath.Join(d.Server, "server.meta.json")
 	data, err := os.ReadFile(path)
@@ -111,6 +122,16 @@ func LoadServerMeta(d Dirs) (ServerMeta, error) {
 		}
 	}
 	m := ServerMeta{Name: raw.Name, Title: raw.Title, Version: raw.Version, Description: raw.Description, WebsiteURL: raw.WebsiteURL}
+	for k, v := range raw.Env {
+		if !slices.Contains(ProjectEnvSettings, k) {
+			return ServerMeta{}, fmt.Errorf("registry: %s: env: %s is not a setting a project may declare (allowed: %s; anything else is the operator's to set in the client configuration)",
+				path, k, strings.Join(ProjectEnvSettings, ", "))
+		}
+		if m.Env == nil {
+			m.Env = map[string]string{}
+		}
+		m.Env[k] = v
+	}
 	if m.Name == "" {
 		m.Name = filepath.Base(d.Root)
 	}
