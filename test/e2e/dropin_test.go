@@ -267,3 +267,27 @@ func TestProjectEnvPolicy(t *testing.T) {
 		})
 	}
 }
+
+// Without a project, the getting_started tool is all there is, and its text links the quick
+// start and the project layout, and names MCPBASH_PROJECT_ROOT.
+func TestGettingStartedLinks(t *testing.T) {
+	t.Parallel()
+	c := harness.Start(t, harness.Options{Dir: t.TempDir()})
+	c.Initialize("2025-11-25", nil)
+	var list struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	c.Call("tools/list", nil).Decode(t, &list)
+	if len(list.Tools) != 1 || list.Tools[0].Name != "getting_started" {
+		t.Fatalf("tools: %+v", list.Tools)
+	}
+	out := text(c.Call("tools/call", map[string]any{"name": "getting_started", "arguments": map[string]any{}}))
+	for _, want := range []string{"README.md#quick-start", "docs/PROJECT-STRUCTURE.md", "MCPBASH_PROJECT_ROOT"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(harness.RepoRoot(), "docs", "PROJECT-STRUCTURE.md")); err != nil {
+		t.Errorf("the linked document: %v", err)
+	}
+}
