@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -49,8 +50,12 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 				problems++
 			}
 		}
+	} else if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
+		report["project"] = nil // none asked for, none found
 	} else {
-		report["project"] = nil
+		// A project was named (--project-root, MCPBASH_PROJECT_ROOT) and cannot be served.
+		report["project"] = map[string]any{"error": err.Error()}
+		problems++
 	}
 	return report, problems
 }

@@ -96,8 +96,8 @@ func findProject(o Options, set *config.Config) (Project, error) {
 		if err != nil {
 			return Project{}, err
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return Project{}, &ProjectError{Msg: "project root " + root + " is not a directory"}
+		if why := registry.NotADirectory(abs); why != "" {
+			return Project{}, &ProjectError{Msg: "project root " + root + " " + why}
 		}
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real

@@ -21,6 +21,21 @@ type Dirs struct {
 	Root, Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
 }
 
+// NotADirectory says why path cannot be a project root ("does not exist", "is not a
+// directory", ...), or "" when it is a directory.
+func NotADirectory(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return "cannot be read: " + err.Error()
+	case !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
+}
+
 // FindRoot resolves the project root as the original does: env (MCPBASH_PROJECT_ROOT) when set
 // (it must be a directory), else the nearest ancestor of cwd holding server.d/server.meta.json.
 // found is false when neither applies.
@@ -30,9 +45,8 @@ func FindRoot(cwd, env string) (root string, found bool, err error) {
 		if err != nil {
 			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT: %w", err)
 		}
-		fi, err := os.Stat(abs)
-		if err != nil || !fi.IsDir() {
-			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT %s is not a directory", env)
+		if why := NotADirectory(abs); why != "" {
+			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT %s %s", env, why)
 		}
 		return physical(abs), true, nil
 	}
