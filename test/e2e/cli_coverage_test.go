@@ -160,6 +160,7 @@ func TestCLIVerbGaps(t *testing.T) {
 		{"config show json", []string{"config", "--show", "--json"}, 0, []string{`"name": "MCPBASH_MAX_HEAP_MB"`, `"value": "2048"`, `"set": false`}},
 		{"config cursor", []string{"config", "--client", "cursor"}, 0, []string{`"mcpServers"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
 		{"config windsurf", []string{"config", "--client", "windsurf"}, 0, []string{`"mcpServers"`}},
+		{"config vscode", []string{"config", "--client", "vscode"}, 0, []string{`"servers": {`, `"proj": {`, `"type": "stdio"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
 		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{"claude mcp add proj --env MCPBASH_TOOL_ALLOWLIST='*' -- "}},
 		{"config librechat", []string{"config", "--client", "librechat"}, 0, []string{"mcpServers:\n  proj:\n    type: stdio"}},
 		{"run-tool json", []string{"run-tool", "hello", "--json", "--args", `{"name":"J"}`}, 0, []string{`"isError":false`, "Hello, J!"}},
