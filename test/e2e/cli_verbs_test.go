@@ -48,6 +48,10 @@ func TestReadmeFlow(t *testing.T) {
 	if o, e, c := runCmd(t, proj, path, cmd...); c != 0 || !strings.Contains(o, "ok: hello") {
 		t.Fatalf("smoke.sh: %d %s %s", c, o, e)
 	}
+	// ... and without mcp-bash on PATH, with the binary that generated it.
+	if o, e, c := runCmd(t, proj, nil, cmd...); c != 0 || !strings.Contains(o, "ok: hello") {
+		t.Fatalf("smoke.sh without mcp-bash on PATH: %d %s %s", c, o, e)
+	}
 }
 
 func TestCLIVerbs(t *testing.T) {
