@@ -162,7 +162,14 @@ func open(ctx context.Context, o Options, set *config.Config, p Project, boot, s
 			cfg.LogLevel = LevelDebug
 		}
 	}
-	return NewServer(ctx, cfg)
+	srv, err := NewServer(ctx, cfg)
+	if err == nil && serving {
+		// Metadata served with defaults is logged at every start, cached registry or not.
+		for _, f := range toolMetaFindings(p.dirs.Tools) {
+			srv.logf("warning: %s:%d:%d: %s (fix: %s)", f.File, f.Line, f.Col, f.Message, f.Suggestion)
+		}
+	}
+	return srv, err
 }
 
 // Project is the project the server serves.

@@ -3,7 +3,9 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +48,7 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 			addf(srv.cfg.Dirs.Server, "error", "project", "check failed: "+k, "")
 		}
 	}
+	findings = append(findings, toolMetaFindings(srv.cfg.Dirs.Tools)...)
 	reg := srv.reg
 	for _, st := range reg.Status(ctx) {
 		if st.Error != "" {
@@ -114,4 +117,35 @@ func portableName(name string) string {
 		}
 	}
 	return strings.TrimSpace(string(b[:min(len(b), 64)]))
+}
+
+// toolMetaFindings checks every tool metadata file under dir (registry.CheckToolMeta): a file
+// that is not JSON, or whose fields have the wrong types, is served with defaults (under its
+// file's name, with no schema), so each problem is an error with its line and fix. UI metadata
+// (ui.meta.json, ui/) is not tool metadata.
+func toolMetaFindings(dir string) []interp.Finding {
+	var out []interp.Finding
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir():
+			if path != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "ui") {
+				return filepath.SkipDir
+			}
+			return nil
+		case !strings.HasSuffix(d.Name(), ".meta.json") || d.Name() == "ui.meta.json" || strings.HasPrefix(d.Name(), "."):
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			out = append(out, interp.Finding{File: path, Severity: "error", Kind: "meta", Message: "cannot read: " + err.Error()})
+			return nil
+		}
+		for _, p := range registry.CheckToolMeta(data) {
+			out = append(out, interp.Finding{File: path, Line: p.Line, Col: p.Col, Severity: "error", Kind: "meta", Message: p.Message, Suggestion: p.Fix})
+		}
+		return nil
+	})
+	return out
 }

@@ -291,3 +291,46 @@ func TestGettingStartedLinks(t *testing.T) {
 		t.Errorf("the linked document: %v", err)
 	}
 }
+
+// A tool.meta.json that is not JSON, or whose fields have the wrong types, is served with
+// defaults: validate reports each with file, line and fix (exit 1), and the server logs each
+// at start.
+func TestValidateBrokenMetadata(t *testing.T) {
+	t.Parallel()
+	dir := writeProject(t, map[string]string{
+		"server.d/server.meta.json":        `{"name":"broken"}`,
+		"tools/broken_meta/tool.sh":        "#!/usr/bin/env bash\necho hi\n",
+		"tools/broken_meta/tool.meta.json": "{\"name\": \"broken_meta\",\n \"description\": \"x\",\n}\n",
+		"tools/badtypes/tool.sh":           "#!/usr/bin/env bash\necho hi\n",
+		"tools/badtypes/tool.meta.json":    "{\"name\": \"badtypes\",\n \"description\": 5,\n \"inputSchema\": {\"type\": \"objekt\", \"properties\": []}}\n",
+	})
+	out, errOut, code := runCLI(t, dir, nil, "validate")
+	for _, want := range []string{
+		"tools/broken_meta/tool.meta.json:3:2: error: invalid JSON: invalid character '}' looking for beginning of object key string",
+		"tools/badtypes/tool.meta.json:2:2: error: \"description\" must be a string, not a number\n    fix: write \"description\": \"...\"",
+		"tools/badtypes/tool.meta.json:3:2: error: inputSchema.type must be \"object\", not \"objekt\"",
+		"tools/badtypes/tool.meta.json:3:2: error: inputSchema.properties must be an object (one schema per argument), not an array",
+		"4 error(s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("validate exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	// validate wrote the registry cache: the server logs the problems all the same, and lists
+	// schemas MCP accepts.
+	c := harness.Start(t, harness.Options{Dir: dir})
+	c.Initialize("2025-11-25", nil)
+	c.Call("tools/list", nil)
+	for _, want := range []string{
+		"broken_meta/tool.meta.json:3:2: invalid JSON: invalid character '}'",
+		"badtypes/tool.meta.json:2:2: \"description\" must be a string, not a number (fix: write \"description\": \"...\")",
+		"badtypes/tool.meta.json:3:2: inputSchema.properties must be an object",
+	} {
+		if !strings.Contains(c.Stderr(), want) {
+			t.Errorf("server log lacks %q:\n%s", want, c.Stderr())
+		}
+	}
+}
