@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -332,5 +333,21 @@ func TestValidateBrokenMetadata(t *testing.T) {
 		if !strings.Contains(c.Stderr(), want) {
 			t.Errorf("server log lacks %q:\n%s", want, c.Stderr())
 		}
+	}
+}
+
+// A client that declares roots but lists none (the Inspector CLI, go-sdk) offers no roots: tools
+// get the fallback (here the project root, read-only), not nothing.
+func TestEmptyClientRootsFallBack(t *testing.T) {
+	t.Parallel()
+	p := newSecProject(t, nil)
+	c := harness.Start(t, harness.Options{Dir: p.root})
+	c.Initialize("2025-11-25", map[string]any{"roots": map[string]any{"listChanged": true}})
+	req := c.WaitFor(harness.Backstop, "roots/list request", func(m harness.Msg) bool { return m.Method == "roots/list" })
+	c.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":[]}}`, req.ID))
+	// The first call waits for that answer.
+	out := text(sh(t, c, "mcp_roots_count; cat "+p.root+"/data/inside.txt >/dev/null 2>&1 && echo readable || echo denied"))
+	if out != "1\nreadable" {
+		t.Errorf("empty list: %q, want the project root as the one root", out)
 	}
 }
