@@ -351,3 +351,23 @@ func TestEmptyClientRootsFallBack(t *testing.T) {
 		t.Errorf("empty list: %q, want the project root as the one root", out)
 	}
 }
+
+// A refused write says why, with the path as the script wrote it: outside the roots, or a
+// read-only root; in a redirection and in a utility. Reads outside the roots still find nothing.
+func TestRefusedWritesSayWhy(t *testing.T) {
+	t.Parallel()
+	p := newSecProject(t, nil)
+	c := p.start(t)
+	for _, tc := range []struct{ script, want string }{
+		{"echo x > /etc/mcp-bash-probe", "write /etc/mcp-bash-probe: Permission denied (sandbox: outside the roots)"},
+		{"mkdir /opt/mcp-bash-probe", "mkdir: cannot create directory '/opt/mcp-bash-probe': Permission denied (sandbox: outside the roots)"},
+		{"echo x >> tools/sh/tool.sh", "write tools/sh/tool.sh: Permission denied (sandbox: read-only root)"},
+		{"cat /etc/shadow", "cat: /etc/shadow: No such file or directory"},
+	} {
+		// A failed redirection reports on the script's stderr, which the result appends.
+		m := sh(t, c, tc.script+" 2>&1; echo rc=$?")
+		if out := text(m); !strings.Contains(out, tc.want) || !strings.Contains(out, "rc=1") {
+			t.Errorf("%s: %q, want %q", tc.script, out, tc.want)
+		}
+	}
+}
