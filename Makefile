@@ -60,6 +60,8 @@ fuzz:
 # The stress suite at full counts (make test runs it with small ones).
 stress: build
 	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/stress/ -full
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_TENANTS_LOAD_ROUNDS=10 $(GO) test -count=1 -v -timeout 30m \
+	  -run TestTenantsQuotasAndFairness ./test/security/
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)
@@ -81,10 +83,12 @@ bench: build
 	$(MAKE) --no-print-directory bench-peers
 
 # mcp-bash vs mcp-go and go-sdk servers with an equivalent Go hello tool, same client, one run:
-# the markdown table of docs/PERFORMANCE.md (medians of $(BENCHCOUNT) runs, ratios, the bars).
+# the markdown table of docs/PERFORMANCE.md (medians of $(BENCHCOUNT) runs, ratios, the bars),
+# over stdio, then over Streamable HTTP on loopback (with the memory of an idle session).
 bench-peers: build
 	@mkdir -p dist
 	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) run ./cmd/bench-peers -runs $(BENCHCOUNT) -o $(CURDIR)/dist/bench-peers.md
+	cd test/clients/go && MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) run ./cmd/bench-peers -http -runs $(BENCHCOUNT) -o $(CURDIR)/dist/bench-peers-http.md
 
 # The official MCP conformance suite (server scenarios, 2025-11-25) directly against
 # `serve --http`, and against stdio through the test bridge in test/conformance;

@@ -1,9 +1,13 @@
 package host
 
 import (
+	"path/filepath"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/host/internal/auth"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"os"
 	"runtime"
 
@@ -45,6 +49,9 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 	if p, err := findProject(o, set); err == nil {
 		checks := p.Checks()
 		report["project"] = map[string]any{"root": p.Root, "checks": checks}
+		var hosting map[string]any
+		hosting, problems = doctorHosting(set, p, problems)
+		report["hosting"] = hosting
 		for _, ok := range checks {
 			if !ok {
 				problems++
@@ -58,6 +65,56 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 		problems++
 	}
 	return report, problems
+}
+
+// doctorHosting is the hosting configuration `serve --http` would use (no secrets: paths,
+// counts and modes only) and the problems it has (an invalid auth or tenants file).
+func doctorHosting(set *config.Config, p Project, problems int) (map[string]any, int) {
+	h := map[string]any{"auth": nil, "tenants": nil, "auditLog": "off", "callSlots": set.CallSlots,
+		"remoteToken": set.RemoteToken != "", "stateKey": "random per process"}
+	if set.AuditLog != "" {
+		h["auditLog"] = set.AuditLog
+	}
+	if set.StateKeyFile != "" {
+		h["stateKey"] = set.StateKeyFile
+	}
+	authPath := set.AuthFile
+	if authPath == "" {
+		if def := filepath.Join(p.dirs.Server, "auth.json"); fileExists(def) {
+			authPath = def
+		}
+	}
+	if authPath != "" {
+		a := map[string]any{"file": authPath}
+		if c, err := auth.LoadConfig(authPath); err != nil {
+			a["error"] = err.Error()
+			problems++
+		} else {
+			a["jwt"], a["apiKeys"] = c.JWT != nil, c.APIKeysFile != ""
+		}
+		h["auth"] = a
+	}
+	if path := tenantsPath(set, p.dirs); path != "" {
+		tn := map[string]any{"file": path, "isolation": "process (required by tenants)"}
+		if st, err := tenants.Open(path, tenants.StoreOptions{}); err != nil {
+			tn["error"] = err.Error()
+			problems++
+		} else {
+			f := st.File()
+			tn["listed"], tn["defaultTemplate"] = len(f.Tenants), f.Default != nil
+		}
+		if authPath == "" && set.RemoteToken == "" {
+			tn["error"] = ErrTenantsWithoutAuth.Error()
+			problems++
+		}
+		h["tenants"] = tn
+	}
+	return h, problems
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // doctorRuntime adds to the doctor report what a server for the project would use: the wasm

@@ -58,7 +58,9 @@ type httpTransport struct {
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession // by sessionKey
-	live     map[*exchange]struct{}  // exchanges open now (keep-alives)
+	// perTenant counts the sessions each tenant holds (hosting mode's per-tenant cap).
+	perTenant map[string]int
+	live      map[*exchange]struct{} // exchanges open now (keep-alives)
 
 	// statelessSlots bound the concurrent 2026-07-28 requests, as a session's slots do.
 	statelessSlots chan struct{}
@@ -77,6 +79,10 @@ type httpHooks struct {
 	principal func(r *http.Request) (tenant, subject string)
 	// sessionOpened/Closed count sessions.
 	sessionOpened, sessionClosed func()
+	// maxSessions is a tenant's cap on open sessions (0: none), and sessionRefused is told when
+	// it refuses one.
+	maxSessions    func(tenant string) int
+	sessionRefused func(tenant string)
 }
 
 // httpSession is one session of a 2025-xx client.
@@ -94,13 +100,16 @@ type httpSession struct {
 	nextID   int
 	closed   bool
 
+	// tenant is who the session is counted for in perTenant ("": not counted).
+	tenant string
+
 	active   atomic.Int32 // HTTP requests being served for this session
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 }
 
 func newHTTPTransport(srv *Server, log *slog.Logger, loopback bool) *httpTransport {
 	base, cancel := context.WithCancelCause(context.Background())
-	t := &httpTransport{srv: srv, log: log, loopback: loopback, sessions: map[string]*httpSession{},
+	t := &httpTransport{srv: srv, log: log, loopback: loopback, sessions: map[string]*httpSession{}, perTenant: map[string]int{},
 		live: map[*exchange]struct{}{}, statelessSlots: make(chan struct{}, max(srv.cfg.MaxConcurrent, 1)),
 		base: base, cancel: cancel, drainCh: make(chan struct{})}
 	for _, o := range srv.cfg.Settings.HTTP.AllowedOrigins {
@@ -501,12 +510,34 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *js
 	hs.s = s
 	t.mu.Lock()
 	full := len(t.sessions) >= t.srv.cfg.Settings.HTTP.MaxSessions
+	capped := false
+	if !full && t.hooks.maxSessions != nil {
+		// The tenant's seat is taken now, so that a burst of initializes cannot pass the cap.
+		if max := t.hooks.maxSessions(tenant); max > 0 {
+			if t.perTenant[tenant] >= max {
+				capped = true
+			} else {
+				t.perTenant[tenant]++
+				hs.tenant = tenant
+			}
+		}
+	}
 	t.mu.Unlock()
 	if full {
 		cancel(nil)
 		w.Header().Set("Retry-After", "30")
 		writeHTTPError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"Too many sessions (MCPBASH_HTTP_MAX_SESSIONS); retry later", nil))
+		return
+	}
+	if capped {
+		cancel(nil)
+		if t.hooks.sessionRefused != nil {
+			t.hooks.sessionRefused(tenant)
+		}
+		w.Header().Set("Retry-After", "30")
+		writeHTTPError(w, http.StatusTooManyRequests, m.ID, jsonrpc.NewError(codeTenantLimit,
+			"Tenant limit reached: sessions (close a session first: DELETE it)", map[string]any{"limit": "sessions"}))
 		return
 	}
 	hs.touch(+1)
@@ -530,7 +561,21 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *js
 	t.runExchange(ex, r, func(ctx context.Context) { s.dispatch(ctx, m) }, sctx)
 	if s.state.Load() == stateNew {
 		cancel(nil)
+		t.releaseSeat(hs)
 	}
+}
+
+// releaseSeat gives a session's seat back to its tenant's count (once).
+func (t *httpTransport) releaseSeat(hs *httpSession) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if hs.tenant == "" {
+		return
+	}
+	if t.perTenant[hs.tenant]--; t.perTenant[hs.tenant] <= 0 {
+		delete(t.perTenant, hs.tenant)
+	}
+	hs.tenant = ""
 }
 
 // initializeVersion is the revision an initialize will negotiate.
@@ -636,6 +681,7 @@ func (t *httpTransport) closeSession(hs *httpSession, why string) {
 	if !hs.markClosed() {
 		return
 	}
+	t.releaseSeat(hs)
 	s := hs.s
 	t.srv.removeSession(s)
 	s.endInput()

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/metrics"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 )
 
 // HTTP server timeouts. There is no write timeout for the server as a whole (SSE streams are
@@ -60,6 +61,10 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		return err
 	}
 	defer cleanup()
+	tpath := tenantsPath(set, p.dirs)
+	if tpath != "" {
+		requireProcessIsolation(set)
+	}
 	log := o.Log
 	if log == nil {
 		w := o.Stderr
@@ -83,6 +88,21 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	if err != nil {
 		return err
 	}
+	h, err := openHosting(set, tpath, m, log)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	if h.store != nil && a == nil {
+		return ErrTenantsWithoutAuth
+	}
+	h.idle = func() int {
+		if srv.pool == nil {
+			return 0
+		}
+		return srv.pool.Idle()
+	}
+	srv.host = h
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -100,7 +120,7 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	mux := http.NewServeMux()
 	var endpoint http.Handler = t
 	if a != nil {
-		endpoint = a.Middleware(t)
+		endpoint = a.Middleware(h.gate(srv, t))
 		t.hooks.principal = func(r *http.Request) (string, string) {
 			if p := auth.FromContext(r.Context()); p != nil {
 				return p.Tenant, p.Subject
@@ -137,13 +157,29 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	hctx, stopHousekeeping := context.WithCancel(context.Background())
 	defer stopHousekeeping()
 	go t.housekeeping(hctx)
+	if h.store != nil {
+		t.hooks.maxSessions = func(tenant string) int {
+			if tn, err := h.store.Lookup(tenant); err == nil {
+				return tn.Limits().Sessions
+			}
+			return 0 // the gate has refused an unknown tenant already
+		}
+		t.hooks.sessionRefused = func(tenant string) { m.LimitHit(tenant, tenants.CauseSessions) }
+		go h.store.Watch(hctx, 2*time.Second)
+		health.AddCheck("workers", func() error {
+			if st := h.adm.Stats(); st.Busy >= st.Slots && st.Waiting > st.Slots {
+				return fmt.Errorf("all %d call slots busy and %d calls waiting", st.Slots, st.Waiting)
+			}
+			return nil
+		})
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	scheme := "http"
 	if hs.TLSConfig != nil {
 		scheme = "https"
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "url", scheme+"://"+ln.Addr().String()+MCPEndpoint, "auth", a != nil)
+	log.Info("listening", "addr", ln.Addr().String(), "url", scheme+"://"+ln.Addr().String()+MCPEndpoint, "auth", a != nil, "tenants", tpath)
 	if o.Listening != nil {
 		o.Listening(ln.Addr())
 	}
@@ -154,6 +190,9 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	}
 	log.Info("draining", "timeout", srv.cfg.ShutdownTimeout.String())
 	health.Drain()
+	if h.adm != nil {
+		h.adm.Drain() // calls not yet admitted are refused; admitted ones finish
+	}
 	shut := make(chan error, 1)
 	// Shutdown closes the listener now and waits for the handlers the drain lets finish.
 	go func() { shut <- hs.Shutdown(context.Background()) }()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 )
 
 // listKinds maps each list method to its registry kind and result member.
@@ -55,9 +56,19 @@ func (srv *Server) registerLists() {
 			}
 			items := page.Items
 			total := page.Total
+			t, err := srv.tenantFor(s)
+			if err != nil {
+				return nil, err
+			}
+			if t != nil {
+				// Hidden items are neither listed nor counted: a tenant learns nothing of them.
+				if items, total, err = srv.tenantPage(ctx, t, lk.kind, items); err != nil {
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
+				}
+			}
 			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
 				// MCP Apps resources are for clients that declared the UI extension.
-				items, total = withoutUI(items), total-srv.uiResourceCount(ctx)
+				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, s)
 			}
 			if items == nil {
 				items = []json.RawMessage{}
@@ -127,14 +138,15 @@ func withoutUI(items []json.RawMessage) []json.RawMessage {
 	return out
 }
 
-func (srv *Server) uiResourceCount(ctx context.Context) int {
+func (srv *Server) uiResourceCount(ctx context.Context, s *Session) int {
 	res, err := srv.reg.Resources(ctx)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, r := range res {
-		if r.Provider == "ui" {
+		// Only those the session's total counted (its tenant's visible ones).
+		if r.Provider == "ui" && srv.visible(s, tenants.KindResource, r.Name) {
 			n++
 		}
 	}

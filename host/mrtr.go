@@ -32,6 +32,9 @@ const maxInputRounds = 32
 
 // mrtrState is what requestState carries between rounds.
 type mrtrState struct {
+	// Tenant binds the state to the tenant it was issued to: another tenant's call presenting
+	// it is refused like a forged one.
+	Tenant  string            `json:"n,omitempty"`
 	Tool    string            `json:"t"`
 	Args    string            `json:"a"` // sha256 of the compacted arguments
 	Roots   json.RawMessage   `json:"r,omitempty"`
@@ -91,14 +94,14 @@ type roundTrip struct {
 // startRoundTrip validates requestState and inputResponses against the call and returns the
 // round, or an InputRequiredResult-worthy roots question when the client offers roots and has
 // not answered them yet.
-func (srv *Server) startRoundTrip(ri *reqInfo, tool string, args json.RawMessage, token string, responses map[string]json.RawMessage) (*roundTrip, error) {
-	rt := &roundTrip{srv: srv, state: mrtrState{Tool: tool, Args: argsDigest(args)}}
+func (srv *Server) startRoundTrip(ri *reqInfo, tenant, tool string, args json.RawMessage, token string, responses map[string]json.RawMessage) (*roundTrip, error) {
+	rt := &roundTrip{srv: srv, state: mrtrState{Tenant: tenant, Tool: tool, Args: argsDigest(args)}}
 	if token != "" {
 		st, err := srv.openState(token)
 		if err != nil {
 			return nil, err
 		}
-		if st.Tool != tool || st.Args != rt.state.Args {
+		if st.Tenant != tenant || st.Tool != tool || st.Args != rt.state.Args {
 			return nil, errBadState
 		}
 		rt.state = *st
@@ -206,7 +209,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 		compact.Reset()
 		compact.Write(args) // CallTool rejects it below with a clear error
 	}
-	rt, err := srv.startRoundTrip(ri, tc.Name, compact.Bytes(), p.RequestState, responses)
+	rt, err := srv.startRoundTrip(ri, s.tenant, tc.Name, compact.Bytes(), p.RequestState, responses)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -49,6 +50,9 @@ func (srv *Server) promptsGet(ctx context.Context, s *Session, r *Request) (any,
 		}
 	}
 	prompt, err := srv.reg.Prompt(ctx, p.Name)
+	if err == nil && !srv.visible(s, tenants.KindPrompt, p.Name) {
+		err = registry.ErrNotFound // hidden from the tenant: answered as a missing prompt
+	}
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
 		return nil, invalidParams("Prompt not found")
@@ -273,6 +277,13 @@ func (srv *Server) complete(ctx context.Context, s *Session, r *Request) (any, e
 	sum := sha256.Sum256(argsJSON)
 	argsHash := hex.EncodeToString(sum[:])
 	script, refVars := srv.completionScript(ctx, p.Ref.Type, name)
+	refKind := tenants.KindPrompt
+	if p.Ref.Type == "ref/resource" {
+		refKind = tenants.KindResource
+	}
+	if !srv.visible(s, refKind, name) {
+		script = "" // a hidden item completes as an unknown one does (the built-in generator)
+	}
 	offset := 0
 	if p.Cursor != "" {
 		var c completionCursor

@@ -88,6 +88,9 @@ func (srv *Server) readResource(ctx context.Context, s *Session, uri, name strin
 	if res == nil && uri == "" {
 		return resourceContent{}, errNotFound
 	}
+	if !srv.resourceVisible(ctx, s, res, uri) {
+		return resourceContent{}, errNotFound // hidden from the tenant: answered as a missing resource
+	}
 	provider, declaredMIME := providerFor(uri), ""
 	if res != nil {
 		uri, declaredMIME = res.URI, res.MIMEType
@@ -192,9 +195,9 @@ func (srv *Server) maxResourceBytes() int64 {
 	return srv.cfg.Settings.MaxResourceBytes
 }
 
-// fileProvider reads file:// URIs through a read-only sandbox FS over the resource roots, so
-// `..`, symlinks and absolute paths cannot leave them. file://./x is relative to the project.
-func (srv *Server) fileProvider(uri string) ([]byte, error) {
+// fileURIPath is the clean absolute path a file resource URI names (file://./x is relative to
+// the project).
+func (srv *Server) fileURIPath(uri string) (string, error) {
 	var p string
 	switch {
 	case strings.HasPrefix(uri, "file://./"), strings.HasPrefix(uri, "file://../"):
@@ -202,16 +205,25 @@ func (srv *Server) fileProvider(uri string) ([]byte, error) {
 	case strings.HasPrefix(uri, "file://"):
 		u, err := url.Parse(uri)
 		if err != nil || (u.Host != "" && u.Host != "localhost") {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid file URI", uri)
+			return "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid file URI", uri)
 		}
 		p = u.Path
 	default:
 		p = uri
 	}
 	if !filepath.IsAbs(p) {
-		return nil, errOutsideRoots
+		return "", errOutsideRoots
 	}
-	p = filepath.Clean(p)
+	return filepath.Clean(p), nil
+}
+
+// fileProvider reads file:// URIs through a read-only sandbox FS over the resource roots, so
+// `..`, symlinks and absolute paths cannot leave them. file://./x is relative to the project.
+func (srv *Server) fileProvider(uri string) ([]byte, error) {
+	p, err := srv.fileURIPath(uri)
+	if err != nil {
+		return nil, err
+	}
 	roots := srv.resourceRoots()
 	if len(roots) == 0 {
 		return nil, errOutsideRoots // fail closed without roots
@@ -450,15 +462,15 @@ func contentHash(c resourceContent) [32]byte {
 	return sha256.Sum256(b)
 }
 
-// startPolling runs one poller per session; it ends with the session.
+// startPolling runs one poller per session; it ends with the session. It is not in s.wg, which
+// counts the work a drain waits for: over HTTP the session's input ends only after the drain, so
+// a drain that waited for the poller would always run to MCPBASH_SHUTDOWN_TIMEOUT.
 func (srv *Server) startPolling(s *Session) {
 	interval := srv.cfg.Settings.ResourcesPollInterval
 	if interval == 0 {
 		return
 	}
-	s.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {

@@ -150,7 +150,7 @@ func (srv *Server) logRootRefusal(source, p, why string) {
 // (eagerRoots), or when the first call needs them.
 func (s *Session) startRoots(ctx context.Context) {
 	s.rootsMu.Lock()
-	s.roots = s.srv.fallbackRoots()
+	s.roots = s.fallbackRoots()
 	lazy := s.client.caps.Roots != nil && !s.eagerRoots
 	s.rootsStale = lazy
 	s.rootsMu.Unlock()
@@ -159,6 +159,19 @@ func (s *Session) startRoots(ctx context.Context) {
 		return
 	}
 	s.refreshRoots(ctx, true)
+}
+
+// fallbackRoots are the roots of a session's calls until the client names its own: its
+// tenant's in hosting mode (none when the tenant is refused), else the server's.
+func (s *Session) fallbackRoots() []sdk.Root {
+	if s.srv.host == nil || s.srv.host.store == nil {
+		return s.srv.fallbackRoots()
+	}
+	t, err := s.srv.tenantFor(s)
+	if err != nil {
+		return nil
+	}
+	return tenantRoots(t)
 }
 
 // rootsChanged handles notifications/roots/list_changed: ask again, now or at the next call.

@@ -74,6 +74,9 @@ type Server struct {
 	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
+	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
+	// stdio.
+	host *hosting
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// protected are the project's own directories, cleaned once (see protectedRoots).

@@ -314,6 +314,32 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 	}
 	s.inflight[key] = inf
 	s.mu.Unlock()
+	// Hosting mode: the tenant's quotas decide before anything is queued (hosting.go).
+	var rec *callRecord
+	if _, work := workMethods[m.Method]; work && s.srv.host != nil {
+		rec = &callRecord{}
+		rec.name, rec.args = workName(m)
+		rctx = context.WithValue(rctx, callRecordKey{}, rec)
+	}
+	ticket, _, aerr := s.admit(m)
+	if aerr != nil {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel(nil)
+		s.account(rctx, m, rec, nil, aerr, 0)
+		s.sendTo(ob, s.replyLine(m.ID, nil, aerr), kindResponse)
+		return
+	}
+	if ticket != nil {
+		// Wait for the tenant's turn before taking any of the session's or the server's
+		// slots, so that a tenant's queue holds nothing the others need. (Hosting mode is HTTP
+		// only, where dispatch runs on the request's own goroutine.)
+		select {
+		case <-ticket.Ready():
+		case <-rctx.Done():
+		}
+	}
 	s.wg.Add(1)
 	s.schedule(func() {
 		defer s.wg.Done()
@@ -323,9 +349,19 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 			s.mu.Unlock()
 			cancel(nil)
 		}()
+		if ticket != nil {
+			defer ticket.Release()
+		}
 		var line []byte
+		if rctx.Err() != nil && rec != nil {
+			s.account(rctx, m, rec, nil, context.Cause(rctx), 0) // cancelled while queued
+		}
 		if rctx.Err() == nil {
+			start := time.Now()
 			res, err := s.invoke(rctx, h, m)
+			if rec != nil {
+				s.account(rctx, m, rec, res, err, time.Since(start))
+			}
 			line = s.replyLine(m.ID, res, err)
 		}
 		// A request the server gave up on (shutdown) is answered; one the client cancelled is

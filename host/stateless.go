@@ -184,6 +184,10 @@ func (srv *Server) finishStateless(method string, res any) (any, error) {
 			// subscriptions/listen instead of promising freshness.
 			m["ttlMs"] = json.RawMessage("0")
 		}
+		if srv.host != nil && srv.host.store != nil {
+			// Each tenant sees its own lists: a shared cache must not hand one to another.
+			scope = "private"
+		}
 		if _, ok := m["cacheScope"]; !ok {
 			m["cacheScope"], _ = json.Marshal(scope)
 		}

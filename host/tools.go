@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -43,6 +44,11 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		return nil, invalidParams("Tool name is required")
 	}
 	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs}
+	t, err := srv.tenantFor(s)
+	if err != nil {
+		return nil, err
+	}
+	tc.Tenant = t
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
@@ -53,6 +59,9 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
 	tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
+	if t != nil && s.client.caps.Roots == nil {
+		tc.Roots = nil // no client roots: the tenant's, as configured now (a reload may move them)
+	}
 	res, _, err := srv.CallTool(ctx, tc)
 	return res, err
 }
@@ -71,6 +80,10 @@ type ToolCall struct {
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
 	Roots func(ctx context.Context) []sdk.Root
+	// Tenant is the hosting tenant the call runs for (nil outside hosting mode): its roots
+	// bound the call's, its lists bound commands and wasm modules, its limits cap the call's,
+	// and the call runs in its own workers.
+	Tenant *tenants.Tenant
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -92,6 +105,9 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	}
 	meta = srv.withoutRemoteToken(meta)
 	tool, err := srv.reg.Tool(ctx, tc.Name)
+	if err == nil && tc.Tenant != nil && (!tc.Tenant.Visible(tenants.KindTool, tc.Name) || !tenantMayRun(tc.Tenant, tool)) {
+		err = registry.ErrNotFound // hidden from the tenant: answered exactly as a missing tool
+	}
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
 		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' not found", tc.Name))
@@ -108,14 +124,34 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		return nil, nil, err
 	}
 	kind := srv.engineFor(tool)
+	if kind == ExecNative && tc.Tenant != nil {
+		// Real bash runs any binary it finds: no tenant's command list could hold.
+		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' runs in the native engine, which hosting mode does not offer tenants; run it sandboxed", tool.Name))
+	}
 	if kind == ExecNative {
 		if err := srv.nativePreflight(tool); err != nil {
 			return nil, nil, err
 		}
 	}
 	timeout := srv.toolTimeout(tool, tc.TimeoutSecs)
+	runCtx := ctx
+	if tc.Tenant != nil {
+		timeout = min(timeout, tc.Tenant.Limits().Timeout)
+		runCtx = srv.withTenantWorkers(ctx, tc.Tenant)
+	}
 	job, sink := srv.toolJob(ctx, tc, tool, args, meta, timeout)
-	out := srv.engines[kind].Run(ctx, job)
+	if tc.Tenant != nil {
+		if err := srv.tenantJob(&job, tc.Tenant); err != nil {
+			if sink != nil {
+				sink.Close()
+			}
+			return nil, nil, err
+		}
+	}
+	out := srv.engines[kind].Run(runCtx, job)
+	if rec := recordOf(ctx); rec != nil {
+		rec.outcome = out
+	}
 	if sink != nil {
 		sink.Close()
 	}
@@ -142,9 +178,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 // caller when the run ends.
 func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (sdk.Job, CallSink) {
 	var roots []sdk.Root
-	if tc.Roots != nil {
+	switch {
+	case tc.Tenant != nil && tc.Roots == nil:
+		roots = tenantRoots(tc.Tenant)
+	case tc.Tenant != nil:
+		// A client's roots can only narrow the tenant's (the one place every call passes).
+		roots = narrowRoots(tc.Tenant, tc.Roots(ctx))
+	case tc.Roots != nil:
 		roots = tc.Roots(ctx)
-	} else {
+	default:
 		roots = srv.fallbackRoots()
 	}
 	call := &sdk.Call{

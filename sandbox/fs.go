@@ -71,6 +71,8 @@ type FS struct {
 	nsMu sync.Mutex
 	// files counts the files the call holds open (openfiles.go).
 	files openFiles
+	// writes counts the bytes the call writes (writebudget.go).
+	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
 }
@@ -96,7 +98,7 @@ func (f *FS) pipe(p string, flag int) (File, bool, error) {
 		return nil, true, f.deny("read", p, err.Error(), err)
 	}
 	file, err := os.OpenFile(p, flag&^(os.O_CREATE|os.O_TRUNC), 0)
-	return f.files.track(file, err), true, err
+	return f.files.track(file, err, nil), true, err
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -109,6 +111,7 @@ type Scratch struct {
 // the call's scratch root (read-write, created lazily; zero Scratch for none).
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
+	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
 	add := func(r Root) error {
 		if !path.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
@@ -402,11 +405,15 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	}
 	file, err := r.OpenFile(rel, flag, perm)
 	if err != nil {
-		f.files.track(nil, err)
+		f.files.track(nil, err, nil)
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	f.allow(op, p)
-	return f.files.track(file, nil), nil
+	var w *writeBudget
+	if op == "write" && f.writes.max > 0 {
+		w = &f.writes
+	}
+	return f.files.track(file, nil, w), nil
 }
 
 func reasonOf(err error) string {

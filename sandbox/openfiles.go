@@ -39,30 +39,34 @@ func (o *openFiles) take() error {
 }
 
 // track returns the opened file counted until it is closed (or gives the reservation back
-// when the open failed).
-func (o *openFiles) track(f *os.File, err error) File {
-	if o.max <= 0 {
+// when the open failed); w, when not nil, is the write budget its writes count against.
+func (o *openFiles) track(f *os.File, err error, w *writeBudget) File {
+	if o.max <= 0 && w == nil {
 		if f == nil {
 			return nil
 		}
 		return f
 	}
 	if err != nil || f == nil {
-		o.open.Add(-1)
+		if o.max > 0 {
+			o.open.Add(-1)
+		}
 		return nil
 	}
-	return &countedFile{File: f, o: o}
+	return &countedFile{File: f, o: o, w: w}
 }
 
 // countedFile is an open file of the call; closing it gives its descriptor back to the budget.
+// Opened for writing under a write budget, its writes count against it (writebudget.go).
 type countedFile struct {
 	*os.File
 	o      *openFiles
+	w      *writeBudget
 	closed atomic.Bool
 }
 
 func (c *countedFile) Close() error {
-	if c.closed.CompareAndSwap(false, true) {
+	if c.closed.CompareAndSwap(false, true) && c.o.max > 0 {
 		c.o.open.Add(-1)
 	}
 	return c.File.Close()

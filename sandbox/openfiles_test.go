@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,57 @@ func TestOpenFileLimit(t *testing.T) {
 	// The file is still a real file underneath for a child process.
 	if _, ok := HostReader(h).(*os.File); !ok {
 		t.Error("HostReader did not give the *os.File")
+	}
+}
+
+// TestWriteBudget: a call's writes through its FS stop at Limits.MaxBytesWritten, whichever way
+// they are written, with EDQUOT and one refusal in the record; reads are not counted.
+func TestWriteBudget(t *testing.T) {
+	dir := t.TempDir()
+	rec := &Record{}
+	f, err := NewFS(Policy{Roots: []Root{{Path: dir, Mode: ReadWrite}}, Limits: Limits{MaxBytesWritten: 10}}, Scratch{}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := f.Open(filepath.Join(dir, "a"), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := w.Write([]byte("12345678")); n != 8 || err != nil {
+		t.Fatalf("write within the budget: %d %v", n, err)
+	}
+	if _, err := w.Write([]byte("abc")); !errors.Is(err, syscall.EDQUOT) {
+		t.Fatalf("write past the budget: %v, want EDQUOT", err)
+	}
+	w2, err := f.Open(filepath.Join(dir, "b"), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w2, strings.NewReader("xyz")); !errors.Is(err, syscall.EDQUOT) {
+		t.Fatalf("io.Copy past the budget (another file): %v, want EDQUOT", err)
+	}
+	if n, err := io.Copy(w2, strings.NewReader("xy")); n != 2 || err != nil {
+		t.Fatalf("the last two bytes: %d %v", n, err)
+	}
+	w.Close()
+	w2.Close()
+	r, err := f.Open(filepath.Join(dir, "a"), os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(r); string(b) != "12345678" || err != nil {
+		t.Fatalf("read back: %q %v", b, err)
+	}
+	r.Close()
+	refused := 0
+	entries, _ := rec.Entries()
+	for _, a := range entries {
+		if !a.Allowed && a.Reason == "bytes-written limit" {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d bytes-written refusals recorded, want 1", refused)
 	}
 }

@@ -86,6 +86,10 @@ type Limits struct {
 	// MaxUtilityBytes is the call's memory budget for in-process utilities (Budget): what
 	// they hold at once, all runs of the call together.
 	MaxUtilityBytes int64
+	// MaxBytesWritten bounds the bytes a call writes through its FS, roots and scratch alike
+	// (0: no bound; hosting mode sets a tenant's bytesWritten). Writes by allowlisted host
+	// commands go to the file directly and are bounded only by the process's file-size limit.
+	MaxBytesWritten int64
 }
 
 // DefaultLimits are used for every zero field of a policy's limits.

@@ -94,6 +94,8 @@ const (
 	// LimitCPU and LimitFileSize are rlimits of native tools.
 	LimitCPU      Limit = "cpu"
 	LimitFileSize Limit = "fileSize"
+	// LimitBytesWritten: the call's writes through its FS passed Limits.MaxBytesWritten.
+	LimitBytesWritten Limit = "bytesWritten"
 	// LimitWorker: the isolation worker running the call died (its own limits, a crash).
 	LimitWorker Limit = "worker"
 )

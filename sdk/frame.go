@@ -45,6 +45,9 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 	runCtx, stop := context.WithCancelCause(ctx)
 	f.Ctx, f.cancelTimeout = context.WithTimeout(runCtx, f.Limits.Timeout)
 	f.stop = stop
+	// A write past the call's bytes-written budget ends the call, as output past its cap does:
+	// a script that ignores the write error must not pass for a success.
+	f.FS.OnWriteLimit(func(err error) { stop(err) })
 	f.Stdout = &sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: func() { stop(sandbox.ErrStdoutLimit) }}
 	f.Stderr = &sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: func() { stop(sandbox.ErrStderrLimit) }}
 	return f, nil
@@ -81,6 +84,8 @@ func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) boo
 		out.SetLimit(LimitStdout, "Tool output exceeded %d bytes", f.Limits.MaxStdoutBytes)
 	case errors.Is(cause, sandbox.ErrStderrLimit):
 		out.SetLimit(LimitStderr, "Tool stderr exceeded %d bytes", f.Limits.MaxStderrBytes)
+	case errors.As(cause, new(sandbox.ErrWriteBudget)):
+		out.SetLimit(LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten limit)", f.Limits.MaxBytesWritten)
 	case own != nil && own(cause):
 	case errors.Is(f.Ctx.Err(), context.DeadlineExceeded) && f.parent.Err() == nil:
 		out.TimedOut = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -18,13 +19,21 @@ type Commands struct {
 	Call      *sdk.Call
 	MemoryMiB int
 	Cancelled func() bool
+	// Allow, when not nil, names the only modules that are commands (a hosting tenant's wasm
+	// list); any other NAME.wasm is not found, as if it were not there.
+	Allow []string
 
 	once   sync.Once
 	budget *CallMemory
 }
 
 // Lookup finds NAME.wasm in Dirs.
-func (w *Commands) Lookup(name string) string { return FindCommand(w.Dirs, name) }
+func (w *Commands) Lookup(name string) string {
+	if w.Allow != nil && !slices.Contains(w.Allow, name) {
+		return ""
+	}
+	return FindCommand(w.Dirs, name)
+}
 
 // Run runs one command with the script's stdio, environment and sandbox FS.
 func (w *Commands) Run(ctx context.Context, cmd sdk.Command) int {

@@ -126,6 +126,9 @@ func TestBridge(t *testing.T) {
 	var kinds []string
 	for _, e := range r.events[1:] {
 		m := harness.ParseMsg([]byte(e))
+		if strings.HasSuffix(m.Method, "/list_changed") {
+			continue // the announcements that follow initialized reach the first stream the bridge opens
+		}
 		kinds = append(kinds, m.Method+string(m.ID))
 	}
 	if got := strings.Join(kinds, " "); got != `notifications/progress notifications/progress notifications/progress "p"` {

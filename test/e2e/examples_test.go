@@ -30,8 +30,9 @@ func TestExamples(t *testing.T) {
 			}
 			// The default tool timeout is a backstop (an E> line may set another): the calls are
 			// sent at once, and a wasm command's first call waits for a compile that takes tens
-			// of seconds on a loaded machine, inside its script's timeout.
-			env := []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}
+			// of seconds on a loaded machine, inside its script's timeout. stdin closes right
+			// after the calls are sent, so the shutdown drain must outlast them too.
+			env := []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT=120", "MCPBASH_SHUTDOWN_TIMEOUT=150"}
 			var in, want []string
 			for _, l := range strings.Split(string(data), "\n") {
 				switch {
@@ -54,7 +55,7 @@ func TestExamples(t *testing.T) {
 			c := harness.Start(t, harness.Options{Dir: proj, Env: env})
 			c.Send(in...)
 			c.CloseStdin()
-			if err := c.Wait(20 * time.Second); err != nil {
+			if err := c.Wait(3 * time.Minute); err != nil { // backstop: the drain above ends it
 				t.Fatalf("exit: %v\n%s", err, c.Stderr())
 			}
 			got := c.Lines()

@@ -133,9 +133,9 @@ var wasmCorpus = []wasmCase{
 	{ID: "T-WASM-7/host-functions-command", Script: "nomem; echo a=$?; oor; echo b=$?", Want: `a=0\s+b=0`},
 	// Finding 5: a call's open files are capped, in a guest and in a script; the server and
 	// its registry are unharmed.
-	{ID: "T-DOS-5/file-hog-tool", Tool: "fds", Want: `fds: full`},
-	{ID: "T-DOS-5/file-hog-command", Script: "fds; echo rc=$?", Want: `(?s)rc=1.*fds: full`},
-	{ID: "T-DOS-5/script-holds-files", Script: "for i in $(seq 300); do sleep 3 < {{DATA}}/inside.txt & done; wait; echo done", Timeout: 20,
+	{ID: "T-DOS-9/file-hog-tool", Tool: "fds", Want: `fds: full`},
+	{ID: "T-DOS-9/file-hog-command", Script: "fds; echo rc=$?", Want: `(?s)rc=1.*fds: full`},
+	{ID: "T-DOS-9/script-holds-files", Script: "for i in $(seq 300); do sleep 3 < {{DATA}}/inside.txt & done; wait; echo done", Timeout: 20,
 		Want: `(?s)^done\s.*too many open files \(256 for the call, MCPBASH_MAX_OPEN_FILES_PER_CALL\)`},
 	// Control.
 	{ID: "T-WASM-5/control", Script: "ok; echo rc=$?", Want: `ok\s+rc=0`},
@@ -174,7 +174,7 @@ func TestWasmBoundary(t *testing.T) {
 			}
 			// The registry survived the descriptor attacks.
 			if r := w.c.Call("tools/list", nil); !strings.Contains(string(r.Raw), `"name":"fds"`) {
-				t.Errorf("T-DOS-5: tools/list after the attacks: %.500s", r.Raw)
+				t.Errorf("T-DOS-9: tools/list after the attacks: %.500s", r.Raw)
 			}
 			for _, f := range []string{"evil.wasm", "copy.wasm"} {
 				if _, err := os.Stat(filepath.Join(w.root, "bin", f)); err == nil {

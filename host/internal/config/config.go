@@ -108,6 +108,9 @@ type Config struct {
 	// Hosting mode: the authorization and tenants files ("" when unset: server.d/auth.json and
 	// server.d/tenants.json, used when present) and the audit log sink.
 	AuthFile, TenantsFile, AuditLog string
+	// CallSlots is MCPBASH_CALL_SLOTS: calls running at once across all tenants (hosting
+	// mode's admission; each tenant holds at most its concurrentCalls of them).
+	CallSlots int
 
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
@@ -590,6 +593,7 @@ func (c *Config) settings() []setting {
 		meaning(str("MCPBASH_AUTH_FILE", &c.AuthFile, ""), "server.d/auth.json when present"),
 		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
 		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
+		integer("MCPBASH_CALL_SLOTS", &c.CallSlots, 16, 1, 4096),
 		// Handed to project hooks as the original's hooks saw them, never read by the server.
 		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
 		passthrough("MCPBASH_LOG_VERBOSE"),

@@ -15,6 +15,7 @@ const (
 	CauseRate     = "calls_per_minute"
 	CauseQueue    = "queue_full"
 	CauseDraining = "draining"
+	CauseSessions = "sessions"
 )
 
 // LimitError is a call refused before any work was queued.

@@ -77,6 +77,7 @@ type LimitSpec struct {
 	QueueLength     *int   `json:"queueLength,omitempty"`
 	CallsPerMinute  *int   `json:"callsPerMinute,omitempty"`
 	BytesWritten    *int64 `json:"bytesWritten,omitempty"`
+	Sessions        *int   `json:"sessions,omitempty"`
 }
 
 // Visibility filters names with * and ? patterns: a name is visible when it matches an allow
@@ -95,6 +96,7 @@ type Limits struct {
 	QueueLength     int           // calls waiting for a slot beyond which calls are refused (0: unbounded)
 	CallsPerMinute  int           // admitted calls per minute (token bucket)
 	BytesWritten    int64         // bytes one call may write into the roots
+	Sessions        int           // HTTP sessions open at once
 }
 
 // DefaultLimits apply to every limit the file leaves out.
@@ -107,6 +109,7 @@ func DefaultLimits() Limits {
 		QueueLength:     64,
 		CallsPerMinute:  600,
 		BytesWritten:    100 << 20,
+		Sessions:        100,
 	}
 }
 
@@ -134,6 +137,9 @@ func (l Limits) with(s *LimitSpec) Limits {
 	}
 	if s.BytesWritten != nil {
 		l.BytesWritten = *s.BytesWritten
+	}
+	if s.Sessions != nil {
+		l.Sessions = *s.Sessions
 	}
 	return l
 }

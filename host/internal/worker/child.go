@@ -96,6 +96,9 @@ type child struct {
 	cancel  context.CancelFunc
 	client  atomic.Bool           // the current job was cancelled by the client
 	rules   *sandbox.ConfineRules // the rules this worker is confined to, once it is
+	// tenant is the hosting tenant of the first job (nil before it): the worker refuses any
+	// other tenant's job, whatever the parent's pool does.
+	tenant  *string
 	wasmRT  *wasm.Runtime
 	wasmErr error
 	wasmOne sync.Once
@@ -123,7 +126,11 @@ func (c *child) cancelJob(client bool) {
 // the tool, so one confined worker serves every call with the same roots.
 func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 	r := sandbox.ConfineRules{Net: s.Network}
-	for _, rt := range s.Roots {
+	roots := s.Roots
+	if s.ConfineRoots != nil {
+		roots = s.ConfineRoots
+	}
+	for _, rt := range roots {
 		if rt.Protected {
 			continue // inside a read-write root; Landlock cannot take rights away
 		}
@@ -152,12 +159,21 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 
 // rulesKey identifies the rules a job needs (the parent matches jobs to confined workers by it).
 func rulesKey(s *Spec) string {
-	b, _ := json.Marshal(rulesOf(s, ""))
+	b, _ := json.Marshal(struct {
+		Tenant  string               `json:"tenant"`
+		HeapMiB int                  `json:"heapMiB"`
+		Rules   sandbox.ConfineRules `json:"rules"`
+	}{s.Tenant, s.HeapMiB, rulesOf(s, "")})
 	return string(b)
 }
 
 // start runs one job in the background; its outcome is the job's last frame.
 func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
+	if c.tenant == nil {
+		c.tenant = &s.Tenant
+	} else if *c.tenant != s.Tenant {
+		return errors.New("this worker serves another tenant")
+	}
 	if c.opts.Confine != nil {
 		r := rulesOf(s, c.opts.Self)
 		if c.rules == nil {
@@ -193,7 +209,7 @@ func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
 	}
 	if s.Wasm != nil {
 		job.Commands = &wasm.Commands{Runtime: c.wasmRuntime, Dirs: s.Wasm.Dirs, Call: call,
-			MemoryMiB: s.Wasm.MemoryMiB, Cancelled: func() bool { return c.client.Load() }}
+			MemoryMiB: s.Wasm.MemoryMiB, Allow: s.Wasm.Allow, Cancelled: func() bool { return c.client.Load() }}
 		job.MemoryMiB = s.Wasm.MemoryMiB
 	}
 	go func() {

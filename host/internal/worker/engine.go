@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
@@ -29,14 +30,36 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
 		CPU: e.CPU, Project: e.Project, Confine: job.Confiner != nil,
 		RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: job.Network}
+	if t, ok := ctx.Value(tenantKey{}).(Tenant); ok {
+		spec.Tenant, spec.ConfineRoots, spec.HeapMiB = t.ID, RootsOf(sandbox.Policy{Roots: t.Roots}), t.HeapMiB
+		if spec.ConfineRoots == nil {
+			spec.ConfineRoots = []RootSpec{} // a tenant without roots: confined to none
+		}
+	}
 	switch cmds := job.Commands.(type) {
 	case nil:
 	case *wasm.Commands:
-		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB}
+		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB, Allow: cmds.Allow}
 	default:
 		return &sdk.Outcome{ExitCode: 126, Stderr: []byte(fmt.Sprintf("mcp-bash: commands of type %T cannot run in a worker process", cmds))}
 	}
 	return e.Pool.Run(ctx, spec, job.Call, job.Cancelled)
+}
+
+// Tenant is the hosting tenant a call runs for: its worker processes serve only that tenant and
+// are Landlock-confined to Roots (the tenant's, not a client's narrowed list).
+type Tenant struct {
+	ID    string
+	Roots []sandbox.Root
+	// HeapMiB is the heap limit of the tenant's workers (0: the pool's).
+	HeapMiB int
+}
+
+type tenantKey struct{}
+
+// WithTenant marks ctx's calls as t's: Engine.Run runs them in t's own workers.
+func WithTenant(ctx context.Context, t Tenant) context.Context {
+	return context.WithValue(ctx, tenantKey{}, t)
 }
 
 // Environment is the environment a job's script starts with (the sandbox's).

@@ -76,6 +76,8 @@ type proc struct {
 	// key is the rules of the calls this worker ran ("" while it ran none): a worker that
 	// confined itself serves only calls with the same rules.
 	key string
+	// heap is the heap limit (MiB) the worker was started with (0: the pool's Argv's).
+	heap int
 }
 
 // tail keeps the last bytes a worker wrote on stderr (panics, runtime fatal errors).
@@ -106,9 +108,23 @@ func (p *Pool) logf(format string, args ...any) {
 	}
 }
 
-// spawn starts a worker and waits for its ready frame.
-func (p *Pool) spawn() (*proc, error) {
-	cmd := exec.Command(p.opts.Argv[0], p.opts.Argv[1:]...)
+// argv is the command line of a worker with heap limit heapMiB (0: Argv as given).
+func (p *Pool) argv(heapMiB int) []string {
+	a := append([]string(nil), p.opts.Argv...)
+	if heapMiB > 0 {
+		for i := 0; i+1 < len(a); i++ {
+			if a[i] == "--max-heap-mb" {
+				a[i+1] = strconv.Itoa(heapMiB)
+			}
+		}
+	}
+	return a
+}
+
+// spawn starts a worker with heap limit heapMiB (0: the pool's) and waits for its ready frame.
+func (p *Pool) spawn(heapMiB int) (*proc, error) {
+	argv := p.argv(heapMiB)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = p.opts.Env
 	cmd.SysProcAttr = procAttr()
 	stdin, err := cmd.StdinPipe()
@@ -119,7 +135,7 @@ func (p *Pool) spawn() (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &proc{cmd: cmd, stdin: stdin, frames: make(chan frame, 64), stderr: &tail{}, exited: make(chan struct{})}
+	w := &proc{cmd: cmd, stdin: stdin, frames: make(chan frame, 64), stderr: &tail{}, exited: make(chan struct{}), heap: heapMiB}
 	cmd.Stderr = w.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
@@ -162,8 +178,8 @@ func (w *proc) kill() {
 }
 
 // get returns an idle worker that can take a call with rules key (one that ran calls with the
-// same rules, else a fresh one), or starts one.
-func (p *Pool) get(key string) (*proc, error) {
+// same rules, else a fresh one with the call's heap limit), or starts one.
+func (p *Pool) get(key string, heapMiB int) (*proc, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -171,7 +187,7 @@ func (p *Pool) get(key string) (*proc, error) {
 	}
 	pick := -1
 	for i := len(p.idle) - 1; i >= 0; i-- {
-		if w := p.idle[i]; w.key == key || (w.key == "" && pick < 0) {
+		if w := p.idle[i]; w.key == key || (w.key == "" && w.heap == heapMiB && pick < 0) {
 			pick = i
 			if w.key == key {
 				break
@@ -191,11 +207,12 @@ func (p *Pool) get(key string) (*proc, error) {
 			return w, nil
 		}
 	}
-	return p.spawn()
+	return p.spawn(heapMiB)
 }
 
-// refill starts workers in the background until Idle wait.
-func (p *Pool) refill() {
+// refill starts workers in the background until Idle wait, with the heap limit of the one
+// that was recycled (a hosting tenant's workers are started with its own).
+func (p *Pool) refill(heapMiB int) {
 	p.mu.Lock()
 	need := p.opts.Idle - len(p.idle)
 	p.mu.Unlock()
@@ -203,7 +220,7 @@ func (p *Pool) refill() {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			w, err := p.spawn()
+			w, err := p.spawn(heapMiB)
 			if err != nil {
 				p.logf("worker: %v", err)
 				return
@@ -232,6 +249,13 @@ func (p *Pool) put(w *proc) {
 	}()
 }
 
+// Idle is the number of started workers waiting for a call (metrics).
+func (p *Pool) Idle() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
 // Close ends every idle worker; running calls finish on their own.
 func (p *Pool) Close() {
 	p.mu.Lock()
@@ -255,7 +279,7 @@ func (p *Pool) Close() {
 // here, in the server process.
 func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled func() bool) *sdk.Outcome {
 	key := rulesKey(&spec)
-	w, err := p.get(key)
+	w, err := p.get(key, spec.HeapMiB)
 	if err != nil {
 		return &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: " + err.Error())}
 	}
@@ -389,7 +413,7 @@ func answer(ctx context.Context, call *sdk.Call, f frame) (json.RawMessage, erro
 func (p *Pool) release(w *proc) {
 	if w.calls >= p.opts.MaxCalls || peakRSS(w.cmd.Process.Pid) > p.opts.MaxRSS {
 		w.stdin.Close()
-		p.refill()
+		p.refill(w.heap)
 		return
 	}
 	p.put(w)
@@ -403,7 +427,7 @@ func (p *Pool) died(w *proc, why string) *sdk.Outcome {
 		w.kill()
 		<-w.exited
 	}
-	p.refill()
+	p.refill(w.heap)
 	cause := Cause(w.cmd.ProcessState, w.stderr.String())
 	if why != "" {
 		cause = why + ": " + cause

@@ -47,6 +47,18 @@ type Spec struct {
 	Project string `json:"project,omitempty"`
 	// Wasm makes `*.wasm` in these directories commands of the script.
 	Wasm *WasmSpec `json:"wasm,omitempty"`
+	// Tenant is the hosting tenant the call belongs to ("" outside hosting mode): a worker that
+	// ran a call of one tenant never runs another's (it is part of the pool's key).
+	Tenant string `json:"tenant,omitempty"`
+	// ConfineRoots, when set (hosting mode), replace Roots in the worker's Landlock rules: the
+	// tenant's own roots as the operator configured them, never a client's narrowed list, so
+	// that a directory swapped for a symlink between the check and the confinement cannot point
+	// the rules at another tenant's files.
+	ConfineRoots []RootSpec `json:"confineRoots"`
+	// HeapMiB, when set (a hosting tenant's memoryMiB), is the heap limit of the worker that
+	// runs the call (0: the pool's): the parent starts the worker with it and matches workers by
+	// it, so it is part of the key.
+	HeapMiB int `json:"heapMiB,omitempty"`
 }
 
 // RootSpec is a sandbox.Root with its mode on the wire (Root's Mode is not serialised).
@@ -63,6 +75,8 @@ type RootSpec struct {
 type WasmSpec struct {
 	Dirs      []string `json:"dirs"`
 	MemoryMiB int      `json:"memoryMiB"`
+	// Allow is wasm.Commands' Allow (null: every module; [] none).
+	Allow []string `json:"allow"`
 }
 
 // CallSpec is sdk.Call without its callbacks; HasX says whether the parent can answer X.

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"os/exec"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -57,7 +59,14 @@ func TestRulesKey(t *testing.T) {
 	net.Network = true
 	ro := base
 	ro.Roots = []RootSpec{{Path: "/p/data", ReadOnly: true}}
-	for name, s := range map[string]Spec{"network": net, "read-only root": ro} {
+	tenantA, tenantB := base, base
+	tenantA.Tenant, tenantB.Tenant = "a", "b"
+	confined := base
+	confined.ConfineRoots = []RootSpec{{Path: "/p/data"}, {Path: "/p/shared", ReadOnly: true}}
+	if rulesKey(&tenantA) == rulesKey(&tenantB) {
+		t.Error("two tenants with the same rules share a key: a worker would serve both")
+	}
+	for name, s := range map[string]Spec{"network": net, "read-only root": ro, "tenant": tenantA, "confine roots": confined} {
 		if rulesKey(&base) == rulesKey(&s) {
 			t.Errorf("%s: same rules key", name)
 		}
@@ -65,5 +74,55 @@ func TestRulesKey(t *testing.T) {
 	p := base.Policy()
 	if len(p.Roots) != 1 || p.Roots[0].Mode != sandbox.ReadWrite || RootsOf(ro.Policy())[0] != ro.Roots[0] {
 		t.Errorf("policy round trip: %+v", p)
+	}
+}
+
+// TestChildServesOneTenant: a worker that ran a job of one tenant refuses another's, whatever
+// the parent asks (defence in depth behind the pool's key).
+func TestChildServesOneTenant(t *testing.T) {
+	c := &child{}
+	first := "a"
+	c.tenant = &first
+	err := c.start(t.Context(), &Spec{Tenant: "b"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "another tenant") {
+		t.Fatalf("start(tenant b) on tenant a's worker = %v, want a refusal", err)
+	}
+}
+
+// TestConfineRootsReplaceRoots: in hosting mode the Landlock rules name the tenant's roots,
+// not the call's (narrowed) roots.
+func TestConfineRootsReplaceRoots(t *testing.T) {
+	s := Spec{Roots: []RootSpec{{Path: "/t/a/work/sub"}}, ConfineRoots: []RootSpec{{Path: "/t/a/work"}, {Path: "/shared", ReadOnly: true}}, Project: "/p", ScratchRoot: "/s/a"}
+	r := rulesOf(&s, "/bin/x")
+	if !slices.Contains(r.RW, "/t/a/work") || slices.Contains(r.RW, "/t/a/work/sub") || !slices.Contains(r.RO, "/shared") {
+		t.Errorf("rules = %+v, want the tenant's roots", r)
+	}
+	none := Spec{Roots: []RootSpec{{Path: "/x"}}, ConfineRoots: []RootSpec{}}
+	if r := rulesOf(&none, ""); slices.Contains(r.RW, "/x") {
+		t.Errorf("empty ConfineRoots fell back to Roots: %+v", r)
+	}
+}
+
+// TestPoolHeapPerTenant: a call with its own heap limit gets a worker started with it: the
+// argv carries it, and a fresh worker of another heap is not taken for it.
+func TestPoolHeapPerTenant(t *testing.T) {
+	p := NewPool(Options{Argv: []string{"/nonexistent/mcp-bash", Command, "--max-heap-mb", "2048", "--as", "1"}})
+	if got := p.argv(256); !slices.Equal(got, []string{"/nonexistent/mcp-bash", Command, "--max-heap-mb", "256", "--as", "1"}) {
+		t.Errorf("argv(256) = %v", got)
+	}
+	if got := p.argv(0); got[3] != "2048" {
+		t.Errorf("argv(0) = %v", got)
+	}
+	fresh := &proc{exited: make(chan struct{})}
+	p.idle = []*proc{fresh}
+	if w, err := p.get("k", 256); err == nil || w == fresh {
+		t.Fatalf("get with heap 256 took the pool-heap worker (%v)", err)
+	}
+	if w, err := p.get("k", 0); err != nil || w != fresh {
+		t.Fatalf("get with the pool's heap: %v %v", w, err)
+	}
+	a, b := Spec{Tenant: "a"}, Spec{Tenant: "a", HeapMiB: 64}
+	if rulesKey(&a) == rulesKey(&b) {
+		t.Error("heap limits share a key")
 	}
 }

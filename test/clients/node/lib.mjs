@@ -16,6 +16,16 @@ export function serverParams(example) {
   return { command: bin, args: ['--project-root', project] };
 }
 
+// serverURL is the Streamable HTTP endpoint of an example when the test serves the examples over
+// HTTP (MCPBASH_HTTP_URLS: a JSON object example → URL), else undefined: the clients use stdio.
+export function serverURL(example) {
+  const urls = process.env.MCPBASH_HTTP_URLS;
+  if (!urls) return undefined;
+  const u = JSON.parse(urls)[example];
+  if (!u) throw new Error(`MCPBASH_HTTP_URLS has no endpoint for ${example}`);
+  return new URL(u);
+}
+
 export function check(cond, msg, detail) {
   if (!cond) throw new Error(msg + (detail === undefined ? '' : ': ' + JSON.stringify(detail)));
 }

@@ -1,9 +1,10 @@
 // TypeScript SDK v2 (@modelcontextprotocol/client) drives the scripted sessions over stdio, with
 // the version negotiation mode given as the first argument: legacy (initialize) or auto
-// (probe with server/discover, fall back to initialize).
-import { Client } from '@modelcontextprotocol/client';
+// (probe with server/discover, fall back to initialize). Over Streamable HTTP
+// (StreamableHTTPClientTransport) when the test serves the examples over HTTP.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { runSessions, serverParams } from './lib.mjs';
+import { runSessions, serverParams, serverURL } from './lib.mjs';
 
 const mode = process.argv[2] || 'legacy';
 if (mode !== 'legacy' && mode !== 'auto') throw new Error(`unknown negotiation mode ${mode}`);
@@ -15,7 +16,8 @@ await runSessions({
       versionNegotiation: { mode, probe: { timeoutMs: 5000 } },
     });
     if (elicit) client.setRequestHandler('elicitation/create', elicit);
-    await client.connect(new StdioClientTransport({ ...serverParams(example), stderr: 'inherit' }));
+    const url = serverURL(example);
+    await client.connect(url ? new StreamableHTTPClientTransport(url) : new StdioClientTransport({ ...serverParams(example), stderr: 'inherit' }));
     return client;
   },
   callTool: (client, params, opts) => client.callTool(params, opts),

@@ -13,6 +13,10 @@
 //
 // Every server gets the same small environment (PATH, HOME, LANG; stderr to /dev/null);
 // PEERBENCH_GODEBUG, when set, is passed to all of them as GODEBUG.
+//
+// With Server.HTTP the same phases run over MCP Streamable HTTP on loopback (http.go): each
+// server listens on 127.0.0.1:0, the client is one minimal net/http client shared by all, and a
+// run also measures the memory of idle sessions.
 package peerbench
 
 import (
@@ -39,6 +43,9 @@ type Server struct {
 	Args []string // arguments
 	Dir  string   // working directory
 	Info string   // version, for the report
+	// HTTP: the server serves Streamable HTTP (its Args make it listen on 127.0.0.1:0 and log
+	// {"msg":"listening","url":...} on stderr) and is driven over HTTP with 2025-11-25 sessions.
+	HTTP bool
 }
 
 // Options sizes a comparison.
@@ -49,12 +56,15 @@ type Options struct {
 	Warmup      int           // calls before measuring
 	InFlight    int           // concurrent calls per burst
 	Bursts      int           // bursts per run (the run's value is their median)
-	Log         io.Writer     // progress, may be nil
+	// IdleSessions is how many sessions an HTTP run opens, and leaves idle, to measure the
+	// memory of a session.
+	IdleSessions int
+	Log          io.Writer // progress, may be nil
 }
 
 // DefaultOptions are the sizes of the published table.
 func DefaultOptions() Options {
-	return Options{Runs: 5, ColdStarts: 25, SeqDuration: time.Second, Warmup: 200, InFlight: 100, Bursts: 20}
+	return Options{Runs: 5, ColdStarts: 25, SeqDuration: time.Second, Warmup: 200, InFlight: 100, Bursts: 20, IdleSessions: 500}
 }
 
 // Sample is one run of one server.
@@ -66,6 +76,7 @@ type Sample struct {
 	AnonKiB     int64         // RssAnon at the end of the run (heap, stacks)
 	FileKiB     int64         // RssFile at the end of the run (mapped binary pages)
 	ColdStart   time.Duration // median spawn → initialize response
+	SessionKiB  float64       // HTTP: RssAnon growth per idle session
 }
 
 // Seq is one sequential phase.
@@ -103,6 +114,47 @@ var (
 	pingReq  = method{`{"jsonrpc":"2.0","id":`, `,"method":"ping"}` + "\n"}
 )
 
+// conn is a client's connection to one server process: the stdio client or the HTTP client.
+type conn interface {
+	call(m method) ([]byte, error)
+	burst(n int) (time.Duration, error)
+	pid() int
+	close()
+}
+
+// open starts a server and initializes a session with it.
+func open(s Server) (conn, error) {
+	if s.HTTP {
+		c, err := startHTTP(s)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.initialize(); err != nil {
+			c.close()
+			return nil, fmt.Errorf("initialize: %w", err)
+		}
+		return c, nil
+	}
+	c, err := start(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.initialize(); err != nil {
+		c.close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	return c, nil
+}
+
+// serverEnv is the environment every server gets.
+func serverEnv(s Server) []string {
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + s.Dir, "LANG=C.UTF-8"}
+	if v := os.Getenv("PEERBENCH_GODEBUG"); v != "" {
+		env = append(env, "GODEBUG="+v)
+	}
+	return env
+}
+
 // client is the minimal NDJSON client shared by all servers.
 type client struct {
 	cmd   *exec.Cmd
@@ -116,10 +168,7 @@ type client struct {
 func start(s Server) (*client, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir = s.Dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.Dir, "LANG=C.UTF-8"}
-	if v := os.Getenv("PEERBENCH_GODEBUG"); v != "" {
-		cmd.Env = append(cmd.Env, "GODEBUG="+v)
-	}
+	cmd.Env = serverEnv(s)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -133,6 +182,8 @@ func start(s Server) (*client, error) {
 	}
 	return &client{cmd: cmd, stdin: in, w: bufio.NewWriterSize(in, 64<<10), r: bufio.NewReaderSize(out, 64<<10), next: 1}, nil
 }
+
+func (c *client) pid() int { return c.cmd.Process.Pid }
 
 func (c *client) close() {
 	c.stdin.Close()
@@ -172,11 +223,19 @@ func (c *client) read() (int64, []byte, error) {
 		if !ok {
 			continue
 		}
-		if !bytes.Contains(line, []byte(`"result":`)) || bytes.Contains(line, []byte(`"isError":true`)) {
-			return 0, nil, fmt.Errorf("error response: %s", line)
+		if err := resultOK(line); err != nil {
+			return 0, nil, err
 		}
 		return id, line, nil
 	}
+}
+
+// resultOK refuses an error response and a tool's error result.
+func resultOK(line []byte) error {
+	if !bytes.Contains(line, []byte(`"result":`)) || bytes.Contains(line, []byte(`"isError":true`)) {
+		return fmt.Errorf("error response: %s", line)
+	}
+	return nil
 }
 
 // responseID finds the numeric id of a response line: fast path for the usual field order,
@@ -320,20 +379,18 @@ func memStatus(pid int) (hwm, anon, file int64, err error) {
 
 func coldStart(s Server) (time.Duration, error) {
 	t0 := time.Now()
-	c, err := start(s)
+	c, err := open(s)
 	if err != nil {
 		return 0, err
 	}
-	defer c.close()
-	if err := c.initialize(); err != nil {
-		return 0, err
-	}
-	return time.Since(t0), nil
+	d := time.Since(t0)
+	c.close()
+	return d, nil
 }
 
-func sequential(c *client, m method, d time.Duration) (Seq, error) {
+func sequential(c conn, m method, d time.Duration) (Seq, error) {
 	lat := make([]time.Duration, 0, 1<<16)
-	t0, err := cpuTicks(c.cmd.Process.Pid)
+	t0, err := cpuTicks(c.pid())
 	if err != nil {
 		return Seq{}, err
 	}
@@ -346,7 +403,7 @@ func sequential(c *client, m method, d time.Duration) (Seq, error) {
 		lat = append(lat, time.Since(s))
 	}
 	wall := time.Since(start)
-	t1, err := cpuTicks(c.cmd.Process.Pid)
+	t1, err := cpuTicks(c.pid())
 	if err != nil {
 		return Seq{}, err
 	}
@@ -356,7 +413,7 @@ func sequential(c *client, m method, d time.Duration) (Seq, error) {
 		CPUPerCall: time.Duration((t1 - t0) * int64(time.Second) / userHZ / int64(n))}, nil
 }
 
-func burst(c *client, n int) (time.Duration, error) {
+func (c *client) burst(n int) (time.Duration, error) {
 	pending := make(map[int64]bool, n)
 	t0 := time.Now()
 	for range n {
@@ -390,14 +447,11 @@ func runOne(s Server, o Options) (Sample, error) {
 	}
 	smp.ColdStart = median(cold)
 
-	c, err := start(s)
+	c, err := open(s)
 	if err != nil {
 		return smp, err
 	}
 	defer c.close()
-	if err := c.initialize(); err != nil {
-		return smp, fmt.Errorf("initialize: %w", err)
-	}
 	line, err := c.call(helloReq)
 	if err != nil {
 		return smp, fmt.Errorf("hello: %w", err)
@@ -421,7 +475,7 @@ func runOne(s Server, o Options) (Sample, error) {
 	}
 	walls := make([]time.Duration, 0, o.Bursts)
 	for range o.Bursts {
-		d, err := burst(c, o.InFlight)
+		d, err := c.burst(o.InFlight)
 		if err != nil {
 			return smp, fmt.Errorf("concurrency: %w", err)
 		}
@@ -429,8 +483,13 @@ func runOne(s Server, o Options) (Sample, error) {
 	}
 	smp.ConcWall = median(walls)
 	smp.ConcRate = float64(o.InFlight) / smp.ConcWall.Seconds()
-	if smp.PeakRSSKiB, smp.AnonKiB, smp.FileKiB, err = memStatus(c.cmd.Process.Pid); err != nil {
+	if smp.PeakRSSKiB, smp.AnonKiB, smp.FileKiB, err = memStatus(c.pid()); err != nil {
 		return smp, err
+	}
+	if s.HTTP && o.IdleSessions > 0 {
+		if smp.SessionKiB, err = idleSessions(s, o.IdleSessions); err != nil {
+			return smp, fmt.Errorf("idle sessions: %w", err)
+		}
 	}
 	return smp, nil
 }
@@ -447,9 +506,9 @@ func Run(servers []Server, o Options) (*Result, error) {
 				return nil, fmt.Errorf("%s: %w", servers[i].Name, err)
 			}
 			if o.Log != nil {
-				fmt.Fprintf(o.Log, "run %d/%d %-8s hello %6.0f/s p50 %v cpu %v/call | ping %6.0f/s | conc %v | rss %d KiB | cold %v\n",
+				fmt.Fprintf(o.Log, "run %d/%d %-8s hello %6.0f/s p50 %v cpu %v/call | ping %6.0f/s | conc %v | rss %d KiB | cold %v | %.1f KiB/idle session\n",
 					r+1, o.Runs, servers[i].Name, s.Hello.Rate, s.Hello.P50.Round(time.Microsecond), s.Hello.CPUPerCall.Round(time.Microsecond),
-					s.Ping.Rate, s.ConcWall.Round(time.Microsecond), s.PeakRSSKiB, s.ColdStart.Round(time.Microsecond))
+					s.Ping.Rate, s.ConcWall.Round(time.Microsecond), s.PeakRSSKiB, s.ColdStart.Round(time.Microsecond), s.SessionKiB)
 			}
 			res.Samples[i] = append(res.Samples[i], s)
 		}
@@ -528,8 +587,9 @@ func ModuleDir() (string, error) {
 
 // Setup builds what a comparison needs under tmp: the peers, our binary unless ours is given
 // (MCPBASH_TEST_BINARY), and a copy of examples/00-hello-tool. It returns the three servers
-// and, last, the floor calibration program.
-func Setup(tmp, ours string) ([]Server, error) {
+// and, last, the floor calibration program; with overHTTP, each serves Streamable HTTP on
+// 127.0.0.1:0 (mcp-bash serve --http, the peers' -http).
+func Setup(tmp, ours string, overHTTP bool) ([]Server, error) {
 	mod, err := ModuleDir()
 	if err != nil {
 		return nil, err
@@ -560,14 +620,22 @@ func Setup(tmp, ours string) ([]Server, error) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	return []Server{
-		{Name: "mcp-bash", Path: ours, Args: []string{"--project-root", project, "--exec", "sandbox"}, Dir: project,
-			Info: ver(exec.Command(ours, "--version")) + ", examples/00-hello-tool (Bash + SDK) in the sandbox"},
-		{Name: "mcp-go", Path: mcpgo, Dir: tmp,
-			Info: "github.com/mark3labs/mcp-go " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/mark3labs/mcp-go")) + ", Go hello tool (peers/mcpgo)"},
-		{Name: "go-sdk", Path: gosdk, Dir: tmp,
-			Info: "github.com/modelcontextprotocol/go-sdk " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk")) + ", Go hello tool (peers/gosdk)"},
-		{Name: "floor", Path: floor, Dir: tmp,
-			Info: "calibration, not a peer: a Go program that answers every line with a canned result, no MCP library (peers/floor)"},
-	}, nil
+	oursArgs, peerArgs, how := []string{"--project-root", project, "--exec", "sandbox"}, []string(nil), ""
+	if overHTTP {
+		oursArgs, peerArgs, how = append([]string{"serve", "--http", "127.0.0.1:0"}, oursArgs...), []string{"-http", "127.0.0.1:0"}, ", Streamable HTTP"
+	}
+	servers := []Server{
+		{Name: "mcp-bash", Path: ours, Args: oursArgs, Dir: project,
+			Info: ver(exec.Command(ours, "--version")) + ", examples/00-hello-tool (Bash + SDK) in the sandbox" + how},
+		{Name: "mcp-go", Path: mcpgo, Args: peerArgs, Dir: tmp,
+			Info: "github.com/mark3labs/mcp-go " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/mark3labs/mcp-go")) + ", Go hello tool (peers/mcpgo)" + how},
+		{Name: "go-sdk", Path: gosdk, Args: peerArgs, Dir: tmp,
+			Info: "github.com/modelcontextprotocol/go-sdk " + ver(exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk")) + ", Go hello tool (peers/gosdk)" + how},
+		{Name: "floor", Path: floor, Args: peerArgs, Dir: tmp,
+			Info: "calibration, not a peer: a Go program that answers every message with a canned result, no MCP library (peers/floor)" + how},
+	}
+	for i := range servers {
+		servers[i].HTTP = overHTTP
+	}
+	return servers, nil
 }

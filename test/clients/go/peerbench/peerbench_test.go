@@ -26,14 +26,19 @@ func TestResponseID(t *testing.T) {
 	}
 }
 
-// BenchmarkPeers runs one whole comparison (it ignores b.N; use -benchtime 1x) and logs the
-// table. Sizes: PEERBENCH_RUNS (default 5). `make bench-peers` is the usual way to run it.
-func BenchmarkPeers(b *testing.B) {
+// BenchmarkPeers runs one whole comparison over stdio (it ignores b.N; use -benchtime 1x) and
+// logs the table. Sizes: PEERBENCH_RUNS (default 5). `make bench-peers` is the usual way to run it.
+func BenchmarkPeers(b *testing.B) { benchPeers(b, false) }
+
+// BenchmarkPeersHTTP is BenchmarkPeers over Streamable HTTP.
+func BenchmarkPeersHTTP(b *testing.B) { benchPeers(b, true) }
+
+func benchPeers(b *testing.B, overHTTP bool) {
 	o := DefaultOptions()
 	if os.Getenv("PEERBENCH_RUNS") == "1" {
-		o.Runs, o.ColdStarts, o.SeqDuration, o.Bursts = 1, 5, 200*time.Millisecond, 3
+		o.Runs, o.ColdStarts, o.SeqDuration, o.Bursts, o.IdleSessions = 1, 5, 200*time.Millisecond, 3, 50
 	}
-	servers, err := Setup(b.TempDir(), os.Getenv("MCPBASH_TEST_BINARY"))
+	servers, err := Setup(b.TempDir(), os.Getenv("MCPBASH_TEST_BINARY"), overHTTP)
 	if err != nil {
 		b.Fatal(err)
 	}

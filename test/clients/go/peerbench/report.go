@@ -2,6 +2,7 @@ package peerbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,6 +36,20 @@ var rows = []row{
 	{"cold start, spawn → initialize result (ms)", "ms", coldMs},
 }
 
+// httpRows are reported for servers driven over HTTP only.
+var httpRows = []row{
+	{"memory per idle session: RssAnon growth (KiB)", "kib", func(s Sample) float64 { return s.SessionKiB }},
+}
+
+func (r *Result) http() bool { return len(r.Servers) > 0 && r.Servers[0].HTTP }
+
+func (r *Result) rows() []row {
+	if r.http() {
+		return append(slices.Clone(rows), httpRows...)
+	}
+	return rows
+}
+
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -49,6 +64,8 @@ func format(unit string, v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case "ms":
 		return fmt.Sprintf("%.2f", v)
+	case "kib":
+		return fmt.Sprintf("%.1f", v)
 	default:
 		return fmt.Sprintf("%.1f", v)
 	}
@@ -87,13 +104,20 @@ type Bar struct {
 	RunsHold int
 }
 
-// Bars evaluates the issue's bars on the result (server 0 is ours, 1 mcp-go, 2 go-sdk).
+// Bars evaluates the issue's bars on the result (server 0 is ours, 1 mcp-go, 2 go-sdk): issue
+// 11's over stdio, issue 20's over HTTP.
 func (r *Result) Bars() []Bar {
 	bars := []Bar{
 		{Text: "sequential hello calls/s ≥ 1.0× mcp-go", Unit: "hello-rate/mcp-go", Peer: 1, Get: helloRate, AtLeast: true, Limit: 1.0},
 		{Text: "sequential hello calls/s ≥ 1.5× go-sdk", Unit: "hello-rate/go-sdk", Peer: 2, Get: helloRate, AtLeast: true, Limit: 1.5},
 		{Text: "cold start ≤ 0.5× go-sdk", Unit: "cold-start/go-sdk", Peer: 2, Get: coldMs, Limit: 0.5},
 		{Text: "peak RSS ≤ 1.2× mcp-go", Unit: "peak-rss/mcp-go", Peer: 1, Get: peakMiB, Limit: 1.2},
+	}
+	if r.http() {
+		bars = []Bar{
+			{Text: "HTTP sequential hello calls/s ≥ 1.0× mcp-go", Unit: "http-hello-rate/mcp-go", Peer: 1, Get: helloRate, AtLeast: true, Limit: 1.0},
+			{Text: "HTTP sequential hello calls/s ≥ 1.0× go-sdk", Unit: "http-hello-rate/go-sdk", Peer: 2, Get: helloRate, AtLeast: true, Limit: 1.0},
+		}
 	}
 	for i := range bars {
 		b := &bars[i]
@@ -129,6 +153,11 @@ func (r *Result) index(name string) int {
 func (r *Result) Markdown() string {
 	var sb strings.Builder
 	o := r.Options
+	transport := "stdio"
+	if r.http() {
+		transport = "Streamable HTTP on loopback (2025-11-25 sessions; one net/http client with keep-alive for all servers)"
+	}
+	fmt.Fprintf(&sb, "Transport: %s.  \n", transport)
 	fmt.Fprintf(&sb, "Machine: %s.  \n", r.Machine)
 	fmt.Fprintf(&sb, "Run: %s, load average %s at the start and %s at the end; %d runs per server, servers interleaved in rotating order; "+
 		"each cell is the median over runs (sequential phases %v each, cold start = median of %d spawns per run, concurrency = median of %d bursts of %d per run).\n\n",
@@ -148,7 +177,7 @@ func (r *Result) Markdown() string {
 	sb.WriteString("\n|---|")
 	sb.WriteString(strings.Repeat("---:|", 2*len(r.Servers)-1))
 	sb.WriteString("\n")
-	for _, rw := range rows {
+	for _, rw := range r.rows() {
 		fmt.Fprintf(&sb, "| %s |", rw.name)
 		for i := range r.Servers {
 			fmt.Fprintf(&sb, " %s |", format(rw.unit, r.med(i, rw.get)))
@@ -170,11 +199,15 @@ func (r *Result) Markdown() string {
 		}
 		fmt.Fprintf(&sb, "| %s | %.2f× | %s (%d/%d runs meet it) | %s |\n", b.Text, b.Ratio, strings.Join(per, ", "), b.RunsHold, len(b.PerRun), verdict)
 	}
-	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 {
+	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 && !r.http() {
 		cold, peak := r.med(f, coldMs), r.med(f, peakMiB)
 		fmt.Fprintf(&sb, "\nCalibration (floor): starting a Go process that answers one line takes %.2f ms, %.2f× %s's cold start; "+
 			"the cold-start bar leaves %.2f ms beyond that. Its peak RSS is %.1f MiB, %.2f× %s's.\n",
 			cold, cold/r.med(2, coldMs), r.Servers[2].Name, 0.5*r.med(2, coldMs)-cold, peak, peak/r.med(1, peakMiB), r.Servers[1].Name)
+	}
+	if f := r.index("floor"); f > 0 && r.http() {
+		fmt.Fprintf(&sb, "\nThe floor keeps no sessions: its %.1f KiB per idle session is the garbage of handling the requests that "+
+			"open them, the measurement's noise floor.\n", r.med(f, func(s Sample) float64 { return s.SessionKiB }))
 	}
 	sb.WriteString("\nPer-run values (noise):\n\n")
 	for i, s := range r.Servers {

@@ -2,12 +2,19 @@
 // least a Go stdio process can do per message. It decodes each line's id and method and writes
 // a canned result (the hello tool's result shape for tools/call), with no MCP library, no
 // handlers and no validation. Its cold start is what spawning any Go binary costs on the machine,
-// and its round trip is the client's and the pipes' share of every other column.
+// and its round trip is the client's and the pipes' share of every other column. With -http ADDR
+// it does the same over HTTP (a session id at initialize, 202 for notifications): the share of
+// net/http and the client.
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 )
 
@@ -17,6 +24,15 @@ var results = map[string]string{
 }
 
 func main() {
+	addr := flag.String("http", "", "serve HTTP on this address (e.g. 127.0.0.1:0) instead of stdio")
+	flag.Parse()
+	if *addr != "" {
+		if err := serveHTTP(*addr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	out := bufio.NewWriter(os.Stdout)
 	for {
@@ -42,4 +58,32 @@ func main() {
 			return
 		}
 	}
+}
+
+func serveHTTP(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
+	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &m) != nil || m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		res, ok := results[m.Method]
+		if !ok {
+			res = `{}`
+		}
+		if m.Method == "initialize" {
+			w.Header().Set("Mcp-Session-Id", "floor")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+res+"}")
+	}))
 }

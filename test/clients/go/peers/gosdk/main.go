@@ -2,12 +2,16 @@
 // server with one Go tool, "hello", equivalent to examples/00-hello-tool (optional {name},
 // default "World"; result: the JSON text {"message":"Hello, <name>!"} plus the same object as
 // structuredContent). It uses the SDK's idiomatic path: AddTool with typed input and output
-// (schemas inferred, input validated) over StdioTransport.
+// (schemas inferred, input validated) over StdioTransport, or with -http ADDR over the SDK's
+// Streamable HTTP handler with its default options (sessions, SSE answers) at /mcp.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +26,8 @@ type helloOut struct {
 }
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:0) instead of stdio")
+	flag.Parse()
 	s := mcp.NewServer(&mcp.Implementation{Name: "hello-tool-example", Version: "1.0.0"}, nil)
 	f := false
 	mcp.AddTool(s, &mcp.Tool{
@@ -34,8 +40,27 @@ func main() {
 		}
 		return nil, helloOut{Message: "Hello, " + in.Name + "!"}, nil
 	})
+	if *addr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		if err := serveHTTP(*addr, mux); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP listens on addr and says where on stderr, as mcp-bash serve --http does.
+func serveHTTP(addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
+	return http.Serve(ln, h)
 }

@@ -1,12 +1,16 @@
 // Command mcpgo is the mcp-go peer of the benchmark in ../../peerbench: a stdio MCP server with
 // one Go tool, "hello", equivalent to examples/00-hello-tool (optional {name}, default "World";
 // result: the JSON text {"message":"Hello, <name>!"} plus the same object as structuredContent).
-// It uses mcp-go's idiomatic defaults (ServeStdio, default worker pool).
+// It uses mcp-go's idiomatic defaults (ServeStdio, default worker pool), or with -http ADDR its
+// Streamable HTTP server with default options (sessions) at /mcp.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,6 +26,8 @@ type helloOut struct {
 }
 
 func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:0) instead of stdio")
+	flag.Parse()
 	s := server.NewMCPServer("hello-tool-example", "1.0.0", server.WithToolCapabilities(false))
 	tool := mcp.NewTool("hello",
 		mcp.WithDescription("Return a friendly greeting"),
@@ -38,8 +44,25 @@ func main() {
 		}
 		return helloOut{Message: "Hello, " + in.Name + "!"}, nil
 	}))
+	if *addr != "" {
+		if err := serveHTTP(*addr, server.NewStreamableHTTPServer(s)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP listens on addr and says where on stderr, as mcp-bash serve --http does.
+func serveHTTP(addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
+	return http.Serve(ln, h)
 }

@@ -1,0 +1,148 @@
+package nodeclients
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
+
+// The TypeScript clients over Streamable HTTP: each example is served by `serve --http` on
+// loopback behind harness.Recorder, which records every message both ways (JSON bodies and SSE
+// events, per session, per request for 2026-07-28) and validates each server message against
+// the schema of its revision when the test ends.
+
+// sessionExamples are the examples lib.mjs runSessions drives.
+var sessionExamples = []string{"00-hello-tool", "01-args-and-validation", "02-logging-and-levels", "03-progress-and-cancellation",
+	"05-resources-basics", "11-resource-templates", "07-prompts-basics", "10-completions", "08-elicitation", "conformance"}
+
+// serveExamples serves each example of a copy of examples/ over HTTP and returns the recording
+// proxies by example.
+func serveExamples(t *testing.T, examples string, names []string) map[string]*harness.Recorder {
+	t.Helper()
+	recs := map[string]*harness.Recorder{}
+	for _, name := range names {
+		if recs[name] != nil {
+			continue
+		}
+		srv := harness.StartHTTP(t, harness.Options{Dir: filepath.Join(examples, name)})
+		recs[name] = harness.NewRecorder(t, srv.URL)
+	}
+	return recs
+}
+
+func recordedMessages(recs map[string]*harness.Recorder) int {
+	n := 0
+	for _, r := range recs {
+		n += r.Messages()
+	}
+	return n
+}
+
+// TestTypeScriptSDKsHTTP runs the scripted sessions of lib.mjs with StreamableHTTPClientTransport:
+// SDK v1 (2025-11-25 sessions), SDK v2 with legacy negotiation (sessions) and with auto
+// negotiation (server/discover, then 2026-07-28 without a session).
+func TestTypeScriptSDKsHTTP(t *testing.T) {
+	node := Node(t)
+	for _, c := range []struct{ name, script, arg string }{
+		{"sdk-v1", "sdk-v1.mjs", ""},
+		{"sdk-v2-legacy", "sdk-v2.mjs", "legacy"},
+		{"sdk-v2-auto", "sdk-v2.mjs", "auto"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			examples := copyExamples(t)
+			recs := serveExamples(t, examples, sessionExamples)
+			urls := map[string]string{}
+			for name, r := range recs {
+				urls[name] = r.URL
+			}
+			enc, _ := json.Marshal(urls)
+			ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
+			defer cancel()
+			args := []string{filepath.Join(dir(), c.script)}
+			if c.arg != "" {
+				args = append(args, c.arg)
+			}
+			cmd := exec.CommandContext(ctx, node, args...)
+			cmd.Dir = dir()
+			cmd.Env = append(env(t, t.TempDir(), examples), "MCPBASH_HTTP_URLS="+string(enc))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s: %v\n%s", c.script, err, out)
+			} else {
+				t.Logf("%s", out)
+			}
+			n := 0
+			for l := range strings.Lines(string(out)) {
+				if strings.HasPrefix(l, "ok ") {
+					n++
+				}
+			}
+			if n < 11 {
+				t.Errorf("only %d sessions passed", n)
+			}
+			if n := recordedMessages(recs); n < 40 {
+				t.Errorf("only %d server messages recorded", n)
+			}
+		})
+	}
+}
+
+// TestInspectorCLIHTTP runs the Inspector CLI against the endpoint (--transport http), one
+// invocation per method, and checks the printed result.
+func TestInspectorCLIHTTP(t *testing.T) {
+	node := Node(t)
+	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	examples := copyExamples(t)
+	e := env(t, t.TempDir(), examples)
+	cases := []struct {
+		example string
+		args    []string
+		want    string
+	}{
+		{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
+		{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
+		{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
+		{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
+		{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
+		{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
+		{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
+		{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
+		{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
+		{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
+		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
+		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
+	}
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.example
+	}
+	recs := serveExamples(t, examples, names)
+	for _, c := range cases {
+		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
+		args := append([]string{launcher, "--cli", recs[c.example].URL, "--transport", "http"}, c.args...)
+		cmd := exec.CommandContext(ctx, node, args...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = e
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		cancel()
+		what := c.example + " " + strings.Join(c.args, " ")
+		if err != nil {
+			t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
+			continue
+		}
+		if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), c.want) {
+			t.Errorf("%s: want %s in\n%s%s", what, c.want, stdout.Bytes(), stderr.Bytes())
+		}
+	}
+	if n := recordedMessages(recs); n < len(cases) {
+		t.Errorf("only %d server messages recorded for %d invocations", n, len(cases))
+	}
+}
