@@ -75,10 +75,26 @@ func (c *call) open(ctx context.Context, name string, flag int, perm os.FileMode
 	}
 	f, err := c.fs.Open(p, flag, perm)
 	if err != nil {
+		var pe *fs.PathError
+		if why := sandbox.Reason(err); why != "" && errors.As(err, &pe) {
+			// Bash's words for a refused redirection, the path as the script wrote it, and why.
+			// Still a *PathError: the interpreter treats any other error as fatal.
+			return nil, &fs.PathError{Op: pe.Op, Path: name, Err: &redirectError{msg: "Permission denied (sandbox: " + why + ")", err: pe.Err}}
+		}
 		return nil, err
 	}
 	return f, nil
 }
+
+// redirectError is why a redirection was refused, as the script sees it; errors.Is sees the
+// cause.
+type redirectError struct {
+	msg string
+	err error
+}
+
+func (e *redirectError) Error() string { return e.msg }
+func (e *redirectError) Unwrap() error { return e.err }
 
 // readDir lists through the sandbox; outside the roots the listing is empty (not an error) so
 // that globs stay literal, as in bash.
