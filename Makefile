@@ -10,10 +10,15 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build test prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
+.PHONY: build install test prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
+
+# The same binary into $(go env GOBIN), else $(go env GOPATH)/bin: on PATH for scaffolded
+# smoke tests and client configurations.
+install:
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/mcp-bash
 
 # The TypeScript clients and the official conformance suite, pinned in test/clients/node.
 NODE_DEPS     := test/clients/node/node_modules/.package-lock.json

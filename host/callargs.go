@@ -60,9 +60,9 @@ func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
 func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) map[string]any {
 	name := tool.Name
 	if v, err := srv.schemas.validate(tool.InputSchema, args); err != nil {
-		return errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil)
+		return srv.errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil)
 	} else if len(v) > 0 {
-		return errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
+		return srv.errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
 			map[string]any{"violations": v})
 	}
 	return nil

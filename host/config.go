@@ -36,7 +36,8 @@ type Config struct {
 	LogLevel        Level         // MCPBASH_LOG_LEVEL (or server.d/.debug)
 	ShutdownTimeout time.Duration // MCPBASH_SHUTDOWN_TIMEOUT
 	IdleTick        time.Duration // how often registries are re-checked while idle
-	// ProgressPerMinute caps progress and log notifications per request (MCPBASH_PROGRESS_PER_MINUTE).
+	// ProgressPerMinute caps progress notifications per call (MCPBASH_MAX_PROGRESS_PER_MIN; logs
+	// have their own budget in Settings).
 	ProgressPerMinute int
 
 	// Stderr receives diagnostics; stdout carries protocol only.

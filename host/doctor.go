@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"context"
+	"errors"
 	"fmt"
 	"github.com/mcp-bash/mcp-bash/host/internal/auth"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
@@ -56,8 +57,12 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 				problems++
 			}
 		}
+	} else if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
+		report["project"] = nil // none asked for, none found
 	} else {
-		report["project"] = nil
+		// A project was named (--project-root, MCPBASH_PROJECT_ROOT) and cannot be served.
+		report["project"] = map[string]any{"error": err.Error()}
+		problems++
 	}
 	return report, problems
 }

@@ -131,7 +131,10 @@ func (rt *roundTrip) roots() ([]sdk.Root, bool) {
 	if rt.state.Roots == nil {
 		return nil, false
 	}
-	roots, _ := rt.srv.parseRoots(rt.state.Roots)
+	roots, offered, _ := rt.srv.parseRoots(rt.state.Roots)
+	if !offered {
+		return nil, false // an empty list offers no roots: the fallback applies
+	}
 	if roots == nil {
 		roots = []sdk.Root{}
 	}

@@ -26,12 +26,19 @@ func (srv *Server) wantsNative(t *registry.Tool) bool {
 	return srv.cfg.Exec == ExecNative || metaString(t.Meta, "exec") == "native"
 }
 
-// nativePreflight applies the original's native-mode checks, in its order (after "not found"
-// and the allowlist, which every engine shares).
-func (srv *Server) nativePreflight(t *registry.Tool) error {
+// inheritRefused is the original's first check of a call: MCPBASH_TOOL_ENV_MODE=inherit (from
+// the environment or the project's server.meta.json) without the operator's consent refuses
+// every call, whatever its engine.
+func (srv *Server) inheritRefused(t *registry.Tool) error {
 	if n := srv.cfg.Settings.Native; n.EnvMode == "inherit" && !n.EnvInheritAllow {
 		return invalidParams(fmt.Sprintf("Tool '%s' blocked: MCPBASH_TOOL_ENV_MODE=inherit requires MCPBASH_TOOL_ENV_INHERIT_ALLOW=true", t.Name))
 	}
+	return nil
+}
+
+// nativePreflight applies the original's native-mode checks, in its order (after "not found",
+// the allowlist and inheritRefused, which every engine shares).
+func (srv *Server) nativePreflight(t *registry.Tool) error {
 	if srv.cfg.Exec != ExecNative {
 		if srv.cfg.Settings.ToolAllowlist == nil {
 			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy. Set MCPBASH_TOOL_ALLOWLIST in your MCP client config.", t.Name))
@@ -82,11 +89,14 @@ func (srv *Server) nativeSDKDir() string {
 
 // toolNetwork is the tool's meta sandbox.network: whether its processes (native tools,
 // allowlisted commands) may open TCP connections. Default false.
-func toolNetwork(t *registry.Tool) bool {
+func toolNetwork(t *registry.Tool) bool { return sandboxNetwork(t.Meta["sandbox"]) }
+
+// sandboxNetwork is network of a metadata "sandbox" object.
+func sandboxNetwork(sandboxMeta json.RawMessage) bool {
 	var sb struct {
 		Network bool `json:"network"`
 	}
-	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
+	_ = json.Unmarshal(sandboxMeta, &sb)
 	return sb.Network
 }
 
@@ -121,6 +131,9 @@ func selfBinary(cfg Config) string {
 func (srv *Server) Close() {
 	if srv.native != nil {
 		srv.native.Close()
+	}
+	if srv.scriptNative != nil {
+		srv.scriptNative.Close()
 	}
 	srv.closeWasm()
 	if srv.pool != nil {

@@ -96,8 +96,8 @@ func findProject(o Options, set *config.Config) (Project, error) {
 		if err != nil {
 			return Project{}, err
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return Project{}, &ProjectError{Msg: "project root " + root + " is not a directory"}
+		if why := registry.NotADirectory(abs); why != "" {
+			return Project{}, &ProjectError{Msg: "project root " + root + " " + why}
 		}
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
@@ -143,6 +143,18 @@ func open(ctx context.Context, o Options, set *config.Config, p Project, boot, s
 	if err != nil {
 		return nil, err
 	}
+	if len(meta.Env) > 0 {
+		// The project's declared environment policy, under whatever the operator set.
+		getenv := o.getenv()
+		if set, err = config.Load(func(k string) string {
+			if v := getenv(k); v != "" {
+				return v
+			}
+			return meta.Env[k]
+		}); err != nil {
+			return nil, &ConfigError{Err: fmt.Errorf("server.d/server.meta.json env: %w", err)}
+		}
+	}
 	cfg := Config{Version: o.Version, Dirs: p.dirs, Meta: meta, Bootstrap: boot, Stderr: o.Stderr, Getenv: o.getenv(), Environ: o.Environ}
 	cfg.useSettings(set)
 	if serving && set.LogLevel == "" {
@@ -150,7 +162,14 @@ func open(ctx context.Context, o Options, set *config.Config, p Project, boot, s
 			cfg.LogLevel = LevelDebug
 		}
 	}
-	return NewServer(ctx, cfg)
+	srv, err := NewServer(ctx, cfg)
+	if err == nil && serving {
+		// Metadata served with defaults is logged at every start, cached registry or not.
+		for _, f := range toolMetaFindings(p.dirs.Tools) {
+			srv.logf("warning: %s:%d:%d: %s (fix: %s)", f.File, f.Line, f.Col, f.Message, f.Suggestion)
+		}
+	}
+	return srv, err
 }
 
 // Project is the project the server serves.

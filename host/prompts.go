@@ -276,7 +276,7 @@ func (srv *Server) complete(ctx context.Context, s *Session, r *Request) (any, e
 	argsJSON, _ := json.Marshal(argsDoc)
 	sum := sha256.Sum256(argsJSON)
 	argsHash := hex.EncodeToString(sum[:])
-	script := srv.completionScript(ctx, p.Ref.Type, name)
+	script, refVars := srv.completionScript(ctx, p.Ref.Type, name)
 	refKind := tenants.KindPrompt
 	if p.Ref.Type == "ref/resource" {
 		refKind = tenants.KindResource
@@ -311,7 +311,7 @@ func (srv *Server) complete(ctx context.Context, s *Session, r *Request) (any, e
 		hasMore = offset+len(values) < len(all)
 	} else {
 		var err error
-		values, hasMore, err = srv.runCompletion(ctx, script, name, argsJSON, argsHash, limit, offset)
+		values, hasMore, err = srv.runCompletion(ctx, script, name, argsJSON, argsHash, limit, offset, refVars)
 		if err != nil {
 			return nil, err
 		}
@@ -338,52 +338,104 @@ func orEmpty(m map[string]string) map[string]string {
 }
 
 // completionScript finds the provider for a name: a manual register.json entry, else an
-// executable sibling `<path|stem>.completion[.sh]` of the prompt or resource.
-func (srv *Server) completionScript(ctx context.Context, refType, name string) string {
+// executable sibling `<path|stem>.completion[.sh]` of the prompt or resource. vars are the
+// original's MCP_PROMPT_* or MCP_RESOURCE_* variables of the prompt or resource it completes.
+func (srv *Server) completionScript(ctx context.Context, refType, name string) (script string, vars map[string]string) {
+	vars = map[string]string{}
+	var file string
+	if refType == "ref/prompt" {
+		if p, err := srv.reg.Prompt(ctx, name); err == nil {
+			file = p.Abs
+			vars["MCP_PROMPT_NAME"], vars["MCP_PROMPT_PATH"], vars["MCP_PROMPT_METADATA"] = p.Name, p.Abs, string(p.Item)
+			vars["MCP_PROMPT_REL_PATH"] = relTo(srv.cfg.Dirs.Prompts, p.Abs)
+		}
+	} else if res, err := srv.reg.Resources(ctx); err == nil {
+		for _, x := range res {
+			if x.Name == name {
+				file = x.Abs
+				vars["MCP_RESOURCE_NAME"], vars["MCP_RESOURCE_PATH"], vars["MCP_RESOURCE_METADATA"] = x.Name, x.Abs, string(x.Item)
+				vars["MCP_RESOURCE_REL_PATH"] = relTo(srv.cfg.Dirs.Resources, x.Abs)
+				vars["MCP_RESOURCE_URI"], vars["MCP_RESOURCE_PROVIDER"] = x.URI, x.Provider
+			}
+		}
+	}
 	for _, c := range srv.reg.Completions() {
 		if c.Name == name {
 			p := c.Path
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(srv.cfg.Dirs.Root, p)
 			}
-			return p
-		}
-	}
-	var file string
-	if refType == "ref/prompt" {
-		if p, err := srv.reg.Prompt(ctx, name); err == nil {
-			file = p.Abs
-		}
-	} else if res, err := srv.reg.Resources(ctx); err == nil {
-		for _, x := range res {
-			if x.Name == name {
-				file = x.Abs
-			}
+			return p, vars
 		}
 	}
 	if file == "" {
-		return ""
+		return "", vars
 	}
 	stem := strings.TrimSuffix(file, filepath.Ext(file))
 	for _, cand := range []string{file + ".completion", file + ".completion.sh", stem + ".completion", stem + ".completion.sh"} {
 		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() {
-			return cand
+			return cand, vars
 		}
+	}
+	return "", vars
+}
+
+// relTo is p relative to dir with slashes ("" when p is not below dir).
+func relTo(dir, p string) string {
+	if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
 	}
 	return ""
 }
 
-// runCompletion runs a completion script in the sandbox with the original's MCP_COMPLETION_*
-// contract. Output: a JSON array of strings, or {suggestions|values, hasMore, ...}.
-func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJSON []byte, argsHash string, limit, offset int) ([]string, bool, error) {
-	job := interp.Job{Call: &sdk.Call{Tool: name, Args: argsJSON}, Script: script, Dir: srv.cfg.Dirs.Root,
+// completionMeta is how a completion script runs: its register.json entry's exec, sandbox and
+// timeoutSecs, else <script>.meta.json; 10 s unless the entry sets a timeout.
+func (srv *Server) completionMeta(script string) (scriptMeta, time.Duration, error) {
+	timeout := 10 * time.Second
+	for _, c := range srv.reg.Completions() {
+		p := c.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(srv.cfg.Dirs.Root, p)
+		}
+		if p == script {
+			if c.TimeoutSecs > 0 {
+				timeout = time.Duration(c.TimeoutSecs) * time.Second
+			}
+			if c.Exec != "" || len(c.Sandbox) > 0 {
+				return scriptMeta{Exec: c.Exec, Sandbox: c.Sandbox}, timeout, nil
+			}
+		}
+	}
+	m, err := readScriptMeta(script)
+	if err != nil {
+		return m, timeout, jsonrpc.NewError(jsonrpc.CodeInternalError, "Completion provider metadata is invalid", err.Error())
+	}
+	return m, timeout, nil
+}
+
+// runCompletion runs a completion script with the original's MCP_COMPLETION_* contract, in the
+// engine its metadata and the operator choose (runScript). Output: a JSON array of strings, or
+// {suggestions|values, hasMore, ...}.
+func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJSON []byte, argsHash string, limit, offset int, refVars map[string]string) ([]string, bool, error) {
+	meta, timeout, err := srv.completionMeta(script)
+	if err != nil {
+		return nil, false, err
+	}
+	job := interp.Job{Call: &sdk.Call{Tool: name, ToolPath: script, ToolDir: filepath.Dir(script), Args: argsJSON, Meta: json.RawMessage("{}")},
+		Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly}}, ToolDir: filepath.Dir(script),
-			Limits: sandbox.Limits{Timeout: 10 * time.Second, MaxStdoutBytes: 1 << 20}},
-		ScratchBase: srv.cfg.Settings.TmpRoot,
+			Limits: sandbox.Limits{Timeout: timeout, MaxStdoutBytes: 1 << 20}},
+		ScratchBase: srv.cfg.Settings.TmpRoot, Cancelled: func() bool { return ctx.Err() != nil },
 		Env: map[string]string{"MCP_COMPLETION_NAME": name, "MCP_COMPLETION_ARGS_JSON": string(argsJSON),
 			"MCP_COMPLETION_LIMIT": strconv.Itoa(limit), "MCP_COMPLETION_OFFSET": strconv.Itoa(offset),
 			"MCP_COMPLETION_ARGS_HASH": argsHash}}
-	out := srv.engine.Run(ctx, job)
+	for k, v := range refVars {
+		job.Env[k] = v
+	}
+	out, err := srv.runScript(ctx, meta, job)
+	if err != nil {
+		return nil, false, err
+	}
 	if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
 		msg := strings.TrimSpace(string(out.Stderr))
 		if msg == "" {

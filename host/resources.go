@@ -271,18 +271,26 @@ func (srv *Server) fileProvider(uri string) ([]byte, error) {
 	return data, nil
 }
 
-// scriptProvider runs providers/<scheme>.sh in the sandbox engine with the original's exit-code
-// contract: 0 ok, 2 outside roots, 3 not found, 4 invalid, 5 fetch failed, 6 too large.
+// scriptProvider runs providers/<scheme>.sh (in the engine its metadata and the operator choose:
+// runScript) with the original's exit-code contract: 0 ok, 2 outside roots, 3 not found, 4 invalid, 5 fetch failed, 6 too large.
 func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri string) ([]byte, error) {
 	roots := srv.resourceRoots()
 	roots = append(roots, sandbox.Root{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly})
 	max := srv.maxResourceBytes()
-	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), Args: json.RawMessage(`{}`)}, Script: script, Dir: srv.cfg.Dirs.Root,
+	meta, err := readScriptMeta(script)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider metadata is invalid", err.Error())
+	}
+	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`), Meta: json.RawMessage(`{}`)},
+		Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: roots, ToolDir: filepath.Dir(script),
 			Limits: sandbox.Limits{Timeout: srv.cfg.Settings.DefaultToolTimeout, MaxStdoutBytes: max}},
-		ScratchBase: srv.cfg.Settings.TmpRoot, Args: []string{uri},
+		ScratchBase: srv.cfg.Settings.TmpRoot, Args: []string{uri}, Cancelled: func() bool { return ctx.Err() != nil },
 		Env: map[string]string{"MCP_RESOURCES_ROOTS": joinRoots(roots), "MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCP_RESOURCE_URI": uri}}
-	out := srv.engine.Run(ctx, job)
+	out, err := srv.runScript(ctx, meta, job)
+	if err != nil {
+		return nil, err
+	}
 	stderr := strings.TrimSpace(string(out.Stderr))
 	msg := func(def string) string {
 		if stderr != "" {
@@ -389,23 +397,29 @@ type subscriptions struct {
 }
 
 func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
+	// The original also subscribes by the resource's name (non-standard, as for reads).
 	var p struct {
-		URI string `json:"uri"`
+		URI  string `json:"uri"`
+		Name string `json:"name"`
 	}
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if p.URI == "" {
-		return nil, invalidParams("Resource uri required")
+	if p.URI == "" && p.Name == "" {
+		return nil, invalidParams("Resource name or uri required")
 	}
-	c, err := srv.readResource(ctx, s, p.URI, "")
+	c, err := srv.readResource(ctx, s, p.URI, p.Name)
 	if err != nil {
 		return nil, err
+	}
+	uri := p.URI
+	if uri == "" {
+		uri = c.URI
 	}
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
 	id := fmt.Sprintf("sub-%x-%x-%x-%x-%x", idb[0:4], idb[4:6], idb[6:8], idb[8:10], idb[10:16])
-	sub := &subscription{id: id, uri: p.URI, hash: contentHash(c)}
+	sub := &subscription{id: id, uri: uri, hash: contentHash(c)}
 	s.subs.mu.Lock()
 	if s.subs.byID == nil {
 		s.subs.byID = map[string]*subscription{}
@@ -499,8 +513,12 @@ func (srv *Server) pollOnce(s *Session) {
 			if out := s.listenerOut(sub.listenID); out != nil {
 				s.notifyOn(out, "notifications/resources/updated", map[string]any{"uri": sub.uri, "_meta": subscriptionMeta(sub.listenID)})
 			}
-		default:
+		case err != nil:
 			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri})
+		default:
+			// The content read is sent along, as the original does: clients that know the
+			// extension skip the read that follows; others ignore the extra member.
+			s.Notify("notifications/resources/updated", map[string]any{"uri": sub.uri, "contents": []resourceContent{c}})
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"path/filepath"
@@ -16,22 +17,126 @@ import (
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// errorResult is an isError CallToolResult in the SDK's shape.
-func errorResult(name, msg, typ string, extra map[string]any) map[string]any {
-	e := map[string]any{"type": typ, "message": msg}
-	for k, v := range extra {
-		e[k] = v
+// errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
+// limits, outputSchema violations): text content only, since structured content could not
+// satisfy the tool's outputSchema (the TypeScript SDK and the Inspector then throw and the
+// message is lost). With MCPBASH_TOOL_ERRORS=jsonrpc it also has the original's
+// structuredContent {success:false, error:{type, message, ...}}.
+func (srv *Server) errorResult(name, msg, typ string, extra map[string]any) map[string]any {
+	res := map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": msg}},
+		"isError": true,
+		"name":    name,
+	}
+	if srv.jsonrpcToolErrors() {
+		e := map[string]any{"type": typ, "message": msg}
+		for k, v := range extra {
+			e[k] = v
+		}
+		res["structuredContent"] = map[string]any{"success": false, "error": e}
+	}
+	return res
+}
+
+// jsonrpcToolErrors is MCPBASH_TOOL_ERRORS=jsonrpc: tool failures answer as the original did.
+func (srv *Server) jsonrpcToolErrors() bool { return srv.cfg.Settings.ToolErrors == "jsonrpc" }
+
+// stderrTailBytes is how much of a failed tool's stderr its answer quotes (the original's 4096).
+const stderrTailBytes = 4096
+
+// finishCall applies MCPBASH_TOOL_ERRORS and MCPBASH_DEBUG_ERRORS to the answer of a call that
+// ran: a tool's failure (the original's JSON-RPC error) becomes an isError result by default,
+// and an isError result the tool built itself loses structured content its outputSchema could
+// not accept.
+func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string]any, err error) (map[string]any, error) {
+	var je *jsonrpc.Error
+	if err != nil && !errors.As(err, &je) {
+		return res, err
+	}
+	debug := map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
+	if srv.jsonrpcToolErrors() {
+		if je != nil && srv.cfg.Settings.DebugErrors {
+			data := map[string]any{}
+			if len(je.Data) == 0 || json.Unmarshal(je.Data, &data) == nil {
+				for k, v := range debug {
+					if _, ok := data[k]; !ok {
+						data[k] = v
+					}
+				}
+				b, _ := json.Marshal(data)
+				je = &jsonrpc.Error{Code: je.Code, Message: je.Message, Data: b}
+			}
+			return nil, je
+		}
+		return res, err
+	}
+	if je != nil {
+		res = failureResult(t, out, je)
+	} else if isErr, _ := res["isError"].(bool); isErr && t.OutputSchema != nil {
+		delete(res, "structuredContent")
+	}
+	if srv.cfg.Settings.DebugErrors {
+		if isErr, _ := res["isError"].(bool); isErr {
+			resultMeta(res)["mcpbash/debug"] = debug
+		}
+	}
+	return res, nil
+}
+
+// failureResult is the isError result of a failed run: the message, the tool's data and the
+// stderr tail as text a model can read; the exit code, stderr and the original's error code
+// and data in _meta.
+func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) map[string]any {
+	text := je.Message
+	var data any
+	if len(je.Data) > 0 && string(je.Data) != "null" {
+		_ = json.Unmarshal(je.Data, &data)
+	}
+	var stdout string
+	switch d := data.(type) {
+	case string:
+		stdout, data = d, nil // "Tool failed" with the tool's output
+	case map[string]any:
+		if _, exited := d["exitCode"]; exited {
+			data = nil // the original's exit details, in _meta already
+		} else if b, err := json.Marshal(d); err == nil {
+			text += "\n" + string(b) // the tool's own data (mcp_fail)
+		}
+	}
+	if s := strings.TrimSpace(stdout); s != "" && s != text {
+		text += "\n\n" + s
+	}
+	stderr := strings.TrimRight(string(out.Stderr), "\n")
+	if len(stderr) > stderrTailBytes {
+		stderr = stderr[len(stderr)-stderrTailBytes:]
+	}
+	if s := strings.TrimSpace(stderr); s != "" && s != strings.TrimSpace(je.Message) {
+		text += "\n\nstderr:\n" + s
+	}
+	meta := map[string]any{"exitCode": out.ExitCode, "mcpbash/errorCode": je.Code}
+	if stderr != "" {
+		meta["stderr"] = stderr
+	}
+	if data != nil {
+		meta["mcpbash/errorData"] = data
 	}
 	return map[string]any{
-		"content":           []any{map[string]any{"type": "text", "text": msg}},
-		"structuredContent": map[string]any{"success": false, "error": e},
-		"isError":           true,
-		"name":              name,
+		"content": []any{map[string]any{"type": "text", "text": text}},
+		"isError": true,
+		"name":    t.Name,
+		"_meta":   meta,
 	}
 }
 
-// shapeOutcome turns an engine outcome into the tools/call answer, in the original's order.
+// shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
+// then applies the operator's choice of error shape (finishCall).
 func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+	res, err := shapeOriginal(srv, t, out, timeout)
+	return srv.finishCall(t, out, res, err)
+}
+
+// shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
+func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -50,7 +155,7 @@ func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.
 	}
 	// Other limits end the run with a result naming the limit.
 	if out.Limit != sdk.LimitNone {
-		res := errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
+		res := srv.errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
 		res["_meta"] = baseMeta(out.ExitCode)
 		return res, nil
 	}
@@ -65,7 +170,7 @@ func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.
 		if t.TimeoutHint != "" {
 			extra["hint"] = t.TimeoutHint
 		}
-		res := errorResult(t.Name, msg, "timeout", extra)
+		res := srv.errorResult(t.Name, msg, "timeout", extra)
 		delete(res, "name")
 		res["_meta"] = baseMeta(143)
 		return res, nil
@@ -128,8 +233,12 @@ func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.
 			if v, err := srv.schemas.validate(t.OutputSchema, structured); err != nil {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool has an invalid outputSchema", err.Error())
 			} else if len(v) > 0 {
-				res := errorResult(t.Name, "Tool output does not satisfy outputSchema:\n"+strings.Join(v, "\n"), "invalid_output",
-					map[string]any{"violations": v})
+				msg := "Tool output does not satisfy outputSchema"
+				if srv.jsonrpcToolErrors() {
+					// The original's error (its tests assert it).
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg, map[string]any{"violations": v})
+				}
+				res := srv.errorResult(t.Name, msg+":\n"+strings.Join(v, "\n"), "invalid_output", map[string]any{"violations": v})
 				res["_meta"] = baseMeta(0)
 				return res, nil
 			}

@@ -211,10 +211,15 @@ func (s *Session) askRoots(ctx context.Context) {
 		s.srv.logf("roots/list: %v (keeping %d fallback roots)", err, len(s.Roots()))
 		return
 	}
-	roots, err := s.srv.parseRoots(raw)
+	roots, offered, err := s.srv.parseRoots(raw)
 	if err != nil {
 		s.srv.logf("roots/list: malformed answer: %v", err)
 		return
+	}
+	if !offered {
+		// Clients that declare roots but list none (the Inspector, go-sdk) offer no roots:
+		// the fallback applies, as it does for clients without the capability.
+		roots = s.srv.fallbackRoots()
 	}
 	s.rootsMu.Lock()
 	s.roots = roots
@@ -292,8 +297,9 @@ func (srv *Server) Roots(paths []string) []sdk.Root {
 
 // parseRoots is the one check of a client's roots/list answer, for a session and a stateless
 // call alike: only file: URIs whose path vetRoot accepts become roots, at their physical
-// (symlink-free) path; anything else is dropped. A malformed answer is an error.
-func (srv *Server) parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
+// (symlink-free) path; anything else is dropped. offered is false for an empty list (no roots
+// offered: the fallback roots apply). A malformed answer is an error.
+func (srv *Server) parseRoots(raw json.RawMessage) (roots []sdk.Root, offered bool, err error) {
 	var res struct {
 		Roots []struct {
 			URI  string `json:"uri"`
@@ -301,9 +307,8 @@ func (srv *Server) parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
 		} `json:"roots"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var roots []sdk.Root
 	for _, r := range res.Roots {
 		u, err := url.Parse(r.URI)
 		if err != nil || u.Scheme != "file" || u.Path == "" {
@@ -315,5 +320,5 @@ func (srv *Server) parseRoots(raw json.RawMessage) ([]sdk.Root, error) {
 		}
 		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
 	}
-	return roots, nil
+	return roots, len(res.Roots) > 0, nil
 }

@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/auth"
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
@@ -56,15 +58,22 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines     map[string]sdk.Engine
-	pool        *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
-	native      *native.Engine
-	confiner    *sandbox.Confiner
-	wasm        wasmHost
-	confineNote sync.Once
-	schemas     schemaCache
-	https, git  remoteFetcher
-	downloader  func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	engines map[string]sdk.Engine
+	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
+	native  *native.Engine
+	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
+	scriptNative *native.Engine
+	confiner     *sandbox.Confiner
+	wasm         wasmHost
+	confineNote  sync.Once
+	policyNote   sync.Once
+	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
+	minimal    bool
+	schemas    schemaCache
+	https, git remoteFetcher
+	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
+	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
 	// stdio.
 	host *hosting
@@ -109,6 +118,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
 	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
+	var err error
+	if srv.remote, err = newRemoteToken(cfg); err != nil {
+		return nil, err
+	}
 	if err := srv.loadStateKey(); err != nil {
 		return nil, err
 	}
@@ -121,20 +134,23 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		"server/discover":      {fn: srv.discover, inline: true},
 		"subscriptions/listen": {fn: srv.subscriptionsListen},
 	}
-	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
-		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
-	if err != nil {
-		return nil, err
-	}
-	srv.reg = reg
-	srv.registerLists()
+	// The engine comes first: project hooks run in it while the registry opens.
 	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
 	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
 	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
 		return nil, err
 	}
+	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
+		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookEnviron: cfg.Environ, HookSandbox: srv.engine,
+		HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
+	if err != nil {
+		return nil, err
+	}
+	srv.reg = reg
+	srv.registerLists()
 	self := selfBinary(cfg)
 	srv.native = srv.nativeEngine(self)
+	srv.scriptNative = srv.scriptNativeEngine(self)
 	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
@@ -147,7 +163,33 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	srv.notifications["notifications/roots/list_changed"] = func(ctx context.Context, s *Session, _ json.RawMessage) {
 		s.rootsChanged(ctx)
 	}
+	if cfg.Settings.ForceMinimal {
+		srv.minimalMode()
+	}
 	return srv, nil
+}
+
+// minimalMode is MCPBASH_FORCE_MINIMAL: as the original without a JSON tool, only logging is
+// advertised and served; the other areas answer -32601 with the original's words.
+func (srv *Server) minimalMode() {
+	srv.minimal = true
+	for method, h := range srv.handlers {
+		area, _, _ := strings.Cut(method, "/")
+		var name string
+		switch area {
+		case "tools", "resources", "prompts":
+			name = strings.ToUpper(area[:1]) + area[1:]
+		case "completion":
+			name = "Completion"
+		default:
+			continue
+		}
+		msg := name + " capability unavailable in minimal mode"
+		h.fn = func(context.Context, *Session, *Request) (any, error) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, msg, nil)
+		}
+		srv.handlers[method] = h
+	}
 }
 
 // minStateKeyBytes is the shortest MCPBASH_STATE_KEY_FILE accepted.
@@ -308,23 +350,32 @@ func (srv *Server) capabilities(version string) map[string]any {
 		if f.subscribe {
 			c["subscribe"] = true
 		}
+		if modern && f.templates {
+			// Not in the schema (templates need no capability), but the original advertises
+			// it and clients ignore what they do not know.
+			c["templates"] = true
+		}
 		caps[f.name] = c
 	}
 	return caps
 }
 
 type feature struct {
-	name                   string
-	listChanged, subscribe bool
+	name                              string
+	listChanged, subscribe, templates bool
 }
 
 // features lists the capability groups wired into this server.
 func (srv *Server) features() []feature {
+	if srv.minimal {
+		return nil
+	}
 	var fs []feature
 	_, canSubscribe := srv.handlers["resources/subscribe"]
+	_, hasTemplates := srv.handlers["resources/templates/list"]
 	for _, f := range []feature{
 		{name: "tools", listChanged: true},
-		{name: "resources", listChanged: true, subscribe: canSubscribe},
+		{name: "resources", listChanged: true, subscribe: canSubscribe, templates: hasTemplates},
 		{name: "prompts", listChanged: true},
 	} {
 		if _, ok := srv.handlers[f.name+"/list"]; ok {

@@ -471,8 +471,16 @@ func (s *Session) handleNotification(ctx context.Context, m *jsonrpc.Message) {
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
+			// ID is the pre-2024-11-05 spelling the original still accepts.
+			ID json.RawMessage `json:"id"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil || p.RequestID == nil {
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		if p.RequestID == nil {
+			p.RequestID = p.ID
+		}
+		if p.RequestID == nil {
 			return
 		}
 		s.cancelRequest(jsonrpc.IDKey(p.RequestID))

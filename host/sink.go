@@ -10,42 +10,53 @@ import (
 // toolSink forwards a running tool's progress and logs to the client at once, with the
 // client's own token, strictly increasing progress and a per-request rate limit.
 type toolSink struct {
-	s      *Session
-	out    outbox // the call's exchange
-	token  json.RawMessage
-	perMin int
+	s     *Session
+	out   outbox // the call's exchange
+	token json.RawMessage
+	// progress and logs are the call's two budgets (MCPBASH_MAX_PROGRESS_PER_MIN,
+	// MCPBASH_MAX_LOGS_PER_MIN).
+	progress, logs budget
 	// level is the request's log level, read per log line: the session's (logging/setLevel may
 	// change it mid-call), or the request's own in 2026-07-28, where false means no logs at all.
 	level   func() (Level, bool)
 	mu      sync.Mutex
 	last    float64
 	sent    bool
-	window  []time.Time
 	closed  bool
 	dropped int
 }
 
-func newToolSink(ctx context.Context, s *Session, token json.RawMessage, perMin int) *toolSink {
-	if perMin <= 0 {
-		perMin = 100
-	}
-	return &toolSink{s: s, out: s.outFor(ctx), token: token, perMin: perMin, level: func() (Level, bool) { return s.Level(), true }}
+// budget is a sliding one-minute rate limit.
+type budget struct {
+	perMin int
+	window []time.Time
 }
 
-// allow applies the sliding one-minute rate limit. Called with mu held.
-func (k *toolSink) allow() bool {
+func newToolSink(ctx context.Context, s *Session, token json.RawMessage, progressPerMin, logsPerMin int) *toolSink {
+	if progressPerMin <= 0 {
+		progressPerMin = 100
+	}
+	if logsPerMin <= 0 {
+		logsPerMin = progressPerMin
+	}
+	return &toolSink{s: s, out: s.outFor(ctx), token: token, progress: budget{perMin: progressPerMin}, logs: budget{perMin: logsPerMin},
+		level: func() (Level, bool) { return s.Level(), true }}
+}
+
+// allow applies b's sliding one-minute rate limit, counting what it drops. Called with mu held.
+func (k *toolSink) allow(b *budget) bool {
 	now := time.Now()
 	cut := now.Add(-time.Minute)
 	i := 0
-	for i < len(k.window) && k.window[i].Before(cut) {
+	for i < len(b.window) && b.window[i].Before(cut) {
 		i++
 	}
-	k.window = k.window[i:]
-	if len(k.window) >= k.perMin {
+	b.window = b.window[i:]
+	if len(b.window) >= b.perMin {
 		k.dropped++
 		return false
 	}
-	k.window = append(k.window, now)
+	b.window = append(b.window, now)
 	return true
 }
 
@@ -55,7 +66,7 @@ func (k *toolSink) Progress(ctx context.Context, progress float64, total *float6
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.closed || (k.sent && progress <= k.last) || !k.allow() {
+	if k.closed || (k.sent && progress <= k.last) || !k.allow(&k.progress) {
 		return
 	}
 	k.sent, k.last = true, progress
@@ -79,7 +90,7 @@ func (k *toolSink) Log(ctx context.Context, level, logger string, data json.RawM
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.closed || !k.allow() {
+	if k.closed || !k.allow(&k.logs) {
 		return
 	}
 	if logger == "" {

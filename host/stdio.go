@@ -182,6 +182,10 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 			s.sendError(it.ID, it.Err)
 			continue
 		}
+		// The original's remote token is a stdio check (on HTTP it is a bearer token).
+		if !s.srv.admit(s, it.Msg) {
+			continue
+		}
 		s.dispatch(ctx, it.Msg)
 	}
 	s.srv.backgroundRefresh(ctx)

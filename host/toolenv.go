@@ -12,7 +12,8 @@ import (
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// contractEnv is the original's tool contract (COMPAT §4), with sandbox paths.
+// contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the
+// operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode.
 func (srv *Server) contractEnv(c *sdk.Call, t *registry.Tool) map[string]string {
 	rootsJSON, _ := json.Marshal(c.Roots)
 	paths := make([]string, len(c.Roots))
@@ -36,7 +37,7 @@ func (srv *Server) contractEnv(c *sdk.Call, t *registry.Tool) map[string]string 
 	if c.SamplingSupported {
 		sampling = "1"
 	}
-	return map[string]string{
+	env := map[string]string{
 		"MCP_TOOL_NAME": c.Tool, "MCP_TOOL_PATH": c.ToolPath,
 		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_METADATA_JSON": string(t.Item), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
@@ -45,6 +46,9 @@ func (srv *Server) contractEnv(c *sdk.Call, t *registry.Tool) map[string]string 
 		"MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCPBASH_TOOLS_DIR": srv.cfg.Dirs.Tools,
 		"MCPBASH_RESOURCES_DIR": srv.cfg.Dirs.Resources, "MCPBASH_PROMPTS_DIR": srv.cfg.Dirs.Prompts,
 	}
+	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
+	srv.namedEnv(env, srv.toolEnvNames())
+	return env
 }
 
 // ToolEnvironment is the environment a tool's script starts with (run-tool --print-env).

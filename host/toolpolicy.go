@@ -31,10 +31,20 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 			return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not in MCPBASH_TOOL_ALLOWLIST)", t.Name))
 		}
 	}
-	// server.d/policy.sh (opt-in, after the allowlist, so it can only restrict: COMPAT §7 #11).
+	// server.d/policy.sh (after the allowlist, so it can only restrict: COMPAT §7 #11), in real
+	// bash with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox.
 	d := srv.cfg.Dirs
-	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: filepath.Join(d.Server, "policy.sh"),
-		Allowed: srv.cfg.Settings.Registry.AllowProjectHooks, Env: srv.cfg.Getenv, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
+	script := filepath.Join(d.Server, "policy.sh")
+	allowed := srv.cfg.Settings.Registry.AllowProjectHooks
+	if !allowed {
+		srv.policyNote.Do(func() {
+			if _, err := os.Lstat(script); err == nil {
+				srv.logf("warning: server.d/policy.sh runs in the sandbox because project hooks are off (the project read-only, only the sandbox's commands); %s", hooks.EnableHint)
+			}
+		})
+	}
+	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine,
+		Env: srv.cfg.Getenv, Environ: srv.cfg.Environ, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
 		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item); err != nil {
 		var denial *hooks.Denial
 		if errors.As(err, &denial) {
@@ -71,10 +81,16 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 // allowedCommands is the tool's sandbox.allowCommands, cut down to the operator's ceiling
 // MCPBASH_SANDBOX_ALLOW_COMMANDS when that is set.
 func (srv *Server) allowedCommands(t *registry.Tool) []string {
+	return srv.allowedCommandsOf(t.Meta["sandbox"])
+}
+
+// allowedCommandsOf is allowCommands of a metadata "sandbox" object, cut down to the
+// operator's ceiling.
+func (srv *Server) allowedCommandsOf(sandboxMeta json.RawMessage) []string {
 	var sb struct {
 		AllowCommands []string `json:"allowCommands"`
 	}
-	_ = json.Unmarshal(t.Meta["sandbox"], &sb)
+	_ = json.Unmarshal(sandboxMeta, &sb)
 	ceiling := srv.cfg.Settings.SandboxAllowCommands
 	set := ceiling != nil
 	var out []string

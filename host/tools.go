@@ -50,7 +50,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	tc.Tenant = t
 	tc.Sink = func(token json.RawMessage) CallSink {
-		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute)
+		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
 		return k
 	}
@@ -103,6 +103,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	if err != nil {
 		return nil, nil, err
 	}
+	meta = srv.withoutRemoteToken(meta)
 	tool, err := srv.reg.Tool(ctx, tc.Name)
 	if err == nil && tc.Tenant != nil && (!tc.Tenant.Visible(tenants.KindTool, tc.Name) || !tenantMayRun(tc.Tenant, tool)) {
 		err = registry.ErrNotFound // hidden from the tenant: answered exactly as a missing tool
@@ -118,6 +119,9 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	}
 	if res := srv.checkArguments(tool, args); res != nil {
 		return res, nil, nil
+	}
+	if err := srv.inheritRefused(tool); err != nil {
+		return nil, nil, err
 	}
 	kind := srv.engineFor(tool)
 	if kind == ExecNative && tc.Tenant != nil {
@@ -164,7 +168,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 	// Progress and log lines over the rate limit were dropped: the result says how many.
 	if d, ok := sink.(interface{ Dropped() int }); ok && d.Dropped() > 0 {
 		resultMeta(res)["mcpbash/notificationsDropped"] = d.Dropped()
-		srv.logf("tool %s: %d progress/log notifications over MCPBASH_PROGRESS_PER_MINUTE were dropped", tool.Name, d.Dropped())
+		srv.logf("tool %s: %d progress/log notifications over MCPBASH_MAX_PROGRESS_PER_MIN / MCPBASH_MAX_LOGS_PER_MIN were dropped", tool.Name, d.Dropped())
 	}
 	return res, out, nil
 }

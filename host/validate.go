@@ -3,8 +3,12 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -44,6 +48,7 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 			addf(srv.cfg.Dirs.Server, "error", "project", "check failed: "+k, "")
 		}
 	}
+	findings = append(findings, toolMetaFindings(srv.cfg.Dirs.Tools)...)
 	reg := srv.reg
 	for _, st := range reg.Status(ctx) {
 		if st.Error != "" {
@@ -64,6 +69,10 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 				continue
 			}
 			seen[item.Name] = true
+			if !registry.PortableToolName(item.Name) {
+				addf(item.Name, "warning", "name", "tool name "+strconv.Quote(item.Name)+" is served (MCP allows dots and up to 128 characters), but Claude Desktop and some other clients reject names outside ^[a-zA-Z0-9_-]{1,64}$",
+					"rename it, e.g. "+strconv.Quote(portableName(item.Name)))
+			}
 			_, plan, err := srv.ToolPlan(ctx, item.Name)
 			if err != nil {
 				addf(item.Name, "error", "script", err.Error(), "")
@@ -97,3 +106,46 @@ func (srv *Server) RegistryStatus(ctx context.Context) []RegistryStatus { return
 
 // RebuildRegistry rescans the project and rewrites the .registry cache.
 func (srv *Server) RebuildRegistry(ctx context.Context) error { return srv.reg.Rebuild(ctx) }
+
+// portableName suggests a name every client accepts: characters outside [A-Za-z0-9_-] become
+// '_', cut to 64.
+func portableName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return strings.TrimSpace(string(b[:min(len(b), 64)]))
+}
+
+// toolMetaFindings checks every tool metadata file under dir (registry.CheckToolMeta): a file
+// that is not JSON, or whose fields have the wrong types, is served with defaults (under its
+// file's name, with no schema), so each problem is an error with its line and fix. UI metadata
+// (ui.meta.json, ui/) is not tool metadata.
+func toolMetaFindings(dir string) []interp.Finding {
+	var out []interp.Finding
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir():
+			if path != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "ui") {
+				return filepath.SkipDir
+			}
+			return nil
+		case !strings.HasSuffix(d.Name(), ".meta.json") || d.Name() == "ui.meta.json" || strings.HasPrefix(d.Name(), "."):
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			out = append(out, interp.Finding{File: path, Severity: "error", Kind: "meta", Message: "cannot read: " + err.Error()})
+			return nil
+		}
+		for _, p := range registry.CheckToolMeta(data) {
+			out = append(out, interp.Finding{File: path, Line: p.Line, Col: p.Col, Severity: "error", Kind: "meta", Message: p.Message, Suggestion: p.Fix})
+		}
+		return nil
+	})
+	return out
+}

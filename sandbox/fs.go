@@ -338,8 +338,23 @@ func clean(name string) (string, error) {
 
 func (f *FS) deny(op, p, reason string, err error) error {
 	f.rec.Add(Access{Op: op, Path: p, Allowed: false, Reason: reason})
+	if op != "read" && op != "stat" && op != "list" && (reason == "outside the roots" || reason == "read-only root") {
+		// A refused write says why (Reason), where bash would name a missing directory or a
+		// permission; its error class (errors.Is, a guest's errno) stays the same.
+		err = &denied{reason: reason, err: err}
+	}
 	return &fs.PathError{Op: op, Path: p, Err: err}
 }
+
+// denied is a write the roots' policy refused: its text and class are err's, its Reason the
+// policy's.
+type denied struct {
+	reason string
+	err    error
+}
+
+func (d *denied) Error() string { return d.err.Error() }
+func (d *denied) Unwrap() error { return d.err }
 
 func (f *FS) allow(op, p string) { f.rec.Add(Access{Op: op, Path: p, Allowed: true}) }
 

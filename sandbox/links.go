@@ -253,12 +253,17 @@ type refused struct{ reason string }
 func (r *refused) Error() string { return "permission denied: " + r.reason }
 func (r *refused) Unwrap() error { return fs.ErrPermission }
 
-// Reason returns the sandbox's reason for refusing an operation, or "" (utilities add it to
-// their message, so a script's author sees why `ln -s` or `mv` failed).
+// Reason returns the sandbox's reason for refusing an operation, or "" (utilities and
+// redirections add it to their message, so a script's author sees why `ln -s`, `mv`, `mkdir` or
+// `> file` failed: "outside the roots", "read-only root", ...).
 func Reason(err error) string {
 	var r *refused
 	if errors.As(err, &r) {
 		return r.reason
+	}
+	var d *denied
+	if errors.As(err, &d) {
+		return d.reason
 	}
 	return ""
 }

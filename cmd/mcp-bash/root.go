@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // newRootCmd builds the command tree. With no subcommand the binary serves MCP over stdio.
@@ -36,8 +40,9 @@ when none is found).`,
 			return serve(cmd.Context(), serveOptions{projectRoot: projectRoot, getenv: withExec})
 		},
 	}
-	// Unknown flags fall through to server mode, as the original's launcher does.
-	root.FParseErrWhitelist.UnknownFlags = true
+	// A mistyped flag (--projet-root) must not start a server on the wrong project: every
+	// flag error exits 2, naming the closest flag.
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("mcp-bash {{.Version}}\n")
 	root.PersistentFlags().StringVar(&execMode, "exec", "", "engine for script tools: sandbox (default; a tool's meta may ask for native) or native (every script tool runs in real bash)")
 	root.PersistentFlags().StringVar(&projectRoot, "project-root", "", "project directory (default: MCPBASH_PROJECT_ROOT, else the nearest parent with server.d/server.meta.json)")
@@ -46,6 +51,10 @@ when none is found).`,
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
 	root.AddCommand(newConfineCmd(), newWorkerCmd())
 	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
+	root.AddCommand(&cobra.Command{
+		Use: "version", Short: "Print the version (as --version does)", Args: cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "mcp-bash "+version) },
+	})
 	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
 	for _, c := range root.Commands() {
 		strictGroup(c)
@@ -67,4 +76,45 @@ func strictGroup(c *cobra.Command) {
 		}
 		return cmd.Help()
 	}
+}
+
+// flagError turns a flag parse error into exit status 2, with the closest known flag of cmd
+// when one is near ("did you mean --project-root?").
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		best, bestDist := "", 3 // suggest within two edits only
+		visit := func(f *pflag.Flag) {
+			if d := editDistance(name, f.Name); d < bestDist {
+				best, bestDist = f.Name, d
+			}
+		}
+		cmd.Flags().VisitAll(visit)
+		cmd.InheritedFlags().VisitAll(visit)
+		if best != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", best)
+		}
+	}
+	return &exitError{code: 2, msg: "Error: " + msg + "\nRun '" + cmd.CommandPath() + " --help' for usage."}
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

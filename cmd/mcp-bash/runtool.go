@@ -129,9 +129,9 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 			report["timedOut"] = out.TimedOut
 			report["exitCode"] = out.ExitCode
 		}
-		writeJSON(stdout, report)
+		writeResult(stdout, report)
 	} else {
-		writeJSON(stdout, doc)
+		writeResult(stdout, doc)
 		if o.audit {
 			printAccess(stdout, access.Entries, out)
 		}
@@ -143,6 +143,28 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// writeResult prints run-tool's answer as the original does, one compact line (scripts pipe it
+// to tail -n1 or jq), and indented only for a person at a terminal.
+func writeResult(w io.Writer, v any) {
+	if isTerminal(w) {
+		writeJSON(w, v)
+		return
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func writeJSON(w io.Writer, v any) {

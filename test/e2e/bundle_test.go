@@ -161,6 +161,10 @@ func TestBundle(t *testing.T) {
 	if !strings.Contains(string(r.Raw), "Hello, Bundle!") {
 		t.Errorf("tools/call from the bundle: %s\n%s", r.Raw, c.Stderr())
 	}
+	// A fresh project bundles as generated: new wrote the user as its author.
+	if out, e, code := runCLI(t, proj, nil, "bundle", "--output", "fresh.mcpb"); code != 0 {
+		t.Errorf("bundle of a fresh project: exit %d\n%s\n%s", code, out, e)
+	}
 	// The author can come from server.meta.json; the default output is the working directory.
 	os.WriteFile(filepath.Join(proj, "server.d", "server.meta.json"), []byte(`{"name":"demo","version":"2.0.0","description":"d","author":{"name":"Meta Author","email":"a@example.com"}}`), 0o644)
 	if out, e, code := runCLI(t, proj, nil, "bundle"); code != 0 || !strings.Contains(out, "wrote "+filepath.Join(proj, "demo-2.0.0.mcpb")) {
@@ -177,7 +181,7 @@ func TestBundleErrors(t *testing.T) {
 		args          []string
 		want          string
 	}{
-		{"no author", "", nil, "author: is required (pass --author NAME"},
+		{"no author", "", nil, "author: is required (pass --author NAME"}, // server.meta.json rewritten without one below
 		{"bad version", "", []string{"--author", "A", "--version", "v1"}, `version: must be a semantic version such as 1.0.0, not "v1"`},
 		{"overlay types", `{"keywords":"a,b","author":{"name":"A","email":5},"server":{"type":"ruby"}}`, nil,
 			"author.email: must be a string, not a number\n  keywords: must be an array, not a string\n  server.type: must be one of binary, node, python, uv, not \"ruby\""},
@@ -193,6 +197,9 @@ func TestBundleErrors(t *testing.T) {
 			}
 			if tc.overlay != "" {
 				os.WriteFile(filepath.Join(p, "server.d", "mcpb.json"), []byte(tc.overlay), 0o644)
+			}
+			if tc.name == "no author" {
+				os.WriteFile(filepath.Join(p, "server.d", "server.meta.json"), []byte(`{"name":"demo","version":"0.1.0"}`), 0o644)
 			}
 			out, e, code := runCLI(t, p, nil, append([]string{"bundle", "--output", "out.mcpb"}, tc.args...)...)
 			if code != 2 || !strings.Contains(e, tc.want) {

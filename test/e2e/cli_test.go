@@ -44,8 +44,15 @@ func TestCLIBasics(t *testing.T) {
 		{name: "version", args: []string{"--version"}, out: "mcp-bash "},
 		{name: "help", args: []string{"--help"}, out: "Usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, err: "Unknown command: frobnicate"},
-		{name: "missing project root env", env: []string{"MCPBASH_PROJECT_ROOT=/nonexistent/x"}, code: 1, err: "is not a directory"},
-		{name: "missing project root flag", args: []string{"--project-root", "/nonexistent/y"}, code: 1, err: "is not a directory"},
+		{name: "version verb", args: []string{"version"}, out: "mcp-bash "},
+		{name: "missing project root env", env: []string{"MCPBASH_PROJECT_ROOT=/nonexistent/x"}, code: 1, err: "MCPBASH_PROJECT_ROOT /nonexistent/x does not exist"},
+		{name: "missing project root flag", args: []string{"--project-root", "/nonexistent/y"}, code: 1, err: "project root /nonexistent/y does not exist"},
+		{name: "project root not a directory", args: []string{"--project-root", "/etc/hostname"}, code: 1, err: "project root /etc/hostname is not a directory"},
+		// A mistyped flag never starts a server on the wrong project.
+		{name: "unknown flag", args: []string{"--projet-root", "x"}, code: 2, err: "unknown flag: --projet-root (did you mean --project-root?)"},
+		{name: "unknown verb flag", args: []string{"run-tool", "hello", "--arg", "{}"}, code: 2, err: "unknown flag: --arg (did you mean --args?)"},
+		{name: "unknown flag far from any", args: []string{"--zzzzzzzz"}, code: 2, err: "Error: unknown flag: --zzzzzzzz\nRun 'mcp-bash --help' for usage."},
+		{name: "doctor on a missing project", args: []string{"doctor", "--project-root", "/nonexistent/z"}, code: 1, out: `project:     {"error":"project root /nonexistent/z does not exist"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, e, code := runCLI(t, dir, tc.env, tc.args...)

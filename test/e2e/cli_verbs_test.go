@@ -48,6 +48,10 @@ func TestReadmeFlow(t *testing.T) {
 	if o, e, c := runCmd(t, proj, path, cmd...); c != 0 || !strings.Contains(o, "ok: hello") {
 		t.Fatalf("smoke.sh: %d %s %s", c, o, e)
 	}
+	// ... and without mcp-bash on PATH, with the binary that generated it.
+	if o, e, c := runCmd(t, proj, nil, cmd...); c != 0 || !strings.Contains(o, "ok: hello") {
+		t.Fatalf("smoke.sh without mcp-bash on PATH: %d %s %s", c, o, e)
+	}
 }
 
 func TestCLIVerbs(t *testing.T) {
@@ -72,7 +76,7 @@ func TestCLIVerbs(t *testing.T) {
 		{"scaffold completion", []string{"scaffold", "completion", "summary"}, 0, "server.d/register.json"},
 		{"run-tool args file", []string{"run-tool", "hello", "--args", "@tools/hello/args.json"}, 0, "Hello, File!"},
 		{"run-tool bad args", []string{"run-tool", "hello", "--args", "[1]"}, 2, ""},
-		{"run-tool invalid arguments", []string{"run-tool", "hello", "--args", `{"name":5}`}, 1, "invalid_arguments"},
+		{"run-tool invalid arguments", []string{"run-tool", "hello", "--args", `{"name":5}`}, 1, "Invalid arguments for tool 'hello'"},
 		{"run-tool unknown", []string{"run-tool", "nope"}, 1, "not found"},
 		{"run-tool dry-run", []string{"run-tool", "hello", "--dry-run"}, 0, "mcp_args_get"},
 		{"run-tool print-env", []string{"run-tool", "hello", "--print-env"}, 0, "MCP_TOOL_NAME=hello"},
@@ -153,9 +157,13 @@ func TestRunToolAuditRefusals(t *testing.T) {
 func TestDebugPayloadLog(t *testing.T) {
 	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "payload.log")
-	c := harness.Start(t, harness.Options{Dir: t.TempDir(), Args: []string{"debug", "--log", logPath}, Env: []string{"MCPBASH_REMOTE_TOKEN=very-secret-token"}})
-	c.Initialize("2025-11-25", nil)
-	c.Call("tools/call", map[string]any{"name": "getting_started", "arguments": map[string]any{"password": "hunter2", "note": "very-secret-token"}})
+	c := harness.Start(t, harness.Options{Dir: t.TempDir(), Args: []string{"debug", "--log", logPath}, Env: []string{"MCPBASH_REMOTE_TOKEN=" + remoteToken}})
+	c.Send(tokenLine(1, "initialize", "mcpbash/remoteToken", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}),
+		tokenLine(nil, "notifications/initialized", "mcpbash/remoteToken", nil),
+		tokenLine(2, "tools/call", "mcpbash/remoteToken", map[string]any{"name": "getting_started", "arguments": map[string]any{"password": "hunter2", "note": remoteToken}}))
+	if m := c.Response("2"); m.Error != nil {
+		t.Errorf("call: %s", m.Raw)
+	}
 	c.CloseStdin()
 	c.Wait(5 * time.Second)
 	data, err := os.ReadFile(logPath)
@@ -166,7 +174,7 @@ func TestDebugPayloadLog(t *testing.T) {
 	if !strings.Contains(s, "C> ") || !strings.Contains(s, "S> ") || !strings.Contains(c.Stderr(), "payload log: "+logPath) {
 		t.Errorf("log:\n%s\nstderr: %s", s, c.Stderr())
 	}
-	if strings.Contains(s, "hunter2") || strings.Contains(s, "very-secret-token") {
+	if strings.Contains(s, "hunter2") || strings.Contains(s, remoteToken) {
 		t.Errorf("secret in payload log:\n%s", s)
 	}
 }

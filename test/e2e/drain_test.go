@@ -21,6 +21,21 @@ import (
 // far beyond the test's backstop, so the test passes only if the drain ends on events: each
 // call is answered once released, new connections are refused meanwhile, the streams end, and
 // the server exits 0 without waiting for the timeout.
+// waitNotReady waits until a draining server's readiness probe fails (503, or the listener is
+// gone already).
+func waitNotReady(srv *harness.HTTPServer) {
+	for {
+		resp, err := http.Get(srv.Base + "/readyz")
+		if err != nil {
+			return
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			return
+		}
+	}
+}
+
 func TestHTTPDrainInFlight(t *testing.T) {
 	root := replicaProject(t)
 	if err := os.MkdirAll(filepath.Join(root, "resources"), 0o755); err != nil {
@@ -55,18 +70,8 @@ func TestHTTPDrainInFlight(t *testing.T) {
 	}
 
 	srv.Signal(syscall.SIGTERM)
-	// Draining: the readiness probe fails (or the listener is gone already), then new
-	// connections are refused while the calls are still running.
-	for {
-		resp, err := http.Get(srv.Base + "/readyz")
-		if err != nil {
-			break
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-	}
+	// New connections are refused while the calls are still running.
+	waitNotReady(srv)
 	addr := strings.TrimPrefix(srv.Base, "http://")
 	deadline := time.Now().Add(harness.Backstop)
 	for {

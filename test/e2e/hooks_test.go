@@ -53,12 +53,26 @@ func TestHookRegisterSh(t *testing.T) {
 			t.Errorf("%s\n got %s\nwant %s", d, responseMember(m), want)
 		}
 	})
-	t.Run("without the opt-in, discovery", func(t *testing.T) {
+	t.Run("without the opt-in, in the sandbox", func(t *testing.T) {
 		t.Parallel()
 		c := harness.Start(t, harness.Options{Dir: hookProject(t, register, "")})
 		c.Initialize("2025-11-25", nil)
-		if got := toolNames(t, c); got != "plain,run" {
-			t.Errorf("tools/list = %q, want the discovered plain,run", got)
+		if got := toolNames(t, c); got != "hooked" {
+			t.Errorf("tools/list = %q, want hooked", got)
+		}
+		if !strings.Contains(c.Stderr(), "register.sh runs in the sandbox because project hooks are off") ||
+			!strings.Contains(c.Stderr(), "set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it in real bash") {
+			t.Errorf("no note of the sandboxed hook in stderr:\n%s", c.Stderr())
+		}
+	})
+	t.Run("without the opt-in, a host command fails with the way out", func(t *testing.T) {
+		t.Parallel()
+		c := harness.Start(t, harness.Options{Dir: hookProject(t, "curl -s https://example.com/catalogue.json", "")})
+		c.Initialize("2025-11-25", nil)
+		m := c.Call("tools/list", nil)
+		if m.Error == nil || m.Error.Code != -32603 || !strings.Contains(string(m.Error.Data), "curl") ||
+			!strings.Contains(string(m.Error.Data), "set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it in real bash") {
+			t.Errorf("tools/list: %s", m.Raw)
 		}
 	})
 	t.Run("a failing hook fails the lists", func(t *testing.T) {
@@ -114,16 +128,86 @@ func TestHookPolicySh(t *testing.T) {
 			t.Errorf("plain: %s", m.Raw)
 		}
 	})
-	t.Run("without the opt-in, ignored with a warning", func(t *testing.T) {
+	t.Run("without the opt-in, in the sandbox, with one note", func(t *testing.T) {
 		t.Parallel()
 		c := harness.Start(t, harness.Options{Dir: hookProject(t, "", policy)})
 		c.Initialize("2025-11-25", nil)
-		if m := call(c, "plain", nil, nil); m.Error != nil {
-			t.Errorf("plain: %s", m.Raw)
+		for range 2 {
+			if m := call(c, "plain", nil, nil); m.Error == nil || m.Error.Code != -32050 || string(m.Error.Data) != `{"reason":"maintenance"}` {
+				t.Errorf("plain: %s", m.Raw)
+			}
 		}
-		call(c, "plain", nil, nil)
-		if n := strings.Count(c.Stderr(), "policy.sh is ignored: project hooks are off"); n != 1 {
-			t.Errorf("%d gating warnings in stderr:\n%s", n, c.Stderr())
+		if m := call(c, "run", nil, nil); m.Error != nil {
+			t.Errorf("run: %s", m.Raw)
+		}
+		if n := strings.Count(c.Stderr(), "policy.sh runs in the sandbox because project hooks are off"); n != 1 {
+			t.Errorf("%d notes in stderr:\n%s", n, c.Stderr())
 		}
 	})
+	t.Run("without the opt-in, a host command fails closed", func(t *testing.T) {
+		t.Parallel()
+		c := harness.Start(t, harness.Options{Dir: hookProject(t, "", `mcp_tools_policy_check() { python3 -c 'import sys; sys.exit(0)'; }`)})
+		c.Initialize("2025-11-25", nil)
+		if m := call(c, "plain", nil, nil); m.Error == nil || m.Error.Message != "Tool 'plain' blocked by policy" {
+			t.Errorf("plain: %s", m.Raw)
+		}
+	})
+}
+
+// The original's documented policy (its test_tools_policy): switches read from the operator's
+// environment, mcp_tools_error with a code, a message and data, a limit read from the tool's
+// metadata with jq; the same answers with and without project hooks.
+func TestHookPolicyExamples(t *testing.T) {
+	t.Parallel()
+	policy := `set -euo pipefail
+mcp_tools_policy_check() {
+	local tool_name="$1"
+	local metadata_json="$2"
+	if [ "${POLICY_READ_ONLY:-0}" = "1" ] && [ "${tool_name}" = "plain" ]; then
+		mcp_tools_error -32602 "Tool '${tool_name}' disabled by policy"
+		return 1
+	fi
+	if [ "${POLICY_REQUIRE_AUTH:-0}" = "1" ] && [ "${tool_name}" = "plain" ]; then
+		mcp_tools_error -32600 "Capability required" '{"reason":"auth"}'
+		return 1
+	fi
+	if [ "${POLICY_MAX_TIMEOUT:-0}" != "0" ]; then
+		local timeout
+		timeout="$(printf '%s' "${metadata_json}" | jq -r '.timeoutSecs // 0')"
+		if [ "${timeout}" -gt "${POLICY_MAX_TIMEOUT}" ]; then
+			mcp_tools_error -32602 "Tool '${tool_name}' exceeds policy timeout" "{\"timeout\":${timeout}}"
+			return 1
+		fi
+	fi
+	return 0
+}`
+	for _, hooks := range []string{"false", "true"} {
+		for _, tc := range []struct {
+			env, tool, want string
+		}{
+			{"", "plain", `{"result":{"name":"plain","content":[{"type":"text","text":"plain ran"}],"isError":false,"_meta":{"exitCode":0}}}`},
+			{"POLICY_READ_ONLY=1", "plain", `{"error":{"code":-32602,"message":"Tool 'plain' disabled by policy"}}`},
+			{"POLICY_REQUIRE_AUTH=1", "plain", `{"error":{"code":-32600,"message":"Capability required","data":{"reason":"auth"}}}`},
+			{"POLICY_MAX_TIMEOUT=10", "slow", `{"error":{"code":-32602,"message":"Tool 'slow' exceeds policy timeout","data":{"timeout":20}}}`},
+		} {
+			t.Run("hooks="+hooks+"/"+tc.env, func(t *testing.T) {
+				t.Parallel()
+				dir := hookProject(t, "", policy)
+				writeFiles(t, dir, map[string]string{
+					"tools/slow/tool.sh":        "#!/usr/bin/env bash\necho slow\n",
+					"tools/slow/tool.meta.json": `{"name":"slow","description":"slow","timeoutSecs":20}`,
+				})
+				env := []string{"MCPBASH_ALLOW_PROJECT_HOOKS=" + hooks}
+				if tc.env != "" {
+					env = append(env, tc.env)
+				}
+				c := harness.Start(t, harness.Options{Dir: dir, Env: env})
+				c.Initialize("2025-11-25", nil)
+				m := call(c, tc.tool, nil, nil)
+				if d := harness.CompareLines([]string{tc.want}, [][]byte{responseMember(m)}); d != "" {
+					t.Errorf("%s\n got %s\nwant %s", d, responseMember(m), tc.want)
+				}
+			})
+		}
+	}
 }

@@ -493,17 +493,7 @@ func TestHTTPDrainOnSIGTERM(t *testing.T) {
 		}
 	}
 	srv.Signal(syscall.SIGTERM)
-	// Draining: the readiness probe fails, then new connections are refused.
-	for {
-		resp, err := http.Get(srv.Base + "/readyz")
-		if err != nil {
-			break
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-	}
+	waitNotReady(srv)
 	release(t, root, "d")
 	for {
 		m, _ := nextMsg(t, events, "the answer")
@@ -603,21 +593,8 @@ func TestHTTPStateless(t *testing.T) {
 			"Mcp-Method", "tools/call", "Mcp-Name", "ask")
 	}
 	r = ask(6, "")
-	var ir struct {
-		Result struct {
-			ResultType    string                     `json:"resultType"`
-			InputRequests map[string]json.RawMessage `json:"inputRequests"`
-			RequestState  string                     `json:"requestState"`
-		} `json:"result"`
-	}
-	if json.Unmarshal([]byte(r.body), &ir) != nil || ir.Result.ResultType != "input_required" || len(ir.Result.InputRequests) != 1 {
-		t.Fatalf("first round: %s", r.body)
-	}
-	var key string
-	for k := range ir.Result.InputRequests {
-		key = k
-	}
-	r = ask(7, fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, ir.Result.RequestState, key))
+	key, state := oneInputRequest(t, r.body)
+	r = ask(7, fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, state, key))
 	if !strings.Contains(r.body, "Cy") || !strings.Contains(r.body, `"resultType":"complete"`) {
 		t.Errorf("retry: %s", r.body)
 	}

@@ -167,29 +167,41 @@ func TestProcessIsolation(t *testing.T) {
 }
 
 // TestNotificationRateLimit (T-DOS-1): a tool that floods progress and log notifications gets at
-// most MCPBASH_PROGRESS_PER_MINUTE of them through, and its result says how many were dropped;
-// the same in both isolation modes.
+// most MCPBASH_MAX_PROGRESS_PER_MIN progress and MCPBASH_MAX_LOGS_PER_MIN log notifications
+// through (the older MCPBASH_PROGRESS_PER_MINUTE sets both), and its result says how many were
+// dropped; the same in both isolation modes.
 func TestNotificationRateLimit(t *testing.T) {
 	t.Parallel()
 	root := isolationProject(t)
-	for _, mode := range []string{"inproc", "process"} {
-		t.Run(mode, func(t *testing.T) {
-			c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_ISOLATION=" + mode, "MCPBASH_PROGRESS_PER_MINUTE=10",
-				"MCPBASH_LOG_LEVEL=debug", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}})
+	for _, tc := range []struct {
+		mode           string
+		env            []string
+		progress, logs int
+	}{
+		{"inproc", []string{"MCPBASH_MAX_PROGRESS_PER_MIN=10", "MCPBASH_MAX_LOGS_PER_MIN=5"}, 10, 5},
+		{"process", []string{"MCPBASH_MAX_PROGRESS_PER_MIN=10", "MCPBASH_MAX_LOGS_PER_MIN=5"}, 10, 5},
+		{"inproc", []string{"MCPBASH_PROGRESS_PER_MINUTE=10"}, 10, 10},
+	} {
+		t.Run(tc.mode+"/"+strings.Join(tc.env, ","), func(t *testing.T) {
+			env := append([]string{"MCPBASH_ISOLATION=" + tc.mode, "MCPBASH_LOG_LEVEL=debug", "MCPBASH_ROOTS=" + filepath.Join(root, "data")}, tc.env...)
+			c := harness.Start(t, harness.Options{Dir: root, Env: env})
 			c.Initialize("2025-11-25", nil)
 			c.Send(`{"jsonrpc":"2.0","id":"f","method":"tools/call","params":{"name":"sh","arguments":{"script":"for i in $(seq 50); do mcp_progress $i p; mcp_log_info flood m$i; done; echo done"},"_meta":{"progressToken":"t"}}}`)
 			m := c.Response(`"f"`)
-			if text(m) != "done" || !strings.Contains(string(m.Result), `"mcpbash/notificationsDropped":90`) {
-				t.Fatalf("result: %s", m.Raw)
+			if want := fmt.Sprintf(`"mcpbash/notificationsDropped":%d`, 100-tc.progress-tc.logs); text(m) != "done" || !strings.Contains(string(m.Result), want) {
+				t.Fatalf("result: %s, want %s", m.Raw, want)
 			}
-			n := 0
+			progress, logs := 0, 0
 			for _, l := range c.Lines() {
-				if pm := harness.ParseMsg(l); pm.Method == "notifications/progress" || pm.Method == "notifications/message" {
-					n++
+				switch harness.ParseMsg(l).Method {
+				case "notifications/progress":
+					progress++
+				case "notifications/message":
+					logs++
 				}
 			}
-			if n > 10 {
-				t.Fatalf("%d notifications went out, the limit is 10 per minute", n)
+			if progress > tc.progress || logs > tc.logs {
+				t.Fatalf("%d progress and %d log notifications went out, the limits are %d and %d per minute", progress, logs, tc.progress, tc.logs)
 			}
 		})
 	}

@@ -75,16 +75,16 @@ func TestNativeGating(t *testing.T) {
 func TestNativeEnvModes(t *testing.T) {
 	t.Parallel()
 	p := nativeProject(t)
-	show := `for v in FOO MCPBASH_REMOTE_TOKEN MCPBASH_CUSTOM MCP_TOOL_NAME HOME; do printf '%s=%s;' "$v" "${!v-unset}"; done`
-	base := []string{"MCPBASH_TOOL_ALLOWLIST=nat", "FOO=bar", "MCPBASH_REMOTE_TOKEN=s3cret", "MCPBASH_CUSTOM=custom"}
+	show := `for v in FOO MCPBASH_API_TOKEN MCPBASH_CUSTOM MCP_TOOL_NAME HOME; do printf '%s=%s;' "$v" "${!v-unset}"; done`
+	base := []string{"MCPBASH_TOOL_ALLOWLIST=nat", "FOO=bar", "MCPBASH_API_TOKEN=s3cret", "MCPBASH_CUSTOM=custom"}
 	for _, tc := range []struct {
 		name string
 		env  []string
 		want string
 	}{
-		{"minimal", nil, "FOO=unset;MCPBASH_REMOTE_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
-		{"allowlist", []string{"MCPBASH_TOOL_ENV_MODE=allowlist", "MCPBASH_TOOL_ENV_ALLOWLIST=FOO"}, "FOO=bar;MCPBASH_REMOTE_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
-		{"inherit", []string{"MCPBASH_TOOL_ENV_MODE=inherit", "MCPBASH_TOOL_ENV_INHERIT_ALLOW=true"}, "FOO=bar;MCPBASH_REMOTE_TOKEN=s3cret;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"minimal", nil, "FOO=unset;MCPBASH_API_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"allowlist", []string{"MCPBASH_TOOL_ENV_MODE=allowlist", "MCPBASH_TOOL_ENV_ALLOWLIST=FOO"}, "FOO=bar;MCPBASH_API_TOKEN=unset;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
+		{"inherit", []string{"MCPBASH_TOOL_ENV_MODE=inherit", "MCPBASH_TOOL_ENV_INHERIT_ALLOW=true"}, "FOO=bar;MCPBASH_API_TOKEN=s3cret;MCPBASH_CUSTOM=custom;MCP_TOOL_NAME=nat;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.start(t, append(append([]string{}, base...), tc.env...)...)
@@ -113,7 +113,8 @@ func TestNativeArgsSpill(t *testing.T) {
 }
 
 // Limits: the timeout ends the whole group and answers with the timeout result; the stdout cap
-// is the original's -32603; embedded resources are read through the roots only.
+// is an isError result (the original's -32603 with MCPBASH_TOOL_ERRORS=jsonrpc); embedded
+// resources are read through the roots only.
 func TestNativeLimits(t *testing.T) {
 	t.Parallel()
 	p := nativeProject(t)
@@ -125,7 +126,7 @@ func TestNativeLimits(t *testing.T) {
 		t.Errorf("timeout result: %s", r.Raw)
 	}
 	r = nat(t, c, "head -c 100000 /dev/zero | tr '\\0' x")
-	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Tool output exceeded 1000 bytes" {
+	if !strings.Contains(string(r.Result), `"isError":true`) || text(r) != "Tool output exceeded 1000 bytes" {
 		t.Errorf("output cap: %s", r.Raw)
 	}
 	r = nat(t, c, `mcp_result_text_with_resource '{"ok":true}' --path /etc/passwd --path data/inside.txt`)

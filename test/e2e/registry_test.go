@@ -165,15 +165,29 @@ func TestNoListChangedOnOldRevisions(t *testing.T) {
 	}
 }
 
-func TestInvalidRegisterJSONRefusesToStart(t *testing.T) {
+// An invalid register.json does not stop the server (GUI clients would show only
+// "disconnected"): it starts, logs the reason, and every list answers -32603 with it (COMPAT
+// §1.8) until the file is fixed.
+func TestInvalidRegisterJSONServesErrors(t *testing.T) {
 	t.Parallel()
 	root := writeProject(t, map[string]string{
 		"server.d/server.meta.json": `{"name":"x"}`,
 		"server.d/register.json":    `{"version":1,"tools":[{"name":"x"}]}`,
 	})
-	_, stderr, code := runCLI(t, root, nil)
-	if code != 1 || !strings.Contains(stderr, `register.json: tools[0] needs a non-empty string "path"`) {
-		t.Errorf("code %d stderr %q", code, stderr)
+	c := harness.Start(t, harness.Options{Dir: root})
+	c.Initialize("2025-11-25", nil)
+	const reason = `tools[0] needs a non-empty string \"path\"`
+	for _, method := range []string{"tools/list", "resources/list", "prompts/list"} {
+		m := c.Call(method, nil)
+		if m.Error == nil || m.Error.Code != -32603 || !strings.HasPrefix(m.Error.Message, "Unable to load") || !strings.Contains(string(m.Error.Data), reason) {
+			t.Errorf("%s: %s", method, m.Raw)
+		}
+	}
+	if !strings.Contains(c.Stderr(), `register.json: tools[0] needs a non-empty string "path"`) {
+		t.Errorf("stderr:\n%s", c.Stderr())
+	}
+	if m := c.Call("ping", nil); m.Error != nil {
+		t.Errorf("ping: %s", m.Raw)
 	}
 }
 

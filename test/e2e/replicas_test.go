@@ -178,19 +178,23 @@ func (p *replicaProxy) replicaOf(call string) int {
 	return i
 }
 
-// replicaProject has tools that answer at once, hold until released, and ask the client.
+// replicaProject is httpProject with one more tool: hold marks started-<key> (so the test knows
+// the call is on a replica), reports progress, and waits until the test creates release-<key>.
 func replicaProject(t *testing.T) string {
-	return writeProject(t, map[string]string{
-		"server.d/server.meta.json":  `{"name":"replicas","version":"1.0.0"}`,
-		"tools/hello/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\necho \"hello $(mcp_args_get '.name // \"world\"')\"\n",
-		"tools/hello/tool.meta.json": `{"name":"hello","description":"greets","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
-		// hold marks started-<key>, reports progress, waits until the test creates release-<key>.
-		"tools/hold/tool.sh": "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nk=$(mcp_args_get .key)\n: > \"$MCPBASH_PROJECT_ROOT/started-$k\"\nmcp_progress 1 started 2\n" +
+	root := httpProject(t)
+	for name, body := range map[string]string{
+		"tool.sh": "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nk=$(mcp_args_get .key)\n: > \"$MCPBASH_PROJECT_ROOT/started-$k\"\nmcp_progress 1 started 2\n" +
 			"while [ ! -e \"$MCPBASH_PROJECT_ROOT/release-$k\" ]; do sleep 0.02; done\necho \"released $k\"\n",
-		"tools/hold/tool.meta.json": `{"name":"hold","description":"holds until released","timeoutSecs":300,"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`,
-		"tools/ask/tool.sh":         "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\na=$(mcp_elicit 'Name?' '{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}')\necho \"answer: $a\"\n",
-		"tools/ask/tool.meta.json":  `{"name":"ask","description":"asks the user","inputSchema":{"type":"object","properties":{}}}`,
-	})
+		"tool.meta.json": `{"name":"hold","description":"holds until released","timeoutSecs":300,"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`,
+	} {
+		if err := os.MkdirAll(filepath.Join(root, "tools", "hold"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "tools", "hold", name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 // startReplicas serves root from three processes sharing one state key, behind the proxy and
@@ -239,6 +243,22 @@ func waitStarted(t *testing.T, root, key string, ch <-chan callOutcome) {
 	}
 }
 
+// oneInputRequest reads a 2026-07-28 InputRequiredResult with one input request: its key and the
+// requestState to send back with the answer.
+func oneInputRequest(t *testing.T, body string) (key, state string) {
+	t.Helper()
+	var ir struct {
+		Result inputRequired `json:"result"`
+	}
+	if json.Unmarshal([]byte(body), &ir) != nil || ir.Result.ResultType != "input_required" || len(ir.Result.InputRequests) != 1 {
+		t.Fatalf("want an input_required result with one request: %s", body)
+	}
+	for k := range ir.Result.InputRequests {
+		key = k
+	}
+	return key, ir.Result.RequestState
+}
+
 // 2026-07-28: every request succeeds whichever replica answers it, and an elicitation's retry
 // (its requestState signed by one replica) is accepted by another.
 func TestHTTPReplicasStateless(t *testing.T) {
@@ -259,22 +279,9 @@ func TestHTTPReplicasStateless(t *testing.T) {
 	// The question comes back from one replica as input_required; the retry goes to the next.
 	caps := `{"elicitation":{"form":{}}}`
 	r := c.post(statelessTool(20, "ask", "{}", "", caps), "Mcp-Method", "tools/call", "Mcp-Name", "ask")
-	var ir struct {
-		Result struct {
-			ResultType    string                     `json:"resultType"`
-			InputRequests map[string]json.RawMessage `json:"inputRequests"`
-			RequestState  string                     `json:"requestState"`
-		} `json:"result"`
-	}
-	if json.Unmarshal([]byte(r.body), &ir) != nil || ir.Result.ResultType != "input_required" || len(ir.Result.InputRequests) != 1 {
-		t.Fatalf("first round: %s", r.body)
-	}
+	key, state := oneInputRequest(t, r.body)
 	first := r.header.Get("X-Replica")
-	var key string
-	for k := range ir.Result.InputRequests {
-		key = k
-	}
-	retry := statelessTool(21, "ask", "{}", fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, ir.Result.RequestState, key), caps)
+	retry := statelessTool(21, "ask", "{}", fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"action":"accept","content":{"name":"Cy"}}}`, state, key), caps)
 	r = c.post(retry, "Mcp-Method", "tools/call", "Mcp-Name", "ask")
 	if r.header.Get("X-Replica") == first {
 		t.Fatalf("the retry went to the same replica %s: the round robin is broken", first)

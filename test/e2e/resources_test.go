@@ -335,3 +335,27 @@ func TestPromptScriptMessages(t *testing.T) {
 		t.Errorf("invalid message list must stay text: %+v", res)
 	}
 }
+
+// The original also subscribes by the resource's name; updates then name its URI and carry
+// the new content.
+func TestResourceSubscriptionByName(t *testing.T) {
+	t.Parallel()
+	root, _ := resourceProject(t)
+	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_RESOURCES_POLL_INTERVAL_SECS=1"}})
+	c.Initialize("2025-11-25", nil)
+	if m := c.Call("resources/subscribe", map[string]any{"name": "example-greeting"}); m.Error != nil {
+		t.Fatalf("subscribe by name: %s", m.Raw)
+	}
+	if m := c.Call("resources/subscribe", map[string]any{"name": "no-such"}); m.Error == nil || m.Error.Code != -32002 {
+		t.Errorf("unknown name: %s", m.Raw)
+	}
+	if m := c.Call("resources/subscribe", map[string]any{}); m.Error == nil || m.Error.Message != "Resource name or uri required" {
+		t.Errorf("neither: %s", m.Raw)
+	}
+	os.WriteFile(filepath.Join(root, "resources", "greeting.txt"), []byte("changed"), 0o644)
+	m := c.WaitFor(10*time.Second, "resources/updated", func(m harness.Msg) bool { return m.Method == "notifications/resources/updated" })
+	// The content read goes along, as the original sends it.
+	if string(m.Params) != `{"contents":[{"uri":"file://./resources/greeting.txt","mimeType":"text/plain","text":"changed"}],"uri":"file://./resources/greeting.txt"}` {
+		t.Errorf("updated %s", m.Params)
+	}
+}

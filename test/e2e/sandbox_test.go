@@ -174,7 +174,7 @@ func TestNoWritesOutsideRoots(t *testing.T) {
 func TestNoHostIdentity(t *testing.T) {
 	t.Parallel()
 	p := newSecProject(t, nil)
-	c := p.start(t, "MCPBASH_REMOTE_TOKEN=supersecret-token")
+	c := p.start(t, "MCPBASH_API_TOKEN=supersecret-token")
 	m := sh(t, c, `echo "pid=$$ ppid=$PPID bashpid=$BASHPID uid=$UID euid=$EUID user=$USER home=$HOME host=$HOSTNAME tilde=~ root=~root"; env; declare -p; id; whoami 2>&1; hostname 2>&1`)
 	out := text(m)
 	host, _ := os.Hostname()

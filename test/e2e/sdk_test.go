@@ -71,7 +71,7 @@ func TestSDKFunctions(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			p := newSecProject(t, map[string]string{"data/cfg.json": `{"b":"file","c":"file"}`})
-			c := p.start(t, "MCPBASH_ROOTS=data:.", "MCPBASH_EXEC="+engine)
+			c := p.start(t, "MCPBASH_ROOTS=data:.", "MCPBASH_EXEC="+engine, "MCPBASH_TOOL_ERRORS=jsonrpc")
 			runSDKCases(t, c, sdkCases())
 		})
 	}

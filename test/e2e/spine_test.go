@@ -18,6 +18,13 @@ func writeProject(t *testing.T, files map[string]string) string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// writeFiles writes files (by slash path) under dir; .sh files are executable.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for rel, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -31,7 +38,6 @@ func writeProject(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // A 20 MiB line is over the default 16 MiB limit: it gets a clean error and the session goes on.
@@ -110,7 +116,9 @@ func TestDiagnosticsOnStderr(t *testing.T) {
 		"tools/ok/tool.sh":            "#!/bin/bash\necho ok\n",
 		"tools/ok/tool.meta.json":     `{"name":"ok","description":"fine"}`,
 		"tools/dotted/tool.sh":        "#!/bin/bash\n",
-		"tools/dotted/tool.meta.json": `{"name":"has.dot","description":"clients reject dots"}`,
+		"tools/dotted/tool.meta.json": `{"name":"has.dot","description":"served, as by the original and MCP 2025-11-25"}`,
+		"tools/spaced/tool.sh":        "#!/bin/bash\n",
+		"tools/spaced/tool.meta.json": `{"name":"has space","description":"outside MCP's name characters"}`,
 	})
 	c := harness.Start(t, harness.Options{Dir: dir})
 	c.Initialize("2025-11-25", nil)
@@ -123,13 +131,14 @@ func TestDiagnosticsOnStderr(t *testing.T) {
 	for _, x := range res.Tools {
 		names = append(names, x.Name)
 	}
-	// The malformed meta falls back to defaults (name "tool"); the dotted name is skipped.
-	if strings.Join(names, ",") != "ok,tool" {
+	// The malformed meta falls back to defaults (name "tool"); the dotted name is served, the
+	// name with a space is skipped.
+	if strings.Join(names, ",") != "has.dot,ok,tool" {
 		t.Errorf("tools = %v", names)
 	}
 	c.CloseStdin()
 	_ = c.Wait(5 * time.Second)
-	for _, want := range []string{"malformed metadata", "invalid tool name \"has.dot\""} {
+	for _, want := range []string{"malformed metadata", "invalid tool name \"has space\""} {
 		if !strings.Contains(c.Stderr(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, c.Stderr())
 		}

@@ -51,46 +51,70 @@ func call(c *harness.Client, name string, args any, extra map[string]any) harnes
 	return c.Call("tools/call", p)
 }
 
+// TestToolsCallSemantics: the answers of tools/call in both error shapes. With
+// MCPBASH_TOOL_ERRORS=jsonrpc a failing tool is the original's JSON-RPC error (want); by
+// default it is an isError result with text content only (result, when it differs).
 func TestToolsCallSemantics(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Dir: toolsProject(t)})
+	for _, mode := range []string{"jsonrpc", "result"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			toolsCallSemantics(t, mode)
+		})
+	}
+}
+
+func toolsCallSemantics(t *testing.T, mode string) {
+	c := harness.Start(t, harness.Options{Dir: toolsProject(t), Env: []string{"MCPBASH_TOOL_ERRORS=" + mode}})
 	c.Initialize("2025-11-25", nil)
 	for _, tc := range []struct {
-		name string
-		tool string
-		args any
-		x    map[string]any
-		want string
+		name   string
+		tool   string
+		args   any
+		x      map[string]any
+		want   string
+		result string // the answer by default, when it differs from want
 	}{
 		{"success with outputSchema", "hello", map[string]any{"name": "Ada"}, nil,
-			`{"result":{"content":[{"type":"text","text":"{\"success\":true,\"result\":{\"message\":\"Hello, Ada!\"}}"}],"structuredContent":{"success":true,"result":{"message":"Hello, Ada!"}},"isError":false,"name":"hello","_meta":{"exitCode":0}}}`},
+			`{"result":{"content":[{"type":"text","text":"{\"success\":true,\"result\":{\"message\":\"Hello, Ada!\"}}"}],"structuredContent":{"success":true,"result":{"message":"Hello, Ada!"}},"isError":false,"name":"hello","_meta":{"exitCode":0}}}`, ""},
 		{"default arguments", "hello", nil, nil,
-			`{"result":{"content":[{"type":"text","text":"{\"success\":true,\"result\":{\"message\":\"Hello, World!\"}}"}],"structuredContent":"<any>","isError":false,"name":"hello","_meta":{"exitCode":0}}}`},
+			`{"result":{"content":[{"type":"text","text":"{\"success\":true,\"result\":{\"message\":\"Hello, World!\"}}"}],"structuredContent":"<any>","isError":false,"name":"hello","_meta":{"exitCode":0}}}`, ""},
 		{"every input violation listed", "hello", map[string]any{"name": "A", "extra": 1}, nil,
-			`{"result":{"content":[{"type":"text","text":"<any>"}],"structuredContent":{"success":false,"error":{"type":"invalid_arguments","message":"<any>","violations":["/: additional properties 'extra' not allowed","/name: minLength: got 1, want 2"]}},"isError":true,"name":"hello"}}`},
+			`{"result":{"content":[{"type":"text","text":"<any>"}],"structuredContent":{"success":false,"error":{"type":"invalid_arguments","message":"<any>","violations":["/: additional properties 'extra' not allowed","/name: minLength: got 1, want 2"]}},"isError":true,"name":"hello"}}`,
+			`{"result":{"content":[{"type":"text","text":"Invalid arguments for tool 'hello':\n/: additional properties 'extra' not allowed\n/name: minLength: got 1, want 2"}],"isError":true,"name":"hello"}}`},
 		{"plain text", "plain", map[string]any{"x": 1}, nil,
-			`{"result":{"name":"plain","content":[{"type":"text","text":"plain text output, args={\"x\":1}"}],"isError":false,"_meta":{"exitCode":0}}}`},
-		{"non-zero exit is an error", "exit3", nil, nil,
-			`{"error":{"code":-32603,"message":"something went wrong on stderr","data":{"exitCode":3,"_meta":{"exitCode":3,"stderr":"something went wrong on stderr"},"stderrTail":"something went wrong on stderr"}}}`},
-		{"JSON error on stdout", "jsonerr", nil, nil, `{"error":{"code":-32010,"message":"from stdout","data":{"k":1}}}`},
+			`{"result":{"name":"plain","content":[{"type":"text","text":"plain text output, args={\"x\":1}"}],"isError":false,"_meta":{"exitCode":0}}}`, ""},
+		{"non-zero exit", "exit3", nil, nil,
+			`{"error":{"code":-32603,"message":"something went wrong on stderr","data":{"exitCode":3,"_meta":{"exitCode":3,"stderr":"something went wrong on stderr"},"stderrTail":"something went wrong on stderr"}}}`,
+			`{"result":{"content":[{"type":"text","text":"something went wrong on stderr"}],"isError":true,"name":"exit3","_meta":{"exitCode":3,"mcpbash/errorCode":-32603,"stderr":"something went wrong on stderr"}}}`},
+		{"JSON error on stdout", "jsonerr", nil, nil, `{"error":{"code":-32010,"message":"from stdout","data":{"k":1}}}`,
+			`{"result":{"content":[{"type":"text","text":"from stdout\n{\"k\":1}"}],"isError":true,"name":"jsonerr","_meta":{"exitCode":"<any>","mcpbash/errorCode":-32010,"mcpbash/errorData":{"k":1}}}}`},
 		{"output violating outputSchema", "badout", nil, nil,
-			`{"result":{"content":[{"type":"text","text":"Tool output does not satisfy outputSchema:\n/count: got string, want integer"}],"structuredContent":"<any>","isError":true,"name":"badout","_meta":{"exitCode":0}}}`},
-		{"output not JSON", "notjson", nil, nil, `{"error":{"code":-32603,"message":"Tool output is not valid JSON for declared outputSchema"}}`},
+			`{"error":{"code":-32603,"message":"Tool output does not satisfy outputSchema","data":{"violations":["/count: got string, want integer"]}}}`,
+			`{"result":{"content":[{"type":"text","text":"Tool output does not satisfy outputSchema:\n/count: got string, want integer"}],"isError":true,"name":"badout","_meta":{"exitCode":0}}}`},
+		{"output not JSON", "notjson", nil, nil, `{"error":{"code":-32603,"message":"Tool output is not valid JSON for declared outputSchema"}}`,
+			`{"result":{"content":[{"type":"text","text":"Tool output is not valid JSON for declared outputSchema"}],"isError":true,"name":"notjson","_meta":{"exitCode":0,"mcpbash/errorCode":-32603}}}`},
 		{"timeout from meta names the limit", "slow", map[string]any{"secs": 5}, nil,
-			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"structuredContent":{"success":false,"error":{"type":"timeout","message":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs","timeoutSecs":1,"reason":"fixed","exitCode":143,"hint":"Pass a smaller secs"}},"_meta":{"exitCode":143}}}`},
+			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"structuredContent":{"success":false,"error":{"type":"timeout","message":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs","timeoutSecs":1,"reason":"fixed","exitCode":143,"hint":"Pass a smaller secs"}},"_meta":{"exitCode":143}}}`,
+			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"_meta":{"exitCode":143}}}`},
 		{"timeoutSecs param wins", "slow", map[string]any{"secs": 1.5}, map[string]any{"timeoutSecs": 60},
-			`{"result":{"name":"slow","content":[{"type":"text","text":"slept"}],"isError":false,"_meta":{"exitCode":0}}}`},
-		{"error file wins", "errfile", nil, nil, `{"error":{"code":-32099,"message":"via error file"}}`},
+			`{"result":{"name":"slow","content":[{"type":"text","text":"slept"}],"isError":false,"_meta":{"exitCode":0}}}`, ""},
+		{"error file wins", "errfile", nil, nil, `{"error":{"code":-32099,"message":"via error file"}}`,
+			`{"result":{"content":[{"type":"text","text":"via error file"}],"isError":true,"name":"errfile","_meta":{"exitCode":"<any>","mcpbash/errorCode":-32099}}}`},
 		{"tool-built CallToolResult kept", "builtresult", nil, nil,
-			`{"result":{"content":[{"type":"text","text":"custom"}],"isError":false,"name":"builtresult","_meta":{"mine":1,"exitCode":0}}}`},
-		{"unknown tool", "nope", nil, nil, `{"error":{"code":-32602,"message":"Tool 'nope' not found"}}`},
-		{"denied by policy.json", "secret", nil, nil, `{"error":{"code":-32602,"message":"Tool 'secret' blocked by policy (denied in server.d/policy.json)"}}`},
-		{"arguments not an object", "plain", []int{1}, nil, `{"error":{"code":-32602,"message":"Invalid arguments JSON"}}`},
+			`{"result":{"content":[{"type":"text","text":"custom"}],"isError":false,"name":"builtresult","_meta":{"mine":1,"exitCode":0}}}`, ""},
+		{"unknown tool", "nope", nil, nil, `{"error":{"code":-32602,"message":"Tool 'nope' not found"}}`, ""},
+		{"denied by policy.json", "secret", nil, nil, `{"error":{"code":-32602,"message":"Tool 'secret' blocked by policy (denied in server.d/policy.json)"}}`, ""},
+		{"arguments not an object", "plain", []int{1}, nil, `{"error":{"code":-32602,"message":"Invalid arguments JSON"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if mode == "result" && tc.result != "" {
+				want = tc.result
+			}
 			m := call(c, tc.tool, tc.args, tc.x)
-			if d := harness.CompareLines([]string{tc.want}, [][]byte{responseMember(m)}); d != "" {
-				t.Errorf("%s\n got %s\nwant %s", d, responseMember(m), tc.want)
+			if d := harness.CompareLines([]string{want}, [][]byte{responseMember(m)}); d != "" {
+				t.Errorf("%s\n got %s\nwant %s", d, responseMember(m), want)
 			}
 		})
 	}
@@ -116,7 +140,7 @@ func responseMember(m harness.Msg) []byte {
 func TestToolAllowlistAndOutputCap(t *testing.T) {
 	t.Parallel()
 	root := toolsProject(t)
-	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_TOOL_ALLOWLIST=plain hello", "MCPBASH_MAX_TOOL_OUTPUT_SIZE=10"}})
+	c := harness.Start(t, harness.Options{Dir: root, Env: []string{"MCPBASH_TOOL_ALLOWLIST=plain hello", "MCPBASH_MAX_TOOL_OUTPUT_SIZE=10", "MCPBASH_TOOL_ERRORS=jsonrpc"}})
 	c.Initialize("2025-11-25", nil)
 	if m := call(c, "exit3", nil, nil); m.Error == nil || m.Error.Message != "Tool 'exit3' blocked by policy (not in MCPBASH_TOOL_ALLOWLIST)" {
 		t.Errorf("allowlist: %s", m.Raw)

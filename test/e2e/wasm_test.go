@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,14 +246,14 @@ func TestWasmLimits(t *testing.T) {
 	})
 	t.Run("EndlessOutput", func(t *testing.T) {
 		m, took := call(map[string]any{"mode": "spew"}, 120)
-		if m.Error == nil || !strings.Contains(m.Error.Message, "Tool output exceeded 1048576 bytes") {
+		if !strings.Contains(string(m.Result), `"isError":true`) || text(m) != "Tool output exceeded 1048576 bytes" {
 			t.Errorf("after %v: %.300s", took, m.Raw)
 		}
 		assertServing(t, c, p)
 	})
 	t.Run("EndlessOutputFromCommand", func(t *testing.T) {
 		m := c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{"script": "probe spew"}, "timeoutSecs": 120})
-		if m.Error == nil || !strings.Contains(m.Error.Message, "Tool output exceeded 1048576 bytes") {
+		if !strings.Contains(string(m.Result), `"isError":true`) || text(m) != "Tool output exceeded 1048576 bytes" {
 			t.Errorf("%.300s", m.Raw)
 		}
 		assertServing(t, c, p)
@@ -263,7 +264,7 @@ func TestWasmLimits(t *testing.T) {
 // stderr, progress and logs) and commands in pipelines.
 func TestWasmContract(t *testing.T) {
 	p := newWasmProject(t)
-	c := p.start(t)
+	c := p.start(t, "MCPBASH_TOOL_ERRORS=jsonrpc") // the original's error shapes
 	t.Run("ArgumentsOnStdinAndEnv", func(t *testing.T) {
 		var r struct {
 			StructuredContent struct {
@@ -388,5 +389,48 @@ func TestWasmStaticPlan(t *testing.T) {
 	out, errOut, code = runCLI(t, p.root, env, "validate", "--json")
 	if code != 1 || !strings.Contains(out, `"kind": "wasm"`) || !strings.Contains(out, `"severity": "error"`) {
 		t.Fatalf("validate of a broken module: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// Variables the operator names (MCPBASH_TOOL_ENV_MODE=allowlist, MCPBASH_TOOL_ENV_ALLOWLIST)
+// reach a tool in every engine, the sandbox, wasm and native; others never reach the sandbox
+// or wasm, and the remote token's settings reach none even when named.
+func TestToolEnvAllowlistEveryEngine(t *testing.T) {
+	p := newWasmProject(t)
+	writeFiles(t, p.root, map[string]string{
+		"tools/nat/tool.sh":        "#!/usr/bin/env bash\nprintf '%s|%s|%s' \"${API_KEY-unset}\" \"${OTHER-unset}\" \"${MCPBASH_REMOTE_TOKEN_KEY-unset}\"\n",
+		"tools/nat/tool.meta.json": `{"name":"nat","description":"native env","exec":"native"}`,
+	})
+	named := []string{"API_KEY=k-123", "OTHER=other", "MCPBASH_REMOTE_TOKEN_KEY=custom/key", "MCPBASH_TOOL_ALLOWLIST=*"}
+	for _, mode := range []string{"minimal", "allowlist"} {
+		t.Run(mode, func(t *testing.T) {
+			env := append([]string{"MCPBASH_TOOL_ENV_MODE=" + mode, "MCPBASH_TOOL_ENV_ALLOWLIST=API_KEY,MCPBASH_REMOTE_TOKEN_KEY"}, named...)
+			c := p.start(t, env...)
+			want := "unset|unset|unset"
+			if mode == "allowlist" {
+				want = "k-123|unset|unset"
+			}
+			if got := text(c.Call("tools/call", map[string]any{"name": "sh", "arguments": map[string]any{
+				"script": `printf '%s|%s|%s' "${API_KEY-unset}" "${OTHER-unset}" "${MCPBASH_REMOTE_TOKEN_KEY-unset}"`}})); got != want {
+				t.Errorf("sandbox: %q, want %q", got, want)
+			}
+			if got := text(c.Call("tools/call", map[string]any{"name": "nat", "arguments": map[string]any{}})); got != want {
+				t.Errorf("native: %q, want %q", got, want)
+			}
+			// The first call may wait for the module's compilation (cached afterwards).
+			c.Send(`{"jsonrpc":"2.0","id":"env","method":"tools/call","params":{"name":"probe","arguments":{"mode":"env"}}}`)
+			m := c.WaitFor(2*time.Minute, "probe env", func(m harness.Msg) bool { return string(m.ID) == `"env"` })
+			var out struct{ Env []string }
+			if err := json.Unmarshal([]byte(text(m)), &out); err != nil {
+				t.Fatal(err)
+			}
+			has := map[string]bool{}
+			for _, kv := range out.Env {
+				has[kv] = true
+			}
+			if has["API_KEY=k-123"] != (mode == "allowlist") || has["OTHER=other"] || has["MCPBASH_REMOTE_TOKEN_KEY=custom/key"] {
+				t.Errorf("wasm env: %v", out.Env)
+			}
+		})
 	}
 }

@@ -27,13 +27,27 @@ type Config struct {
 
 	// LogLevel is MCPBASH_LOG_LEVEL as a level name ("" when unset: info, or debug with
 	// server.d/.debug).
-	LogLevel          string
-	MaxConcurrent     int
-	MaxLineBytes      int
-	MaxQueueBytes     int
-	CompatBatches     bool
-	ShutdownTimeout   time.Duration
+	LogLevel        string
+	MaxConcurrent   int
+	MaxLineBytes    int
+	MaxQueueBytes   int
+	CompatBatches   bool
+	ShutdownTimeout time.Duration
+	// ProgressPerMinute and LogsPerMinute are each call's budgets of progress and log
+	// notifications per minute (MCPBASH_MAX_PROGRESS_PER_MIN, MCPBASH_MAX_LOGS_PER_MIN; the
+	// older MCPBASH_PROGRESS_PER_MINUTE sets both when those are unset).
 	ProgressPerMinute int
+	LogsPerMinute     int
+	progressAlias     int
+	// ForceMinimal is MCPBASH_FORCE_MINIMAL: serve logging only, as the original does without a
+	// JSON tool.
+	ForceMinimal bool
+	// ToolErrors is MCPBASH_TOOL_ERRORS: "result" (failures are isError results, as MCP
+	// 2025-11-25 asks) or "jsonrpc" (the original's -32603 errors).
+	ToolErrors string
+	// DebugErrors is MCPBASH_DEBUG_ERRORS: tool failures carry the tool's name, exit code and
+	// whether a trace exists.
+	DebugErrors bool
 
 	Registry Registry
 
@@ -138,11 +152,17 @@ type Worker struct {
 // Native are native tools' settings.
 type Native struct {
 	// EnvMode is MCPBASH_TOOL_ENV_MODE: "minimal", "allowlist" or "inherit".
-	EnvMode          string
-	EnvAllowlist     []string
-	EnvInheritAllow  bool
-	PayloadThreshold int
-	MaxASMiB         int
+	EnvMode         string
+	EnvAllowlist    []string
+	EnvInheritAllow bool
+	// ProviderEnvMode is MCPBASH_PROVIDER_ENV_MODE for resource providers and completion
+	// scripts: "isolate" (the minimal set), "allowlist" or "inherit"; with its allowlist and
+	// inherit consent.
+	ProviderEnvMode         string
+	ProviderEnvAllowlist    []string
+	ProviderEnvInheritAllow bool
+	PayloadThreshold        int
+	MaxASMiB                int
 	// CPUSeconds is the CPU-time rlimit (-1: twice the call's timeout + 2; 0: none).
 	CPUSeconds   int
 	MaxOpenFiles int
@@ -194,13 +214,30 @@ func Load(getenv func(string) string) (*Config, error) {
 			continue
 		}
 		if err := s.set(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %v", s.name, v, err))
+			shown := strconv.Quote(v)
+			if s.secret {
+				shown = "(redacted)"
+			}
+			errs = append(errs, fmt.Errorf("%s=%s: %v", s.name, shown, err))
 		}
 	}
 	for _, name := range hookVars {
 		if v := getenv(name); v != "" {
 			c.Passthrough[name] = v
 		}
+	}
+	// The original's two budgets; MCPBASH_PROGRESS_PER_MINUTE (one budget for both) still works.
+	if c.ProgressPerMinute == 0 {
+		c.ProgressPerMinute = c.progressAlias
+	}
+	if c.LogsPerMinute == 0 {
+		c.LogsPerMinute = c.progressAlias
+	}
+	if c.ProgressPerMinute == 0 {
+		c.ProgressPerMinute = 100
+	}
+	if c.LogsPerMinute == 0 {
+		c.LogsPerMinute = c.ProgressPerMinute
 	}
 	if len(errs) > 0 {
 		return c, errs
@@ -502,6 +539,9 @@ func (c *Config) settings() []setting {
 		integer("MCPBASH_NATIVE_MAX_FILE_MB", &n.MaxFileMiB, 1024, 0, 1<<30),
 		list("MCPBASH_TOOL_ENV_ALLOWLIST", &n.EnvAllowlist),
 		boolean("MCPBASH_TOOL_ENV_INHERIT_ALLOW", &n.EnvInheritAllow),
+		oneOf("MCPBASH_PROVIDER_ENV_MODE", &n.ProviderEnvMode, "isolate", "isolate", "allowlist", "inherit"),
+		list("MCPBASH_PROVIDER_ENV_ALLOWLIST", &n.ProviderEnvAllowlist),
+		boolean("MCPBASH_PROVIDER_ENV_INHERIT_ALLOW", &n.ProviderEnvInheritAllow),
 		integer("MCPBASH_ENV_PAYLOAD_THRESHOLD", &n.PayloadThreshold, 65536, 0, 1<<30),
 		list("MCPBASH_SANDBOX_ALLOW_COMMANDS", &c.SandboxAllowCommands),
 		seconds("MCPBASH_DEFAULT_TOOL_TIMEOUT", &c.DefaultToolTimeout, 30, 1, 86400),
@@ -509,10 +549,15 @@ func (c *Config) settings() []setting {
 		bytes("MCPBASH_MAX_TOOL_STDERR_SIZE", &c.MaxToolStderr, 1<<20, 1, 1<<30),
 		integer("MCPBASH_MAX_TEXT_BYTES", &c.MaxTextBytes, 100*1024, 1, 1<<30),
 		integer("MCPBASH_MAX_HEAP_MB", &c.MaxHeapMiB, 2048, 0, 1<<20),
+		meaning(integer("MCPBASH_MAX_PROGRESS_PER_MIN", &c.ProgressPerMinute, 0, 1, 100000), "100"),
+		meaning(integer("MCPBASH_MAX_LOGS_PER_MIN", &c.LogsPerMinute, 0, 1, 100000), "MCPBASH_MAX_PROGRESS_PER_MIN"),
+		meaning(integer("MCPBASH_PROGRESS_PER_MINUTE", &c.progressAlias, 0, 1, 100000), "unset (older name: sets both budgets)"),
+		boolean("MCPBASH_FORCE_MINIMAL", &c.ForceMinimal),
+		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "result", "result", "jsonrpc"),
+		boolean("MCPBASH_DEBUG_ERRORS", &c.DebugErrors),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
 		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
 		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
-		integer("MCPBASH_PROGRESS_PER_MINUTE", &c.ProgressPerMinute, 100, 1, 100000),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
 		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),

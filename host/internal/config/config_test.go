@@ -63,10 +63,10 @@ func TestLoad(t *testing.T) {
 			func(c *Config) bool {
 				return c.Passthrough["MCPBASH_CI_MODE"] == " x " && c.Passthrough["MCPBASH_TOOL_ALLOWLIST"] == "a"
 			}, ""},
-		{"secrets are not passed to hooks", []string{"MCPBASH_REMOTE_TOKEN", "s3cret"},
+		{"secrets are not passed to hooks", []string{"MCPBASH_REMOTE_TOKEN", "s3cret-0123456789-0123456789-0123456789"},
 			func(c *Config) bool {
 				_, ok := c.Passthrough["MCPBASH_REMOTE_TOKEN"]
-				return c.RemoteToken == "s3cret" && !ok
+				return c.RemoteToken == "s3cret-0123456789-0123456789-0123456789" && !ok
 			}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +92,7 @@ func TestLoad(t *testing.T) {
 // TestShowRedactsSecrets: --show lists every variable once, marks what the environment sets,
 // and never prints a secret.
 func TestShowRedactsSecrets(t *testing.T) {
-	getenv := env("MCPBASH_REMOTE_TOKEN", "s3cret", "MCPBASH_MAX_TEXT_BYTES", "99")
+	getenv := env("MCPBASH_REMOTE_TOKEN", "s3cret-0123456789-0123456789-0123456789", "MCPBASH_MAX_TEXT_BYTES", "99")
 	c, err := Load(getenv)
 	if err != nil {
 		t.Fatal(err)

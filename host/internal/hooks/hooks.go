@@ -1,8 +1,11 @@
-// Package hooks runs a project's Bash hooks, server.d/register.sh and server.d/policy.sh, in
-// real bash on the host, behind the original framework's opt-in and trust rules. Each run is
-// a child bash with a shim that defines the original's API, a minimal environment, the project
-// root as working directory, a timeout and an output cap, in its own process group that is
-// killed when the run ends.
+// Package hooks runs a project's Bash hooks, server.d/register.sh and server.d/policy.sh,
+// behind the original framework's trust rules. With MCPBASH_ALLOW_PROJECT_HOOKS a run is a
+// child bash on the host, in its own process group that is killed when the run ends; without
+// it the hook runs in the sandbox engine instead (the project read-only, no host commands
+// beyond the sandbox's utilities), so a migrated project's hooks still take effect, the
+// original having always run policy.sh. Either way a shim defines the original's API, the
+// environment is the operator's minus secrets, the project root is the working directory, and
+// a timeout and an output cap apply.
 package hooks
 
 import (
@@ -14,11 +17,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Defaults for one run of a hook.
@@ -42,12 +48,18 @@ type Options struct {
 	Root string
 	// Script is the hook's absolute path (server.d/register.sh or server.d/policy.sh).
 	Script string
-	// Allowed is MCPBASH_ALLOW_PROJECT_HOOKS: without it PolicyCheck runs nothing (and the
-	// registry never calls RunRegister).
+	// Allowed is MCPBASH_ALLOW_PROJECT_HOOKS: the hook runs in real bash on the host. Without
+	// it the hook runs in Sandbox.
 	Allowed bool
+	// Sandbox is the sandbox engine that runs the hook when Allowed is false (nil: the hook is
+	// refused, with the reason).
+	Sandbox sdk.Engine
 	// Env reads the server's system variables a hook inherits: PATH, HOME, TMPDIR, LANG, LC_ALL
 	// and USER (see Environ).
 	Env func(string) string
+	// Environ lists the operator's environment: every variable except secrets reaches the hook
+	// (see Environ), as the original's hooks, sourced in the server's shell, saw them.
+	Environ func() []string
 	// Passthrough are the server's MCPBASH_* settings the hook sees as the original's hooks did
 	// (config: hookVars), never secrets.
 	Passthrough map[string]string
@@ -194,16 +206,46 @@ func cause(err error) error {
 	return err
 }
 
-// Environ is the environment a hook runs with: PATH (default /usr/local/bin:/usr/bin:/bin),
-// HOME (default the project root), TMPDIR, LANG (default C) and LC_ALL when set, the
-// Passthrough MCPBASH_* settings, MCPBASH_JSON_TOOL[_BIN] (jq or gojq when found), MCPBASH_MODE
-// and o.Vars. Nothing else of the server's environment is inherited.
+// SecretName reports variables that never reach a hook (nor a native tool in minimal mode):
+// names that mark credentials, and the server's own secrets (MCPBASH_REMOTE_TOKEN*).
+func SecretName(name string) bool {
+	return strings.HasPrefix(name, "MCPBASH_REMOTE_TOKEN") || secretRE().MatchString(name)
+}
+
+var secretRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|_KEY($|_)|APIKEY`)
+})
+
+// Environ is the environment a hook runs with: the operator's environment (Environ) except
+// secret-looking names (SecretName) and MCPBASH_* variables, which come only from Passthrough
+// (the settings the original's hooks saw); then PATH (default /usr/local/bin:/usr/bin:/bin),
+// HOME (default the project root), LANG (default C), MCPBASH_JSON_TOOL[_BIN] (jq or gojq when
+// found), MCPBASH_MODE and o.Vars. So a policy reads the operator's switches
+// (POLICY_READ_ONLY=1) as the original's did, and never the remote token or cloud credentials.
 func Environ(o Options) []string {
+	env := environMap(o)
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func environMap(o Options) map[string]string {
 	o.defaults()
 	env := map[string]string{}
 	set := func(k, v string) {
 		if v != "" {
 			env[k] = v
+		}
+	}
+	if o.Environ != nil {
+		for _, kv := range o.Environ() {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" || SecretName(k) || strings.HasPrefix(k, "MCPBASH_") {
+				continue
+			}
+			set(k, v)
 		}
 	}
 	path := o.Env("PATH")
@@ -241,11 +283,7 @@ func Environ(o Options) []string {
 	for k, v := range o.Vars {
 		set(k, v)
 	}
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	return out
+	return env
 }
 
 // lookPath finds an executable in a PATH value (not the server's own PATH variable).

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
+	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // project writes a project root with server.d/<hook> holding body (mode 0755) and returns the
@@ -40,14 +44,27 @@ func project(t *testing.T, hook, body string) (string, string) {
 	return root, p
 }
 
-// opts are a hook run's Options as the server builds them from env (config.Load).
+// sandboxEngine is the sandbox engine hooks run in when project hooks are off.
+var sandboxEngine = sync.OnceValue(func() sdk.Engine {
+	e, err := interp.NewEngine(0)
+	if err != nil {
+		panic(err)
+	}
+	return e
+})
+
+// opts are a hook run's Options as the server builds them from env (config.Load): real bash
+// unless env turns MCPBASH_ALLOW_PROJECT_HOOKS off, the sandbox engine otherwise.
 func opts(root, script string, env map[string]string) Options {
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
-		if k == "PATH" {
+		switch k {
+		case "PATH":
 			return os.Getenv("PATH")
+		case "MCPBASH_ALLOW_PROJECT_HOOKS":
+			return "true"
 		}
 		return ""
 	}
@@ -55,10 +72,23 @@ func opts(root, script string, env map[string]string) Options {
 	if err != nil {
 		panic(err)
 	}
+	environ := func() []string {
+		out := []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range env {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
 	// A backstop timeout: tests of the timeout set their own.
 	return Options{Root: root, Script: script, Timeout: 2 * time.Minute, Vars: map[string]string{"MCPBASH_TOOLS_DIR": filepath.Join(root, "tools")},
-		Allowed: set.Registry.AllowProjectHooks, Env: getenv, Passthrough: set.Passthrough}
+		Allowed: set.Registry.AllowProjectHooks, Sandbox: sandboxEngine(), Env: getenv, Environ: environ, Passthrough: set.Passthrough}
 }
+
+// engines are the two ways a hook runs: real bash (MCPBASH_ALLOW_PROJECT_HOOKS) and the sandbox.
+var engines = []struct {
+	name string
+	env  map[string]string
+}{{"bash", nil}, {"sandbox", map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "false"}}}
 
 func TestTrust(t *testing.T) {
 	for _, tc := range []struct {
@@ -189,45 +219,47 @@ mcp_completion_register_manual '{"name":"c","path":"completions/c.sh","timeoutSe
 		{name: "nothing registered, nothing printed", body: "true"},
 		{name: "non-zero exit", body: "echo 'cannot reach the catalogue' >&2\nexit 3", err: "register.sh failed (exit status 3): cannot reach the catalogue"},
 		{name: "last command fails", body: "mcp_register_tool '{\"name\":\"t\",\"path\":\"t.sh\"}'\nfalse", err: "register.sh failed (exit status 1)"},
-		{name: "output above 1 MiB", body: "head -c 1100000 /dev/zero | tr '\\0' x", err: "register.sh output exceeded 1048576 bytes"},
+		{name: "output above 1 MiB", body: "x=$(printf '%01000000d' 0); echo \"$x$x\"", err: "register.sh output exceeded 1048576 bytes"},
 		{name: "registration that is not JSON", body: `mcp_register_tool '{"name":'`, err: `register.sh: tools registration 0 is not valid JSON`},
-		{name: "registrations above the per-kind cap", body: `x=$(head -c 3000 /dev/zero | tr '\0' x); mcp_register_tool "{\"name\":\"t\",\"path\":\"$x\"}"`,
+		{name: "registrations above the per-kind cap", body: `x=$(printf '%03000d' 0); mcp_register_tool "{\"name\":\"t\",\"path\":\"$x\"}"`,
 			err: "tools registrations exceed 2048 bytes (MCPBASH_MANUAL_BUFFER_MAX_BYTES)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, script := project(t, "register.sh", "#!/usr/bin/env bash\n"+tc.body+"\n")
-			o := opts(root, script, nil)
-			o.MaxRegistrations = 2048
-			reg, err := RunRegister(context.Background(), o)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
+		for _, eng := range engines {
+			t.Run(eng.name+"/"+tc.name, func(t *testing.T) {
+				root, script := project(t, "register.sh", "#!/usr/bin/env bash\n"+tc.body+"\n")
+				o := opts(root, script, eng.env)
+				o.MaxRegistrations = 2048
+				reg, err := RunRegister(context.Background(), o)
+				if tc.err != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.err) {
+						t.Fatalf("err = %v, want %q", err, tc.err)
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]string{}
-			for k, v := range reg.Functions {
-				b, _ := json.Marshal(v)
-				got[k] = string(b)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(orEmpty(tc.functions)) {
-				t.Errorf("functions = %v\nwant %v", got, tc.functions)
-			}
-			gotOut := map[string]string{}
-			for k, v := range reg.Output {
-				gotOut[k] = string(v)
-			}
-			if fmt.Sprint(gotOut) != fmt.Sprint(orEmpty(tc.output)) {
-				t.Errorf("output = %v\nwant %v", gotOut, tc.output)
-			}
-			w := strings.Join(reg.Warnings, "\n")
-			if (tc.warning == "") != (w == "") || !strings.Contains(w, tc.warning) {
-				t.Errorf("warnings = %q, want %q", w, tc.warning)
-			}
-		})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for k, v := range reg.Functions {
+					b, _ := json.Marshal(v)
+					got[k] = string(b)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(orEmpty(tc.functions)) {
+					t.Errorf("functions = %v\nwant %v", got, tc.functions)
+				}
+				gotOut := map[string]string{}
+				for k, v := range reg.Output {
+					gotOut[k] = string(v)
+				}
+				if fmt.Sprint(gotOut) != fmt.Sprint(orEmpty(tc.output)) {
+					t.Errorf("output = %v\nwant %v", gotOut, tc.output)
+				}
+				w := strings.Join(reg.Warnings, "\n")
+				if (tc.warning == "") != (w == "") || !strings.Contains(w, tc.warning) {
+					t.Errorf("warnings = %q, want %q", w, tc.warning)
+				}
+			})
+		}
 	}
 }
 
@@ -238,22 +270,39 @@ func orEmpty(m map[string]string) map[string]string {
 	return m
 }
 
-// The hook runs in the project root with a minimal environment: the project's variables and
-// documented settings, nothing else of the server's (no secrets).
+// The hook runs in the project root with the operator's environment minus secrets: the
+// project's variables, documented settings and the operator's own switches, never the remote
+// token or credentials. In the sandbox, PATH and HOME are the sandbox's.
 func TestRegisterEnvironment(t *testing.T) {
-	root, script := project(t, "register.sh", `#!/usr/bin/env bash
-mcp_register_tool "{\"name\":\"env\",\"path\":\"$PWD|$MCPBASH_PROJECT_ROOT|$MCPBASH_TOOLS_DIR|${MCPBASH_TOOL_ALLOWLIST-}|${MCPBASH_REMOTE_TOKEN-unset}|${AWS_SECRET_ACCESS_KEY-unset}|$HOME\"}"
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			root, script := project(t, "register.sh", `#!/usr/bin/env bash
+mcp_register_tool "{\"name\":\"env\",\"path\":\"$PWD|$MCPBASH_PROJECT_ROOT|$MCPBASH_TOOLS_DIR|${MCPBASH_TOOL_ALLOWLIST-}|${MCPBASH_REMOTE_TOKEN-unset}|${AWS_SECRET_ACCESS_KEY-unset}|${GITHUB_TOKEN-unset}|${POLICY_READ_ONLY-unset}|$HOME\"}"
 `)
-	o := opts(root, script, map[string]string{"MCPBASH_REMOTE_TOKEN": "s3cret", "AWS_SECRET_ACCESS_KEY": "k", "MCPBASH_TOOL_ALLOWLIST": "a b", "HOME": "/home/x"})
-	reg, err := RunRegister(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e struct{ Path string }
-	json.Unmarshal(reg.Functions["tools"][0], &e)
-	want := strings.Join([]string{root, root, filepath.Join(root, "tools"), "a b", "unset", "unset", "/home/x"}, "|")
-	if e.Path != want {
-		t.Errorf("environment\n got %s\nwant %s", e.Path, want)
+			env := map[string]string{"MCPBASH_REMOTE_TOKEN": "s3cret", "AWS_SECRET_ACCESS_KEY": "k", "GITHUB_TOKEN": "g",
+				"POLICY_READ_ONLY": "1", "MCPBASH_TOOL_ALLOWLIST": "a b", "HOME": "/home/x"}
+			for k, v := range eng.env {
+				env[k] = v
+			}
+			reg, err := RunRegister(context.Background(), opts(root, script, env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e struct{ Path string }
+			json.Unmarshal(reg.Functions["tools"][0], &e)
+			home := "/home/x"
+			got := strings.Split(e.Path, "|")
+			if eng.name == "sandbox" {
+				home = got[len(got)-1] // the sandbox's scratch HOME
+				if home == "/home/x" || home == "" {
+					t.Errorf("sandboxed hook saw HOME %q", home)
+				}
+			}
+			want := strings.Join([]string{root, root, filepath.Join(root, "tools"), "a b", "unset", "unset", "unset", "1", home}, "|")
+			if e.Path != want {
+				t.Errorf("environment\n got %s\nwant %s", e.Path, want)
+			}
+		})
 	}
 }
 
@@ -371,61 +420,136 @@ func TestPolicyCheck(t *testing.T) {
 		{name: "exit inside the check denies",
 			body: `mcp_tools_policy_check() { exit 0; }`,
 			tool: "x", want: `{"Code":-32602,"Message":"Tool 'x' blocked by policy","Data":null}`},
-		{name: "hooks off: ignored", body: `mcp_tools_policy_check() { return 1; }`, env: map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": ""}, tool: "x"},
+		{name: "mcp_tools_error sets code, message and data", body: `mcp_tools_policy_check() { mcp_tools_error -32600 "Capability required" '{"reason":"auth"}'; return 1; }`,
+			tool: "x", want: `{"Code":-32600,"Message":"Capability required","Data":{"reason":"auth"}}`},
 		{name: "untrusted hook fails closed", body: `mcp_tools_policy_check() { return 0; }`, tool: "x",
 			setup:  func(root, script string) { os.Chmod(script, 0o777) },
 			reason: "Tool 'x' blocked by policy (server.d/policy.sh refused: server.d/policy.sh is group- or world-writable"},
 		{name: "timeout denies", body: `mcp_tools_policy_check() { sleep 86400; }`, tool: "x",
 			reason: "Tool 'x' blocked by policy (policy.sh timed out after 300ms)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, script := project(t, "policy.sh", "#!/usr/bin/env bash\n"+tc.body+"\n")
-			if tc.body == "" {
-				os.Remove(script)
-			}
-			if tc.setup != nil {
-				tc.setup(root, script)
-			}
-			env := map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "true"}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			o := opts(root, script, env)
-			// The timeout is under test only where the reason says so; elsewhere it is a
-			// backstop (starting bash takes seconds on a loaded machine).
-			o.Timeout = 2 * time.Minute
-			if strings.Contains(tc.reason, "timed out") {
-				o.Timeout = 300 * time.Millisecond
-			}
-			var warnings []string
-			o.Warn = func(s string) { warnings = append(warnings, s) }
-			err := PolicyCheck(context.Background(), o, tc.tool, meta)
-			switch {
-			case tc.want == "" && tc.reason == "":
-				if err != nil {
-					t.Fatalf("denied: %v", err)
+		for _, eng := range engines {
+			t.Run(eng.name+"/"+tc.name, func(t *testing.T) {
+				root, script := project(t, "policy.sh", "#!/usr/bin/env bash\n"+tc.body+"\n")
+				if tc.body == "" {
+					os.Remove(script)
 				}
-			default:
+				if tc.setup != nil {
+					tc.setup(root, script)
+				}
+				env := map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "true"}
+				for k, v := range tc.env {
+					env[k] = v
+				}
+				for k, v := range eng.env {
+					env[k] = v
+				}
+				o := opts(root, script, env)
+				// The timeout is under test only where the reason says so; elsewhere it is a
+				// backstop (starting bash takes seconds on a loaded machine).
+				if strings.Contains(tc.reason, "timed out") {
+					o.Timeout = 300 * time.Millisecond
+				}
+				var warnings []string
+				o.Warn = func(s string) { warnings = append(warnings, s) }
+				err := PolicyCheck(context.Background(), o, tc.tool, meta)
+				switch {
+				case tc.want == "" && tc.reason == "":
+					if err != nil {
+						t.Fatalf("denied: %v", err)
+					}
+				default:
+					var d *Denial
+					if !errors.As(err, &d) {
+						t.Fatalf("err = %v, want a denial", err)
+					}
+					b, _ := json.Marshal(d)
+					if tc.want != "" && string(b) != tc.want {
+						t.Errorf("denial %s\nwant %s", b, tc.want)
+					}
+					if !strings.Contains(d.Message, tc.reason) || d.Code != -32602 && tc.reason != "" {
+						t.Errorf("denial %s, want %q", b, tc.reason)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The original's documented policy examples (its test_tools_policy): a read-only switch from
+// the operator's environment, a capability gate with data, and a limit read from the tool's
+// metadata with jq, each through mcp_tools_error; in real bash and in the sandbox.
+func TestPolicyExamples(t *testing.T) {
+	const policy = `#!/usr/bin/env bash
+set -euo pipefail
+
+mcp_tools_policy_check() {
+	local tool_name="$1"
+	local metadata_json="$2"
+	if [ "${POLICY_READ_ONLY:-0}" = "1" ] && [ "${tool_name}" = "hello" ]; then
+		mcp_tools_error -32602 "Tool '${tool_name}' disabled by policy"
+		return 1
+	fi
+	if [ "${POLICY_REQUIRE_AUTH:-0}" = "1" ] && [ "${tool_name}" = "hello" ]; then
+		mcp_tools_error -32600 "Capability required" '{"reason":"auth"}'
+		return 1
+	fi
+	if [ "${POLICY_MAX_TIMEOUT:-0}" != "0" ]; then
+		local timeout
+		timeout="$(printf '%s' "${metadata_json}" | jq -r '.timeoutSecs // 0')"
+		if [ "${timeout}" -gt "${POLICY_MAX_TIMEOUT}" ]; then
+			mcp_tools_error -32602 "Tool '${tool_name}' exceeds policy timeout" "{\"timeout\":${timeout}}"
+			return 1
+		fi
+	fi
+	return 0
+}
+`
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("the real-bash run needs jq on PATH")
+	}
+	hello := json.RawMessage(`{"name":"hello","path":"hello/tool.sh"}`)
+	slow := json.RawMessage(`{"name":"slow","path":"slow/tool.sh","timeoutSecs":20}`)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		tool string
+		meta json.RawMessage
+		want string // "" = allowed
+	}{
+		{"allowed by default", nil, "hello", hello, ""},
+		{"read-only", map[string]string{"POLICY_READ_ONLY": "1"}, "hello", hello, `{"Code":-32602,"Message":"Tool 'hello' disabled by policy","Data":null}`},
+		{"read-only spares other tools", map[string]string{"POLICY_READ_ONLY": "1"}, "slow", slow, ""},
+		{"capability gate", map[string]string{"POLICY_REQUIRE_AUTH": "1"}, "hello", hello, `{"Code":-32600,"Message":"Capability required","Data":{"reason":"auth"}}`},
+		{"timeout from metadata", map[string]string{"POLICY_MAX_TIMEOUT": "10"}, "slow", slow, `{"Code":-32602,"Message":"Tool 'slow' exceeds policy timeout","Data":{"timeout":20}}`},
+		{"timeout within the limit", map[string]string{"POLICY_MAX_TIMEOUT": "30"}, "slow", slow, ""},
+	} {
+		for _, eng := range engines {
+			t.Run(eng.name+"/"+tc.name, func(t *testing.T) {
+				root, script := project(t, "policy.sh", policy)
+				env := map[string]string{}
+				for k, v := range tc.env {
+					env[k] = v
+				}
+				for k, v := range eng.env {
+					env[k] = v
+				}
+				err := PolicyCheck(context.Background(), opts(root, script, env), tc.tool, tc.meta)
+				if tc.want == "" {
+					if err != nil {
+						t.Fatalf("denied: %v", err)
+					}
+					return
+				}
 				var d *Denial
 				if !errors.As(err, &d) {
 					t.Fatalf("err = %v, want a denial", err)
 				}
-				b, _ := json.Marshal(d)
-				if tc.want != "" && string(b) != tc.want {
+				if b, _ := json.Marshal(d); string(b) != tc.want {
 					t.Errorf("denial %s\nwant %s", b, tc.want)
 				}
-				if !strings.Contains(d.Message, tc.reason) || d.Code != -32602 && tc.reason != "" {
-					t.Errorf("denial %s, want %q", b, tc.reason)
-				}
-			}
-			if tc.env != nil {
-				// The gating warning is given once per policy.sh and process.
-				PolicyCheck(context.Background(), o, tc.tool, meta)
-				if len(warnings) != 1 || !strings.Contains(warnings[0], "set MCPBASH_ALLOW_PROJECT_HOOKS=true") {
-					t.Errorf("warnings %q", warnings)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

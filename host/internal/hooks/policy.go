@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // policyOutputCap is how much of policy.sh's output is kept (for the log); the rest is
@@ -26,9 +25,10 @@ type Denial struct {
 
 func (d *Denial) Error() string { return d.Message }
 
-// policyShim sources the hook over a default allow-all mcp_tools_policy_check, calls it with
-// the tool's name and metadata, and reports the status and _MCP_TOOLS_ERROR_{CODE,MESSAGE,DATA}
-// on the channel file. The call sits in an if so that a hook's own `set -e` cannot end the
+// policyShim sources the hook over a default allow-all mcp_tools_policy_check and the
+// original's mcp_tools_error CODE MESSAGE [DATA], calls the check with the tool's name and
+// metadata, and reports the status and _MCP_TOOLS_ERROR_{CODE,MESSAGE,DATA} on the channel
+// file. The call sits in an if so that a hook's own `set -e` cannot end the
 // shell before the report.
 const policyShim = `_MCPBASH_HOOK_CHANNEL=$1
 readonly _MCPBASH_HOOK_CHANNEL
@@ -40,38 +40,29 @@ _MCP_TOOLS_ERROR_CODE=
 _MCP_TOOLS_ERROR_MESSAGE=
 _MCP_TOOLS_ERROR_DATA=
 mcp_tools_policy_check() { return 0; }
+mcp_tools_error() { _MCP_TOOLS_ERROR_CODE=${1-}; _MCP_TOOLS_ERROR_MESSAGE=${2-}; _MCP_TOOLS_ERROR_DATA=${3-}; }
 set -o pipefail
 . "$_mcpbash_hook_src"
 if mcp_tools_policy_check "$_mcpbash_tool" "$_mcpbash_metadata"; then _mcpbash_status=0; else _mcpbash_status=$?; fi
 printf '%s\0%s\0%s\0%s\0' "$_mcpbash_status" "${_MCP_TOOLS_ERROR_CODE-}" "${_MCP_TOOLS_ERROR_MESSAGE-}" "${_MCP_TOOLS_ERROR_DATA-}" >>"$_MCPBASH_HOOK_CHANNEL"
 `
 
-// gatingWarned remembers the policy.sh files already reported as ignored (one warning each per
-// process).
-var gatingWarned sync.Map
-
 // PolicyCheck asks server.d/policy.sh whether a tool may run. It returns nil to allow and a
 // *Denial to refuse. The caller applies MCPBASH_TOOL_ALLOWLIST first, so the hook can only
 // restrict further (COMPAT §7 #11).
 //
-// A missing policy.sh allows. Without MCPBASH_ALLOW_PROJECT_HOOKS the hook is ignored (allow)
-// and a warning is given once per process. Otherwise the hook must pass the trust check; it is
-// sourced in bash and mcp_tools_policy_check NAME METADATA_JSON is called: status 0 allows,
-// anything else denies with _MCP_TOOLS_ERROR_CODE (default -32602), _MCP_TOOLS_ERROR_MESSAGE
-// (default "Tool '<name>' blocked by policy") and _MCP_TOOLS_ERROR_DATA (JSON, else a string).
-// Every failure denies: an untrusted hook, bash missing, a timeout, a hook that exits before
-// the check returns.
+// A missing policy.sh allows. The hook must pass the trust check; it is sourced (in real bash
+// with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox) and mcp_tools_policy_check NAME
+// METADATA_JSON is called: status 0 allows, anything else denies with _MCP_TOOLS_ERROR_CODE
+// (default -32602), _MCP_TOOLS_ERROR_MESSAGE (default "Tool '<name>' blocked by policy") and
+// _MCP_TOOLS_ERROR_DATA (JSON, else a string), which the original's mcp_tools_error CODE
+// MESSAGE [DATA] sets. Every failure denies: an untrusted hook, bash missing, a timeout, a hook
+// that exits before the check returns.
 func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawMessage) error {
 	if _, err := os.Lstat(o.Script); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	o.defaults()
-	if !o.Allowed {
-		if _, seen := gatingWarned.LoadOrStore(o.Script, true); !seen {
-			o.Warn(fmt.Sprintf("%s is ignored: project hooks are off (set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it)", o.Script))
-		}
-		return nil
-	}
 	deny := func(reason string) error {
 		msg := fmt.Sprintf("Tool '%s' blocked by policy", name)
 		if reason != "" {
@@ -83,11 +74,6 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 	if err != nil {
 		return deny(err.Error())
 	}
-	env := Environ(o)
-	bash, err := bashPath(pathOf(env))
-	if err != nil {
-		return deny("policy.sh: " + err.Error())
-	}
 	ws, err := newWorkspace(o, content)
 	if err != nil {
 		return deny("policy.sh: " + err.Error())
@@ -96,10 +82,8 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 	if len(metadata) == 0 {
 		metadata = json.RawMessage("{}")
 	}
-	res, err := execute(ctx, bash, run{
-		args: []string{"--noprofile", "--norc", "-c", policyShim, "mcp-bash-policy", ws.channel, ws.script, name, string(metadata)},
-		dir:  o.Root, env: env, timeout: o.Timeout, maxOutput: policyOutputCap,
-	})
+	res, err := o.run(ctx, ws, shimRun{shim: policyShim, label: "mcp-bash-policy",
+		args: []string{ws.channel, ws.script, name, string(metadata)}, maxOutput: policyOutputCap})
 	switch {
 	case err != nil:
 		return deny("policy.sh: " + err.Error())
@@ -108,7 +92,11 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 	}
 	recs := ws.records(4)
 	if len(recs) == 0 {
-		o.Warn(fmt.Sprintf("policy.sh exited (status %d) before mcp_tools_policy_check returned for '%s'; denied: %s", res.exitCode, name, lastLine(res.output)))
+		msg := fmt.Sprintf("policy.sh exited (status %d) before mcp_tools_policy_check returned for '%s'; denied: %s", res.exitCode, name, lastLine(res.output))
+		if o.sandboxed() {
+			msg += " (it ran in the sandbox: " + EnableHint + ")"
+		}
+		o.Warn(msg)
 		return deny("")
 	}
 	rec := recs[len(recs)-1]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -59,8 +60,8 @@ set -o pipefail
 . "$_mcpbash_hook_src"
 `
 
-// RunRegister runs server.d/register.sh once. It does not check MCPBASH_ALLOW_PROJECT_HOOKS or
-// static mode; the caller does. An error (untrusted file, non-zero exit, output above
+// RunRegister runs server.d/register.sh once, in real bash when Allowed, else in the sandbox.
+// It does not check static mode; the caller does. An error (untrusted file, non-zero exit, output above
 // MaxOutput, timeout, a registration that is not JSON) means every kind fails to load.
 //
 // The server wraps the script in begin/finalize for every kind, as the original does. Per kind:
@@ -73,22 +74,14 @@ func RunRegister(ctx context.Context, o Options) (*Registration, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := Environ(o)
-	bash, err := bashPath(pathOf(env))
-	if err != nil {
-		return nil, err
-	}
 	ws, err := newWorkspace(o, content)
 	if err != nil {
 		return nil, fmt.Errorf("register.sh: %w", err)
 	}
 	defer ws.remove()
 	limit := o.MaxRegistrations*int64(len(Kinds)) + 64<<10
-	res, err := execute(ctx, bash, run{
-		args: []string{"--noprofile", "--norc", "-c", registerShim, "mcp-bash-register", ws.channel, ws.script},
-		dir:  o.Root, env: env, timeout: o.Timeout, maxOutput: o.MaxOutput, failOnCap: true,
-		watch: ws.channel, watchLimit: limit,
-	})
+	res, err := o.run(ctx, ws, shimRun{shim: registerShim, label: "mcp-bash-register",
+		args: []string{ws.channel, ws.script}, maxOutput: o.MaxOutput, failOnCap: true, channelCap: limit})
 	if err != nil {
 		return nil, fmt.Errorf("register.sh: %w", err)
 	}
@@ -104,7 +97,10 @@ func RunRegister(ctx context.Context, o Options) (*Registration, error) {
 		if l := lastLine(res.output); l != "" {
 			msg += ": " + l
 		}
-		return nil, fmt.Errorf("%s", msg)
+		if o.sandboxed() {
+			msg += " (it ran in the sandbox because project hooks are off: " + EnableHint + ")"
+		}
+		return nil, errors.New(msg)
 	}
 	return collect(ws.records(3), res.output, o.MaxRegistrations)
 }

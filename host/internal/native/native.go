@@ -72,6 +72,8 @@ type EnvPolicy struct {
 type job struct {
 	Call        *sdk.Call
 	Script, Dir string
+	// Args are the script's positional parameters (a provider's URI).
+	Args []string
 	// Env is the environment the tool starts with (contract variables included; run adds the
 	// side-channel paths, TMPDIR, MCP_SDK and the JSON tool, and spills large payloads).
 	Env       []string
@@ -191,7 +193,7 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 		limits.CPUSeconds = int64(2*lim.Timeout/time.Second) + 2
 	}
 	run := job{
-		Call: j.Call, Script: j.Script, Dir: e.Project, Env: e.environment(j),
+		Call: j.Call, Script: j.Script, Args: j.Args, Dir: e.Project, Env: e.environment(j),
 		Timeout: lim.Timeout, MaxStdout: lim.MaxStdoutBytes, MaxStderr: lim.MaxStderrBytes,
 		Roots: j.Policy.Roots, Cancelled: j.Cancelled, Spill: e.Spill, SDKDir: e.SDKDir, Limits: limits,
 	}
@@ -212,7 +214,9 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
 	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
 	if run.SDKDir != "" {
-		rules.RO = append(rules.RO, run.SDKDir)
+		// An original framework checkout's SDK sources its siblings (../lib/*.sh,
+		// ../providers/https.sh): the checkout is readable, never writable.
+		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
@@ -299,6 +303,7 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		}
 		argv = []string{bash, job.Script}
 	}
+	argv = append(argv, job.Args...)
 	limited := false
 	if job.Wrap != nil {
 		if argv, limited, err = job.Wrap(argv, work); err != nil {
@@ -621,12 +626,18 @@ func (e *Engine) environment(j sdk.Job) []string {
 	var env []string
 	switch e.Env.Mode {
 	case "inherit":
-		env = append(env, host...)
+		for _, kv := range host {
+			if !strings.HasPrefix(kv, "MCPBASH_REMOTE_TOKEN") {
+				env = append(env, kv)
+			}
+		}
 	default:
 		allowMode := e.Env.Mode == "allowlist"
 		for _, kv := range host {
 			name, _, _ := strings.Cut(kv, "=")
 			switch {
+			case strings.HasPrefix(name, "MCPBASH_REMOTE_TOKEN"):
+				// The transport's secret never reaches a tool, even when named.
 			case allowMode && slices.Contains(e.Env.Allow, name):
 				env = append(env, kv)
 			case (strings.HasPrefix(name, "MCP_") || strings.HasPrefix(name, "MCPBASH_")) && !secretName().MatchString(name):

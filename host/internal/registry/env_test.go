@@ -1,9 +1,12 @@
 package registry
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
+	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 func noEnv(string) string { return "" }
@@ -17,5 +20,14 @@ func envOptions(tb testing.TB, dir string, getenv func(string) string) Options {
 		tb.Fatal(err)
 	}
 	return Options{Dirs: ResolveDirs(dir, set.Dirs), Settings: set.Registry, TmpRoot: set.TmpRoot, HookEnv: getenv,
-		HookPassthrough: set.Passthrough}
+		HookPassthrough: set.Passthrough, HookSandbox: sandboxEngine()}
 }
+
+// sandboxEngine runs register.sh when project hooks are off.
+var sandboxEngine = sync.OnceValue(func() sdk.Engine {
+	e, err := interp.NewEngine(0)
+	if err != nil {
+		panic(err)
+	}
+	return e
+})

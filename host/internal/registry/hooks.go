@@ -27,7 +27,8 @@ func (d Dirs) Vars() map[string]string {
 type registerHook struct {
 	path    string
 	label   string
-	enabled bool // MCPBASH_ALLOW_PROJECT_HOOKS and not static mode
+	enabled bool // not static mode
+	native  bool // MCPBASH_ALLOW_PROJECT_HOOKS: real bash, else the sandbox
 	static  bool
 	ttl     time.Duration // MCPBASH_REGISTER_TTL
 	maxBuf  int64         // MCPBASH_MANUAL_BUFFER_MAX_BYTES
@@ -47,12 +48,12 @@ func newRegisterHook(o Options, static bool) registerHook {
 	if ttl <= 0 {
 		ttl = 5 * time.Second
 	}
-	return registerHook{path: p, label: label, enabled: o.Settings.AllowProjectHooks && !static, static: static,
+	return registerHook{path: p, label: label, enabled: !static, native: o.Settings.AllowProjectHooks, static: static,
 		ttl: ttl, maxBuf: o.Settings.ManualBufferMaxBytes}
 }
 
-// hookActive reports whether register.sh takes part (it exists and hooks may run). The first time
-// it exists, a warning says that it runs (or why it does not).
+// hookActive reports whether register.sh takes part (it exists and is not skipped). The first
+// time it exists, a warning says how it runs (or why it does not).
 func (r *Registry) hookActive() bool {
 	h := &r.hook
 	if _, err := os.Lstat(h.path); err != nil {
@@ -64,8 +65,8 @@ func (r *Registry) hookActive() bool {
 		switch {
 		case h.static:
 			msg = h.label + " is skipped in static registry mode (MCPBASH_STATIC_REGISTRY)"
-		case !h.enabled:
-			msg = h.label + " is ignored: project hooks are off (set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it)"
+		case !h.native:
+			msg = h.label + " runs in the sandbox because project hooks are off (the project read-only, only the sandbox's commands); " + hooks.EnableHint
 		}
 		r.opts.Warn(Warning{Kind: KindTools, Path: h.label, Message: msg})
 	}
@@ -99,7 +100,8 @@ func (r *Registry) reloadRegisterSh() error {
 func (r *Registry) runRegisterSh() (*manual, error) {
 	d := r.opts.Dirs
 	res, err := hooks.RunRegister(context.Background(), hooks.Options{
-		Root: d.Root, Script: r.hook.path, Allowed: true, Env: r.opts.HookEnv, Passthrough: r.opts.HookPassthrough, Vars: d.Vars(),
+		Root: d.Root, Script: r.hook.path, Allowed: r.hook.native, Sandbox: r.opts.HookSandbox, Env: r.opts.HookEnv,
+		Environ: r.opts.HookEnviron, Passthrough: r.opts.HookPassthrough, Vars: d.Vars(),
 		MaxOutput: r.manualMax, MaxRegistrations: r.hook.maxBuf, TmpDir: r.opts.TmpRoot,
 	})
 	if err != nil {

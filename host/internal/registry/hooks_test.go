@@ -51,8 +51,9 @@ func warned(f *fixture, s string) bool {
 	return false
 }
 
-// register.sh runs only with MCPBASH_ALLOW_PROJECT_HOOKS and outside static mode; register.json
-// beats it. Each case says once why it did or did not run.
+// register.sh runs in real bash with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox (where the
+// project is read-only, so its touch fails), and not at all in static mode; register.json beats
+// it. Each case says once how it ran, or why it did not.
 func TestRegisterShGating(t *testing.T) {
 	script := `mcp_register_tool '{"name":"hooked","path":"m/run.sh"}'`
 	for _, tc := range []struct {
@@ -63,8 +64,9 @@ func TestRegisterShGating(t *testing.T) {
 		runs    bool
 		warning string
 	}{
-		{name: "hooks off", env: withEnv(nil), tools: "discovered,run", warning: "project hooks are off (set MCPBASH_ALLOW_PROJECT_HOOKS=true"},
-		{name: "hooks off (false)", env: withEnv(nil, "MCPBASH_ALLOW_PROJECT_HOOKS", "false"), tools: "discovered,run", warning: "project hooks are off"},
+		{name: "hooks off: sandboxed", env: withEnv(nil), tools: "hooked", warning: "runs in the sandbox because project hooks are off"},
+		{name: "hooks off (false): sandboxed", env: withEnv(nil, "MCPBASH_ALLOW_PROJECT_HOOKS", "false"), tools: "hooked",
+			warning: "set MCPBASH_ALLOW_PROJECT_HOOKS=true to run it in real bash"},
 		{name: "hooks on", env: withEnv(hooksOn), tools: "hooked", runs: true, warning: "runs as real bash on this host"},
 		{name: "static mode", env: withEnv(hooksOn, "MCPBASH_STATIC_REGISTRY", "1"), tools: "discovered,run", warning: "skipped in static registry mode"},
 		{name: "register.json beats register.sh", env: withEnv(hooksOn), tools: "manual",

@@ -181,7 +181,7 @@ func manualTools(d Dirs, entries []json.RawMessage, warn func(Warning)) []*Tool 
 		_ = json.Unmarshal(raw, &meta)
 		name, rel := meta.str("name"), meta.str("path")
 		if !toolNameRE().MatchString(name) {
-			warn(Warning{Kind: KindTools, Path: "register.json", Message: fmt.Sprintf("invalid tool name %q; skipped", name)})
+			warn(Warning{Kind: KindTools, Path: "register.json", Message: fmt.Sprintf("invalid tool name %q (MCP allows 1 to 128 of A-Z a-z 0-9 _ - .); skipped", name)})
 			continue
 		}
 		abs := rel

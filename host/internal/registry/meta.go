@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,8 @@ func readMeta(path string, usable func(metaDoc) bool, inline bool, warn func(War
 		}
 		var doc metaDoc
 		if err := json.Unmarshal(stripBOM(data), &doc); err != nil {
-			bad = &MetaError{Path: cand, Err: err}
+			line, col := offsetPos(stripBOM(data), jsonErrorOffset(err))
+			bad = &MetaError{Path: cand, Err: fmt.Errorf("line %d, column %d: %w", line, col, err)}
 			continue
 		}
 		if usable(doc) {
@@ -120,16 +122,17 @@ func inlineHeader(path string, warn func(Warning)) metaDoc {
 }
 
 // normalizeSchema applies the original's inputSchema rules: non-object → default; missing type
-// or properties added.
+// or properties added. A type other than "object" or properties that are not an object, which
+// MCP forbids and clients reject, are replaced the same way (CheckToolMeta reports them).
 func normalizeSchema(raw json.RawMessage) json.RawMessage {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	if _, ok := m["type"]; !ok {
+	if t, ok := m["type"]; !ok || string(t) != `"object"` {
 		m["type"] = json.RawMessage(`"object"`)
 	}
-	if _, ok := m["properties"]; !ok {
+	if p, ok := m["properties"]; !ok || kindOf(p) != "object" {
 		m["properties"] = json.RawMessage(`{}`)
 	}
 	b, _ := json.Marshal(m)

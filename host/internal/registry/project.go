@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -20,6 +21,21 @@ type Dirs struct {
 	Root, Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
 }
 
+// NotADirectory says why path cannot be a project root ("does not exist", "is not a
+// directory", ...), or "" when it is a directory.
+func NotADirectory(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return "cannot be read: " + err.Error()
+	case !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
+}
+
 // FindRoot resolves the project root as the original does: env (MCPBASH_PROJECT_ROOT) when set
 // (it must be a directory), else the nearest ancestor of cwd holding server.d/server.meta.json.
 // found is false when neither applies.
@@ -29,9 +45,8 @@ func FindRoot(cwd, env string) (root string, found bool, err error) {
 		if err != nil {
 			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT: %w", err)
 		}
-		fi, err := os.Stat(abs)
-		if err != nil || !fi.IsDir() {
-			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT %s is not a directory", env)
+		if why := NotADirectory(abs); why != "" {
+			return "", false, fmt.Errorf("MCPBASH_PROJECT_ROOT %s %s", env, why)
 		}
 		return physical(abs), true, nil
 	}
@@ -86,18 +101,28 @@ type ServerMeta struct {
 	Name, Title, Version, Description, WebsiteURL string
 	Icons                                         json.RawMessage
 	Instructions                                  string
+	// Env is the project's declared environment policy (the "env" object): defaults for the
+	// settings in ProjectEnvSettings that the operator's environment leaves unset.
+	Env map[string]string
 }
+
+// ProjectEnvSettings are the settings a project may declare in server.meta.json "env", as the
+// original framework allows: which of the operator's variables its tools, providers and
+// completion scripts need. The consents (MCPBASH_*_ENV_INHERIT_ALLOW) stay the operator's.
+var ProjectEnvSettings = []string{"MCPBASH_TOOL_ENV_MODE", "MCPBASH_TOOL_ENV_ALLOWLIST",
+	"MCPBASH_PROVIDER_ENV_MODE", "MCPBASH_PROVIDER_ENV_ALLOWLIST"}
 
 // LoadServerMeta reads server.d. A missing server.meta.json means all defaults; a malformed one is
 // an error, so that a typo never silently renames the server.
 func LoadServerMeta(d Dirs) (ServerMeta, error) {
 	var raw struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title"`
-		Version     string          `json:"version"`
-		Description string          `json:"description"`
-		WebsiteURL  string          `json:"websiteUrl"`
-		Icons       json.RawMessage `json:"icons"`
+		Name        string            `json:"name"`
+		Title       string            `json:"title"`
+		Version     string            `json:"version"`
+		Description string            `json:"description"`
+		WebsiteURL  string            `json:"websiteUrl"`
+		Icons       json.RawMessage   `json:"icons"`
+		Env         map[string]string `json:"env"`
 	}
 	path := filepath.Join(d.Server, "server.meta.json")
 	data, err := os.ReadFile(path)
@@ -111,6 +136,16 @@ func LoadServerMeta(d Dirs) (ServerMeta, error) {
 		}
 	}
 	m := ServerMeta{Name: raw.Name, Title: raw.Title, Version: raw.Version, Description: raw.Description, WebsiteURL: raw.WebsiteURL}
+	for k, v := range raw.Env {
+		if !slices.Contains(ProjectEnvSettings, k) {
+			return ServerMeta{}, fmt.Errorf("registry: %s: env: %s is not a setting a project may declare (allowed: %s; anything else is the operator's to set in the client configuration)",
+				path, k, strings.Join(ProjectEnvSettings, ", "))
+		}
+		if m.Env == nil {
+			m.Env = map[string]string{}
+		}
+		m.Env[k] = v
+	}
 	if m.Name == "" {
 		m.Name = filepath.Base(d.Root)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Kind names one registry; its value is the cache file stem and the cursor collection.
@@ -58,6 +59,10 @@ type Options struct {
 	// settings (hooks.Options' Env and Passthrough).
 	HookEnv         func(string) string
 	HookPassthrough map[string]string
+	// HookEnviron lists the operator's environment (hooks.Options' Environ); HookSandbox runs
+	// register.sh when project hooks are off (hooks.Options' Sandbox).
+	HookEnviron func() []string
+	HookSandbox sdk.Engine
 	// Warn receives structured, non-fatal problems (malformed metadata, guardrails).
 	Warn func(Warning)
 	// Now is the clock (tests replace it).
@@ -136,7 +141,10 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	r.manualFP = statFP(r.manualPath)
 	m, err := loadManual(r.manualPath, r.manualMax)
 	if err != nil {
-		return nil, err
+		// Serve anyway: every list answers -32603 with the reason until the file is fixed (a
+		// server that refuses to start shows only "disconnected" in GUI clients).
+		r.manualErr = err
+		o.Warn(Warning{Kind: KindTools, Path: "server.d/register.json", Message: err.Error() + "; every list fails until it is fixed"})
 	}
 	r.manual = m
 	return r, ctx.Err()

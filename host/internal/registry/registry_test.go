@@ -111,7 +111,10 @@ func TestToolDiscovery(t *testing.T) {
 			"tools/a/execbit+x": "echo", "tools/a/execbit.meta.json": `{"name":"s2"}`,
 			"tools/a/plain.txt": "not a tool", "tools/a/plain.meta.json": `{"name":"s3"}`,
 			"tools/a/b.bash": "echo", "tools/a/b.meta.json": `{"name":"s4"}`}, "s1,s2,s4"},
-		{"files directly in tools/ are ignored", map[string]string{"tools/top.sh": "echo"}, ""},
+		{"files directly in tools/ need their own metadata", map[string]string{"tools/top.sh": "echo"}, ""},
+		{"flat layout with a meta file", map[string]string{
+			"tools/world.sh": "echo", "tools/world.meta.json": `{"name":"world"}`,
+			"tools/helper.sh": "echo", "tools/hdr.sh": "# mcp: {\"name\":\"hdr\"}"}, "hdr,world"},
 		{"smoke.sh is skipped", map[string]string{"tools/a/smoke.sh": "echo"}, ""},
 		{"hidden files and dirs are skipped", map[string]string{
 			"tools/.hidden/tool.sh": "echo", "tools/a/.secret.sh": "echo", "tools/a/tool.sh": "echo"}, "tool"},
@@ -121,10 +124,12 @@ func TestToolDiscovery(t *testing.T) {
 			"tools/a/one.sh": "# mcp: {\"name\":\"one\"}", "tools/a/two.sh": "# mcp: {\"name\":\"two\"}"}, "one,two"},
 		{"nested at depth", map[string]string{"tools/a/b/c/tool.sh": "# mcp: {\"name\":\"deep\"}"}, "deep"},
 		{"beyond the depth limit", map[string]string{"tools/1/2/3/4/5/6/7/8/9/tool.sh": "# mcp: {\"name\":\"toodeep\"}"}, ""},
-		{"invalid names are skipped", map[string]string{
+		{"names outside MCP's characters and length are skipped; dots are served", map[string]string{
 			"tools/a/tool.sh": "echo", "tools/a/tool.meta.json": `{"name":"has.dot"}`,
-			"tools/b/tool.sh": "echo", "tools/b/tool.meta.json": `{"name":"` + strings.Repeat("x", 65) + `"}`,
-			"tools/c/tool.sh": "echo", "tools/c/tool.meta.json": `{"name":"ok_name-1"}`}, "ok_name-1"},
+			"tools/b/tool.sh": "echo", "tools/b/tool.meta.json": `{"name":"` + strings.Repeat("x", 129) + `"}`,
+			"tools/d/tool.sh": "echo", "tools/d/tool.meta.json": `{"name":"has space"}`,
+			"tools/e/tool.sh": "echo", "tools/e/tool.meta.json": `{"name":"` + strings.Repeat("y", 128) + `"}`,
+			"tools/c/tool.sh": "echo", "tools/c/tool.meta.json": `{"name":"ok_name-1"}`}, "has.dot,ok_name-1," + strings.Repeat("y", 128)},
 		{"sorted by name then path; duplicates listed", map[string]string{
 			"tools/z/tool.sh": "# mcp: {\"name\":\"b\"}", "tools/y/tool.sh": "# mcp: {\"name\":\"a\"}",
 			"tools/x/tool.sh": "# mcp: {\"name\":\"b\"}"}, "a,b,b"},
@@ -302,15 +307,24 @@ func TestRegisterJSON(t *testing.T) {
 			dir := tree(t, files)
 			env := map[string]string{"MCPBASH_MAX_MANUAL_REGISTRY_BYTES": "1024"}
 			getenv := func(k string) string { return env[k] }
-			r, err := Open(context.Background(), envOptions(t, dir, getenv))
+			o := envOptions(t, dir, getenv)
+			var warnings []Warning
+			o.Warn = func(w Warning) { warnings = append(warnings, w) }
+			r, err := Open(context.Background(), o)
+			if err != nil {
+				t.Fatal(err) // an invalid file never stops the server from starting
+			}
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
+				// Every kind fails with the reason, which was logged once at start.
+				for _, k := range Kinds {
+					if _, err := r.List(context.Background(), k, "", MaxPageSize); err == nil || !strings.Contains(err.Error(), tc.err) {
+						t.Errorf("%s: err = %v, want %q", k, err, tc.err)
+					}
+				}
+				if len(warnings) != 1 || !strings.Contains(warnings[0].Message, tc.err) {
+					t.Errorf("warnings %+v", warnings)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			f := &fixture{r: r}
 			if got := names(f.items(t, KindTools)); got != tc.tools {

@@ -19,11 +19,16 @@ import (
 // maxDepth bounds how deep discovery descends below a kind's directory.
 const maxDepth = 8
 
-// Regexps are compiled on first use, not at process start (toolNameRE's {1,64} alone expands to
-// 64 instructions' worth of program); the same holds for the other package-level regexps.
+// Regexps are compiled on first use, not at process start (toolNameRE's {1,128} alone expands to
+// 128 instructions' worth of program); the same holds for the other package-level regexps.
 var (
-	toolNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
-	templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]+\}`) })
+	// toolNameRE is what the server serves: MCP 2025-11-25's tool name characters and length
+	// (the original checks nothing at run time, so dotted names such as "fail.tool" are common).
+	toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
+	// portableNameRE is validate's stricter rule, the original's: Claude Desktop rejects dots
+	// and names longer than 64.
+	portableNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+	templateVar    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]+\}`) })
 )
 
 // ToolKind says how a tool's file is run; the engine is chosen by the tool call.
@@ -74,11 +79,14 @@ type Prompt struct {
 	Item      json.RawMessage
 }
 
-// Completion is a manual completion provider from register.json.
+// Completion is a manual completion provider from register.json. Exec and Sandbox choose its
+// engine as a tool's meta does ("exec": "native"; "sandbox": {"allowCommands": [...]}).
 type Completion struct {
-	Name        string `json:"name"`
-	Path        string `json:"path"`
-	TimeoutSecs int    `json:"timeoutSecs,omitempty"`
+	Name        string          `json:"name"`
+	Path        string          `json:"path"`
+	TimeoutSecs int             `json:"timeoutSecs,omitempty"`
+	Exec        string          `json:"exec,omitempty"`
+	Sandbox     json.RawMessage `json:"sandbox,omitempty"`
 }
 
 // Warning is a structured, non-fatal problem found while scanning.
@@ -270,15 +278,21 @@ func toolCandidate(path string, warn func(Warning)) (ToolKind, bool) {
 	return "", false
 }
 
+// PortableToolName reports whether a tool name suits every client (^[A-Za-z0-9_-]{1,64}$);
+// validate warns about served names that do not.
+func PortableToolName(name string) bool { return portableNameRE().MatchString(name) }
+
 func usableTool(m metaDoc) bool { return m.str("name") != "" || m.str("description") != "" }
 
 // scanTools discovers tools. A candidate file is a tool when it has its own metadata (meta file
 // or inline header) or is its directory's only candidate; helper scripts beside a tool are not
-// tools (a deliberate difference from the original, which lists every runnable file).
+// tools (a deliberate difference from the original, which lists every runnable file). Files
+// directly in tools/ (the flat layout, tools/x.sh with tools/x.meta.json) are tools only with
+// their own metadata: v1.3.0 ignored them, later versions of the original list them.
 func scanTools(d Dirs, serverName string, warn func(Warning)) []*Tool {
 	groups := walkFiles(d.Tools, warn, KindTools)
-	delete(groups, d.Tools) // files directly in tools/ are ignored, as in the original
 	tools := parallel(groups, func(dir string, files []string) []*Tool {
+		flat := dir == d.Tools
 		type cand struct {
 			path string
 			kind ToolKind
@@ -295,7 +309,7 @@ func scanTools(d Dirs, serverName string, warn func(Warning)) []*Tool {
 			if bad != nil {
 				warn(Warning{Kind: KindTools, Path: bad.(*MetaError).Path, Message: "malformed metadata: " + bad.(*MetaError).Err.Error()})
 			}
-			if src == metaNone && len(cands) > 1 {
+			if src == metaNone && (len(cands) > 1 || flat) {
 				continue
 			}
 			t, err := buildTool(d, c.path, c.kind, meta, metaPath, serverName)
@@ -328,7 +342,7 @@ func buildTool(d Dirs, path string, kind ToolKind, meta metaDoc, metaPath, serve
 		name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	if !toolNameRE().MatchString(name) {
-		return nil, fmt.Errorf("invalid tool name %q (must match ^[a-zA-Z0-9_-]{1,64}$); skipped", name)
+		return nil, fmt.Errorf("invalid tool name %q (MCP allows 1 to 128 of A-Z a-z 0-9 _ - .; rename it); skipped", name)
 	}
 	schemaRaw, ok := meta["inputSchema"]
 	if !ok {

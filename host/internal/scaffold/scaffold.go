@@ -36,7 +36,17 @@ func CheckName(name string) error {
 	return nil
 }
 
-type data struct{ Name, Title string }
+// Origin is what a generated project records of where it came from: the binary that generated
+// it (smoke.sh runs it when no mcp-bash is on PATH) and its author (bundle requires one).
+type Origin struct {
+	Binary string
+	Author string
+}
+
+type data struct {
+	Name, Title string
+	Origin
+}
 
 func title(name string) string {
 	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' })
@@ -48,14 +58,24 @@ func title(name string) string {
 	return strings.Join(words, " ")
 }
 
-func render(tmpl, name string) ([]byte, error) {
-	t, err := template.ParseFS(templates, "templates/"+tmpl+".tmpl")
+func render(tmpl, name string, o Origin) ([]byte, error) {
+	t, err := template.New(tmpl+".tmpl").Funcs(template.FuncMap{"shellQuote": shellQuote, "jsonString": jsonString}).
+		ParseFS(templates, "templates/"+tmpl+".tmpl")
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	err = t.Execute(&b, data{Name: name, Title: title(name)})
+	err = t.Execute(&b, data{Name: name, Title: title(name), Origin: o})
 	return b.Bytes(), err
+}
+
+// shellQuote is s as one single-quoted Bash word.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// jsonString is s as a JSON string literal.
+func jsonString(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
 }
 
 // file is one file to create.
@@ -65,7 +85,7 @@ type file struct {
 }
 
 // write renders files under root; nothing is overwritten (every target is checked first).
-func write(root, name string, files []file) ([]string, error) {
+func write(root, name string, o Origin, files []file) ([]string, error) {
 	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(root, f.path)); err == nil {
 			return nil, fmt.Errorf("%s: %w", f.path, ErrExists)
@@ -73,7 +93,7 @@ func write(root, name string, files []file) ([]string, error) {
 	}
 	var created []string
 	for _, f := range files {
-		body, err := render(f.tmpl, name)
+		body, err := render(f.tmpl, name, o)
 		if err != nil {
 			return created, err
 		}
@@ -95,7 +115,7 @@ func write(root, name string, files []file) ([]string, error) {
 
 // Project creates a project named name in dir (which must be empty or missing): server.d,
 // a hello tool (unless noHello), .gitignore and README.
-func Project(dir, name string, noHello bool) ([]string, error) {
+func Project(dir, name string, noHello bool, o Origin) ([]string, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
@@ -111,21 +131,21 @@ func Project(dir, name string, noHello bool) ([]string, error) {
 		{path: ".gitignore", tmpl: "gitignore"},
 		{path: "README.md", tmpl: "README.md"},
 	}
-	created, err := write(dir, name, files)
+	created, err := write(dir, name, o, files)
 	if err != nil || noHello {
 		return created, err
 	}
-	more, err := Tool(dir, "hello")
+	more, err := Tool(dir, "hello", o)
 	return append(created, more...), err
 }
 
 // Tool adds tools/<name>/{tool.sh,tool.meta.json,smoke.sh}.
-func Tool(root, name string) ([]string, error) {
+func Tool(root, name string, o Origin) ([]string, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	d := filepath.Join("tools", name)
-	return write(root, name, []file{
+	return write(root, name, o, []file{
 		{path: filepath.Join(d, "tool.sh"), tmpl: "tool.sh", exec: true},
 		{path: filepath.Join(d, "tool.meta.json"), tmpl: "tool.meta.json"},
 		{path: filepath.Join(d, "smoke.sh"), tmpl: "smoke.sh", exec: true},
@@ -137,7 +157,7 @@ func Prompt(root, name string) ([]string, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	return write(root, name, []file{
+	return write(root, name, Origin{}, []file{
 		{path: filepath.Join("prompts", name+".txt"), tmpl: "prompt.txt"},
 		{path: filepath.Join("prompts", name+".meta.json"), tmpl: "prompt.meta.json"},
 	})
@@ -148,7 +168,7 @@ func Resource(root, name string) ([]string, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	return write(root, name, []file{
+	return write(root, name, Origin{}, []file{
 		{path: filepath.Join("resources", name+".txt"), tmpl: "resource.txt"},
 		{path: filepath.Join("resources", name+".meta.json"), tmpl: "resource.meta.json"},
 	})
@@ -174,7 +194,7 @@ func Completion(root, name string) ([]string, error) {
 			return nil, fmt.Errorf("completion %s in register.json: %w", name, ErrExists)
 		}
 	}
-	created, err := write(root, name, []file{{path: rel, tmpl: "completion.sh", exec: true}})
+	created, err := write(root, name, Origin{}, []file{{path: rel, tmpl: "completion.sh", exec: true}})
 	if err != nil {
 		return created, err
 	}

@@ -18,6 +18,14 @@ import (
 // for 2026-07-28) and validates each server message against the schema of its revision when
 // the test ends.
 
+// revName names a subtest by the revision it pins ("" is the client's default negotiation).
+func revName(rev string) string {
+	if rev == "" {
+		return "default"
+	}
+	return rev
+}
+
 // serveHTTP serves a copy of an example over HTTP and returns the recording proxy's endpoint.
 func serveHTTP(t *testing.T, example string) (string, *harness.Recorder) {
 	t.Helper()
@@ -32,11 +40,7 @@ func serveHTTP(t *testing.T, example string) (string, *harness.Recorder) {
 // prompts, completion and an elicitation round trip in each.
 func TestGoSDKStreamableHTTP(t *testing.T) {
 	for _, rev := range []string{"", "2025-11-25"} {
-		name := rev
-		if name == "" {
-			name = "default"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(revName(rev), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 			defer cancel()
 			connect := func(example string, o *mcp.ClientOptions) (*mcp.ClientSession, *harness.Recorder) {
@@ -146,11 +150,7 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 // (server/discover, then 2026-07-28) and pinned to 2025-11-25 (initialize and a session).
 func TestMCPGoStreamableHTTP(t *testing.T) {
 	for _, rev := range []string{"", "2025-11-25"} {
-		name := rev
-		if name == "" {
-			name = "default"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(revName(rev), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 			defer cancel()
 			url, rec := serveHTTP(t, "01-args-and-validation")

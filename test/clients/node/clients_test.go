@@ -138,49 +138,59 @@ func TestTypeScriptSDKs(t *testing.T) {
 	}
 }
 
+// inspect runs one Inspector CLI invocation against target (a server command, or an endpoint
+// URL and its transport) with args, and checks that it prints JSON with want in it.
+func inspect(t *testing.T, node string, env []string, example string, target, args []string, want string) {
+	t.Helper()
+	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append(append([]string{launcher, "--cli"}, target...), args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	what := example + " " + strings.Join(args, " ")
+	if err != nil {
+		t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
+		return
+	}
+	if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), want) {
+		t.Errorf("%s: want %s in\n%s%s", what, want, stdout.Bytes(), stderr.Bytes())
+	}
+}
+
+// inspectorCases are the Inspector CLI invocations: one per method it offers (it has no
+// completion or progress options), with what the printed result must contain.
+var inspectorCases = []struct {
+	example string
+	args    []string
+	want    string
+}{
+	{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`},
+	{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
+	{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
+	{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
+	{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
+	{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
+	{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
+	{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
+	{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
+	{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
+	{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
+	{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
+	{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
+}
+
 // TestInspectorCLI runs one Inspector CLI invocation per method it offers (it has no
 // completion or progress options) and checks the printed result.
 func TestInspectorCLI(t *testing.T) {
 	node := Node(t)
-	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	examples, capture := copyExamples(t), t.TempDir()
 	e := env(t, capture, examples)
-	for _, c := range []struct {
-		example string
-		args    []string
-		want    string
-	}{
-		{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`},
-		{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
-		{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
-		{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
-		{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
-		{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
-		{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
-		{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
-		{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
-		{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
-		{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
-		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
-		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
-		args := append([]string{launcher, "--cli", filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args...)
-		cmd := exec.CommandContext(ctx, node, args...)
-		cmd.Dir = t.TempDir()
-		cmd.Env = e
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		what := c.example + " " + strings.Join(c.args, " ")
-		if err != nil {
-			t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
-			continue
-		}
-		if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), c.want) {
-			t.Errorf("%s: want %s in\n%s%s", what, c.want, stdout.Bytes(), stderr.Bytes())
-		}
+	for _, c := range inspectorCases {
+		inspect(t, node, e, c.example, []string{filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args, c.want)
 	}
 	sessions, lines := validateCaptures(t, capture)
 	t.Logf("%d server sessions, %d lines validated", sessions, lines)

@@ -1,7 +1,6 @@
 package nodeclients
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -31,6 +30,11 @@ func serveExamples(t *testing.T, examples string, names []string) map[string]*ha
 			continue
 		}
 		srv := harness.StartHTTP(t, harness.Options{Dir: filepath.Join(examples, name)})
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("%s server (%s) logged:\n%s", name, srv.URL, srv.Stderr())
+			}
+		})
 		recs[name] = harness.NewRecorder(t, srv.URL)
 	}
 	return recs
@@ -97,50 +101,16 @@ func TestTypeScriptSDKsHTTP(t *testing.T) {
 // invocation per method, and checks the printed result.
 func TestInspectorCLIHTTP(t *testing.T) {
 	node := Node(t)
-	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	examples := copyExamples(t)
 	e := env(t, t.TempDir(), examples)
-	cases := []struct {
-		example string
-		args    []string
-		want    string
-	}{
-		{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
-		{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
-		{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
-		{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
-		{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
-		{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
-		{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
-		{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
-		{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
-		{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
-		{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
-		{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
-	}
+	cases := inspectorCases
 	names := make([]string, len(cases))
 	for i, c := range cases {
 		names[i] = c.example
 	}
 	recs := serveExamples(t, examples, names)
 	for _, c := range cases {
-		ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
-		args := append([]string{launcher, "--cli", recs[c.example].URL, "--transport", "http"}, c.args...)
-		cmd := exec.CommandContext(ctx, node, args...)
-		cmd.Dir = t.TempDir()
-		cmd.Env = e
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		what := c.example + " " + strings.Join(c.args, " ")
-		if err != nil {
-			t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
-			continue
-		}
-		if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), c.want) {
-			t.Errorf("%s: want %s in\n%s%s", what, c.want, stdout.Bytes(), stderr.Bytes())
-		}
+		inspect(t, node, e, c.example, []string{recs[c.example].URL, "--transport", "http"}, c.args, c.want)
 	}
 	if n := recordedMessages(recs); n < len(cases) {
 		t.Errorf("only %d server messages recorded for %d invocations", n, len(cases))

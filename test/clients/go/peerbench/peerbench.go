@@ -116,6 +116,7 @@ var (
 
 // conn is a client's connection to one server process: the stdio client or the HTTP client.
 type conn interface {
+	initialize() error
 	call(m method) ([]byte, error)
 	burst(n int) (time.Duration, error)
 	pid() int
@@ -124,20 +125,19 @@ type conn interface {
 
 // open starts a server and initializes a session with it.
 func open(s Server) (conn, error) {
+	var c conn
 	if s.HTTP {
-		c, err := startHTTP(s)
+		hc, err := startHTTP(s)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.initialize(); err != nil {
-			c.close()
-			return nil, fmt.Errorf("initialize: %w", err)
+		c = hc
+	} else {
+		sc, err := start(s)
+		if err != nil {
+			return nil, err
 		}
-		return c, nil
-	}
-	c, err := start(s)
-	if err != nil {
-		return nil, err
+		c = sc
 	}
 	if err := c.initialize(); err != nil {
 		c.close()

@@ -13,9 +13,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
+
+	"github.com/mcp-bash/mcp-bash/test/clients/go/peers/listen"
 )
 
 var results = map[string]string{
@@ -61,12 +62,7 @@ func main() {
 }
 
 func serveHTTP(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
-	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return listen.Serve(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var m struct {
 			ID     json.RawMessage `json:"id"`

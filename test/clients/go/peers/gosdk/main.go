@@ -10,11 +10,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-bash/mcp-bash/test/clients/go/peers/listen"
 )
 
 type helloIn struct {
@@ -43,7 +44,7 @@ func main() {
 	if *addr != "" {
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-		if err := serveHTTP(*addr, mux); err != nil {
+		if err := listen.Serve(*addr, mux); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -53,14 +54,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-}
-
-// serveHTTP listens on addr and says where on stderr, as mcp-bash serve --http does.
-func serveHTTP(addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
-	return http.Serve(ln, h)
 }

@@ -9,12 +9,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-bash/mcp-bash/test/clients/go/peers/listen"
 )
 
 type helloIn struct {
@@ -45,7 +45,7 @@ func main() {
 		return helloOut{Message: "Hello, " + in.Name + "!"}, nil
 	}))
 	if *addr != "" {
-		if err := serveHTTP(*addr, server.NewStreamableHTTPServer(s)); err != nil {
+		if err := listen.Serve(*addr, server.NewStreamableHTTPServer(s)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -55,14 +55,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-}
-
-// serveHTTP listens on addr and says where on stderr, as mcp-bash serve --http does.
-func serveHTTP(addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"url\":\"http://%s/mcp\"}\n", ln.Addr())
-	return http.Serve(ln, h)
 }

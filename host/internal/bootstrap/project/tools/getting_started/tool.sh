@@ -14,4 +14,9 @@ server configuration (mcp-bash config --client claude-desktop prints a snippet).
 
 A project is a directory with server.d/server.meta.json and tools/<name>/tool.sh
 (+ tool.meta.json). Tools run in a sandbox by default: they see only the
-configured roots."
+configured roots.
+
+Installing mcp-bash and a first project:
+  https://github.com/mcp-bash/mcp-bash/blob/main/README.md#quick-start
+The project layout:
+  https://github.com/mcp-bash/mcp-bash/blob/main/docs/PROJECT-STRUCTURE.md"
