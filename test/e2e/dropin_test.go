@@ -359,9 +359,9 @@ func TestRefusedWritesSayWhy(t *testing.T) {
 	p := newSecProject(t, nil)
 	c := p.start(t)
 	for _, tc := range []struct{ script, want string }{
-		{"echo x > /etc/mcp-bash-probe", "write /etc/mcp-bash-probe: Permission denied (sandbox: outside the roots)"},
+		{"echo x > /etc/mcp-bash-probe", "/etc/mcp-bash-probe: Permission denied (sandbox: outside the roots)"},
 		{"mkdir /opt/mcp-bash-probe", "mkdir: cannot create directory '/opt/mcp-bash-probe': Permission denied (sandbox: outside the roots)"},
-		{"echo x >> tools/sh/tool.sh", "write tools/sh/tool.sh: Permission denied (sandbox: read-only root)"},
+		{"echo x >> tools/sh/tool.sh", " tools/sh/tool.sh: Permission denied (sandbox: read-only root)"},
 		{"cat /etc/shadow", "cat: /etc/shadow: No such file or directory"},
 	} {
 		// A failed redirection reports on the script's stderr, which the result appends.
