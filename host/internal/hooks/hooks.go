@@ -314,17 +314,27 @@ func bashPath(path string) (string, error) {
 }
 
 // workspace is a run's private directory: the copy of the hook that bash sources and the
-// channel file the shim reports through.
+// channel file the shim reports through. A sandboxed hook can write the directory (it may put a
+// symlink or FIFO where the channel was), so after the run the server reaches the channel only
+// through side, a descriptor of the directory that never follows a link.
 type workspace struct {
 	dir, script, channel string
+	side                 *sandbox.SideDir
 }
+
+// channelName is the channel's entry in the workspace.
+const channelName = "channel"
 
 func newWorkspace(o Options, content []byte) (*workspace, error) {
 	dir, err := os.MkdirTemp(o.TmpDir, "mcpbash-hook-")
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{dir: dir, script: filepath.Join(dir, "hook.sh"), channel: filepath.Join(dir, "channel")}
+	w := &workspace{dir: dir, script: filepath.Join(dir, "hook.sh"), channel: filepath.Join(dir, channelName)}
+	if w.side, err = sandbox.OpenSideDir(dir); err != nil {
+		w.remove()
+		return nil, err
+	}
 	if err := os.WriteFile(w.script, content, 0o600); err != nil {
 		w.remove()
 		return nil, err
@@ -336,12 +346,34 @@ func newWorkspace(o Options, content []byte) (*workspace, error) {
 	return w, nil
 }
 
-func (w *workspace) remove() { os.RemoveAll(w.dir) }
+func (w *workspace) remove() {
+	w.side.Close()
+	os.RemoveAll(w.dir)
+}
 
-// records splits the channel into NUL-terminated records of n fields each; an incomplete
-// last record (a hook killed mid-write) is dropped.
-func (w *workspace) records(n int) [][]string {
-	data, _ := os.ReadFile(w.channel)
+// channelSize is the channel's size, or -1 when it is not a regular file (replaced by a link,
+// FIFO or directory) or is gone.
+func (w *workspace) channelSize() int64 {
+	f, err := w.side.OpenRegular(channelName)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
+// records splits the channel (at most max bytes) into NUL-terminated records of n fields each;
+// an incomplete last record (a hook killed mid-write) is dropped. A channel that is not a
+// regular file, or is larger than max, is an error: the hook tampered with its own report.
+func (w *workspace) records(n int, max int64) ([][]string, error) {
+	data, err := w.side.ReadFile(channelName, max)
+	if err != nil {
+		return nil, fmt.Errorf("the hook's report channel: %w", err)
+	}
 	fields := strings.Split(string(data), "\x00")
 	fields = fields[:len(fields)-1] // after the last NUL
 	var out [][]string
@@ -349,7 +381,7 @@ func (w *workspace) records(n int) [][]string {
 		out = append(out, fields[:n])
 		fields = fields[n:]
 	}
-	return out
+	return out, nil
 }
 
 // run is one bash process.
@@ -359,8 +391,8 @@ type run struct {
 	env        []string
 	timeout    time.Duration
 	maxOutput  int64
-	failOnCap  bool   // stop the run when output passes maxOutput (else discard the rest)
-	watch      string // file whose size is capped while the run lasts
+	failOnCap  bool         // stop the run when output passes maxOutput (else discard the rest)
+	watch      func() int64 // size of the file capped while the run lasts (nil: none)
 	watchLimit int64
 }
 
@@ -426,7 +458,7 @@ func execute(ctx context.Context, bash string, r run) (outcome, error) {
 	timer := time.NewTimer(r.timeout)
 	defer timer.Stop()
 	var tick <-chan time.Time
-	if r.watch != "" {
+	if r.watch != nil {
 		t := time.NewTicker(50 * time.Millisecond)
 		defer t.Stop()
 		tick = t.C
@@ -454,7 +486,7 @@ loop:
 			waitErr = <-done
 			break loop
 		case <-tick:
-			if fi, err := os.Stat(r.watch); err == nil && fi.Size() > r.watchLimit {
+			if r.watch() > r.watchLimit {
 				out.watchExceed = true
 				kill()
 				waitErr = <-done

@@ -567,3 +567,43 @@ func TestPolicyCheckContext(t *testing.T) {
 		t.Fatalf("err = %v after %s", err, time.Since(start))
 	}
 }
+
+// A sandboxed hook can write its workspace: a channel it replaces with a symlink (to a file
+// outside every root when the sandbox lets it, else to its own copy) is refused, never followed
+// by the server (issue 16, finding 1's
+// class: the server never reads a path a tool could have written).
+func TestChannelReplacedBySymlink(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("CANARY-hook-channel\x000\x00\x00\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plant := `c=$_MCPBASH_HOOK_CHANNEL; rm -f "$c" || exit 9; ln -s ` + secret + ` "$c" 2>/dev/null || ln -s hook.sh "$c" || exit 8` + "\n"
+	sandboxed := map[string]string{"MCPBASH_ALLOW_PROJECT_HOOKS": "false"}
+	t.Run("policy", func(t *testing.T) {
+		root, script := project(t, "policy.sh", "#!/usr/bin/env bash\n"+plant+"mcp_tools_policy_check() { return 0; }\n")
+		err := PolicyCheck(context.Background(), opts(root, script, sandboxed), "hello", json.RawMessage(`{}`))
+		var d *Denial
+		if !errors.As(err, &d) {
+			t.Fatalf("err = %v, want a denial (the channel is not the shim's)", err)
+		}
+		if strings.Contains(fmt.Sprint(err, d.Message, string(d.Data)), "CANARY") {
+			t.Fatalf("the server followed the planted link: %v", err)
+		}
+		if !strings.Contains(d.Message, "report channel") {
+			t.Fatalf("denial %q, want the channel refused", d.Message)
+		}
+	})
+	t.Run("register", func(t *testing.T) {
+		root, script := project(t, "register.sh", "#!/usr/bin/env bash\n"+plant)
+		reg, err := RunRegister(context.Background(), opts(root, script, sandboxed))
+		if err == nil {
+			t.Fatalf("registration %+v, want an error (the channel is not the shim's)", reg)
+		}
+		if strings.Contains(err.Error(), "CANARY") {
+			t.Fatalf("the server followed the planted link: %v", err)
+		}
+		if !strings.Contains(err.Error(), "report channel") {
+			t.Fatalf("err = %v, want the channel refused", err)
+		}
+	})
+}

@@ -82,6 +82,8 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 	if len(metadata) == 0 {
 		metadata = json.RawMessage("{}")
 	}
+	// One record per check; anything bigger than this is not what the shim writes.
+	const policyChannelMax = 1 << 20
 	res, err := o.run(ctx, ws, shimRun{shim: policyShim, label: "mcp-bash-policy",
 		args: []string{ws.channel, ws.script, name, string(metadata)}, maxOutput: policyOutputCap})
 	switch {
@@ -90,7 +92,10 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 	case res.timedOut:
 		return deny(fmt.Sprintf("policy.sh timed out after %s", o.Timeout))
 	}
-	recs := ws.records(4)
+	recs, err := ws.records(4, policyChannelMax)
+	if err != nil {
+		return deny("policy.sh: " + err.Error())
+	}
 	if len(recs) == 0 {
 		msg := fmt.Sprintf("policy.sh exited (status %d) before mcp_tools_policy_check returned for '%s'; denied: %s", res.exitCode, name, lastLine(res.output))
 		if o.sandboxed() {

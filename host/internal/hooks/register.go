@@ -102,7 +102,11 @@ func RunRegister(ctx context.Context, o Options) (*Registration, error) {
 		}
 		return nil, errors.New(msg)
 	}
-	return collect(ws.records(3), res.output, o.MaxRegistrations)
+	recs, err := ws.records(3, limit)
+	if err != nil {
+		return nil, fmt.Errorf("register.sh: %w", err)
+	}
+	return collect(recs, res.output, o.MaxRegistrations)
 }
 
 // kindState follows one kind through begin/register/finalize/abort.

@@ -43,7 +43,7 @@ func (o Options) run(ctx context.Context, ws *workspace, r shimRun) (outcome, er
 		dir:  o.Root, env: env, timeout: o.Timeout, maxOutput: r.maxOutput, failOnCap: r.failOnCap,
 	}
 	if r.channelCap > 0 {
-		ru.watch, ru.watchLimit = ws.channel, r.channelCap
+		ru.watch, ru.watchLimit = ws.channelSize, r.channelCap
 	}
 	return execute(ctx, bash, ru)
 }
@@ -90,7 +90,7 @@ func (o Options) runSandboxed(ctx context.Context, ws *workspace, r shimRun) (ou
 		}
 	}
 	if r.channelCap > 0 {
-		if fi, err := os.Stat(ws.channel); err == nil && fi.Size() > r.channelCap {
+		if ws.channelSize() > r.channelCap {
 			out.watchExceed = true
 		}
 	}

@@ -407,6 +407,9 @@ func validName(s string) bool {
 	return true
 }
 
+// strftimeBuf is the size of Bash's buffer for a %(fmt)T result.
+const strftimeBuf = 128
+
 func (st *state) timeConv(sp spec, tf string) {
 	a, ok := st.arg()
 	secs := int64(-1)
@@ -435,5 +438,9 @@ func (st *state) timeConv(sp spec, tf string) {
 	if tf == "" {
 		tf = "%X"
 	}
-	st.str(sp, Strftime(t.In(loc), tf))
+	out := Strftime(t.In(loc), tf)
+	if len(out) >= strftimeBuf {
+		out = "" // Bash formats into a 128-byte buffer; strftime fails on more and prints nothing
+	}
+	st.str(sp, out)
 }

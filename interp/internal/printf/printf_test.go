@@ -270,3 +270,22 @@ func FuzzEcho(f *testing.F) {
 	f.Add("-n", "\\x41\\0101\\u00e9")
 	f.Fuzz(func(t *testing.T, a, b string) { Echo([]string{a, b}) })
 }
+
+// Bash formats %(fmt)T into a 128-byte buffer: a longer result prints nothing.
+func TestStrftimeBuffer(t *testing.T) {
+	bashtest.Require(t)
+	var snips, want []string
+	for _, n := range []int{125, 126, 127, 128, 200} {
+		f := "%Y" + strings.Repeat("x", n-4) // %Y gives four bytes for t=0 in UTC
+		spec := "[%(" + f + ")T]"
+		out, _, _ := Format(spec, []string{"0"}, Options{})
+		snips = append(snips, "export TZ=UTC; printf "+shquote.Printf(spec)+" 0")
+		want = append(want, string(out)+"rc=0\n")
+	}
+	got := bashtest.Batch(t, "", snips)
+	for i := range snips {
+		if got[i] != want[i] {
+			t.Errorf("%s:\nbash: %q\nours: %q", snips[i], got[i], want[i])
+		}
+	}
+}
