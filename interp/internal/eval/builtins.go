@@ -403,9 +403,14 @@ func biPrintf(r *Runner, args []string) int {
 	return st
 }
 
-// timeZone is the shell's TZ for printf %(fmt)T (UTC when unset or unknown).
+// timeZone is the shell's TZ for printf %(fmt)T (UTC when unset or unknown). Only an
+// exported TZ counts: bash's localtime reads the environment, not the shell variable.
 func (r *Runner) timeZone() *time.Location {
-	tz, ok := r.scalar("TZ")
+	v, _, ok := r.lookupVar("TZ")
+	if !ok || v.attrs&attrExport == 0 {
+		return time.UTC
+	}
+	tz, ok := varScalar(&v)
 	if !ok || tz == "" {
 		return time.UTC
 	}

@@ -71,6 +71,7 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			}
 			return
 		}
+		rs.child = !r.runsInShell(args[0])
 		defer rs.restore()
 	}
 	if len(ce.Assigns) > 0 {
@@ -309,6 +310,16 @@ func (r *Runner) run(args []string) {
 		}
 	}
 	r.execExternal(args)
+}
+
+// runsInShell tells whether a command runs in the shell process in bash (a function or a
+// shell builtin) rather than in a child.
+func (r *Runner) runsInShell(name string) bool {
+	if strings.IndexByte(name, '/') >= 0 {
+		return false
+	}
+	_, ok := builtinTable[name]
+	return ok || r.funcs.m[name] != nil
 }
 
 func (r *Runner) hookBuiltin(name string) BuiltinFunc {

@@ -49,6 +49,14 @@ func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
 			if x.Param == nil || x.NestedParam != nil || x.Width || x.IsSet || len(x.Modifiers) > 0 {
 				add(x.Pos(), "this parameter expansion")
 			}
+		case *syntax.Word:
+			if p := splitDollar(x.Parts); p != nil {
+				add(p.Pos(), "a line continuation right after $")
+			}
+		case *syntax.DblQuoted:
+			if p := splitDollar(x.Parts); p != nil {
+				add(p.Pos(), "a line continuation right after $")
+			}
 		case *syntax.ProcSubst:
 			if x.Op == syntax.CmdInTemp {
 				add(x.Pos(), "=(...)")
@@ -82,6 +90,28 @@ func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
 		return true
 	})
 	return out
+}
+
+// splitDollar finds a literal ending in an unescaped $ followed by another literal: the
+// parser's reading of `$\<newline>?` (bash joins the lines first and expands $?).
+func splitDollar(parts []syntax.WordPart) syntax.Node {
+	for i := 0; i+1 < len(parts); i++ {
+		l, ok := parts[i].(*syntax.Lit)
+		if !ok || !strings.HasSuffix(l.Value, "$") {
+			continue
+		}
+		if _, ok := parts[i+1].(*syntax.Lit); !ok {
+			continue
+		}
+		bs := 0
+		for j := len(l.Value) - 2; j >= 0 && l.Value[j] == '\\'; j-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return l
+		}
+	}
+	return nil
 }
 
 // refusedCall recognizes literal uses of builtin options the evaluator refuses.

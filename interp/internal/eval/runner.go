@@ -261,9 +261,13 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 	r.runTop(p.stmts)
 	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
 		r.lineno = int(p.err.Pos.Line())
-		r.errorf("syntax error: %s", p.err.Text)
-		r.status = 2
-		r.flow, r.exitStatus = flowExit, 2
+		if !p.condQuiet {
+			r.errorf("syntax error: %s", p.err.Text)
+		}
+		if !p.condErr {
+			r.status = 2
+		}
+		r.flow, r.exitStatus = flowExit, r.status
 	}
 	r.runExitTrap()
 	if r.flow == flowAbort {
