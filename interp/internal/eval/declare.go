@@ -23,6 +23,28 @@ type declArg struct {
 	items []arrayItem
 }
 
+// declLastArg is $_ after a declaration whose last argument is it: the expanded word, or
+// for an array assignment its name.
+func (r *Runner) declLastArg(it declArg, text string) string {
+	as := it.assign
+	switch {
+	case as == nil:
+		return it.word
+	case as.Array != nil:
+		return as.Name.Value
+	case !it.pre || as.Naked:
+		return text
+	}
+	s := as.Name.Value
+	if as.Index != nil {
+		s += "[" + it.sub + "]"
+	}
+	if as.Append {
+		s += "+"
+	}
+	return s + "=" + it.val
+}
+
 // declClause runs declare, typeset, local, export, readonly written as keywords (the parser
 // keeps their assignments as syntax).
 func (r *Runner) declClause(c *syntax.DeclClause) {
@@ -71,6 +93,12 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 		if as == nil || as.Naked {
 			continue
 		}
+		if as.Index != nil && hasUnquotedBlank(r.cur.slice(as.Index.Pos(), as.Index.End())) {
+			// The parser keeps `declare a[i + 1]=x` as one assignment; bash splits it into
+			// words there (only at the start of a command is a subscript one word).
+			r.status = r.raise(r.refuseErr(as.Pos(), "a blank inside a subscript of a "+c.Variant.Value+" argument"))
+			return
+		}
 		v, _, _ := r.lookupVar(as.Name.Value)
 		isAssoc := assoc || v.attrs&attrAssoc != 0
 		var err error
@@ -105,8 +133,8 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 	if len(c.Args) > 0 {
 		last := c.Args[len(c.Args)-1]
 		r.lastArg = r.cur.slice(last.Pos(), last.End())
-		if len(items) > 0 && items[len(items)-1].assign == nil {
-			r.lastArg = items[len(items)-1].word
+		if len(items) > 0 {
+			r.lastArg = r.declLastArg(items[len(items)-1], r.lastArg)
 		}
 	} else {
 		r.lastArg = variant
@@ -813,4 +841,38 @@ func biLet(r *Runner, args []string) int {
 		}
 	}
 	return boolStatus(n != 0)
+}
+
+// hasUnquotedBlank tells whether source text has a space or tab outside quotes and $( ),
+// ${ } (where bash would end a word).
+func hasUnquotedBlank(text string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '$' && i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '{'):
+			depth++
+			i++
+		case c == '(' || c == '{':
+			if depth > 0 {
+				depth++
+			}
+		case c == ')' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		case (c == ' ' || c == '\t') && depth == 0:
+			return true
+		}
+	}
+	return false
 }
