@@ -126,17 +126,24 @@ func refusedCall(name string, args []string) string {
 			}
 		}
 	case "set":
-		for i, a := range args {
-			if a == "-o" && i+1 < len(args) {
-				if o, ok := setOptByName(args[i+1]); ok && !o.supported {
-					return "set -o " + o.name
-				}
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "--" || a == "-" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+				break // the rest are positional parameters
 			}
-			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
-				for _, c := range []byte(a[1:]) {
-					if o, ok := setOptByLetter(c); ok && !o.supported {
-						return "set -" + string(c)
+			on := a[0] == '-'
+			for _, c := range []byte(a[1:]) {
+				if c == 'o' {
+					if i+1 < len(args) {
+						i++
+						if o, ok := setOptByName(args[i]); ok && !o.supported && on {
+							return "set -o " + o.name
+						}
 					}
+					continue
+				}
+				if o, ok := setOptByLetter(c); ok && !o.supported && on {
+					return "set -" + string(c)
 				}
 			}
 		}

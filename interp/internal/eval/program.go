@@ -88,6 +88,11 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	p.file = &syntax.File{Name: name, Stmts: p.stmts}
 	failing := string(src[last:min(int(pe.Pos.Offset()), len(src))])
 	p.condErr = isCondSyntaxError(&pe, failing)
+	if off := int(pe.Pos.Offset()); off > 0 && off < len(src) && src[off] == '(' && strings.IndexByte("@*+?!", src[off-1]) >= 0 {
+		// An extended pattern the parser cannot read (`@()`): bash may well accept it, so
+		// the run must fail loudly with status 2, not end quietly with $?.
+		p.condErr = false
+	}
 	p.condQuiet = p.condErr && emptyCond.MatchString(string(src[min(int(pe.Pos.Offset()), len(src)):]))
 	return p, nil
 }
