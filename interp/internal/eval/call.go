@@ -110,19 +110,9 @@ func (r *Runner) creditExpansion() {
 }
 
 // assignOnly runs a command of assignments only: they persist; the status is the last
-// command substitution's.
+// command substitution's. Bash assigns first (expansions and their errors see the shell's own
+// descriptors), then performs the redirections and undoes them.
 func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
-	if len(redirs) > 0 {
-		rs, err := r.redirect(redirs, false)
-		if err != nil {
-			r.status = r.raise(err)
-			if r.flow == flowNone {
-				r.afterSimple()
-			}
-			return
-		}
-		defer rs.restore()
-	}
 	for _, as := range ce.Assigns {
 		if err := r.assignNode(as, 0, false); err != nil {
 			r.status = r.raise(err)
@@ -136,6 +126,17 @@ func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	r.status = 0
 	if r.substSeen {
 		r.status = r.substStatus
+	}
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		rs.restore()
 	}
 	r.afterSimple()
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,9 +141,8 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 		r.lastArg = variant
 	}
 	if r.flow == flowNone {
-		if r.status == 0 && r.substSeen {
-			r.status = r.substStatus
-		}
+		// The status is the builtin's own: a command substitution in a value does not
+		// show through (`local v=$(false)` is 0, also for set -e).
 		r.afterSimple()
 	}
 }
@@ -555,7 +555,13 @@ func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
 // assignElemAt and assignArrayAt are assignElem/assignArray in a known scope: they move the
 // scope to the top temporarily so the generic code finds it first.
 func (r *Runner) assignElemAt(i int, name, sub, val string, fl assignFlags, evalSub bool) error {
-	return r.inScope(i, func() error { return r.assignElem(name, sub, val, fl&^(asLocal|asGlobal), evalSub) })
+	err := r.inScope(i, func() error { return r.assignElem(name, sub, val, fl&^(asLocal|asGlobal), evalSub) })
+	var se *shError
+	if errors.As(err, &se) && se.flow == flowDiscard {
+		// A bad subscript fails the declaration builtin; it does not abandon the line.
+		return errStatus1
+	}
+	return err
 }
 
 func (r *Runner) assignArrayAt(i int, name string, items []arrayItem, fl assignFlags, assocDecl bool) error {

@@ -65,6 +65,9 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
 	f, err := newParser().Parse(bytes.NewReader(src), name)
 	if err == nil {
+		err = strayReserved(f)
+	}
+	if err == nil {
 		p.file, p.stmts = f, f.Stmts
 		return p, nil
 	}
@@ -107,6 +110,9 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 	}()
 	s = &source{name: name, text: text, lineBase: lineBase, cache: new(sync.Map)}
 	f, err := newParser().Parse(strings.NewReader(text), name)
+	if err == nil {
+		err = strayReserved(f)
+	}
 	if err != nil {
 		return s, nil, err
 	}
@@ -203,4 +209,31 @@ func isCondSyntaxError(pe *syntax.ParseError, failing string) bool {
 		}
 	}
 	return false
+}
+
+// closingWords are reserved words that can only close a compound command. The parser takes
+// one in command position as a command name; bash reports a syntax error.
+var closingWords = map[string]bool{"then": true, "else": true, "elif": true, "fi": true, "do": true,
+	"done": true, "esac": true}
+
+// strayReserved finds the first command named by an unquoted closing reserved word.
+func strayReserved(f *syntax.File) error {
+	var found *syntax.ParseError
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if found != nil {
+			return false
+		}
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || len(ce.Args) == 0 || len(ce.Args[0].Parts) != 1 {
+			return true
+		}
+		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && closingWords[l.Value] {
+			found = &syntax.ParseError{Filename: f.Name, Pos: l.Pos(), Text: "near unexpected token `" + l.Value + "'"}
+		}
+		return true
+	})
+	if found != nil {
+		return *found
+	}
+	return nil
 }

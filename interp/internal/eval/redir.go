@@ -397,9 +397,15 @@ func (r *Runner) heredoc(rd *syntax.Redirect) (string, error) {
 	if quoted {
 		s := ""
 		for _, p := range rd.Hdoc.Parts {
-			if l, ok := p.(*syntax.Lit); ok {
-				s += l.Value
+			l, ok := p.(*syntax.Lit)
+			if !ok {
+				// The parser read the body as unquoted (a delimiter quoted only in part,
+				// <<E"O"T): the text is the source's.
+				s = r.cur.slice(rd.Hdoc.Pos(), rd.Hdoc.End())
+				s = s[:strings.LastIndexByte(s, '\n')+1] // without the delimiter line
+				break
 			}
+			s += l.Value
 		}
 		if dash {
 			s = stripTabs(s, true)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
@@ -517,6 +518,9 @@ func (r *Runner) fork(async bool) *Runner {
 		lastArg:      r.lastArg,
 		traceLevel:   r.traceLevel,
 		unsetSpecial: r.unsetSpecial,
+		umaskVal:     r.umaskVal,
+		umaskSet:     r.umaskSet,
+		aliasDefs:    maps.Clone(r.aliasDefs),
 	}
 	s.fds = r.fds.dup()
 	if async {

@@ -457,6 +457,9 @@ func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool)
 		return r.readonlyErr(name)
 	}
 	if v.attrs&attrAssoc != 0 {
+		if sub == "" {
+			return r.discardf("%s[]: bad array subscript", name)
+		}
 		if v.as == nil {
 			v.as = newAssoc()
 		} else if v.as.frozen.Load() {
