@@ -561,6 +561,9 @@ func (e *expander) operand(w *syntax.Word, inDQ bool) error {
 func (e *expander) dqOperand(parts []syntax.WordPart) error {
 	for _, p := range parts {
 		switch p := p.(type) {
+		case *syntax.Lit:
+			// Inside "${x:-...}" a backslash also quotes the closing brace.
+			e.lit(strings.ReplaceAll(unescapeDQ(strings.ReplaceAll(p.Value, `\}`, "\x00")), "\x00", "}"), true)
 		case *syntax.SglQuoted:
 			if p.Dollar && e.r.shopts.has(shExtquote) {
 				e.lit(ansiC(p.Value), true)
@@ -741,7 +744,7 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 	if err != nil {
 		return err
 	}
-	nocase := false
+	nocase := r.shopts.has(shNocasematch) // nocasematch applies to ${x/p/r}, not to # and %
 	pv.mapEach(func(s string) string {
 		return r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
 	})

@@ -79,7 +79,8 @@ func (r *Runner) dynamicVar(name string) (variable, bool) {
 		}
 		return arrVar(vals), true
 	case "FUNCNAME":
-		if len(r.frames) == 0 {
+		// Only a function call makes FUNCNAME: a file sourced at the top level leaves it empty.
+		if len(r.frames) == 0 || r.funcDepth == 0 {
 			return variable{attrs: attrArray}, true
 		}
 		vals := make([]string, 0, len(r.frames)+1)

@@ -346,7 +346,11 @@ func (r *Runner) compileERE(src string) (*regexp.Regexp, error) {
 	if inBracket {
 		return nil, errStatus1
 	}
-	re, err := regexp.Compile(b.String())
+	expr := b.String()
+	if r.shopts.has(shNocasematch) {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, errStatus1
 	}
