@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -279,7 +280,7 @@ func biDirs(r *Runner, args []string) int {
 	for i, p := range l {
 		switch {
 		case verbose:
-			b.WriteString(strconv.Itoa(i) + "  " + show(p) + "\n")
+			fmt.Fprintf(&b, "%2d  %s\n", i, show(p))
 		case perLine:
 			b.WriteString(show(p) + "\n")
 		default:

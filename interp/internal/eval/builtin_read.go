@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -529,7 +530,7 @@ func biGetopts(r *Runner, args []string) int {
 			_ = r.assign("OPTARG", string(c), 0)
 		} else {
 			if optErr {
-				r.errorf("illegal option -- %c", c)
+				r.getoptsErr("illegal option -- %c", c)
 			}
 			_ = r.unsetVar("OPTARG", false)
 		}
@@ -554,7 +555,7 @@ func biGetopts(r *Runner, args []string) int {
 				return setName(":")
 			}
 			if optErr {
-				r.errorf("option requires an argument -- %c", c)
+				r.getoptsErr("option requires an argument -- %c", c)
 			}
 			_ = r.unsetVar("OPTARG", false)
 			return setName("?")
@@ -567,4 +568,13 @@ func biGetopts(r *Runner, args []string) int {
 	setInd(optind)
 	_ = r.unsetVar("OPTARG", false)
 	return setName(string(c))
+}
+
+// getoptsErr prints getopts' own diagnostics: bash names the script, without a line.
+func (r *Runner) getoptsErr(format string, args ...any) {
+	name := r.arg0
+	if name == "" {
+		name = "bash"
+	}
+	_, _ = io.WriteString(r.stderr(), name+": "+fmt.Sprintf(format, args...)+"\n")
 }

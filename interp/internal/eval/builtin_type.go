@@ -97,9 +97,13 @@ func biType(r *Runner, args []string) int {
 			}
 			continue
 		}
-		kinds := r.commandKinds(n, all)
+		kinds := r.commandKinds(n, all || noFunc)
 		if noFunc {
+			// -f: what the name would be without its function.
 			kinds = slices.DeleteFunc(kinds, func(k string) bool { return k == "function" })
+			if !all && len(kinds) > 1 {
+				kinds = kinds[:1]
+			}
 		}
 		if len(kinds) == 0 {
 			if !kindOnly && !pathOnly {

@@ -295,6 +295,10 @@ func biBreak(r *Runner, args []string) int {
 		}
 		if n < 1 {
 			r.errorf("%s: %d: loop count out of range", name, n)
+			if r.loopDepth > 0 {
+				// Bash then leaves every enclosing loop (also for continue).
+				r.flow, r.flowN = flowBreak, r.loopDepth
+			}
 			return 1
 		}
 	}

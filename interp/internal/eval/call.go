@@ -422,6 +422,9 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.loopDepth = savedLoop
 	r.lineno = savedLine
 	r.funcDepth--
+	if so := r.scopes[n-1].savedOpts; so != nil {
+		r.opts = *so
+	}
 	r.scopes = r.scopes[:n-1]
 	r.frames = r.frames[:len(r.frames)-1]
 	r.params = savedParams

@@ -283,6 +283,14 @@ func (r *Runner) declare(variant string, items []declArg) int {
 	}
 	st := 0
 	for _, it := range items {
+		if variant == "local" && local && it.assign == nil && it.word == "-" {
+			// local -: the set options come back when the function returns.
+			if sc := r.writable(r.fnScope()); sc.savedOpts == nil {
+				saved := r.opts
+				sc.savedOpts = &saved
+			}
+			continue
+		}
 		if err := r.declareItem(variant, o, it, local); err != nil {
 			s := r.raise(err)
 			if r.flow != flowNone {
@@ -378,12 +386,14 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		if _, ok := r.scopes[i].get(name); !ok {
 			nv := variable{}
-			if r.shopts.has(shLocalvarInherit) {
-				if _, ov := r.find(name); ov.set {
-					nv = ov
-					nv.attrs &^= attrReadonly
-				}
+			_, ov := r.find(name)
+			if r.shopts.has(shLocalvarInherit) && ov.set {
+				nv = ov
+				nv.attrs &^= attrReadonly
 			}
+			// A local shadowing an exported variable is exported too (bash copies the
+			// attribute), so commands see the local value.
+			nv.attrs |= ov.attrs & attrExport
 			if err := r.setVar(i, name, nv); err != nil {
 				return err
 			}

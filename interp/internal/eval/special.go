@@ -8,7 +8,7 @@ import (
 )
 
 // dynamicNames are the variables whose value the shell computes when read.
-var dynamicNames = []string{"_", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
+var dynamicNames = []string{"_", "BASH_ARGV0", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
 	"EPOCHREALTIME", "EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS",
 	"SHELLOPTS", "SRANDOM"}
 
@@ -16,7 +16,7 @@ func (r *Runner) isDynamic(name string) bool {
 	switch name {
 	case "_":
 		return !r.unsetSpecial[name]
-	case "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
+	case "BASH_ARGV0", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
 		"EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS", "SHELLOPTS", "SRANDOM":
 		return !r.unsetSpecial[name]
 	}
@@ -78,6 +78,8 @@ func (r *Runner) dynamicVar(name string) (variable, bool) {
 			vals[i] = strconv.Itoa(s)
 		}
 		return arrVar(vals), true
+	case "BASH_ARGV0":
+		return strVar(r.arg0), true
 	case "FUNCNAME":
 		// Only a function call makes FUNCNAME: a file sourced at the top level leaves it empty.
 		if len(r.frames) == 0 || r.funcDepth == 0 {
@@ -117,6 +119,8 @@ func (r *Runner) setDynamic(name, val string) bool {
 	switch name {
 	case "_":
 		r.lastArg = val
+	case "BASH_ARGV0":
+		r.arg0 = val
 	case "RANDOM":
 		r.seedRandom(val)
 	case "SECONDS":

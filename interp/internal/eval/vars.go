@@ -66,6 +66,8 @@ type scope struct {
 	readers atomic.Int32
 	// fn is a function's local scope; temp a prefix-assignment scope.
 	fn, temp bool
+	// savedOpts are the set options `local -` saved, restored when the function returns.
+	savedOpts *optSet
 	// base holds the global scope's initial variables, shared read-only between runs;
 	// vars overrides it.
 	base map[string]variable
@@ -111,7 +113,7 @@ func (s *scope) each(fn func(name string, v variable)) {
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, savedOpts: s.savedOpts}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}
@@ -800,6 +802,9 @@ func (r *Runner) exported() []string {
 		r.scopes[i].each(func(name string, v variable) {
 			if seen[name] {
 				return
+			}
+			if v.attrs&attrExport != 0 && !v.set && !v.isArray() {
+				return // an exported local without a value: bash passes the outer one
 			}
 			seen[name] = true
 			if v.attrs&attrExport == 0 || !v.set || v.isArray() {
