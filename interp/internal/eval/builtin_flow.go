@@ -232,8 +232,6 @@ func biExec(r *Runner, args []string) int {
 	if len(rest) == 0 {
 		return 0
 	}
-	saved := r.status
-	_ = saved
 	if b, ok := builtinTable[rest[0]]; ok && strings.IndexByte(rest[0], '/') < 0 {
 		st := b(r, rest)
 		if r.flow == flowNone {
@@ -242,7 +240,11 @@ func biExec(r *Runner, args []string) int {
 		return st
 	}
 	r.execExternal(rest)
-	if r.status == 127 && !r.shopts.has(shExecfail) {
+	if (r.status == 127 || r.status == 126) && r.shopts.has(shExecfail) && r.flow == flowNone {
+		// execfail: a command that cannot be executed does not end the shell.
+		return r.status
+	}
+	if r.status == 127 && r.flow == flowNone {
 		r.flow, r.exitStatus = flowExit, 127
 		return 127
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"io"
 	"slices"
 	"strings"
 
@@ -281,7 +282,7 @@ func biHash(r *Runner, args []string) int {
 			return 0
 		}
 		if len(r.hashed) == 0 {
-			r.errorf("hash: hash table empty")
+			_, _ = io.WriteString(r.stderr(), "hash: hash table empty\n") // bash names no file or line here
 			return 0
 		}
 		keys := make([]string, 0, len(r.hashed))

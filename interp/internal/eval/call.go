@@ -352,6 +352,9 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
+	if err == nil {
+		r.remember(args[0])
+	}
 	if err != nil {
 		r.status = r.raise(err)
 		return
@@ -361,6 +364,26 @@ func (r *Runner) execExternal(args []string) {
 		return
 	}
 	r.status = st & 0xff
+}
+
+// remember enters a command found through PATH in the hash table, as running it does in bash.
+func (r *Runner) remember(name string) {
+	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil {
+		return
+	}
+	if _, ok := r.hashed[name]; ok {
+		return
+	}
+	p, ok := r.lookPath(name)
+	if !ok {
+		return
+	}
+	m := make(map[string]string, len(r.hashed)+1)
+	for k, v := range r.hashed {
+		m[k] = v
+	}
+	m[name] = p
+	r.hashed = m
 }
 
 func (r *Runner) notFound(name string) {

@@ -705,8 +705,9 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(prefix, "+")); err == nil && !strings.HasPrefix(prefix, "-") {
 		return r.dirAt(n, false)
 	}
-	if n, err := strconv.Atoi(prefix); err == nil && n < 0 {
-		return r.dirAt(-n, true)
+	if strings.HasPrefix(prefix, "-") && len(prefix) > 1 && isDigits(prefix[1:]) {
+		n, _ := strconv.Atoi(prefix[1:])
+		return r.dirAt(n, true)
 	}
 	if prefix == r.c.cfg.Identity.User && prefix != "" {
 		return r.homeDir(), true

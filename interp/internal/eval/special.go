@@ -145,11 +145,14 @@ func (r *Runner) unsetDynamic(name string) {
 }
 
 // watchVar reports variables whose change the shell tracks.
-func (r *Runner) watchVar(name string) bool { return name == "OPTIND" }
+func (r *Runner) watchVar(name string) bool { return name == "OPTIND" || name == "PATH" }
 
 func (r *Runner) varChanged(name string, v *variable) {
-	if name == "OPTIND" {
+	switch name {
+	case "OPTIND":
 		r.optChar = 0
+	case "PATH":
+		r.hashed = nil // bash forgets remembered commands when PATH is assigned
 	}
 }
 
