@@ -61,11 +61,8 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		}
 		rs, err := r.redirect(redirs, permanent)
 		if err != nil {
+			// A redirection error of exec fails the command; bash (not in posix mode) goes on.
 			r.status = r.raise(err)
-			if permanent && r.flow == flowNone {
-				// A redirection error of exec (a special builtin) exits the shell.
-				r.flow, r.exitStatus = flowExit, r.status
-			}
 			if r.flow == flowNone {
 				r.afterSimple()
 			}

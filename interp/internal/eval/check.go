@@ -100,8 +100,8 @@ func splitDollar(parts []syntax.WordPart) syntax.Node {
 		if !ok || !strings.HasSuffix(l.Value, "$") {
 			continue
 		}
-		if _, ok := parts[i+1].(*syntax.Lit); !ok {
-			continue
+		if _, ok := parts[i+1].(*syntax.Lit); !ok || int(l.End().Offset()-l.Pos().Offset()) == len(l.Value) {
+			continue // no line continuation inside: "$'x'" in double quotes is a literal $ and quote
 		}
 		bs := 0
 		for j := len(l.Value) - 2; j >= 0 && l.Value[j] == '\\'; j-- {
