@@ -233,6 +233,7 @@ func New(cfg *Config) *Runner {
 	r.jobs = &jobTable{}
 	r.secondsBase = c.start
 	r.lastArg = "/bin/bash"
+	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
 	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	r.initVars()
 	return r
