@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -760,11 +761,9 @@ func biUnset(r *Runner, args []string) int {
 		var err error
 		switch {
 		case hasSub:
-			v, rf, _ := r.lookupVar(base)
-			if v.attrs&attrAssoc == 0 {
-				// An indexed subscript is arithmetic text.
-				err = r.unsetElem(rf.name, sub)
-			} else {
+			_, rf, _ := r.lookupVar(base)
+			// Bash expands the subscript once more (unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]').
+			if sub, err = r.expandSubText(sub); err == nil {
 				err = r.unsetElem(rf.name, sub)
 			}
 		case mode == 'n':
@@ -891,4 +890,31 @@ func hasUnquotedBlank(text string) bool {
 		}
 	}
 	return false
+}
+
+// expandSubText expands the parameter, command and arithmetic expansions in a subscript given
+// as text (an argument of unset), as bash does before using it.
+func (r *Runner) expandSubText(text string) (string, error) {
+	if !strings.ContainsAny(text, "$`") {
+		return text, nil
+	}
+	w, err := parseDocument(text)
+	if err != nil {
+		r.errorf("%s: bad array subscript", text)
+		return "", errStatus1
+	}
+	saved := r.cur
+	// Arithmetic inside reads its text by offsets: give it this text as the source.
+	r.cur = &source{name: saved.name, text: text, lineBase: saved.lineBase, cache: new(sync.Map)}
+	defer func() { r.cur = saved }()
+	e := &expander{r: r, mode: modeString}
+	if err := e.parts(w.Parts, true, false, false); err != nil {
+		return "", err
+	}
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String(), nil
 }
