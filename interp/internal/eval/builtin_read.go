@@ -118,7 +118,7 @@ func biRead(r *Runner, args []string) int {
 		}
 	}
 	for _, n := range names {
-		if !validName(n) {
+		if !validRefTarget(n) {
 			r.errorf("read: `%s': not a valid identifier", n)
 			return 1
 		}
@@ -221,7 +221,7 @@ func biRead(r *Runner, args []string) int {
 			}
 			return status
 		}
-		if err := r.assign(name, line, 0); err != nil {
+		if err := r.assignText(name, line); err != nil {
 			return r.raise(err)
 		}
 		return status
@@ -253,7 +253,7 @@ func biRead(r *Runner, args []string) int {
 		if i < len(fields) {
 			v = fields[i]
 		}
-		if err := r.assign(n, v, 0); err != nil {
+		if err := r.assignText(n, v); err != nil {
 			return r.raise(err)
 		}
 	}

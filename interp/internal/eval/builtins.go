@@ -389,13 +389,7 @@ func biPrintf(r *Runner, args []string) int {
 	}
 	if target != "" {
 		var err error
-		if k := strings.IndexByte(target, '['); k > 0 {
-			sub := target[k+1 : len(target)-1]
-			v, rf, _ := r.lookupVar(target[:k])
-			err = r.assignElem(rf.name, sub, string(out), 0, v.attrs&attrAssoc == 0)
-		} else {
-			err = r.assign(target, string(out), 0)
-		}
+		err = r.assignText(target, string(out))
 		if err != nil {
 			return r.raise(err)
 		}

@@ -441,6 +441,21 @@ func validRefTarget(s string) bool {
 	return validName(s)
 }
 
+// assignText assigns to a variable named by text, which may be name[subscript] (printf -v,
+// read): bash expands the subscript text first.
+func (r *Runner) assignText(target, val string) error {
+	i := strings.IndexByte(target, '[')
+	if i <= 0 || !strings.HasSuffix(target, "]") {
+		return r.assign(target, val, 0)
+	}
+	sub, err := r.expandSubText(target[i+1 : len(target)-1])
+	if err != nil {
+		return err
+	}
+	v, rf, _ := r.lookupVar(target[:i])
+	return r.assignElem(rf.name, sub, val, 0, v.attrs&attrAssoc == 0)
+}
+
 // assignElem sets name[sub]=val. evalSub says sub is still arithmetic text for an indexed
 // array (false: it is already "0").
 func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool) error {
