@@ -388,9 +388,7 @@ func biPrintf(r *Runner, args []string) int {
 		r.errorf("printf: %s", d.Text)
 	}
 	if target != "" {
-		var err error
-		err = r.assignText(target, string(out))
-		if err != nil {
+		if err := r.assignText(target, string(out)); err != nil {
 			return r.raise(err)
 		}
 		return st

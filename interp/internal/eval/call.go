@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"io"
+	"maps"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -375,9 +376,9 @@ func (r *Runner) remember(name string) {
 	if !ok {
 		return
 	}
-	m := make(map[string]string, len(r.hashed)+1)
-	for k, v := range r.hashed {
-		m[k] = v
+	m := maps.Clone(r.hashed) // shared with subshells: copy on write
+	if m == nil {
+		m = map[string]string{}
 	}
 	m[name] = p
 	r.hashed = m

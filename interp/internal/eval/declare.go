@@ -911,10 +911,5 @@ func (r *Runner) expandSubText(text string) (string, error) {
 	if err := e.parts(w.Parts, true, false, false); err != nil {
 		return "", err
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }

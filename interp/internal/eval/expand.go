@@ -467,6 +467,16 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 	return b.String(), nil
 }
 
+// joinedText ends the expansion and returns its fields' text joined, without splitting.
+func (e *expander) joinedText() string {
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String()
+}
+
 // expandPattern expands a word into a glob pattern (quoted parts escaped).
 func (r *Runner) expandPattern(w *syntax.Word) (string, error) {
 	if w == nil {

@@ -596,12 +596,7 @@ func (r *Runner) operandString(w *syntax.Word, inDQ bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // utf8Mode reports whether the locale counts characters as UTF-8 sequences.

@@ -429,12 +429,7 @@ func (r *Runner) heredoc(rd *syntax.Redirect) (string, error) {
 			return "", err
 		}
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // stripTabs removes leading tabs of each line (<<-); atStart says s begins a line.
