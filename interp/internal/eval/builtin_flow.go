@@ -915,7 +915,19 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) boo
 		return false
 	}
 	last := ce.Args[len(ce.Args)-1]
-	text := r.cur.slice(ce.Pos(), first.Pos()) + val + r.cur.slice(first.End(), last.End())
+	text := r.cur.slice(ce.Pos(), first.Pos()) + val
+	prevEnd, cur := first.End(), val
+	// An alias value ending in a blank makes the next word an alias candidate too.
+	for i := 1; i < len(ce.Args) && (strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\t")); i++ {
+		n, ok := simpleLit(ce.Args[i])
+		v, isAlias := r.aliases[n]
+		if !ok || !isAlias {
+			break
+		}
+		text += r.cur.slice(prevEnd, ce.Args[i].Pos()) + v
+		prevEnd, cur = ce.Args[i].End(), v
+	}
+	text += r.cur.slice(prevEnd, last.End())
 	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
 	if err != nil {
 		r.errorf("%s", syntaxMessage(err))
