@@ -286,6 +286,11 @@ func braceSequence(amble []batom, budget *int) ([][]batom, bool) {
 		}
 		var out [][]batom
 		for v := a; (step > 0 && v <= z) || (step < 0 && v >= z); v += step {
+			if v == '\\' {
+				// Bash's quote removal then drops the lone backslash: an empty word ({X..c}).
+				out = append(out, []batom{{part: &syntax.SglQuoted{}}})
+				continue
+			}
 			out = append(out, lit(string(rune(v))))
 		}
 		*budget -= len(out)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -279,7 +280,7 @@ func biDirs(r *Runner, args []string) int {
 	for i, p := range l {
 		switch {
 		case verbose:
-			b.WriteString(strconv.Itoa(i) + "  " + show(p) + "\n")
+			fmt.Fprintf(&b, "%2d  %s\n", i, show(p))
 		case perLine:
 			b.WriteString(show(p) + "\n")
 		default:
@@ -298,7 +299,11 @@ func biDirs(r *Runner, args []string) int {
 func biPushd(r *Runner, args []string) int {
 	noCd := false
 	var rest []string
-	for _, a := range args[1:] {
+	for i, a := range args[1:] {
+		if a == "--" {
+			rest = append(rest, args[i+2:]...)
+			break
+		}
 		if a == "-n" {
 			noCd = true
 			continue
@@ -342,7 +347,8 @@ func biPushd(r *Runner, args []string) int {
 		}
 		r.dirs = append([]string{old}, r.dirs...)
 	} else {
-		r.dirs = append([]string{r.logicalJoin(a)}, r.dirs...)
+		// -n keeps the directory as written.
+		r.dirs = append([]string{a}, r.dirs...)
 	}
 	return biDirs(r, []string{"dirs"})
 }

@@ -78,6 +78,20 @@ func biSource(r *Runner, args []string) int {
 	if h := r.c.cfg.Source; h != nil && h(r.absPath(file)) {
 		return 0
 	}
+	if of, ok, err := r.specialFile(file, os.O_RDONLY); ok {
+		// source <(...) and source /dev/stdin read the shell's own descriptor.
+		if err != nil {
+			r.errorf("%s: %s", file, errText(err))
+			return 1
+		}
+		data, err := r.readAll(fdReader{of})
+		of.release()
+		if err != nil {
+			r.errorf("%s: %s", file, errText(err))
+			return 1
+		}
+		return r.sourceText(name, file, data, args[1:])
+	}
 	p := r.findSource(file)
 	if p == "" {
 		r.errorf("%s: No such file or directory", file)
@@ -91,6 +105,12 @@ func biSource(r *Runner, args []string) int {
 		r.errorf("%s: %s", file, errText(err))
 		return 1
 	}
+	return r.sourceText(name, file, data, args[1:])
+}
+
+// sourceText runs the text of a sourced file; args are its positional parameters (none:
+// the shell's stay).
+func (r *Runner) sourceText(name, file, data string, args []string) int {
 	if err := r.enter(); err != nil {
 		return r.raise(err)
 	}
@@ -107,8 +127,8 @@ func biSource(r *Runner, args []string) int {
 		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
 	}
 	savedParams := r.params
-	if len(args) > 1 {
-		r.params = args[1:]
+	if len(args) > 0 {
+		r.params = args
 	}
 	savedSrc := r.cur
 	r.cur = src
@@ -119,7 +139,7 @@ func biSource(r *Runner, args []string) int {
 	r.sourceDepth--
 	r.frames = r.frames[:len(r.frames)-1]
 	r.cur = savedSrc
-	if len(args) > 1 {
+	if len(args) > 0 {
 		r.params = savedParams
 	}
 	if r.flow == flowReturn {
@@ -172,6 +192,11 @@ func (r *Runner) readFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return r.readAll(f)
+}
+
+// readAll reads to the end, charging the memory held.
+func (r *Runner) readAll(f io.Reader) (string, error) {
 	var b strings.Builder
 	buf := make([]byte, 32<<10)
 	var charged int64
@@ -207,8 +232,6 @@ func biExec(r *Runner, args []string) int {
 	if len(rest) == 0 {
 		return 0
 	}
-	saved := r.status
-	_ = saved
 	if b, ok := builtinTable[rest[0]]; ok && strings.IndexByte(rest[0], '/') < 0 {
 		st := b(r, rest)
 		if r.flow == flowNone {
@@ -217,7 +240,11 @@ func biExec(r *Runner, args []string) int {
 		return st
 	}
 	r.execExternal(rest)
-	if r.status == 127 && !r.shopts.has(shExecfail) {
+	if (r.status == 127 || r.status == 126) && r.shopts.has(shExecfail) && r.flow == flowNone {
+		// execfail: a command that cannot be executed does not end the shell.
+		return r.status
+	}
+	if r.status == 127 && r.flow == flowNone {
 		r.flow, r.exitStatus = flowExit, 127
 		return 127
 	}
@@ -234,6 +261,9 @@ type job struct {
 	status int
 	cancel context.CancelCauseFunc
 	waited bool
+	// procsub: a process substitution. `wait` and `wait $!` wait for it; job specs, jobs
+	// and disown do not see it.
+	procsub bool
 }
 
 func (j *job) finish(st int) {
@@ -255,10 +285,36 @@ func (t *jobTable) add(pid int, cancel context.CancelCauseFunc) *job {
 	return j
 }
 
+// addProc adds a process substitution, forgetting finished earlier ones (bash remembers
+// only the last).
+func (t *jobTable) addProc(pid int, cancel context.CancelCauseFunc) *job {
+	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel, procsub: true}
+	t.mu.Lock()
+	t.list = slices.DeleteFunc(t.list, func(o *job) bool {
+		if !o.procsub {
+			return false
+		}
+		select {
+		case <-o.done:
+			return true
+		default:
+			return false
+		}
+	})
+	t.list = append(t.list, j)
+	t.mu.Unlock()
+	return j
+}
+
 func (t *jobTable) jobs() []*job {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.list)
+}
+
+// visible are the jobs proper (no process substitutions).
+func (t *jobTable) visible() []*job {
+	return slices.DeleteFunc(t.jobs(), func(j *job) bool { return j.procsub })
 }
 
 func (t *jobTable) remove(j *job) {
@@ -279,6 +335,7 @@ func (t *jobTable) killAll() {
 func (t *jobTable) find(spec string) *job {
 	list := t.jobs()
 	if strings.HasPrefix(spec, "%") {
+		list = t.visible()
 		s := spec[1:]
 		switch s {
 		case "", "%", "+":
@@ -335,7 +392,7 @@ func biWait(r *Runner, args []string) int {
 		return j.status, nil
 	}
 	if anyOne {
-		list := r.jobs.jobs()
+		list := r.jobs.visible()
 		if len(rest) > 0 {
 			list = nil
 			for _, s := range rest {
@@ -550,7 +607,7 @@ func biJobs(r *Runner, args []string) int {
 	}
 	if len(opts) > 0 && opts[0].c == 'p' {
 		var b strings.Builder
-		for _, j := range r.jobs.jobs() {
+		for _, j := range r.jobs.visible() {
 			b.WriteString(strconv.Itoa(j.pid) + "\n")
 		}
 		return r.out("jobs", b.String())
@@ -572,7 +629,7 @@ func biDisown(r *Runner, args []string) int {
 		}
 	}
 	if len(rest) == 0 {
-		list := r.jobs.jobs()
+		list := r.jobs.visible()
 		if len(list) > 0 {
 			r.jobs.remove(list[len(list)-1])
 		}
@@ -595,8 +652,9 @@ func biCaller(r *Runner, args []string) int {
 	}
 	k := len(r.frames) - 1 - n
 	if k < 0 {
-		if !explicit && len(r.frames) == 0 {
-			return 1
+		if !explicit && len(r.frames) == 0 && !strings.Contains(r.c.cfg.Flags, "c") {
+			// At the top level of a script bash reports line 0 of no file (not with -c).
+			return r.out("caller", "0 NULL\n")
 		}
 		return 1
 	}
@@ -857,7 +915,19 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) boo
 		return false
 	}
 	last := ce.Args[len(ce.Args)-1]
-	text := r.cur.slice(ce.Pos(), first.Pos()) + val + r.cur.slice(first.End(), last.End())
+	text := r.cur.slice(ce.Pos(), first.Pos()) + val
+	prevEnd, cur := first.End(), val
+	// An alias value ending in a blank makes the next word an alias candidate too.
+	for i := 1; i < len(ce.Args) && (strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\t")); i++ {
+		n, ok := simpleLit(ce.Args[i])
+		v, isAlias := r.aliases[n]
+		if !ok || !isAlias {
+			break
+		}
+		text += r.cur.slice(prevEnd, ce.Args[i].Pos()) + v
+		prevEnd, cur = ce.Args[i].End(), v
+	}
+	text += r.cur.slice(prevEnd, last.End())
 	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
 	if err != nil {
 		r.errorf("%s", syntaxMessage(err))
@@ -895,7 +965,61 @@ func (r *Runner) timeClause(c *syntax.TimeClause) {
 		fmt.Fprintf(r.stderr(), "real %.2f\nuser 0.00\nsys 0.00\n", el.Seconds())
 		return
 	}
+	if f, ok := r.scalar("TIMEFORMAT"); ok {
+		if f != "" {
+			io.WriteString(r.stderr(), timeFormat(f, el)+"\n")
+		}
+		return
+	}
 	fmt.Fprintf(r.stderr(), "\nreal\t%s\nuser\t0m0.000s\nsys\t0m0.000s\n", fmtDur(el))
+}
+
+// timeFormat renders TIMEFORMAT: %[p][l]R, U, S (user and system time are 0 here), %P, %%.
+func timeFormat(f string, real time.Duration) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		prec, long := 3, false
+		if f[i] >= '0' && f[i] <= '9' {
+			prec = min(int(f[i]-'0'), 3)
+			i++
+		}
+		if i < len(f) && f[i] == 'l' {
+			long = true
+			i++
+		}
+		if i == len(f) {
+			break
+		}
+		var d time.Duration
+		switch f[i] {
+		case '%':
+			b.WriteByte('%')
+			continue
+		case 'P':
+			b.WriteString("0.00")
+			continue
+		case 'R':
+			d = real
+		case 'U', 'S':
+		default:
+			b.WriteByte('%')
+			b.WriteByte(f[i])
+			continue
+		}
+		sec := d.Seconds()
+		if long {
+			m := int(sec / 60)
+			fmt.Fprintf(&b, "%dm%.*fs", m, prec, sec-float64(m*60))
+		} else {
+			fmt.Fprintf(&b, "%.*f", prec, sec)
+		}
+	}
+	return b.String()
 }
 
 func fmtDur(d time.Duration) string {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func biRead(r *Runner, args []string) int {
 		}
 	}
 	for _, n := range names {
-		if !validName(n) {
+		if !validRefTarget(n) {
 			r.errorf("read: `%s': not a valid identifier", n)
 			return 1
 		}
@@ -220,7 +221,7 @@ func biRead(r *Runner, args []string) int {
 			}
 			return status
 		}
-		if err := r.assign(name, line, 0); err != nil {
+		if err := r.assignText(name, line); err != nil {
 			return r.raise(err)
 		}
 		return status
@@ -252,7 +253,7 @@ func biRead(r *Runner, args []string) int {
 		if i < len(fields) {
 			v = fields[i]
 		}
-		if err := r.assign(n, v, 0); err != nil {
+		if err := r.assignText(n, v); err != nil {
 			return r.raise(err)
 		}
 	}
@@ -529,7 +530,7 @@ func biGetopts(r *Runner, args []string) int {
 			_ = r.assign("OPTARG", string(c), 0)
 		} else {
 			if optErr {
-				r.errorf("illegal option -- %c", c)
+				r.getoptsErr("illegal option -- %c", c)
 			}
 			_ = r.unsetVar("OPTARG", false)
 		}
@@ -554,7 +555,7 @@ func biGetopts(r *Runner, args []string) int {
 				return setName(":")
 			}
 			if optErr {
-				r.errorf("option requires an argument -- %c", c)
+				r.getoptsErr("option requires an argument -- %c", c)
 			}
 			_ = r.unsetVar("OPTARG", false)
 			return setName("?")
@@ -567,4 +568,13 @@ func biGetopts(r *Runner, args []string) int {
 	setInd(optind)
 	_ = r.unsetVar("OPTARG", false)
 	return setName(string(c))
+}
+
+// getoptsErr prints getopts' own diagnostics: bash names the script, without a line.
+func (r *Runner) getoptsErr(format string, args ...any) {
+	name := r.arg0
+	if name == "" {
+		name = "bash"
+	}
+	_, _ = io.WriteString(r.stderr(), name+": "+fmt.Sprintf(format, args...)+"\n")
 }

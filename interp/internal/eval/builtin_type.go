@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"io"
 	"slices"
 	"strings"
 
@@ -97,9 +98,13 @@ func biType(r *Runner, args []string) int {
 			}
 			continue
 		}
-		kinds := r.commandKinds(n, all)
+		kinds := r.commandKinds(n, all || noFunc)
 		if noFunc {
+			// -f: what the name would be without its function.
 			kinds = slices.DeleteFunc(kinds, func(k string) bool { return k == "function" })
+			if !all && len(kinds) > 1 {
+				kinds = kinds[:1]
+			}
 		}
 		if len(kinds) == 0 {
 			if !kindOnly && !pathOnly {
@@ -277,7 +282,7 @@ func biHash(r *Runner, args []string) int {
 			return 0
 		}
 		if len(r.hashed) == 0 {
-			r.errorf("hash: hash table empty")
+			_, _ = io.WriteString(r.stderr(), "hash: hash table empty\n") // bash names no file or line here
 			return 0
 		}
 		keys := make([]string, 0, len(r.hashed))

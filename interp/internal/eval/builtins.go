@@ -295,6 +295,10 @@ func biBreak(r *Runner, args []string) int {
 		}
 		if n < 1 {
 			r.errorf("%s: %d: loop count out of range", name, n)
+			if r.loopDepth > 0 {
+				// Bash then leaves every enclosing loop (also for continue).
+				r.flow, r.flowN = flowBreak, r.loopDepth
+			}
 			return 1
 		}
 	}
@@ -384,15 +388,7 @@ func biPrintf(r *Runner, args []string) int {
 		r.errorf("printf: %s", d.Text)
 	}
 	if target != "" {
-		var err error
-		if k := strings.IndexByte(target, '['); k > 0 {
-			sub := target[k+1 : len(target)-1]
-			v, rf, _ := r.lookupVar(target[:k])
-			err = r.assignElem(rf.name, sub, string(out), 0, v.attrs&attrAssoc == 0)
-		} else {
-			err = r.assign(target, string(out), 0)
-		}
-		if err != nil {
+		if err := r.assignText(target, string(out)); err != nil {
 			return r.raise(err)
 		}
 		return st
@@ -403,9 +399,14 @@ func biPrintf(r *Runner, args []string) int {
 	return st
 }
 
-// timeZone is the shell's TZ for printf %(fmt)T (UTC when unset or unknown).
+// timeZone is the shell's TZ for printf %(fmt)T (UTC when unset or unknown). Only an
+// exported TZ counts: bash's localtime reads the environment, not the shell variable.
 func (r *Runner) timeZone() *time.Location {
-	tz, ok := r.scalar("TZ")
+	v, _, ok := r.lookupVar("TZ")
+	if !ok || v.attrs&attrExport == 0 {
+		return time.UTC
+	}
+	tz, ok := varScalar(&v)
 	if !ok || tz == "" {
 		return time.UTC
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"io"
+	"maps"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -61,16 +62,14 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		}
 		rs, err := r.redirect(redirs, permanent)
 		if err != nil {
+			// A redirection error of exec fails the command; bash (not in posix mode) goes on.
 			r.status = r.raise(err)
-			if permanent && r.flow == flowNone {
-				// A redirection error of exec (a special builtin) exits the shell.
-				r.flow, r.exitStatus = flowExit, r.status
-			}
 			if r.flow == flowNone {
 				r.afterSimple()
 			}
 			return
 		}
+		rs.child = !r.runsInShell(args[0])
 		defer rs.restore()
 	}
 	if len(ce.Assigns) > 0 {
@@ -109,19 +108,9 @@ func (r *Runner) creditExpansion() {
 }
 
 // assignOnly runs a command of assignments only: they persist; the status is the last
-// command substitution's.
+// command substitution's. Bash assigns first (expansions and their errors see the shell's own
+// descriptors), then performs the redirections and undoes them.
 func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
-	if len(redirs) > 0 {
-		rs, err := r.redirect(redirs, false)
-		if err != nil {
-			r.status = r.raise(err)
-			if r.flow == flowNone {
-				r.afterSimple()
-			}
-			return
-		}
-		defer rs.restore()
-	}
 	for _, as := range ce.Assigns {
 		if err := r.assignNode(as, 0, false); err != nil {
 			r.status = r.raise(err)
@@ -135,6 +124,17 @@ func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	r.status = 0
 	if r.substSeen {
 		r.status = r.substStatus
+	}
+	if len(redirs) > 0 {
+		rs, err := r.redirect(redirs, false)
+		if err != nil {
+			r.status = r.raise(err)
+			if r.flow == flowNone {
+				r.afterSimple()
+			}
+			return
+		}
+		rs.restore()
 	}
 	r.afterSimple()
 }
@@ -311,6 +311,16 @@ func (r *Runner) run(args []string) {
 	r.execExternal(args)
 }
 
+// runsInShell tells whether a command runs in the shell process in bash (a function or a
+// shell builtin) rather than in a child.
+func (r *Runner) runsInShell(name string) bool {
+	if strings.IndexByte(name, '/') >= 0 {
+		return false
+	}
+	_, ok := builtinTable[name]
+	return ok || r.funcs.m[name] != nil
+}
+
 func (r *Runner) hookBuiltin(name string) BuiltinFunc {
 	if r.c.cfg.Builtin == nil {
 		return nil
@@ -340,6 +350,9 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
+	if err == nil {
+		r.remember(args[0])
+	}
 	if err != nil {
 		r.status = r.raise(err)
 		return
@@ -349,6 +362,26 @@ func (r *Runner) execExternal(args []string) {
 		return
 	}
 	r.status = st & 0xff
+}
+
+// remember enters a command found through PATH in the hash table, as running it does in bash.
+func (r *Runner) remember(name string) {
+	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil {
+		return
+	}
+	if _, ok := r.hashed[name]; ok {
+		return
+	}
+	p, ok := r.lookPath(name)
+	if !ok {
+		return
+	}
+	m := maps.Clone(r.hashed) // shared with subshells: copy on write
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[name] = p
+	r.hashed = m
 }
 
 func (r *Runner) notFound(name string) {
@@ -410,6 +443,9 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.loopDepth = savedLoop
 	r.lineno = savedLine
 	r.funcDepth--
+	if so := r.scopes[n-1].savedOpts; so != nil {
+		r.opts = *so
+	}
 	r.scopes = r.scopes[:n-1]
 	r.frames = r.frames[:len(r.frames)-1]
 	r.params = savedParams

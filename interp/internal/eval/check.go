@@ -49,6 +49,14 @@ func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
 			if x.Param == nil || x.NestedParam != nil || x.Width || x.IsSet || len(x.Modifiers) > 0 {
 				add(x.Pos(), "this parameter expansion")
 			}
+		case *syntax.Word:
+			if p := splitDollar(x.Parts); p != nil {
+				add(p.Pos(), "a line continuation right after $")
+			}
+		case *syntax.DblQuoted:
+			if p := splitDollar(x.Parts); p != nil {
+				add(p.Pos(), "a line continuation right after $")
+			}
 		case *syntax.ProcSubst:
 			if x.Op == syntax.CmdInTemp {
 				add(x.Pos(), "=(...)")
@@ -84,6 +92,28 @@ func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
 	return out
 }
 
+// splitDollar finds a literal ending in an unescaped $ followed by another literal: the
+// parser's reading of `$\<newline>?` (bash joins the lines first and expands $?).
+func splitDollar(parts []syntax.WordPart) syntax.Node {
+	for i := 0; i+1 < len(parts); i++ {
+		l, ok := parts[i].(*syntax.Lit)
+		if !ok || !strings.HasSuffix(l.Value, "$") {
+			continue
+		}
+		if _, ok := parts[i+1].(*syntax.Lit); !ok || int(l.End().Offset()-l.Pos().Offset()) == len(l.Value) {
+			continue // no line continuation inside: "$'x'" in double quotes is a literal $ and quote
+		}
+		bs := 0
+		for j := len(l.Value) - 2; j >= 0 && l.Value[j] == '\\'; j-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return l
+		}
+	}
+	return nil
+}
+
 // refusedCall recognizes literal uses of builtin options the evaluator refuses.
 func refusedCall(name string, args []string) string {
 	switch name {
@@ -96,17 +126,24 @@ func refusedCall(name string, args []string) string {
 			}
 		}
 	case "set":
-		for i, a := range args {
-			if a == "-o" && i+1 < len(args) {
-				if o, ok := setOptByName(args[i+1]); ok && !o.supported {
-					return "set -o " + o.name
-				}
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "--" || a == "-" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+				break // the rest are positional parameters
 			}
-			if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
-				for _, c := range []byte(a[1:]) {
-					if o, ok := setOptByLetter(c); ok && !o.supported {
-						return "set -" + string(c)
+			on := a[0] == '-'
+			for _, c := range []byte(a[1:]) {
+				if c == 'o' {
+					if i+1 < len(args) {
+						i++
+						if o, ok := setOptByName(args[i]); ok && !o.supported && on {
+							return "set -o " + o.name
+						}
 					}
+					continue
+				}
+				if o, ok := setOptByLetter(c); ok && !o.supported && on {
+					return "set -" + string(c)
 				}
 			}
 		}

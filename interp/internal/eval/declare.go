@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -21,6 +23,28 @@ type declArg struct {
 	val   string
 	sub   string
 	items []arrayItem
+}
+
+// declLastArg is $_ after a declaration whose last argument is it: the expanded word, or
+// for an array assignment its name.
+func (r *Runner) declLastArg(it declArg, text string) string {
+	as := it.assign
+	switch {
+	case as == nil:
+		return it.word
+	case as.Array != nil:
+		return as.Name.Value
+	case !it.pre || as.Naked:
+		return text
+	}
+	s := as.Name.Value
+	if as.Index != nil {
+		s += "[" + it.sub + "]"
+	}
+	if as.Append {
+		s += "+"
+	}
+	return s + "=" + it.val
 }
 
 // declClause runs declare, typeset, local, export, readonly written as keywords (the parser
@@ -71,6 +95,12 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 		if as == nil || as.Naked {
 			continue
 		}
+		if as.Index != nil && hasUnquotedBlank(r.cur.slice(as.Index.Pos(), as.Index.End())) {
+			// The parser keeps `declare a[i + 1]=x` as one assignment; bash splits it into
+			// words there (only at the start of a command is a subscript one word).
+			r.status = r.raise(r.refuseErr(as.Pos(), "a blank inside a subscript of a "+c.Variant.Value+" argument"))
+			return
+		}
 		v, _, _ := r.lookupVar(as.Name.Value)
 		isAssoc := assoc || v.attrs&attrAssoc != 0
 		var err error
@@ -105,16 +135,15 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 	if len(c.Args) > 0 {
 		last := c.Args[len(c.Args)-1]
 		r.lastArg = r.cur.slice(last.Pos(), last.End())
-		if len(items) > 0 && items[len(items)-1].assign == nil {
-			r.lastArg = items[len(items)-1].word
+		if len(items) > 0 {
+			r.lastArg = r.declLastArg(items[len(items)-1], r.lastArg)
 		}
 	} else {
 		r.lastArg = variant
 	}
 	if r.flow == flowNone {
-		if r.status == 0 && r.substSeen {
-			r.status = r.substStatus
-		}
+		// The status is the builtin's own: a command substitution in a value does not
+		// show through (`local v=$(false)` is 0, also for set -e).
 		r.afterSimple()
 	}
 }
@@ -255,6 +284,14 @@ func (r *Runner) declare(variant string, items []declArg) int {
 	}
 	st := 0
 	for _, it := range items {
+		if variant == "local" && local && it.assign == nil && it.word == "-" {
+			// local -: the set options come back when the function returns.
+			if sc := r.writable(r.fnScope()); sc.savedOpts == nil {
+				saved := r.opts
+				sc.savedOpts = &saved
+			}
+			continue
+		}
 		if err := r.declareItem(variant, o, it, local); err != nil {
 			s := r.raise(err)
 			if r.flow != flowNone {
@@ -350,12 +387,14 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		if _, ok := r.scopes[i].get(name); !ok {
 			nv := variable{}
-			if r.shopts.has(shLocalvarInherit) {
-				if _, ov := r.find(name); ov.set {
-					nv = ov
-					nv.attrs &^= attrReadonly
-				}
+			_, ov := r.find(name)
+			if r.shopts.has(shLocalvarInherit) && ov.set {
+				nv = ov
+				nv.attrs &^= attrReadonly
 			}
+			// A local shadowing an exported variable is exported too (bash copies the
+			// attribute), so commands see the local value.
+			nv.attrs |= ov.attrs & attrExport
 			if err := r.setVar(i, name, nv); err != nil {
 				return err
 			}
@@ -527,7 +566,13 @@ func (r *Runner) assignAt(i int, name, val string, fl assignFlags) error {
 // assignElemAt and assignArrayAt are assignElem/assignArray in a known scope: they move the
 // scope to the top temporarily so the generic code finds it first.
 func (r *Runner) assignElemAt(i int, name, sub, val string, fl assignFlags, evalSub bool) error {
-	return r.inScope(i, func() error { return r.assignElem(name, sub, val, fl&^(asLocal|asGlobal), evalSub) })
+	err := r.inScope(i, func() error { return r.assignElem(name, sub, val, fl&^(asLocal|asGlobal), evalSub) })
+	var se *shError
+	if errors.As(err, &se) && se.flow == flowDiscard {
+		// A bad subscript fails the declaration builtin; it does not abandon the line.
+		return errStatus1
+	}
+	return err
 }
 
 func (r *Runner) assignArrayAt(i int, name string, items []arrayItem, fl assignFlags, assocDecl bool) error {
@@ -716,11 +761,9 @@ func biUnset(r *Runner, args []string) int {
 		var err error
 		switch {
 		case hasSub:
-			v, rf, _ := r.lookupVar(base)
-			if v.attrs&attrAssoc == 0 {
-				// An indexed subscript is arithmetic text.
-				err = r.unsetElem(rf.name, sub)
-			} else {
+			_, rf, _ := r.lookupVar(base)
+			// Bash expands the subscript once more (unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]').
+			if sub, err = r.expandSubText(sub); err == nil {
 				err = r.unsetElem(rf.name, sub)
 			}
 		case mode == 'n':
@@ -813,4 +856,60 @@ func biLet(r *Runner, args []string) int {
 		}
 	}
 	return boolStatus(n != 0)
+}
+
+// hasUnquotedBlank tells whether source text has a space or tab outside quotes and $( ),
+// ${ } (where bash would end a word).
+func hasUnquotedBlank(text string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '$' && i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '{'):
+			depth++
+			i++
+		case c == '(' || c == '{':
+			if depth > 0 {
+				depth++
+			}
+		case c == ')' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		case (c == ' ' || c == '\t') && depth == 0:
+			return true
+		}
+	}
+	return false
+}
+
+// expandSubText expands the parameter, command and arithmetic expansions in a subscript given
+// as text (an argument of unset), as bash does before using it.
+func (r *Runner) expandSubText(text string) (string, error) {
+	if !strings.ContainsAny(text, "$`") {
+		return text, nil
+	}
+	w, err := parseDocument(text)
+	if err != nil {
+		r.errorf("%s: bad array subscript", text)
+		return "", errStatus1
+	}
+	saved := r.cur
+	// Arithmetic inside reads its text by offsets: give it this text as the source.
+	r.cur = &source{name: saved.name, text: text, lineBase: saved.lineBase, cache: new(sync.Map)}
+	defer func() { r.cur = saved }()
+	e := &expander{r: r, mode: modeString}
+	if err := e.parts(w.Parts, true, false, false); err != nil {
+		return "", err
+	}
+	return e.joinedText(), nil
 }

@@ -5,11 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// ansiC decodes the body of $'...'.
+// ansiC decodes the body of $'...'. A NUL ends the string, as in bash (C strings).
 func ansiC(s string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
+	out := ansiCAll(s)
+	if i := strings.IndexByte(out, 0); i >= 0 {
+		return out[:i]
+	}
+	return out
+}
+
+func ansiCAll(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -675,6 +675,17 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 	}
 	r.pipestatus = statuses
 	r.status = status
+	if _, ok := last.Cmd.(*syntax.Subshell); ok && status != 0 && r.noErrexit == 0 && !r.shopts.has(shLastpipe) &&
+		!r.opts.has(optErrtrace) {
+		// Bash 5.2 runs the ERR trap an extra time when a failing pipeline ends in a
+		// subshell, even when the pipeline is negated. (With set -E the stage's own
+		// subshell runs it instead, as here.)
+		r.runErrTrap()
+		r.status = status
+		if r.flow != flowNone {
+			return
+		}
+	}
 	r.afterCmd()
 }
 

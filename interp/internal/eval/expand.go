@@ -467,6 +467,16 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 	return b.String(), nil
 }
 
+// joinedText ends the expansion and returns its fields' text joined, without splitting.
+func (e *expander) joinedText() string {
+	e.emit(false)
+	var b strings.Builder
+	for i := range e.fields {
+		b.WriteString(e.fields[i].text())
+	}
+	return b.String()
+}
+
 // expandPattern expands a word into a glob pattern (quoted parts escaped).
 func (r *Runner) expandPattern(w *syntax.Word) (string, error) {
 	if w == nil {
@@ -702,8 +712,9 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(prefix, "+")); err == nil && !strings.HasPrefix(prefix, "-") {
 		return r.dirAt(n, false)
 	}
-	if n, err := strconv.Atoi(prefix); err == nil && n < 0 {
-		return r.dirAt(-n, true)
+	if strings.HasPrefix(prefix, "-") && len(prefix) > 1 && isDigits(prefix[1:]) {
+		n, _ := strconv.Atoi(prefix[1:])
+		return r.dirAt(n, true)
 	}
 	// The virtual user database knows the sandbox's user only: ~root would name the host's
 	// (often the server's own) home directory.

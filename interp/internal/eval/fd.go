@@ -63,6 +63,17 @@ func (f *ofile) Write(p []byte) (int, error) {
 	if f.w == nil {
 		return 0, errBadFD
 	}
+	f.mu.Lock()
+	if unread := len(f.rbuf) - f.rpos; unread > 0 {
+		// A read-write description (<>): bash's offset is just after what read consumed, so
+		// the write lands there. Give the read-ahead back to the file first.
+		if sk, ok := f.w.(io.Seeker); ok {
+			if _, err := sk.Seek(int64(-unread), io.SeekCurrent); err == nil {
+				f.rbuf, f.rpos = f.rbuf[:0], 0
+			}
+		}
+	}
+	f.mu.Unlock()
 	n, err := f.w.Write(p)
 	if err != nil && errors.Is(err, syscall.EPIPE) && f.onEPIPE != nil {
 		f.onEPIPE()

@@ -26,6 +26,9 @@ func (r *Runner) glob(pat string) ([]string, error) {
 		if comp == "" {
 			// A doubled or trailing slash.
 			if last {
+				// ** matched the working directory itself as "": it has no name to end
+				// with a slash (bash lists **/ without it).
+				results = slices.DeleteFunc(results, func(s string) bool { return s == "" })
 				for j := range results {
 					results[j] += "/"
 				}

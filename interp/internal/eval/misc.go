@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -31,11 +32,24 @@ func (r *Runner) xtrace(assigns []*syntax.Assign, args []string) {
 		}
 		b.WriteByte('\n')
 	}
-	_, _ = io.WriteString(r.stderr(), b.String())
+	_, _ = io.WriteString(r.traceOut(), b.String())
 }
 
 func (r *Runner) xtraceText(s string) {
-	_, _ = io.WriteString(r.stderr(), r.ps4()+s+"\n")
+	_, _ = io.WriteString(r.traceOut(), r.ps4()+s+"\n")
+}
+
+// traceOut is where xtrace writes: the descriptor BASH_XTRACEFD names when it is open,
+// else standard error.
+func (r *Runner) traceOut() io.Writer {
+	if v, ok := r.scalar("BASH_XTRACEFD"); ok && v != "" && isDigits(v) {
+		if n, err := strconv.Atoi(v); err == nil {
+			if f := r.fds.get(n); f != nil {
+				return fdWriter{f}
+			}
+		}
+	}
+	return r.stderr()
 }
 
 func (r *Runner) xtraceArith(c *syntax.ArithmCmd) {

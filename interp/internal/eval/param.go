@@ -27,6 +27,9 @@ type pval struct {
 	attrs   attr
 	assoc   bool
 	// keysOf is set for ${!a[@]}.
+	// elemRef: the name is a nameref to an array element (a[1], a[@]); bash gives such a
+	// reference length 0 and, braced, joins a[@] into one word.
+	elemRef bool
 }
 
 // joined is the value as one string (what :- tests for null).
@@ -111,19 +114,21 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 	pv.attrs = v.attrs
 	pv.assoc = v.attrs&attrAssoc != 0
 	if rf.hasSub && hasSub {
-		// ${ref[...]} where ref names an array element: nothing.
-		return pval{name: name}, nil
+		// ${ref[...]} where ref names an array element: nothing (no word for [@]).
+		return pval{name: name, isList: sub == "@" || sub == "*", star: sub == "*", elemRef: true}, nil
 	}
 	if rf.hasSub && (rf.sub == "@" || rf.sub == "*") {
 		// A nameref to a[@] expands like "${a[@]}".
-		return r.paramValue(rf.name, rf.sub, true)
+		ev, err := r.paramValue(rf.name, rf.sub, true)
+		ev.elemRef = true
+		return ev, err
 	}
 	if rf.hasSub && !hasSub {
 		// A nameref to an array element.
 		pv.name = name
 		pv.varName = name
 		s, set := r.element(v, rf.name, rf.sub)
-		pv.str, pv.set = s, set
+		pv.str, pv.set, pv.elemRef = s, set, true
 		return pv, nil
 	}
 	if !ok {
@@ -239,9 +244,16 @@ func (e *expander) param(pe *syntax.ParamExp, inDQ bool) error {
 		if err != nil {
 			return err
 		}
+		if pv.elemRef && !hasSub && pv.isList && !pe.Short {
+			// Braced, a nameref to a[@] is one word: the elements joined as by "${a[*]}".
+			pv.str, pv.isList, pv.list, pv.star = strings.Join(pv.list, r.ifsJoin()), false, nil, false
+		}
 	}
 
 	if pe.Length {
+		if pv.elemRef {
+			return e.value("0", inDQ)
+		}
 		if !pv.set && !pv.isList && r.opts.has(optNounset) {
 			return r.exitf("%s: unbound variable", pv.name)
 		}
@@ -549,6 +561,9 @@ func (e *expander) operand(w *syntax.Word, inDQ bool) error {
 func (e *expander) dqOperand(parts []syntax.WordPart) error {
 	for _, p := range parts {
 		switch p := p.(type) {
+		case *syntax.Lit:
+			// Inside "${x:-...}" a backslash also quotes the closing brace.
+			e.lit(strings.ReplaceAll(unescapeDQ(strings.ReplaceAll(p.Value, `\}`, "\x00")), "\x00", "}"), true)
 		case *syntax.SglQuoted:
 			if p.Dollar && e.r.shopts.has(shExtquote) {
 				e.lit(ansiC(p.Value), true)
@@ -581,12 +596,7 @@ func (r *Runner) operandString(w *syntax.Word, inDQ bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // utf8Mode reports whether the locale counts characters as UTF-8 sequences.
@@ -729,7 +739,7 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 	if err != nil {
 		return err
 	}
-	nocase := false
+	nocase := r.shopts.has(shNocasematch) // nocasematch applies to ${x/p/r}, not to # and %
 	pv.mapEach(func(s string) string {
 		return r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -29,11 +30,16 @@ type Program struct {
 	// err is the syntax error after stmts, if any: bash runs what precedes a syntax error and
 	// then fails with status 2.
 	err *syntax.ParseError
-	// file is the parsed file (for Check); nil when err is set.
+	// condErr: err is in a [[ ]] expression. Bash reports those from its conditional parser,
+	// which leaves $? alone: the shell then exits with the status of the last command run.
+	// condQuiet: the expression is empty (`[[ ]]`), which bash reports with no message.
+	condErr, condQuiet bool
+	// file is the parsed file (for Check); when err is set, the statements that run before it.
 	file *syntax.File
 }
 
-// File is the parsed syntax tree (nil when the source has a syntax error).
+// File is the parsed syntax tree. When the source has a syntax error it holds the statements
+// that run before the error (they must pass Check like any other).
 func (p *Program) File() *syntax.File { return p.file }
 
 // Err is the syntax error of the source, if any.
@@ -62,6 +68,9 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
 	f, err := newParser().Parse(bytes.NewReader(src), name)
 	if err == nil {
+		err = strayReserved(f)
+	}
+	if err == nil {
 		p.file, p.stmts = f, f.Stmts
 		return p, nil
 	}
@@ -70,14 +79,27 @@ func Parse(name string, src []byte) (p *Program, err error) {
 		return nil, err
 	}
 	p.err = &pe
+	last := 0 // end of the last complete statement
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
 	// (The callback never stops the parser early: mvdan's Stmts panics when it does.)
 	_ = newParser().Stmts(bytes.NewReader(src), func(s *syntax.Stmt) bool {
 		if s.End().Line() < pe.Pos.Line() {
 			p.stmts = append(p.stmts, s)
 		}
+		if e := int(s.End().Offset()); e > last && e <= int(pe.Pos.Offset()) {
+			last = e
+		}
 		return true
 	})
+	p.file = &syntax.File{Name: name, Stmts: p.stmts}
+	failing := string(src[last:min(int(pe.Pos.Offset()), len(src))])
+	p.condErr = isCondSyntaxError(&pe, failing)
+	if off := int(pe.Pos.Offset()); off > 0 && off < len(src) && src[off] == '(' && strings.IndexByte("@*+?!", src[off-1]) >= 0 {
+		// An extended pattern the parser cannot read (`@()`): bash may well accept it, so
+		// the run must fail loudly with status 2, not end quietly with $?.
+		p.condErr = false
+	}
+	p.condQuiet = p.condErr && emptyCond.MatchString(string(src[min(int(pe.Pos.Offset()), len(src)):]))
 	return p, nil
 }
 
@@ -94,6 +116,9 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 		return s, nil, err
 	}
 	f, err := newParser().Parse(strings.NewReader(text), name)
+	if err == nil {
+		err = strayReserved(f)
+	}
 	if err != nil {
 		return s, nil, err
 	}
@@ -159,4 +184,68 @@ func parseDocument(text string) (w *syntax.Word, err error) {
 		return nil, err
 	}
 	return newParser().Document(strings.NewReader(text))
+}
+
+// emptyCond is an empty [[ ]] where the error is.
+var emptyCond = regexp.MustCompile(`^\[\[[ \t]+\]\]`)
+
+// isCondSyntaxError tells whether a parse error comes from a [[ ]] expression. The parser
+// gives only message text, so this relies on the texts of its test-clause errors (pinned by
+// the differential cases): ones only [[ produces, and generic ones ("`&&` must be followed by
+// an expression", also an arithmetic error) only when the failing command has a [[ word
+// before the error and no arithmetic.
+func isCondSyntaxError(pe *syntax.ParseError, failing string) bool {
+	t := pe.Text
+	switch {
+	case strings.HasPrefix(t, "not a valid test operator"),
+		strings.HasPrefix(t, "test operator words must"),
+		strings.HasPrefix(t, "`[[` must be followed"),
+		strings.HasPrefix(t, "expected `&&`, `||` or `]]`"),
+		strings.HasSuffix(t, "without matching `[[` with `]]`"):
+		return true
+	}
+	op, rest, ok := strings.Cut(strings.TrimPrefix(t, "`"), "` must be followed by ")
+	if !ok || (rest != "a word" && rest != "an expression") {
+		return false
+	}
+	if rest == "a word" && !(strings.HasPrefix(op, "-") || op == "=~" || op == "==" || op == "!=" || op == "=") {
+		return false
+	}
+	if rest == "an expression" && (strings.Contains(failing, "((") || strings.Contains(failing, "$[") ||
+		strings.Contains(failing, "let")) {
+		return false // possibly an arithmetic error, which bash reports when running
+	}
+	for _, f := range strings.Fields(failing) {
+		if f == "[[" {
+			return true
+		}
+	}
+	return false
+}
+
+// closingWords are reserved words that can only close a compound command. The parser takes
+// one in command position as a command name; bash reports a syntax error.
+var closingWords = map[string]bool{"then": true, "else": true, "elif": true, "fi": true, "do": true,
+	"done": true, "esac": true}
+
+// strayReserved finds the first command named by an unquoted closing reserved word.
+func strayReserved(f *syntax.File) error {
+	var found *syntax.ParseError
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if found != nil {
+			return false
+		}
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || len(ce.Args) == 0 || len(ce.Args[0].Parts) != 1 {
+			return true
+		}
+		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && closingWords[l.Value] {
+			found = &syntax.ParseError{Filename: f.Name, Pos: l.Pos(), Text: "near unexpected token `" + l.Value + "'"}
+		}
+		return true
+	})
+	if found != nil {
+		return *found
+	}
+	return nil
 }

@@ -17,14 +17,59 @@ type redirState struct {
 	r      *Runner
 	saved  *fdTable
 	credit int64
+	// Bash performs the redirections of a builtin, function or compound command in the shell
+	// itself and does not undo all of them: descriptors opened with {var}> stay open (kept),
+	// and N>&M- onto an N that was closed leaves M closed (lost, a bash 5.2 bug). An
+	// external command (child set) gets its redirections in the child: all are undone.
+	kept, lost []int
+	child      bool
+	// keptVars are the {var} names with their values before; a child's assignments do not
+	// reach the shell.
+	keptVars []savedVar
+}
+
+type savedVar struct {
+	name, val string
+	set       bool
 }
 
 func (rs *redirState) restore() {
 	r := rs.r
 	if rs.saved != nil {
+		var carry []*ofile
+		if !rs.child {
+			for _, n := range rs.kept {
+				if f := r.fds.get(n); f != nil {
+					carry = append(carry, f.ref())
+				} else {
+					carry = append(carry, nil)
+				}
+			}
+		}
 		r.fds.closeAll()
 		r.fds = rs.saved
 		rs.saved = nil
+		for i, f := range carry {
+			if f != nil {
+				r.fds.set(rs.kept[i], f)
+			}
+		}
+		if !rs.child {
+			for _, n := range rs.lost {
+				r.fds.set(n, nil)
+			}
+		}
+	}
+	if rs.child {
+		for i := len(rs.keptVars) - 1; i >= 0; i-- {
+			sv := rs.keptVars[i]
+			if sv.set {
+				_ = r.assign(sv.name, sv.val, 0)
+			} else {
+				_ = r.unsetVar(sv.name, false)
+			}
+		}
+		rs.keptVars = nil
 	}
 	if rs.credit != 0 {
 		r.c.mem.Add(-rs.credit)
@@ -83,7 +128,7 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 		if err := r.charge(int64(len(body))); err != nil {
 			return err
 		}
-		return r.place(fd, varName, newOfile(strings.NewReader(body), nil, nil))
+		return r.place(fd, varName, newOfile(strings.NewReader(body), nil, nil), rs)
 	case syntax.WordHdoc:
 		s, err := r.expandString(rd.Word, ctxPlain)
 		if err != nil {
@@ -94,7 +139,7 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 		if err := r.charge(int64(len(s))); err != nil {
 			return err
 		}
-		return r.place(fd, varName, newOfile(strings.NewReader(s), nil, nil))
+		return r.place(fd, varName, newOfile(strings.NewReader(s), nil, nil), rs)
 	case syntax.DplIn, syntax.DplOut:
 		word, err := r.redirWord(rd)
 		if err != nil {
@@ -123,10 +168,13 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 				r.errorf("%s: Bad file descriptor", num)
 				return errStatus1
 			}
-			if err := r.place(fd, varName, src.ref()); err != nil {
+			if err := r.place(fd, varName, src.ref(), rs); err != nil {
 				return err
 			}
 			if move && n != fd {
+				if rs.saved != nil && varName == "" && rs.saved.get(fd) == nil {
+					rs.lost = append(rs.lost, n)
+				}
 				r.fds.set(n, nil)
 			}
 			return nil
@@ -179,11 +227,11 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 		r.fds.set(2, f.ref())
 		return nil
 	}
-	return r.place(fd, varName, f)
+	return r.place(fd, varName, f, rs)
 }
 
 // place installs f at fd, or at a new descriptor from 10 stored in varName ({var}>).
-func (r *Runner) place(fd int, varName string, f *ofile) error {
+func (r *Runner) place(fd int, varName string, f *ofile, rs *redirState) error {
 	if varName != "" {
 		if !validName(varName) {
 			f.release()
@@ -191,10 +239,13 @@ func (r *Runner) place(fd int, varName string, f *ofile) error {
 			return errStatus1
 		}
 		fd = r.fds.lowestFree(11)
+		old, wasSet := r.scalar(varName)
+		rs.keptVars = append(rs.keptVars, savedVar{name: varName, val: old, set: wasSet})
 		if err := r.assign(varName, strconv.Itoa(fd), 0); err != nil {
 			f.release()
 			return err
 		}
+		rs.kept = append(rs.kept, fd)
 	}
 	r.fds.set(fd, f)
 	return nil
@@ -350,9 +401,15 @@ func (r *Runner) heredoc(rd *syntax.Redirect) (string, error) {
 	if quoted {
 		s := ""
 		for _, p := range rd.Hdoc.Parts {
-			if l, ok := p.(*syntax.Lit); ok {
-				s += l.Value
+			l, ok := p.(*syntax.Lit)
+			if !ok {
+				// The parser read the body as unquoted (a delimiter quoted only in part,
+				// <<E"O"T): the text is the source's.
+				s = r.cur.slice(rd.Hdoc.Pos(), rd.Hdoc.End())
+				s = s[:strings.LastIndexByte(s, '\n')+1] // without the delimiter line
+				break
 			}
+			s += l.Value
 		}
 		if dash {
 			s = stripTabs(s, true)
@@ -376,12 +433,7 @@ func (r *Runner) heredoc(rd *syntax.Redirect) (string, error) {
 			return "", err
 		}
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // stripTabs removes leading tabs of each line (<<-); atStart says s begins a line.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
@@ -232,6 +233,7 @@ func New(cfg *Config) *Runner {
 	r.jobs = &jobTable{}
 	r.secondsBase = c.start
 	r.lastArg = "/bin/bash"
+	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
 	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	r.initVars()
 	return r
@@ -261,9 +263,13 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 	r.runTop(p.stmts)
 	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
 		r.lineno = int(p.err.Pos.Line())
-		r.errorf("syntax error: %s", p.err.Text)
-		r.status = 2
-		r.flow, r.exitStatus = flowExit, 2
+		if !p.condQuiet {
+			r.errorf("syntax error: %s", p.err.Text)
+		}
+		if !p.condErr {
+			r.status = 2
+		}
+		r.flow, r.exitStatus = flowExit, r.status
 	}
 	r.runExitTrap()
 	if r.flow == flowAbort {
@@ -513,6 +519,9 @@ func (r *Runner) fork(async bool) *Runner {
 		lastArg:      r.lastArg,
 		traceLevel:   r.traceLevel,
 		unsetSpecial: r.unsetSpecial,
+		umaskVal:     r.umaskVal,
+		umaskSet:     r.umaskSet,
+		aliasDefs:    maps.Clone(r.aliasDefs),
 	}
 	s.fds = r.fds.dup()
 	if async {

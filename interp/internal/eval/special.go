@@ -8,7 +8,7 @@ import (
 )
 
 // dynamicNames are the variables whose value the shell computes when read.
-var dynamicNames = []string{"_", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
+var dynamicNames = []string{"_", "BASH_ARGV0", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK",
 	"EPOCHREALTIME", "EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS",
 	"SHELLOPTS", "SRANDOM"}
 
@@ -16,7 +16,7 @@ func (r *Runner) isDynamic(name string) bool {
 	switch name {
 	case "_":
 		return !r.unsetSpecial[name]
-	case "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
+	case "BASH_ARGV0", "BASH_COMMAND", "BASHPID", "BASHOPTS", "BASH_LINENO", "BASH_SOURCE", "BASH_SUBSHELL", "DIRSTACK", "EPOCHREALTIME",
 		"EPOCHSECONDS", "FUNCNAME", "GROUPS", "LINENO", "PIPESTATUS", "RANDOM", "SECONDS", "SHELLOPTS", "SRANDOM":
 		return !r.unsetSpecial[name]
 	}
@@ -78,8 +78,11 @@ func (r *Runner) dynamicVar(name string) (variable, bool) {
 			vals[i] = strconv.Itoa(s)
 		}
 		return arrVar(vals), true
+	case "BASH_ARGV0":
+		return strVar(r.arg0), true
 	case "FUNCNAME":
-		if len(r.frames) == 0 {
+		// Only a function call makes FUNCNAME: a file sourced at the top level leaves it empty.
+		if len(r.frames) == 0 || r.funcDepth == 0 {
 			return variable{attrs: attrArray}, true
 		}
 		vals := make([]string, 0, len(r.frames)+1)
@@ -116,6 +119,8 @@ func (r *Runner) setDynamic(name, val string) bool {
 	switch name {
 	case "_":
 		r.lastArg = val
+	case "BASH_ARGV0":
+		r.arg0 = val
 	case "RANDOM":
 		r.seedRandom(val)
 	case "SECONDS":
@@ -140,11 +145,14 @@ func (r *Runner) unsetDynamic(name string) {
 }
 
 // watchVar reports variables whose change the shell tracks.
-func (r *Runner) watchVar(name string) bool { return name == "OPTIND" }
+func (r *Runner) watchVar(name string) bool { return name == "OPTIND" || name == "PATH" }
 
 func (r *Runner) varChanged(name string, v *variable) {
-	if name == "OPTIND" {
+	switch name {
+	case "OPTIND":
 		r.optChar = 0
+	case "PATH":
+		r.hashed = nil // bash forgets remembered commands when PATH is assigned
 	}
 }
 

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"strconv"
@@ -147,11 +148,19 @@ func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	}
 	r.procFDs = append(r.procFDs, procFD{t: r.fds, n: n})
 	stmts := ps.Stmts
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	child.ctx = ctx
+	j := r.jobs.addProc(child.bashpid, cancel)
 	r.c.goRun(func() {
 		defer r.c.live.Add(-1)
+		defer cancel(errRunDone)
 		child.runSubshell(stmts)
+		st, _ := child.subshellStatus()
 		child.finish()
+		j.finish(st)
 	})
+	// $! is the process substitution's, so `wait $!` (and `wait`) wait for it.
+	r.lastBg = child.bashpid
 	return "/dev/fd/" + strconv.Itoa(n), nil
 }
 

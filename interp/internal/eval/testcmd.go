@@ -115,7 +115,10 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 			return false, err
 		}
 		r.traceTest(quoteTrace(left), x.Op.String(), quoteTrace(right))
-		ok, err := testexpr.Binary(x.Op.String(), left, right, testEnv{r}, r.arithString)
+		// An arithmetic error in an operand fails the [[ ]] (status 1), not the line.
+		ok, err := testexpr.Binary(x.Op.String(), left, right, testEnv{r}, func(s string) (int64, error) {
+			return r.arithEval(s, "[[: ")
+		})
 		var te *testexpr.Error
 		if errors.As(err, &te) {
 			r.errorf("%s", te.Msg)
@@ -343,7 +346,11 @@ func (r *Runner) compileERE(src string) (*regexp.Regexp, error) {
 	if inBracket {
 		return nil, errStatus1
 	}
-	re, err := regexp.Compile(b.String())
+	expr := b.String()
+	if r.shopts.has(shNocasematch) {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, errStatus1
 	}

@@ -66,6 +66,8 @@ type scope struct {
 	readers atomic.Int32
 	// fn is a function's local scope; temp a prefix-assignment scope.
 	fn, temp bool
+	// savedOpts are the set options `local -` saved, restored when the function returns.
+	savedOpts *optSet
 	// base holds the global scope's initial variables, shared read-only between runs;
 	// vars overrides it.
 	base map[string]variable
@@ -111,7 +113,7 @@ func (s *scope) each(fn func(name string, v variable)) {
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, savedOpts: s.savedOpts}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}
@@ -439,6 +441,21 @@ func validRefTarget(s string) bool {
 	return validName(s)
 }
 
+// assignText assigns to a variable named by text, which may be name[subscript] (printf -v,
+// read): bash expands the subscript text first.
+func (r *Runner) assignText(target, val string) error {
+	i := strings.IndexByte(target, '[')
+	if i <= 0 || !strings.HasSuffix(target, "]") {
+		return r.assign(target, val, 0)
+	}
+	sub, err := r.expandSubText(target[i+1 : len(target)-1])
+	if err != nil {
+		return err
+	}
+	v, rf, _ := r.lookupVar(target[:i])
+	return r.assignElem(rf.name, sub, val, 0, v.attrs&attrAssoc == 0)
+}
+
 // assignElem sets name[sub]=val. evalSub says sub is still arithmetic text for an indexed
 // array (false: it is already "0").
 func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool) error {
@@ -457,6 +474,9 @@ func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool)
 		return r.readonlyErr(name)
 	}
 	if v.attrs&attrAssoc != 0 {
+		if sub == "" {
+			return r.discardf("%s[]: bad array subscript", name)
+		}
 		if v.as == nil {
 			v.as = newAssoc()
 		} else if v.as.frozen.Load() {
@@ -797,6 +817,9 @@ func (r *Runner) exported() []string {
 		r.scopes[i].each(func(name string, v variable) {
 			if seen[name] {
 				return
+			}
+			if v.attrs&attrExport != 0 && !v.set && !v.isArray() {
+				return // an exported local without a value: bash passes the outer one
 			}
 			seen[name] = true
 			if v.attrs&attrExport == 0 || !v.set || v.isArray() {

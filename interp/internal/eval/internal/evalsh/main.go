@@ -157,7 +157,7 @@ func run() int {
 			for _, r := range refs {
 				fmt.Fprintln(os.Stderr, "evalsh: refused: "+r.String())
 			}
-			return 99
+			return osfs.RefusedStatus
 		}
 	}
 	r := eval.New(cfg)
@@ -166,7 +166,7 @@ func run() int {
 		var re *eval.RefusalError
 		if errors.As(err, &re) {
 			fmt.Fprintln(os.Stderr, "evalsh: refused: "+re.Error())
-			return 99
+			return osfs.RefusedStatus
 		}
 		fmt.Fprintln(os.Stderr, "evalsh: "+err.Error())
 		return 98

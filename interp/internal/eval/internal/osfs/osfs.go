@@ -18,6 +18,9 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 )
 
+// RefusedStatus is evalsh's exit status when the evaluator refused the script.
+const RefusedStatus = 99
+
 // FS is the host filesystem.
 type FS struct{}
 
@@ -53,7 +56,8 @@ func Exec(self string) eval.ExecFunc {
 	return func(ctx context.Context, c *eval.Command) (int, error) {
 		argv := c.Args
 		name := argv[0]
-		if self != "" && (name == self || name == "bash" || name == "sh" || name == "/bin/bash" || name == "/bin/sh" || name == "/usr/bin/bash") {
+		isShell := self != "" && (name == self || name == "bash" || name == "sh" || name == "/bin/bash" || name == "/bin/sh" || name == "/usr/bin/bash")
+		if isShell {
 			argv = append([]string{self}, argv[1:]...)
 			name = self
 		}
@@ -120,6 +124,14 @@ func Exec(self string) eval.ExecFunc {
 			_ = i
 		}
 		err := cmd.Run()
+		if errors.Is(err, syscall.ENOEXEC) && self != "" {
+			// An executable without a #! line: bash runs it as a shell script.
+			cmd = exec.CommandContext(ctx, self, append([]string{path}, argv[1:]...)...)
+			cmd.Dir, cmd.Env = c.Dir, c.Environ()
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+			isShell = true
+			err = cmd.Run()
+		}
 		for _, c := range closers {
 			c.Close()
 		}
@@ -130,6 +142,12 @@ func Exec(self string) eval.ExecFunc {
 		case errors.As(err, &ee):
 			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 				return 128 + int(ws.Signal()), nil
+			}
+			if isShell && ee.ExitCode() == RefusedStatus {
+				// The nested shell refused (its message is on stderr): the whole run refuses,
+				// as it would if the nested script ran in-process.
+				return 0, &eval.RefusalError{Refusal: eval.Refusal{File: name, Construct: "a construct in a nested shell",
+					Fix: eval.DefaultFix}}
 			}
 			return ee.ExitCode(), nil
 		}
