@@ -260,7 +260,6 @@ type job struct {
 	done   chan struct{}
 	status int
 	cancel context.CancelCauseFunc
-	waited bool
 	// procsub: a process substitution. `wait` and `wait $!` wait for it; job specs, jobs
 	// and disown do not see it.
 	procsub bool

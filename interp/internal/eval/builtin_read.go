@@ -296,12 +296,11 @@ func readSplit(line string, esc []bool, ifs string, n int) []string {
 		if n > 0 && len(out) == n-1 {
 			// The last name: the rest of the line, trailing IFS whitespace removed; a single
 			// trailing delimiter after exactly one more field is removed too.
-			rest := line[i:]
 			end := len(line)
 			for end > i && isWS(end-1) {
 				end--
 			}
-			rest = line[i:end]
+			rest := line[i:end]
 			sub := readSplit(rest, esc[i:end], ifs, -1)
 			if len(sub) == 1 {
 				return append(out, sub[0])

@@ -2,8 +2,6 @@ package eval
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -688,8 +686,3 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 	}
 	r.afterCmd()
 }
-
-// errNoJob reports a wait on something that is not a job of this shell.
-var errNoJob = errors.New("no such job")
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -81,16 +81,18 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	p.err = &pe
 	last := 0 // end of the last complete statement
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
-	// (The callback never stops the parser early: mvdan's Stmts panics when it does.)
-	_ = newParser().Stmts(bytes.NewReader(src), func(s *syntax.Stmt) bool {
+	// (The loop never stops the parser early: mvdan's parser panics when it is stopped.)
+	for s, err := range newParser().StmtsSeq(bytes.NewReader(src)) {
+		if err != nil {
+			break
+		}
 		if s.End().Line() < pe.Pos.Line() {
 			p.stmts = append(p.stmts, s)
 		}
 		if e := int(s.End().Offset()); e > last && e <= int(pe.Pos.Offset()) {
 			last = e
 		}
-		return true
-	})
+	}
 	p.file = &syntax.File{Name: name, Stmts: p.stmts}
 	failing := string(src[last:min(int(pe.Pos.Offset()), len(src))])
 	p.condErr = isCondSyntaxError(&pe, failing)
@@ -165,12 +167,14 @@ func parseWords(text string) (words []*syntax.Word, err error) {
 	if err := checkNesting("word", text); err != nil {
 		return nil, err
 	}
-	// The callback never stops the parser early: mvdan's Words panics when it does.
-	err = newParser().Words(strings.NewReader(text), func(w *syntax.Word) bool {
+	// The loop never stops the parser early, except on its error: mvdan's parser panics when stopped.
+	for w, werr := range newParser().WordsSeq(strings.NewReader(text)) {
+		if werr != nil {
+			return words, werr
+		}
 		words = append(words, w)
-		return true
-	})
-	return words, err
+	}
+	return words, nil
 }
 
 // parseDocument reads a here-document-like text (expansions only).

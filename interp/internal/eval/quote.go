@@ -28,9 +28,6 @@ func needsANSI(s string) bool {
 	return false
 }
 
-// quoteANSI renders s as $'...'.
-func quoteANSI(s string) string { return shquote.ANSI(s) }
-
 // quoteSingle is ${x@Q}: '...' (or $'...').
 func quoteSingle(s string) string { return shquote.Single(s) }
 
