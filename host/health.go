@@ -31,6 +31,9 @@ func Health(ctx context.Context, o Options, timeout time.Duration) (report map[s
 		return misconfigured(err)
 	}
 	defer srv.Close()
+	if err := srv.reg.ManualError(); err != nil {
+		return misconfigured(err) // the operator's file, not a transient failure
+	}
 	counts := map[string]int{}
 	healthy := true
 	for _, st := range srv.RegistryStatus(ctx) {

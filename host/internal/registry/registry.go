@@ -158,6 +158,14 @@ func orDefault(n, def int64) int64 {
 	return n
 }
 
+// ManualError is why server.d/register.json could not be loaded (nil when it loads or is
+// absent): the server serves anyway, but health reports the project misconfigured.
+func (r *Registry) ManualError() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.manualErr
+}
+
 // Completions returns the manual completion providers from register.json or register.sh.
 func (r *Registry) Completions() []Completion {
 	r.mu.Lock()
