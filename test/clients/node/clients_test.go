@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,8 +141,9 @@ func TestTypeScriptSDKs(t *testing.T) {
 }
 
 // inspect runs one Inspector CLI invocation against target (a server command, or an endpoint
-// URL and its transport) with args, and checks that it prints JSON with want in it.
-func inspect(t *testing.T, node string, env []string, example string, target, args []string, want string) {
+// URL and its transport) with args, and checks that it prints JSON with want in it and exits
+// with exit (the CLI exits 5 after printing a tool result with isError: true).
+func inspect(t *testing.T, node string, env []string, example string, target, args []string, want string, exit int) {
 	t.Helper()
 	launcher := filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
@@ -152,11 +155,19 @@ func inspect(t *testing.T, node string, env []string, example string, target, ar
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	what := example + " " + strings.Join(args, " ")
+	var ee *exec.ExitError
+	if exit != 0 && errors.As(err, &ee) && ee.ExitCode() == exit {
+		err = nil
+	} else if exit != 0 && err == nil {
+		err = fmt.Errorf("exit status 0, want %d", exit)
+	}
 	if err != nil {
 		t.Errorf("%s: %v\n%s%s", what, err, stdout.Bytes(), stderr.Bytes())
 		return
 	}
-	if !json.Valid(stdout.Bytes()) || !strings.Contains(stdout.String(), want) {
+	// An isError result is followed by the CLI's own error line: the result is the first value.
+	var first json.RawMessage
+	if json.NewDecoder(bytes.NewReader(stdout.Bytes())).Decode(&first) != nil || !strings.Contains(string(first), want) {
 		t.Errorf("%s: want %s in\n%s%s", what, want, stdout.Bytes(), stderr.Bytes())
 	}
 }
@@ -167,20 +178,24 @@ var inspectorCases = []struct {
 	example string
 	args    []string
 	want    string
+	exit    int
 }{
-	{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`},
-	{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`},
-	{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`},
-	{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`},
-	{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`},
-	{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`},
-	{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`},
-	{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`},
-	{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`},
-	{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`},
-	{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`},
-	{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`},
-	{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`},
+	{"00-hello-tool", []string{"--method", "initialize"}, `"hello-tool-example"`, 0},
+	{"00-hello-tool", []string{"--method", "tools/list"}, `"name": "hello"`, 0},
+	{"00-hello-tool", []string{"--method", "tools/call", "--tool-name", "hello", "--tool-arg", "name=Ada"}, `"message": "Hello, Ada!"`, 0},
+	{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"}, `"sum": 42`, 0},
+	{"02-logging-and-levels", []string{"--method", "logging/setLevel", "--log-level", "warning"}, `{}`, 0},
+	{"03-progress-and-cancellation", []string{"--method", "tools/call", "--tool-name", "count"}, `"text": "counted"`, 0},
+	{"05-resources-basics", []string{"--method", "resources/list"}, `"uri": "file://./resources/greeting.txt"`, 0},
+	{"05-resources-basics", []string{"--method", "resources/read", "--uri", "file://./resources/greeting.txt"}, `"text": "Hello from a resource file"`, 0},
+	{"11-resource-templates", []string{"--method", "resources/templates/list"}, `"uriTemplate": "file://./resources/logs/{name}.log"`, 0},
+	{"07-prompts-basics", []string{"--method", "prompts/list"}, `"name": "welcome"`, 0},
+	{"07-prompts-basics", []string{"--method", "prompts/get", "--prompt-name", "welcome", "--prompt-args", "name=Ada"}, `"text": "Hello, Ada! Welcome to MCP prompts."`, 0},
+	{"conformance", []string{"--method", "tools/call", "--tool-name", "test_image_content"}, `"mimeType": "image/png"`, 0},
+	{"conformance", []string{"--method", "resources/read", "--uri", "test://static-binary"}, `"blob": "iVBOR`, 0},
+	// Error results stay readable: the model sees isError and the tool's message (issue 18).
+	{"01-args-and-validation", []string{"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=two", "b=40"}, `"isError": true`, 5},
+	{"conformance", []string{"--method", "tools/call", "--tool-name", "test_error_handling"}, `intentionally`, 5},
 }
 
 // TestInspectorCLI runs one Inspector CLI invocation per method it offers (it has no
@@ -190,7 +205,7 @@ func TestInspectorCLI(t *testing.T) {
 	examples, capture := copyExamples(t), t.TempDir()
 	e := env(t, capture, examples)
 	for _, c := range inspectorCases {
-		inspect(t, node, e, c.example, []string{filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args, c.want)
+		inspect(t, node, e, c.example, []string{filepath.Join(dir(), "tee-server.sh"), capture, harness.Binary(t), filepath.Join(examples, c.example)}, c.args, c.want, c.exit)
 	}
 	sessions, lines := validateCaptures(t, capture)
 	t.Logf("%d server sessions, %d lines validated", sessions, lines)

@@ -110,7 +110,7 @@ func TestInspectorCLIHTTP(t *testing.T) {
 	}
 	recs := serveExamples(t, examples, names)
 	for _, c := range cases {
-		inspect(t, node, e, c.example, []string{recs[c.example].URL, "--transport", "http"}, c.args, c.want)
+		inspect(t, node, e, c.example, []string{recs[c.example].URL, "--transport", "http"}, c.args, c.want, c.exit)
 	}
 	if n := recordedMessages(recs); n < len(cases) {
 		t.Errorf("only %d server messages recorded for %d invocations", n, len(cases))
