@@ -105,7 +105,7 @@ func parseODType(s string) ([]odSpec, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("invalid type string '%s'", orig)
+			return nil, fmt.Errorf("invalid character '%c' in type string '%s'", k, orig)
 		}
 		if s != "" && s[0] == 'z' {
 			sp.z, s = true, s[1:]
@@ -268,19 +268,8 @@ func (r *odReader) Read(p []byte) (int, error) {
 		if err := r.ctx.Err(); err != nil {
 			return 0, err
 		}
-		if r.cur == nil {
-			if len(r.files) == 0 {
-				return 0, io.EOF
-			}
-			name := r.files[0]
-			r.files = r.files[1:]
-			f, err := openInput(r.env, name)
-			if err != nil {
-				errorf(r.env, 1, "od", "%s: %s", name, describe(err))
-				r.failed = true
-				continue
-			}
-			r.cur = f
+		if !r.open() {
+			return 0, io.EOF
 		}
 		n, err := ctxReader{r.ctx, r.cur}.Read(p)
 		if errors.Is(err, io.EOF) {
@@ -293,6 +282,23 @@ func (r *odReader) Read(p []byte) (int, error) {
 		}
 		return n, err
 	}
+}
+
+// open opens the next operand that can be opened (reporting the others), so that reading
+// starts there; false when none could be.
+func (r *odReader) open() bool {
+	for r.cur == nil && len(r.files) > 0 {
+		name := r.files[0]
+		r.files = r.files[1:]
+		f, err := openInput(r.env, name)
+		if err != nil {
+			errorf(r.env, 1, "od", "%s: %s", name, describe(err))
+			r.failed = true
+			continue
+		}
+		r.cur = f
+	}
+	return r.cur != nil
 }
 
 func (r *odReader) close() {
@@ -323,9 +329,9 @@ func od(ctx context.Context, env *Env, argv []string) int {
 		case "j", "N":
 			n, ok := parseODNumber(o.val)
 			if !ok {
-				what := "skip-bytes"
+				what := "--skip-bytes"
 				if o.name == "N" {
-					what = "read-bytes"
+					what = "--read-bytes"
 				}
 				return errorf(env, 1, "od", "invalid %s argument '%s'", what, o.val)
 			}
@@ -346,7 +352,7 @@ func od(ctx context.Context, env *Env, argv []string) int {
 			widthSet, width = true, 32
 			if o.val != "" {
 				n, err := strconv.Atoi(o.val)
-				if err != nil || n <= 0 || n > 1<<20 {
+				if err != nil || n < 0 || n > 1<<20 {
 					return errorf(env, 1, "od", "invalid -w argument '%s'", o.val)
 				}
 				width = n
@@ -371,7 +377,7 @@ func od(ctx context.Context, env *Env, argv []string) int {
 	}
 	if !widthSet {
 		width = max(16, lcm) / lcm * lcm
-	} else if width%lcm != 0 {
+	} else if width == 0 || width%lcm != 0 {
 		fmt.Fprintf(env.Stderr, "od: warning: invalid width %d; using %d instead\n", width, lcm)
 		width = lcm
 	}
@@ -385,6 +391,11 @@ func od(ctx context.Context, env *Env, argv []string) int {
 	}
 	in := &odReader{ctx: ctx, env: env, files: files}
 	defer in.close()
+	if !in.open() {
+		// No operand could be opened (each was reported): GNU od prints nothing, not even
+		// the end address.
+		return 1
+	}
 	status := func(err error) int {
 		if ctx.Err() != nil {
 			return 130

@@ -89,6 +89,23 @@ func TestOdMatchesGNU(t *testing.T) {
 		{"", []string{"od", "-t", "d3"}},
 		{"", []string{"od", "-A", "z"}},
 		{"", []string{"od", "--read-bytes=x"}},
+		{"", []string{"od", "-j", "40", "-N", "20", "-c", "a.txt", "nonl.txt"}},
+		{"", []string{"od", "-N", "3", "-c", "a.txt", "nonl.txt"}},
+		{"", []string{"od", "-w0", "-c"}},
+		{"", []string{"od", "-t", "x", "-t", "d", "-t", "u", "-t", "o", "a.txt"}},
+		{"", []string{"od", "-t", "f", "a.txt"}},
+		{"", []string{"od", "-t", "xz", "-t", "az", "a.txt"}},
+		{"", []string{"od", "-j", "1k", "a.txt"}},
+		{"xy", []string{"od", "-t", "d1u2", "-w2"}},
+		{"", []string{"od", "-t", "c1"}},
+		{"", []string{"od", "-t", "x1C"}},
+		{"", []string{"od", "-w", "7", "-c"}},
+		{"ab\n", []string{"od", "-w0", "-tx2"}},
+		{"", []string{"od", "-c", "missing1", "missing2"}},
+		{"", []string{"od", "-c", "missing1", "a.txt"}},
+		{"", []string{"od", "-c", "a.txt", "missing1"}},
+		{"", []string{"od", "-j", "300", "a.txt", "missing1"}},
+		{"abc", []string{"od", "-j", "3"}},
 	}
 	compareGNU(t, cases)
 }
