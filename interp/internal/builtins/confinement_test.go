@@ -21,7 +21,7 @@ func TestConfinement(t *testing.T) {
 	readers := [][]string{
 		{"cat", "F"}, {"head", "F"}, {"tail", "F"}, {"wc", "F"}, {"grep", "S", "F"}, {"grep", "-r", "S", "F"},
 		{"sed", "p", "F"}, {"sed", "-i", "p", "F"}, {"awk", "{print}", "F"}, {"sort", "F"}, {"uniq", "F"}, {"cut", "-c1-", "F"},
-		{"tac", "F"}, {"rev", "F"}, {"nl", "F"}, {"paste", "F"}, {"comm", "F", "a.txt"}, {"base64", "F"}, {"sha256sum", "F"},
+		{"tac", "F"}, {"rev", "F"}, {"od", "-c", "F"}, {"nl", "F"}, {"paste", "F"}, {"comm", "F", "a.txt"}, {"base64", "F"}, {"sha256sum", "F"},
 		{"md5sum", "F"}, {"sha1sum", "F"}, {"jq", "-R", ".", "F"}, {"diff", "F", "a.txt"}, {"file", "-L", "F"}, {"zcat", "F"},
 		{"gzip", "-c", "F"}, {"stat", "-L", "F"}, {"du", "-L", "F"}, {"ls", "-L", "F"}, {"find", "-L", "F"}, {"cp", "F", "stolen"},
 		{"realpath", "-e", "F"}, {"readlink", "-ev", "F"}, {"date", "-r", "F"}, {"xargs", "-a", "F", "echo"},

@@ -352,7 +352,7 @@ func od(ctx context.Context, env *Env, argv []string) int {
 			widthSet, width = true, 32
 			if o.val != "" {
 				n, err := strconv.Atoi(o.val)
-				if err != nil || n < 0 || n > 1<<20 {
+				if err != nil || n < 0 || n > 1<<30 { // a wider block is a mistake; narrower ones are charged
 					return errorf(env, 1, "od", "invalid -w argument '%s'", o.val)
 				}
 				width = n

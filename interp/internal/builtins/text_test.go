@@ -156,7 +156,7 @@ func TestCancellationStopsReaders(t *testing.T) {
 	for _, argv := range [][]string{
 		{"cat"}, {"grep", "zzz"}, {"grep", "-c", "a"}, {"wc", "-l"}, {"tr", "a", "b"}, {"cut", "-c1"}, {"head", "-n", "-1"},
 		{"tail", "-n", "1"}, {"sed", "s/a/b/"}, {"awk", "{n++}"}, {"sort"}, {"uniq"}, {"tee"}, {"yes"}, {"base64"},
-		{"sha256sum"}, {"md5sum"}, {"gzip", "-c"}, {"tac"}, {"rev"}, {"nl"}, {"paste", "-"}, {"xargs", "true"},
+		{"sha256sum"}, {"md5sum"}, {"gzip", "-c"}, {"tac"}, {"rev"}, {"nl"}, {"paste", "-"}, {"xargs", "true"}, {"od", "-c"},
 	} {
 		te := fixture(t)
 		te.Stdin = endless{}
