@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,10 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 const fakeCA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
@@ -235,6 +239,86 @@ func TestInputsChecked(t *testing.T) {
 	}
 }
 
+// realBinary builds the static binary of the module at root as `make image` does.
+func realBinary(t *testing.T, root string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcp-bash")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version=1.2.3", "-o", bin, "./cmd/mcp-bash")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestImageServes unpacks the image built from the real binary and a project (its layers
+// flattened into a directory, as a container runtime would) and runs the image's own binary
+// with the image's project: it answers initialize and a tools/call over HTTP.
+func TestImageServes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/mcp-bash")
+	}
+	root, err := filepath.Abs("../..")
+	must(t, err)
+	o := inputs(t)
+	o.Binary = realBinary(t, root)
+	must(t, os.WriteFile(filepath.Join(o.Project, "tools/hello/tool.sh"), []byte("#!/usr/bin/env bash\nprintf 'hello from the image'\n"), 0o755))
+	img, err := Build(o)
+	must(t, err)
+	fsRoot := t.TempDir()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		must(t, err)
+		dst := filepath.Join(fsRoot, filepath.Clean("/"+h.Name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			must(t, os.MkdirAll(dst, 0o755))
+		case tar.TypeReg:
+			must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+			b, err := io.ReadAll(tr)
+			must(t, err)
+			must(t, os.WriteFile(dst, b, fs.FileMode(h.Mode)&0o755|0o600))
+		}
+	}
+	srv := harness.StartHTTP(t, harness.Options{
+		Binary: filepath.Join(fsRoot, BinaryPath),
+		Dir:    filepath.Join(fsRoot, ProjectDir),
+		Env:    []string{"MCPBASH_PROJECT_ROOT=" + filepath.Join(fsRoot, ProjectDir)},
+	})
+	post := func(body, sid string) (*http.Response, string) {
+		req, err := http.NewRequest("POST", srv.URL, strings.NewReader(body))
+		must(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		must(t, err)
+		return resp, string(b)
+	}
+	resp, body := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"image-test","version":"1"}}}`, "")
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" || !strings.Contains(body, `"serverInfo"`) {
+		t.Fatalf("initialize: %d %q %s\n%s", resp.StatusCode, sid, body, srv.Stderr())
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
+	if resp, body := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{}}}`, sid); resp.StatusCode != http.StatusOK || !strings.Contains(body, "hello from the image") {
+		t.Fatalf("tools/call: %d %s\n%s", resp.StatusCode, body, srv.Stderr())
+	}
+}
+
 // TestRealBinaryTwice builds the real static binary twice (as `make image` does) and the image
 // from each: the digests are equal.
 func TestRealBinaryTwice(t *testing.T) {
@@ -246,15 +330,8 @@ func TestRealBinaryTwice(t *testing.T) {
 	o := inputs(t)
 	o.Project = ""
 	var digests []v1.Hash
-	for i := range 2 {
-		bin := filepath.Join(t.TempDir(), "mcp-bash")
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version=1.2.3", "-o", bin, "./cmd/mcp-bash")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build %d: %v\n%s", i, err, out)
-		}
-		o.Binary = bin
+	for range 2 {
+		o.Binary = realBinary(t, root)
 		d, _, _ := build(t, o)
 		digests = append(digests, d)
 	}
