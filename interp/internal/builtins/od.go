@@ -58,51 +58,26 @@ func parseODType(s string) ([]odSpec, error) {
 		switch k {
 		case 'a', 'c':
 			sp.size = 1
-		case 'd', 'u', 'o', 'x':
+		case 'd', 'u', 'o', 'x', 'f':
 			sp.size = 4
+			letters := map[byte]int{'C': 1, 'S': 2, 'I': 4, 'L': 8}
+			if k == 'f' {
+				sp.size, letters = 8, map[byte]int{'F': 4, 'D': 8, 'L': 16}
+			}
 			if s != "" {
-				switch s[0] {
-				case 'C':
-					sp.size, s = 1, s[1:]
-				case 'S':
-					sp.size, s = 2, s[1:]
-				case 'I':
-					sp.size, s = 4, s[1:]
-				case 'L':
-					sp.size, s = 8, s[1:]
-				default:
-					n, rest, ok := odDigits(s)
-					if ok {
-						if n != 1 && n != 2 && n != 4 && n != 8 {
-							return nil, fmt.Errorf("invalid type string '%s';\nthis system doesn't provide a %d-byte integral type", orig, n)
-						}
-						sp.size, s = n, rest
-					}
+				if n, ok := letters[s[0]]; ok {
+					sp.size, s = n, s[1:]
+				} else if n, rest, ok := odDigits(s); ok {
+					sp.size, s = n, rest
 				}
 			}
-		case 'f':
-			sp.size = 8
-			if s != "" {
-				switch s[0] {
-				case 'F':
-					sp.size, s = 4, s[1:]
-				case 'D':
-					sp.size, s = 8, s[1:]
-				case 'L':
-					return nil, fmt.Errorf("type string '%s': long double (fL, f16) is not supported in the sandbox; use f4 or f8", orig)
-				default:
-					n, rest, ok := odDigits(s)
-					if ok {
-						switch n {
-						case 4, 8:
-						case 16, 10, 12:
-							return nil, fmt.Errorf("type string '%s': long double (fL, f16) is not supported in the sandbox; use f4 or f8", orig)
-						default:
-							return nil, fmt.Errorf("invalid type string '%s';\nthis system doesn't provide a %d-byte floating point type", orig, n)
-						}
-						sp.size, s = n, rest
-					}
-				}
+			switch {
+			case k == 'f' && sp.size > 8:
+				return nil, fmt.Errorf("type string '%s': long double (fL, f16) is not supported in the sandbox; use f4 or f8", orig)
+			case k == 'f' && sp.size != 4 && sp.size != 8:
+				return nil, fmt.Errorf("invalid type string '%s';\nthis system doesn't provide a %d-byte floating point type", orig, sp.size)
+			case k != 'f' && sp.size != 1 && sp.size != 2 && sp.size != 4 && sp.size != 8:
+				return nil, fmt.Errorf("invalid type string '%s';\nthis system doesn't provide a %d-byte integral type", orig, sp.size)
 			}
 		default:
 			return nil, fmt.Errorf("invalid character '%c' in type string '%s'", k, orig)
