@@ -232,6 +232,11 @@ var binDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin
 // command resolves and runs a non-function, non-builtin command.
 func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, error) {
 	name := args[0]
+	// An allowlisted bash or sh is the operator's choice of the host's shell (confined as
+	// every external command is); otherwise bash runs as a new sandboxed shell.
+	if prog, ok := isShellCommand(name); ok && !c.job.Policy.Allowed(prog) {
+		return c.runShell(ctx, cc, prog, args)
+	}
 	if strings.Contains(name, "/") {
 		if dir, base := path.Split(name); slices.Contains(binDirs, strings.TrimSuffix(dir, "/")) {
 			if f, ok := builtins.Lookup(base); ok {
@@ -463,6 +468,12 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 			// resolves commands that are not functions or builtins.
 			st, err := cc.shell.Exec(ctx, argv, in, out, errw)
 			if err != nil {
+				var re *eval.RefusalError
+				if errors.As(err, &re) {
+					// A refusal (bash -i, sh) reached through env or xargs: reported as the
+					// shell reports its own.
+					c.refuse(re.Refusal, errw)
+				}
 				c.cancel(err)
 				return 1
 			}
