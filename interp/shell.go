@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -118,13 +119,23 @@ func parseShellArgs(args []string) (inv shellInvocation, refused *refusedShellOp
 
 // stdinIsScript is the standard input of a shell that reads its script from it: bash reads the
 // script line by line, so a command of the script that reads stdin gets the lines after its
-// own; the evaluator reads the whole script first, so such a read fails loudly instead of
-// returning different data.
-type stdinIsScript struct{}
+// own; the evaluator reads the whole script first, so such a read ends the call with a
+// refusal instead of going on with different data.
+type stdinIsScript struct {
+	c     *call
+	sh    *eval.Shell
+	where string
+}
 
-func (stdinIsScript) Read([]byte) (int, error) { return 0, errStdinIsScript }
-
-var errStdinIsScript = fmt.Errorf("standard input is the script being run (bash -s / bash <<EOF); %s", eval.DefaultFix)
+func (s stdinIsScript) Read([]byte) (int, error) {
+	err := shellRefusal(s.sh, s.where+" reading its own standard input (the script)")
+	var re *eval.RefusalError
+	if errors.As(err, &re) {
+		s.c.refuse(re.Refusal, s.sh.Stderr())
+	}
+	s.c.cancel(err)
+	return 0, err
+}
 
 // runShell runs `bash ...` as a new sandboxed shell.
 func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []string) (int, error) {
@@ -174,7 +185,7 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 			fmt.Fprintf(cc.stderr, "mcp-bash: bash -s: %v\n", ErrScriptLimit)
 			return 2, nil
 		}
-		stdin, flags = stdinIsScript{}, "s"
+		stdin, flags = stdinIsScript{c: c, sh: cc.shell, where: strings.Join(args, " ")}, "s"
 		pf, err = parseScript("bash", data)
 	default:
 		name, params = params[0], params[1:]

@@ -70,3 +70,13 @@ bash -c 'exec 3<../../etc/passwd' 2>/dev/null; echo up=$?
 		t.Errorf("stdout %q, want %q (stderr %s)", got, want, out.Stderr)
 	}
 }
+
+// TestShellStdinScriptRead: a script read from stdin (bash -s, bash <<EOF) cannot read the rest
+// of it as bash would (the evaluator reads the script whole): such a read ends the call with a
+// refusal.
+func TestShellStdinScriptRead(t *testing.T) {
+	out := runScript(t, "bash <<'EOF'\nread x; echo \"st=$?\"\nnext line\nEOF\n", nil, nil)
+	if out.ExitCode == 0 || out.Refused == nil || strings.Contains(string(out.Stdout), "st=") || strings.Contains(string(out.Stderr), "next: command not found") {
+		t.Errorf("stdout %q stderr %q", out.Stdout, out.Stderr)
+	}
+}
