@@ -294,6 +294,13 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: "script"})
 	pf, err := c.parseFile(p)
+	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin})
+}
+
+// startShell runs a parsed script (sc's Name, Args, Stdin, Options and Flags set) in a new
+// shell with cc's directory, exported environment and output, after its parse error or static
+// refusal if any.
+func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error, sc eval.Script) (int, error) {
 	if err != nil {
 		fmt.Fprintf(cc.stderr, "bash: %v\n", err)
 		return 2, nil
@@ -302,8 +309,9 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		c.refuse(*pf.refused, cc.stderr)
 		return 2, nil
 	}
-	return cc.shell.RunScript(ctx, eval.Script{Program: pf.prog, Name: args[0], Args: args[1:], Dir: cc.dir, Environ: cc.environ(),
-		Stdin: cc.stdin, Stdout: cc.stdout, Stderr: cc.stderr, Define: []*eval.Program{c.e.prelude}})
+	sc.Program, sc.Dir, sc.Environ, sc.Stdout, sc.Stderr = pf.prog, cc.dir, cc.environ(), cc.stdout, cc.stderr
+	sc.Define = []*eval.Program{c.e.prelude}
+	return cc.shell.RunScript(ctx, sc)
 }
 
 func isShellScript(head []byte) bool {

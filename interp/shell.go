@@ -201,17 +201,8 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 		}
 		pf, err = c.parseFile(p)
 	}
-	if err != nil {
-		fmt.Fprintf(cc.stderr, "bash: %v\n", err)
-		return 2, nil
-	}
-	if pf.refused != nil {
-		c.refuse(*pf.refused, cc.stderr)
-		return 2, nil
-	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: true, Reason: "sandboxed shell"})
-	return cc.shell.RunScript(ctx, eval.Script{Program: pf.prog, Name: name, Args: params, Dir: cc.dir, Environ: cc.environ(),
-		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Define: []*eval.Program{c.e.prelude}, Options: inv.options, Flags: flags})
+	return c.startShell(ctx, cc, pf, err, eval.Script{Name: name, Args: params, Stdin: stdin, Options: inv.options, Flags: flags})
 }
 
 // shellRefusal ends the run with a refusal at the command that starts the shell: a shell that
