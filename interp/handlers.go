@@ -232,6 +232,11 @@ var binDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin
 // command resolves and runs a non-function, non-builtin command.
 func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, error) {
 	name := args[0]
+	// An allowlisted bash or sh is the operator's choice of the host's shell (confined as
+	// every external command is); otherwise bash runs as a new sandboxed shell.
+	if prog, ok := isShellCommand(name); ok && !c.job.Policy.Allowed(prog) {
+		return c.runShell(ctx, cc, prog, args)
+	}
 	if strings.Contains(name, "/") {
 		if dir, base := path.Split(name); slices.Contains(binDirs, strings.TrimSuffix(dir, "/")) {
 			if f, ok := builtins.Lookup(base); ok {
@@ -289,6 +294,13 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: "script"})
 	pf, err := c.parseFile(p)
+	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin})
+}
+
+// startShell runs a parsed script (sc's Name, Args, Stdin, Options and Flags set) in a new
+// shell with cc's directory, exported environment and output, after its parse error or static
+// refusal if any.
+func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error, sc eval.Script) (int, error) {
 	if err != nil {
 		fmt.Fprintf(cc.stderr, "bash: %v\n", err)
 		return 2, nil
@@ -297,8 +309,9 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		c.refuse(*pf.refused, cc.stderr)
 		return 2, nil
 	}
-	return cc.shell.RunScript(ctx, eval.Script{Program: pf.prog, Name: args[0], Args: args[1:], Dir: cc.dir, Environ: cc.environ(),
-		Stdin: cc.stdin, Stdout: cc.stdout, Stderr: cc.stderr, Define: []*eval.Program{c.e.prelude}})
+	sc.Program, sc.Dir, sc.Environ, sc.Stdout, sc.Stderr = pf.prog, cc.dir, cc.environ(), cc.stdout, cc.stderr
+	sc.Define = []*eval.Program{c.e.prelude}
+	return cc.shell.RunScript(ctx, sc)
 }
 
 func isShellScript(head []byte) bool {
@@ -463,6 +476,12 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 			// resolves commands that are not functions or builtins.
 			st, err := cc.shell.Exec(ctx, argv, in, out, errw)
 			if err != nil {
+				var re *eval.RefusalError
+				if errors.As(err, &re) {
+					// A refusal (bash -i, sh) reached through env or xargs: reported as the
+					// shell reports its own.
+					c.refuse(re.Refusal, errw)
+				}
 				c.cancel(err)
 				return 1
 			}

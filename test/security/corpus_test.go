@@ -62,7 +62,7 @@ var sandboxCorpus = []attack{
 	{ID: "T-ID-1/env-set-declare", Script: "env; set; declare -p; export -p; printenv", Want: `USER=mcp`, Deny: []string{"SECRET_TOKEN", "MCPBASH_TEST_CANARY", "AWS_SECRET"}},
 	{ID: "T-ID-2/type-command-v", Script: "type ls; command -v bash; type -a sh; hash -r; type -P python3 perl; echo done", Want: `done`, Deny: []string{"/bin/bash", "/usr/bin/perl", "/usr/bin/python3"}},
 	// Host programs.
-	{ID: "T-EXEC-1/bin-sh", Script: "/bin/sh -c id; echo rc=$?", Want: `rc=127`, Deny: []string{"uid=0("}},
+	{ID: "T-EXEC-1/bin-sh", Script: "/bin/sh -c id; echo rc=$?", Want: `/bin/sh .*not supported in the sandbox`, Deny: []string{"uid=0(", "rc="}},
 	{ID: "T-EXEC-1/bash-c", Script: "bash -c 'id; cat /etc/passwd'; echo rc=$?", Want: `rc=\d+`, Deny: []string{"uid=0("}},
 	{ID: "T-EXEC-1/exec-env-command", Script: "exec /usr/bin/env sh -c 'echo pwned > {{TMPNAME}}'", Want: `.`},
 	// The protocol stream.

@@ -547,7 +547,7 @@ func biKill(r *Runner, args []string) int {
 	}
 	st := 0
 	for _, a := range args {
-		if a == strconv.Itoa(r.c.cfg.Identity.PID) || a == strconv.Itoa(r.bashpid) {
+		if a == strconv.Itoa(r.shellPID) || a == strconv.Itoa(r.bashpid) {
 			r.signalSelf(sig)
 			continue
 		}
@@ -651,7 +651,7 @@ func biCaller(r *Runner, args []string) int {
 	}
 	k := len(r.frames) - 1 - n
 	if k < 0 {
-		if !explicit && len(r.frames) == 0 && !strings.Contains(r.c.cfg.Flags, "c") {
+		if !explicit && len(r.frames) == 0 && !strings.Contains(r.flags, "c") {
 			// At the top level of a script bash reports line 0 of no file (not with -c).
 			return r.out("caller", "0 NULL\n")
 		}

@@ -37,6 +37,11 @@ type Script struct {
 	Stderr  io.Writer
 	// Define lists programs whose functions the new shell starts with (the SDK prelude).
 	Define []*Program
+	// Options are `set` option arguments ("-e", "-o", "pipefail", "+x") applied before the
+	// script runs, as bash applies its invocation flags.
+	Options []string
+	// Flags are the invocation letters of $- ("c" for bash -c, "s" for a script on stdin).
+	Flags string
 }
 
 // RunScript runs a script in a child shell of this one. The child counts one nesting level
@@ -60,15 +65,38 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.arg0 = sc.Name
 	child.dir = sc.Dir
 	child.bashpid = int(c.pids.Add(1))
+	child.shellPID = child.bashpid
+	child.flags = sc.Flags
+	// A new process inherits the umask and the open descriptors (its 0, 1 and 2 are the
+	// command's).
+	child.umaskVal, child.umaskSet = r.umaskVal, r.umaskSet
 	child.traps = &traps{}
 	child.jobs = &jobTable{}
 	child.secondsBase = c.now()
 	child.lastArg = sc.Name
 	child.depth = r.depth + 1
-	child.fds = newFdTable(sc.Stdin, sc.Stdout, sc.Stderr)
+	child.fds = r.fds.dup()
+	std := newFdTable(sc.Stdin, sc.Stdout, sc.Stderr)
+	for n := range 3 {
+		child.fds.set(n, std.lo[n])
+	}
 	child.initVars()
 	for _, d := range sc.Define {
 		child.Define(d)
+	}
+	// A new bash process imports the functions its parent exported (export -f), and nothing
+	// else of the parent's functions.
+	for name, fd := range r.funcs.m {
+		if fd.exported {
+			cp := *fd
+			cp.readonly, cp.trace = false, false
+			child.funcs.m[name] = &cp
+		}
+	}
+	if len(sc.Options) > 0 {
+		if st := biSet(child, append([]string{"set"}, sc.Options...)); st != 0 {
+			return st, nil
+		}
 	}
 	// Its background jobs keep their own descriptors and end with the run, as orphans of an
 	// exited script would go on until the call ends.
@@ -124,4 +152,25 @@ func (r *Runner) Setenv(environ []string) {
 		}
 		g[k] = variable{attrs: attrExport, set: true, str: v}
 	}
+}
+
+// SetOption reports whether name is a `set -o` option and whether the evaluator reproduces it
+// (bash's -o invocation flag).
+func SetOption(name string) (supported, ok bool) {
+	o, ok := setOptByName(name)
+	return o.supported, ok
+}
+
+// SetOptionLetter is SetOption for a single-letter flag (bash -e, -u, -x ...).
+func SetOptionLetter(c byte) (supported, ok bool) {
+	o, ok := setOptByLetter(c)
+	return o.supported, ok
+}
+
+// Pos is the file and line of the command the shell is running (for a refusal's message).
+func (s *Shell) Pos() (file string, line int) {
+	if s.r.cur != nil {
+		file = s.r.cur.name
+	}
+	return file, s.r.lineno
 }

@@ -241,7 +241,7 @@ func (r *Runner) dashValue() string {
 			b = append(b, c)
 		}
 	}
-	return string(b) + r.c.cfg.Flags
+	return string(b) + r.flags
 }
 
 // shelloptsValue is $SHELLOPTS.

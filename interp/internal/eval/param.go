@@ -90,7 +90,7 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 		pv.str, pv.set = r.dashValue(), true
 		return pv, nil
 	case "$":
-		pv.str, pv.set = strconv.Itoa(r.c.cfg.Identity.PID), true
+		pv.str, pv.set = strconv.Itoa(r.shellPID), true
 		return pv, nil
 	case "!":
 		if r.lastBg != 0 {

@@ -190,10 +190,14 @@ type Runner struct {
 	// character is repeated once more per level.
 	traceLevel int
 	// pinned are the scopes this concurrent shell may read (see pinScopes).
-	pinned        []*scope
-	pinnedFuncs   *funcTable
-	umaskVal      uint32
-	umaskSet      bool
+	pinned      []*scope
+	pinnedFuncs *funcTable
+	umaskVal    uint32
+	umaskSet    bool
+	// shellPID is $$ and flags the invocation letters of $- ("c"): a new shell (RunScript)
+	// has its own.
+	shellPID      int
+	flags         string
 	aliasDefs     map[string]aliasDef
 	aliasActive   map[string]bool
 	procFDs       []procFD
@@ -229,6 +233,8 @@ func New(cfg *Config) *Runner {
 	r.arg0 = cfg.Name
 	r.dir = cfg.Dir
 	r.bashpid = cfg.Identity.PID
+	r.shellPID = cfg.Identity.PID
+	r.flags = cfg.Flags
 	r.traps = &traps{}
 	r.jobs = &jobTable{}
 	r.secondsBase = c.start
@@ -521,6 +527,8 @@ func (r *Runner) fork(async bool) *Runner {
 		unsetSpecial: r.unsetSpecial,
 		umaskVal:     r.umaskVal,
 		umaskSet:     r.umaskSet,
+		shellPID:     r.shellPID,
+		flags:        r.flags,
 		aliasDefs:    maps.Clone(r.aliasDefs),
 	}
 	s.fds = r.fds.dup()
