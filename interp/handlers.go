@@ -441,6 +441,14 @@ func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
 	}
 }
 
+// umaskOf is the file-creation mask of the shell running a utility (bash's default without one).
+func umaskOf(sh *eval.Shell) fs.FileMode {
+	if sh == nil {
+		return 0o022
+	}
+	return sh.Umask()
+}
+
 // builtinEnv is what an in-process utility sees of the command that runs it.
 func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 	stdin := cc.stdin
@@ -449,6 +457,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 	}
 	return &builtins.Env{
 		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Dir: cc.dir, FS: c.fs, Budget: c.budget, OpenFD: cc.openFD,
+		Umask:   umaskOf(cc.shell),
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,

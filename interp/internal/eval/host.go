@@ -18,7 +18,7 @@ import (
 func (r *Runner) Define(p *Program) {
 	for _, s := range p.stmts {
 		if fd, ok := s.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil {
-			r.funcs.m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value}
+			r.funcs.m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value, sdk: true}
 		}
 	}
 }
