@@ -116,6 +116,8 @@ func (f evalFS) Access(name string, mode uint32) error {
 
 func (f evalFS) RealPath(name string) (string, error) { return f.c.fs.RealPath(name) }
 
+func (f evalFS) Chmod(name string, mode fs.FileMode) error { return f.c.fs.Chmod(name, mode) }
+
 type sdkFileInfo struct{ name string }
 
 func (s sdkFileInfo) Name() string     { return s.name }
