@@ -70,6 +70,12 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	for _, d := range sc.Define {
 		child.Define(d)
 	}
+	// Exported functions go to the child as bash passes them in its environment.
+	for name, f := range r.funcs.m {
+		if f.exported && !f.sdk {
+			child.funcs.m[name] = f
+		}
+	}
 	// Its background jobs keep their own descriptors and end with the run, as orphans of an
 	// exited script would go on until the call ends.
 	defer child.fds.closeAll()

@@ -843,7 +843,7 @@ func (r *Runner) setDirstackElem(n int64, val string, fl assignFlags) error {
 		n += total
 	}
 	if n < 0 {
-		return r.fatal(&RefusalError{Refusal: Refusal{File: r.cur.name, Line: r.lineno, Construct: "DIRSTACK[index]= below the stack's first entry", Fix: DefaultFix}})
+		return r.refuseHere("DIRSTACK[index]= below the stack's first entry", DefaultFix)
 	}
 	if n == 0 || n >= total {
 		return nil
