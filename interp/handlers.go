@@ -259,7 +259,14 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		return c.runExt(ctx, cc, prog, args), nil
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
-	fmt.Fprintf(cc.stderr, "mcp-bash: %s: command not found or not allowed in the sandbox (allow it with sandbox.allowCommands in tool.meta.json)\n", name)
+	// bash's own words: a script that reads them (2>&1) must see what bash prints. Why it is
+	// missing (not allowlisted: sandbox.allowCommands in tool.meta.json) is in the call's
+	// access record.
+	prefix := "mcp-bash: "
+	if cc.shell != nil {
+		prefix = cc.shell.ErrorPrefix()
+	}
+	fmt.Fprintf(cc.stderr, "%s%s: command not found\n", prefix, name)
 	return 127, nil
 }
 

@@ -124,6 +124,9 @@ func (s *Shell) Stderr() io.Writer { return s.r.stderr() }
 // Dir is the working directory.
 func (s *Shell) Dir() string { return s.r.dir }
 
+// ErrorPrefix is how bash starts its error messages here ("script: line N: ").
+func (s *Shell) ErrorPrefix() string { return s.r.prefix() }
+
 // Umask is the shell's (virtual) file-creation mask.
 func (s *Shell) Umask() fs.FileMode { return fs.FileMode(s.r.umask()) }
 
