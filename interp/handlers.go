@@ -116,6 +116,8 @@ func (f evalFS) Access(name string, mode uint32) error {
 
 func (f evalFS) RealPath(name string) (string, error) { return f.c.fs.RealPath(name) }
 
+func (f evalFS) Chmod(name string, mode fs.FileMode) error { return f.c.fs.Chmod(name, mode) }
+
 type sdkFileInfo struct{ name string }
 
 func (s sdkFileInfo) Name() string     { return s.name }
@@ -262,7 +264,14 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		return c.runExt(ctx, cc, prog, args), nil
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
-	fmt.Fprintf(cc.stderr, "mcp-bash: %s: command not found or not allowed in the sandbox (allow it with sandbox.allowCommands in tool.meta.json)\n", name)
+	// bash's own words: a script that reads them (2>&1) must see what bash prints. Why it is
+	// missing (not allowlisted: sandbox.allowCommands in tool.meta.json) is in the call's
+	// access record.
+	prefix := "mcp-bash: "
+	if cc.shell != nil {
+		prefix = cc.shell.ErrorPrefix()
+	}
+	fmt.Fprintf(cc.stderr, "%s%s: command not found\n", prefix, name)
 	return 127, nil
 }
 
@@ -454,6 +463,14 @@ func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
 	}
 }
 
+// umaskOf is the file-creation mask of the shell running a utility (bash's default without one).
+func umaskOf(sh *eval.Shell) fs.FileMode {
+	if sh == nil {
+		return 0o022
+	}
+	return sh.Umask()
+}
+
 // builtinEnv is what an in-process utility sees of the command that runs it.
 func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 	stdin := cc.stdin
@@ -462,6 +479,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 	}
 	return &builtins.Env{
 		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Dir: cc.dir, FS: c.fs, Budget: c.budget, OpenFD: cc.openFD,
+		Umask:   umaskOf(cc.shell),
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,

@@ -282,7 +282,7 @@ func (a *awkIO) out(name, mode, s string) (int, error) {
 	}
 	w, ok := a.writers[name]
 	if !ok {
-		f, err := openFile(a.env, name, writeFlags(mode == ">>"), 0o666)
+		f, err := openFile(a.env, name, writeFlags(mode == ">>"), a.env.Perm(0o666))
 		if err != nil {
 			return 0, fmt.Errorf("can't redirect to %s: %s", name, describe(err))
 		}

@@ -40,6 +40,21 @@ type Env struct {
 	// OpenFD opens descriptor N of the shell that runs the utility, for /dev/fd/N operands
 	// (process substitution); nil: only 0, 1 and 2 exist.
 	OpenFD func(n int) (io.ReadWriteCloser, error)
+	// Umask is the shell's file-creation mask, applied to the files and directories utilities
+	// create (the host process's own umask is not the script's).
+	Umask fs.FileMode
+}
+
+// Perm is the mode a utility creates a file or directory with when it asks for want.
+func (e *Env) Perm(want fs.FileMode) fs.FileMode { return want &^ e.Umask }
+
+// fixPerm sets a just-created p to want under the shell's umask when the host process's own
+// umask (bash's usual 022) took bits the script's umask leaves.
+func (e *Env) fixPerm(p string, want fs.FileMode) error {
+	if e.Perm(want)&0o022 == 0 {
+		return nil
+	}
+	return e.FS.Chmod(p, e.Perm(want))
 }
 
 // Abs resolves p against the working directory.

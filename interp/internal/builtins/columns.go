@@ -373,7 +373,7 @@ func uniq(ctx context.Context, env *Env, argv []string) int {
 	}
 	out := env.Stdout
 	if len(fl.operands) == 2 && fl.operands[1] != "-" {
-		f, err := env.FS.Open(env.Abs(fl.operands[1]), writeFlags(false), 0o666)
+		f, err := env.FS.Open(env.Abs(fl.operands[1]), writeFlags(false), env.Perm(0o666))
 		if err != nil {
 			return errorf(env, 1, "uniq", "%s: %s", fl.operands[1], describe(err))
 		}

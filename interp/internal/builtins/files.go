@@ -51,9 +51,12 @@ func mkdir(ctx context.Context, env *Env, argv []string) int {
 			if fi, serr := env.FS.Stat(p); serr == nil && fi.IsDir() {
 				continue
 			}
-			err = env.FS.MkdirAll(p, 0o777)
+			err = env.FS.MkdirAll(p, env.Perm(0o777))
 		} else {
-			err = env.FS.Mkdir(p, 0o777)
+			err = env.FS.Mkdir(p, env.Perm(0o777))
+		}
+		if err == nil && !hasMode {
+			err = env.fixPerm(p, 0o777)
 		}
 		if err == nil && hasMode {
 			err = env.FS.Chmod(p, mode)
@@ -69,13 +72,31 @@ func mkdir(ctx context.Context, env *Env, argv []string) int {
 	return status
 }
 
+// specials are the setuid, setgid and sticky bits.
+const specials = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// specialBits maps the octal 07000 bits of a numeric mode to their fs.FileMode bits.
+func specialBits(v uint64) fs.FileMode {
+	var m fs.FileMode
+	if v&0o4000 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if v&0o2000 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if v&0o1000 != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
 // parseMode reads an octal mode or a symbolic one ([ugoa]*[+-=][rwxXst]*, comma separated)
 // applied to base.
 func parseMode(s string, base fs.FileMode) (fs.FileMode, bool) {
 	if v, err := strconv.ParseUint(s, 8, 32); err == nil {
-		return fs.FileMode(v & 0o777), v <= 0o7777
+		return fs.FileMode(v&0o777) | specialBits(v), v <= 0o7777
 	}
-	mode := base.Perm()
+	mode := base & (fs.ModePerm | specials)
 	for _, clause := range strings.Split(s, ",") {
 		who := strings.TrimLeft(clause, "ugoa")
 		whoSet := clause[:len(clause)-len(who)]
@@ -91,6 +112,28 @@ func parseMode(s string, base fs.FileMode) (fs.FileMode, bool) {
 		}
 		op, perms := who[0], who[1:]
 		bits := fs.FileMode(0)
+		// s and t are the special bits: s sets setuid for u and setgid for g, t the sticky bit.
+		if strings.ContainsRune(perms, 's') {
+			if mask&0o700 != 0 {
+				bits |= fs.ModeSetuid
+			}
+			if mask&0o070 != 0 {
+				bits |= fs.ModeSetgid
+			}
+		}
+		if strings.ContainsRune(perms, 't') && (whoSet == "" || strings.ContainsAny(whoSet, "ao")) {
+			bits |= fs.ModeSticky
+		}
+		// The special bits follow their class: setuid u, setgid g, sticky o.
+		if mask&0o700 != 0 {
+			mask |= fs.ModeSetuid
+		}
+		if mask&0o070 != 0 {
+			mask |= fs.ModeSetgid
+		}
+		if mask&0o007 != 0 {
+			mask |= fs.ModeSticky
+		}
 		for _, p := range perms {
 			switch p {
 			case 'r':
@@ -299,11 +342,14 @@ func touchOne(env *Env, p string, when time.Time, fl *flagSet) error {
 		if fl.has("c") {
 			return nil
 		}
-		f, err := env.FS.Open(p, os.O_WRONLY|os.O_CREATE, 0o666)
+		f, err := env.FS.Open(p, os.O_WRONLY|os.O_CREATE, env.Perm(0o666))
 		if err != nil {
 			return err
 		}
 		f.Close()
+		if err := env.fixPerm(p, 0o666); err != nil {
+			return err
+		}
 		return env.FS.Chtimes(p, when, when)
 	}
 	atime, mtime := when, when

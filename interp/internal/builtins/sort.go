@@ -546,7 +546,7 @@ func writeSorted(ctx context.Context, env *Env, lines []string, fl *flagSet) int
 		return errorf(env, 2, "sort", "write failed: %s", describe(err))
 	}
 	if toFile {
-		if err := env.FS.WriteFile(env.Abs(out), b.Bytes(), 0o666); err != nil {
+		if err := env.FS.WriteFile(env.Abs(out), b.Bytes(), env.Perm(0o666)); err != nil {
 			return errorf(env, 2, "sort", "open failed: %s: %s", out, describe(err))
 		}
 	}

@@ -424,7 +424,7 @@ func tee(ctx context.Context, env *Env, argv []string) int {
 			writers = append(writers, env.Stdout)
 			continue
 		}
-		fh, err := openFile(env, f, writeFlags(fl.has("a")), 0o666)
+		fh, err := openFile(env, f, writeFlags(fl.has("a")), env.Perm(0o666))
 		if err != nil {
 			status = errorf(env, 1, "tee", "%s: %s", f, describe(err))
 			continue

@@ -26,6 +26,8 @@ type FS interface {
 	Access(name string, mode uint32) error
 	// RealPath resolves every symbolic link of name, as the kernel would (pwd -P, cd -P).
 	RealPath(name string) (string, error)
+	// Chmod sets a file's mode (a file a redirection created gets the script's umask).
+	Chmod(name string, mode fs.FileMode) error
 }
 
 // MessageError is an error of the FS that words itself for the shell's messages (the sandbox

@@ -41,8 +41,7 @@ func (r *Runner) runText(text, what string) int {
 	defer r.leave()
 	src, stmts, err := r.parseCached(text)
 	if err != nil {
-		r.errorf("%s: %s", what, syntaxMessage(err))
-		return 2
+		return r.raise(r.syntaxRefusal(what, err))
 	}
 	src = src.withLineBase(r.lineno - 1)
 	if refs := checkStmts(src, stmts); len(refs) > 0 {
@@ -150,8 +149,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return 1
 	}
 	if perr != nil && r.flow == flowNone {
-		r.errorf("%s", syntaxMessage(perr))
-		return 2
+		return r.raise(r.syntaxRefusal("source", perr))
 	}
 	return r.status
 }
@@ -595,6 +593,12 @@ func (r *Runner) signalSelf(sig int) {
 	switch sig {
 	case 17, 18, 23, 28: // CHLD CONT URG WINCH are ignored by default
 		return
+	case 13: // PIPE: bash's parent reports nothing
+	default:
+		// bash's parent reports the death ("Terminated", "PID Killed  (cmd)"...) with the
+		// real pid and its job text, which the engine cannot reproduce exactly.
+		r.status = r.raise(r.refuseHere("kill of the shell itself with SIG"+signals[sig], "exit with a status instead (exit 143), or run the tool with the native engine"))
+		return
 	}
 	r.flow, r.exitStatus = flowExit, 128+sig
 }
@@ -929,8 +933,7 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) boo
 	text += r.cur.slice(prevEnd, last.End())
 	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
 	if err != nil {
-		r.errorf("%s", syntaxMessage(err))
-		r.status = 2
+		r.status = r.raise(r.syntaxRefusal("alias expansion", err))
 		return true
 	}
 	if r.aliasActive == nil {

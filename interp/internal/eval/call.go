@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -421,6 +422,14 @@ func (h *fdHandle) Close() error {
 
 // callFunc runs a shell function.
 func (r *Runner) callFunc(fn *funcDef, args []string) {
+	// FUNCNEST > 0 bounds the nesting as bash does: the call is an error that abandons the
+	// current command line.
+	if v, ok := r.scalar("FUNCNEST"); ok {
+		if max, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && max > 0 && r.funcDepth >= max {
+			r.status = r.raise(r.discardf("%s: maximum function nesting level exceeded (%d)", fn.name, r.funcDepth))
+			return
+		}
+	}
 	if err := r.enter(); err != nil {
 		r.status = r.raise(err)
 		return

@@ -232,6 +232,11 @@ func (r *Runner) refuse(pos syntax.Pos, construct, fix string) {
 	r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
 }
 
+// refuseHere is the run-ending refusal of a construct found while running, at the current line.
+func (r *Runner) refuseHere(construct, fix string) error {
+	return r.fatal(&RefusalError{Refusal: Refusal{File: r.cur.name, Line: r.lineno, Construct: construct, Fix: fix}})
+}
+
 func (r *Runner) refuseErr(pos syntax.Pos, construct string) error {
 	ref := Refusal{File: r.cur.name, Line: r.line(pos), Col: int(pos.Col()), Construct: construct, Fix: DefaultFix}
 	return r.fatal(&RefusalError{Refusal: ref})

@@ -18,7 +18,7 @@ import (
 func (r *Runner) Define(p *Program) {
 	for _, s := range p.stmts {
 		if fd, ok := s.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil {
-			r.funcs.m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value}
+			r.funcs.m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value, sdk: true}
 		}
 	}
 }
@@ -85,9 +85,9 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 		child.Define(d)
 	}
 	// A new bash process imports the functions its parent exported (export -f), and nothing
-	// else of the parent's functions.
+	// else of the parent's functions; the SDK prelude's own come from its definitions.
 	for name, fd := range r.funcs.m {
-		if fd.exported {
+		if fd.exported && !fd.sdk {
 			cp := *fd
 			cp.readonly, cp.trace = false, false
 			child.funcs.m[name] = &cp

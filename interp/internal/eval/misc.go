@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,12 @@ func (s *Shell) Stderr() io.Writer { return s.r.stderr() }
 
 // Dir is the working directory.
 func (s *Shell) Dir() string { return s.r.dir }
+
+// ErrorPrefix is how bash starts its error messages here ("script: line N: ").
+func (s *Shell) ErrorPrefix() string { return s.r.prefix() }
+
+// Umask is the shell's (virtual) file-creation mask.
+func (s *Shell) Umask() fs.FileMode { return fs.FileMode(s.r.umask()) }
 
 // Get reads a variable's value (element 0 of an array).
 func (s *Shell) Get(name string) (string, bool) { return s.r.scalar(name) }
@@ -245,8 +252,10 @@ func (r *Runner) setFuncAttr(name string, fn func(*funcDef)) {
 
 func (r *Runner) funcNames() []string {
 	names := make([]string, 0, len(r.funcs.m))
-	for n := range r.funcs.m {
-		names = append(names, n)
+	for n, f := range r.funcs.m {
+		if !f.sdk {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names

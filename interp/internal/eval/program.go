@@ -136,6 +136,15 @@ func (s *source) slice(from, to syntax.Pos) string {
 	return s.text[a:b]
 }
 
+// syntaxRefusal ends the run at a syntax error in text parsed while running (eval, source,
+// a trap, an alias): bash words its syntax errors differently, accepts some text the parser
+// rejects (${x!}) and recovers from them differently (a sourced file runs on), so going on
+// with a message of our own would be a silent difference.
+func (r *Runner) syntaxRefusal(what string, err error) error {
+	return r.refuseHere(what+" text the engine cannot parse ("+syntaxMessage(err)+")",
+		"fix the syntax of the text (bash may accept it: then run the tool with the native engine)")
+}
+
 // syntaxMessage renders a parse error as bash words it.
 func syntaxMessage(err error) string {
 	var pe syntax.ParseError

@@ -287,7 +287,22 @@ func (r *Runner) openRedir(name string, flag int, noclobber bool) (*ofile, error
 			return nil, errStatus1
 		}
 	}
-	f, err := r.c.fs.Open(p, flag, 0o666&^fs.FileMode(r.umask()))
+	perm := 0o666 &^ fs.FileMode(r.umask())
+	// The host process's umask (usually 022) would also apply: a script whose own umask
+	// leaves group or other write gets them set on the file it creates.
+	created := false
+	if flag&os.O_CREATE != 0 && perm&0o022 != 0 {
+		if _, err := r.c.fs.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			created = true
+		}
+	}
+	f, err := r.c.fs.Open(p, flag, perm)
+	if err == nil && created {
+		err = r.c.fs.Chmod(p, perm)
+		if err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		r.errorf("%s: %s", name, errText(err))
 		return nil, errStatus1

@@ -115,6 +115,9 @@ type funcDef struct {
 	name string
 	// trace is declare -ft; readonly is readonly -f; exported is export -f.
 	trace, readonly, exported bool
+	// sdk marks a function Define installed (the SDK prelude): callable, but not listed by
+	// declare -F/-f or set, since bash running the same script has no such function.
+	sdk bool
 }
 
 type funcTable struct {

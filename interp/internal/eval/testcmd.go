@@ -398,7 +398,14 @@ func (t testEnv) info(name string, follow bool) (testexpr.FileInfo, error) {
 		if err != nil {
 			return testexpr.FileInfo{}, err
 		}
-		f.release()
+		defer f.release()
+		// A descriptor on one of the shell's pipes (a pipeline, a process substitution) is
+		// a FIFO, as bash's kernel pipe is (prw-------).
+		_, pr := f.r.(pipeReader)
+		_, pw := f.w.(pipeWriter)
+		if pr || pw {
+			return testexpr.FileInfo{Mode: fs.ModeNamedPipe | 0o600, Uid: t.Euid(), Gid: t.Egid()}, nil
+		}
 		return testexpr.FileInfo{Mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, Uid: t.Euid(), Gid: t.Egid()}, nil
 	}
 	p := r.absPath(name)

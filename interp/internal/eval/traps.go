@@ -222,7 +222,7 @@ func (r *Runner) runTrapString(action string) {
 	saved := r.status
 	src, stmts, err := r.parseCached(action)
 	if err != nil {
-		r.errorf("%s", syntaxMessage(err))
+		r.status = r.raise(r.syntaxRefusal("trap", err))
 		return
 	}
 	// LINENO in a trap counts from the line that triggered it.

@@ -523,6 +523,9 @@ func (r *Runner) assignElemNum(name string, n int64, val string) error {
 
 // setIndexed stores val at index n of v (an indexed array, or a scalar becoming one).
 func (r *Runner) setIndexed(i int, name string, v variable, n int64, sub, val string, fl assignFlags) error {
+	if name == "DIRSTACK" && r.isDynamic(name) {
+		return r.setDirstackElem(n, val, fl)
+	}
 	if v.arr == nil {
 		v.arr = &indexed{}
 		if v.set && !v.isArray() {
@@ -829,4 +832,27 @@ func (r *Runner) exported() []string {
 		})
 	}
 	return out
+}
+
+// setDirstackElem is DIRSTACK[n]=val as bash does it: an entry of the pushd stack (1 is its
+// top) is replaced; index 0 (the working directory) and indices past the stack are ignored; a
+// negative index counts from the end.
+func (r *Runner) setDirstackElem(n int64, val string, fl assignFlags) error {
+	total := int64(len(r.dirs)) + 1
+	if n < 0 {
+		n += total
+	}
+	if n < 0 {
+		return r.refuseHere("DIRSTACK[index]= below the stack's first entry", DefaultFix)
+	}
+	if n == 0 || n >= total {
+		return nil
+	}
+	if fl&asAppend != 0 {
+		val = r.dirs[n-1] + val
+	}
+	d := append([]string(nil), r.dirs...)
+	d[n-1] = val
+	r.dirs = d
+	return nil
 }

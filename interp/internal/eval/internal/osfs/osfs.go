@@ -31,6 +31,7 @@ func (FS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (FS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
 func (FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (FS) RealPath(name string) (string, error)       { return filepath.EvalSymlinks(name) }
+func (FS) Chmod(name string, mode fs.FileMode) error  { return os.Chmod(name, mode) }
 func (FS) Access(name string, mode uint32) error {
 	return syscall.Access(name, mode)
 }
