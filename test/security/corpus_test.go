@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -82,8 +83,8 @@ var sandboxCorpus = []attack{
 	{ID: "T-DOS-1/deep-arith-nesting", Script: "echo $(( " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " )); echo done", Want: `^1\s+done`, Timeout: backstop},
 	// A million levels overflowed the parser's Go stack: a fatal error no recover() catches.
 	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000) + " ))'; echo rc=$?", Want: `nested 1000002 deep exceed`, Timeout: backstop},
-	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `survived(?s).*deep exceed`, Timeout: backstop},
-	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `survived(?s).*deep exceed`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `nested 600000 deep exceed the sandbox's limit`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `nested 600002 deep exceed the sandbox's limit`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-subshell-nesting", Script: strings.Repeat("(", 5000) + "echo deep" + strings.Repeat(")", 5000), Want: `.`, Timeout: 5},
 	{ID: "T-DOS-1/eval-big-string", Script: "s=$(printf 'echo %01000000d\\n' 1); for i in 1 2 3 4; do s=$s$s; done; eval \"$s\" | wc -c", Want: `.`, Timeout: 5},
 	{ID: "T-DOS-3/string-doubling", Script: "x=a; for i in {1..40}; do x=$x$x; done; echo ${#x}", Want: `memory limit|utility memory budget|timed out`, Timeout: 5},
@@ -254,6 +255,11 @@ func TestProjectMetadataTampering(t *testing.T) {
 	w := newWorld(t, nil)
 	w.start(t, "MCP_TOOLS_TTL=0")
 	from := len(w.c.Lines())
+	meta := filepath.Join(w.root, "tools", "sh", "tool.meta.json")
+	before, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
 	script := `m=$(jq -c '.sandbox={allowCommands:["bash","sh","id"]}' tools/sh/tool.meta.json) && echo "$m" > tools/sh/tool.meta.json; echo rc=$?; ` +
 		`ln -s . self; echo ln=$?; echo '#!/bin/sh' > tools/evil.sh; echo new=$?; ` +
 		`mkdir -p config; echo '{"roots":[{"path":"/"}]}' > config/roots.json; echo roots=$?`
@@ -264,11 +270,16 @@ func TestProjectMetadataTampering(t *testing.T) {
 		}
 	}
 	w.c.Call("tools/list", nil) // let the registry notice any change
-	out = text(w.call(t, "sh", "bash -c 'echo HOSTBASH-$BASH_VERSION'; echo rc=$?", 0))
+	// bash now runs as a new sandboxed shell (same version string as the host's), so the oracle
+	// is what only the host's bash can do: read the kernel's view of itself.
+	out = text(w.call(t, "sh", "bash -c 'test -r /proc/self/status && echo HOSTBASH-REAL'; echo rc=$?", 0))
 	w.oracles(t, from, script)
-	if strings.Contains(out, "HOSTBASH-") && !strings.Contains(out, "HOSTBASH-5.2.0(1)-release") {
+	if strings.Contains(out, "HOSTBASH-REAL") {
 		t.Errorf("T-FS-5: a sandboxed tool rewrote its own tool.meta.json inside the read-write project root "+
 			"to allowlist bash, and the next call ran host bash: %q", out)
+	}
+	if after, _ := os.ReadFile(meta); !bytes.Equal(after, before) {
+		t.Errorf("T-FS-5: a sandboxed tool rewrote its own tool.meta.json: %s", after)
 	}
 	if _, err := os.Stat(filepath.Join(w.root, "tools", "evil.sh")); err == nil {
 		t.Error("T-FS-5: a sandboxed tool added a file to tools/")
