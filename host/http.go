@@ -634,7 +634,7 @@ func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintf(w, ": cannot resume: %v\n\n", err)
 		return
 	}
-	_ = http.NewResponseController(w).Flush()
+	// Attach flushed the headers; from here on only the stream writes to w, under its lock.
 	select {
 	case <-conn.Gone():
 	case <-st.Done():

@@ -173,12 +173,13 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 			return nil
 		})
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	// Read before Serve starts: Serve fills in TLSConfig for HTTP/2 (it is never nil after).
 	scheme := "http"
 	if hs.TLSConfig != nil {
 		scheme = "https"
 	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "url", scheme+"://"+ln.Addr().String()+MCPEndpoint, "auth", a != nil, "tenants", tpath)
 	if o.Listening != nil {
 		o.Listening(ln.Addr())

@@ -114,10 +114,12 @@ type Session struct {
 	listeners   map[string]*listener
 	listenEnded bool // input ended: streams opened from now on are answered at once
 
-	slots   chan struct{}
-	wg      sync.WaitGroup
-	exitReq chan struct{}
-	exitOne sync.Once
+	slots chan struct{}
+	wg    sync.WaitGroup
+	// draining: drain has begun waiting on wg; no request starts after it (guarded by mu).
+	draining bool
+	exitReq  chan struct{}
+	exitOne  sync.Once
 }
 
 // newSession makes a session of srv whose own messages go to out.
@@ -180,6 +182,9 @@ func (s *Session) endInput() { s.inputOnce.Do(func() { close(s.inputDone) }) }
 // answered with -32003, and drain waits for that too (bounded again, so a handler that ignores
 // its context cannot hold the process).
 func (s *Session) drain(timeout time.Duration) {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
 	if timeout <= 0 {
 		s.wg.Wait()
 		return
@@ -312,7 +317,16 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		s.sendTo(ob, jsonrpc.ErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request", "Duplicate request id "+key+" is still in flight")), kindResponse)
 		return
 	}
+	if s.draining {
+		// drain is waiting on wg: a request that slipped past the transport's own check is
+		// answered, not started (an Add racing that Wait is a WaitGroup misuse).
+		s.mu.Unlock()
+		cancel(nil)
+		s.sendTo(ob, jsonrpc.ErrorResponse(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil)), kindResponse)
+		return
+	}
 	s.inflight[key] = inf
+	s.wg.Add(1) // under mu, so that it happens before or after drain's Wait, never beside it
 	s.mu.Unlock()
 	// Hosting mode: the tenant's quotas decide before anything is queued (hosting.go).
 	var rec *callRecord
@@ -326,6 +340,7 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		s.mu.Lock()
 		delete(s.inflight, key)
 		s.mu.Unlock()
+		s.wg.Done()
 		cancel(nil)
 		s.account(rctx, m, rec, nil, aerr, 0)
 		s.sendTo(ob, s.replyLine(m.ID, nil, aerr), kindResponse)
@@ -340,7 +355,6 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		case <-rctx.Done():
 		}
 	}
-	s.wg.Add(1)
 	s.schedule(func() {
 		defer s.wg.Done()
 		defer func() {

@@ -202,6 +202,7 @@ func corpusEnv(work string) []string {
 func bashRun(t *testing.T, work, script string) outcome {
 	ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
 	defer cancel()
+	noInheritedFDs(t)
 	cmd := exec.CommandContext(ctx, "/bin/bash", "--norc", "--noprofile", script)
 	cmd.Dir = work
 	cmd.Env = corpusEnv(work)

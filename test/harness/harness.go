@@ -175,8 +175,19 @@ func Start(t testing.TB, o Options) *Client {
 			_ = cmd.Process.Kill()
 			<-c.done
 		}
+		checkRaces(t, c.Stderr())
 	})
 	return c
+}
+
+// checkRaces fails the test when the server (built with -race, as `make test-race` does)
+// reported a data race: the report goes to stderr and the server carries on, so nothing else
+// would notice.
+func checkRaces(t testing.TB, stderr string) {
+	t.Helper()
+	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
+		t.Errorf("the server reported a data race:\n%s", stderr[i:min(len(stderr), i+6000)])
+	}
 }
 
 type lockedWriter struct {

@@ -91,6 +91,7 @@ func StartHTTP(t testing.TB, o Options) *HTTPServer {
 			_ = cmd.Process.Kill()
 			<-s.done
 		}
+		checkRaces(t, s.Stderr())
 	})
 	return s
 }

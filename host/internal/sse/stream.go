@@ -244,6 +244,13 @@ func (s *Stream) Attach(c *Conn, after uint64, resume bool) error {
 	}
 	s.detachLocked()
 	s.conn = c
+	// The headers go out now even when there is nothing to replay, and under mu: a write to
+	// the response outside it would race with events pushed from another goroutine (two writers
+	// on one bufio.Writer corrupt the chunked framing of the connection).
+	if err := c.rc.Flush(); err != nil {
+		s.detachLocked()
+		return nil
+	}
 	if s.final && s.unsent == 0 {
 		s.finishLocked()
 		return nil

@@ -238,7 +238,7 @@ func (r *Runner) place(fd int, varName string, f *ofile, rs *redirState) error {
 			r.errorf("{%s}: invalid variable name for redirection", varName)
 			return errStatus1
 		}
-		fd = r.fds.lowestFree(11)
+		fd = r.fds.lowestFree(10)
 		old, wasSet := r.scalar(varName)
 		rs.keptVars = append(rs.keptVars, savedVar{name: varName, val: old, set: wasSet})
 		if err := r.assign(varName, strconv.Itoa(fd), 0); err != nil {
