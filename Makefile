@@ -10,7 +10,7 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build install test prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
+.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -50,7 +50,17 @@ TEST_ENV      := MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_REQUIRE_SHELLCHECK
 test: prereqs build wasm-examples lint $(NODE_DEPS)
 	$(TEST_ENV) MCPBASH_CONFORMANCE=1 $(GO) test -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) ./...
 	cd test/clients/go && $(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) --no-print-directory test-race
 	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+
+# The concurrent paths under the race detector: the unit tests of the stream, queue and tenant
+# packages, and the HTTP end-to-end tests against a -race build of the server (the harness fails
+# a test whose server reported a data race; a race there once corrupted keep-alive connections).
+RACE_BIN      := bin/race/mcp-bash
+test-race:
+	CGO_ENABLED=1 $(GO) build -race -o $(RACE_BIN) ./cmd/mcp-bash
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./host/internal/sse/... ./host/internal/fairq/... ./host/internal/tenants/...
+	MCPBASH_TEST_BINARY=$(CURDIR)/$(RACE_BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'HTTP' ./test/e2e
 
 # Every fuzz target (test/fuzz.sh finds them) for $(FUZZTIME) each; crashers land in the
 # package's testdata/fuzz and are committed as regression seeds once fixed.

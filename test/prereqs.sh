@@ -35,6 +35,9 @@ for tool in shellcheck jq git; do
   command -v "$tool" >/dev/null || need "$tool is required: apt-get install $tool"
 done
 
+# A C compiler: the race detector (make test-race) needs cgo.
+command -v gcc >/dev/null || need "gcc is required for the race detector (cgo): apt-get install gcc"
+
 # Node.js and npm install the TypeScript clients and the conformance suite (which bring their own
 # Node 22); only npm is run from the host.
 if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
