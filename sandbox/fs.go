@@ -63,9 +63,8 @@ func (m *mount) root() (*os.Root, error) {
 // symlinks and symlinks planted inside a root cannot reach anything else. Paths outside every
 // root do not exist. All paths given to FS methods are absolute.
 type FS struct {
-	mounts  []*mount // longest path first
-	rec     *Record
-	pipeDir string
+	mounts []*mount // longest path first
+	rec    *Record
 	// nsMu serialises mutating operations in mounts with nested read-only mounts, so a
 	// background job of the same call cannot swap a path between check and use.
 	nsMu sync.Mutex
@@ -75,30 +74,6 @@ type FS struct {
 	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
-}
-
-// PipePrefix names the interpreter's process-substitution FIFOs.
-const PipePrefix = "sh-interp-"
-
-// SetPipeDir names the private directory where the interpreter creates the named pipes of
-// process substitutions (`<(...)`); utilities may open those pipes, and nothing else there.
-func (f *FS) SetPipeDir(dir string) { f.pipeDir = path.Clean(dir) }
-
-// pipe opens p when it is one of the interpreter's FIFOs (checked with Lstat: a planted
-// symlink or regular file is refused).
-func (f *FS) pipe(p string, flag int) (File, bool, error) {
-	if f.pipeDir == "" || path.Dir(p) != f.pipeDir || !strings.HasPrefix(path.Base(p), PipePrefix) {
-		return nil, false, nil
-	}
-	fi, err := os.Lstat(p)
-	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
-		return nil, true, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
-	}
-	if err := f.files.take(); err != nil {
-		return nil, true, f.deny("read", p, err.Error(), err)
-	}
-	file, err := os.OpenFile(p, flag&^(os.O_CREATE|os.O_TRUNC), 0)
-	return f.files.track(file, err, nil), true, err
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -373,9 +348,6 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if p == DevNull {
 		return devNull{}, nil // not worth a record entry
 	}
-	if file, isPipe, err := f.pipe(p, flag); isPipe {
-		return file, err
-	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
 		if _, anc := f.ancestor(p); anc {
@@ -454,11 +426,6 @@ func (f *FS) stat(name string, follow bool) (fs.FileInfo, error) {
 	}
 	if p == DevNull {
 		return os.Stat(DevNull)
-	}
-	if f.pipeDir != "" && path.Dir(p) == f.pipeDir && strings.HasPrefix(path.Base(p), PipePrefix) {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
-			return fi, nil
-		}
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
