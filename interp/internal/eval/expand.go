@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -176,83 +177,51 @@ func (e *expander) split(v string) {
 		}
 		return
 	}
-	if !isASCII(ifs) {
-		e.splitRunes(v, ifs)
-		return
+	// A character is read whole (IFS may hold multibyte characters), but a field is a slice of
+	// v: its bytes stay as they were, invalid UTF-8 included.
+	char := func(i int) rune {
+		if v[i] < utf8.RuneSelf {
+			return rune(v[i])
+		}
+		c, _ := utf8.DecodeRuneInString(v[i:])
+		return c
 	}
-	isIFS := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
-	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	next := func(i int) int {
+		if v[i] < utf8.RuneSelf {
+			return i + 1
+		}
+		_, n := utf8.DecodeRuneInString(v[i:])
+		return i + n
+	}
+	isIFS := func(c rune) bool { return strings.ContainsRune(ifs, c) }
+	isWS := func(c rune) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	skipWS := func(j int) int {
+		for j < len(v) && isWS(char(j)) {
+			j = next(j)
+		}
+		return j
+	}
 	i := 0
 	for i < len(v) {
-		if isIFS(v[i]) {
-			j := i
-			for j < len(v) && isWS(v[j]) {
-				j++
-			}
+		if isIFS(char(i)) {
+			j := skipWS(i)
 			force := false
-			if j < len(v) && isIFS(v[j]) && !isWS(v[j]) {
+			if j < len(v) && isIFS(char(j)) && !isWS(char(j)) {
 				force = true
-				j++
-				for j < len(v) && isWS(v[j]) {
-					j++
-				}
+				j = skipWS(next(j))
 			}
 			e.emit(force)
 			i = j
 			continue
 		}
 		j := i
-		for j < len(v) && !isIFS(v[j]) {
-			j++
+		for j < len(v) && !isIFS(char(j)) {
+			j = next(j)
 		}
 		e.cur.add(v[i:j], false)
 		e.markGlob(v[i:j])
 		i = j
 	}
-}
-
-// splitRunes is split for an IFS with multibyte characters.
-func (e *expander) splitRunes(v, ifs string) {
-	isIFS := func(c rune) bool { return strings.ContainsRune(ifs, c) }
-	isWS := func(c rune) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
-	rs := []rune(v)
-	i := 0
-	for i < len(rs) {
-		if isIFS(rs[i]) {
-			j := i
-			for j < len(rs) && isWS(rs[j]) {
-				j++
-			}
-			force := false
-			if j < len(rs) && isIFS(rs[j]) && !isWS(rs[j]) {
-				force = true
-				j++
-				for j < len(rs) && isWS(rs[j]) {
-					j++
-				}
-			}
-			e.emit(force)
-			i = j
-			continue
-		}
-		j := i
-		for j < len(rs) && !isIFS(rs[j]) {
-			j++
-		}
-		piece := string(rs[i:j])
-		e.cur.add(piece, false)
-		e.markGlob(piece)
-		i = j
-	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func (e *expander) markGlob(s string) {
