@@ -569,27 +569,7 @@ func assignLike(w *syntax.Word) bool {
 
 // splitLit adds unquoted literal text that undergoes word splitting (the operand of
 // ${x:-word} outside double quotes): backslash-escaped characters do not split.
-func (e *expander) splitLit(s string) {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if i > start {
-			e.split(s[start:i])
-		}
-		if i+1 < len(s) {
-			e.lit(s[i+1:i+2], true)
-			i++
-		} else {
-			e.lit("\\", false)
-		}
-		start = i + 1
-	}
-	if start < len(s) {
-		e.split(s[start:])
-	}
-}
+func (e *expander) splitLit(s string) { e.backslashed(s, e.split) }
 
 // unquotedLit adds unquoted literal text: a backslash quotes the next character.
 func (e *expander) unquotedLit(s string) {
@@ -597,13 +577,19 @@ func (e *expander) unquotedLit(s string) {
 		e.lit(s, false)
 		return
 	}
+	e.backslashed(s, func(t string) { e.lit(t, false) })
+}
+
+// backslashed adds unquoted text in which a backslash quotes the next character: that
+// character goes in quoted, the runs between go to plain; a trailing backslash is itself.
+func (e *expander) backslashed(s string, plain func(string)) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
 			continue
 		}
 		if i > start {
-			e.lit(s[start:i], false)
+			plain(s[start:i])
 		}
 		if i+1 < len(s) {
 			e.lit(s[i+1:i+2], true)
@@ -614,7 +600,7 @@ func (e *expander) unquotedLit(s string) {
 		start = i + 1
 	}
 	if start < len(s) {
-		e.lit(s[start:], false)
+		plain(s[start:])
 	}
 }
 
