@@ -139,14 +139,7 @@ type Client struct {
 // still running.
 func Start(t testing.TB, o Options) *Client {
 	t.Helper()
-	bin := o.Binary
-	if bin == "" {
-		bin = Binary(t)
-	}
-	cmd := exec.Command(bin, o.Args...)
-	cmd.Dir = o.Dir
-	home := t.TempDir()
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir()}, o.Env...)
+	cmd := o.command(t, o.Args)
 	c := &Client{t: t, cmd: cmd, methods: map[string]string{}, reqRevs: map[string]string{}, revision: o.Revision, done: make(chan struct{})}
 	if c.revision == "" {
 		c.revision = "2025-11-25"
@@ -178,6 +171,20 @@ func Start(t testing.TB, o Options) *Client {
 		checkRaces(t, c.Stderr())
 	})
 	return c
+}
+
+// command is the binary o names (else the one under test) with args, in o.Dir, with a
+// minimal environment (PATH, a fresh HOME, TMPDIR) plus o.Env.
+func (o Options) command(t testing.TB, args []string) *exec.Cmd {
+	t.Helper()
+	bin := o.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = o.Dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + os.TempDir()}, o.Env...)
+	return cmd
 }
 
 // checkRaces fails the test when the server (built with -race, as `make test-race` does)
