@@ -428,12 +428,7 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 	if err := e.parts(w.Parts, false, true, ctx == ctxAssignValue); err != nil {
 		return "", err
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // joinedText ends the expansion and returns its fields' text joined, without splitting.
