@@ -158,19 +158,26 @@ func Start(t testing.TB, o Options) *Client {
 		t.Fatal(err)
 	}
 	go c.read(stdout)
-	t.Cleanup(func() {
-		_ = c.stdin.Close()
-		select {
-		case <-c.done:
-		// Not an assertion: a server still busy (a test that left a long call running) is
-		// simply killed.
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-c.done
-		}
-		checkRaces(t, c.Stderr())
-	})
+	// Not an assertion: a server still busy 10 s after its input ends (a test that left a long
+	// call running) is simply killed.
+	stopAtEnd(t, cmd, c.done, func() { _ = c.stdin.Close() }, 10*time.Second, c.Stderr)
 	return c
+}
+
+// stopAtEnd stops the server cmd when the test ends: ask asks it to exit, and it is killed
+// when it has not within grace; done is closed once it has exited. A data race it reported
+// then fails the test.
+func stopAtEnd(t testing.TB, cmd *exec.Cmd, done <-chan struct{}, ask func(), grace time.Duration, stderr func() string) {
+	t.Cleanup(func() {
+		ask()
+		select {
+		case <-done:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		checkRaces(t, stderr())
+	})
 }
 
 // command is the binary o names (else the one under test) with args, in o.Dir, with a

@@ -76,16 +76,7 @@ func StartHTTP(t testing.TB, o Options) *HTTPServer {
 		_ = cmd.Process.Kill()
 		t.Fatalf("server did not listen within 30s\n%s", s.Stderr())
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-s.done
-		}
-		checkRaces(t, s.Stderr())
-	})
+	stopAtEnd(t, cmd, s.done, func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, 20*time.Second, s.Stderr)
 	return s
 }
 
