@@ -685,39 +685,23 @@ func (r *Runner) homeDir() string {
 }
 
 // unescapeDQ removes the backslashes that are quoting inside double quotes.
-func unescapeDQ(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func unescapeDQ(s string) string { return unescape(s, "$`\"\\") }
 
-// unescapeHdoc removes the backslashes that are quoting in an unquoted here-document.
-func unescapeHdoc(s string) string {
+// unescapeHdoc removes the backslashes that are quoting in an unquoted here-document (a double
+// quote is not special there).
+func unescapeHdoc(s string) string { return unescape(s, "$`\\") }
+
+// unescape removes each backslash that is followed by one of quoted; any other stays.
+func unescape(s, quoted string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			}
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(quoted, s[i+1]) >= 0 {
+			b.WriteByte(s[i+1])
+			i++
+			continue
 		}
 		b.WriteByte(s[i])
 	}
