@@ -17,10 +17,10 @@ import (
 // that follow initialized).
 var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":"notifications/`)
 
-// BenchmarkPingRoundTrip measures sequential ping round trips through the host over real OS
-// pipes (the same framing, reader, dispatch and writer path as stdio).
-func BenchmarkPingRoundTrip(b *testing.B) {
-	dir := b.TempDir()
+// benchServe serves the project in dir over real OS pipes (the same framing, reader, dispatch
+// and writer path as stdio) and initializes a session. roundTrip sends one line and returns
+// the next response, which stays valid until the next call; stop ends the session.
+func benchServe(b *testing.B, dir string) (roundTrip func(line string) []byte, stop func()) {
 	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
 	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
 		b.Fatal(err)
@@ -37,32 +37,41 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 		outW.Close()
 		close(done)
 	}()
-	rd := bufio.NewReader(outR)
+	rd := bufio.NewReaderSize(outR, 1<<16)
 	w := bufio.NewWriter(inW)
-	roundTrip := func(line string) {
+	roundTrip = func(line string) []byte {
 		w.WriteString(line)
 		w.WriteByte('\n')
 		w.Flush()
 		for {
+			// ReadSlice: the benchmarks measure the server, not a copy of each response.
 			l, err := rd.ReadSlice('\n')
 			if err != nil {
 				b.Fatal(err)
 			}
 			if !bytes.HasPrefix(l, notificationPrefix) { // skips the list_changed after initialized
-				break
+				return l
 			}
 		}
 	}
 	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
 	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	return roundTrip, func() {
+		inW.Close()
+		<-done
+	}
+}
+
+// BenchmarkPingRoundTrip measures sequential ping round trips through the host over OS pipes.
+func BenchmarkPingRoundTrip(b *testing.B) {
+	roundTrip, stop := benchServe(b, b.TempDir())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1))
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pings/s")
-	inW.Close()
-	<-done
+	stop()
 }
 
 // BenchmarkToolsCallHello is tools/call of the hello example through the whole host (framing,
@@ -78,40 +87,7 @@ func BenchmarkToolsCallHello(b *testing.B) {
 		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
 		os.WriteFile(dir+"/"+f, data, 0o755)
 	}
-	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
-	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
-		b.Fatal(err)
-	}
-	srv, err := NewServer(context.Background(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	inR, inW, _ := os.Pipe()
-	outR, outW, _ := os.Pipe()
-	done := make(chan struct{})
-	go func() {
-		_ = srv.Serve(context.Background(), inR, outW)
-		outW.Close()
-		close(done)
-	}()
-	rd := bufio.NewReader(outR)
-	w := bufio.NewWriter(inW)
-	roundTrip := func(line string) []byte {
-		w.WriteString(line)
-		w.WriteByte('\n')
-		w.Flush()
-		for {
-			l, err := rd.ReadBytes('\n')
-			if err != nil {
-				b.Fatal(err)
-			}
-			if !bytes.HasPrefix(l, notificationPrefix) {
-				return l
-			}
-		}
-	}
-	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
-	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	roundTrip, stop := benchServe(b, dir)
 	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
 		b.Fatalf("unexpected %s", l)
 	}
@@ -120,6 +96,5 @@ func BenchmarkToolsCallHello(b *testing.B) {
 		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`, i+1))
 	}
 	b.StopTimer()
-	inW.Close()
-	<-done
+	stop()
 }

@@ -52,11 +52,7 @@ var ErrUnauthenticatedBind = errors.New("refusing to listen on a non-loopback ad
 // drains: new requests are refused, requests in flight get MCPBASH_SHUTDOWN_TIMEOUT to finish
 // and streams close.
 func ServeHTTP(ctx context.Context, o HTTPOptions) error {
-	set, err := o.settings()
-	if err != nil {
-		return err
-	}
-	p, boot, cleanup, err := projectOrBootstrap(o.Options, set)
+	set, p, boot, cleanup, err := projectOrBootstrap(o.Options)
 	if err != nil {
 		return err
 	}

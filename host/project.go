@@ -190,11 +190,7 @@ type ServeOptions struct {
 // or ctx ends. With no project found it serves the built-in getting-started project (staged in
 // a scratch directory removed on return). A ctx cancelled while serving is not an error.
 func Serve(ctx context.Context, o ServeOptions) error {
-	set, err := o.settings()
-	if err != nil {
-		return err
-	}
-	p, boot, cleanup, err := projectOrBootstrap(o.Options, set)
+	set, p, boot, cleanup, err := projectOrBootstrap(o.Options)
 	if err != nil {
 		return err
 	}
@@ -222,18 +218,22 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	return nil
 }
 
-// projectOrBootstrap locates the project to serve, or stages the built-in getting-started
-// project when none is found (cleanup removes it).
-func projectOrBootstrap(o Options, set *config.Config) (p Project, boot bool, cleanup func(), err error) {
+// projectOrBootstrap loads o's settings and locates the project to serve, or stages the
+// built-in getting-started project when none is found (cleanup removes it): how Serve and
+// ServeHTTP start.
+func projectOrBootstrap(o Options) (set *config.Config, p Project, boot bool, cleanup func(), err error) {
+	if set, err = o.settings(); err != nil {
+		return nil, Project{}, false, func() {}, err
+	}
 	p, err = findProject(o, set)
 	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
 		root, clean, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
 		if err != nil {
-			return Project{}, false, func() {}, err
+			return set, Project{}, false, func() {}, err
 		}
-		return Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, true, clean, nil
+		return set, Project{Root: root, dirs: registry.ResolveDirs(root, set.Dirs)}, true, clean, nil
 	}
-	return p, false, func() {}, err
+	return set, p, false, func() {}, err
 }
 
 // ConfigEntry is one setting as `mcp-bash config --show` prints it: its variable, its effective

@@ -55,21 +55,29 @@ func (srv *Server) registerResources() {
 }
 
 func (srv *Server) resourcesRead(ctx context.Context, s *Session, r *Request) (any, error) {
-	var p struct {
-		URI  string `json:"uri"`
-		Name string `json:"name"`
-	}
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.URI == "" && p.Name == "" {
-		return nil, invalidParams("Resource name or uri required")
-	}
-	c, err := srv.readResource(ctx, s, p.URI, p.Name)
+	c, _, err := srv.readResourceParams(ctx, s, r.Params)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"contents": []resourceContent{c}}, nil
+}
+
+// readResourceParams reads the resource that resources/read or resources/subscribe params name
+// (by uri, or by name as the original also allows); uri is the one the params gave ("" when
+// they named it).
+func (srv *Server) readResourceParams(ctx context.Context, s *Session, params json.RawMessage) (c resourceContent, uri string, err error) {
+	var p struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return resourceContent{}, "", err
+	}
+	if p.URI == "" && p.Name == "" {
+		return resourceContent{}, "", invalidParams("Resource name or uri required")
+	}
+	c, err = srv.readResource(ctx, s, p.URI, p.Name)
+	return c, p.URI, err
 }
 
 // readResource resolves a resource by uri or name and reads it through its provider.
@@ -398,21 +406,10 @@ type subscriptions struct {
 
 func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
 	// The original also subscribes by the resource's name (non-standard, as for reads).
-	var p struct {
-		URI  string `json:"uri"`
-		Name string `json:"name"`
-	}
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.URI == "" && p.Name == "" {
-		return nil, invalidParams("Resource name or uri required")
-	}
-	c, err := srv.readResource(ctx, s, p.URI, p.Name)
+	c, uri, err := srv.readResourceParams(ctx, s, r.Params)
 	if err != nil {
 		return nil, err
 	}
-	uri := p.URI
 	if uri == "" {
 		uri = c.URI
 	}

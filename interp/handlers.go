@@ -406,20 +406,8 @@ func externalEnv(home, tmp string) []string {
 // confineRules are what a confined external command may use: the read-write roots and the
 // call's scratch dir, the read-only roots and the tool's directory; no network.
 func (c *call) confineRules() sandbox.ConfineRules {
-	r := sandbox.ConfineRules{RW: []string{c.work}}
-	for _, root := range c.job.Policy.Roots {
-		if root.Protected {
-			// Read-only inside a read-write root: Landlock cannot take rights away, so that
-			// root is split (confine.Rules.Protect).
-			r.Protect = append(r.Protect, root.Path)
-			continue
-		}
-		if root.Mode == sandbox.ReadWrite {
-			r.RW = append(r.RW, root.Path)
-		} else {
-			r.RO = append(r.RO, root.Path)
-		}
-	}
+	r := c.job.Policy.ConfineRules()
+	r.RW = append([]string{c.work}, r.RW...)
 	if c.job.Policy.ToolDir != "" {
 		r.RO = append(r.RO, c.job.Policy.ToolDir)
 	}

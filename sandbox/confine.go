@@ -32,3 +32,23 @@ func ConfineExec(args []string) (status int, err error) { return confine.Exec(ar
 
 // ConfineSelf confines the calling process, irrevocably, to r and the system paths.
 func ConfineSelf(r ConfineRules) error { return confine.Apply(r) }
+
+// ConfineRules are the Landlock rules for p's roots, the one translation of a policy's roots
+// for every confined process that runs a call: read-write roots RW, read-only roots RO, and a
+// Protected root (read-only inside a read-write one) in Protect, since Landlock cannot take
+// rights away and its read-write root must be split (confine.Rules.Protect). Callers add the
+// call's own paths (scratch, tool directory) and the network.
+func (p Policy) ConfineRules() ConfineRules {
+	var r ConfineRules
+	for _, root := range p.Roots {
+		switch {
+		case root.Protected:
+			r.Protect = append(r.Protect, root.Path)
+		case root.Mode == ReadWrite:
+			r.RW = append(r.RW, root.Path)
+		default:
+			r.RO = append(r.RO, root.Path)
+		}
+	}
+	return r
+}

@@ -108,37 +108,27 @@ func DefaultLimits() Limits {
 	}
 }
 
-// WithDefaults fills zero fields from DefaultLimits.
+// WithDefaults fills zero fields from DefaultLimits (MaxBytesWritten has no default: 0 is no
+// bound).
 func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.MaxStdoutBytes <= 0 {
-		l.MaxStdoutBytes = d.MaxStdoutBytes
-	}
-	if l.MaxUtilityBytes <= 0 {
-		l.MaxUtilityBytes = d.MaxUtilityBytes
-	}
-	if l.MaxStderrBytes <= 0 {
-		l.MaxStderrBytes = d.MaxStderrBytes
-	}
-	if l.MaxCommands <= 0 {
-		l.MaxCommands = d.MaxCommands
-	}
-	if l.MaxOpenFiles <= 0 {
-		l.MaxOpenFiles = d.MaxOpenFiles
-	}
-	if l.MaxCallDepth <= 0 {
-		l.MaxCallDepth = d.MaxCallDepth
-	}
-	if l.MaxJobs <= 0 {
-		l.MaxJobs = d.MaxJobs
-	}
-	if l.MaxScriptBytes <= 0 {
-		l.MaxScriptBytes = d.MaxScriptBytes
-	}
+	orDefault(&l.Timeout, d.Timeout)
+	orDefault(&l.MaxStdoutBytes, d.MaxStdoutBytes)
+	orDefault(&l.MaxUtilityBytes, d.MaxUtilityBytes)
+	orDefault(&l.MaxStderrBytes, d.MaxStderrBytes)
+	orDefault(&l.MaxCommands, d.MaxCommands)
+	orDefault(&l.MaxOpenFiles, d.MaxOpenFiles)
+	orDefault(&l.MaxCallDepth, d.MaxCallDepth)
+	orDefault(&l.MaxJobs, d.MaxJobs)
+	orDefault(&l.MaxScriptBytes, d.MaxScriptBytes)
 	return l
+}
+
+// orDefault sets *v to def when it is zero or negative (unset).
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Policy is everything an engine may do for one call.

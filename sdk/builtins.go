@@ -114,7 +114,7 @@ var unavailable = []string{
 func unavailableFunc(name string) builtinFunc {
 	return func(s *State, ctx context.Context, io IO, args []string) int {
 		if strings.HasPrefix(name, "mcp_elicit") {
-			fmt.Fprintln(io.Stdout, `{"action":"decline","content":null}`)
+			fmt.Fprintln(io.Stdout, declined)
 		}
 		fmt.Fprintf(io.Stderr, "mcp-bash: %s is not available in sandbox mode yet (run the tool with \"exec\": \"native\")\n", name)
 		return 1

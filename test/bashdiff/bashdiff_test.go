@@ -5,7 +5,6 @@
 package bashdiff
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 type snippet struct{ name, body string }
@@ -34,26 +34,6 @@ func load(t *testing.T) []snippet {
 		out = append(out, snippet{name: name, body: body})
 	}
 	return out
-}
-
-// readKnown reads a list of accepted differences: NAME<TAB>reason lines, # comments.
-func readKnown(t *testing.T, path string) map[string]string {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	known := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, reason, _ := strings.Cut(line, "\t")
-		known[name] = reason
-	}
-	return known
 }
 
 var fixture = map[string]string{
@@ -128,7 +108,7 @@ func TestBashDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippets, known := load(t), readKnown(t, "testdata/known.txt")
+	snippets, known := load(t), harness.ReadKnown(t, "testdata/known.txt")
 	if len(snippets) < 300 {
 		t.Fatalf("only %d snippets", len(snippets))
 	}

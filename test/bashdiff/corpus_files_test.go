@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 func TestParseSection(t *testing.T) {
@@ -67,7 +69,7 @@ func TestCorpusFiles(t *testing.T) {
 	if total < 2200 {
 		t.Errorf("the corpus has %d cases; issue 19 wants far more than 2,000", total)
 	}
-	for name, reason := range readKnown(t, "testdata/corpus/known.txt") {
+	for name, reason := range harness.ReadKnown(t, "testdata/corpus/known.txt") {
 		sec, cname, _ := strings.Cut(name, "/")
 		if !slices.ContainsFunc(cases[sec], func(c corpusCase) bool { return c.name == cname }) {
 			t.Errorf("known.txt lists %s, which is not a case", name)

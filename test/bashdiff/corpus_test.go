@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 var (
@@ -343,7 +344,7 @@ func TestCorpus(t *testing.T) {
 	}
 	// TestCorpusFiles checks the files themselves (size, names, known.txt).
 	sections, cases := loadCorpus(t)
-	known := readKnown(t, "testdata/corpus/known.txt")
+	known := harness.ReadKnown(t, "testdata/corpus/known.txt")
 	e, err := interp.NewEngine(0)
 	if err != nil {
 		t.Fatal(err)

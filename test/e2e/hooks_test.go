@@ -159,28 +159,7 @@ func TestHookPolicySh(t *testing.T) {
 // metadata with jq; the same answers with and without project hooks.
 func TestHookPolicyExamples(t *testing.T) {
 	t.Parallel()
-	policy := `set -euo pipefail
-mcp_tools_policy_check() {
-	local tool_name="$1"
-	local metadata_json="$2"
-	if [ "${POLICY_READ_ONLY:-0}" = "1" ] && [ "${tool_name}" = "plain" ]; then
-		mcp_tools_error -32602 "Tool '${tool_name}' disabled by policy"
-		return 1
-	fi
-	if [ "${POLICY_REQUIRE_AUTH:-0}" = "1" ] && [ "${tool_name}" = "plain" ]; then
-		mcp_tools_error -32600 "Capability required" '{"reason":"auth"}'
-		return 1
-	fi
-	if [ "${POLICY_MAX_TIMEOUT:-0}" != "0" ]; then
-		local timeout
-		timeout="$(printf '%s' "${metadata_json}" | jq -r '.timeoutSecs // 0')"
-		if [ "${timeout}" -gt "${POLICY_MAX_TIMEOUT}" ]; then
-			mcp_tools_error -32602 "Tool '${tool_name}' exceeds policy timeout" "{\"timeout\":${timeout}}"
-			return 1
-		fi
-	fi
-	return 0
-}`
+	policy := harness.PolicyExample("plain")
 	for _, hooks := range []string{"false", "true"} {
 		for _, tc := range []struct {
 			env, tool, want string
@@ -193,7 +172,7 @@ mcp_tools_policy_check() {
 			t.Run("hooks="+hooks+"/"+tc.env, func(t *testing.T) {
 				t.Parallel()
 				dir := hookProject(t, "", policy)
-				writeFiles(t, dir, map[string]string{
+				harness.WriteFiles(t, dir, map[string]string{
 					"tools/slow/tool.sh":        "#!/usr/bin/env bash\necho slow\n",
 					"tools/slow/tool.meta.json": `{"name":"slow","description":"slow","timeoutSecs":20}`,
 				})

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,22 +150,7 @@ func TestNativePrintEnv(t *testing.T) {
 // tool connect.
 func TestNativeConfinement(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello-from-listener\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := harness.GreetingListener(t, "hello-from-listener\n")
 	p := newSecProject(t, map[string]string{
 		"tools/nat/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
 		"tools/nat/tool.meta.json": `{"name":"nat","exec":"native","inputSchema":{"type":"object","properties":{"script":{"type":"string"}}}}`,

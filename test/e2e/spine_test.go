@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,30 +12,9 @@ import (
 
 func writeProject(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	writeFiles(t, dir, files)
+	dir := harness.RealTempDir(t)
+	harness.WriteFiles(t, dir, files)
 	return dir
-}
-
-// writeFiles writes files (by slash path) under dir; .sh files are executable.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // A 20 MiB line is over the default 16 MiB limit: it gets a clean error and the session goes on.

@@ -397,7 +397,7 @@ func TestWasmStaticPlan(t *testing.T) {
 // or wasm, and the remote token's settings reach none even when named.
 func TestToolEnvAllowlistEveryEngine(t *testing.T) {
 	p := newWasmProject(t)
-	writeFiles(t, p.root, map[string]string{
+	harness.WriteFiles(t, p.root, map[string]string{
 		"tools/nat/tool.sh":        "#!/usr/bin/env bash\nprintf '%s|%s|%s' \"${API_KEY-unset}\" \"${OTHER-unset}\" \"${MCPBASH_REMOTE_TOKEN_KEY-unset}\"\n",
 		"tools/nat/tool.meta.json": `{"name":"nat","description":"native env","exec":"native"}`,
 	})

@@ -139,14 +139,7 @@ type Client struct {
 // still running.
 func Start(t testing.TB, o Options) *Client {
 	t.Helper()
-	bin := o.Binary
-	if bin == "" {
-		bin = Binary(t)
-	}
-	cmd := exec.Command(bin, o.Args...)
-	cmd.Dir = o.Dir
-	home := t.TempDir()
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir()}, o.Env...)
+	cmd := o.command(t, o.Args)
 	c := &Client{t: t, cmd: cmd, methods: map[string]string{}, reqRevs: map[string]string{}, revision: o.Revision, done: make(chan struct{})}
 	if c.revision == "" {
 		c.revision = "2025-11-25"
@@ -165,19 +158,40 @@ func Start(t testing.TB, o Options) *Client {
 		t.Fatal(err)
 	}
 	go c.read(stdout)
-	t.Cleanup(func() {
-		_ = c.stdin.Close()
-		select {
-		case <-c.done:
-		// Not an assertion: a server still busy (a test that left a long call running) is
-		// simply killed.
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-c.done
-		}
-		checkRaces(t, c.Stderr())
-	})
+	// Not an assertion: a server still busy 10 s after its input ends (a test that left a long
+	// call running) is simply killed.
+	stopAtEnd(t, cmd, c.done, func() { _ = c.stdin.Close() }, 10*time.Second, c.Stderr)
 	return c
+}
+
+// stopAtEnd stops the server cmd when the test ends: ask asks it to exit, and it is killed
+// when it has not within grace; done is closed once it has exited. A data race it reported
+// then fails the test.
+func stopAtEnd(t testing.TB, cmd *exec.Cmd, done <-chan struct{}, ask func(), grace time.Duration, stderr func() string) {
+	t.Cleanup(func() {
+		ask()
+		select {
+		case <-done:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		checkRaces(t, stderr())
+	})
+}
+
+// command is the binary o names (else the one under test) with args, in o.Dir, with a
+// minimal environment (PATH, a fresh HOME, TMPDIR) plus o.Env.
+func (o Options) command(t testing.TB, args []string) *exec.Cmd {
+	t.Helper()
+	bin := o.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = o.Dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + os.TempDir()}, o.Env...)
+	return cmd
 }
 
 // checkRaces fails the test when the server (built with -race, as `make test-race` does)

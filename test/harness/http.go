@@ -37,14 +37,7 @@ type HTTPServer struct {
 // listens. At test end it is stopped with SIGTERM (then killed if it does not exit).
 func StartHTTP(t testing.TB, o Options) *HTTPServer {
 	t.Helper()
-	bin := o.Binary
-	if bin == "" {
-		bin = Binary(t)
-	}
-	args := append([]string{"serve", "--http", "127.0.0.1:0"}, o.Args...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = o.Dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + os.TempDir()}, o.Env...)
+	cmd := o.command(t, append([]string{"serve", "--http", "127.0.0.1:0"}, o.Args...))
 	s := &HTTPServer{t: t, cmd: cmd, done: make(chan struct{})}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -83,16 +76,7 @@ func StartHTTP(t testing.TB, o Options) *HTTPServer {
 		_ = cmd.Process.Kill()
 		t.Fatalf("server did not listen within 30s\n%s", s.Stderr())
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-s.done
-		}
-		checkRaces(t, s.Stderr())
-	})
+	stopAtEnd(t, cmd, s.done, func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, 20*time.Second, s.Stderr)
 	return s
 }
 

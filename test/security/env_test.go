@@ -59,35 +59,10 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func realTemp(t *testing.T) string {
-	d := t.TempDir()
-	if r, err := filepath.EvalSymlinks(d); err == nil {
-		d = r
-	}
-	return d
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // newWorld builds the project (tools sh and, when native, nat) and the host-side targets.
 func newWorld(t *testing.T, extra map[string]string) *world {
 	t.Helper()
-	w := &world{root: realTemp(t), outside: realTemp(t), home: realTemp(t), scratch: realTemp(t)}
+	w := &world{root: harness.RealTempDir(t), outside: harness.RealTempDir(t), home: harness.RealTempDir(t), scratch: harness.RealTempDir(t)}
 	files := map[string]string{
 		"server.d/server.meta.json": `{"name":"sec"}`,
 		"tools/sh/tool.sh":          evalTool,
@@ -97,7 +72,7 @@ func newWorld(t *testing.T, extra map[string]string) *world {
 	for k, v := range extra {
 		files[k] = v
 	}
-	writeFiles(t, w.root, files)
+	harness.WriteFiles(t, w.root, files)
 	w.toolDir = filepath.Join(w.root, "tools", "sh")
 	if err := os.WriteFile(filepath.Join(w.outside, "secret.txt"), []byte(fileCanary+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -110,8 +85,8 @@ func newWorld(t *testing.T, extra map[string]string) *world {
 	if err := os.WriteFile(filepath.Join(w.evil, "secret.txt"), []byte(fileCanary+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.tenant = realTemp(t)
-	writeFiles(t, w.tenant, map[string]string{"secret.txt": tenantCanary + "\n", "victim.txt": "untouched\n"})
+	w.tenant = harness.RealTempDir(t)
+	harness.WriteFiles(t, w.tenant, map[string]string{"secret.txt": tenantCanary + "\n", "victim.txt": "untouched\n"})
 	w.tmpName = filepath.Join(os.TempDir(), "mcpbash-sec-"+randHex(6))
 	t.Cleanup(func() { os.Remove(w.tmpName) })
 	if f, err := os.Open("/etc/passwd"); err == nil {

@@ -2,12 +2,12 @@ package security
 
 import (
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // nativeCorpus runs in real bash under Landlock (a tool with "exec":"native", allowlisted with
@@ -45,21 +45,7 @@ func TestNativeCorpus(t *testing.T) {
 	if abi, err := sandbox.LandlockStatus(); abi < 4 {
 		t.Skipf("Landlock ABI %d (%v): native confinement cases need ABI 4+", abi, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello-from-listener\n"))
-			c.Close()
-		}
-	}()
+	listenPort := harness.GreetingListener(t, "hello-from-listener\n")
 	w := newWorld(t, map[string]string{
 		"tools/nat/tool.sh":        evalTool,
 		"tools/nat/tool.meta.json": `{"name":"nat","description":"native snippet","exec":"native","inputSchema":` + schema() + `}`,
@@ -72,7 +58,7 @@ func TestNativeCorpus(t *testing.T) {
 	mustSymlink(t, "c2", filepath.Join(w.root, "data", "c1"))
 	mustSymlink(t, rel, filepath.Join(w.root, "data", "c2"))
 	w.start(t, "MCPBASH_TOOL_ALLOWLIST=nat", "MCPBASH_ROOTS=data", "MCPBASH_REQUIRE_CONFINEMENT=true")
-	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	port := fmt.Sprint(listenPort)
 	for _, tc := range nativeCorpus {
 		tc.Script = strings.ReplaceAll(tc.Script, "{{PORT}}", port)
 		t.Run(tc.ID, func(t *testing.T) { runCase(t, w, "nat", tc) })

@@ -18,7 +18,7 @@ import (
 
 // guardedDirs hold code that runs on behalf of tool scripts: it must reach the host only
 // through sandbox.FS and the policy, never directly.
-var guardedDirs = []string{"interp/internal/builtins", "interp/internal/eval", "sdk", "wasm"}
+var guardedDirs = []string{"interp/internal/builtins", "interp/internal/eval", "interp/internal/strerror", "sdk", "wasm"}
 
 // guardExemptDirs are not on the sandbox's side of the boundary at all.
 var guardExemptDirs = map[string]string{

@@ -73,7 +73,7 @@ func newWasmWorld(t *testing.T) *world {
 	for name, mod := range cmds {
 		files["bin/"+name+".wasm"] = string(mod)
 	}
-	writeFiles(t, w.root, files)
+	harness.WriteFiles(t, w.root, files)
 	return w
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // project writes a project root with server.d/<hook> holding body (mode 0755) and returns the
@@ -480,31 +481,7 @@ func TestPolicyCheck(t *testing.T) {
 // the operator's environment, a capability gate with data, and a limit read from the tool's
 // metadata with jq, each through mcp_tools_error; in real bash and in the sandbox.
 func TestPolicyExamples(t *testing.T) {
-	const policy = `#!/usr/bin/env bash
-set -euo pipefail
-
-mcp_tools_policy_check() {
-	local tool_name="$1"
-	local metadata_json="$2"
-	if [ "${POLICY_READ_ONLY:-0}" = "1" ] && [ "${tool_name}" = "hello" ]; then
-		mcp_tools_error -32602 "Tool '${tool_name}' disabled by policy"
-		return 1
-	fi
-	if [ "${POLICY_REQUIRE_AUTH:-0}" = "1" ] && [ "${tool_name}" = "hello" ]; then
-		mcp_tools_error -32600 "Capability required" '{"reason":"auth"}'
-		return 1
-	fi
-	if [ "${POLICY_MAX_TIMEOUT:-0}" != "0" ]; then
-		local timeout
-		timeout="$(printf '%s' "${metadata_json}" | jq -r '.timeoutSecs // 0')"
-		if [ "${timeout}" -gt "${POLICY_MAX_TIMEOUT}" ]; then
-			mcp_tools_error -32602 "Tool '${tool_name}' exceeds policy timeout" "{\"timeout\":${timeout}}"
-			return 1
-		fi
-	fi
-	return 0
-}
-`
+	policy := "#!/usr/bin/env bash\n" + harness.PolicyExample("hello")
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("the real-bash run needs jq on PATH")
 	}

@@ -197,20 +197,8 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 		Timeout: lim.Timeout, MaxStdout: lim.MaxStdoutBytes, MaxStderr: lim.MaxStderrBytes,
 		Roots: j.Policy.Roots, Cancelled: j.Cancelled, Spill: e.Spill, SDKDir: e.SDKDir, Limits: limits,
 	}
-	rules := sandbox.ConfineRules{Net: j.Network}
-	for _, r := range j.Policy.Roots {
-		if r.Protected {
-			// Landlock cannot take rights away: the read-write root holding it is split
-			// (ConfineRules.Protect).
-			rules.Protect = append(rules.Protect, r.Path)
-			continue
-		}
-		if r.Mode == sandbox.ReadWrite {
-			rules.RW = append(rules.RW, r.Path)
-		} else {
-			rules.RO = append(rules.RO, r.Path)
-		}
-	}
+	rules := j.Policy.ConfineRules()
+	rules.Net = j.Network
 	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
 	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
 	if run.SDKDir != "" {

@@ -258,21 +258,32 @@ func awkArgs(src string, toks []awkTok, from, to int) []string {
 		from, to = from+1, to-1
 	}
 	var args []string
-	depth, start := 0, from
+	start := from
+	for _, k := range topLevel(toks, from, to, lexer.COMMA) {
+		args = append(args, text(src, toks, start, k))
+		start = k + 1
+	}
+	return append(args, text(src, toks, start, to))
+}
+
+// topLevel returns the indices of the sep tokens in toks[from:to] that stand outside every
+// parenthesis and bracket.
+func topLevel(toks []awkTok, from, to int, sep lexer.Token) []int {
+	var at []int
+	depth := 0
 	for k := from; k < to; k++ {
 		switch toks[k].tok {
 		case lexer.LPAREN, lexer.LBRACKET:
 			depth++
 		case lexer.RPAREN, lexer.RBRACKET:
 			depth--
-		case lexer.COMMA:
+		case sep:
 			if depth == 0 {
-				args = append(args, text(src, toks, start, k))
-				start = k + 1
+				at = append(at, k)
 			}
 		}
 	}
-	return append(args, text(src, toks, start, to))
+	return at
 }
 
 // tickPass makes every loop test and every function body call __mcp_tick().
@@ -297,20 +308,7 @@ func tickPass(src string, toks []awkTok) []edit {
 			if end < 0 {
 				continue
 			}
-			var semis []int
-			depth := 0
-			for k := i + 2; k < end-1; k++ {
-				switch toks[k].tok {
-				case lexer.LPAREN, lexer.LBRACKET:
-					depth++
-				case lexer.RPAREN, lexer.RBRACKET:
-					depth--
-				case lexer.SEMICOLON:
-					if depth == 0 {
-						semis = append(semis, k)
-					}
-				}
-			}
+			semis := topLevel(toks, i+2, end-1, lexer.SEMICOLON)
 			if len(semis) != 2 {
 				continue // for (k in a): a finite walk over the keys
 			}

@@ -5,7 +5,6 @@ package builtins
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,10 +13,10 @@ import (
 	"path"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -109,31 +108,7 @@ func describe(err error) string {
 	if why := sandbox.Reason(err); why != "" {
 		return "Permission denied (sandbox: " + why + ")"
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "No such file or directory"
-	case errors.Is(err, fs.ErrPermission):
-		return "Permission denied"
-	case errors.Is(err, syscall.EISDIR):
-		return "Is a directory"
-	case errors.Is(err, syscall.ENOTDIR):
-		return "Not a directory"
-	case errors.Is(err, syscall.ENOTEMPTY):
-		return "Directory not empty" // before ErrExist, which matches ENOTEMPTY too
-	case errors.Is(err, fs.ErrExist):
-		return "File exists"
-	}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		// strerror's wording: "Directory not empty", not Go's lower-case "directory not empty".
-		s := errno.Error()
-		return strings.ToUpper(s[:1]) + s[1:]
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return strerror.Words(err)
 }
 
 // openInput opens a named input ("-" is stdin).

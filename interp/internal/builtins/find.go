@@ -396,23 +396,10 @@ func (p *findParser) action(name string) (findPred, error) {
 	return func(f *finder, e *findEntry) bool { f.w.WriteString(findPrintf(f, e, format)); return true }, nil
 }
 
+// typeChar is find's letter for what fi is (-type, %y).
 func typeChar(fi fs.FileInfo) string {
-	m := fi.Mode()
-	switch {
-	case m.IsDir():
-		return "d"
-	case m&fs.ModeSymlink != 0:
-		return "l"
-	case m&fs.ModeNamedPipe != 0:
-		return "p"
-	case m&fs.ModeSocket != 0:
-		return "s"
-	case m&fs.ModeCharDevice != 0:
-		return "c"
-	case m&fs.ModeDevice != 0:
-		return "b"
-	}
-	return "f"
+	letter, _ := fileKind(fi.Mode())
+	return letter
 }
 
 func findEmpty(f *finder, e *findEntry) bool {

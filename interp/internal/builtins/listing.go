@@ -363,25 +363,33 @@ func stat(ctx context.Context, env *Env, argv []string) int {
 	return status
 }
 
-func fileType(fi fs.FileInfo) string {
-	m := fi.Mode()
+// fileKind is what a file of mode m is, as find's letter and in stat's words (%F); anything
+// that is no other kind is a regular file.
+func fileKind(m fs.FileMode) (letter, words string) {
 	switch {
 	case m.IsDir():
-		return "directory"
+		return "d", "directory"
 	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
+		return "l", "symbolic link"
 	case m&fs.ModeNamedPipe != 0:
-		return "fifo"
+		return "p", "fifo"
 	case m&fs.ModeSocket != 0:
-		return "socket"
+		return "s", "socket"
 	case m&fs.ModeCharDevice != 0:
-		return "character special file"
+		return "c", "character special file"
 	case m&fs.ModeDevice != 0:
-		return "block special file"
-	case fi.Size() == 0:
+		return "b", "block special file"
+	}
+	return "f", "regular file"
+}
+
+// fileType is stat's %F.
+func fileType(fi fs.FileInfo) string {
+	letter, words := fileKind(fi.Mode())
+	if letter == "f" && fi.Size() == 0 {
 		return "regular empty file"
 	}
-	return "regular file"
+	return words
 }
 
 // unixMode is the st_mode permission and special bits (the %a value).

@@ -1,7 +1,6 @@
 package eval_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp/internal/bashtest"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // The differential corpus: testdata/cases/*.txt hold scripts ("### name" then the script),
@@ -115,25 +115,6 @@ func evalRun(t testing.TB, dir, script string) outcome {
 	return outcome{Stdout: stdout.String(), Stderr: stderr.String(), Status: st}
 }
 
-func knownDiffs(t testing.TB) map[string]string {
-	f, err := os.Open("testdata/known.txt")
-	if err != nil {
-		return map[string]string{}
-	}
-	defer f.Close()
-	known := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, reason, _ := strings.Cut(line, "\t")
-		known[name] = reason
-	}
-	return known
-}
-
 func prepDir(t testing.TB, script string) string {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -150,7 +131,7 @@ func TestBashDiff(t *testing.T) {
 		t.Skip("no /bin/bash")
 	}
 	cases := loadCases(t)
-	known := knownDiffs(t)
+	known := harness.ReadKnown(t, "testdata/known.txt")
 	only := os.Getenv("EVAL_CASE")
 	var mu = make(chan struct{}, 1)
 	mu <- struct{}{}

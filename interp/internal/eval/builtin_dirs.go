@@ -223,20 +223,31 @@ func (r *Runner) tildeShort(p string) string {
 	return p
 }
 
+// stackIndex reads a +N or -N operand of dirs, pushd or popd as an index into a directory
+// stack of l entries (-N counts from the bottom). isIdx is false for any other operand; ok is
+// false, after bash's complaint, when the index is out of range.
+func (r *Runner) stackIndex(name, a string, l int) (n int, isIdx, ok bool) {
+	if len(a) < 2 || (a[0] != '+' && a[0] != '-') || !isDigits(a[1:]) {
+		return 0, false, true
+	}
+	n, _ = strconv.Atoi(a[1:])
+	if a[0] == '-' {
+		n = l - 1 - n
+	}
+	if n < 0 || n >= l {
+		r.errorf("%s: %s: directory stack index out of range", name, a)
+		return 0, true, false
+	}
+	return n, true, true
+}
+
 func biDirs(r *Runner, args []string) int {
 	clear, long, perLine, verbose := false, false, false, false
 	idx, hasIdx := 0, false
 	for _, a := range args[1:] {
-		if (strings.HasPrefix(a, "+") || strings.HasPrefix(a, "-")) && len(a) > 1 && isDigits(a[1:]) {
-			n, _ := strconv.Atoi(a[1:])
-			l := len(r.dirsList())
-			if a[0] == '-' {
-				n = l - 1 - n
-			}
-			if n < 0 || n >= l {
-				r.errorf("dirs: %s: directory stack index out of range", a)
-				return 1
-			}
+		if n, isIdx, ok := r.stackIndex("dirs", a, len(r.dirsList())); !ok {
+			return 1
+		} else if isIdx {
 			idx, hasIdx = n, true
 			continue
 		}
@@ -324,15 +335,9 @@ func biPushd(r *Runner, args []string) int {
 		return biDirs(r, []string{"dirs"})
 	}
 	a := rest[0]
-	if (a[0] == '+' || a[0] == '-') && len(a) > 1 && isDigits(a[1:]) {
-		n, _ := strconv.Atoi(a[1:])
-		if a[0] == '-' {
-			n = len(l) - 1 - n
-		}
-		if n < 0 || n >= len(l) {
-			r.errorf("pushd: %s: directory stack index out of range", a)
-			return 1
-		}
+	if n, isIdx, ok := r.stackIndex("pushd", a, len(l)); !ok {
+		return 1
+	} else if isIdx {
 		rot := append(append([]string(nil), l[n:]...), l[:n]...)
 		if !noCd && !r.chdir(rot[0], rot[0], false) {
 			return 1
@@ -361,16 +366,15 @@ func biPopd(r *Runner, args []string) int {
 			noCd = true
 			continue
 		}
-		if (a[0] == '+' || a[0] == '-') && len(a) > 1 && isDigits(a[1:]) {
-			n, _ := strconv.Atoi(a[1:])
-			l := len(r.dirsList())
-			if a[0] == '-' {
-				n = l - 1 - n
-			}
-			if n < 0 || n >= l {
-				r.errorf("popd: %s: directory stack index out of range", a)
-				return 1
-			}
+		if a == "" {
+			// bash's popd passes over it but then counts the index from the bottom (its
+			// direction is the operand's empty first character).
+			r.status = r.raise(r.refuseHere("popd with an empty operand", "drop the empty operand, or name the entry with +N or -N"))
+			return r.status
+		}
+		if n, isIdx, ok := r.stackIndex("popd", a, len(r.dirsList())); !ok {
+			return 1
+		} else if isIdx {
 			idx = n
 			continue
 		}

@@ -239,21 +239,27 @@ func numArg(s string) (int64, bool) {
 	return n, true
 }
 
-func biExit(r *Runner, args []string) int {
-	st := r.status
-	if len(args) > 1 {
-		a := args[1]
-		if a == "--" && len(args) > 2 {
-			a = args[2]
-		}
-		n, ok := numArg(a)
-		if !ok {
-			r.errorf("exit: %s: numeric argument required", a)
-			st = 2
-		} else {
-			st = int(n & 0xff)
-		}
+// statusArg is the status exit and return leave with: the last status without an operand,
+// else the operand (after an optional "--") modulo 256, or 2 with bash's complaint when it is
+// not a number.
+func statusArg(r *Runner, args []string) int {
+	if len(args) < 2 {
+		return r.status
 	}
+	a := args[1]
+	if a == "--" && len(args) > 2 {
+		a = args[2]
+	}
+	n, ok := numArg(a)
+	if !ok {
+		r.errorf("%s: %s: numeric argument required", args[0], a)
+		return 2
+	}
+	return int(n & 0xff)
+}
+
+func biExit(r *Runner, args []string) int {
+	st := statusArg(r, args)
 	r.flow, r.exitStatus = flowExit, st
 	return st
 }
@@ -263,20 +269,7 @@ func biReturn(r *Runner, args []string) int {
 		r.errorf("return: can only `return' from a function or sourced script")
 		return 2
 	}
-	st := r.status
-	if len(args) > 1 {
-		a := args[1]
-		if a == "--" && len(args) > 2 {
-			a = args[2]
-		}
-		n, ok := numArg(a)
-		if !ok {
-			r.errorf("return: %s: numeric argument required", a)
-			st = 2
-		} else {
-			st = int(n & 0xff)
-		}
-	}
+	st := statusArg(r, args)
 	r.flow = flowReturn
 	r.status = st
 	return st

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -176,83 +177,51 @@ func (e *expander) split(v string) {
 		}
 		return
 	}
-	if !isASCII(ifs) {
-		e.splitRunes(v, ifs)
-		return
+	// A character is read whole (IFS may hold multibyte characters), but a field is a slice of
+	// v: its bytes stay as they were, invalid UTF-8 included.
+	char := func(i int) rune {
+		if v[i] < utf8.RuneSelf {
+			return rune(v[i])
+		}
+		c, _ := utf8.DecodeRuneInString(v[i:])
+		return c
 	}
-	isIFS := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
-	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	next := func(i int) int {
+		if v[i] < utf8.RuneSelf {
+			return i + 1
+		}
+		_, n := utf8.DecodeRuneInString(v[i:])
+		return i + n
+	}
+	isIFS := func(c rune) bool { return strings.ContainsRune(ifs, c) }
+	isWS := func(c rune) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	skipWS := func(j int) int {
+		for j < len(v) && isWS(char(j)) {
+			j = next(j)
+		}
+		return j
+	}
 	i := 0
 	for i < len(v) {
-		if isIFS(v[i]) {
-			j := i
-			for j < len(v) && isWS(v[j]) {
-				j++
-			}
+		if isIFS(char(i)) {
+			j := skipWS(i)
 			force := false
-			if j < len(v) && isIFS(v[j]) && !isWS(v[j]) {
+			if j < len(v) && isIFS(char(j)) && !isWS(char(j)) {
 				force = true
-				j++
-				for j < len(v) && isWS(v[j]) {
-					j++
-				}
+				j = skipWS(next(j))
 			}
 			e.emit(force)
 			i = j
 			continue
 		}
 		j := i
-		for j < len(v) && !isIFS(v[j]) {
-			j++
+		for j < len(v) && !isIFS(char(j)) {
+			j = next(j)
 		}
 		e.cur.add(v[i:j], false)
 		e.markGlob(v[i:j])
 		i = j
 	}
-}
-
-// splitRunes is split for an IFS with multibyte characters.
-func (e *expander) splitRunes(v, ifs string) {
-	isIFS := func(c rune) bool { return strings.ContainsRune(ifs, c) }
-	isWS := func(c rune) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
-	rs := []rune(v)
-	i := 0
-	for i < len(rs) {
-		if isIFS(rs[i]) {
-			j := i
-			for j < len(rs) && isWS(rs[j]) {
-				j++
-			}
-			force := false
-			if j < len(rs) && isIFS(rs[j]) && !isWS(rs[j]) {
-				force = true
-				j++
-				for j < len(rs) && isWS(rs[j]) {
-					j++
-				}
-			}
-			e.emit(force)
-			i = j
-			continue
-		}
-		j := i
-		for j < len(rs) && !isIFS(rs[j]) {
-			j++
-		}
-		piece := string(rs[i:j])
-		e.cur.add(piece, false)
-		e.markGlob(piece)
-		i = j
-	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func (e *expander) markGlob(s string) {
@@ -459,12 +428,7 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 	if err := e.parts(w.Parts, false, true, ctx == ctxAssignValue); err != nil {
 		return "", err
 	}
-	e.emit(false)
-	var b strings.Builder
-	for i := range e.fields {
-		b.WriteString(e.fields[i].text())
-	}
-	return b.String(), nil
+	return e.joinedText(), nil
 }
 
 // joinedText ends the expansion and returns its fields' text joined, without splitting.
@@ -600,27 +564,7 @@ func assignLike(w *syntax.Word) bool {
 
 // splitLit adds unquoted literal text that undergoes word splitting (the operand of
 // ${x:-word} outside double quotes): backslash-escaped characters do not split.
-func (e *expander) splitLit(s string) {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if i > start {
-			e.split(s[start:i])
-		}
-		if i+1 < len(s) {
-			e.lit(s[i+1:i+2], true)
-			i++
-		} else {
-			e.lit("\\", false)
-		}
-		start = i + 1
-	}
-	if start < len(s) {
-		e.split(s[start:])
-	}
-}
+func (e *expander) splitLit(s string) { e.backslashed(s, e.split) }
 
 // unquotedLit adds unquoted literal text: a backslash quotes the next character.
 func (e *expander) unquotedLit(s string) {
@@ -628,13 +572,19 @@ func (e *expander) unquotedLit(s string) {
 		e.lit(s, false)
 		return
 	}
+	e.backslashed(s, func(t string) { e.lit(t, false) })
+}
+
+// backslashed adds unquoted text in which a backslash quotes the next character: that
+// character goes in quoted, the runs between go to plain; a trailing backslash is itself.
+func (e *expander) backslashed(s string, plain func(string)) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
 			continue
 		}
 		if i > start {
-			e.lit(s[start:i], false)
+			plain(s[start:i])
 		}
 		if i+1 < len(s) {
 			e.lit(s[i+1:i+2], true)
@@ -645,7 +595,7 @@ func (e *expander) unquotedLit(s string) {
 		start = i + 1
 	}
 	if start < len(s) {
-		e.lit(s[start:], false)
+		plain(s[start:])
 	}
 }
 
@@ -735,39 +685,23 @@ func (r *Runner) homeDir() string {
 }
 
 // unescapeDQ removes the backslashes that are quoting inside double quotes.
-func unescapeDQ(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func unescapeDQ(s string) string { return unescape(s, "$`\"\\") }
 
-// unescapeHdoc removes the backslashes that are quoting in an unquoted here-document.
-func unescapeHdoc(s string) string {
+// unescapeHdoc removes the backslashes that are quoting in an unquoted here-document (a double
+// quote is not special there).
+func unescapeHdoc(s string) string { return unescape(s, "$`\\") }
+
+// unescape removes each backslash that is followed by one of quoted; any other stays.
+func unescape(s, quoted string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			}
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(quoted, s[i+1]) >= 0 {
+			b.WriteByte(s[i+1])
+			i++
+			continue
 		}
 		b.WriteByte(s[i])
 	}

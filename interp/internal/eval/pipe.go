@@ -62,19 +62,8 @@ func (r pipeReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (r pipeReader) Close() error {
-	p := r.p
-	p.mu.Lock()
-	p.rclosed = true
-	p.buf = nil
-	p.cond.Broadcast()
-	done := p.wclosed
-	p.mu.Unlock()
-	if done {
-		p.stopWake()
-	}
-	return nil
-}
+// Close drops what is buffered: a writer blocked on a full pipe gets EPIPE.
+func (r pipeReader) Close() error { r.p.closeEnd(true); return nil }
 
 func (w pipeWriter) Write(b []byte) (int, error) {
 	p := w.p
@@ -105,15 +94,22 @@ func (w pipeWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-func (w pipeWriter) Close() error {
-	p := w.p
+func (w pipeWriter) Close() error { w.p.closeEnd(false); return nil }
+
+// closeEnd closes the read or the write end and wakes the other side; once both are closed
+// the pipe stops watching its context.
+func (p *pipe) closeEnd(reader bool) {
 	p.mu.Lock()
-	p.wclosed = true
+	if reader {
+		p.rclosed = true
+		p.buf = nil
+	} else {
+		p.wclosed = true
+	}
 	p.cond.Broadcast()
-	done := p.rclosed
+	done := p.rclosed && p.wclosed
 	p.mu.Unlock()
 	if done {
 		p.stopWake()
 	}
-	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 )
 
 // redirState undoes the redirections of one command.
@@ -360,32 +362,10 @@ func errText(err error) string {
 	if errors.As(err, &me) {
 		return me.ShellMessage()
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "No such file or directory"
-	case errors.Is(err, fs.ErrPermission):
-		return "Permission denied"
-	case errors.Is(err, syscall.EISDIR):
-		return "Is a directory"
-	case errors.Is(err, syscall.ENOTDIR):
-		return "Not a directory"
-	case errors.Is(err, syscall.EBADF):
-		return "Bad file descriptor"
-	case errors.Is(err, fs.ErrExist):
-		return "File exists"
-	case errors.Is(err, errNetwork):
+	if errors.Is(err, errNetwork) {
 		return err.Error()
 	}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		return strings.ToUpper(s[:1]) + s[1:]
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return strerror.Words(err)
 }
 
 // absPath resolves a path against the working directory.

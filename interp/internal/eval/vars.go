@@ -456,22 +456,33 @@ func (r *Runner) assignText(target, val string) error {
 	return r.assignElem(rf.name, sub, val, 0, v.attrs&attrAssoc == 0)
 }
 
-// assignElem sets name[sub]=val. evalSub says sub is still arithmetic text for an indexed
-// array (false: it is already "0").
-func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool) error {
+// arrayTarget resolves the variable an array assignment (name[sub]=v, name=(...)) writes: the
+// nameref's target, its scope and its current value; a nameref to an element, a circular one
+// and a readonly target are refused as bash refuses them.
+func (r *Runner) arrayTarget(name string, fl assignFlags) (string, int, variable, error) {
 	rf, ok := r.resolve(name)
 	if !ok {
-		return r.discardf("%s: circular name reference", name)
+		return "", 0, variable{}, r.discardf("%s: circular name reference", name)
 	}
 	if rf.hasSub {
 		r.errorf("`%s[%s]': not a valid identifier", rf.name, rf.sub)
-		return errStatus1
+		return "", 0, variable{}, errStatus1
 	}
 	name = rf.name
 	i := r.assignScope(name, fl)
 	v, _ := r.writable(i).get(name)
 	if v.attrs&attrReadonly != 0 {
-		return r.readonlyErr(name)
+		return "", 0, variable{}, r.readonlyErr(name)
+	}
+	return name, i, v, nil
+}
+
+// assignElem sets name[sub]=val. evalSub says sub is still arithmetic text for an indexed
+// array (false: it is already "0").
+func (r *Runner) assignElem(name, sub, val string, fl assignFlags, evalSub bool) error {
+	name, i, v, err := r.arrayTarget(name, fl)
+	if err != nil {
+		return err
 	}
 	if v.attrs&attrAssoc != 0 {
 		if sub == "" {
@@ -594,19 +605,9 @@ type arrayItem struct {
 // assignArray sets name=(items) (or += with asAppend). Appending works in place when the
 // storage is not shared, and only the change is charged.
 func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, assocDecl bool) error {
-	rf, ok := r.resolve(name)
-	if !ok {
-		return r.discardf("%s: circular name reference", name)
-	}
-	if rf.hasSub {
-		r.errorf("`%s[%s]': not a valid identifier", rf.name, rf.sub)
-		return errStatus1
-	}
-	name = rf.name
-	i := r.assignScope(name, fl)
-	v, _ := r.writable(i).get(name)
-	if v.attrs&attrReadonly != 0 {
-		return r.readonlyErr(name)
+	name, i, v, err := r.arrayTarget(name, fl)
+	if err != nil {
+		return err
 	}
 	appending := fl&asAppend != 0
 	var delta int64

@@ -296,47 +296,38 @@ func (p *Pattern) one(a *nfa, it item, next int, rev bool, exit int) int {
 		}
 		return a.add(state{kind: kSplit, out: any, out1: next, endExit: exit == endEntry, star: true})
 	}
-	alts := func(to int) int {
+	// alts builds the alternatives in n, each continuing at to, and returns their entry.
+	alts := func(n *nfa, to int) int {
 		entry := -1
 		for _, alt := range it.alts {
-			s := p.seq(a, alt, to, rev)
+			s := p.seq(n, alt, to, rev)
 			if entry < 0 {
 				entry = s
 			} else {
-				entry = a.add(state{kind: kSplit, out: entry, out1: s})
+				entry = n.add(state{kind: kSplit, out: entry, out1: s})
 			}
 		}
 		return entry
 	}
 	switch it.op {
 	case '@':
-		return alts(next)
+		return alts(a, next)
 	case '?':
-		return a.add(state{kind: kSplit, out: alts(next), out1: next})
+		return a.add(state{kind: kSplit, out: alts(a, next), out1: next})
 	case '*':
 		loop := a.add(state{kind: kSplit, out1: next})
-		a.states[loop].out = alts(loop)
+		a.states[loop].out = alts(a, loop)
 		return loop
 	case '+':
 		loop := a.add(state{kind: kSplit, out1: next})
-		body := alts(loop)
+		body := alts(a, loop)
 		a.states[loop].out = body
 		return body
 	}
 	// '!': a sub-automaton for the alternatives, complemented at run time.
 	sub := &nfa{id: p.nneg}
 	p.nneg++
-	acc := sub.add(state{kind: kAccept})
-	entry := -1
-	for _, alt := range it.alts {
-		s := p.seq(sub, alt, acc, rev)
-		if entry < 0 {
-			entry = s
-		} else {
-			entry = sub.add(state{kind: kSplit, out: entry, out1: s})
-		}
-	}
-	sub.start = entry
+	sub.start = alts(sub, sub.add(state{kind: kAccept}))
 	return a.add(state{kind: kNeg, neg: sub, out: next})
 }
 

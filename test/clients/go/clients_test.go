@@ -147,6 +147,27 @@ func TestGoSDKResourcesPromptsCompletion(t *testing.T) {
 	}
 }
 
+// mcpGoAdd lists the one tool of 01-args-and-validation through an mcp-go client and calls it
+// (2 + 40 is 42); it returns the call's request for more calls.
+func mcpGoAdd(ctx context.Context, t *testing.T, c *mcpgo.Client) mcpgomcp.CallToolRequest {
+	t.Helper()
+	tools, err := c.ListTools(ctx, mcpgomcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools/list: %v %+v", err, tools)
+	}
+	req := mcpgomcp.CallToolRequest{}
+	req.Params.Name = "add"
+	req.Params.Arguments = map[string]any{"a": 2, "b": 40}
+	res, err := c.CallTool(ctx, req)
+	if err != nil || res.IsError {
+		t.Fatalf("tools/call: %v %+v", err, res)
+	}
+	if !strings.Contains(mcpgomcp.GetTextFromContent(res.Content[0]), `"sum":42`) {
+		t.Errorf("content %+v", res.Content)
+	}
+	return req
+}
+
 func TestMCPGoClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	defer cancel()
@@ -168,20 +189,7 @@ func TestMCPGoClient(t *testing.T) {
 	if ires.ProtocolVersion != "2026-07-28" {
 		t.Errorf("negotiated %q, want 2026-07-28", ires.ProtocolVersion)
 	}
-	tools, err := c.ListTools(ctx, mcpgomcp.ListToolsRequest{})
-	if err != nil || len(tools.Tools) != 1 {
-		t.Fatalf("tools/list: %v %+v", err, tools)
-	}
-	req := mcpgomcp.CallToolRequest{}
-	req.Params.Name = "add"
-	req.Params.Arguments = map[string]any{"a": 2, "b": 40}
-	res, err := c.CallTool(ctx, req)
-	if err != nil || res.IsError {
-		t.Fatalf("tools/call: %v %+v", err, res)
-	}
-	if !strings.Contains(mcpgomcp.GetTextFromContent(res.Content[0]), `"sum":42`) {
-		t.Errorf("content %+v", res.Content)
-	}
+	mcpGoAdd(ctx, t, c)
 	c.Close()
 	validate(t, inLog, outLog)
 }

@@ -183,20 +183,7 @@ func TestMCPGoStreamableHTTP(t *testing.T) {
 			if rev != "" && tr.GetSessionId() == "" {
 				t.Error("no Mcp-Session-Id after initialize")
 			}
-			tools, err := c.ListTools(ctx, mcpgomcp.ListToolsRequest{})
-			if err != nil || len(tools.Tools) != 1 {
-				t.Fatalf("tools/list: %v %+v", err, tools)
-			}
-			req := mcpgomcp.CallToolRequest{}
-			req.Params.Name = "add"
-			req.Params.Arguments = map[string]any{"a": 2, "b": 40}
-			res, err := c.CallTool(ctx, req)
-			if err != nil || res.IsError {
-				t.Fatalf("tools/call: %v %+v", err, res)
-			}
-			if !strings.Contains(mcpgomcp.GetTextFromContent(res.Content[0]), `"sum":42`) {
-				t.Errorf("content %+v", res.Content)
-			}
+			req := mcpGoAdd(ctx, t, c)
 			req.Params.Arguments = map[string]any{"a": "two"}
 			if res, err := c.CallTool(ctx, req); err != nil || !res.IsError {
 				t.Errorf("invalid arguments: %v %+v", err, res)

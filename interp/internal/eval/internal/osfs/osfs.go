@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // RefusedStatus is evalsh's exit status when the evaluator refused the script.
@@ -136,21 +137,15 @@ func Exec(self string) eval.ExecFunc {
 		for _, c := range closers {
 			c.Close()
 		}
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, nil
-		case errors.As(err, &ee):
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				return 128 + int(ws.Signal()), nil
-			}
-			if isShell && ee.ExitCode() == RefusedStatus {
+		if st, ok := sandbox.ExitStatus(err); ok {
+			if isShell && st == RefusedStatus {
 				// The nested shell refused (its message is on stderr): the whole run refuses,
-				// as it would if the nested script ran in-process.
+				// as it would if the nested script ran in-process. (A signal's 128+N is never
+				// RefusedStatus.)
 				return 0, &eval.RefusalError{Refusal: eval.Refusal{File: name, Construct: "a construct in a nested shell",
 					Fix: eval.DefaultFix}}
 			}
-			return ee.ExitCode(), nil
+			return st, nil
 		}
 		if ctx.Err() != nil {
 			return 1, nil
