@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -60,19 +58,9 @@ type result struct {
 	Status int
 }
 
-// noInheritedFDs marks every descriptor above 2 close-on-exec so bash starts
-// with only 0-2 open, as a tool does: a descriptor the test inherited (CI
-// runners leave some, e.g. 10) would move where {var}> allocates.
-func noInheritedFDs(t testing.TB) {
-	t.Helper()
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		t.Fatalf("close_range: %v", err)
-	}
-}
-
 func runBash(t *testing.T, body string) result {
 	dir, script := prepare(t, body)
-	noInheritedFDs(t)
+	harness.CleanChildren(t)
 	cmd := exec.Command("/bin/bash", "--norc", "--noprofile", script)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "LC_ALL=C", "LANG=C"}

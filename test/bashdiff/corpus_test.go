@@ -203,7 +203,7 @@ func corpusEnv(work string) []string {
 func bashRun(t *testing.T, work, script string) outcome {
 	ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
 	defer cancel()
-	noInheritedFDs(t)
+	harness.CleanChildren(t)
 	cmd := exec.CommandContext(ctx, "/bin/bash", "--norc", "--noprofile", script)
 	cmd.Dir = work
 	cmd.Env = corpusEnv(work)

@@ -16,28 +16,17 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // Path is the Bash used as the oracle.
 const Path = "/bin/bash"
 
-// NoInheritedFDs marks every descriptor above 2 of the test process
-// close-on-exec, so the oracle starts with only 0-2 open as a tool does. A
-// descriptor the test inherited (CI runners and job shells leave some, e.g. 10)
-// would otherwise leak into bash and move where {var}> allocates.
-func NoInheritedFDs(t testing.TB) {
-	t.Helper()
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		t.Fatalf("close_range: %v", err)
-	}
-}
-
 // Require skips the test when Bash 5.2 is not at Path, except under CI, where
 // it fails: the differential tests are the point.
 func Require(t testing.TB) {
 	t.Helper()
-	NoInheritedFDs(t)
+	harness.CleanChildren(t)
 	out, err := exec.Command(Path, "-c", `echo "${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}"`).Output()
 	if err == nil && strings.TrimSpace(string(out)) == "5.2" {
 		return

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bash/mcp-bash/interp/internal/bashtest"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
 	"github.com/mcp-bash/mcp-bash/test/harness"
@@ -67,7 +66,7 @@ var testEnv = []string{"HOME=/home/user", "PATH=/usr/local/bin:/usr/bin:/bin", "
 func bashRun(t testing.TB, dir, script string) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	bashtest.NoInheritedFDs(t)
+	harness.CleanChildren(t)
 	cmd := exec.CommandContext(ctx, "/bin/bash", "script.sh")
 	cmd.Dir = dir
 	cmd.Env = testEnv
