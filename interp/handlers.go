@@ -458,8 +458,10 @@ func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
 		},
 		RealPath: func(name string) (string, error) { return c.fs.RealPath(absIn(dir, name)) },
 		Now:      now,
-		Exec:     c.builtinEnv(shellCtx(sh)).Exec,
-		Filters:  &c.e.filters,
+		Exec: func(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
+			return c.builtinEnv(shellCtx(sh)).Exec(ctx, argv, nil, in, out, errw)
+		},
+		Filters: &c.e.filters,
 	}
 }
 
@@ -483,7 +485,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
-		Exec: func(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
+		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
 			if len(argv) == 0 {
 				return 0
 			}
@@ -492,7 +494,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 			}
 			// Through the shell: counted against the command limit, resolved as the shell
 			// resolves commands that are not functions or builtins.
-			st, err := cc.shell.Exec(ctx, argv, in, out, errw)
+			st, err := cc.shell.Exec(ctx, argv, environ, in, out, errw)
 			if err != nil {
 				var re *eval.RefusalError
 				if errors.As(err, &re) {

@@ -68,9 +68,9 @@ func environ(env *Env) []string {
 	return env.Environ()
 }
 
-// envUtil prints the environment or runs a command with changed variables. Utilities run
-// directly with the new variables; other commands (scripts, allowlisted externals) run
-// through Exec and see the script's own exported variables.
+// envUtil prints the environment or runs a command with changed variables: utilities directly,
+// other commands (bash, scripts) through Exec, both with the new variables (an allowlisted
+// external gets its fixed environment whatever env says).
 func envUtil(ctx context.Context, env *Env, argv []string) int {
 	args := argv[1:]
 	vars := slices.Clone(environ(env))
@@ -111,13 +111,14 @@ func envRun(ctx context.Context, env *Env, vars, args []string, end string) int 
 		w.Flush()
 		return 0
 	}
+	sub := withVars(env, vars)
 	if f, ok := Lookup(args[0]); ok {
-		return f(ctx, withVars(env, vars), args)
+		return f(ctx, sub, args)
 	}
 	if env.Exec == nil {
 		return errorf(env, 126, "env", "cannot run '%s': running commands is not available here", args[0])
 	}
-	return env.Exec(ctx, args, env.Stdin, env.Stdout, env.Stderr)
+	return env.Exec(ctx, args, sub.Environ, env.Stdin, env.Stdout, env.Stderr)
 }
 
 func printenv(ctx context.Context, env *Env, argv []string) int {
@@ -268,7 +269,7 @@ func timeout(ctx context.Context, env *Env, argv []string) int {
 		tctx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
-	rc := env.Exec(tctx, fl.operands[1:], env.Stdin, env.Stdout, env.Stderr)
+	rc := env.Exec(tctx, fl.operands[1:], env.Environ, env.Stdin, env.Stdout, env.Stderr)
 	if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		if fl.has("v") {
 			errorf(env, 0, "timeout", "sending signal TERM to command '%s'", fl.operands[1])

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,32 @@ func TestIdentityAndEnvironment(t *testing.T) {
 		out, errOut, rc := te.run(t, "", tc.argv...)
 		if out != tc.want || rc != tc.rc {
 			t.Errorf("%q = %q rc %d (%s), want %q rc %d", tc.argv, out, rc, errOut, tc.want, tc.rc)
+		}
+	}
+}
+
+// TestEnvExecEnviron checks that a command env runs through Exec (bash, a script) gets env's
+// variables, not the shell's exported ones.
+func TestEnvExecEnviron(t *testing.T) {
+	te := fixture(t)
+	var got []string
+	te.Exec = func(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		got = environ()
+		return 0
+	}
+	for _, tc := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"env", "X=1", "bash"}, []string{"A=1", "B=2", "TMPDIR=" + te.dir, "X=1"}},
+		{[]string{"env", "-i", "bash"}, nil},
+		{[]string{"env", "-i", "Y=2", "bash"}, []string{"Y=2"}},
+		{[]string{"env", "-u", "A", "-uB", "bash"}, []string{"TMPDIR=" + te.dir}},
+		{[]string{"env", "-u", "A", "--", "./s.sh"}, []string{"B=2", "TMPDIR=" + te.dir}},
+	} {
+		got = []string{"not run"}
+		if _, errOut, rc := te.run(t, "", tc.argv...); rc != 0 || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: rc %d (%s), environ %q, want %q", tc.argv, rc, errOut, got, tc.want)
 		}
 	}
 }

@@ -214,6 +214,8 @@ func NewBase(environ []string, id Identity) *Base {
 		g["OLDPWD"] = variable{attrs: attrExport}
 	}
 	setDefault("SHELL", "/bin/bash")
+	// bash's own default when the environment has none (a new shell under env -i has it).
+	setDefault("TERM", "dumb")
 	return &Base{vars: g}
 }
 
