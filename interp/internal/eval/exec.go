@@ -380,7 +380,9 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 		}
 		name := l.Name.Value
 		if !validName(name) {
-			r.status = r.raise(r.exitf("`%s': not a valid identifier", name))
+			// Outside POSIX mode bash reports it and the loop fails (status 1); the shell goes on.
+			r.errorf("`%s': not a valid identifier", name)
+			r.status = 1
 			return
 		}
 		r.status = 0

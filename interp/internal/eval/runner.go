@@ -101,6 +101,9 @@ const (
 type shError struct {
 	flow   flowKind
 	status int
+	// forceEOF marks a fatal expansion error (unbound variable, ${x:?}): bash's FORCE_EOF,
+	// which a bash -c shell turns into status 127 (run_one_command) where a script exits 1.
+	forceEOF bool
 }
 
 func (e *shError) Error() string { return fmt.Sprintf("flow %d status %d", e.flow, e.status) }
@@ -398,7 +401,13 @@ func (r *Runner) raise(err error) int {
 		case flowNone:
 			return se.status
 		case flowExit:
-			r.flow, r.exitStatus = flowExit, se.status
+			st := se.status
+			if se.forceEOF && r.subLevel == 0 && strings.Contains(r.flags, "c") {
+				// Not in a subshell of it: there the subshell exits 1 to the -c shell.
+				st = 127
+			}
+			r.flow, r.exitStatus = flowExit, st
+			return st
 		case flowDiscard:
 			r.flow = flowDiscard
 		case flowAbort:
@@ -484,7 +493,7 @@ func (r *Runner) discardf(format string, args ...any) error {
 // exitf reports an error that exits the shell (status 1), as `${x:?}` and set -u do.
 func (r *Runner) exitf(format string, args ...any) error {
 	r.errorf(format, args...)
-	return &shError{flow: flowExit, status: 1}
+	return &shError{flow: flowExit, status: 1, forceEOF: true}
 }
 
 // fork makes a subshell. async is true when it runs concurrently with r (pipeline stages,
