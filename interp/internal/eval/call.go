@@ -36,8 +36,13 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	if r.flow != flowNone {
 		return
 	}
-	if r.shopts.has(shExpandAliases) && len(r.aliases) > 0 && len(ce.Args) > 0 {
-		if r.aliasExpand(ce, redirs) {
+	switch {
+	case r.bound:
+		if len(r.boundAliases) > 0 && len(ce.Args) > 0 && r.aliasExpand(ce, redirs, r.boundAliases, false) {
+			return
+		}
+	case r.shopts.has(shExpandAliases) && len(r.aliases) > 0 && len(ce.Args) > 0:
+		if r.aliasExpand(ce, redirs, r.aliases, true) {
 			return
 		}
 	}
@@ -443,7 +448,10 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.funcDepth++
 	r.loopDepth = 0
 	r.cur = fn.src
+	savedBound, savedAliases := r.bound, r.boundAliases
+	r.bound, r.boundAliases = true, fn.aliases
 	r.stmt(fn.body)
+	r.bound, r.boundAliases = savedBound, savedAliases
 	if r.flow == flowReturn {
 		r.flow = flowNone
 	}

@@ -267,7 +267,7 @@ func (r *Runner) subshell(list []*syntax.Stmt) {
 
 // runSubshell runs statements as the body of a subshell, with its EXIT trap.
 func (s *Runner) runSubshell(list []*syntax.Stmt) {
-	s.runTop(list)
+	s.runTop(list, false)
 	if s.flow == flowDiscard {
 		s.flow, s.status = flowNone, 1
 	}
@@ -539,7 +539,7 @@ func (r *Runner) funcDecl(c *syntax.FuncDecl) {
 		r.status = 1
 		return
 	}
-	r.funcs.m[name] = &funcDef{body: c.Body, src: r.cur, name: name}
+	r.funcs.m[name] = &funcDef{body: c.Body, src: r.cur, name: name, aliases: r.aliasesReadAt(c.Pos())}
 	r.status = 0
 }
 

@@ -112,7 +112,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	defer child.fds.closeAll()
 	p := sc.Program
 	child.cur = p.src
-	child.runTop(p.stmts)
+	child.runTop(p.stmts, true)
 	if child.flow != flowAbort && p.err != nil && child.flow != flowExit {
 		child.lineno = int(p.err.Pos.Line())
 		child.errorf("syntax error: %s", p.err.Text)

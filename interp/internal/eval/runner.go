@@ -121,6 +121,9 @@ type funcDef struct {
 	// sdk marks a function Define installed (the SDK prelude): callable, but not listed by
 	// declare -F/-f or set, since bash running the same script has no such function.
 	sdk bool
+	// aliases are those bash expanded in the body when it read the definition (nil: none);
+	// the body runs with them, whatever alias and unalias did since.
+	aliases map[string]string
 }
 
 type funcTable struct {
@@ -202,10 +205,16 @@ type Runner struct {
 	umaskSet    bool
 	// shellPID is $$ and flags the invocation letters of $- ("c"): a new shell (RunScript)
 	// has its own.
-	shellPID      int
-	flags         string
-	aliasDefs     map[string]aliasDef
-	aliasActive   map[string]bool
+	shellPID    int
+	flags       string
+	aliasDefs   map[string]aliasDef
+	aliasActive map[string]bool
+	// bound is set when the commands running were read with boundAliases: bash expands
+	// aliases as it reads, a line (a complete command) at a time, and a function body when it
+	// reads the definition. Unset, in $(...) and <(...), the current aliases apply with a
+	// position check (aliasExpand).
+	bound         bool
+	boundAliases  map[string]string
 	procFDs       []procFD
 	substSeen     bool
 	substStatus   int
@@ -272,7 +281,7 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		}
 	}()
 	r.cur = p.src
-	r.runTop(p.stmts)
+	r.runTop(p.stmts, true)
 	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
 		r.lineno = int(p.err.Pos.Line())
 		if !p.condQuiet {
@@ -300,7 +309,9 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 var errRunDone = errors.New("run finished")
 
 // runTop runs top-level statements: an expansion error abandons the rest of its line only.
-func (r *Runner) runTop(stmts []*syntax.Stmt) {
+// read is set for a script's text, read a line at a time (a subshell's body was read with
+// the line that holds it).
+func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 	for i := 0; i < len(stmts); i++ {
 		if !r.shopts.has(shExtglob) && r.lineHasExtglob(stmts, i) {
 			// Bash reads a line before running it: extended patterns on a line read with
@@ -309,6 +320,9 @@ func (r *Runner) runTop(stmts []*syntax.Stmt) {
 			r.errorf("syntax error near unexpected token `('")
 			r.flow, r.exitStatus, r.status = flowExit, 2, 2
 			return
+		}
+		if read && newLine(stmts, i) {
+			r.bindRead()
 		}
 		r.stmt(stmts[i])
 		if r.flow == flowDiscard {
@@ -542,6 +556,8 @@ func (r *Runner) fork(async bool) *Runner {
 		shellPID:     r.shellPID,
 		flags:        r.flags,
 		aliasDefs:    maps.Clone(r.aliasDefs),
+		bound:        r.bound,
+		boundAliases: r.boundAliases,
 	}
 	s.fds = r.fds.dup()
 	if async {

@@ -234,7 +234,7 @@ func (r *Runner) runTrapString(action string) {
 	savedSrc := r.cur
 	r.cur = src
 	r.inTrap++
-	r.stmts(stmts)
+	r.stmtsRead(stmts)
 	r.inTrap--
 	r.cur = savedSrc
 	if r.flow == flowNone || r.flow == flowDiscard {
