@@ -3,7 +3,6 @@ package eval
 import (
 	"errors"
 	"io"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -349,14 +348,22 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
-	cmd := &Command{Args: args, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+	argv := args
+	hashed, wasHashed := r.hashSearch(args[0])
+	if wasHashed {
+		// A path set by hash -p runs instead of what the command search finds.
+		if p, ok := r.lookPath(args[0]); !ok || p != hashed {
+			argv = append([]string{hashed}, args[1:]...)
+		}
+	}
+	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD, Shell: &Shell{r: r}}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
-		r.notFound(args[0])
+		r.notFound(argv[0])
 		return
 	}
-	if err == nil {
+	if err == nil && !wasHashed {
 		r.remember(args[0])
 	}
 	if err != nil {
@@ -372,22 +379,12 @@ func (r *Runner) execExternal(args []string) {
 
 // remember enters a command found through PATH in the hash table, as running it does in bash.
 func (r *Runner) remember(name string) {
-	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil {
+	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil || !r.opts.has(optHashall) {
 		return
 	}
-	if _, ok := r.hashed[name]; ok {
-		return
+	if p, ok := r.lookPath(name); ok {
+		r.hashInsert(name, p, 1) // the search that found it is its first hit
 	}
-	p, ok := r.lookPath(name)
-	if !ok {
-		return
-	}
-	m := maps.Clone(r.hashed) // shared with subshells: copy on write
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[name] = p
-	r.hashed = m
 }
 
 func (r *Runner) notFound(name string) {

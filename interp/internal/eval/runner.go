@@ -32,6 +32,7 @@ type call struct {
 	mem      atomic.Int64
 	ids      atomic.Uint64
 	pids     atomic.Int64
+	hashSeq  atomic.Uint64 // orders hash table entries by insertion (hashEntry.seq)
 
 	// cancel ends the run's context; fatal holds the first error that ended the run.
 	cancel  context.CancelCauseFunc
@@ -157,7 +158,10 @@ type Runner struct {
 	aliases map[string]string
 	dirs    []string // pushd stack, without the current directory
 	jobs    *jobTable
-	hashed  map[string]string
+	// hashed is the command hash table; hashOwned says this shell may write it in place
+	// (it is shared with subshells until one of them writes).
+	hashed    map[string]hashEntry
+	hashOwned bool
 
 	status     int // $?
 	lastBg     int // $!
@@ -560,6 +564,7 @@ func (r *Runner) fork(async bool) *Runner {
 		boundAliases: r.boundAliases,
 	}
 	s.fds = r.fds.dup()
+	r.hashOwned = false // shared with s now: the next write copies it
 	if async {
 		r.pinScopes(s)
 	}

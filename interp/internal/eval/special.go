@@ -152,7 +152,7 @@ func (r *Runner) varChanged(name string, v *variable) {
 	case "OPTIND":
 		r.optChar = 0
 	case "PATH":
-		r.hashed = nil // bash forgets remembered commands when PATH is assigned
+		r.hashed, r.hashOwned = nil, false // bash forgets remembered commands when PATH is assigned
 	}
 }
 
