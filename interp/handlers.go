@@ -185,8 +185,12 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 }
 
 // lookup is command search for type, command -v and hash: the virtual paths of utilities and
-// allowlisted host commands, and a project's commands; never the host's PATH.
-func (c *call) lookup(name, _ string) (string, bool) {
+// allowlisted host commands, executable files in PATH directories inside the roots, and a
+// project's commands; never the host's PATH.
+func (c *call) lookup(name, pathVar, dir string) (string, bool) {
+	if p := c.pathScript(name, pathVar, dir); p != "" {
+		return p, true
+	}
 	if _, ok := builtins.Lookup(name); ok {
 		return "/usr/bin/" + name, true
 	}
@@ -199,11 +203,59 @@ func (c *call) lookup(name, _ string) (string, bool) {
 	return "", false
 }
 
+// pathScript walks PATH as bash does over what the sandbox has: a virtual bin directory
+// (binDirs) holds the utilities and allowlisted commands, a directory inside the roots its
+// files. It returns the file (as bash names it: the PATH entry, "/", the name) when an
+// executable one comes first, else the first file that is not executable if no command is
+// found at all (bash then reports it: Permission denied); "" when a utility or allowlisted
+// command comes first or nothing matches.
+func (c *call) pathScript(name, pathVar, dir string) string {
+	if strings.Contains(name, "/") || name == "" {
+		return ""
+	}
+	_, util := builtins.Lookup(name)
+	util = util || c.job.Policy.Allowed(name)
+	fallback := ""
+	for rest, more := pathVar, true; more; {
+		var entry string
+		entry, rest, more = strings.Cut(rest, ":") // no allocation: this runs for every command
+		if entry == "" {
+			entry = "."
+		}
+		d := absIn(dir, entry)
+		if slices.Contains(binDirs, d) {
+			if util {
+				return ""
+			}
+			continue
+		}
+		if !c.fs.Covers(d) {
+			continue
+		}
+		fi, err := c.fs.Stat(path.Join(d, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		found := strings.TrimSuffix(entry, "/") + "/" + name
+		if fi.Mode().Perm()&0o111 != 0 {
+			return found
+		}
+		if fallback == "" {
+			fallback = found
+		}
+	}
+	if util || c.extCommand(name) != "" {
+		return ""
+	}
+	return fallback
+}
+
 // cmdCtx is where a command runs: the shell that runs it, its working directory, exported
 // environment and streams (a utility's own, for xargs, env and timeout).
 type cmdCtx struct {
 	shell          *eval.Shell
 	dir            string
+	path           string // the shell's PATH, for command search
 	environ        func() []string
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -224,7 +276,7 @@ func (cc *cmdCtx) getenv() func(string) string {
 // exec runs every command that is not a function or a shell builtin: utility, script inside
 // the roots, allowlisted external, project command, else 127.
 func (c *call) exec(ctx context.Context, cmd *eval.Command) (int, error) {
-	return c.command(ctx, cmdCtx{shell: cmd.Shell, dir: cmd.Dir, environ: cmd.Environ, stdin: cmd.Stdin, stdout: cmd.Stdout,
+	return c.command(ctx, cmdCtx{shell: cmd.Shell, dir: cmd.Dir, path: cmd.Path, environ: cmd.Environ, stdin: cmd.Stdin, stdout: cmd.Stdout,
 		stderr: cmd.Stderr, openFD: cmd.OpenFD}, cmd.Args)
 }
 
@@ -250,6 +302,11 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 			}
 		}
 		return c.script(ctx, cc, args)
+	}
+	// A script in a PATH directory inside the roots, when it comes before the utility's
+	// directory: bash runs it by the path it found.
+	if p := c.pathScript(name, cc.path, cc.dir); p != "" {
+		return c.script(ctx, cc, append([]string{p}, args[1:]...))
 	}
 	if f, ok := builtins.Lookup(name); ok {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})

@@ -21,7 +21,7 @@ func (r *Runner) lookPath(name string) (string, bool) {
 		return "", false
 	}
 	p, _ := r.scalar("PATH")
-	return r.c.cfg.Lookup(name, p)
+	return r.c.cfg.Lookup(name, p, r.dir)
 }
 
 // commandKind classifies a name as bash's type does.

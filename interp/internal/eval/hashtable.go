@@ -57,7 +57,20 @@ func (r *Runner) hashSearch(name string) (string, bool) {
 	e := m[name]
 	e.hits++
 	m[name] = e
-	return e.path, true
+	if strings.HasPrefix(e.path, "/") {
+		return e.path, true
+	}
+	// A relative path (from a relative PATH entry) is used as ./path while it names an
+	// executable file; otherwise the command is searched for again.
+	p := e.path
+	if !strings.HasPrefix(p, "./") {
+		p = "./" + p
+	}
+	abs := r.absPath(p)
+	if fi, err := r.c.fs.Stat(abs); err != nil || fi.IsDir() || r.c.fs.Access(abs, 1) != nil {
+		return "", false
+	}
+	return p, true
 }
 
 // hashInsert is bash's phash_insert: an entry keeps its place when it is replaced.
