@@ -134,6 +134,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	r.cur = src
 	r.frames = append(r.frames, frame{name: "source", src: src, callAt: r.lineno})
 	r.sourceDepth++
+	before := r.status
 	r.status = 0
 	r.stmtsRead(stmts)
 	r.sourceDepth--
@@ -144,6 +145,16 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	}
 	if r.flow == flowReturn {
 		r.flow = flowNone
+	}
+	if r.flow == flowNone && perr == nil {
+		// The RETURN trap runs when a sourced file ends; its $? is the last command's (from
+		// before the file when the file ran none).
+		st := r.status
+		if len(stmts) == 0 {
+			r.status = before
+		}
+		r.runReturnTrap()
+		r.status = st
 	}
 	if r.flow == flowDiscard {
 		r.flow = flowNone

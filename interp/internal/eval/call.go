@@ -447,12 +447,24 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.cur = fn.src
 	savedBound, savedAliases := r.bound, r.boundAliases
 	r.bound, r.boundAliases = true, fn.aliases
+	// A function that does not trace (declare -t, set -T) runs without the RETURN trap; bash
+	// puts it back after unless the body set one.
+	savedRet, clearedRet := "", false
+	if !fn.trace && !r.opts.has(optFunctrace) {
+		if a, ok := r.traps.get("RETURN"); ok {
+			savedRet, clearedRet = a, true
+			r.setTrap("RETURN", "", true)
+		}
+	}
 	r.stmt(fn.body)
 	r.bound, r.boundAliases = savedBound, savedAliases
 	if r.flow == flowReturn {
 		r.flow = flowNone
 	}
 	r.runReturnTrap()
+	if _, set := r.traps.get("RETURN"); clearedRet && !set {
+		r.setTrap("RETURN", savedRet, false)
+	}
 	r.cur = savedSrc
 	r.loopDepth = savedLoop
 	r.lineno = savedLine
