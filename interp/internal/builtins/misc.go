@@ -75,9 +75,15 @@ func envUtil(ctx context.Context, env *Env, argv []string) int {
 	args := argv[1:]
 	vars := slices.Clone(environ(env))
 	end := "\n"
+	optsDone := false // after --, only assignments and the command
 	for len(args) > 0 {
 		a := args[0]
 		switch {
+		case optsDone:
+			if !strings.Contains(a, "=") || strings.HasPrefix(a, "=") {
+				return envRun(ctx, env, vars, args, end)
+			}
+			vars = append(vars, a)
 		case a == "-i" || a == "-" || a == "--ignore-environment":
 			vars = nil
 		case a == "-0" || a == "--null":
@@ -88,8 +94,7 @@ func envUtil(ctx context.Context, env *Env, argv []string) int {
 		case strings.HasPrefix(a, "-u") && len(a) > 2:
 			vars = slices.DeleteFunc(vars, func(v string) bool { return strings.HasPrefix(v, a[2:]+"=") })
 		case a == "--":
-			args = args[1:]
-			return envRun(ctx, env, vars, args, end)
+			optsDone = true
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			return errorf(env, 125, "env", "unsupported option %s", a)
 		case strings.Contains(a, "=") && !strings.HasPrefix(a, "="):

@@ -88,6 +88,7 @@ func TestIdentityAndEnvironment(t *testing.T) {
 		{[]string{"env", "-u", "A", "-u", "TMPDIR"}, "B=2\n", 0}, {[]string{"env", "C=3", "printenv", "C"}, "3\n", 0},
 		{[]string{"env", "-i", "printenv", "A"}, "", 1}, {[]string{"env", "TZ=Asia/Tokyo", "date", "+%H"}, "16\n", 0},
 		{[]string{"env", "echo", "hi"}, "hi\n", 0}, {[]string{"env", "nosuchcmd"}, "", 127},
+		{[]string{"env", "--", "C=3", "printenv", "C"}, "3\n", 0}, {[]string{"env", "-i", "--", "-"}, "", 127},
 	} {
 		out, errOut, rc := te.run(t, "", tc.argv...)
 		if out != tc.want || rc != tc.rc {

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -356,7 +357,17 @@ func (r *Runner) execExternal(args []string) {
 			argv = append([]string{hashed}, args[1:]...)
 		}
 	}
-	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+	environ := func() []string {
+		// bash puts the path it runs in the command's environment as _ (last).
+		p := argv[0]
+		if strings.IndexByte(p, '/') < 0 {
+			if found, ok := r.lookPath(p); ok {
+				p = found
+			}
+		}
+		return append(slices.DeleteFunc(r.exported(), func(kv string) bool { return strings.HasPrefix(kv, "_=") }), "_="+p)
+	}
+	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD, Shell: &Shell{r: r}}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
