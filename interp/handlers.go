@@ -184,17 +184,14 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	return nil
 }
 
-// lookup is command search for type, command -v and hash: the virtual paths of utilities and
-// allowlisted host commands, executable files in PATH directories inside the roots, and a
-// project's commands; never the host's PATH.
+// lookup is command search for type, command -v and hash: the first of pathSearch, else the
+// virtual path of a utility or allowlisted command (found whatever PATH says), else a
+// project's command; never the host's PATH.
 func (c *call) lookup(name, pathVar, dir string) (string, bool) {
-	if p := c.pathScript(name, pathVar, dir); p != "" {
-		return p, true
+	if hits := c.pathSearch(name, pathVar, dir, false); len(hits) > 0 {
+		return hits[0].path, true
 	}
-	if _, ok := builtins.Lookup(name); ok {
-		return "/usr/bin/" + name, true
-	}
-	if c.job.Policy.Allowed(name) {
+	if c.isUtility(name) {
 		return "/usr/bin/" + name, true
 	}
 	if prog := c.extCommand(name); prog != "" {
@@ -203,19 +200,51 @@ func (c *call) lookup(name, pathVar, dir string) (string, bool) {
 	return "", false
 }
 
-// pathScript walks PATH as bash does over what the sandbox has: a virtual bin directory
-// (binDirs) holds the utilities and allowlisted commands, a directory inside the roots its
-// files. It returns the file (as bash names it: the PATH entry, "/", the name) when an
-// executable one comes first, else the first file that is not executable if no command is
-// found at all (bash then reports it: Permission denied); "" when a utility or allowlisted
-// command comes first or nothing matches.
-func (c *call) pathScript(name, pathVar, dir string) string {
-	if strings.Contains(name, "/") || name == "" {
-		return ""
+// lookupAll is every match of the command search, in PATH order (type -a).
+func (c *call) lookupAll(name, pathVar, dir string) []string {
+	var out []string
+	for _, h := range c.pathSearch(name, pathVar, dir, true) {
+		if h.exec {
+			out = append(out, h.path)
+		}
 	}
-	_, util := builtins.Lookup(name)
-	util = util || c.job.Policy.Allowed(name)
-	fallback := ""
+	if len(out) == 0 && c.isUtility(name) {
+		out = append(out, "/usr/bin/"+name) // found whatever PATH says, as lookup has it
+	}
+	if len(out) == 0 {
+		if prog := c.extCommand(name); prog != "" {
+			out = append(out, prog)
+		}
+	}
+	return out
+}
+
+func (c *call) isUtility(name string) bool {
+	_, ok := builtins.Lookup(name)
+	return ok || c.job.Policy.Allowed(name)
+}
+
+// utilDirs are where the sandbox's utilities and allowlisted commands are found by command
+// search, as coreutils are on a usr-merged system.
+var utilDirs = []string{"/usr/bin", "/bin"}
+
+// pathHit is one match of the command search.
+type pathHit struct {
+	path       string // as bash names it: the PATH entry, "/", the name
+	util, exec bool
+}
+
+// pathSearch walks PATH as bash does over what the sandbox has: /usr/bin and /bin hold the
+// utilities and allowlisted commands, a directory inside the roots its files (the first
+// non-executable one is kept, after the executable ones, as bash keeps it to report). It
+// stops at the first executable match unless all.
+func (c *call) pathSearch(name, pathVar, dir string, all bool) []pathHit {
+	if strings.Contains(name, "/") || name == "" {
+		return nil
+	}
+	util := c.isUtility(name)
+	var hits []pathHit
+	var noExec *pathHit
 	for rest, more := pathVar, true; more; {
 		var entry string
 		entry, rest, more = strings.Cut(rest, ":") // no allocation: this runs for every command
@@ -223,9 +252,13 @@ func (c *call) pathScript(name, pathVar, dir string) string {
 			entry = "."
 		}
 		d := absIn(dir, entry)
-		if slices.Contains(binDirs, d) {
+		found := strings.TrimSuffix(entry, "/") + "/" + name
+		if slices.Contains(utilDirs, d) {
 			if util {
-				return ""
+				hits = append(hits, pathHit{path: found, util: true, exec: true})
+				if !all {
+					return hits
+				}
 			}
 			continue
 		}
@@ -236,18 +269,29 @@ func (c *call) pathScript(name, pathVar, dir string) string {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		found := strings.TrimSuffix(entry, "/") + "/" + name
 		if fi.Mode().Perm()&0o111 != 0 {
-			return found
-		}
-		if fallback == "" {
-			fallback = found
+			hits = append(hits, pathHit{path: found, exec: true})
+			if !all {
+				return hits
+			}
+		} else if noExec == nil {
+			noExec = &pathHit{path: found}
 		}
 	}
-	if util || c.extCommand(name) != "" {
+	if noExec != nil && (all || len(hits) == 0 && !util && c.extCommand(name) == "") {
+		hits = append(hits, *noExec)
+	}
+	return hits
+}
+
+// pathScript is the file in the roots that command search runs for name ("" when it finds a
+// utility, an allowlisted or project command, or nothing).
+func (c *call) pathScript(name, pathVar, dir string) string {
+	hits := c.pathSearch(name, pathVar, dir, false)
+	if len(hits) == 0 || hits[0].util {
 		return ""
 	}
-	return fallback
+	return hits[0].path
 }
 
 // cmdCtx is where a command runs: the shell that runs it, its working directory, exported

@@ -24,6 +24,18 @@ func (r *Runner) lookPath(name string) (string, bool) {
 	return r.c.cfg.Lookup(name, p, r.dir)
 }
 
+// lookPathAll is lookPath's every match in PATH order when all (type -a).
+func (r *Runner) lookPathAll(name string, all bool) []string {
+	if all && r.c.cfg.LookupAll != nil && !strings.Contains(name, "/") {
+		p, _ := r.scalar("PATH")
+		return r.c.cfg.LookupAll(name, p, r.dir)
+	}
+	if p, ok := r.lookPath(name); ok {
+		return []string{p}
+	}
+	return nil
+}
+
 // commandKind classifies a name as bash's type does.
 func (r *Runner) commandKinds(name string, all bool) []string {
 	var out []string
@@ -59,6 +71,12 @@ func (r *Runner) commandKinds(name string, all bool) []string {
 	}
 	if _, hashed := r.hashed[name]; hashed && !all && r.opts.has(optHashall) {
 		return append(out, "file")
+	}
+	if all {
+		if len(r.lookPathAll(name, true)) > 0 {
+			out = append(out, "file") // executable files only, as bash's type -a
+		}
+		return out
 	}
 	if _, ok := r.lookPath(name); ok {
 		out = append(out, "file")
@@ -105,8 +123,8 @@ func biType(r *Runner, args []string) int {
 		if forcePath {
 			if p, ok := r.hashSearch(n); ok {
 				b.WriteString(p + "\n")
-			} else if p, ok := r.lookPath(n); ok {
-				b.WriteString(p + "\n")
+			} else if ps := r.lookPathAll(n, all); len(ps) > 0 {
+				b.WriteString(strings.Join(ps, "\n") + "\n")
 			} else {
 				st = 1
 			}
@@ -128,6 +146,20 @@ func biType(r *Runner, args []string) int {
 			continue
 		}
 		for _, k := range kinds {
+			if k == "file" && all {
+				// type -a lists every match of the command search.
+				for _, p := range r.lookPathAll(n, true) {
+					switch {
+					case kindOnly:
+						b.WriteString("file\n")
+					case pathOnly:
+						b.WriteString(p + "\n")
+					default:
+						b.WriteString(n + " is " + p + "\n")
+					}
+				}
+				continue
+			}
 			switch {
 			case kindOnly:
 				if k == "file" {
