@@ -62,6 +62,7 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 	for _, n := range funcNames(f) {
 		funcs[n] = true
 	}
+	aliases, pathSet := aliasesAndPath(f)
 	add := func(pos syntax.Pos, sev, kind, msg, fix string) {
 		p.Findings = append(p.Findings, Finding{File: f.Name, Line: pos.Line(), Col: pos.Col(), Severity: sev, Kind: kind, Message: msg, Suggestion: fix})
 	}
@@ -83,10 +84,19 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 				return true
 			}
 			how := resolveStatic(name, funcs, allowed)
+			if how == "" && aliases[name] {
+				how = "alias"
+			}
 			if _, seen := p.Commands[name]; !seen {
 				p.Commands[name] = how
 			}
-			if how == "" {
+			if how == "" && pathSet {
+				// Command search walks PATH directories inside the roots: the script sets
+				// PATH, so the name may be a script it put there.
+				p.Commands[name] = "found through PATH, if at all"
+				add(x.Pos(), "warning", "command", name+": not a sandbox command: it runs only if PATH names a directory inside the roots that holds it (else exit 127)",
+					"put the script in a PATH directory inside the roots, or add \""+name+"\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json")
+			} else if how == "" {
 				p.Commands[name] = "not available"
 				add(x.Pos(), "error", "command", name+": not available in the sandbox (exit 127 when run)",
 					"add \""+name+"\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host), or set \"exec\": \"native\"")
@@ -161,6 +171,31 @@ func FormatFinding(f Finding) string {
 		s += "\n    fix: " + f.Suggestion
 	}
 	return s
+}
+
+// aliasesAndPath lists the aliases a file defines with literal names (alias NAME=...) and
+// tells whether it assigns PATH.
+func aliasesAndPath(f *syntax.File) (map[string]bool, bool) {
+	aliases := map[string]bool{}
+	pathSet := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Assign:
+			if x.Name != nil && x.Name.Value == "PATH" {
+				pathSet = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 1 && x.Args[0].Lit() == "alias" {
+				for _, a := range x.Args[1:] {
+					if name, _, ok := strings.Cut(wordText(a), "="); ok && name != "" {
+						aliases[name] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return aliases, pathSet
 }
 
 // funcNames lists the functions a file declares.

@@ -28,6 +28,9 @@ func TestAnalyze(t *testing.T) {
 		{"f(){ trap 'x' RETURN; }", ""},
 		{"while IFS= read -r -d '' f; do :; done", ""},
 		{"f(){ :; }; f; ./helper.sh", ""},
+		{"shopt -s expand_aliases\nalias ll='ls -l'\nll", ""},
+		{"PATH=$PWD/bin:$PATH; tool", "tool: not a sandbox command: it runs only if PATH names a directory inside the roots"},
+		{"export PATH=bin:$PATH\ntool", "tool: not a sandbox command"},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(tc.script), "s.sh")
 		if err != nil {
@@ -41,6 +44,11 @@ func TestAnalyze(t *testing.T) {
 		joined := strings.Join(all, "\n")
 		if tc.want == "" && len(all) != 0 || tc.want != "" && !strings.Contains(joined, tc.want) {
 			t.Errorf("%q: findings %q, want %q", tc.script, joined, tc.want)
+		}
+		for _, x := range p.Findings {
+			if strings.Contains(x.Message, "not a sandbox command") && x.Severity != "warning" {
+				t.Errorf("%q: %q is %s, want a warning (PATH may find it)", tc.script, x.Message, x.Severity)
+			}
 		}
 	}
 }

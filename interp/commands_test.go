@@ -73,7 +73,7 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir},
 		Commands: fake})
 	got := string(out.Stdout)
-	for _, want := range []string{"HI\n", "status=3\n", "shout is /virtual/shout.wasm\n", "/virtual/shout.wasm\n", "X\n"} {
+	for _, want := range []string{"HI\n", "status=3\n", "shout is hashed (/virtual/shout.wasm)\n", "/virtual/shout.wasm\n", "X\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q (stderr %s)", want, got, out.Stderr)
 		}

@@ -276,7 +276,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	l := c.limits
 	env := c.callEnv()
 	r := eval.New(&eval.Config{
-		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup,
+		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll,
 		Base: c.e.base, Environ: env, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},

@@ -184,13 +184,14 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	return nil
 }
 
-// lookup is command search for type, command -v and hash: the virtual paths of utilities and
-// allowlisted host commands, and a project's commands; never the host's PATH.
-func (c *call) lookup(name, _ string) (string, bool) {
-	if _, ok := builtins.Lookup(name); ok {
-		return "/usr/bin/" + name, true
+// lookup is command search for type, command -v and hash: the first of pathSearch, else the
+// virtual path of a utility or allowlisted command (found whatever PATH says), else a
+// project's command; never the host's PATH.
+func (c *call) lookup(name, pathVar, dir string) (string, bool) {
+	if hits := c.pathSearch(name, pathVar, dir, false); len(hits) > 0 {
+		return hits[0].path, true
 	}
-	if c.job.Policy.Allowed(name) {
+	if c.isUtility(name) {
 		return "/usr/bin/" + name, true
 	}
 	if prog := c.extCommand(name); prog != "" {
@@ -199,11 +200,106 @@ func (c *call) lookup(name, _ string) (string, bool) {
 	return "", false
 }
 
+// lookupAll is every match of the command search, in PATH order (type -a).
+func (c *call) lookupAll(name, pathVar, dir string) []string {
+	var out []string
+	for _, h := range c.pathSearch(name, pathVar, dir, true) {
+		if h.exec {
+			out = append(out, h.path)
+		}
+	}
+	if len(out) == 0 && c.isUtility(name) {
+		out = append(out, "/usr/bin/"+name) // found whatever PATH says, as lookup has it
+	}
+	if len(out) == 0 {
+		if prog := c.extCommand(name); prog != "" {
+			out = append(out, prog)
+		}
+	}
+	return out
+}
+
+func (c *call) isUtility(name string) bool {
+	_, ok := builtins.Lookup(name)
+	return ok || c.job.Policy.Allowed(name)
+}
+
+// utilDirs are where the sandbox's utilities and allowlisted commands are found by command
+// search, as coreutils are on a usr-merged system.
+var utilDirs = []string{"/usr/bin", "/bin"}
+
+// pathHit is one match of the command search.
+type pathHit struct {
+	path       string // as bash names it: the PATH entry, "/", the name
+	util, exec bool
+}
+
+// pathSearch walks PATH as bash does over what the sandbox has: /usr/bin and /bin hold the
+// utilities and allowlisted commands, a directory inside the roots its files (the first
+// non-executable one is kept, after the executable ones, as bash keeps it to report). It
+// stops at the first executable match unless all.
+func (c *call) pathSearch(name, pathVar, dir string, all bool) []pathHit {
+	if strings.Contains(name, "/") || name == "" {
+		return nil
+	}
+	util := c.isUtility(name)
+	var hits []pathHit
+	var noExec *pathHit
+	for rest, more := pathVar, true; more; {
+		var entry string
+		entry, rest, more = strings.Cut(rest, ":") // no allocation: this runs for every command
+		if entry == "" {
+			entry = "."
+		}
+		d := absIn(dir, entry)
+		found := strings.TrimSuffix(entry, "/") + "/" + name
+		if slices.Contains(utilDirs, d) {
+			if util {
+				hits = append(hits, pathHit{path: found, util: true, exec: true})
+				if !all {
+					return hits
+				}
+			}
+			continue
+		}
+		if !c.fs.Covers(d) {
+			continue
+		}
+		fi, err := c.fs.Stat(path.Join(d, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if fi.Mode().Perm()&0o111 != 0 {
+			hits = append(hits, pathHit{path: found, exec: true})
+			if !all {
+				return hits
+			}
+		} else if noExec == nil {
+			noExec = &pathHit{path: found}
+		}
+	}
+	if noExec != nil && (all || len(hits) == 0 && !util && c.extCommand(name) == "") {
+		hits = append(hits, *noExec)
+	}
+	return hits
+}
+
+// pathScript is the file in the roots that command search runs for name ("" when it finds a
+// utility, an allowlisted or project command, or nothing).
+func (c *call) pathScript(name, pathVar, dir string) string {
+	hits := c.pathSearch(name, pathVar, dir, false)
+	if len(hits) == 0 || hits[0].util {
+		return ""
+	}
+	return hits[0].path
+}
+
 // cmdCtx is where a command runs: the shell that runs it, its working directory, exported
 // environment and streams (a utility's own, for xargs, env and timeout).
 type cmdCtx struct {
 	shell          *eval.Shell
 	dir            string
+	path           string // the shell's PATH, for command search
 	environ        func() []string
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -224,7 +320,7 @@ func (cc *cmdCtx) getenv() func(string) string {
 // exec runs every command that is not a function or a shell builtin: utility, script inside
 // the roots, allowlisted external, project command, else 127.
 func (c *call) exec(ctx context.Context, cmd *eval.Command) (int, error) {
-	return c.command(ctx, cmdCtx{shell: cmd.Shell, dir: cmd.Dir, environ: cmd.Environ, stdin: cmd.Stdin, stdout: cmd.Stdout,
+	return c.command(ctx, cmdCtx{shell: cmd.Shell, dir: cmd.Dir, path: cmd.Path, environ: cmd.Environ, stdin: cmd.Stdin, stdout: cmd.Stdout,
 		stderr: cmd.Stderr, openFD: cmd.OpenFD}, cmd.Args)
 }
 
@@ -250,6 +346,11 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 			}
 		}
 		return c.script(ctx, cc, args)
+	}
+	// A script in a PATH directory inside the roots, when it comes before the utility's
+	// directory: bash runs it by the path it found.
+	if p := c.pathScript(name, cc.path, cc.dir); p != "" {
+		return c.script(ctx, cc, append([]string{p}, args[1:]...))
 	}
 	if f, ok := builtins.Lookup(name); ok {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
@@ -446,8 +547,10 @@ func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
 		},
 		RealPath: func(name string) (string, error) { return c.fs.RealPath(absIn(dir, name)) },
 		Now:      now,
-		Exec:     c.builtinEnv(shellCtx(sh)).Exec,
-		Filters:  &c.e.filters,
+		Exec: func(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
+			return c.builtinEnv(shellCtx(sh)).Exec(ctx, argv, nil, in, out, errw)
+		},
+		Filters: &c.e.filters,
 	}
 }
 
@@ -471,7 +574,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
-		Exec: func(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
+		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
 			if len(argv) == 0 {
 				return 0
 			}
@@ -480,7 +583,7 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 			}
 			// Through the shell: counted against the command limit, resolved as the shell
 			// resolves commands that are not functions or builtins.
-			st, err := cc.shell.Exec(ctx, argv, in, out, errw)
+			st, err := cc.shell.Exec(ctx, argv, environ, in, out, errw)
 			if err != nil {
 				var re *eval.RefusalError
 				if errors.As(err, &re) {

@@ -202,7 +202,8 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 		pf, err = c.parseFile(p)
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: true, Reason: "sandboxed shell"})
-	return c.startShell(ctx, cc, pf, err, eval.Script{Name: name, Args: params, Stdin: stdin, Options: inv.options, Flags: flags})
+	return c.startShell(ctx, cc, pf, err, eval.Script{Name: name, Args: params, Stdin: stdin, Options: inv.options, Flags: flags,
+		Command: inv.command})
 }
 
 // shellRefusal ends the run with a refusal at the command that starts the shell: a shell that

@@ -228,6 +228,10 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 	return hit(p)
 }
 
+// Covers reports whether an absolute path is inside one of the roots (without recording an
+// access): command search skips PATH directories the sandbox does not have.
+func (f *FS) Covers(p string) bool { return path.IsAbs(p) && f.covered(p) }
+
 func (f *FS) covered(p string) bool {
 	_, _, ok := f.lookup(path.Clean(p))
 	return ok

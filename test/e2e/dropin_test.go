@@ -360,7 +360,8 @@ func TestRefusedWritesSayWhy(t *testing.T) {
 	c := p.start(t)
 	for _, tc := range []struct{ script, want string }{
 		{"echo x > /etc/mcp-bash-probe", "/etc/mcp-bash-probe: Permission denied (sandbox: outside the roots)"},
-		{"mkdir /opt/mcp-bash-probe", "mkdir: cannot create directory '/opt/mcp-bash-probe': Permission denied (sandbox: outside the roots)"},
+		// GNU mkdir quotes with the locale's quotes (the sandbox's is C.UTF-8).
+		{"mkdir /opt/mcp-bash-probe", "mkdir: cannot create directory \u2018/opt/mcp-bash-probe\u2019: Permission denied (sandbox: outside the roots)"},
 		{"echo x >> tools/sh/tool.sh", " tools/sh/tool.sh: Permission denied (sandbox: read-only root)"},
 		{"cat /etc/shadow", "cat: /etc/shadow: No such file or directory"},
 	} {

@@ -32,8 +32,10 @@ type Env struct {
 	Environ func() []string
 	Now     func() time.Time
 	// Exec runs a command through the sandbox's command resolution (utilities, allowlisted
-	// externals, scripts in the roots); used by xargs, env, timeout. Nil means unavailable.
-	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// externals, scripts in the roots); used by xargs, env, timeout. environ is the command's
+	// whole environment (K=V): env's changes must reach a new shell or script it runs.
+	// Nil means unavailable.
+	Exec func(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Budget is the call's memory budget for utilities (nil: none; see budget.go).
 	Budget *sandbox.Budget
 	// OpenFD opens descriptor N of the shell that runs the utility, for /dev/fd/N operands

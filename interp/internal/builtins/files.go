@@ -62,7 +62,7 @@ func mkdir(ctx context.Context, env *Env, argv []string) int {
 			err = env.FS.Chmod(p, mode)
 		}
 		if err != nil {
-			status = errorf(env, 1, "mkdir", "cannot create directory '%s': %s", d, describe(err))
+			status = errorf(env, 1, "mkdir", "cannot create directory %s: %s", localeQuote(env, d), describe(err))
 			continue
 		}
 		if fl.has("v") {
@@ -523,7 +523,11 @@ func cp(ctx context.Context, env *Env, argv []string) int {
 	}
 	pairs, err := targets(env, "cp", fl.operands)
 	if err != nil {
-		return errorf(env, 1, "cp", "%v", err)
+		st := errorf(env, 1, "cp", "%v", err)
+		if len(fl.operands) < 2 {
+			fmt.Fprintln(env.Stderr, "Try 'cp --help' for more information.") // a usage error in GNU's words
+		}
+		return st
 	}
 	recursive := fl.has("r", "R", "a")
 	c := &copier{ctx: ctx, env: env, preserve: fl.has("p", "a", "preserve"), force: fl.has("f"),
@@ -571,7 +575,11 @@ func mv(ctx context.Context, env *Env, argv []string) int {
 	}
 	pairs, err := targets(env, "mv", fl.operands)
 	if err != nil {
-		return errorf(env, 1, "mv", "%v", err)
+		st := errorf(env, 1, "mv", "%v", err)
+		if len(fl.operands) < 2 {
+			fmt.Fprintln(env.Stderr, "Try 'mv --help' for more information.") // a usage error in GNU's words
+		}
+		return st
 	}
 	status := 0
 	for _, pr := range pairs {

@@ -115,7 +115,7 @@ func (f *finder) start(s string, pred findPred) {
 	}
 	if err != nil {
 		f.w.Flush()
-		f.status = errorf(f.env, 1, "find", "'%s': %s", s, describe(err))
+		f.status = errorf(f.env, 1, "find", "%s: %s", localeQuote(f.env, s), describe(err))
 		return
 	}
 	f.visit(&findEntry{name: s, abs: abs, start: s, fi: fi}, pred)
@@ -135,7 +135,7 @@ func (f *finder) visit(e *findEntry, pred findPred) {
 		ents, err := f.env.FS.ReadDir(e.abs)
 		if err != nil {
 			f.w.Flush()
-			f.status = errorf(f.env, 1, "find", "'%s': %s", e.name, describe(err))
+			f.status = errorf(f.env, 1, "find", "%s: %s", localeQuote(f.env, e.name), describe(err))
 		}
 		for _, d := range ents {
 			child := &findEntry{name: joinPath(e.name, d.Name()), abs: path.Join(e.abs, d.Name()), start: e.start, depth: e.depth + 1}

@@ -77,13 +77,13 @@ func fixture(t *testing.T) *testEnv {
 		Environ: func() []string { return []string{"A=1", "B=2", "TMPDIR=" + dir} },
 		Now:     func() time.Time { return fixedNow },
 	}
-	te.Env.Exec = func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	te.Env.Exec = func(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		f, ok := Lookup(argv[0])
 		if !ok {
 			return 127
 		}
 		sub := *te.Env
-		sub.Stdin, sub.Stdout, sub.Stderr = stdin, stdout, stderr
+		sub.Stdin, sub.Stdout, sub.Stderr, sub.Environ = stdin, stdout, stderr, environ
 		if sub.Stdin == nil {
 			sub.Stdin = strings.NewReader("")
 		}

@@ -31,7 +31,7 @@ func eachInput(ctx context.Context, env *Env, name string, files []string, fn fu
 		}
 		r, err := openInput(env, f)
 		if err != nil {
-			status = errorf(env, 1, name, "%s: %s", f, describe(err))
+			status = errorf(env, 1, name, "%s", openFailure(name, f, err))
 			continue
 		}
 		err = fn(f, ctxReader{ctx, r})
@@ -48,6 +48,39 @@ func eachInput(ctx context.Context, env *Env, name string, files []string, fn fu
 		}
 	}
 	return status
+}
+
+// localeQuote quotes a name as GNU's quote() does in messages: ‘name’ under a UTF-8 locale
+// (LC_ALL, else LC_MESSAGES, else LANG), 'name' otherwise.
+func localeQuote(env *Env, s string) string {
+	loc := ""
+	if env.Getenv != nil {
+		for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+			if loc = env.Getenv(k); loc != "" {
+				break
+			}
+		}
+	}
+	if l := strings.ToLower(loc); strings.HasSuffix(l, ".utf-8") || strings.HasSuffix(l, ".utf8") {
+		return "\u2018" + s + "\u2019"
+	}
+	return "'" + s + "'"
+}
+
+// openFailure words an input that cannot be opened as the utility does (GNU coreutils,
+// util-linux's rev): scripts that read stderr (2>&1) see the same text.
+func openFailure(name, file string, err error) string {
+	switch name {
+	case "head", "tail":
+		return "cannot open '" + file + "' for reading: " + describe(err)
+	case "tac":
+		return "failed to open '" + file + "' for reading: " + describe(err)
+	case "sort":
+		return "cannot read: " + file + ": " + describe(err)
+	case "rev":
+		return "cannot open " + file + ": " + describe(err)
+	}
+	return file + ": " + describe(err)
 }
 
 // lineReader yields lines without their terminator and says whether the terminator was

@@ -68,16 +68,22 @@ func environ(env *Env) []string {
 	return env.Environ()
 }
 
-// envUtil prints the environment or runs a command with changed variables. Utilities run
-// directly with the new variables; other commands (scripts, allowlisted externals) run
-// through Exec and see the script's own exported variables.
+// envUtil prints the environment or runs a command with changed variables: utilities directly,
+// other commands (bash, scripts) through Exec, both with the new variables (an allowlisted
+// external gets its fixed environment whatever env says).
 func envUtil(ctx context.Context, env *Env, argv []string) int {
 	args := argv[1:]
 	vars := slices.Clone(environ(env))
 	end := "\n"
+	optsDone := false // after --, only assignments and the command
 	for len(args) > 0 {
 		a := args[0]
 		switch {
+		case optsDone:
+			if !strings.Contains(a, "=") || strings.HasPrefix(a, "=") {
+				return envRun(ctx, env, vars, args, end)
+			}
+			vars = append(vars, a)
 		case a == "-i" || a == "-" || a == "--ignore-environment":
 			vars = nil
 		case a == "-0" || a == "--null":
@@ -88,8 +94,7 @@ func envUtil(ctx context.Context, env *Env, argv []string) int {
 		case strings.HasPrefix(a, "-u") && len(a) > 2:
 			vars = slices.DeleteFunc(vars, func(v string) bool { return strings.HasPrefix(v, a[2:]+"=") })
 		case a == "--":
-			args = args[1:]
-			return envRun(ctx, env, vars, args, end)
+			optsDone = true
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			return errorf(env, 125, "env", "unsupported option %s", a)
 		case strings.Contains(a, "=") && !strings.HasPrefix(a, "="):
@@ -111,13 +116,14 @@ func envRun(ctx context.Context, env *Env, vars, args []string, end string) int 
 		w.Flush()
 		return 0
 	}
+	sub := withVars(env, vars)
 	if f, ok := Lookup(args[0]); ok {
-		return f(ctx, withVars(env, vars), args)
+		return f(ctx, sub, args)
 	}
 	if env.Exec == nil {
 		return errorf(env, 126, "env", "cannot run '%s': running commands is not available here", args[0])
 	}
-	return env.Exec(ctx, args, env.Stdin, env.Stdout, env.Stderr)
+	return env.Exec(ctx, args, sub.Environ, env.Stdin, env.Stdout, env.Stderr)
 }
 
 func printenv(ctx context.Context, env *Env, argv []string) int {
@@ -268,7 +274,7 @@ func timeout(ctx context.Context, env *Env, argv []string) int {
 		tctx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
-	rc := env.Exec(tctx, fl.operands[1:], env.Stdin, env.Stdout, env.Stderr)
+	rc := env.Exec(tctx, fl.operands[1:], env.Environ, env.Stdin, env.Stdout, env.Stderr)
 	if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		if fl.has("v") {
 			errorf(env, 0, "timeout", "sending signal TERM to command '%s'", fl.operands[1])

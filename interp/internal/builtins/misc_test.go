@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,10 +88,37 @@ func TestIdentityAndEnvironment(t *testing.T) {
 		{[]string{"env", "-u", "A", "-u", "TMPDIR"}, "B=2\n", 0}, {[]string{"env", "C=3", "printenv", "C"}, "3\n", 0},
 		{[]string{"env", "-i", "printenv", "A"}, "", 1}, {[]string{"env", "TZ=Asia/Tokyo", "date", "+%H"}, "16\n", 0},
 		{[]string{"env", "echo", "hi"}, "hi\n", 0}, {[]string{"env", "nosuchcmd"}, "", 127},
+		{[]string{"env", "--", "C=3", "printenv", "C"}, "3\n", 0}, {[]string{"env", "-i", "--", "-"}, "", 127},
 	} {
 		out, errOut, rc := te.run(t, "", tc.argv...)
 		if out != tc.want || rc != tc.rc {
 			t.Errorf("%q = %q rc %d (%s), want %q rc %d", tc.argv, out, rc, errOut, tc.want, tc.rc)
+		}
+	}
+}
+
+// TestEnvExecEnviron checks that a command env runs through Exec (bash, a script) gets env's
+// variables, not the shell's exported ones.
+func TestEnvExecEnviron(t *testing.T) {
+	te := fixture(t)
+	var got []string
+	te.Exec = func(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		got = environ()
+		return 0
+	}
+	for _, tc := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"env", "X=1", "bash"}, []string{"A=1", "B=2", "TMPDIR=" + te.dir, "X=1"}},
+		{[]string{"env", "-i", "bash"}, nil},
+		{[]string{"env", "-i", "Y=2", "bash"}, []string{"Y=2"}},
+		{[]string{"env", "-u", "A", "-uB", "bash"}, []string{"TMPDIR=" + te.dir}},
+		{[]string{"env", "-u", "A", "--", "./s.sh"}, []string{"B=2", "TMPDIR=" + te.dir}},
+	} {
+		got = []string{"not run"}
+		if _, errOut, rc := te.run(t, "", tc.argv...); rc != 0 || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: rc %d (%s), environ %q, want %q", tc.argv, rc, errOut, got, tc.want)
 		}
 	}
 }

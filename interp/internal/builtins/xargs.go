@@ -96,7 +96,7 @@ func (x *xargsRun) run(argv []string) {
 	if x.trace {
 		fmt.Fprintln(x.env.Stderr, strings.Join(argv, " "))
 	}
-	rc := x.env.Exec(x.ctx, argv, strings.NewReader(""), x.env.Stdout, x.env.Stderr)
+	rc := x.env.Exec(x.ctx, argv, x.env.Environ, strings.NewReader(""), x.env.Stdout, x.env.Stderr)
 	switch {
 	case x.ctx.Err() != nil:
 		x.status, x.stop = 130, true

@@ -142,8 +142,11 @@ type Config struct {
 	// command succeed without reading anything (the SDK's own files).
 	Source func(path string) (handled bool)
 	// Lookup finds the path of an external command for type, command -v and hash, given
-	// the shell's PATH (nil: none is found). In the sandbox it must not consult the host.
-	Lookup func(name, path string) (string, bool)
+	// the shell's PATH and working directory (for relative PATH entries); nil: none is found.
+	// In the sandbox it must not consult the host.
+	Lookup func(name, path, dir string) (string, bool)
+	// LookupAll lists every match of that search, in PATH order (type -a); nil: Lookup's.
+	LookupAll func(name, path, dir string) []string
 	// Environ is the initial environment (K=V), all exported. Base, when set, was built
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -51,7 +52,7 @@ func (r *Runner) runText(text, what string) int {
 	r.cur = src
 	r.status = 0
 	r.traceLevel++
-	r.stmts(stmts)
+	r.stmtsRead(stmts)
 	r.traceLevel--
 	r.cur = saved
 	if r.flow == flowDiscard {
@@ -133,8 +134,9 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	r.cur = src
 	r.frames = append(r.frames, frame{name: "source", src: src, callAt: r.lineno})
 	r.sourceDepth++
+	before := r.status
 	r.status = 0
-	r.stmts(stmts)
+	r.stmtsRead(stmts)
 	r.sourceDepth--
 	r.frames = r.frames[:len(r.frames)-1]
 	r.cur = savedSrc
@@ -143,6 +145,16 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	}
 	if r.flow == flowReturn {
 		r.flow = flowNone
+	}
+	if r.flow == flowNone && perr == nil {
+		// The RETURN trap runs when a sourced file ends; its $? is the last command's (from
+		// before the file when the file ran none).
+		st := r.status
+		if len(stmts) == 0 {
+			r.status = before
+		}
+		r.runReturnTrap()
+		r.status = st
 	}
 	if r.flow == flowDiscard {
 		r.flow = flowNone
@@ -866,6 +878,62 @@ type aliasDef struct {
 	line int
 }
 
+// aliasesReadAt are the aliases bash expands in a command read at pos (a function definition):
+// none without expand_aliases, and none defined on that line or later of the same text (bash
+// reads the whole command before running any of it).
+func (r *Runner) aliasesReadAt(pos syntax.Pos) map[string]string {
+	if r.bound {
+		return r.boundAliases // a definition inside a body was read with the body
+	}
+	if !r.shopts.has(shExpandAliases) || len(r.aliases) == 0 {
+		return nil
+	}
+	line := r.line(pos)
+	var out map[string]string
+	for n, d := range r.aliasDefs {
+		if _, ok := r.aliases[n]; ok && d.src == r.cur && d.line >= line {
+			if out == nil {
+				out = maps.Clone(r.aliases)
+			}
+			delete(out, n)
+		}
+	}
+	if out == nil {
+		return r.aliases // never written in place: alias and unalias replace the map
+	}
+	return out
+}
+
+// bindRead makes the commands of a line about to be read expand the aliases in effect now.
+func (r *Runner) bindRead() {
+	r.bound, r.boundAliases = true, nil
+	if r.shopts.has(shExpandAliases) {
+		r.boundAliases = r.aliases // never written in place: alias and unalias replace the map
+	}
+}
+
+// newLine tells whether stmts[i] begins a line bash reads after running the ones before.
+func newLine(stmts []*syntax.Stmt, i int) bool {
+	return i == 0 || stmts[i].Pos().Line() > stmts[i-1].End().Line()
+}
+
+// stmtsRead runs text parsed at run time (eval, source, traps) as bash reads it, a line at a
+// time, with the aliases in effect when each line is read; the caller's binding (a function's)
+// comes back after.
+func (r *Runner) stmtsRead(stmts []*syntax.Stmt) {
+	b, m := r.bound, r.boundAliases
+	for i, s := range stmts {
+		if newLine(stmts, i) {
+			r.bindRead()
+		}
+		r.stmt(s)
+		if r.flow != flowNone {
+			break
+		}
+	}
+	r.bound, r.boundAliases = b, m
+}
+
 func quoteSingleAlways(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
@@ -901,20 +969,20 @@ func biUnalias(r *Runner, args []string) int {
 	return st
 }
 
-// aliasExpand replaces a command's first word by its alias and runs the result. Bash expands
-// aliases while reading; an alias therefore applies only to commands read after its
-// definition, which the position check reproduces.
-func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) bool {
+// aliasExpand replaces a command's first word by its alias in table and runs the result. Bash
+// expands aliases while reading; an alias therefore applies only to commands read after its
+// definition, which the position check (posCheck, for the current aliases) reproduces.
+func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, table map[string]string, posCheck bool) bool {
 	first := ce.Args[0]
 	name, ok := simpleLit(first)
 	if !ok || r.aliasActive[name] {
 		return false
 	}
-	val, ok := r.aliases[name]
+	val, ok := table[name]
 	if !ok {
 		return false
 	}
-	if d, ok := r.aliasDefs[name]; ok && d.src == r.cur && r.line(first.Pos()) <= d.line {
+	if d, ok := r.aliasDefs[name]; posCheck && ok && d.src == r.cur && r.line(first.Pos()) <= d.line {
 		return false
 	}
 	last := ce.Args[len(ce.Args)-1]
@@ -923,7 +991,7 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect) boo
 	// An alias value ending in a blank makes the next word an alias candidate too.
 	for i := 1; i < len(ce.Args) && (strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\t")); i++ {
 		n, ok := simpleLit(ce.Args[i])
-		v, isAlias := r.aliases[n]
+		v, isAlias := table[n]
 		if !ok || !isAlias {
 			break
 		}

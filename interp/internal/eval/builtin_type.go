@@ -1,14 +1,14 @@
 package eval
 
 import (
-	"io"
 	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// lookPath finds the virtual path of an external command (never the host's PATH).
+// lookPath finds the virtual path of an external command (never the host's PATH), without
+// the hash table.
 func (r *Runner) lookPath(name string) (string, bool) {
 	if strings.Contains(name, "/") {
 		p := r.absPath(name)
@@ -17,14 +17,23 @@ func (r *Runner) lookPath(name string) (string, bool) {
 		}
 		return "", false
 	}
-	if p, ok := r.hashed[name]; ok {
-		return p, true
-	}
 	if r.c.cfg.Lookup == nil {
 		return "", false
 	}
 	p, _ := r.scalar("PATH")
-	return r.c.cfg.Lookup(name, p)
+	return r.c.cfg.Lookup(name, p, r.dir)
+}
+
+// lookPathAll is lookPath's every match in PATH order when all (type -a).
+func (r *Runner) lookPathAll(name string, all bool) []string {
+	if all && r.c.cfg.LookupAll != nil && !strings.Contains(name, "/") {
+		p, _ := r.scalar("PATH")
+		return r.c.cfg.LookupAll(name, p, r.dir)
+	}
+	if p, ok := r.lookPath(name); ok {
+		return []string{p}
+	}
+	return nil
 }
 
 // commandKind classifies a name as bash's type does.
@@ -60,10 +69,31 @@ func (r *Runner) commandKinds(name string, all bool) []string {
 			return out
 		}
 	}
+	if _, hashed := r.hashed[name]; hashed && !all && r.opts.has(optHashall) {
+		return append(out, "file")
+	}
+	if all {
+		if len(r.lookPathAll(name, true)) > 0 {
+			out = append(out, "file") // executable files only, as bash's type -a
+		}
+		return out
+	}
 	if _, ok := r.lookPath(name); ok {
 		out = append(out, "file")
 	}
 	return out
+}
+
+// filePath is where type and command -v say a command is: the hash table's path (a hit)
+// unless all (type -a) asks for the command search's.
+func (r *Runner) filePath(name string, all bool) (path string, hashed bool) {
+	if !all {
+		if p, ok := r.hashSearch(name); ok {
+			return p, true
+		}
+	}
+	p, _ := r.lookPath(name)
+	return p, false
 }
 
 // biType is the type builtin.
@@ -91,8 +121,10 @@ func biType(r *Runner, args []string) int {
 	var b strings.Builder
 	for _, n := range names {
 		if forcePath {
-			if p, ok := r.lookPath(n); ok {
+			if p, ok := r.hashSearch(n); ok {
 				b.WriteString(p + "\n")
+			} else if ps := r.lookPathAll(n, all); len(ps) > 0 {
+				b.WriteString(strings.Join(ps, "\n") + "\n")
 			} else {
 				st = 1
 			}
@@ -114,12 +146,29 @@ func biType(r *Runner, args []string) int {
 			continue
 		}
 		for _, k := range kinds {
+			if k == "file" && all {
+				// type -a lists every match of the command search.
+				for _, p := range r.lookPathAll(n, true) {
+					switch {
+					case kindOnly:
+						b.WriteString("file\n")
+					case pathOnly:
+						b.WriteString(p + "\n")
+					default:
+						b.WriteString(n + " is " + p + "\n")
+					}
+				}
+				continue
+			}
 			switch {
 			case kindOnly:
+				if k == "file" {
+					r.filePath(n, all) // a hit, as bash's search counts one
+				}
 				b.WriteString(k + "\n")
 			case pathOnly:
 				if k == "file" {
-					p, _ := r.lookPath(n)
+					p, _ := r.filePath(n, all)
 					b.WriteString(p + "\n")
 				}
 			default:
@@ -141,8 +190,11 @@ func biType(r *Runner, args []string) int {
 				case "builtin":
 					b.WriteString(n + " is a shell builtin\n")
 				case "file":
-					p, _ := r.lookPath(n)
-					b.WriteString(n + " is " + p + "\n")
+					if p, hashed := r.filePath(n, all); hashed {
+						b.WriteString(n + " is hashed (" + p + ")\n")
+					} else {
+						b.WriteString(n + " is " + p + "\n")
+					}
 				}
 			}
 			if !all {
@@ -196,7 +248,7 @@ func biCommand(r *Runner, args []string) int {
 			case "alias":
 				b.WriteString("alias " + n + "=" + quoteSingleAlways(r.aliases[n]) + "\n")
 			case "file":
-				p, _ := r.lookPath(n)
+				p, _ := r.filePath(n, false)
 				b.WriteString(p + "\n")
 			default:
 				b.WriteString(n + "\n")
@@ -243,117 +295,4 @@ func biBuiltin(r *Runner, args []string) int {
 	}
 	r.errorf("builtin: %s: not a shell builtin", name)
 	return 1
-}
-
-// biHash remembers command locations (virtual paths).
-func biHash(r *Runner, args []string) int {
-	opts, names, ok := r.parseOpts("hash", args[1:], "lrp:dt", false)
-	if !ok {
-		return 2
-	}
-	var list, reset, del, show bool
-	var setPath string
-	for _, o := range opts {
-		switch o.c {
-		case 'l':
-			list = true
-		case 'r':
-			reset = true
-		case 'p':
-			setPath = o.arg
-		case 'd':
-			del = true
-		case 't':
-			show = true
-		}
-	}
-	if reset {
-		r.hashed = nil
-	}
-	copyHash := func() map[string]string {
-		m := make(map[string]string, len(r.hashed)+1)
-		for k, v := range r.hashed {
-			m[k] = v
-		}
-		return m
-	}
-	if len(names) == 0 {
-		if reset {
-			return 0
-		}
-		if len(r.hashed) == 0 {
-			_, _ = io.WriteString(r.stderr(), "hash: hash table empty\n") // bash names no file or line here
-			return 0
-		}
-		keys := make([]string, 0, len(r.hashed))
-		for k := range r.hashed {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		var b strings.Builder
-		if list {
-			for _, k := range keys {
-				b.WriteString("builtin hash -p " + r.hashed[k] + " " + k + "\n")
-			}
-		} else {
-			b.WriteString("hits\tcommand\n")
-			for _, k := range keys {
-				b.WriteString("   1\t" + r.hashed[k] + "\n")
-			}
-		}
-		return r.out("hash", b.String())
-	}
-	st := 0
-	var b strings.Builder
-	for _, n := range names {
-		switch {
-		case setPath != "":
-			m := copyHash()
-			m[n] = setPath
-			r.hashed = m
-		case del:
-			if _, ok := r.hashed[n]; !ok {
-				r.errorf("hash: %s: not found", n)
-				st = 1
-				continue
-			}
-			m := copyHash()
-			delete(m, n)
-			r.hashed = m
-		case show:
-			p, ok := r.hashed[n]
-			if !ok {
-				r.errorf("hash: %s: not found", n)
-				st = 1
-				continue
-			}
-			if len(names) > 1 {
-				b.WriteString(n + "\t")
-			}
-			b.WriteString(p + "\n")
-		default:
-			if strings.Contains(n, "/") {
-				continue
-			}
-			if _, ok := builtinTable[n]; ok {
-				continue
-			}
-			if r.funcs.m[n] != nil {
-				continue
-			}
-			p, ok := r.lookPath(n)
-			if !ok {
-				r.errorf("hash: %s: not found", n)
-				st = 1
-				continue
-			}
-			m := copyHash()
-			m[n] = p
-			r.hashed = m
-		}
-	}
-	if c := r.out("hash", b.String()); c != 0 {
-		return c
-	}
-	return st
 }

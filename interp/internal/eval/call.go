@@ -3,7 +3,7 @@ package eval
 import (
 	"errors"
 	"io"
-	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,8 +36,13 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	if r.flow != flowNone {
 		return
 	}
-	if r.shopts.has(shExpandAliases) && len(r.aliases) > 0 && len(ce.Args) > 0 {
-		if r.aliasExpand(ce, redirs) {
+	switch {
+	case r.bound:
+		if len(r.boundAliases) > 0 && len(ce.Args) > 0 && r.aliasExpand(ce, redirs, r.boundAliases, false) {
+			return
+		}
+	case r.shopts.has(shExpandAliases) && len(r.aliases) > 0 && len(ce.Args) > 0:
+		if r.aliasExpand(ce, redirs, r.aliases, true) {
 			return
 		}
 	}
@@ -344,14 +349,32 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(args[0])
 		return
 	}
-	cmd := &Command{Args: args, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
+	argv := args
+	hashed, wasHashed := r.hashSearch(args[0])
+	if wasHashed {
+		// A path set by hash -p runs instead of what the command search finds.
+		if p, ok := r.lookPath(args[0]); !ok || p != hashed {
+			argv = append([]string{hashed}, args[1:]...)
+		}
+	}
+	environ := func() []string {
+		// bash puts the path it runs in the command's environment as _ (last).
+		p := argv[0]
+		if strings.IndexByte(p, '/') < 0 {
+			if found, ok := r.lookPath(p); ok {
+				p = found
+			}
+		}
+		return append(slices.DeleteFunc(r.exported(), func(kv string) bool { return strings.HasPrefix(kv, "_=") }), "_="+p)
+	}
+	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD, Shell: &Shell{r: r}}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
-		r.notFound(args[0])
+		r.notFound(argv[0])
 		return
 	}
-	if err == nil {
+	if err == nil && !wasHashed {
 		r.remember(args[0])
 	}
 	if err != nil {
@@ -367,22 +390,12 @@ func (r *Runner) execExternal(args []string) {
 
 // remember enters a command found through PATH in the hash table, as running it does in bash.
 func (r *Runner) remember(name string) {
-	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil {
+	if strings.IndexByte(name, '/') >= 0 || r.c.cfg.Lookup == nil || !r.opts.has(optHashall) {
 		return
 	}
-	if _, ok := r.hashed[name]; ok {
-		return
+	if p, ok := r.lookPath(name); ok {
+		r.hashInsert(name, p, 1) // the search that found it is its first hit
 	}
-	p, ok := r.lookPath(name)
-	if !ok {
-		return
-	}
-	m := maps.Clone(r.hashed) // shared with subshells: copy on write
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[name] = p
-	r.hashed = m
 }
 
 func (r *Runner) notFound(name string) {
@@ -443,11 +456,26 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.funcDepth++
 	r.loopDepth = 0
 	r.cur = fn.src
+	savedBound, savedAliases := r.bound, r.boundAliases
+	r.bound, r.boundAliases = true, fn.aliases
+	// A function that does not trace (declare -t, set -T) runs without the RETURN trap; bash
+	// puts it back after unless the body set one.
+	savedRet, clearedRet := "", false
+	if !fn.trace && !r.opts.has(optFunctrace) {
+		if a, ok := r.traps.get("RETURN"); ok {
+			savedRet, clearedRet = a, true
+			r.setTrap("RETURN", "", true)
+		}
+	}
 	r.stmt(fn.body)
+	r.bound, r.boundAliases = savedBound, savedAliases
 	if r.flow == flowReturn {
 		r.flow = flowNone
 	}
 	r.runReturnTrap()
+	if _, set := r.traps.get("RETURN"); clearedRet && !set {
+		r.setTrap("RETURN", savedRet, false)
+	}
 	r.cur = savedSrc
 	r.loopDepth = savedLoop
 	r.lineno = savedLine

@@ -267,7 +267,7 @@ func (r *Runner) subshell(list []*syntax.Stmt) {
 
 // runSubshell runs statements as the body of a subshell, with its EXIT trap.
 func (s *Runner) runSubshell(list []*syntax.Stmt) {
-	s.runTop(list)
+	s.runTop(list, false)
 	if s.flow == flowDiscard {
 		s.flow, s.status = flowNone, 1
 	}
@@ -380,7 +380,9 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 		}
 		name := l.Name.Value
 		if !validName(name) {
-			r.status = r.raise(r.exitf("`%s': not a valid identifier", name))
+			// Outside POSIX mode bash reports it and the loop fails (status 1); the shell goes on.
+			r.errorf("`%s': not a valid identifier", name)
+			r.status = 1
 			return
 		}
 		r.status = 0
@@ -537,7 +539,7 @@ func (r *Runner) funcDecl(c *syntax.FuncDecl) {
 		r.status = 1
 		return
 	}
-	r.funcs.m[name] = &funcDef{body: c.Body, src: r.cur, name: name}
+	r.funcs.m[name] = &funcDef{body: c.Body, src: r.cur, name: name, aliases: r.aliasesReadAt(c.Pos())}
 	r.status = 0
 }
 

@@ -42,6 +42,9 @@ type Script struct {
 	Options []string
 	// Flags are the invocation letters of $- ("c" for bash -c, "s" for a script on stdin).
 	Flags string
+	// Command is bash -c's command string, the shell's $BASH_EXECUTION_STRING (set when Flags
+	// has "c").
+	Command string
 }
 
 // RunScript runs a script in a child shell of this one. The child counts one nesting level
@@ -81,6 +84,12 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 		child.fds.set(n, std.lo[n])
 	}
 	child.initVars()
+	if strings.Contains(sc.Flags, "c") {
+		// A plain variable over one from the environment (which keeps its export).
+		if err := child.assign("BASH_EXECUTION_STRING", sc.Command, 0); err != nil {
+			return 1, err
+		}
+	}
 	for _, d := range sc.Define {
 		child.Define(d)
 	}
@@ -103,7 +112,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	defer child.fds.closeAll()
 	p := sc.Program
 	child.cur = p.src
-	child.runTop(p.stmts)
+	child.runTop(p.stmts, true)
 	if child.flow != flowAbort && p.err != nil && child.flow != flowExit {
 		child.lineno = int(p.err.Pos.Line())
 		child.errorf("syntax error: %s", p.err.Text)

@@ -151,8 +151,8 @@ func (s *Shell) Export(name string) error {
 func (s *Shell) Environ() []string { return s.r.exported() }
 
 // Exec runs a command through the shell's Exec hook (not functions or builtins) with the
-// given streams and returns its status.
-func (s *Shell) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// given environment (nil: the shell's exported variables) and streams, and returns its status.
+func (s *Shell) Exec(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	r := s.r
 	if r.c.cfg.Exec == nil || len(argv) == 0 {
 		return 127, nil
@@ -160,7 +160,10 @@ func (s *Shell) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout
 	if r.c.commands.Add(1) > r.c.limits.MaxCommands {
 		return 1, &LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands}
 	}
-	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: r.exported, Stdin: stdin, Stdout: stdout,
+	if environ == nil {
+		environ = r.exported
+	}
+	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: stdin, Stdout: stdout,
 		Stderr: stderr, OpenFD: r.openFD, Shell: s})
 	if err == ErrNotFound {
 		return 127, nil

@@ -15,11 +15,14 @@ type printer struct {
 	src *source
 	b   strings.Builder
 	bad syntax.Node
+	// aliases are the function's (funcDef.aliases): bash prints a body with them expanded,
+	// which this printer does not reproduce.
+	aliases map[string]string
 }
 
 // funcText renders a function definition as bash's declare -f prints it.
 func (r *Runner) funcText(fn *funcDef) (string, error) {
-	p := &printer{r: r, src: fn.src}
+	p := &printer{r: r, src: fn.src, aliases: fn.aliases}
 	p.function(fn.name, fn.body, 0, false)
 	if p.bad != nil {
 		return "", r.refuseErr(p.bad.Pos(), "printing this function definition (declare -f, type)")
@@ -143,6 +146,13 @@ func (p *printer) redirs(rs []*syntax.Redirect) {
 func (p *printer) command(c syntax.Command, ind int) {
 	switch c := c.(type) {
 	case *syntax.CallExpr:
+		if len(c.Args) > 0 && len(p.aliases) > 0 {
+			if n, ok := simpleLit(c.Args[0]); ok {
+				if _, alias := p.aliases[n]; alias {
+					p.fail(c)
+				}
+			}
+		}
 		for i, as := range c.Assigns {
 			if i > 0 {
 				p.b.WriteByte(' ')

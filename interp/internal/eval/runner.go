@@ -32,6 +32,7 @@ type call struct {
 	mem      atomic.Int64
 	ids      atomic.Uint64
 	pids     atomic.Int64
+	hashSeq  atomic.Uint64 // orders hash table entries by insertion (hashEntry.seq)
 
 	// cancel ends the run's context; fatal holds the first error that ended the run.
 	cancel  context.CancelCauseFunc
@@ -101,6 +102,9 @@ const (
 type shError struct {
 	flow   flowKind
 	status int
+	// forceEOF marks a fatal expansion error (unbound variable, ${x:?}): bash's FORCE_EOF,
+	// which a bash -c shell turns into status 127 (run_one_command) where a script exits 1.
+	forceEOF bool
 }
 
 func (e *shError) Error() string { return fmt.Sprintf("flow %d status %d", e.flow, e.status) }
@@ -118,6 +122,9 @@ type funcDef struct {
 	// sdk marks a function Define installed (the SDK prelude): callable, but not listed by
 	// declare -F/-f or set, since bash running the same script has no such function.
 	sdk bool
+	// aliases are those bash expanded in the body when it read the definition (nil: none);
+	// the body runs with them, whatever alias and unalias did since.
+	aliases map[string]string
 }
 
 type funcTable struct {
@@ -151,7 +158,10 @@ type Runner struct {
 	aliases map[string]string
 	dirs    []string // pushd stack, without the current directory
 	jobs    *jobTable
-	hashed  map[string]string
+	// hashed is the command hash table; hashOwned says this shell may write it in place
+	// (it is shared with subshells until one of them writes).
+	hashed    map[string]hashEntry
+	hashOwned bool
 
 	status     int // $?
 	lastBg     int // $!
@@ -199,10 +209,16 @@ type Runner struct {
 	umaskSet    bool
 	// shellPID is $$ and flags the invocation letters of $- ("c"): a new shell (RunScript)
 	// has its own.
-	shellPID      int
-	flags         string
-	aliasDefs     map[string]aliasDef
-	aliasActive   map[string]bool
+	shellPID    int
+	flags       string
+	aliasDefs   map[string]aliasDef
+	aliasActive map[string]bool
+	// bound is set when the commands running were read with boundAliases: bash expands
+	// aliases as it reads, a line (a complete command) at a time, and a function body when it
+	// reads the definition. Unset, in $(...) and <(...), the current aliases apply with a
+	// position check (aliasExpand).
+	bound         bool
+	boundAliases  map[string]string
 	procFDs       []procFD
 	substSeen     bool
 	substStatus   int
@@ -269,7 +285,7 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		}
 	}()
 	r.cur = p.src
-	r.runTop(p.stmts)
+	r.runTop(p.stmts, true)
 	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
 		r.lineno = int(p.err.Pos.Line())
 		if !p.condQuiet {
@@ -297,7 +313,9 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 var errRunDone = errors.New("run finished")
 
 // runTop runs top-level statements: an expansion error abandons the rest of its line only.
-func (r *Runner) runTop(stmts []*syntax.Stmt) {
+// read is set for a script's text, read a line at a time (a subshell's body was read with
+// the line that holds it).
+func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 	for i := 0; i < len(stmts); i++ {
 		if !r.shopts.has(shExtglob) && r.lineHasExtglob(stmts, i) {
 			// Bash reads a line before running it: extended patterns on a line read with
@@ -306,6 +324,9 @@ func (r *Runner) runTop(stmts []*syntax.Stmt) {
 			r.errorf("syntax error near unexpected token `('")
 			r.flow, r.exitStatus, r.status = flowExit, 2, 2
 			return
+		}
+		if read && newLine(stmts, i) {
+			r.bindRead()
 		}
 		r.stmt(stmts[i])
 		if r.flow == flowDiscard {
@@ -398,7 +419,13 @@ func (r *Runner) raise(err error) int {
 		case flowNone:
 			return se.status
 		case flowExit:
-			r.flow, r.exitStatus = flowExit, se.status
+			st := se.status
+			if se.forceEOF && r.subLevel == 0 && strings.Contains(r.flags, "c") {
+				// Not in a subshell of it: there the subshell exits 1 to the -c shell.
+				st = 127
+			}
+			r.flow, r.exitStatus = flowExit, st
+			return st
 		case flowDiscard:
 			r.flow = flowDiscard
 		case flowAbort:
@@ -484,7 +511,7 @@ func (r *Runner) discardf(format string, args ...any) error {
 // exitf reports an error that exits the shell (status 1), as `${x:?}` and set -u do.
 func (r *Runner) exitf(format string, args ...any) error {
 	r.errorf(format, args...)
-	return &shError{flow: flowExit, status: 1}
+	return &shError{flow: flowExit, status: 1, forceEOF: true}
 }
 
 // fork makes a subshell. async is true when it runs concurrently with r (pipeline stages,
@@ -533,8 +560,11 @@ func (r *Runner) fork(async bool) *Runner {
 		shellPID:     r.shellPID,
 		flags:        r.flags,
 		aliasDefs:    maps.Clone(r.aliasDefs),
+		bound:        r.bound,
+		boundAliases: r.boundAliases,
 	}
 	s.fds = r.fds.dup()
+	r.hashOwned = false // shared with s now: the next write copies it
 	if async {
 		r.pinScopes(s)
 	}

@@ -152,7 +152,7 @@ func (r *Runner) varChanged(name string, v *variable) {
 	case "OPTIND":
 		r.optChar = 0
 	case "PATH":
-		r.hashed = nil // bash forgets remembered commands when PATH is assigned
+		r.hashed, r.hashOwned = nil, false // bash forgets remembered commands when PATH is assigned
 	}
 }
 
@@ -214,6 +214,8 @@ func NewBase(environ []string, id Identity) *Base {
 		g["OLDPWD"] = variable{attrs: attrExport}
 	}
 	setDefault("SHELL", "/bin/bash")
+	// bash's own default when the environment has none (a new shell under env -i has it).
+	setDefault("TERM", "dumb")
 	return &Base{vars: g}
 }
 

@@ -51,6 +51,8 @@ func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 		return s, err
 	}
 	child := r.fork(false)
+	// bash parses $(...) again when it runs it: the aliases of that moment apply.
+	child.bound, child.boundAliases = false, nil
 	c := &capture{r: r, done: make(chan struct{})}
 	child.fds.set(1, newOfile(nil, c, c))
 	if !r.shopts.has(shInheritErrexit) {
@@ -138,6 +140,7 @@ func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	rd := newOfile(pipeReader{p}, nil, pipeReader{p})
 	wr := newOfile(nil, pipeWriter{p}, pipeWriter{p})
 	child := r.fork(true)
+	child.bound, child.boundAliases = false, nil // parsed again when it runs, as $(...)
 	n := r.fds.highestFree(63)
 	if ps.Op == syntax.CmdIn {
 		child.fds.set(1, wr)

@@ -73,8 +73,8 @@ func trapName(s string) (string, bool) {
 type traps struct {
 	m     map[string]string
 	shown map[string]string
-	// retDepth and errDepth are the function depths at which RETURN and ERR were set.
-	retDepth, errDepth int
+	// errDepth is the function depth at which ERR was set.
+	errDepth int
 }
 
 func (t *traps) forSubshell(opts optSet) *traps {
@@ -110,11 +110,8 @@ func (r *Runner) setTrap(name, action string, reset bool) {
 	} else {
 		m[name] = action
 	}
-	nt := &traps{m: m, retDepth: r.traps.retDepth, errDepth: r.traps.errDepth}
-	switch name {
-	case "RETURN":
-		nt.retDepth = r.funcDepth
-	case "ERR":
+	nt := &traps{m: m, errDepth: r.traps.errDepth}
+	if name == "ERR" {
 		nt.errDepth = r.funcDepth
 	}
 	r.traps = nt
@@ -234,7 +231,7 @@ func (r *Runner) runTrapString(action string) {
 	savedSrc := r.cur
 	r.cur = src
 	r.inTrap++
-	r.stmts(stmts)
+	r.stmtsRead(stmts)
 	r.inTrap--
 	r.cur = savedSrc
 	if r.flow == flowNone || r.flow == flowDiscard {
@@ -276,14 +273,11 @@ func (r *Runner) runErrTrap() {
 	r.runTrapString(action)
 }
 
-// runReturnTrap runs the RETURN trap when a function (or sourced file) returns, if it was
-// set at this level or functions trace.
+// runReturnTrap runs the RETURN trap, if one is set, when a function or sourced file returns
+// (callFunc keeps it from functions that do not trace).
 func (r *Runner) runReturnTrap() {
 	action, ok := r.traps.get("RETURN")
 	if !ok || action == "" || r.inTrap > 0 {
-		return
-	}
-	if r.traps.retDepth != r.funcDepth && !r.opts.has(optFunctrace) {
 		return
 	}
 	st := r.status

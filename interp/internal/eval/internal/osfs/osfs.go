@@ -38,13 +38,17 @@ func (FS) Access(name string, mode uint32) error {
 }
 
 // Lookup finds a command in a PATH, as bash does: the first executable regular file.
-func Lookup(name, path string) (string, bool) {
+func Lookup(name, path, cwd string) (string, bool) {
 	for _, dir := range strings.Split(path, ":") {
 		p := filepath.Join(dir, name)
 		if dir == "" {
 			p = name
 		}
-		fi, err := os.Stat(p)
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		fi, err := os.Stat(abs)
 		if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, true
 		}
@@ -65,7 +69,7 @@ func Exec(self string) eval.ExecFunc {
 		}
 		path := name
 		if !strings.Contains(name, "/") {
-			p, ok := Lookup(name, c.Path)
+			p, ok := Lookup(name, c.Path, c.Dir)
 			if !ok {
 				return 127, eval.ErrNotFound
 			}
