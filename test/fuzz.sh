@@ -65,6 +65,13 @@ for t in "${targets[@]}"; do
       exit 1
     fi
   fi
-  grep -Eo 'execs: [0-9]+' <<<"$out" | tail -n1 | sed "s/^/  /"
+  # A target with a large seed corpus can spend a short run (on a loaded machine) gathering
+  # baseline coverage and print no execs line: say so rather than let grep's status end the
+  # script (set -e, pipefail) with no message.
+  if execs=$(grep -Eo 'execs: [0-9]+' <<<"$out" | tail -n1); then
+    echo "  $execs"
+  else
+    echo "  no new inputs: the run ended while gathering baseline coverage ($(grep -Eo '[0-9]+/[0-9]+ completed' <<<"$out" | tail -n1 || echo "no progress line"))"
+  fi
 done
 echo "fuzz: ${#targets[@]} targets in $((SECONDS - start))s"
