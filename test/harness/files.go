@@ -23,16 +23,21 @@ func RealTempDir(t testing.TB) string {
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), []byte(body))
+	}
+}
+
+// writeFile writes one file, creating its directory; a .sh file is executable.
+func writeFile(t testing.TB, p string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mode := os.FileMode(0o644)
+	if strings.HasSuffix(p, ".sh") {
+		mode = 0o755
+	}
+	if err := os.WriteFile(p, data, mode); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -37,17 +36,7 @@ func RunGolden(t *testing.T, path string) {
 	sections := map[string]string{}
 	for _, f := range ar.Files {
 		if rel, ok := strings.CutPrefix(f.Name, "project/"); ok {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			mode := os.FileMode(0o644)
-			if strings.HasSuffix(p, ".sh") {
-				mode = 0o755
-			}
-			if err := os.WriteFile(p, f.Data, mode); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), f.Data)
 			continue
 		}
 		sections[f.Name] = strings.ReplaceAll(string(f.Data), "{{root}}", dir)

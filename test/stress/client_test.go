@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,19 +50,7 @@ func project(t *testing.T) string {
 		"tools/len/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\ns=$(mcp_args_get '.s'); echo \"len=${#s}\"\n",
 		"tools/len/tool.meta.json": `{"name":"len","description":"length","inputSchema":{"type":"object","properties":{"s":{"type":"string"}}}}`,
 	}
-	for rel, body := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	harness.WriteFiles(t, dir, files)
 	return dir
 }
 
