@@ -20,15 +20,13 @@ func (r *Runner) lookPath(name string) (string, bool) {
 	if r.c.cfg.Lookup == nil {
 		return "", false
 	}
-	p, _ := r.scalar("PATH")
-	return r.c.cfg.Lookup(name, p, r.dir)
+	return r.c.cfg.Lookup(name, r.pathVar(), r.dir)
 }
 
 // lookPathAll is lookPath's every match in PATH order when all (type -a).
 func (r *Runner) lookPathAll(name string, all bool) []string {
 	if all && r.c.cfg.LookupAll != nil && !strings.Contains(name, "/") {
-		p, _ := r.scalar("PATH")
-		return r.c.cfg.LookupAll(name, p, r.dir)
+		return r.c.cfg.LookupAll(name, r.pathVar(), r.dir)
 	}
 	if p, ok := r.lookPath(name); ok {
 		return []string{p}
@@ -262,10 +260,11 @@ func biCommand(r *Runner, args []string) int {
 	// Run bypassing shell functions (-p: with the default PATH).
 	name := rest[0]
 	if p {
-		saved := r.scopes
-		r.scopes = append(slices.Clip(r.scopes), &scope{vars: map[string]variable{
-			"PATH": {attrs: attrExport, set: true, str: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}}, owner: r.id, temp: true})
-		defer func() { r.scopes = saved }()
+		// Only the search uses the standard path (glibc's confstr(_CS_PATH), as bash's
+		// command -p); the command's environment keeps $PATH.
+		saved := r.stdPath
+		r.stdPath = "/bin:/usr/bin"
+		defer func() { r.stdPath = saved }()
 	}
 	if strings.IndexByte(name, '/') < 0 {
 		if b := r.hookBuiltin(name); b != nil {

@@ -350,7 +350,11 @@ func (r *Runner) execExternal(args []string) {
 		return
 	}
 	argv := args
-	hashed, wasHashed := r.hashSearch(args[0])
+	var hashed string
+	wasHashed, useHash := false, !r.tempPath()
+	if useHash {
+		hashed, wasHashed = r.hashSearch(args[0])
+	}
 	if wasHashed {
 		// A path set by hash -p runs instead of what the command search finds.
 		if p, ok := r.lookPath(args[0]); !ok || p != hashed {
@@ -374,7 +378,7 @@ func (r *Runner) execExternal(args []string) {
 		r.notFound(argv[0])
 		return
 	}
-	if err == nil && !wasHashed {
+	if err == nil && !wasHashed && useHash {
 		r.remember(args[0])
 	}
 	if err != nil {
@@ -488,10 +492,25 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	r.params = savedParams
 }
 
-// pathVar is the shell's PATH.
+// pathVar is the path commands are searched in: $PATH, or bash's standard path under
+// `command -p`.
 func (r *Runner) pathVar() string {
+	if r.stdPath != "" {
+		return r.stdPath
+	}
 	p, _ := r.scalar("PATH")
 	return p
+}
+
+// tempPath reports whether PATH is bound by a prefix assignment (PATH=x cmd, also around a
+// function call): bash then neither uses nor fills the hash table for the search.
+func (r *Runner) tempPath() bool {
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		if _, ok := r.scopes[i].get("PATH"); ok {
+			return r.scopes[i].temp
+		}
+	}
+	return false
 }
 
 // traceItems renders array assignment elements as xtrace shows them: ('a' 'b c').

@@ -162,6 +162,9 @@ type Runner struct {
 	// (it is shared with subshells until one of them writes).
 	hashed    map[string]hashEntry
 	hashOwned bool
+	// stdPath, while set, is the search path of `command -p` (bash's standard path): it
+	// replaces $PATH for finding the command, never in the command's environment.
+	stdPath string
 
 	status     int // $?
 	lastBg     int // $!
