@@ -70,6 +70,9 @@ func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) map
 
 // progressToken is _meta.progressToken (nil when absent or null).
 func progressToken(meta json.RawMessage) json.RawMessage {
+	if !mayHaveKey(meta, "progressToken") {
+		return nil
+	}
 	var m struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 	}
@@ -83,9 +86,19 @@ func progressToken(meta json.RawMessage) json.RawMessage {
 // wantsAccessMeta: the result carries the access record under _meta["mcpbash/access"] when
 // MCPBASH_ACCESS_META is on or the request's _meta asks for it.
 func (srv *Server) wantsAccessMeta(meta json.RawMessage) bool {
+	if !mayHaveKey(meta, "mcpbash/access") {
+		return srv.cfg.Settings.AccessMeta
+	}
 	var m struct {
 		Access bool `json:"mcpbash/access"`
 	}
 	_ = json.Unmarshal(meta, &m)
 	return srv.cfg.Settings.AccessMeta || m.Access
+}
+
+// mayHaveKey reports whether raw JSON could hold key: false only when the key's text is absent
+// and nothing is escaped (an escaped key decodes to the same name). It spares decoding _meta
+// on every call that does not use it.
+func mayHaveKey(raw json.RawMessage, key string) bool {
+	return bytes.Contains(raw, []byte(key)) || bytes.IndexByte(raw, '\\') >= 0
 }

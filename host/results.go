@@ -179,7 +179,8 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 	trimmed := strings.TrimSpace(stdout)
 	var parsed any
 	isJSON := false
-	if trimmed != "" && json.Valid([]byte(trimmed)) {
+	if trimmed != "" {
+		// Unmarshal checks the whole text before it decodes any of it.
 		isJSON = json.Unmarshal([]byte(trimmed), &parsed) == nil
 	}
 	// 5. Non-zero exit: an error (kept for compatibility; COMPAT §7 #3).

@@ -2,7 +2,6 @@ package host
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,7 +17,7 @@ import (
 // validator read host files or the network.
 type schemaCache struct {
 	mu sync.Mutex
-	m  map[[32]byte]*compiled
+	m  map[string]*compiled
 }
 
 type compiled struct {
@@ -34,13 +33,13 @@ func (noLoader) Load(url string) (any, error) {
 
 // get returns the compiled schema for raw; 2020-12 is the default draft and `$schema` wins.
 func (c *schemaCache) get(raw json.RawMessage) (*jsonschema.Schema, error) {
-	key := sha256.Sum256(raw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[[32]byte]*compiled{}
+		c.m = map[string]*compiled{}
 	}
-	if e, ok := c.m[key]; ok {
+	// Keyed by the schema's text: looking it up costs less than hashing it.
+	if e, ok := c.m[string(raw)]; ok {
 		return e.sch, e.err
 	}
 	e := &compiled{}
@@ -58,7 +57,7 @@ func (c *schemaCache) get(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if len(c.m) > 4096 { // bounded: metadata churn must not grow memory forever
 		clear(c.m)
 	}
-	c.m[key] = e
+	c.m[string(raw)] = e
 	return e.sch, e.err
 }
 

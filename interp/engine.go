@@ -49,8 +49,10 @@ type Engine struct {
 	// base the evaluator's variables built from it once.
 	static []string
 	base   *eval.Base
-	// filters caches the SDK helpers' compiled jq filters across calls.
+	// filters caches the SDK helpers' compiled jq filters across calls, parsed the text
+	// scripts source and eval.
 	filters sdk.FilterCache
+	parsed  *eval.ParseCache
 	// defaultScratch is sandbox.ScratchBase(""), which stats /dev/shm, looked up once.
 	defaultScratch func() string
 	// logf writes to the server's log (never to a client): the stack of a recovered panic.
@@ -101,7 +103,7 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	}
 	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
 }
 
 // WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
@@ -277,7 +279,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	env := c.callEnv()
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll,
-		Base: c.e.base, Environ: env, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: c.e.base, Parsed: c.e.parsed, Environ: env, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})

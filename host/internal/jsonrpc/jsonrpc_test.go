@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -292,5 +293,39 @@ func TestWriterByteBudget(t *testing.T) {
 				t.Errorf("%d lines arrived, want %d", n, tc.lines)
 			}
 		})
+	}
+}
+
+// TestResponseEnvelope: the envelope written around a marshalled result is byte for byte what
+// marshalling the whole message gives, for every kind of id.
+func TestResponseEnvelope(t *testing.T) {
+	results := []any{
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": "<a & b>\n\u2028"}}, "isError": false},
+		struct {
+			N int `json:"n"`
+		}{3},
+		[]int{1, 2},
+		"s",
+	}
+	ids := []string{``, `1`, `-7`, `0`, `"abc"`, `"a<b"`, `"a\"b"`, `"é"`, `"a\u0041"`, `""`, `1.5`, `1e3`}
+	for _, id := range ids {
+		for _, res := range results {
+			got, err := Response(json.RawMessage(id), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(res)
+			var idRaw json.RawMessage
+			if id != "" {
+				idRaw = json.RawMessage(id)
+			}
+			want, err := json.Marshal(&Message{JSONRPC: Version, ID: idRaw, Result: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("id %s result %v:\n got %s\nwant %s", id, res, got, want)
+			}
+		}
 	}
 }

@@ -116,9 +116,45 @@ func Response(id json.RawMessage, result any) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("jsonrpc: marshal result: %w", err)
 		}
+		if plainID(id) {
+			// json.Marshal's output is already compact and escaped, as the envelope's Marshal
+			// would make it: writing the envelope around it saves validating it twice.
+			out := make([]byte, 0, len(b)+len(id)+32)
+			out = append(out, `{"jsonrpc":"2.0"`...)
+			if len(id) > 0 {
+				out = append(append(out, `,"id":`...), id...)
+			}
+			out = append(append(out, `,"result":`...), b...)
+			return append(out, '}'), nil
+		}
 		raw = b
 	}
 	return json.Marshal(&Message{JSONRPC: Version, ID: id, Result: raw})
+}
+
+// plainID reports whether id is written unchanged by json.Marshal: empty, an integer, or a
+// string of printable ASCII that needs no escaping (none of \ " < > &).
+func plainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return true
+	}
+	if id[0] == '"' {
+		if len(id) < 2 || id[len(id)-1] != '"' {
+			return false
+		}
+		for _, c := range id[1 : len(id)-1] {
+			if c < 0x20 || c > 0x7e || c == '\\' || c == '"' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range id {
+		if (c < '0' || c > '9') && !(i == 0 && c == '-' && len(id) > 1) {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrorResponse builds an error response. JSON-RPC requires the id member, null when the id

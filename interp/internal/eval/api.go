@@ -151,6 +151,9 @@ type Config struct {
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string
 	Base    *Base
+	// Parsed keeps text parsed at run time (sourced files, eval and trap strings); an engine
+	// shares one between runs (nil: each run has its own).
+	Parsed *ParseCache
 	// Dir is the initial working directory (absolute).
 	Dir string
 	// Name is $0; Args are $1...

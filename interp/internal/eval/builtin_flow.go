@@ -115,7 +115,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
-	src, stmts, perr := parseString(file, data, 0)
+	src, stmts, perr := r.c.parsed.parse(file, data)
 	if perr != nil {
 		// Bash runs the lines before the syntax error.
 		prog, _ := Parse(file, []byte(data))
@@ -207,21 +207,25 @@ func (r *Runner) readFile(p string) (string, error) {
 
 // readAll reads to the end, charging the memory held.
 func (r *Runner) readAll(f io.Reader) (string, error) {
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
+	// The buffer starts small and doubles: most sourced files are a few lines, and a fixed
+	// large buffer per read was most of what a tool call allocated.
+	buf := make([]byte, 0, 512)
 	var charged int64
 	defer func() { r.c.mem.Add(-charged) }()
 	for {
-		n, err := f.Read(buf)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), 1<<20))
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
 		if n > 0 {
 			if cerr := r.charge(int64(n)); cerr != nil {
 				return "", cerr
 			}
 			charged += int64(n)
-			b.Write(buf[:n])
+			buf = buf[:len(buf)+n]
 		}
 		if err == io.EOF {
-			return b.String(), nil
+			return string(buf), nil
 		}
 		if err != nil {
 			return "", err

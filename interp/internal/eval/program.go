@@ -262,3 +262,55 @@ func strayReserved(f *syntax.File) error {
 	}
 	return nil
 }
+
+// ParseCache keeps the parse of text run at run time, keyed by its name and text: tools
+// source the same library and eval the same strings on every call, and parsing them again
+// cost more than running them. Parsed statements are never written, so runs share them.
+type ParseCache struct {
+	mu    sync.Mutex
+	m     map[parseKey]parsedText
+	bytes int
+}
+
+type parseKey struct{ name, text string }
+
+type parsedText struct {
+	src   *source
+	stmts []*syntax.Stmt
+	err   error
+}
+
+// Bounds of a ParseCache: a text above maxCachedText is parsed on every use; the cache
+// starts over when it holds more than maxCacheTexts texts or maxCacheBytes of them.
+const (
+	maxCachedText = 256 << 10
+	maxCacheTexts = 1024
+	maxCacheBytes = 8 << 20
+)
+
+// NewParseCache returns an empty cache, safe for concurrent use.
+func NewParseCache() *ParseCache { return &ParseCache{m: map[parseKey]parsedText{}} }
+
+// parse returns parseString(name, text, 0), from the cache when it has been seen.
+func (p *ParseCache) parse(name, text string) (*source, []*syntax.Stmt, error) {
+	if len(text) > maxCachedText {
+		return parseString(name, text, 0)
+	}
+	k := parseKey{name, text}
+	p.mu.Lock()
+	e, ok := p.m[k]
+	p.mu.Unlock()
+	if ok {
+		return e.src, e.stmts, e.err
+	}
+	src, stmts, err := parseString(name, text, 0)
+	p.mu.Lock()
+	if len(p.m) >= maxCacheTexts || p.bytes+len(name)+len(text) > maxCacheBytes {
+		clear(p.m)
+		p.bytes = 0
+	}
+	p.m[k] = parsedText{src, stmts, err}
+	p.bytes += len(name) + len(text)
+	p.mu.Unlock()
+	return src, stmts, err
+}

@@ -48,8 +48,8 @@ type call struct {
 	live atomic.Int64
 	pats patCache
 
-	parseMu sync.Mutex
-	parsed  map[string]parsedText
+	// parsed is Config.Parsed, or a cache of this run's own.
+	parsed *ParseCache
 }
 
 func (c *call) setFatal(err error) {
@@ -230,7 +230,10 @@ type Runner struct {
 
 // New prepares the main shell of one run.
 func New(cfg *Config) *Runner {
-	c := &call{cfg: cfg, limits: cfg.Limits.withDefaults(), fs: cfg.FS, now: cfg.Now}
+	c := &call{cfg: cfg, limits: cfg.Limits.withDefaults(), fs: cfg.FS, now: cfg.Now, parsed: cfg.Parsed}
+	if c.parsed == nil {
+		c.parsed = NewParseCache()
+	}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -247,7 +250,9 @@ func New(cfg *Config) *Runner {
 	if base == nil {
 		base = NewBase(cfg.Environ, cfg.Identity)
 	}
-	r.scopes = []*scope{{vars: make(map[string]variable, 8), owner: r.id, base: base.vars}}
+	// The global scope holds the call's environment (Setenv) besides the script's variables:
+	// sized for both, it is not rehashed while the run starts.
+	r.scopes = []*scope{{vars: make(map[string]variable, len(cfg.Environ)+16), owner: r.id, base: base.vars}}
 	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
 	r.opts = defaultSetOpts
 	r.shopts = defaultShopts

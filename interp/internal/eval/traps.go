@@ -289,24 +289,5 @@ func (r *Runner) runReturnTrap() {
 
 // parseCached parses text run at run time (traps, eval), caching by text.
 func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, error) {
-	r.c.parseMu.Lock()
-	if e, ok := r.c.parsed[text]; ok {
-		r.c.parseMu.Unlock()
-		return e.src, e.stmts, e.err
-	}
-	r.c.parseMu.Unlock()
-	src, stmts, err := parseString(r.cur.name, text, 0)
-	r.c.parseMu.Lock()
-	if r.c.parsed == nil || len(r.c.parsed) > 512 {
-		r.c.parsed = map[string]parsedText{}
-	}
-	r.c.parsed[text] = parsedText{src, stmts, err}
-	r.c.parseMu.Unlock()
-	return src, stmts, err
-}
-
-type parsedText struct {
-	src   *source
-	stmts []*syntax.Stmt
-	err   error
+	return r.c.parsed.parse(r.cur.name, text)
 }
