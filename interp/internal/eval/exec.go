@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -399,6 +400,18 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				r.xtraceText(text)
 			}
 			if err := r.assign(name, it, 0); err != nil {
+				var se *shError
+				if errors.As(err, &se) && se.flow == flowDiscard {
+					// A loop variable bash cannot assign (readonly): it reports it and the loop
+					// fails with status 1, the rest of the line running (unlike after a plain
+					// assignment), without the ERR trap; under set -e the shell exits, even where
+					// errexit is ignored (an if condition, before ||).
+					r.status = 1
+					if r.opts.has(optErrexit) {
+						r.flow, r.exitStatus = flowExit, 1
+					}
+					return
+				}
 				r.status = r.raise(err)
 				return
 			}
