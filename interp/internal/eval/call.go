@@ -181,6 +181,10 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		op = "+="
 	}
 	switch {
+	case as.Array != nil && as.Index != nil:
+		// a[i]=(...) and a[i]+=(...): bash refuses the list, as an assignment error that
+		// abandons the rest of the line.
+		return r.discardf("%s[%s]: cannot assign list to array member", name, r.cur.slice(as.Index.Pos(), as.Index.End()))
 	case as.Array != nil:
 		items, err := r.arrayItems(name, as.Array, assocDecl)
 		if err != nil {
