@@ -677,6 +677,11 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 			if v.arr != nil {
 				if off < 0 {
 					off += v.arr.max() + 1
+					if off < 0 {
+						// Before index 0: bash expands to nothing.
+						pv.list = nil
+						return nil
+					}
 				}
 				start := 0
 				for start < v.arr.len() && v.arr.key(start) < off {
