@@ -100,6 +100,10 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 		if r.flow != flowNone {
 			return
 		}
+		if len(redirs) > 0 {
+			// $LINENO in the words is this line, as for a simple command.
+			r.lineno = r.line(redirs[0].Pos())
+		}
 		rs, err := r.redirect(redirs, false)
 		if err != nil {
 			r.status = r.raise(err)
