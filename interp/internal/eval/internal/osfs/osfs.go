@@ -56,6 +56,25 @@ func Lookup(name, path, cwd string) (string, bool) {
 	return "", false
 }
 
+// LookupAll is every executable match of Lookup's search, in PATH order (type -a).
+func LookupAll(name, path, cwd string) []string {
+	var out []string
+	for _, dir := range strings.Split(path, ":") {
+		p := filepath.Join(dir, name)
+		if dir == "" {
+			p = name
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Exec runs a host command. Shell invocations (bash, sh, or self) run self, the evaluator's
 // own command, so scripts that start a shell stay on the evaluator.
 func Exec(self string) eval.ExecFunc {
