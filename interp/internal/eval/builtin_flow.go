@@ -969,12 +969,26 @@ func biUnalias(r *Runner, args []string) int {
 	return st
 }
 
+// aliasWord is the text of a word bash looks up as an alias: one unquoted literal. Unlike a
+// plain name it may hold glob and tilde characters (alias e_.~x=...), which bash checks
+// before any expansion.
+func aliasWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(l.Value, "\\=") {
+		return "", false
+	}
+	return l.Value, true
+}
+
 // aliasExpand replaces a command's first word by its alias in table and runs the result. Bash
 // expands aliases while reading; an alias therefore applies only to commands read after its
 // definition, which the position check (posCheck, for the current aliases) reproduces.
 func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, table map[string]string, posCheck bool) bool {
 	first := ce.Args[0]
-	name, ok := simpleLit(first)
+	name, ok := aliasWord(first)
 	if !ok || r.aliasActive[name] {
 		return false
 	}
@@ -990,7 +1004,7 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 	prevEnd, cur := first.End(), val
 	// An alias value ending in a blank makes the next word an alias candidate too.
 	for i := 1; i < len(ce.Args) && (strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\t")); i++ {
-		n, ok := simpleLit(ce.Args[i])
+		n, ok := aliasWord(ce.Args[i])
 		v, isAlias := table[n]
 		if !ok || !isAlias {
 			break
