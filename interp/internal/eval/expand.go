@@ -27,6 +27,8 @@ const (
 	ctxCaseWord = iota
 	ctxAssignValue
 	ctxPlain
+	// ctxNoTilde: no tilde expansion at all.
+	ctxNoTilde
 )
 
 // seg is a piece of a field: quoted pieces are never split or globbed.
@@ -425,7 +427,7 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 		}
 	}
 	e := &expander{r: r, mode: modeString}
-	if err := e.parts(w.Parts, false, true, ctx == ctxAssignValue); err != nil {
+	if err := e.parts(w.Parts, false, ctx != ctxNoTilde, ctx == ctxAssignValue); err != nil {
 		return "", err
 	}
 	return e.joinedText(), nil
