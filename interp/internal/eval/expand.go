@@ -35,6 +35,9 @@ const (
 type seg struct {
 	s      string
 	quoted bool
+	// pat: unquoted pattern text whose backslashes quote (an extended pattern's body): as
+	// plain text (no match, noglob) the backslashes go, as bash's quote removal does.
+	pat bool
 }
 
 // fieldB is a field being built.
@@ -55,7 +58,16 @@ func (f *fieldB) add(s string, quoted bool) {
 		return
 	}
 	f.exists = true
-	f.segs = append(f.segs, seg{s, quoted})
+	f.segs = append(f.segs, seg{s: s, quoted: quoted})
+}
+
+// addPat adds unquoted pattern text with backslash escapes (see seg.pat).
+func (f *fieldB) addPat(s string) {
+	if s == "" {
+		return
+	}
+	f.exists = true
+	f.segs = append(f.segs, seg{s: s, pat: true})
 }
 
 func (f *fieldB) text() string {
@@ -63,6 +75,9 @@ func (f *fieldB) text() string {
 	case 0:
 		return ""
 	case 1:
+		if f.segs[0].pat {
+			return unescapeGlob(f.segs[0].s)
+		}
 		return f.segs[0].s
 	}
 	n := 0
@@ -72,6 +87,10 @@ func (f *fieldB) text() string {
 	var b strings.Builder
 	b.Grow(n)
 	for _, s := range f.segs {
+		if s.pat {
+			b.WriteString(unescapeGlob(s.s))
+			continue
+		}
 		b.WriteString(s.s)
 	}
 	return b.String()
@@ -541,7 +560,9 @@ func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) erro
 			if err != nil {
 				return err
 			}
-			e.cur.add(p.Op.String()+body+")", false)
+			e.cur.add(p.Op.String(), false)
+			e.cur.addPat(body)
+			e.cur.add(")", false)
 			e.cur.glob = true
 		default:
 			return r.refuseErr(p.Pos(), "this word")
