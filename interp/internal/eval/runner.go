@@ -323,7 +323,10 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 		if !r.shopts.has(shExtglob) && r.lineHasExtglob(stmts, i) {
 			if lineTestNegGroup(stmts, i) {
 				// With extglob off bash reads [[ !(x) ]] as ! ( x ); the parser has it as a pattern.
-				r.status = r.raise(r.refuseErr(stmts[i].Pos(), "[[ !(...) ]] read with extglob off (bash takes it as ! ( ... ))"))
+				ref := Refusal{File: r.cur.name, Line: r.line(stmts[i].Pos()), Col: int(stmts[i].Pos().Col()),
+					Construct: "[[ !(...) ]] read with extglob off (bash takes it as ! ( ... ))",
+					Fix: "write [[ ! ( ... ) ]] with spaces, or run the tool with \"exec\": \"native\" in tool.meta.json"}
+				r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
 				return
 			}
 			// Bash reads a line before running it: extended patterns on a line read with
