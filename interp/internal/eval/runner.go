@@ -325,7 +325,7 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 				// With extglob off bash reads [[ !(x) ]] as ! ( x ); the parser has it as a pattern.
 				ref := Refusal{File: r.cur.name, Line: r.line(stmts[i].Pos()), Col: int(stmts[i].Pos().Col()),
 					Construct: "[[ !(...) ]] read with extglob off (bash takes it as ! ( ... ))",
-					Fix: "write [[ ! ( ... ) ]] with spaces, or run the tool with \"exec\": \"native\" in tool.meta.json"}
+					Fix:       "write [[ ! ( ... ) ]] with spaces, or run the tool with \"exec\": \"native\" in tool.meta.json"}
 				r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
 				return
 			}
