@@ -448,7 +448,7 @@ func biWait(r *Runner, args []string) int {
 				r.errorf("wait: %s: no such job", s)
 			} else if _, err := strconv.Atoi(s); err != nil {
 				r.errorf("wait: `%s': not a pid or valid job spec", s)
-				st = 2
+				st = 1
 				continue
 			} else {
 				r.errorf("wait: pid %s is not a child of this shell", s)
