@@ -41,13 +41,71 @@ func echo(ctx context.Context, env *Env, argv []string) int {
 	}
 	s := strings.Join(args, " ")
 	if escapes {
-		s = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`, `\r`, "\r", `\a`, "\a", `\e`, "\x1b").Replace(s)
+		var stop bool
+		if s, stop = echoEscapes(s); stop {
+			newline = false
+		}
 	}
 	if newline {
 		s += "\n"
 	}
 	io.WriteString(env.Stdout, s)
 	return 0
+}
+
+// echoEscapes decodes GNU echo -e's escapes: \\ \a \b \c (stop) \e \f \n \r \t \v, \0NNN
+// (up to three octal digits) and \xHH (one or two hex digits); any other backslash stays.
+func echoEscapes(s string) (string, bool) {
+	if !strings.Contains(s, `\`) {
+		return s, false
+	}
+	simple := map[byte]byte{'\\': '\\', 'a': 7, 'b': 8, 'e': 0x1b, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		c := s[i+1]
+		if v, ok := simple[c]; ok {
+			b.WriteByte(v)
+			i++
+			continue
+		}
+		switch {
+		case c == 'c':
+			return b.String(), true
+		case c == '0':
+			n, j := 0, i+2
+			for ; j < len(s) && j < i+5 && s[j] >= '0' && s[j] <= '7'; j++ {
+				n = n*8 + int(s[j]-'0')
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		case c == 'x' && i+2 < len(s) && isHex(s[i+2]):
+			n, j := 0, i+2
+			for ; j < len(s) && j < i+4 && isHex(s[j]); j++ {
+				n = n*16 + hexDigit(s[j])
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+		}
+	}
+	return b.String(), false
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
 }
 
 // withVars returns a copy of env whose variables are exactly vars (NAME=VALUE, later wins).

@@ -88,6 +88,10 @@ func TestIdentityAndEnvironment(t *testing.T) {
 		{[]string{"env", "-u", "A", "-u", "TMPDIR"}, "B=2\n", 0}, {[]string{"env", "C=3", "printenv", "C"}, "3\n", 0},
 		{[]string{"env", "-i", "printenv", "A"}, "", 1}, {[]string{"env", "TZ=Asia/Tokyo", "date", "+%H"}, "16\n", 0},
 		{[]string{"env", "echo", "hi"}, "hi\n", 0}, {[]string{"env", "nosuchcmd"}, "", 127},
+		// echo -e as GNU echo: \xHH, \0NNN, \c stops, unknown escapes stay.
+		{[]string{"echo", "-e", `x\x41y q\0101r`}, "xAy qAr\n", 0}, {[]string{"echo", "-e", `o\c never`}, "o", 0},
+		{[]string{"echo", "-e", `k\x k\xg z\\w m\qn`}, "k\\x k\\xg z\\w m\\qn\n", 0},
+		{[]string{"echo", "-e", `n\07 e\e.`}, "n\a e\x1b.\n", 0}, {[]string{"echo", "-E", `a\nb`}, "a\\nb\n", 0},
 		{[]string{"env", "--", "C=3", "printenv", "C"}, "3\n", 0}, {[]string{"env", "-i", "--", "-"}, "", 127},
 	} {
 		out, errOut, rc := te.run(t, "", tc.argv...)

@@ -63,9 +63,20 @@ type spliceKey struct {
 }
 
 // spliceText expands a plan.
-func (r *Runner) spliceText(sp *splice) (string, error) {
+func (r *Runner) spliceText(sp *splice) (string, error) { return r.spliceTextLit(sp, false) }
+
+// spliceTextLit expands a plan; with joinLines, backslash-newline pairs in the literal text
+// (not in what the expansions produce) are removed, as bash's reader removes them from the
+// source of an arithmetic expression before evaluating it.
+func (r *Runner) spliceTextLit(sp *splice, joinLines bool) (string, error) {
+	lit := func(s string) string {
+		if joinLines {
+			return strings.ReplaceAll(s, "\\\n", "")
+		}
+		return s
+	}
 	if len(sp.parts) == 0 {
-		return sp.text, nil
+		return lit(sp.text), nil
 	}
 	var b strings.Builder
 	last := 0
@@ -74,7 +85,7 @@ func (r *Runner) spliceText(sp *splice) (string, error) {
 		if a < last || z > len(sp.text) {
 			continue
 		}
-		b.WriteString(sp.text[last:a])
+		b.WriteString(lit(sp.text[last:a]))
 		e := &expander{r: r, mode: modeString}
 		var err error
 		if dq, ok := p.part.(*syntax.DblQuoted); ok {
@@ -91,7 +102,7 @@ func (r *Runner) spliceText(sp *splice) (string, error) {
 		}
 		last = z
 	}
-	b.WriteString(sp.text[last:])
+	b.WriteString(lit(sp.text[last:]))
 	return b.String(), nil
 }
 
@@ -112,7 +123,7 @@ func (r *Runner) arithText(owner syntax.Node, x syntax.ArithmExpr) (string, erro
 	case *syntax.ArithmCmd:
 		from, to = int(o.Left.Offset())+2, int(o.Right.Offset())
 	}
-	return r.spliceText(r.splicePlan(x, from, to))
+	return r.spliceTextLit(r.splicePlan(x, from, to), true)
 }
 
 // arithNode evaluates the arithmetic expression x written inside owner.

@@ -241,6 +241,12 @@ func (r *Runner) stackIndex(name, a string, l int) (n int, isIdx, ok bool) {
 	return n, true, true
 }
 
+// badStackNumber is an operand that looks like +N or -N but is no number: bash's pushd and
+// popd reject it (status 2) rather than take it as a directory.
+func badStackNumber(a string) bool {
+	return len(a) >= 2 && (a[0] == '+' || a[0] == '-') && !isDigits(a[1:])
+}
+
 func biDirs(r *Runner, args []string) int {
 	clear, long, perLine, verbose := false, false, false, false
 	idx, hasIdx := 0, false
@@ -319,6 +325,11 @@ func biPushd(r *Runner, args []string) int {
 			noCd = true
 			continue
 		}
+		if badStackNumber(a) {
+			r.errorf("pushd: %s: invalid number", a)
+			r.usage("pushd")
+			return 2
+		}
 		rest = append(rest, a)
 	}
 	l := r.dirsList()
@@ -361,10 +372,20 @@ func biPushd(r *Runner, args []string) int {
 func biPopd(r *Runner, args []string) int {
 	noCd := false
 	idx := 0
+	opts := true
 	for _, a := range args[1:] {
-		if a == "-n" {
+		if opts && a == "--" {
+			opts = false
+			continue
+		}
+		if opts && a == "-n" {
 			noCd = true
 			continue
+		}
+		if badStackNumber(a) {
+			r.errorf("popd: %s: invalid number", a)
+			r.usage("popd")
+			return 2
 		}
 		if a == "" {
 			// bash's popd passes over it but then counts the index from the bottom (its

@@ -452,7 +452,7 @@ func biWait(r *Runner, args []string) int {
 				r.errorf("wait: %s: no such job", s)
 			} else if _, err := strconv.Atoi(s); err != nil {
 				r.errorf("wait: `%s': not a pid or valid job spec", s)
-				st = 2
+				st = 1
 				continue
 			} else {
 				r.errorf("wait: pid %s is not a child of this shell", s)
@@ -973,12 +973,26 @@ func biUnalias(r *Runner, args []string) int {
 	return st
 }
 
+// aliasWord is the text of a word bash looks up as an alias: one unquoted literal. Unlike a
+// plain name it may hold glob and tilde characters (alias e_.~x=...), which bash checks
+// before any expansion.
+func aliasWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(l.Value, "\\=") {
+		return "", false
+	}
+	return l.Value, true
+}
+
 // aliasExpand replaces a command's first word by its alias in table and runs the result. Bash
 // expands aliases while reading; an alias therefore applies only to commands read after its
 // definition, which the position check (posCheck, for the current aliases) reproduces.
 func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, table map[string]string, posCheck bool) bool {
 	first := ce.Args[0]
-	name, ok := simpleLit(first)
+	name, ok := aliasWord(first)
 	if !ok || r.aliasActive[name] {
 		return false
 	}
@@ -994,7 +1008,7 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 	prevEnd, cur := first.End(), val
 	// An alias value ending in a blank makes the next word an alias candidate too.
 	for i := 1; i < len(ce.Args) && (strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\t")); i++ {
-		n, ok := simpleLit(ce.Args[i])
+		n, ok := aliasWord(ce.Args[i])
 		v, isAlias := table[n]
 		if !ok || !isAlias {
 			break

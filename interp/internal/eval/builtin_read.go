@@ -162,6 +162,10 @@ func biRead(r *Runner, args []string) int {
 		if !exact && c == delim {
 			break
 		}
+		if c == 0 {
+			// bash drops NUL bytes from what read reads (they cannot be in a variable).
+			continue
+		}
 		if c == '\\' && !raw {
 			c2, ok := lr.byte()
 			if !ok {
@@ -405,7 +409,7 @@ func biMapfile(r *Runner, args []string) int {
 	var line []byte
 	for count == 0 || n < count {
 		line = line[:0]
-		got := false
+		got, cut := false, false
 		for {
 			c, ok := lr.byte()
 			if !ok {
@@ -413,12 +417,18 @@ func biMapfile(r *Runner, args []string) int {
 			}
 			got = true
 			if c == delim {
-				if !trim {
+				if !trim && !cut {
 					line = append(line, c)
 				}
 				break
 			}
-			line = append(line, c)
+			if c == 0 {
+				// bash's mapfile keeps a line only up to its first NUL byte.
+				cut = true
+			}
+			if !cut {
+				line = append(line, c)
+			}
 		}
 		if !got {
 			break

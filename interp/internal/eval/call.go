@@ -181,6 +181,10 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		op = "+="
 	}
 	switch {
+	case as.Array != nil && as.Index != nil:
+		// a[i]=(...) and a[i]+=(...): bash refuses the list, as an assignment error that
+		// abandons the rest of the line.
+		return r.discardf("%s[%s]: cannot assign list to array member", name, r.cur.slice(as.Index.Pos(), as.Index.End()))
 	case as.Array != nil:
 		items, err := r.arrayItems(name, as.Array, assocDecl)
 		if err != nil {
@@ -234,6 +238,9 @@ func (r *Runner) assignSubscript(as *syntax.Assign, assoc bool) (string, error) 
 func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) ([]arrayItem, error) {
 	v, _, _ := r.lookupVar(name)
 	isAssoc := assocDecl || v.attrs&attrAssoc != 0
+	// An associative literal whose first element has no [key] is a list of key value pairs;
+	// otherwise an element without [key] is an error that assignArray reports.
+	pairs := isAssoc && len(ae.Elems) > 0 && ae.Elems[0].Index == nil
 	var items []arrayItem
 	var loose []string // assoc elements without [key]: key value pairs
 	for _, el := range ae.Elems {
@@ -242,7 +249,7 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 			if err != nil {
 				return nil, err
 			}
-			if isAssoc {
+			if pairs {
 				loose = append(loose, fs...)
 				continue
 			}
@@ -250,6 +257,14 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 				items = append(items, arrayItem{val: f})
 			}
 			continue
+		}
+		if pairs {
+			// Bash takes [k]=v as a plain word among the pairs: not worth reproducing.
+			return nil, r.refuseErr(el.Pos(), "a [key]=value element after a key-value pair in an associative array literal")
+		}
+		if !isAssoc && el.Value != nil && len(r.braceExpand(el.Value)) > 1 {
+			// Bash brace-expands the whole element, and the results are plain values.
+			return nil, r.refuseErr(el.Pos(), "brace expansion in the value of a [index]=value element of an indexed array literal")
 		}
 		it := arrayItem{hasKey: true}
 		var err error
@@ -264,15 +279,23 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 			for to < len(r.cur.text) && r.cur.text[to] != ']' {
 				to++
 			}
-			it.key, err = r.spliceText(r.splicePlan(el.Index, from, to))
+			// Bash expands every value first and evaluates an indexed array's subscripts
+			// as it assigns, each seeing the elements assigned before it.
+			sp, src := r.splicePlan(el.Index, from, to), r.cur
+			it.lazyKey = func() (string, int64, error) {
+				saved := r.cur
+				r.cur = src
+				defer func() { r.cur = saved }()
+				key, err := r.spliceText(sp)
+				if err != nil {
+					return key, 0, err
+				}
+				n, err := r.arithSubscript(key)
+				return key, n, err
+			}
 		}
 		if err != nil {
 			return nil, err
-		}
-		if !isAssoc {
-			if it.num, err = r.arithSubscript(it.key); err != nil {
-				return nil, err
-			}
 		}
 		if el.Value != nil {
 			// [k]+=v appends to the element.
@@ -280,7 +303,12 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 				rest := r.cur.text[end:min(end+4, len(r.cur.text))]
 				it.appendVal = strings.Contains(strings.SplitN(rest, "=", 2)[0], "+")
 			}
-			if it.val, err = r.expandString(el.Value, ctxAssignValue); err != nil {
+			ctx := ctxAssignValue
+			if isAssoc {
+				// bash 5.2 does not tilde-expand the values of an associative literal.
+				ctx = ctxNoTilde
+			}
+			if it.val, err = r.expandString(el.Value, ctx); err != nil {
 				return nil, err
 			}
 		}

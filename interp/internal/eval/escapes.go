@@ -2,7 +2,8 @@ package eval
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/printf"
 )
 
 // ansiC decodes the body of $'...'. A NUL ends the string, as in bash (C strings).
@@ -89,12 +90,11 @@ func ansiCAll(s string) string {
 	return b.String()
 }
 
+// writeRune writes \u/\U's code point as bash does: plain UTF-8 bit packing, surrogates and
+// values past U+10FFFF included.
 func writeRune(b *strings.Builder, n int) {
-	if n > utf8.MaxRune || (n >= 0xd800 && n <= 0xdfff) {
-		b.WriteRune(utf8.RuneError)
-		return
-	}
-	b.WriteRune(rune(n))
+	var buf [6]byte
+	b.Write(printf.AppendUTF8(buf[:0], uint32(n)))
 }
 
 func hexVal(s string, max int) (int, int) {

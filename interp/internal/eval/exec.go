@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -98,6 +99,10 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 		r.countCommand()
 		if r.flow != flowNone {
 			return
+		}
+		if len(redirs) > 0 {
+			// $LINENO in the words is this line, as for a simple command.
+			r.lineno = r.line(redirs[0].Pos())
 		}
 		rs, err := r.redirect(redirs, false)
 		if err != nil {
@@ -399,6 +404,18 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				r.xtraceText(text)
 			}
 			if err := r.assign(name, it, 0); err != nil {
+				var se *shError
+				if errors.As(err, &se) && se.flow == flowDiscard {
+					// A loop variable bash cannot assign (readonly): it reports it and the loop
+					// fails with status 1, the rest of the line running (unlike after a plain
+					// assignment), without the ERR trap; under set -e the shell exits, even where
+					// errexit is ignored (an if condition, before ||).
+					r.status = 1
+					if r.opts.has(optErrexit) {
+						r.flow, r.exitStatus = flowExit, 1
+					}
+					return
+				}
 				r.status = r.raise(err)
 				return
 			}

@@ -27,12 +27,17 @@ const (
 	ctxCaseWord = iota
 	ctxAssignValue
 	ctxPlain
+	// ctxNoTilde: no tilde expansion at all.
+	ctxNoTilde
 )
 
 // seg is a piece of a field: quoted pieces are never split or globbed.
 type seg struct {
 	s      string
 	quoted bool
+	// pat: unquoted pattern text whose backslashes quote (an extended pattern's body): as
+	// plain text (no match, noglob) the backslashes go, as bash's quote removal does.
+	pat bool
 }
 
 // fieldB is a field being built.
@@ -53,7 +58,16 @@ func (f *fieldB) add(s string, quoted bool) {
 		return
 	}
 	f.exists = true
-	f.segs = append(f.segs, seg{s, quoted})
+	f.segs = append(f.segs, seg{s: s, quoted: quoted})
+}
+
+// addPat adds unquoted pattern text with backslash escapes (see seg.pat).
+func (f *fieldB) addPat(s string) {
+	if s == "" {
+		return
+	}
+	f.exists = true
+	f.segs = append(f.segs, seg{s: s, pat: true})
 }
 
 func (f *fieldB) text() string {
@@ -61,6 +75,9 @@ func (f *fieldB) text() string {
 	case 0:
 		return ""
 	case 1:
+		if f.segs[0].pat {
+			return unescapeGlob(f.segs[0].s)
+		}
 		return f.segs[0].s
 	}
 	n := 0
@@ -70,6 +87,10 @@ func (f *fieldB) text() string {
 	var b strings.Builder
 	b.Grow(n)
 	for _, s := range f.segs {
+		if s.pat {
+			b.WriteString(unescapeGlob(s.s))
+			continue
+		}
 		b.WriteString(s.s)
 	}
 	return b.String()
@@ -425,7 +446,7 @@ func (r *Runner) expandString(w *syntax.Word, ctx int) (string, error) {
 		}
 	}
 	e := &expander{r: r, mode: modeString}
-	if err := e.parts(w.Parts, false, true, ctx == ctxAssignValue); err != nil {
+	if err := e.parts(w.Parts, false, ctx != ctxNoTilde, ctx == ctxAssignValue); err != nil {
 		return "", err
 	}
 	return e.joinedText(), nil
@@ -539,7 +560,9 @@ func (e *expander) parts(parts []syntax.WordPart, inDQ, tilde, assign bool) erro
 			if err != nil {
 				return err
 			}
-			e.cur.add(p.Op.String()+body+")", false)
+			e.cur.add(p.Op.String(), false)
+			e.cur.addPat(body)
+			e.cur.add(")", false)
 			e.cur.glob = true
 		default:
 			return r.refuseErr(p.Pos(), "this word")

@@ -71,8 +71,16 @@ func (r *Runner) glob(pat string) ([]string, error) {
 				continue
 			}
 			var names []string
+			cands := make([]string, 0, len(ents)+2)
+			if !r.shopts.has(shGlobskipdots) && strings.HasPrefix(comp, ".") {
+				// A directory lists . and .. too; bash matches them only with globskipdots
+				// off, and only by a pattern that starts with a dot.
+				cands = append(cands, ".", "..")
+			}
 			for _, ent := range ents {
-				name := ent.Name()
+				cands = append(cands, ent.Name())
+			}
+			for _, name := range cands {
 				if !r.globName(comp, name) {
 					continue
 				}
@@ -95,7 +103,7 @@ func (r *Runner) glob(pat string) ([]string, error) {
 		return nil, nil
 	}
 	if ign, ok := r.scalar("GLOBIGNORE"); ok && ign != "" {
-		pats := strings.Split(ign, ":")
+		pats := splitGlobIgnore(ign)
 		results = slices.DeleteFunc(results, func(p string) bool {
 			b := path.Base(p)
 			if b == "." || b == ".." {
@@ -204,6 +212,43 @@ func (r *Runner) globStar(base string, last bool) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// splitGlobIgnore splits GLOBIGNORE at its colons, except those inside a bracket expression
+// ([[:alnum:]]*), as bash does.
+func splitGlobIgnore(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(s) && (s[j] == '!' || s[j] == '^') {
+				j++
+			}
+			if j < len(s) && s[j] == ']' {
+				j++
+			}
+			for j < len(s) && s[j] != ']' {
+				if s[j] == '[' && j+1 < len(s) && (s[j+1] == ':' || s[j+1] == '=' || s[j+1] == '.') {
+					if k := strings.Index(s[j+2:], string(s[j+1])+"]"); k >= 0 {
+						j += 2 + k + 2
+						continue
+					}
+				}
+				j++
+			}
+			if j < len(s) {
+				i = j
+			}
+		case ':':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
 
 // globIgnoreSet: a non-empty GLOBIGNORE makes globs match dot files, as dotglob does.

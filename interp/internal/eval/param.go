@@ -3,6 +3,7 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -569,6 +570,10 @@ func (e *expander) dqOperand(parts []syntax.WordPart) error {
 				e.lit(ansiC(p.Value), true)
 			} else if p.Dollar {
 				e.lit("$'"+p.Value+"'", true)
+			} else if strings.ContainsAny(p.Value, "$`\\\"") {
+				if err := e.dqSingleQuoted(p); err != nil {
+					return err
+				}
 			} else {
 				e.lit("'"+p.Value+"'", true)
 			}
@@ -578,6 +583,32 @@ func (e *expander) dqOperand(parts []syntax.WordPart) error {
 			}
 		}
 	}
+	return nil
+}
+
+// dqSingleQuoted expands 'text' inside "${x:-...}": the quotes stay, and bash expands what is
+// between them as double-quoted text ($-expansions, backquotes, backslash escapes). Text that
+// does not read as one double-quoted string (a bare double quote in it) is refused.
+func (e *expander) dqSingleQuoted(p *syntax.SglQuoted) error {
+	r := e.r
+	text := `"` + p.Value + `"`
+	words, err := parseWords(text)
+	var dq *syntax.DblQuoted
+	if err == nil && len(words) == 1 && len(words[0].Parts) == 1 {
+		dq, _ = words[0].Parts[0].(*syntax.DblQuoted)
+	}
+	if dq == nil {
+		return r.refuseErr(p.Pos(), `a single-quoted string inside "${x:-...}" that does not read as double-quoted text`)
+	}
+	saved := r.cur
+	// Arithmetic inside reads its text by offsets: give it this text as the source.
+	r.cur = &source{name: saved.name, text: text, lineBase: saved.lineBase, cache: new(sync.Map)}
+	defer func() { r.cur = saved }()
+	e.lit("'", true)
+	if err := e.parts(dq.Parts, true, false, false); err != nil {
+		return err
+	}
+	e.lit("'", true)
 	return nil
 }
 
@@ -646,6 +677,11 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 			if v.arr != nil {
 				if off < 0 {
 					off += v.arr.max() + 1
+					if off < 0 {
+						// Before index 0: bash expands to nothing.
+						pv.list = nil
+						return nil
+					}
 				}
 				start := 0
 				for start < v.arr.len() && v.arr.key(start) < off {

@@ -326,6 +326,14 @@ var errRunDone = errors.New("run finished")
 func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 	for i := 0; i < len(stmts); i++ {
 		if !r.shopts.has(shExtglob) && r.lineHasExtglob(stmts, i) {
+			if lineTestNegGroup(stmts, i) {
+				// With extglob off bash reads [[ !(x) ]] as ! ( x ); the parser has it as a pattern.
+				ref := Refusal{File: r.cur.name, Line: r.line(stmts[i].Pos()), Col: int(stmts[i].Pos().Col()),
+					Construct: "[[ !(...) ]] read with extglob off (bash takes it as ! ( ... ))",
+					Fix:       "write [[ ! ( ... ) ]] with spaces, or run the tool with \"exec\": \"native\" in tool.meta.json"}
+				r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
+				return
+			}
 			// Bash reads a line before running it: extended patterns on a line read with
 			// extglob off are a syntax error, and nothing of the line runs.
 			r.lineno = r.line(stmts[i].Pos())
@@ -411,6 +419,62 @@ func (r *Runner) hasExtglob(s *syntax.Stmt) bool {
 }
 
 type extglobKey struct{ s *syntax.Stmt }
+
+// lineTestNegGroup is testNegGroup for the statements on stmts[i]'s line (as lineHasExtglob).
+func lineTestNegGroup(stmts []*syntax.Stmt, i int) bool {
+	line := stmts[i].End().Line()
+	for j := i; j < len(stmts); j++ {
+		if j > i && stmts[j].Pos().Line() != line {
+			break
+		}
+		if testNegGroup(stmts[j]) {
+			return true
+		}
+		line = stmts[j].End().Line()
+	}
+	return false
+}
+
+// testNegGroup reports whether a [[ ]] in s has an operand word that starts with !( outside
+// the pattern of ==, != or =~.
+func testNegGroup(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if tc, ok := n.(*syntax.TestClause); ok {
+			found = found || negGroupIn(tc.X)
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+func negGroupIn(x syntax.TestExpr) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch, syntax.TsReMatch:
+				found = found || negGroupIn(x.X)
+				return false
+			}
+		case *syntax.Word:
+			found = found || negGroupWord(x)
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+func negGroupWord(w *syntax.Word) bool {
+	if len(w.Parts) == 0 {
+		return false
+	}
+	g, ok := w.Parts[0].(*syntax.ExtGlob)
+	return ok && g.Op == syntax.GlobExcept
+}
 
 // fatal ends the run with err (a typed error) and returns the flow error that unwinds to it.
 func (r *Runner) fatal(err error) error {

@@ -600,6 +600,8 @@ type arrayItem struct {
 	val string
 	// appendVal is [k]+=v.
 	appendVal bool
+	// lazyKey evaluates an indexed array's subscript when the element is assigned.
+	lazyKey func() (key string, num int64, err error)
 }
 
 // assignArray sets name=(items) (or += with asAppend). Appending works in place when the
@@ -657,7 +659,22 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 		}
 		v.attrs |= attrArray
 		next := arr.max() + 1
+		stored := false
 		for _, it := range items {
+			if it.lazyKey != nil {
+				if !stored {
+					// The subscripts see the array as assigned so far.
+					v.arr, v.str, v.set = arr, "", true
+					if err := r.storeNoCharge(i, name, v); err != nil {
+						return err
+					}
+					stored = true
+				}
+				var err error
+				if it.key, it.num, err = it.lazyKey(); err != nil {
+					return err
+				}
+			}
 			k := next
 			if it.hasKey {
 				k = it.num

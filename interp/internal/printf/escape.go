@@ -29,6 +29,9 @@ func putUTF8(b []byte, r uint32) []byte {
 	return append(b, 0xfc|byte(r>>30&1), 0x80|byte(r>>24&0x3f), 0x80|byte(r>>18&0x3f), 0x80|byte(r>>12&0x3f), 0x80|byte(r>>6&0x3f), 0x80|byte(r&0x3f))
 }
 
+// AppendUTF8 is putUTF8 for other escape readers ($'...' strings).
+func AppendUTF8(b []byte, r uint32) []byte { return putUTF8(b, r) }
+
 func simpleEscape(c byte) (byte, bool) {
 	switch c {
 	case 'a':

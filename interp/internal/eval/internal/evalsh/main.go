@@ -122,16 +122,17 @@ func run() int {
 	env := os.Environ()
 	env = append(env, "SH="+self)
 	cfg := &eval.Config{
-		FS:      osfs.FS{},
-		Exec:    osfs.Exec(self),
-		Lookup:  osfs.Lookup,
-		Environ: env,
-		Dir:     wd,
-		Name:    name,
-		Args:    args,
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
+		FS:        osfs.FS{},
+		Exec:      osfs.Exec(self),
+		Lookup:    osfs.Lookup,
+		LookupAll: osfs.LookupAll,
+		Environ:   env,
+		Dir:       wd,
+		Name:      name,
+		Args:      args,
+		Stdin:     os.Stdin,
+		Stdout:    os.Stdout,
+		Stderr:    os.Stderr,
 		Identity: eval.Identity{PID: os.Getpid(), PPID: os.Getppid(), UID: os.Getuid(), EUID: os.Geteuid(),
 			GID: os.Getgid(), User: os.Getenv("USER")},
 	}

@@ -39,6 +39,19 @@ func (FS) Access(name string, mode uint32) error {
 
 // Lookup finds a command in a PATH, as bash does: the first executable regular file.
 func Lookup(name, path, cwd string) (string, bool) {
+	if hits := search(name, path, cwd, true); len(hits) > 0 {
+		return hits[0], true
+	}
+	return "", false
+}
+
+// LookupAll is every executable match of Lookup's search, in PATH order (type -a).
+func LookupAll(name, path, cwd string) []string { return search(name, path, cwd, false) }
+
+// search lists the executable regular files named name in PATH order, stopping at the first
+// when first is set.
+func search(name, path, cwd string, first bool) []string {
+	var out []string
 	for _, dir := range strings.Split(path, ":") {
 		p := filepath.Join(dir, name)
 		if dir == "" {
@@ -48,12 +61,14 @@ func Lookup(name, path, cwd string) (string, bool) {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, abs)
 		}
-		fi, err := os.Stat(abs)
-		if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, true
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			out = append(out, p)
+			if first {
+				break
+			}
 		}
 	}
-	return "", false
+	return out
 }
 
 // Exec runs a host command. Shell invocations (bash, sh, or self) run self, the evaluator's
