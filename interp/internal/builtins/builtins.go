@@ -156,35 +156,6 @@ func init() {
 	register("false", func(context.Context, *Env, []string) int { return 1 })
 }
 
-func cat(ctx context.Context, env *Env, argv []string) int {
-	files := argv[1:]
-	for _, a := range files {
-		if len(a) > 1 && a[0] == '-' {
-			return errorf(env, 1, "cat", "unsupported option %s", a)
-		}
-	}
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
-	status := 0
-	for _, name := range files {
-		r, err := openInput(env, name)
-		if err != nil {
-			status = errorf(env, 1, "cat", "%s: %s", name, describe(err))
-			continue
-		}
-		_, err = io.Copy(env.Stdout, ctxReader{ctx, r})
-		r.Close()
-		if err != nil {
-			if ctx.Err() != nil {
-				return 1
-			}
-			status = errorf(env, 1, "cat", "%s: %s", name, describe(err))
-		}
-	}
-	return status
-}
-
 // sleep accepts seconds with an optional s/m/h/d suffix and fractions, summing its arguments.
 func sleep(ctx context.Context, env *Env, argv []string) int {
 	if len(argv) < 2 {

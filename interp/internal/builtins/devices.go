@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"crypto/rand"
 	"io"
 	"io/fs"
 	"strconv"
@@ -33,6 +34,15 @@ func deviceFD(p string) (int, bool) {
 
 type devReader struct{ io.Reader }
 
+// zeroReader is /dev/zero: utilities read it (head -c N /dev/zero); the sandbox filesystem
+// holds no host device but /dev/null, so it is served here, as /dev/urandom is from crypto/rand.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
 func (devReader) Write([]byte) (int, error) { return 0, syscall.EBADF }
 func (devReader) Close() error              { return nil }
 
@@ -43,6 +53,12 @@ func (devWriter) Close() error             { return nil }
 
 // openDevice opens a device path of the command's descriptors; ok is false when p is not one.
 func openDevice(env *Env, p string) (f io.ReadWriteCloser, ok bool, err error) {
+	switch p {
+	case "/dev/zero":
+		return devReader{zeroReader{}}, true, nil
+	case "/dev/urandom", "/dev/random":
+		return devReader{rand.Reader}, true, nil
+	}
 	n, ok := deviceFD(p)
 	if !ok {
 		return nil, false, nil

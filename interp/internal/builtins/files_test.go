@@ -230,8 +230,8 @@ func TestFindTimes(t *testing.T) {
 func TestFindRefusesSideEffects(t *testing.T) {
 	te := fixture(t)
 	for _, argv := range [][]string{
-		{"find", ".", "-exec", "rm", "{}", ";"}, {"find", ".", "-execdir", "id", "+"}, {"find", ".", "-delete"},
-		{"find", ".", "-ok", "rm", "{}", ";"}, {"find", ".", "-fprint", "out"}, {"find", ".", "-name"}, {"find", ".", "("},
+		{"find", ".", "-execdir", "id", "+"}, {"find", ".", "-exec", "rm", "{}"}, {"find", ".", "-exec", "{}", "+"},
+		{"find", ".", "-exec", "echo", "{}", "x", "{}", "+"}, {"find", ".", "-ok", "rm", "{}", ";"}, {"find", ".", "-fprint", "out"}, {"find", ".", "-name"}, {"find", ".", "("},
 		{"find", ".", "-bogus"},
 	} {
 		out, errOut, rc := te.run(t, "", argv...)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ type finder struct {
 	minDepth, maxDepth int
 	prune, quit        bool
 	status             int
+	batches            []*execBatch
 }
 
 // findParser turns the expression arguments into a predicate tree.
@@ -48,10 +50,20 @@ type findParser struct {
 	hasAction bool
 }
 
-// refusedFind are actions that would run commands or write files outside the utility's
-// own output.
-var refusedFind = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true, "-delete": true,
+// refusedFind are actions the sandbox does not offer: -execdir runs in each file's directory
+// (commands run in the script's), -ok asks a terminal, the -f actions write to files.
+var refusedFind = map[string]bool{"-execdir": true, "-ok": true, "-okdir": true,
 	"-fprint": true, "-fprint0": true, "-fprintf": true, "-fls": true}
+
+// execBatchMax bounds the names one "-exec ... {} +" command line gathers, as ARG_MAX does.
+const execBatchMax = 128 << 10
+
+// execBatch is one "-exec COMMAND {} +": names gathered, run when the batch fills and at the end.
+type execBatch struct {
+	argv  []string // before the {}
+	names []string
+	size  int
+}
 
 func find(ctx context.Context, env *Env, argv []string) int {
 	f := &finder{ctx: ctx, env: env, w: bufio.NewWriter(env.Stdout), maxDepth: -1}
@@ -94,6 +106,11 @@ paths:
 			break
 		}
 		f.start(s, pred)
+	}
+	for _, b := range f.batches {
+		if ctx.Err() == nil {
+			f.flushBatch(b)
+		}
 	}
 	if ctx.Err() != nil {
 		return 130
@@ -266,6 +283,12 @@ func (p *findParser) primary() (findPred, error) {
 	switch name {
 	case "-print", "-print0", "-printf", "-prune", "-quit", "-ls":
 		return p.action(name)
+	case "-exec":
+		return p.exec()
+	case "-delete":
+		p.hasAction = true
+		p.f.depthFirst = true
+		return findDelete, nil
 	case "-maxdepth", "-mindepth":
 		v, err := p.arg(name)
 		if err != nil {
@@ -394,6 +417,88 @@ func (p *findParser) action(name string) (findPred, error) {
 		return nil, err
 	}
 	return func(f *finder, e *findEntry) bool { f.w.WriteString(findPrintf(f, e, format)); return true }, nil
+}
+
+// exec parses "-exec COMMAND ;" (true when the command exits 0) and "-exec COMMAND {} +"
+// (always true; the names run in batches). Commands run through the sandbox's command
+// resolution, as xargs runs them, with find's stdin.
+func (p *findParser) exec() (findPred, error) {
+	p.hasAction = true
+	var argv []string
+	for p.i < len(p.args) {
+		a := p.args[p.i]
+		p.i++
+		switch {
+		case a == ";":
+			if len(argv) == 0 {
+				return nil, errors.New("missing argument to `-exec'")
+			}
+			return func(f *finder, e *findEntry) bool {
+				cmd := make([]string, len(argv))
+				for i, s := range argv {
+					cmd[i] = strings.ReplaceAll(s, "{}", e.name)
+				}
+				return f.run(cmd) == 0
+			}, nil
+		case a == "+" && len(argv) > 0 && argv[len(argv)-1] == "{}":
+			if len(argv) == 1 {
+				return nil, errors.New("missing argument to `-exec'")
+			}
+			for _, s := range argv[:len(argv)-1] {
+				if strings.Contains(s, "{}") {
+					return nil, errors.New("only one instance of {} is supported with -exec ... +")
+				}
+			}
+			b := &execBatch{argv: argv[:len(argv)-1]}
+			p.f.batches = append(p.f.batches, b)
+			return func(f *finder, e *findEntry) bool {
+				if b.size+len(e.name)+1 > execBatchMax && len(b.names) > 0 {
+					f.flushBatch(b)
+				}
+				b.names = append(b.names, e.name)
+				b.size += len(e.name) + 1
+				return true
+			}, nil
+		}
+		argv = append(argv, a)
+	}
+	return nil, errors.New("missing argument to `-exec'")
+}
+
+// run runs one command line after what find printed so far.
+func (f *finder) run(argv []string) int {
+	f.w.Flush()
+	if f.env.Exec == nil {
+		f.status = errorf(f.env, 1, "find", "%s: commands cannot be run here", argv[0])
+		return 1
+	}
+	return f.env.Exec(f.ctx, argv, f.env.Environ, f.env.Stdin, f.env.Stdout, f.env.Stderr)
+}
+
+// flushBatch runs a "-exec ... {} +" batch; a failing command makes find's status 1.
+func (f *finder) flushBatch(b *execBatch) {
+	if len(b.names) == 0 {
+		return
+	}
+	argv := append(slices.Clone(b.argv), b.names...)
+	b.names, b.size = nil, 0
+	if f.run(argv) != 0 {
+		f.status = 1
+	}
+}
+
+// findDelete removes a file or an empty directory (-delete implies -depth, so a directory's
+// entries go first).
+func findDelete(f *finder, e *findEntry) bool {
+	if e.name == "." {
+		return true
+	}
+	if err := f.env.FS.Remove(e.abs); err != nil {
+		f.w.Flush()
+		f.status = errorf(f.env, 1, "find", "cannot delete %s: %s", localeQuote(f.env, e.name), describe(err))
+		return false
+	}
+	return true
 }
 
 // typeChar is find's letter for what fi is (-type, %y).

@@ -237,8 +237,9 @@ func TestUnsupportedOptions(t *testing.T) {
 		{[]string{"tail", "-f", "a.txt"}, 1}, {[]string{"wc", "-X"}, 1}, {[]string{"cut", "-Q"}, 1}, {[]string{"tr", "-X", "a"}, 1},
 		{[]string{"cp", "-Z", "a", "b"}, 1}, {[]string{"awk", "--bogus", "1"}, 2}, {[]string{"uniq", "-X"}, 1}, {[]string{"date", "-X"}, 1},
 		{[]string{"xargs", "-X"}, 1}, {[]string{"env", "-X"}, 125}, {[]string{"timeout", "-X", "1", "true"}, 125}, {[]string{"mkdir", "-X", "d"}, 1},
-		{[]string{"cat", "-n"}, 1}, {[]string{"gzip", "-X"}, 1}, {[]string{"base64", "-X"}, 1}, {[]string{"stat", "-X", "a.txt"}, 1},
+		{[]string{"cat", "-X"}, 1}, {[]string{"gzip", "-X"}, 1}, {[]string{"base64", "-X"}, 1}, {[]string{"stat", "-X", "a.txt"}, 1},
 		{[]string{"find", ".", "-X"}, 1}, {[]string{"file", "-X", "a.txt"}, 1}, {[]string{"seq", "-X", "1"}, 1},
+		{[]string{"fold", "-X"}, 1}, {[]string{"column", "-t", "-X"}, 1},
 	} {
 		_, errOut, rc := te.run(t, "", tc.argv...)
 		want := tc.argv[0] + ": unsupported option"

@@ -1,0 +1,133 @@
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLayoutMatchesGNU compares cat's options, fold and column -t with the host's tools.
+func TestLayoutMatchesGNU(t *testing.T) {
+	ctl := "tab\there\r\n\x01\x7f\x80\xff\xe9t\xc3\xa9\n\n\n\nlast no newline"
+	long := "the quick brown fox jumps over the lazy dog\n\tindented\ttabs\tare\there\nab\bc\rdefghijklmnopqrstuvwxyz0123456789\n"
+	table := "name age  city\nalice 30 paris\n\n  bob 4\nx\n"
+	csv := "id,name,,role\n1,ann,admin\n22,bo,\n\nzed\n"
+	var cases []gnuCase
+	for _, c := range []struct {
+		stdin string
+		argv  []string
+	}{
+		{ctl, []string{"cat", "-n"}}, {ctl, []string{"cat", "-b"}}, {ctl, []string{"cat", "-s"}}, {ctl, []string{"cat", "-E"}},
+		{ctl, []string{"cat", "-A"}}, {ctl, []string{"cat", "-T"}}, {ctl, []string{"cat", "-v"}}, {ctl, []string{"cat", "-e"}},
+		{ctl, []string{"cat", "-t"}}, {ctl, []string{"cat", "-sn"}}, {ctl, []string{"cat", "-bs"}}, {ctl, []string{"cat", "-nb"}},
+		{ctl, []string{"cat", "-u"}}, {"", []string{"cat", "-n", "nonl.txt", "a.txt"}}, {"x\n", []string{"cat", "-n", "a.txt", "-", "nonl.txt"}},
+		{"", []string{"cat", "--number", "--show-ends", "words.txt"}}, {"", []string{"cat", "-n", "missing", "a.txt"}},
+		{long, []string{"fold"}}, {long, []string{"fold", "-w", "10"}}, {long, []string{"fold", "-w10", "-s"}}, {long, []string{"fold", "-b", "-w", "7"}},
+		{long, []string{"fold", "-sw", "1"}}, {long, []string{"fold", "-5"}}, {long, []string{"fold", "-s", "-w", "3"}}, {"", []string{"fold", "-w", "4", "nonl.txt"}},
+		{long, []string{"fold", "-w", "0"}}, {long, []string{"fold", "-w", "x"}}, {"", []string{"fold", "-w3", "missing", "a.txt"}},
+		{table, []string{"column", "-t"}}, {csv, []string{"column", "-t", "-s", ","}}, {csv, []string{"column", "-t", "-s,", "-o", "|"}},
+		{table, []string{"column", "-t", "-o", " : "}}, {csv, []string{"column", "-t", "-s", ",e"}}, {"", []string{"column", "-t", "csv.txt", "-s,"}},
+		{"", []string{"column", "-t", "tab.tsv"}}, {"", []string{"column", "-t"}},
+	} {
+		cases = append(cases, gnuCase{c.stdin, c.argv})
+	}
+	compareGNU(t, cases)
+}
+
+func TestLayoutRefusals(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		stdin string
+		argv  []string
+		want  string
+	}{
+		{"a b\n", []string{"column"}, "only the table mode"},
+		{"a b\n", []string{"column", "-x"}, "unsupported option -x"},
+		{"a\u0301 b\nc d\n", []string{"column", "-t"}, "not available in the sandbox"},
+		{"a\x01 b\nc d\n", []string{"column", "-t"}, "not available in the sandbox"},
+		{"h\u00e9llo b\nc d\n", []string{"column", "-t"}, "outside a UTF-8 locale"},
+	} {
+		out, errOut, rc := te.run(t, tc.stdin, tc.argv...)
+		if rc == 0 || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: rc %d out %q err %q; want a failure saying %q", tc.argv, rc, out, errOut, tc.want)
+		}
+	}
+}
+
+// TestPrintfUtility runs printf as xargs and find -exec do; what GNU printf does differently
+// from the shell's builtin is refused.
+func TestPrintfUtility(t *testing.T) {
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"printf", "%s-%d\n", "a", "1", "b"}, {"printf", "%05.2f|%x|%o|%e\n", "3.14159", "255", "8", "1234.5"},
+		{"printf", "%b", "a\\tb\\n"}, {"printf", "--", "%s\n", "x"}, {"printf", "%d\n", "x"}, {"printf", "%c%c\n", "hello", "w"},
+		{"printf", "%-6s|\n", "ab"}, {"printf", "%i %u\n", "'A", "42"}, {"printf", "no newline"},
+	} {
+		cases = append(cases, gnuCase{"", argv})
+	}
+	compareGNU(t, cases)
+	te := fixture(t)
+	for _, f := range []string{"%q\n", "%(%F)T\n", "%n", "a %-5q b"} {
+		out, errOut, rc := te.run(t, "", "printf", f, "x")
+		if rc != 1 || out != "" || !strings.Contains(errOut, "not available in the sandbox") {
+			t.Errorf("printf %q: rc %d out %q err %q", f, rc, out, errOut)
+		}
+	}
+	for _, f := range []string{"%%q", "\\%q", "%5s"} {
+		if _, errOut, rc := te.run(t, "", "printf", f, "x"); rc != 0 {
+			t.Errorf("printf %q refused: %s", f, errOut)
+		}
+	}
+}
+
+// TestFindExec: -exec runs commands through env.Exec, -delete removes.
+func TestFindExec(t *testing.T) {
+	for _, tc := range []struct {
+		argv      []string
+		want      string
+		rc        int
+		remaining []string // files that must still exist
+		gone      []string
+	}{
+		{argv: []string{"find", "sub", "-type", "f", "-exec", "echo", "file:{}", ";"}, want: "file:sub/b.txt\nfile:sub/c.md\n"},
+		{argv: []string{"find", "sub", "-type", "f", "-exec", "echo", "{}", "+"}, want: "sub/b.txt sub/c.md\n"},
+		{argv: []string{"find", "sub", "-type", "f", "-exec", "grep", "-q", "markdown", "{}", ";", "-print"}, want: "sub/c.md\n"},
+		{argv: []string{"find", "sub", "-type", "f", "-exec", "false", ";", "-o", "-print"}, want: "sub\nsub/b.txt\nsub/c.md\n"},
+		{argv: []string{"find", "sub", "-type", "f", "-exec", "false", "{}", "+"}, rc: 1},
+		{argv: []string{"find", ".", "-name", "*.md", "-delete"}, gone: []string{"sub/c.md"}, remaining: []string{"sub/b.txt"}},
+		{argv: []string{"find", "sub", "-delete"}, gone: []string{"sub"}, remaining: []string{"a.txt"}},
+		{argv: []string{"find", "sub", "-name", "b.txt", "-delete", "-print"}, want: "sub/b.txt\n", gone: []string{"sub/b.txt"}},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			te := fixture(t)
+			out, errOut, rc := te.run(t, "", tc.argv...)
+			if out != tc.want || rc != tc.rc {
+				t.Errorf("got rc %d %q (%s), want rc %d %q", rc, out, errOut, tc.rc, tc.want)
+			}
+			for _, p := range tc.remaining {
+				if _, err := os.Stat(filepath.Join(te.dir, p)); err != nil {
+					t.Errorf("%s was removed", p)
+				}
+			}
+			for _, p := range tc.gone {
+				if _, err := os.Stat(filepath.Join(te.dir, p)); err == nil {
+					t.Errorf("%s is still there", p)
+				}
+			}
+		})
+	}
+}
+
+// TestDevices: /dev/zero and /dev/urandom read as the host's.
+func TestDevices(t *testing.T) {
+	te := fixture(t)
+	if out, errOut, rc := te.run(t, "", "head", "-c", "5", "/dev/zero"); out != "\x00\x00\x00\x00\x00" || rc != 0 {
+		t.Errorf("head -c 5 /dev/zero: %q rc %d %s", out, rc, errOut)
+	}
+	a, _, _ := te.run(t, "", "head", "-c", "16", "/dev/urandom")
+	b, _, _ := te.run(t, "", "head", "-c", "16", "/dev/urandom")
+	if len(a) != 16 || len(b) != 16 || a == b {
+		t.Errorf("/dev/urandom: %q %q", a, b)
+	}
+}
