@@ -65,7 +65,8 @@ func inList(l []span, i int) bool {
 var cutSpec = optSpec{short: "b:c:f:d:snz", long: []string{"bytes:b", "characters:c", "fields:f", "delimiter:d",
 	"only-delimited:s", "complement", "output-delimiter=", "zero-terminated:z"}, permute: true}
 
-// cut selects bytes, characters (runes: a difference from GNU, which counts bytes) or fields.
+// cut selects bytes, characters or fields. Characters are bytes, as in GNU cut (which has no
+// multibyte support: -c splits a UTF-8 character as -b does).
 func cut(ctx context.Context, env *Env, argv []string) int {
 	fl, st, ok := parseFlags(env, "cut", 1, cutSpec, argv[1:])
 	if !ok {
@@ -91,8 +92,12 @@ func cut(ctx context.Context, env *Env, argv []string) int {
 	if !hasDelim {
 		delim = "\t"
 	}
-	if mode == "f" && utf8.RuneCountInString(delim) != 1 {
+	if len(delim) > 1 {
+		// One byte, as GNU cut takes it; an empty one is NUL.
 		return errorf(env, 1, "cut", "the delimiter must be a single character")
+	}
+	if delim == "" {
+		delim = "\x00"
 	}
 	if mode != "f" && (hasDelim || fl.has("s")) {
 		return errorf(env, 1, "cut", "an input delimiter may be specified only when operating on fields")
@@ -154,9 +159,6 @@ func (c *cutter) line(w *bufio.Writer, line []byte) bool {
 				first = false
 			}
 		}
-	case "c":
-		rs := []rune(string(line))
-		c.pieces(len(rs), w, func(i int) { w.WriteRune(rs[i]) })
 	default:
 		c.pieces(len(line), w, func(i int) { w.WriteByte(line[i]) })
 	}

@@ -216,7 +216,7 @@ func TestFindTimes(t *testing.T) {
 		want string
 	}{
 		{[]string{"find", ".", "-type", "f", "-mmin", "+30"}, "./a.txt\n./csv.txt\n./nums.txt\n./version.txt\n"},
-		{[]string{"find", ".", "-type", "f", "-mmin", "-61", "-name", "*.txt"}, "./a.txt\n./dup.txt\n./nonl.txt\n./sub/b.txt\n./words.txt\n"},
+		{[]string{"find", ".", "-type", "f", "-mmin", "-61", "-name", "*.txt"}, "./a.txt\n./dup.txt\n./nonl.txt\n./sub/b.txt\n./utf8.txt\n./words.txt\n"},
 		{[]string{"find", ".", "-type", "f", "-mtime", "0", "-name", "a*"}, "./a.txt\n"},
 		{[]string{"find", ".", "-type", "f", "-mtime", "+0"}, ""},
 		{[]string{"find", "sub", "-newer", "a.txt"}, "sub\nsub/b.txt\nsub/c.md\n"},

@@ -9,6 +9,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -193,17 +194,84 @@ func base64Encode(env *Env, r io.Reader, wrap int) error {
 	return w.Flush()
 }
 
-// base64Decode streams, ignoring newlines (and, with -i, any non-alphabet byte).
+// base64Decode streams as GNU base64 -d decodes: newlines are skipped (and, with -i, every
+// byte outside the alphabet); each group of four yields its bytes as far as it is valid, so
+// the output stops where the input goes wrong, with what came before it written; a padded
+// group may be followed by more groups.
 func base64Decode(env *Env, r io.Reader, garbage bool) error {
-	clean := &base64Filter{r: r, garbage: garbage}
-	dec := base64.NewDecoder(base64.StdEncoding, clean)
-	if _, err := io.Copy(env.Stdout, dec); err != nil {
-		if clean.err != nil {
-			return clean.err
+	br := bufio.NewReaderSize(&base64Filter{r: r, garbage: garbage}, 64<<10)
+	w := bufio.NewWriter(env.Stdout)
+	defer w.Flush()
+	next := func() (int, bool, error) {
+		for {
+			c, err := br.ReadByte()
+			if err != nil {
+				return 0, false, err
+			}
+			if c == '\n' {
+				continue
+			}
+			return base64Value(c), true, nil
 		}
-		return fmt.Errorf("invalid input")
 	}
-	return nil
+	bad := errors.New("invalid input")
+	for {
+		v0, ok, err := next()
+		if !ok {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		v1, ok, _ := next()
+		if !ok || v0 < 0 || v1 < 0 {
+			return bad
+		}
+		w.WriteByte(byte(v0<<2 | v1>>4))
+		v2, ok, _ := next()
+		if !ok || v2 == -1 {
+			return bad
+		}
+		if v2 == base64Pad {
+			if v3, ok, _ := next(); !ok || v3 != base64Pad {
+				return bad
+			}
+			continue
+		}
+		w.WriteByte(byte(v1<<4 | v2>>2))
+		v3, ok, _ := next()
+		if !ok || v3 == -1 {
+			return bad
+		}
+		if v3 == base64Pad {
+			continue
+		}
+		if err := w.WriteByte(byte(v2<<6 | v3)); err != nil {
+			return err
+		}
+	}
+}
+
+// base64Pad is base64Value's answer for '='.
+const base64Pad = -2
+
+// base64Value is c's value in the standard alphabet, base64Pad for '=', -1 outside it.
+func base64Value(c byte) int {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return int(c - 'A')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 26
+	case c >= '0' && c <= '9':
+		return int(c-'0') + 52
+	case c == '+':
+		return 62
+	case c == '/':
+		return 63
+	case c == '=':
+		return base64Pad
+	}
+	return -1
 }
 
 type base64Filter struct {
@@ -221,7 +289,6 @@ func (f *base64Filter) Read(p []byte) (int, error) {
 		k := 0
 		for _, c := range p[:n] {
 			switch {
-			case c == '\n' || c == '\r':
 			case f.garbage && !(isAlnum(c) || c == '+' || c == '/' || c == '='):
 			default:
 				p[k] = c

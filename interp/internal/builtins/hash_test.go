@@ -22,6 +22,11 @@ func TestHashesMatchGNU(t *testing.T) {
 	}
 	cases = append(cases, gnuCase{"aGVsbG8K\n", []string{"base64", "-d"}}, gnuCase{"aGVs\nbG8K", []string{"base64", "-d"}},
 		gnuCase{"!!!", []string{"base64", "-d"}}, gnuCase{"aGV*sbG8K", []string{"base64", "-di"}}, gnuCase{"", []string{"base64"}})
+	// Invalid input: GNU writes what the groups before the fault decode to.
+	for _, in := range []string{"not base64!", "YQ==YWJj", "YQ==", "YQ=", "YQ", "Y", "YWJj\r\n", "YW Jj", "YWJjZ", "YQ==\nYQ==\n",
+		"YWJ=", "YWJ=YQ==", "YW=jZA==", "=YWJj", "YWJj\n\nZGVm\n", "YW\nJj"} {
+		cases = append(cases, gnuCase{in, []string{"base64", "-d"}})
+	}
 	compareGNU(t, cases)
 }
 

@@ -35,6 +35,7 @@ var fixtureFiles = map[string]string{
 	"words.txt":   "the quick brown fox\njumps over\nthe lazy dog\n\n  spaced   out  \n",
 	"dup.txt":     "a\na\nB\nb\nb\nc\na\n",
 	"tab.tsv":     "k1\tv1\tx\nk2\tv2\ty\nnodelim\n",
+	"utf8.txt":    "héllo wörld\nnaïve\x00nul\n",
 }
 
 // testEnv is an Env over a fresh read-write root, with captured output.

@@ -33,6 +33,7 @@ func TestTextMatchesGNU(t *testing.T) {
 		{"cut", "-d,", "-f2-", "csv.txt"}, {"cut", "-d,", "-f-2", "csv.txt"}, {"cut", "-b", "2,4-", "a.txt"}, {"cut", "-c", "3-1", "a.txt"},
 		{"cut", "-d,", "--complement", "-f2", "csv.txt"}, {"cut", "-d,", "-f1,3", "--output-delimiter=|", "csv.txt"}, {"cut", "-f1"},
 		{"cut", "-d", " ", "-f", "2"}, {"cut", "a.txt"}, {"cut", "-d", "ab", "-f1", "a.txt"},
+		{"cut", "-c", "2-3", "utf8.txt"}, {"cut", "-c", "1,3", "utf8.txt"}, {"cut", "-d", "é", "-f1", "utf8.txt"}, {"cut", "-d", "", "-f1", "utf8.txt"},
 		{"tr", "a-z", "A-Z"}, {"tr", "-d", "a"}, {"tr", "-s", "p"}, {"tr", "-cd", "[:digit:]\n"}, {"tr", "[:lower:]", "[:upper:]"},
 		{"tr", "-s", "[:space:]", " "}, {"tr", "-c", "a-z\n", "_"}, {"tr", "abc", "x"}, {"tr", "-t", "abc", "x"}, {"tr", "lo", "01"},
 		{"tr", "-ds", "a", "p"}, {"tr", "\\n", ","}, {"tr", "a-c", "[x*]"}, {"tr", "-d", "[:punct:]"},
