@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -25,8 +26,8 @@ func init() {
 }
 
 var grepSpec = optSpec{
-	short: "EFGiyvcnoqlLrRwxe:f:A:B:C:hHsm:aIzZ",
-	long: []string{"extended-regexp:E", "fixed-strings:F", "basic-regexp:G", "ignore-case:i",
+	short: "EFGPiyvcnoqlLrRwxe:f:A:B:C:hHsm:aIzZ",
+	long: []string{"extended-regexp:E", "fixed-strings:F", "basic-regexp:G", "perl-regexp:P", "ignore-case:i",
 		"invert-match:v", "count:c", "line-number:n", "only-matching:o", "quiet:q", "silent:q",
 		"files-with-matches:l", "files-without-match:L", "recursive:r", "dereference-recursive:R",
 		"word-regexp:w", "line-regexp:x", "regexp:e", "file:f", "after-context:A", "before-context:B",
@@ -67,7 +68,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 	havePattern := false
 	for _, op := range fl.opts {
 		switch op.name {
-		case "E", "F", "G":
+		case "E", "F", "G", "P":
 			mode = op.name
 		case "i", "y":
 			icase = true
@@ -165,6 +166,9 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 func grepRegexp(patterns []string, mode string, icase, word, line bool) (*regexp.Regexp, bool, error) {
 	var alts []string
 	matchAll := false
+	if mode == "P" && len(patterns) > 1 {
+		return nil, false, errors.New("the -P option only supports a single pattern")
+	}
 	for _, p := range patterns {
 		if p == "" && !word && !line {
 			matchAll = true
@@ -173,6 +177,10 @@ func grepRegexp(patterns []string, mode string, icase, word, line bool) (*regexp
 		switch mode {
 		case "F":
 			p = regexp.QuoteMeta(p)
+		case "P":
+			if p, err = perlToRE2(p); err != nil {
+				return nil, false, err
+			}
 		default:
 			if p, err = toRE2(p, mode == "E"); err != nil {
 				return nil, false, err
@@ -195,9 +203,15 @@ func grepRegexp(patterns []string, mode string, icase, word, line bool) (*regexp
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
+		if mode == "P" {
+			return nil, false, fmt.Errorf("-P pattern %q: %v: Perl syntax that RE2 (the sandbox's regular expressions) lacks, such as lookaround, backreferences, \\K or atomic groups, is not available in the sandbox; rewrite it (grep -o with sed), or run the tool with \"exec\": \"native\"", patterns[0], err)
+		}
 		return nil, false, err
 	}
-	re.Longest()
+	if mode != "P" {
+		// POSIX matching is leftmost-longest; PCRE's is leftmost-first, as RE2's default.
+		re.Longest()
+	}
 	return re, matchAll, nil
 }
 

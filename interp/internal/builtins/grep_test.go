@@ -29,10 +29,25 @@ func TestGrepMatchesGNU(t *testing.T) {
 		{"grep", "-A", "1", "-B", "1", "a", "dup.txt"}, {"grep", "-E", "^$", "words.txt"}, {"grep", "-c", "^$", "words.txt"},
 		{"grep", "-i", "[A-C]", "dup.txt"}, {"grep", "-ni", "b", "dup.txt"}, {"grep", `\<the\>`, "words.txt"}, {"grep", `o\b`, "words.txt"},
 		{"grep", "-E", `(ab|a)(c|bcd)`, "-o"}, {"grep", "-F", "-x", "-f", "dup.txt", "a.txt"},
+		{"grep", "-P", `\d+`, "a.txt"}, {"grep", "-oP", `\d+`}, {"grep", "-oP", `p|pp`}, {"grep", "-oP", `p+?`}, {"grep", "-cP", `\s`},
+		{"grep", "-P", `^\w+\s\d{3}$`}, {"grep", "-oP", `[\s]\S+`}, {"grep", "-iP", `APPLE`, "a.txt"}, {"grep", "-xP", `apple`, "a.txt"},
+		{"grep", "-wP", `foo`}, {"grep", "-oP", `(?:ap)+`}, {"grep", "-oP", `(?i)HELLO`}, {"grep", "-oP", `\Qfoo-\E\w`}, {"grep", "-P", `x{,2}`},
+		{"grep", "-P", "-e", "a", "-e", "b", "a.txt"}, {"grep", "-oP", `[[:digit:]]+`}, {"grep", "-oP", `[^\s]+`},
 	} {
 		cases = append(cases, gnuCase{in, argv})
 	}
 	compareGNU(t, cases)
+}
+
+// TestGrepPerlRefusals: what RE2 cannot match is refused, never matched differently.
+func TestGrepPerlRefusals(t *testing.T) {
+	te := fixture(t)
+	for _, p := range []string{`(?<=a)b`, `a(?=b)`, `(a)\1`, `a\Kb`, `(?>a+)`, `a++`, `[\S]`, `\h`} {
+		out, errOut, rc := te.run(t, "ab\n", "grep", "-P", p)
+		if rc != 2 || out != "" || !strings.Contains(errOut, "not available in the sandbox") {
+			t.Errorf("grep -P %q: rc %d out %q err %q", p, rc, out, errOut)
+		}
+	}
 }
 
 func TestGrepBehaviour(t *testing.T) {
@@ -44,8 +59,6 @@ func TestGrepBehaviour(t *testing.T) {
 		rc         int
 		errContain string
 	}{
-		{argv: []string{"grep", "-P", "x"}, rc: 2, errContain: "grep: unsupported option -P"},
-		{argv: []string{"grep", "--perl-regexp", "x"}, rc: 2, errContain: "unsupported option --perl-regexp"},
 		{argv: []string{"grep", `\(a\)\1`}, rc: 2, errContain: "backreferences are not supported"},
 		{argv: []string{"grep", "-E", "(a"}, rc: 2, errContain: "missing closing )"},
 		{argv: []string{"grep", "x"}, stdin: "a\x00x\n", want: "Binary file (standard input) matches\n"},

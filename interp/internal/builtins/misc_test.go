@@ -232,7 +232,7 @@ func TestUnsupportedOptions(t *testing.T) {
 		argv []string
 		rc   int
 	}{
-		{[]string{"grep", "-P", "x"}, 2}, {[]string{"sort", "-R"}, 2}, {[]string{"sort", "--bogus"}, 2}, {[]string{"ls", "--bogus"}, 2},
+		{[]string{"grep", "-X", "x"}, 2}, {[]string{"sort", "-R"}, 2}, {[]string{"sort", "--bogus"}, 2}, {[]string{"ls", "--bogus"}, 2},
 		{[]string{"diff", "--bogus", "a", "b"}, 2}, {[]string{"sed", "--bogus", "p"}, 1}, {[]string{"head", "-Z"}, 1},
 		{[]string{"tail", "-f", "a.txt"}, 1}, {[]string{"wc", "-X"}, 1}, {[]string{"cut", "-Q"}, 1}, {[]string{"tr", "-X", "a"}, 1},
 		{[]string{"cp", "-Z", "a", "b"}, 1}, {[]string{"awk", "--bogus", "1"}, 2}, {[]string{"uniq", "-X"}, 1}, {[]string{"date", "-X"}, 1},

@@ -155,3 +155,66 @@ func bracketToRE2(s string) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// perlToRE2 adapts a grep -P pattern to RE2, whose Perl syntax it shares but for \s: PCRE2's
+// matches a vertical tab too. Constructs RE2 lacks fail to compile (the caller refuses them).
+func perlToRE2(p string) (string, error) {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			n := p[i+1]
+			i++
+			switch {
+			case n == 's' && inClass:
+				b.WriteString(`\t\n\v\f\r `)
+			case n == 's':
+				b.WriteString(`[\t\n\v\f\r ]`)
+			case n == 'S' && inClass:
+				return "", errors.New("\\S inside a bracket expression is not available in the sandbox's grep -P (write [^...] with the characters)")
+			case n == 'S':
+				b.WriteString(`[^\t\n\v\f\r ]`)
+			case n == 'Q':
+				// \Q...\E: copied through untouched (RE2 has it).
+				end := strings.Index(p[i+1:], `\E`)
+				if end < 0 {
+					b.WriteString(p[i-1:])
+					return b.String(), nil
+				}
+				b.WriteString(p[i-1 : i+1+end+2])
+				i += end + 2
+			default:
+				b.WriteByte(c)
+				b.WriteByte(n)
+			}
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			// A ']' first in the class (after an optional '^') is literal.
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == '[' && inClass && i+1 < len(p) && p[i+1] == ':':
+			end := strings.Index(p[i:], ":]")
+			if end < 0 {
+				b.WriteString(p[i:])
+				return b.String(), nil
+			}
+			b.WriteString(p[i : i+end+2])
+			i += end + 1
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
