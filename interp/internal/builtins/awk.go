@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/benhoyt/goawk/interp"
@@ -220,6 +221,7 @@ func (a *awkIO) funcs() map[string]any {
 	return map[string]any{
 		"__mcp_filename": func() string { return a.main.name() },
 		"__mcp_close":    a.close,
+		"__mcp_substr":   awkSubstr,
 		"__mcp_getline":  a.getline,
 		"__mcp_line":     func() string { return a.line },
 		"__mcp_status":   func() int { return a.status },
@@ -372,4 +374,27 @@ func (in *awkInput) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// awkSubstr is substr as POSIX and gawk define it: the characters at positions m through
+// m+n-1 (rounded), counted from 1, of those that exist. GoAWK moves a start below 1 up to 1
+// and keeps the length (substr("hello", 0, 2) is "he" there, "h" in gawk).
+func awkSubstr(s string, m float64, n ...float64) string {
+	start := math.RoundToEven(m)
+	end := math.Inf(1)
+	if len(n) > 0 {
+		if math.IsNaN(n[0]) {
+			return ""
+		}
+		end = start + math.RoundToEven(n[0])
+	}
+	if math.IsNaN(start) {
+		return ""
+	}
+	start = max(start, 1)
+	end = min(end, float64(len(s)+1))
+	if end <= start {
+		return ""
+	}
+	return s[int(start)-1 : int(end)-1]
 }

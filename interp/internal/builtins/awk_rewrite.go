@@ -12,6 +12,7 @@ import (
 //
 //	FILENAME                 -> __mcp_filename()
 //	close(x)                 -> __mcp_close(x)
+//	substr(s, m[, n])        -> __mcp_substr(s, m[, n])   (POSIX positions, see awkSubstr)
 //	getline [var] < file     -> a call of __mcp_getline(file) that assigns var (or $0)
 //	print args > file        -> __mcp_out(file, ">", args joined by OFS, plus ORS)
 //	printf fmt, args >> file -> __mcp_out(file, ">>", sprintf(fmt, args))
@@ -123,6 +124,8 @@ func renamePass(src string, toks []awkTok) []edit {
 			edits = append(edits, edit{t.start, t.start + len("FILENAME"), "__mcp_filename()"})
 		case t.tok == lexer.F_CLOSE:
 			edits = append(edits, edit{t.start, t.start + len("close"), "__mcp_close"})
+		case t.tok == lexer.F_SUBSTR:
+			edits = append(edits, edit{t.start, t.start + len("substr"), "__mcp_substr"})
 		}
 	}
 	return edits

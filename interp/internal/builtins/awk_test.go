@@ -98,3 +98,20 @@ func TestAwkRewrite(t *testing.T) {
 		}
 	}
 }
+
+// TestAwkSubstrPOSIX: substr counts positions as POSIX and gawk do, also below 1 (the host's
+// awk may be mawk, which does not, so this is not a comparison).
+func TestAwkSubstrPOSIX(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct{ expr, want string }{
+		{`substr("hello", 2, 3)`, "ell"}, {`substr("hello", 0, 2)`, "h"}, {`substr("hello", -1, 3)`, "h"}, {`substr("hello", 0)`, "hello"},
+		{`substr("hello", 3)`, "llo"}, {`substr("hello", 5, 10)`, "o"}, {`substr("hello", 6)`, ""}, {`substr("hello", 2, 0)`, ""},
+		{`substr("hello", 2, -1)`, ""}, {`substr("hello", 1.6, 1)`, "e"}, {`substr("hello", 1, 2.4)`, "he"}, {`substr("", 1, 1)`, ""},
+		{`substr("hello", -5, 5)`, ""},
+	} {
+		out, errOut, rc := te.run(t, "", "awk", "BEGIN { printf \"[%s]\", "+tc.expr+" }")
+		if out != "["+tc.want+"]" || rc != 0 {
+			t.Errorf("%s = %q (rc %d, %s), want %q", tc.expr, out, rc, errOut, tc.want)
+		}
+	}
+}
