@@ -302,7 +302,7 @@ func (p *sedParser) regex(pat, flags string) (*regexp.Regexp, error) {
 	if pat == "" {
 		return nil, nil
 	}
-	t, err := toRE2(pat, p.ere)
+	t, err := toRE2(sedRegexEscapes(pat), p.ere)
 	if err != nil {
 		return nil, p.fail(err.Error())
 	}
@@ -439,11 +439,12 @@ func parseReplacement(s string) []replPart {
 			case strings.IndexByte("ULulE", n) >= 0:
 				flush()
 				parts = append(parts, replPart{group: -1, caseOp: n})
-			case n == 'n':
-				lit.WriteByte('\n')
-			case n == 't':
-				lit.WriteByte('\t')
 			default:
+				if b, k, ok := sedEscape(s, i-1); ok {
+					lit.WriteByte(b)
+					i += k - 2
+					continue
+				}
 				lit.WriteByte(n)
 			}
 		default:
@@ -483,15 +484,13 @@ func unescapeY(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(s[i])
+			if c, k, ok := sedEscape(s, i); ok {
+				b.WriteByte(c)
+				i += k - 1
+				continue
 			}
+			i++
+			b.WriteByte(s[i])
 			continue
 		}
 		b.WriteByte(s[i])
@@ -516,6 +515,11 @@ func (p *sedParser) text(c *sedCmd) error {
 	for !p.eof() {
 		ch := p.s[p.i]
 		if ch == '\\' && p.i+1 < len(p.s) {
+			if c, k, ok := sedEscape(p.s, p.i); ok {
+				b.WriteByte(c)
+				p.i += k
+				continue
+			}
 			b.WriteByte(p.s[p.i+1])
 			p.i += 2
 			continue
@@ -531,3 +535,97 @@ func (p *sedParser) text(c *sedCmd) error {
 }
 
 var errSedNoScript = errors.New("no script specified")
+
+// sedEscape decodes GNU sed's character escapes at s[i] == '\\': \a \f \n \r \t \v, \cX
+// (control-X), \dNNN (decimal), \oNNN (octal), \xHH (hex). It returns the byte and the
+// length of the escape; ok is false for any other escape.
+func sedEscape(s string, i int) (byte, int, bool) {
+	if i+1 >= len(s) {
+		return 0, 0, false
+	}
+	switch c := s[i+1]; c {
+	case 'a':
+		return '\a', 2, true
+	case 'f':
+		return '\f', 2, true
+	case 'n':
+		return '\n', 2, true
+	case 'r':
+		return '\r', 2, true
+	case 't':
+		return '\t', 2, true
+	case 'v':
+		return '\v', 2, true
+	case 'c':
+		if i+2 < len(s) {
+			x := s[i+2]
+			if x >= 'a' && x <= 'z' {
+				x -= 'a' - 'A'
+			}
+			return x ^ 0x40, 3, true
+		}
+	case 'd', 'o', 'x':
+		base, width := 10, 3
+		if c == 'o' {
+			base = 8
+		} else if c == 'x' {
+			base, width = 16, 2
+		}
+		j := i + 2
+		for j < len(s) && j < i+2+width && digitValue(s[j]) < base {
+			j++
+		}
+		if j == i+2 {
+			return 0, 0, false
+		}
+		v, err := strconv.ParseUint(s[i+2:j], base, 16)
+		if err != nil || v > 255 {
+			return 0, 0, false
+		}
+		return byte(v), j - i, true
+	}
+	return 0, 0, false
+}
+
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+// sedRegexEscapes turns the numeric and control escapes of a sed regex into the characters
+// they name, which then mean what they mean in a regex (GNU sed: s/\x2e/X/ matches any
+// character); a backslash made so is a literal one. \n and \t are left to toRE2.
+func sedRegexEscapes(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '\\' || i+1 >= len(p) {
+			b.WriteByte(p[i])
+			continue
+		}
+		if n := p[i+1]; n != 'n' && n != 't' {
+			if c, k, ok := sedEscape(p, i); ok {
+				if c == '\\' {
+					b.WriteString(`\\`)
+				} else {
+					b.WriteByte(c)
+				}
+				i += k - 1
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+		b.WriteByte(p[i+1])
+		i++
+	}
+	return b.String()
+}
