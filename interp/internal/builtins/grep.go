@@ -44,7 +44,7 @@ type grepOptions struct {
 	after, before, maxCount                                                      int
 	include, exclude, excludeDir                                                 []string
 	label                                                                        string
-	re                                                                           *regexp.Regexp
+	re                                                                           grepMatcher
 	matchAll                                                                     bool // an empty pattern: every line matches
 }
 
@@ -163,11 +163,27 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 }
 
 // grepRegexp joins the patterns into one RE2 alternation.
-func grepRegexp(patterns []string, mode string, icase, word, line bool) (*regexp.Regexp, bool, error) {
+func grepRegexp(patterns []string, mode string, icase, word, line bool) (grepMatcher, bool, error) {
 	var alts []string
 	matchAll := false
 	if mode == "P" && len(patterns) > 1 {
 		return nil, false, errors.New("the -P option only supports a single pattern")
+	}
+	if mode == "P" && len(patterns) == 1 {
+		flags := ""
+		if icase {
+			flags = "(?i)"
+		}
+		p, err := perlToRE2(patterns[0])
+		if err == nil {
+			m, handled, lerr := perlLookaround(p, flags, word, line)
+			switch {
+			case handled && lerr != nil:
+				return nil, false, fmt.Errorf("-P pattern %q: %v is not available in the sandbox (RE2 has no lookaround; the forms (?<=A)B(?=C), (?<!A)B and A\\KB are emulated); rewrite it (grep -o with sed), or run the tool with \"exec\": \"native\"", patterns[0], lerr)
+			case handled:
+				return m, p == "", nil
+			}
+		}
 	}
 	for _, p := range patterns {
 		if p == "" && !word && !line {

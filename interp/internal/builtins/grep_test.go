@@ -33,6 +33,10 @@ func TestGrepMatchesGNU(t *testing.T) {
 		{"grep", "-P", `^\w+\s\d{3}$`}, {"grep", "-oP", `[\s]\S+`}, {"grep", "-iP", `APPLE`, "a.txt"}, {"grep", "-xP", `apple`, "a.txt"},
 		{"grep", "-wP", `foo`}, {"grep", "-oP", `(?:ap)+`}, {"grep", "-oP", `(?i)HELLO`}, {"grep", "-oP", `\Qfoo-\E\w`}, {"grep", "-P", `x{,2}`},
 		{"grep", "-P", "-e", "a", "-e", "b", "a.txt"}, {"grep", "-oP", `[[:digit:]]+`}, {"grep", "-oP", `[^\s]+`},
+		{"grep", "-oP", `(?<=p)p`}, {"grep", "-oP", `(?<=hello )\w+`}, {"grep", "-oP", `\w+(?= baz)`}, {"grep", "-oP", `(?<=o)[a-z](?=[a-z])`},
+		{"grep", "-oP", `(?<!p)p`}, {"grep", "-oP", `foo-\K\w+`}, {"grep", "-oP", `\Kp+`}, {"grep", "-cP", `(?<=x)y`}, {"grep", "-P", `(?<=a|bc)p`},
+		{"grep", "-oP", `(?<=\d)\d`}, {"grep", "-oiP", `(?<=HELLO )A\w+`}, {"grep", "-vP", `(?<=pp)p`}, {"grep", "-oP", `\d(?=\d)`},
+		{"grep", "-oP", `(?<=[a-z]{2})[a-z]`}, {"grep", "-P", `(?<=^)h`}, {"grep", "-oP", `a(?=p|$)`},
 	} {
 		cases = append(cases, gnuCase{in, argv})
 	}
@@ -42,7 +46,7 @@ func TestGrepMatchesGNU(t *testing.T) {
 // TestGrepPerlRefusals: what RE2 cannot match is refused, never matched differently.
 func TestGrepPerlRefusals(t *testing.T) {
 	te := fixture(t)
-	for _, p := range []string{`(?<=a)b`, `a(?=b)`, `(a)\1`, `a\Kb`, `(?>a+)`, `a++`, `[\S]`, `\h`} {
+	for _, p := range []string{`(a)\1`, `(?>a+)`, `a++`, `[\S]`, `\h`, `(?<=a+)b`, `a(?!b)`, `(?<=a)\bb`, `x(?<=a)b`, `(?<=a)b(?=c)d`} {
 		out, errOut, rc := te.run(t, "ab\n", "grep", "-P", p)
 		if rc != 2 || out != "" || !strings.Contains(errOut, "not available in the sandbox") {
 			t.Errorf("grep -P %q: rc %d out %q err %q", p, rc, out, errOut)
