@@ -131,3 +131,77 @@ func TestDevices(t *testing.T) {
 		t.Errorf("/dev/urandom: %q %q", a, b)
 	}
 }
+
+func TestExpandEnvsubstMatchGNU(t *testing.T) {
+	tabs := "ab\tc\td\n\te\n\t a\tb\nx\by\tz\nno newline\t"
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"expand"}, {"expand", "-t", "3"}, {"expand", "-t", "2,5"}, {"expand", "-t2,5"}, {"expand", "-i"}, {"expand", "-4"},
+		{"expand", "-t", "x"}, {"expand", "tab.tsv"}, {"expand", "-t", "1"},
+	} {
+		cases = append(cases, gnuCase{tabs, argv})
+	}
+	tmpl := "$A ${B} $C ${A:-x} $ $1 ${A \\$A $$A ${ ${}x $TMPDIR_X\nlast $B"
+	for _, argv := range [][]string{{"envsubst"}, {"envsubst", "$B"}, {"envsubst", "-v", "x $A ${B} $A"}, {"envsubst", "${A} and $C"}} {
+		cases = append(cases, gnuCase{tmpl, argv})
+	}
+	// The host's envsubst sees gnu()'s environment; give the sandbox's the same.
+	for _, c := range cases {
+		t.Run(strings.Join(c.argv, " "), func(t *testing.T) {
+			want := fixture(t)
+			wantOut, wantRC, ok := gnu(t, want.dir, c.stdin, c.argv...)
+			if !ok {
+				t.Skip("no " + c.argv[0])
+			}
+			te := fixture(t)
+			te.Environ = func() []string { return []string{"LC_ALL=C", "TZ=UTC", "PATH=/usr/bin:/bin"} }
+			got, errOut, rc := te.run(t, c.stdin, c.argv...)
+			if got != wantOut || rc != wantRC {
+				t.Errorf("got (rc %d):\n%q\nwant (rc %d):\n%q\nstderr: %s", rc, got, wantRC, wantOut, errOut)
+			}
+		})
+	}
+	te := fixture(t)
+	te.Environ = func() []string { return []string{"A=1", "B=two"} }
+	if out, _, _ := te.run(t, "$A-${B}-$C\n", "envsubst"); out != "1-two-\n" {
+		t.Errorf("envsubst = %q", out)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		size int64 // of a.txt (35 bytes) afterwards; -1: must not exist
+		file string
+		rc   int
+	}{
+		{[]string{"truncate", "-s", "0", "a.txt"}, 0, "a.txt", 0},
+		{[]string{"truncate", "-s", "5", "a.txt"}, 5, "a.txt", 0},
+		{[]string{"truncate", "-s", "+3", "a.txt"}, 38, "a.txt", 0},
+		{[]string{"truncate", "-s", "-4", "a.txt"}, 31, "a.txt", 0},
+		{[]string{"truncate", "-s", "1K", "a.txt"}, 1024, "a.txt", 0},
+		{[]string{"truncate", "-s", "1KB", "a.txt"}, 1000, "a.txt", 0},
+		{[]string{"truncate", "-s", "%8", "a.txt"}, 40, "a.txt", 0},
+		{[]string{"truncate", "-s", "/8", "a.txt"}, 32, "a.txt", 0},
+		{[]string{"truncate", "-s", "<10", "a.txt"}, 10, "a.txt", 0},
+		{[]string{"truncate", "-s", ">10", "a.txt"}, 35, "a.txt", 0},
+		{[]string{"truncate", "-s", "7", "new.txt"}, 7, "new.txt", 0},
+		{[]string{"truncate", "-c", "-s", "7", "new.txt"}, -1, "new.txt", 0},
+		{[]string{"truncate", "-s", "x", "a.txt"}, 35, "a.txt", 1},
+		{[]string{"truncate", "a.txt"}, 35, "a.txt", 1},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			te := fixture(t)
+			_, errOut, rc := te.run(t, "", tc.argv...)
+			fi, err := os.Stat(filepath.Join(te.dir, tc.file))
+			switch {
+			case rc != tc.rc:
+				t.Errorf("rc %d (%s), want %d", rc, errOut, tc.rc)
+			case tc.size < 0 && err == nil:
+				t.Errorf("%s was created", tc.file)
+			case tc.size >= 0 && (err != nil || fi.Size() != tc.size):
+				t.Errorf("size %v (%v), want %d", fi, err, tc.size)
+			}
+		})
+	}
+}

@@ -152,6 +152,10 @@ func TestXargs(t *testing.T) {
 		{"'unterminated\n", []string{"xargs"}, "", 1},
 		{"a\n", []string{"xargs", "-p"}, "", 1},
 		{"a b c\n", []string{"xargs", "-P", "4", "-n", "1"}, "a\nb\nc\n", 0},
+		// The last of -n, -L and -I wins (GNU warns about the one it overrides).
+		{"1\n2\n3\n", []string{"xargs", "-n1", "-I{}", "echo", "n={}"}, "n=1\nn=2\nn=3\n", 0},
+		{"1\n2\n3\n4\n", []string{"xargs", "-I{}", "-n2", "echo", "n={}"}, "n={} 1 2\nn={} 3 4\n", 0},
+		{"1\n2\n3\n4\n", []string{"xargs", "-I{}", "-L2", "echo", "n={}"}, "n={} 1 2\nn={} 3 4\n", 0},
 	} {
 		out, errOut, rc := te.run(t, tc.stdin, tc.argv...)
 		if out != tc.want || rc != tc.rc {

@@ -60,13 +60,29 @@ func xargs(ctx context.Context, env *Env, argv []string) int {
 			if err != nil || n < 0 {
 				return errorf(env, 1, "xargs", "invalid number \"%s\" for -%s option", o.val, o.name)
 			}
+			// The last of -n, -L and -I wins, with GNU's warning for the one it overrides.
 			switch o.name {
 			case "n":
+				if x.hasRepl {
+					fmt.Fprintln(env.Stderr, "xargs: warning: options --replace and --max-args/-n are mutually exclusive, ignoring previous --replace value")
+					x.hasRepl = false
+				}
 				x.maxArgs, x.maxLines = n, 0
 			case "L", "l":
+				if x.hasRepl {
+					fmt.Fprintln(env.Stderr, "xargs: warning: options --replace and -L are mutually exclusive, ignoring previous --replace value")
+					x.hasRepl = false
+				}
 				x.maxLines, x.maxArgs = n, 0
 			}
 		case "I", "i", "replace":
+			switch {
+			case x.maxArgs > 0:
+				fmt.Fprintln(env.Stderr, "xargs: warning: options --max-args and --replace/-I/-i are mutually exclusive, ignoring previous --max-args value")
+			case x.maxLines > 0:
+				fmt.Fprintln(env.Stderr, "xargs: warning: options --max-lines and --replace/-I/-i are mutually exclusive, ignoring previous --max-lines value")
+			}
+			x.maxArgs, x.maxLines = 0, 0
 			x.replace, x.hasRepl = o.val, true
 			if x.replace == "" {
 				x.replace = "{}"
