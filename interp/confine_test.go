@@ -31,7 +31,7 @@ func mcpBashBinary(t *testing.T) string {
 }
 
 // Allowlisted external commands run under Landlock: the host refuses them what the sandbox's
-// own filesystem would (`cat` is a Go utility, so `fold` and `bash -c 'cat ...'` are the host
+// own filesystem would (`cat` and `fold` are Go utilities, so `fmt` and `bash -c 'cat ...'` are the host
 // programs here).
 func TestExternalCommandsAreConfined(t *testing.T) {
 	if _, err := sandbox.LandlockStatus(); err != nil {
@@ -59,7 +59,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 		out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: t.TempDir(),
 			Confiner: c, Policy: sandbox.Policy{
 				Roots:   []sandbox.Root{{Path: project, Mode: sandbox.ReadWrite}, {Path: readOnly, Mode: sandbox.ReadOnly}},
-				ToolDir: project, Allow: []string{"fold", "bash"}}})
+				ToolDir: project, Allow: []string{"fmt", "bash"}}})
 		var rec struct{ Entries []sandbox.Access }
 		if len(out.Access) > 0 {
 			if err := json.Unmarshal(out.Access, &rec); err != nil {
@@ -73,10 +73,10 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 		ok           bool
 		out          string
 	}{
-		{"fold /etc/passwd", `fold /etc/passwd`, false, ""},
+		{"fmt /etc/passwd", `fmt /etc/passwd`, false, ""},
 		{"bash -c cat /etc/passwd", `bash -c 'cat /etc/passwd'`, false, ""},
-		{"fold of a file outside the roots", `fold ` + outside + `/f.txt`, false, ""},
-		{"fold of a file in the root", `fold f.txt`, true, "inside-root"},
+		{"fmt of a file outside the roots", `fmt ` + outside + `/f.txt`, false, ""},
+		{"fmt of a file in the root", `fmt f.txt`, true, "inside-root"},
 		{"cat in the read-only root", `bash -c 'cat "$1/f.txt"' _ ` + readOnly, true, "read-only-root"},
 		{"write in the read-only root", `bash -c 'echo x > "$1/new"' _ ` + readOnly, false, ""},
 		{"write in the root and the scratch dir", `bash -c 'echo a > new.txt && echo b > "$TMPDIR/s" && cat new.txt "$TMPDIR/s"'`, true, "a\nb\n"},
@@ -104,7 +104,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 
 	// Without a Confiner the same command reaches the host (this is what Landlock closes).
 	t.Run("unconfined without a Confiner", func(t *testing.T) {
-		out, rec := runJob(t, `fold `+outside+`/f.txt`, nil)
+		out, rec := runJob(t, `fmt `+outside+`/f.txt`, nil)
 		if out.ExitCode != 0 || hasEntry(rec, "confined") {
 			t.Fatalf("exit %d stderr %s record %+v", out.ExitCode, out.Stderr, rec)
 		}
@@ -112,8 +112,8 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 
 	// A Confiner that cannot wrap refuses the command: status 126, a message, a refusal.
 	t.Run("wrap failure refuses the command", func(t *testing.T) {
-		out, rec := runJob(t, `fold f.txt; echo "status $?"`, &sandbox.Confiner{Required: true})
-		if string(out.Stdout) != "status 126\n" || !strings.Contains(string(out.Stderr), "mcp-bash: fold: confine: no mcp-bash binary") {
+		out, rec := runJob(t, `fmt f.txt; echo "status $?"`, &sandbox.Confiner{Required: true})
+		if string(out.Stdout) != "status 126\n" || !strings.Contains(string(out.Stderr), "mcp-bash: fmt: confine: no mcp-bash binary") {
 			t.Fatalf("stdout %q stderr %q", out.Stdout, out.Stderr)
 		}
 		refused := false
