@@ -315,20 +315,27 @@ func comm(ctx context.Context, env *Env, argv []string) int {
 	var cur [2]string
 	var has [2]bool
 	var prev [2]string
-	unsorted := [2]bool{}
+	var warned [2]bool
+	checkOrder, noCheck := fl.has("check-order"), fl.has("nocheck-order")
+	stop := false
+	// As GNU: a line out of order is reported when it is read, once per file, if some line
+	// was unpairable by then (always with --check-order, which then stops).
 	next := func(i int) {
 		line, _, ok := lrs[i].next()
 		has[i] = ok
 		if ok {
-			if string(line) < prev[i] {
-				unsorted[i] = true
+			if string(line) < prev[i] && !warned[i] && !noCheck && (checkOrder || unpaired) {
+				w.Flush()
+				errorf(env, 1, "comm", "file %d is not in sorted order", i+1)
+				warned[i] = true
+				stop = checkOrder
 			}
 			cur[i], prev[i] = string(line), string(line)
 		}
 	}
 	next(0)
 	next(1)
-	for has[0] || has[1] {
+	for (has[0] || has[1]) && !stop {
 		switch {
 		case has[0] && (!has[1] || cur[0] < cur[1]):
 			emit(0, cur[0])
@@ -342,18 +349,17 @@ func comm(ctx context.Context, env *Env, argv []string) int {
 			next(1)
 		}
 	}
+	if stop {
+		return 1
+	}
 	if fl.has("total") {
 		fmt.Fprintf(w, "%d%s%d%s%d%stotal\n", totals[0], sep, totals[1], sep, totals[2], sep)
 	}
-	status := 0
-	for i, u := range unsorted {
-		// As GNU: order is checked when some line is unpairable, or with --check-order.
-		if u && !fl.has("nocheck-order") && (unpaired || fl.has("check-order")) {
-			w.Flush()
-			status = errorf(env, 1, "comm", "file %d is not in sorted order", i+1)
-		}
+	if warned[0] || warned[1] {
+		w.Flush()
+		return errorf(env, 1, "comm", "input is not in sorted order")
 	}
-	return status
+	return 0
 }
 
 var uniqSpec = optSpec{short: "cduif:s:w:Dz", long: []string{"count:c", "repeated:d", "unique:u", "ignore-case:i",

@@ -31,7 +31,8 @@ func envLocation(env *Env) *time.Location {
 }
 
 var dateSpec = optSpec{
-	short: "ud:I::Rr:s:",
+	permute: true,
+	short:   "ud:I::Rr:s:",
 	long:  []string{"utc:u", "universal:u", "date:d", "iso-8601=?", "rfc-email:R", "rfc-3339=", "reference:r", "set:s"},
 }
 
@@ -112,6 +113,8 @@ var relItem = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^([+-]?\s*\d+)?\s*(next|last|this)?\s*(seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|fortnights?|months?|years?)\s*(ago)?\s*`)
 })
 
+var tzAfterTime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([+-])\s*(\d{1,4})\b`) })
+
 // parseDateIn understands @EPOCH, ISO 8601 and RFC dates, now/today/yesterday/tomorrow, and
 // relative items ("2 days ago", "+1 hour", "next week") after an optional base date.
 func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
@@ -124,9 +127,25 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 		whole := int64(sec)
 		return time.Unix(whole, int64((sec-float64(whole))*1e9)), nil
 	}
-	base, rest, ok := dateBase(s, env, loc)
+	base, rest, naive, ok := dateBase(s, env, loc)
 	if !ok {
 		return time.Time{}, errors.New("invalid date")
+	}
+	if m := tzAfterTime().FindStringSubmatch(strings.TrimSpace(rest)); naive && m != nil {
+		// GNU date reads a signed number after a time of day without a zone as the zone's
+		// offset ("10:00 +1 day" is 10:00 at UTC+1, plus a day): hours, or hhmm.
+		n, _ := strconv.Atoi(m[2])
+		if len(m[2]) > 2 {
+			n = n/100*60 + n%100
+		} else {
+			n *= 60
+		}
+		if m[1] == "-" {
+			n = -n
+		}
+		base = time.Date(base.Year(), base.Month(), base.Day(), base.Hour(), base.Minute(), base.Second(), base.Nanosecond(),
+			time.FixedZone("", n*60))
+		rest = strings.TrimSpace(rest)[len(m[0]):]
 	}
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
 		m := relItem().FindStringSubmatch(rest)
@@ -181,8 +200,9 @@ var dateLayouts = []string{
 	"20060102", "20060102T150405", "20060102T150405Z0700",
 }
 
-// dateBase splits s into an absolute date (now when there is none) and the relative rest.
-func dateBase(s string, env *Env, loc *time.Location) (time.Time, string, bool) {
+// dateBase splits s into an absolute date (now when there is none) and the relative rest;
+// naive is set when the date has a time of day but no zone.
+func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string, naive, ok bool) {
 	now := env.Now().In(loc)
 	lower := strings.ToLower(s)
 	for _, kw := range []struct {
@@ -190,7 +210,7 @@ func dateBase(s string, env *Env, loc *time.Location) (time.Time, string, bool) 
 		days int
 	}{{"now", 0}, {"today", 0}, {"yesterday", -1}, {"tomorrow", 1}} {
 		if rest, ok := strings.CutPrefix(lower, kw.word); ok && (rest == "" || rest[0] == ' ') {
-			return now.AddDate(0, 0, kw.days), rest, true
+			return now.AddDate(0, 0, kw.days), rest, false, true
 		}
 	}
 	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day").
@@ -199,22 +219,23 @@ func dateBase(s string, env *Env, loc *time.Location) (time.Time, string, bool) 
 		head := strings.Join(words[:n], " ")
 		for _, layout := range dateLayouts {
 			if t, err := time.ParseInLocation(layout, head, loc); err == nil {
-				return t, strings.Join(words[n:], " "), true
+				zoned := strings.Contains(layout, "Z07") || strings.Contains(layout, "-0700") || strings.Contains(layout, "MST")
+				return t, strings.Join(words[n:], " "), strings.Contains(layout, "15") && !zoned, true
 			}
 		}
 		if strings.HasSuffix(head, " UTC") || strings.HasSuffix(head, "Z") {
 			trimmed := strings.TrimSuffix(strings.TrimSuffix(head, " UTC"), "Z")
 			for _, layout := range dateLayouts {
 				if t, err := time.ParseInLocation(layout, trimmed, time.UTC); err == nil {
-					return t, strings.Join(words[n:], " "), true
+					return t, strings.Join(words[n:], " "), false, true
 				}
 			}
 		}
 	}
 	if relItem().MatchString(s) {
-		return now, s, true
+		return now, s, false, true
 	}
-	return time.Time{}, "", false
+	return time.Time{}, "", false, false
 }
 
 // strftime renders GNU date's % codes, with the - _ 0 ^ # flags and a field width.

@@ -64,7 +64,16 @@ func TestDateMatchesGNU(t *testing.T) {
 		{"date", "-u", "-d", "@86399", "+%c|%x|%X|%D|%e|%j"}, {"date", "-u", "-d", "2024-12-30", "+%G-W%V-%u %U %W"},
 		{"date", "-u", "-d", "2021-01-03", "+%G %V %U %W %a"}, {"date", "-u", "-d", "@1700000000", "-R"},
 		{"date", "-u", "-d", "2024-03-10 14:30:00", "+%s"}, {"date", "-u", "-d", "2024-03-10T14:30:00Z", "-Iseconds"},
+		{"date", "-u", "+%Y", "-d", "@0"},
 	} {
+		cases = append(cases, gnuCase{"", argv})
+	}
+	// A signed number after a time of day without a zone is the zone's offset.
+	for _, d := range []string{"2024-01-02 10:00 +1 day", "2024-01-02 +1 day", "2024-01-02 10:00:00 -2 hours", "2024-01-02T10:00 +1 day",
+		"2024-01-02 10:00 1 day", "2024-01-02 10:00 +0530 +1 day", "2024-01-02 10:00 UTC +1 day", "2024-01-02 10:00 + 1 day",
+		"2024-01-02 10:00 next day", "2024-01-02 10:00 1 day ago", "2024-01-02 10:00 +10 days", "2024-01-02 10:00 +100 minutes",
+		"2024-01-02 10:00Z +1 hour", "2024-12-31 23:59:59 +1 second", "2024-01-02 10:00 -3"} {
+		argv := []string{"date", "-u", "-d", d, "+%F %T"}
 		cases = append(cases, gnuCase{"", argv})
 	}
 	compareGNU(t, cases)

@@ -44,6 +44,7 @@ func TestTextMatchesGNU(t *testing.T) {
 		{"paste", "a.txt", "csv.txt"}, {"paste", "-d,", "a.txt", "version.txt"}, {"paste", "-s", "a.txt"}, {"paste", "-s", "-d,:", "a.txt"},
 		{"paste", "-", "-"}, {"paste", "-d", "\\t\\n", "-s", "a.txt"},
 		{"comm", "dup.txt", "a.txt"}, {"comm", "-12", "version.txt", "version.txt"}, {"comm", "-3", "a.txt", "csv.txt"},
+		{"comm", "--check-order", "dup.txt", "a.txt"}, {"comm", "--nocheck-order", "a.txt", "dup.txt"}, {"comm", "--total", "a.txt", "a.txt"},
 		{"tee"}, {"head", "-n", "2", "-v", "a.txt"},
 	} {
 		cases = append(cases, gnuCase{in, argv})
