@@ -33,7 +33,7 @@ func envLocation(env *Env) *time.Location {
 var dateSpec = optSpec{
 	permute: true,
 	short:   "ud:I::Rr:s:",
-	long:  []string{"utc:u", "universal:u", "date:d", "iso-8601=?", "rfc-email:R", "rfc-3339=", "reference:r", "set:s"},
+	long:    []string{"utc:u", "universal:u", "date:d", "iso-8601=?", "rfc-email:R", "rfc-3339=", "reference:r", "set:s"},
 }
 
 // date prints env.Now() (or -d/-r) in UTC unless TZ names a zone.

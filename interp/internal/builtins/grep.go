@@ -154,7 +154,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 		}
 		patterns, operands = strings.Split(operands[0], "\n"), operands[1:]
 	}
-	re, all, err := grepRegexp(patterns, mode, icase, word, line)
+	re, all, err := grepRegexp(patterns, mode, icase, word, line, isUTF8Locale(env))
 	if err != nil {
 		return nil, nil, errorf(env, 2, "grep", "%v", err)
 	}
@@ -163,7 +163,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 }
 
 // grepRegexp joins the patterns into one RE2 alternation.
-func grepRegexp(patterns []string, mode string, icase, word, line bool) (grepMatcher, bool, error) {
+func grepRegexp(patterns []string, mode string, icase, word, line, utf8 bool) (grepMatcher, bool, error) {
 	var alts []string
 	matchAll := false
 	if mode == "P" && len(patterns) > 1 {
@@ -198,7 +198,7 @@ func grepRegexp(patterns []string, mode string, icase, word, line bool) (grepMat
 				return nil, false, err
 			}
 		default:
-			if p, err = toRE2(p, mode == "E"); err != nil {
+			if p, err = toRE2In(p, mode == "E", utf8); err != nil {
 				return nil, false, err
 			}
 		}

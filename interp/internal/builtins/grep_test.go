@@ -95,3 +95,35 @@ func TestToRE2(t *testing.T) {
 		}
 	}
 }
+
+// TestClassesFollowTheLocale: in a UTF-8 locale [:alpha:] and friends, and \w, take in
+// non-ASCII letters as glibc's classes do (GNU grep and sed in C.UTF-8); in C they are ASCII.
+func TestClassesFollowTheLocale(t *testing.T) {
+	in := "café ÉTÉ x1 ٣\n"
+	for _, tc := range []struct {
+		locale string
+		argv   []string
+		want   string
+	}{
+		{"C.UTF-8", []string{"grep", "-o", "[[:alpha:]]*"}, "café\nÉTÉ\nx\n٣\n"},
+		{"C.UTF-8", []string{"grep", "-o", `[[:upper:]]\+`}, "ÉTÉ\n"},
+		{"C.UTF-8", []string{"grep", "-oE", `\w+`}, "café\nÉTÉ\nx1\n٣\n"},
+		{"C.UTF-8", []string{"grep", "-o", "[^[:alnum:] ]"}, ""},
+		{"C.UTF-8", []string{"sed", "s/[[:lower:]]*/<&>/"}, "<café> ÉTÉ x1 ٣\n"},
+		{"C", []string{"grep", "-o", "[[:alpha:]]*"}, "caf\nT\nx\n"},
+		{"C", []string{"sed", "-E", `s/\w+/W/g`}, "Wé ÉWÉ W ٣\n"},
+		{"", []string{"grep", "-c", "[[:alpha:]]é"}, "1\n"},
+	} {
+		te := fixture(t)
+		te.Getenv = func(k string) string {
+			if k == "LANG" {
+				return tc.locale
+			}
+			return ""
+		}
+		out, errOut, _ := te.run(t, in, tc.argv...)
+		if out != tc.want {
+			t.Errorf("LANG=%s %q = %q (%s), want %q", tc.locale, tc.argv, out, errOut, tc.want)
+		}
+	}
+}

@@ -2,8 +2,11 @@ package builtins
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
+	"sync"
+	"unicode"
 )
 
 // errBackref is returned for \1..\9 in a pattern: RE2 cannot match backreferences.
@@ -12,7 +15,12 @@ var errBackref = errors.New("backreferences are not supported (the sandbox uses 
 // toRE2 translates a POSIX regular expression (basic when ere is false, with the GNU
 // extensions \+ \? \| \< \> \` \') into RE2 syntax. POSIX bracket expressions keep backslash
 // literal, so it is escaped there.
-func toRE2(p string, ere bool) (string, error) {
+func toRE2(p string, ere bool) (string, error) { return toRE2In(p, ere, false) }
+
+// toRE2In is toRE2 for a locale: in a UTF-8 one, [:alpha:] [:upper:] [:lower:] [:alnum:] and
+// \w \W take in the non-ASCII letters (and, for alpha, the non-ASCII digits) as glibc's
+// classes do; in the C locale they are ASCII.
+func toRE2In(p string, ere, utf8 bool) (string, error) {
 	var b strings.Builder
 	atStart := true // where a BRE '*' is literal
 	for i := 0; i < len(p); i++ {
@@ -25,7 +33,7 @@ func toRE2(p string, ere bool) (string, error) {
 			if j < 0 {
 				return "", errors.New("unmatched [, [^, [:, [., or [=")
 			}
-			b.WriteString(bracketToRE2(p[i : j+1]))
+			b.WriteString(bracketToRE2In(p[i:j+1], utf8))
 			i = j
 		case c == '\\' && i+1 < len(p):
 			i++
@@ -46,6 +54,8 @@ func toRE2(p string, ere bool) (string, error) {
 				b.WriteString(`\n`)
 			case n == 't':
 				b.WriteString(`\t`)
+			case utf8 && (n == 'w' || n == 'W'):
+				b.WriteString(map[byte]string{'w': "[", 'W': "[^"}[n] + utf8Class("alnum") + "_]")
 			case strings.IndexByte("wWsSbB", n) >= 0:
 				b.WriteByte('\\')
 				b.WriteByte(n)
@@ -121,7 +131,9 @@ func bracketEnd(p string, i int) int {
 
 // bracketToRE2 rewrites a POSIX bracket expression for RE2: backslashes are literal in POSIX,
 // and a leading ']' is a literal.
-func bracketToRE2(s string) string {
+func bracketToRE2(s string) string { return bracketToRE2In(s, false) }
+
+func bracketToRE2In(s string, utf8 bool) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	i := 1
@@ -138,7 +150,11 @@ func bracketToRE2(s string) string {
 		switch {
 		case c == '[' && i+1 < len(s) && s[i+1] == ':':
 			end := strings.Index(s[i:], ":]")
-			b.WriteString(s[i : i+end+2])
+			if u := utf8Class(s[i+2 : i+end]); utf8 && u != "" {
+				b.WriteString(u)
+			} else {
+				b.WriteString(s[i : i+end+2])
+			}
 			i += end + 1
 		case c == '[' && i+1 < len(s) && (s[i+1] == '.' || s[i+1] == '='):
 			// [.c.] and [=c=] name one character.
@@ -218,3 +234,43 @@ func perlToRE2(p string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// utf8Class is the body of a bracket expression for a POSIX class in a UTF-8 locale ("" for
+// the classes left ASCII): letters of every script, and for alpha the digits of scripts
+// other than ASCII, as glibc's C.UTF-8 has them.
+func utf8Class(name string) string {
+	switch name {
+	case "alpha":
+		return `\p{L}\p{Nl}` + otherDigits()
+	case "alnum":
+		return `0-9\p{L}\p{Nl}` + otherDigits()
+	case "upper":
+		return `\p{Lu}\p{Lt}`
+	case "lower":
+		return `\p{Ll}`
+	}
+	return ""
+}
+
+// otherDigits lists the decimal digits outside ASCII as class ranges.
+var otherDigits = sync.OnceValue(func() string {
+	var b strings.Builder
+	put := func(lo, hi, stride uint32) {
+		for c := lo; c <= hi; c += stride {
+			if stride == 1 {
+				fmt.Fprintf(&b, `\x{%x}-\x{%x}`, lo, hi)
+				return
+			}
+			fmt.Fprintf(&b, `\x{%x}`, c)
+		}
+	}
+	for _, r := range unicode.Nd.R16 {
+		if r.Hi >= 0x80 {
+			put(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+		}
+	}
+	for _, r := range unicode.Nd.R32 {
+		put(r.Lo, r.Hi, r.Stride)
+	}
+	return b.String()
+})

@@ -523,7 +523,7 @@ func sed(ctx context.Context, env *Env, argv []string) int {
 	}
 	script := strings.Join(scripts, "\n")
 	quiet := fl.has("n") || script == "#n" || strings.HasPrefix(script, "#n\n")
-	p := &sedParser{s: script, ere: fl.has("E", "r")}
+	p := &sedParser{s: script, ere: fl.has("E", "r"), utf8: isUTF8Locale(env)}
 	cmds, err := p.parse()
 	if err != nil {
 		return errorf(env, 1, "sed", "%v", err)

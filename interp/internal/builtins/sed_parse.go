@@ -65,6 +65,7 @@ type sedParser struct {
 	s    string
 	i    int
 	ere  bool
+	utf8 bool // the locale is UTF-8: classes take in non-ASCII letters
 	cmds []*sedCmd
 }
 
@@ -302,7 +303,7 @@ func (p *sedParser) regex(pat, flags string) (*regexp.Regexp, error) {
 	if pat == "" {
 		return nil, nil
 	}
-	t, err := toRE2(sedRegexEscapes(pat), p.ere)
+	t, err := toRE2In(sedRegexEscapes(pat), p.ere, p.utf8)
 	if err != nil {
 		return nil, p.fail(err.Error())
 	}
