@@ -205,3 +205,38 @@ func TestTruncate(t *testing.T) {
 		})
 	}
 }
+
+func TestJoinMatchesGNU(t *testing.T) {
+	j1 := "a 1\nb 2\nb 3\nd 4\n"
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"join", "-", "j2"}, {"join", "-a1", "-", "j2"}, {"join", "-v2", "-", "j2"}, {"join", "-v1", "-", "j2"}, {"join", "-o", "1.2,2.2,0", "-", "j2"},
+		{"join", "-a2", "-e", "NA", "-o", "0,1.2,2.2", "-", "j2"}, {"join", "-o", "auto", "-a1", "-e", "X", "-", "j2"},
+		{"join", "-a1", "-a2", "-", "j2"}, {"join", "-1", "2", "-2", "1", "-", "j2"}, {"join", "-j", "1", "-", "j2"}, {"join", "-i", "-", "j2"},
+		{"join", "-t,", "c1", "c2"}, {"join", "--header", "-", "j2"}, {"join", "-", "j2", "--nocheck-order"}, {"join", "-", "unsorted"},
+		{"join", "--check-order", "-", "unsorted"}, {"join", "-", "missing"}, {"join", "-o", "1.9", "-", "j2"}, {"join", "-1", "0", "-", "j2"},
+	} {
+		cases = append(cases, gnuCase{j1, argv})
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.argv, " "), func(t *testing.T) {
+			want := fixture(t)
+			te := fixture(t)
+			for _, dir := range []string{want.dir, te.dir} {
+				for name, body := range map[string]string{"j2": "b x\nb y\nc z\nd w\n", "c1": "k,1,,x\nm,2\n", "c2": "k,2\nm,\n", "unsorted": "d q\nb x\nc z\n"} {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			wantOut, wantRC, ok := gnu(t, want.dir, c.stdin, c.argv...)
+			if !ok {
+				t.Skip("no join")
+			}
+			got, errOut, rc := te.run(t, c.stdin, c.argv...)
+			if got != wantOut || rc != wantRC {
+				t.Errorf("got (rc %d):\n%q\nwant (rc %d):\n%q\nstderr: %s", rc, got, wantRC, wantOut, errOut)
+			}
+		})
+	}
+}
