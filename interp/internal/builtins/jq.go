@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
@@ -207,6 +208,8 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
+	// jq's own definitions that gojq lacks; the script's definitions come after and win.
+	q.FuncDefs = append(slices.Clone(jqPrelude().FuncDefs), q.FuncDefs...)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -550,11 +553,24 @@ func normalize(v any) any {
 	return v
 }
 
+// jqPrelude holds jq 1.6's definitions that gojq does not have.
+var jqPrelude = sync.OnceValue(func() *gojq.Query {
+	q, err := gojq.Parse("def leaf_paths: paths(scalars); .")
+	if err != nil {
+		panic(err)
+	}
+	return q
+})
+
 // encode renders v as jq would with the given options (gojq's encoder sorts object keys).
 func encode(v any, o *jqOptions, compact bool) string {
 	b, err := gojq.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
+	}
+	if !o.ascii && bytes.Contains(b, []byte(`\ufffd`)) {
+		// gojq writes an invalid byte of a string as the escape \ufffd; jq writes U+FFFD.
+		b = unescapeReplacement(b)
 	}
 	if o.pretty && !compact {
 		var buf bytes.Buffer
@@ -585,4 +601,24 @@ func maybeASCII(s string, ascii bool) string {
 		}
 	}
 	return b.String()
+}
+
+// unescapeReplacement turns each \ufffd escape of JSON text into the character itself,
+// leaving an escaped backslash followed by "ufffd" alone.
+func unescapeReplacement(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+1 < len(b) {
+			if bytes.HasPrefix(b[i+1:], []byte("ufffd")) {
+				out = append(out, "\uFFFD"...)
+				i += 5
+				continue
+			}
+			out = append(out, b[i], b[i+1])
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
 }
