@@ -75,7 +75,10 @@ func bcMul(a, b bcNum, scale int) bcNum {
 	return p.trunc(min(a.scale+b.scale, max(scale, a.scale, b.scale)))
 }
 
-var errBcDivZero = errors.New("Divide by zero")
+var (
+	errBcDivZero = errors.New("Divide by zero")
+	errBcModZero = errors.New("Modulo by zero")
+)
 
 // bcDiv is a/b truncated to scale digits.
 func bcDiv(a, b bcNum, scale int) (bcNum, error) {
@@ -89,6 +92,9 @@ func bcDiv(a, b bcNum, scale int) (bcNum, error) {
 }
 
 func bcMod(a, b bcNum, scale int) (bcNum, error) {
+	if b.isZero() {
+		return bcNum{}, errBcModZero
+	}
 	q, err := bcDiv(a, b, scale)
 	if err != nil {
 		return bcNum{}, err

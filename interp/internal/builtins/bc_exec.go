@@ -295,7 +295,7 @@ func (m *bcMachine) arith(op string, a, b bcNum) (bcNum, error) {
 		}
 		r, err = bcPow(a, b, m.scale)
 	}
-	if errors.Is(err, errBcDivZero) {
+	if errors.Is(err, errBcDivZero) || errors.Is(err, errBcModZero) {
 		return bcNum{}, bcRuntime{err.Error()}
 	}
 	if err != nil {
