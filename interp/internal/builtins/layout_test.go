@@ -240,3 +240,20 @@ func TestJoinMatchesGNU(t *testing.T) {
 		})
 	}
 }
+
+func TestNumfmtMatchesGNU(t *testing.T) {
+	var cases []gnuCase
+	for _, argv := range [][]string{
+		{"numfmt", "--to=iec", "0", "1", "999", "1000", "1023", "1024", "1025", "1536", "2048", "10239", "10240", "10241", "102400", "1048575", "1048576", "1073741824", "1.5", "2.5", "1500.7", "123456789"},
+		{"numfmt", "--to=si", "999", "1000", "1023", "1536", "10240", "1048575", "123456789", "999999"},
+		{"numfmt", "--to=iec-i", "--suffix=B", "0", "1023", "1024", "1536", "10241"},
+		{"numfmt", "--from=iec", "1K", "1.5M", "2G", "1.5", "7"}, {"numfmt", "--from=si", "1K", "1.5M", "1.5555K"}, {"numfmt", "--from=auto", "1Ki", "1K"},
+		{"numfmt", "--to=iec", "--round=down", "1536", "1025"}, {"numfmt", "--to=iec", "--round=nearest", "1075", "1076"},
+		{"numfmt", "--to=iec", "--round=up", "1025"}, {"numfmt", "--to=iec", "--round=towards-zero", "1025"},
+		{"numfmt", "--to=iec", "1e3"}, {"numfmt", "--from=iec", "1k"}, {"numfmt", "--to=iec", "x"}, {"numfmt", "--from=iec", "--to=si", "1M"},
+		{"numfmt", "--to=iec", "--", "-2048"}, {"numfmt", "--to=iec"}, {"numfmt", "--to=bogus", "1"},
+	} {
+		cases = append(cases, gnuCase{"1024 x\n  2048\tb c\n5\n1024\t\tx  y\n\t1024\n1024 \n  1048576000000 x\n", argv})
+	}
+	compareGNU(t, cases)
+}
