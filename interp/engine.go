@@ -291,6 +291,9 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 // runError turns an error that ended the evaluator's run into the engine's cause (nil when the
 // frame's own cause, a timeout, a cap or a cancellation, explains it).
 func (c *call) runError(err error, stderr io.Writer) error {
+	if err == nil {
+		return nil // before the targets below, which errors.As moves to the heap
+	}
 	var le *eval.LimitError
 	var ce *eval.CancelError
 	var ie *eval.InternalError
