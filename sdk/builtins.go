@@ -500,18 +500,18 @@ func emitText(_ *State, _ context.Context, io IO, args []string) int {
 
 func emitJSON(_ *State, _ context.Context, io IO, args []string) int {
 	in := strings.Join(args, " ")
-	v, err := decodeJSON([]byte(in))
+	v, err := decodeOrdered([]byte(in))
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "mcp_emit_json: invalid JSON")
 		return 1
 	}
-	fmt.Fprintln(io.Stdout, compactJSON(v))
+	fmt.Fprintln(io.Stdout, encodeOrdered(v))
 	return 0
 }
 
 // toolResult is a CallToolResult built by the SDK, with members in the original's order.
 func toolResult(text string, structured any, isError bool) string {
-	return `{"content":[{"type":"text","text":` + jsonString(text) + `}],"structuredContent":` + compactJSON(structured) +
+	return `{"content":[{"type":"text","text":` + jsonString(text) + `}],"structuredContent":` + encodeOrdered(structured) +
 		`,"isError":` + strconv.FormatBool(isError) + `}`
 }
 
@@ -532,20 +532,21 @@ func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
 	if len(args) > 0 {
 		in = args[0]
 	}
-	v, err := decodeJSON([]byte(in))
+	v, err := decodeOrdered([]byte(in))
 	if err != nil {
 		return resultError(s, ctx, io, []string{`{"type":"internal_error","message":"mcp_result_success: invalid JSON input"}`})
 	}
-	env := map[string]any{"success": true, "result": v}
-	text := `{"success":true,"result":` + compactJSON(v) + `}`
+	compact := encodeOrdered(v)
+	env := &jsonObject{keys: []string{"success", "result"}, vals: []any{true, v}}
+	text := `{"success":true,"result":` + compact + `}`
 	if max := s.maxText(args, 1); len(text) > max {
 		switch x := v.(type) {
-		case map[string]any:
-			text = fmt.Sprintf("Success: object with %d keys", len(x))
+		case *jsonObject:
+			text = fmt.Sprintf("Success: object with %d keys", len(x.keys))
 		case []any:
 			text = fmt.Sprintf("Success: array with %d items", len(x))
 		default:
-			r := []rune(compactJSON(v))
+			r := []rune(compact)
 			text = string(r[:min(100, len(r))])
 		}
 	}
@@ -558,47 +559,58 @@ func resultError(s *State, _ context.Context, io IO, args []string) int {
 	if len(args) > 0 {
 		in = args[0]
 	}
-	e := map[string]any{}
-	if v, err := decodeJSON([]byte(in)); err == nil {
-		if m, ok := v.(map[string]any); ok {
+	e := &jsonObject{}
+	if v, err := decodeOrdered([]byte(in)); err == nil {
+		if m, ok := v.(*jsonObject); ok {
 			e = m
 		} else if str, ok := v.(string); ok {
-			e["message"] = str
+			e.set("message", str)
 		}
 	} else if strings.TrimSpace(in) != "" {
-		e["message"] = in
+		e.set("message", in)
 	}
-	if t, _ := e["type"].(string); t == "" {
-		e["type"] = "internal_error"
+	// As the original's `.type = ... | .message = ...`: a member keeps its place, a new one
+	// goes last.
+	if t, _ := e.get("type"); t == nil || t == "" || t == false {
+		e.set("type", "internal_error")
 	}
-	if m, _ := e["message"].(string); m == "" {
-		e["message"] = "Unknown error"
+	msg, _ := e.get("message")
+	if msg == nil || msg == "" || msg == false {
+		msg = "Unknown error"
+		e.set("message", msg)
 	}
-	fmt.Fprintln(io.Stdout, toolResult(e["message"].(string), map[string]any{"success": false, "error": e}, true))
+	fmt.Fprintln(io.Stdout, toolResult(rawOrdered(msg), &jsonObject{keys: []string{"success", "error"}, vals: []any{false, e}}, true))
 	return 0
 }
 
 func errorResult(s *State, ctx context.Context, io IO, args []string) int {
-	pos, opts, err := flags(args, "--hint", "--data")
+	pos, _, err := flags(args, "--hint", "--data")
 	if err != nil || len(pos) < 2 {
 		fmt.Fprintln(io.Stderr, "mcp_error: usage: mcp_error TYPE MESSAGE [--hint H] [--data JSON]")
 		return 1
 	}
-	e := map[string]any{"type": pos[0], "message": pos[1]}
-	if h, ok := opts["--hint"]; ok {
-		e["hint"] = h[0]
-	}
-	if d, ok := opts["--data"]; ok {
-		if v, err := decodeJSON([]byte(d[0])); err == nil {
-			e["data"] = v
-		} else {
-			e["data"] = map[string]any{"_invalid_json": d[0]}
+	e := &jsonObject{keys: []string{"type", "message"}, vals: []any{pos[0], pos[1]}}
+	// The options in the order given, as the original's loop applies them: a member's first
+	// option places it, its last one gives its value.
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--hint" && args[i] != "--data" || i+1 >= len(args) {
+			continue
 		}
+		v := args[i+1]
+		if args[i] == "--hint" {
+			e.set("hint", v)
+		} else if d, err := decodeOrdered([]byte(v)); err == nil {
+			e.set("data", d)
+		} else {
+			e.set("data", &jsonObject{keys: []string{"_invalid_json"}, vals: []any{v}})
+		}
+		i++
 	}
+	text := encodeOrdered(e)
 	if s.Call.Sink != nil {
-		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(compactJSON(e)))
+		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(text))
 	}
-	return resultError(s, ctx, io, []string{compactJSON(e)})
+	return resultError(s, ctx, io, []string{text})
 }
 
 func resultWithResource(s *State, ctx context.Context, io IO, args []string) int {
