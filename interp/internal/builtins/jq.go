@@ -29,12 +29,17 @@ type jqOptions struct {
 	names       []string
 	values      []any
 	positional  []any
+	// sortKeys is -S; argOrder and inOrder keep the member order of the objects given as
+	// arguments and of the current input (jq_order.go).
+	sortKeys          bool
+	argOrder, inOrder keyOrder
+	inBytes           int // the input text inOrder covers (maxOrderedInput)
 }
 
 // jq is gojq with the CLI options tool scripts use. Files are read through the sandbox;
 // $ENV and env see only the script's exported variables; modules cannot be loaded.
 func jq(ctx context.Context, env *Env, argv []string) int {
-	o := jqOptions{pretty: true, indent: 2}
+	o := jqOptions{pretty: true, indent: 2, argOrder: keyOrder{}, inOrder: keyOrder{}}
 	args := argv[1:]
 	filterSet := false
 	restArgs, restJSON, optsDone := false, false, false
@@ -48,7 +53,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			case restArgs:
 				o.positional = append(o.positional, validUTF8(a))
 			case restJSON:
-				v, err := decodeOne([]byte(a))
+				v, err := decodeOne([]byte(a), o.argOrder)
 				if err != nil {
 					return errorf(env, 2, "jq", "Invalid JSON text passed to --jsonargs")
 				}
@@ -75,7 +80,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "--argjson takes two parameters (e.g. --argjson varname text)")
 			}
-			v, err := decodeOne([]byte(args[i+2]))
+			v, err := decodeOne([]byte(args[i+2]), o.argOrder)
 			if err != nil {
 				return errorf(env, 2, "jq", "Invalid JSON text passed to --argjson")
 			}
@@ -85,7 +90,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "%s takes two parameters (e.g. %s varname filename)", a, a)
 			}
-			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2])
+			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2], o.argOrder)
 			if status != 0 {
 				return status
 			}
@@ -118,7 +123,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 		case "--ascii-output":
 			o.ascii = true
 		case "--sort-keys":
-			// gojq always prints object keys sorted.
+			o.sortKeys = true
 		case "--raw-input":
 			o.rawInput = true
 		case "--monochrome-output", "--unbuffered":
@@ -143,7 +148,9 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 					o.slurp = true
 				case 'a':
 					o.ascii = true
-				case 'S', 'M':
+				case 'S':
+					o.sortKeys = true
+				case 'M':
 				case 'R':
 					o.rawInput = true
 				default:
@@ -167,7 +174,7 @@ func (o *jqOptions) bind(name string, v any) {
 
 // jqLoadFile reads the file of --slurpfile or --rawfile through the sandbox. "-" is a file
 // name here, as in jq, not stdin.
-func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int) {
+func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order keyOrder) (any, int) {
 	p := file
 	if p == "-" {
 		p = "./-"
@@ -184,7 +191,7 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int
 		}
 		return validUTF8(string(data)), 0
 	}
-	vals, err := decodeStream(ctxReader{ctx, r})
+	vals, err := decodeStream(ctxReader{ctx, r}, order)
 	if err != nil {
 		return nil, errorf(env, 2, "jq", "Bad JSON in %s %s %s: %v", opt, name, file, err)
 	}
@@ -322,6 +329,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 			if !ok || !run(v) {
 				break
 			}
+			// Its results are printed: forget the input's objects, so a long stream is not
+			// held (`input`/`inputs` read within the run, so their objects were still known).
+			if clear(o.inOrder); o.inOrder == nil {
+				o.inOrder = keyOrder{}
+			}
+			o.inBytes = 0
 		}
 	}
 	if err := w.Flush(); err != nil && ctx.Err() == nil {
@@ -443,7 +456,7 @@ func (in *jqInput) read() (any, error) {
 		b, err := readAll(in.src.ctx, in.src)
 		return validUTF8(string(b)), err
 	case in.o.slurp:
-		all, err := decodeAll(in.dec)
+		all, err := decodeAll(in.dec, in.o.inOrder)
 		if all == nil {
 			all = []any{}
 		}
@@ -458,14 +471,17 @@ func (in *jqInput) read() (any, error) {
 		}
 		return validUTF8(string(line)), nil
 	}
-	var v any
-	if err := in.dec.Decode(&v); err != nil {
+	var raw json.RawMessage
+	if err := in.dec.Decode(&raw); err != nil {
 		if err == io.ErrUnexpectedEOF {
 			err = errUnfinishedJSON
 		}
 		return nil, err
 	}
-	return normalize(v), nil
+	if in.o.inBytes += len(raw); in.o.inBytes > maxOrderedInput {
+		in.o.inOrder = nil // the rest of this input prints sorted (jq_order.go)
+	}
+	return in.o.inOrder.decode(raw), nil
 }
 
 // validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as jq does with text.
@@ -490,11 +506,11 @@ func validUTF8(s string) string {
 var errUnfinishedJSON = errors.New("unfinished JSON term at EOF")
 
 // decodeAll reads every JSON value left in dec.
-func decodeAll(dec *json.Decoder) ([]any, error) {
+func decodeAll(dec *json.Decoder, order keyOrder) ([]any, error) {
 	var out []any
 	for {
-		var v any
-		err := dec.Decode(&v)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if err == io.EOF {
 			return out, nil
 		}
@@ -504,22 +520,22 @@ func decodeAll(dec *json.Decoder) ([]any, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, normalize(v))
+		out = append(out, order.decode(raw))
 	}
 }
 
-func decodeStream(r io.Reader) ([]any, error) {
+func decodeStream(r io.Reader, order keyOrder) ([]any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	vals, err := decodeAll(dec)
+	vals, err := decodeAll(dec, order)
 	if vals == nil {
 		vals = []any{}
 	}
 	return vals, err
 }
 
-func decodeOne(b []byte) (any, error) {
-	vals, err := decodeStream(bytes.NewReader(b))
+func decodeOne(b []byte, order keyOrder) (any, error) {
+	vals, err := decodeStream(bytes.NewReader(b), order)
 	if err != nil {
 		return nil, err
 	}
@@ -550,9 +566,16 @@ func normalize(v any) any {
 	return v
 }
 
-// encode renders v as jq would with the given options (gojq's encoder sorts object keys).
+// encode renders v as jq would with the given options: objects read from the input or the
+// arguments keep their order, others print sorted (gojq's encoder).
 func encode(v any, o *jqOptions, compact bool) string {
-	b, err := gojq.Marshal(v)
+	var b []byte
+	var err error
+	if o.sortKeys {
+		b, err = gojq.Marshal(v)
+	} else {
+		b, err = o.marshal(v)
+	}
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -1,0 +1,197 @@
+package builtins
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/itchyny/gojq"
+)
+
+// keyOrder remembers the member order of the objects jq read, by map identity. jq prints an
+// object's members in the order they were read; gojq sorts them. gojq never changes a map it
+// was given (it copies one to change it), so a map found here is an input object passed
+// through unchanged (`.`, `.a`, `.[]`, select, sort_by ...), printed in input order as jq
+// does. Maps the filter built or changed are not here and print sorted (gojq's order: a known
+// difference, docs/SANDBOX.md).
+//
+// The table keeps the maps it names alive, so it covers at most maxOrderedInput bytes of one
+// input's text (of every input read by `input`/`inputs` within one run): past that, objects
+// print sorted, and a long stream is not held in memory.
+type keyOrder map[unsafe.Pointer][]string
+
+const maxOrderedInput = 4 << 20
+
+func mapID(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// decode parses one JSON text (already checked by a json.Decoder) into gojq's values,
+// recording the order of every object with two members or more.
+func (ko keyOrder) decode(raw []byte) any {
+	p := orderScanner{s: raw, ko: ko}
+	return p.value()
+}
+
+// orderScanner reads valid JSON (json.Decoder has checked it), so it does not check the
+// grammar again.
+type orderScanner struct {
+	s  []byte
+	i  int
+	ko keyOrder
+}
+
+func (p *orderScanner) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *orderScanner) value() any {
+	p.skip()
+	switch c := p.s[p.i]; c {
+	case '{':
+		p.i++
+		m := map[string]any{}
+		var keys []string
+		for {
+			p.skip()
+			switch p.s[p.i] {
+			case '}':
+				p.i++
+				if len(keys) > 1 && p.ko != nil {
+					p.ko[mapID(m)] = keys
+				}
+				return m
+			case ',':
+				p.i++
+				p.skip()
+			}
+			k := p.str()
+			p.skip()
+			p.i++ // ':'
+			v := p.value()
+			if _, dup := m[k]; !dup {
+				keys = append(keys, k) // a repeated key keeps its first place, as in jq
+			}
+			m[k] = v
+		}
+	case '[':
+		p.i++
+		arr := []any{}
+		for {
+			p.skip()
+			switch p.s[p.i] {
+			case ']':
+				p.i++
+				return arr
+			case ',':
+				p.i++
+			}
+			arr = append(arr, p.value())
+		}
+	case '"':
+		return p.str()
+	case 't':
+		p.i += 4
+		return true
+	case 'f':
+		p.i += 5
+		return false
+	case 'n':
+		p.i += 4
+		return nil
+	}
+	start := p.i
+	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
+		p.i++
+	}
+	return normalize(json.Number(p.s[start:p.i]))
+}
+
+// str reads a string token from its opening quote; text that is not UTF-8 becomes U+FFFD
+// (encoding/json's and jq's reading).
+func (p *orderScanner) str() string {
+	start := p.i
+	p.i++
+	plain := true
+	for p.s[p.i] != '"' {
+		if p.s[p.i] == '\\' {
+			plain = false
+			p.i++
+		}
+		p.i++
+	}
+	p.i++
+	tok := p.s[start:p.i]
+	if plain && utf8.Valid(tok) {
+		return string(tok[1 : len(tok)-1])
+	}
+	var v string
+	_ = json.Unmarshal(tok, &v) // a valid token: cannot fail
+	return v
+}
+
+// marshal renders v compactly as gojq.Marshal does, except that objects read from the input
+// or the arguments print in their order.
+func (o *jqOptions) marshal(v any) ([]byte, error) {
+	if len(o.inOrder) == 0 && len(o.argOrder) == 0 {
+		return gojq.Marshal(v)
+	}
+	var b []byte
+	err := o.write(&b, v)
+	return b, err
+}
+
+// keysOf is the order to print m's members in.
+func (o *jqOptions) keysOf(m map[string]any) []string {
+	id := mapID(m)
+	keys, ok := o.inOrder[id]
+	if !ok {
+		keys, ok = o.argOrder[id]
+	}
+	if !ok || len(keys) != len(m) {
+		keys = slices.Sorted(maps.Keys(m))
+	}
+	return keys
+}
+
+func (o *jqOptions) write(b *[]byte, v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := o.keysOf(x)
+		*b = append(*b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				*b = append(*b, ',')
+			}
+			kb, err := gojq.Marshal(k)
+			if err != nil {
+				return err
+			}
+			*b = append(append(*b, kb...), ':')
+			if err := o.write(b, x[k]); err != nil {
+				return err
+			}
+		}
+		*b = append(*b, '}')
+		return nil
+	case []any:
+		*b = append(*b, '[')
+		for i, e := range x {
+			if i > 0 {
+				*b = append(*b, ',')
+			}
+			if err := o.write(b, e); err != nil {
+				return err
+			}
+		}
+		*b = append(*b, ']')
+		return nil
+	}
+	s, err := gojq.Marshal(v)
+	*b = append(*b, s...)
+	return err
+}
