@@ -34,6 +34,8 @@ type jqOptions struct {
 	sortKeys          bool
 	argOrder, inOrder keyOrder
 	inBytes           int // the input text inOrder covers (maxOrderedInput)
+	// built maps the key set of each object literal of the filter to its member order.
+	built map[string][]string
 }
 
 // jq is gojq with the CLI options tool scripts use. Files are read through the sandbox;
@@ -214,6 +216,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
+	o.built = builtOrders(q)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}

@@ -137,7 +137,7 @@ func (p *orderScanner) str() string {
 // marshal renders v compactly as gojq.Marshal does, except that objects read from the input
 // or the arguments print in their order.
 func (o *jqOptions) marshal(v any) ([]byte, error) {
-	if len(o.inOrder) == 0 && len(o.argOrder) == 0 {
+	if len(o.inOrder) == 0 && len(o.argOrder) == 0 && len(o.built) == 0 {
 		return gojq.Marshal(v)
 	}
 	var b []byte
@@ -152,10 +152,79 @@ func (o *jqOptions) keysOf(m map[string]any) []string {
 	if !ok {
 		keys, ok = o.argOrder[id]
 	}
-	if !ok || len(keys) != len(m) {
-		keys = slices.Sorted(maps.Keys(m))
+	if ok && len(keys) == len(m) {
+		return keys
+	}
+	keys = slices.Sorted(maps.Keys(m))
+	if len(keys) > 1 && len(o.built) > 0 {
+		if b := o.built[strings.Join(keys, "\x00")]; b != nil {
+			return b
+		}
 	}
 	return keys
+}
+
+// builtOrders finds the object literals of a filter whose keys are all written out
+// (`{name: $n, count: 1}`, `{"a": 1, $b}`), by their key set: an object the filter prints with
+// exactly those keys was most likely built by that literal, which jq prints in written order.
+// A key set two literals write in different orders is left out (sorted, gojq's order).
+func builtOrders(q *gojq.Query) map[string][]string {
+	out := map[string][]string{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				if obj, ok := v.Interface().(*gojq.Object); ok {
+					addLiteral(out, obj)
+				}
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(q))
+	return out
+}
+
+func addLiteral(out map[string][]string, obj *gojq.Object) {
+	var keys []string
+	for _, kv := range obj.KeyVals {
+		var k string
+		switch {
+		case kv.KeyString != nil && len(kv.KeyString.Queries) == 0:
+			k = kv.KeyString.Str
+		case kv.Key != "" && kv.KeyQuery == nil && kv.Key[0] != '@':
+			k = strings.TrimPrefix(kv.Key, "$") // {$x} is {x: $x}
+			if k == "__loc__" {
+				return
+			}
+		default:
+			return // a computed key: the key set is not known
+		}
+		if slices.Contains(keys, k) {
+			return
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) < 2 {
+		return
+	}
+	set := strings.Join(slices.Sorted(slices.Values(keys)), "\x00")
+	if prev, seen := out[set]; seen && (prev == nil || !slices.Equal(prev, keys)) {
+		out[set] = nil // two orders: unknown
+		return
+	}
+	out[set] = keys
 }
 
 func (o *jqOptions) write(b *[]byte, v any) error {

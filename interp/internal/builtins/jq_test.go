@@ -81,6 +81,9 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{`{"z":1,"y":2}`, []string{"jq", "-cs", "."}}, {`{"z":1,"y":2}`, []string{"jq", "-c", "[., .]"}},
 		{"", []string{"jq", "-nc", "--argjson", "v", `{"q":1,"p":[{"s":1,"r":2}]}`, "$v, $v.p"}},
 		{`{"z":1,"y":2}`, []string{"jq", "-S", "-c", "."}}, {`{"z":1,"y":2}`, []string{"jq", "--tab", "."}},
+		// Objects built by a literal whose keys are all written out print in written order.
+		{"", []string{"jq", "-nc", "--arg", "n", "x", `{name: $n, count: 2, "a b": [{y: 1, x: 2}], $n}`}},
+		{`{"v":3}`, []string{"jq", "-c", `{z: .v, a: {d: 1, c: 2}}`}},
 		// Empty and whitespace-only input runs the filter on nothing.
 		{"", []string{"jq", "."}}, {"  \n\t", []string{"jq", "."}}, {"", []string{"jq", "-c", "-s", "."}}, {"", []string{"jq", "-R", "."}},
 		{"", []string{"jq", "-Rs", "."}}, {"", []string{"jq", "-sn", "."}},
@@ -244,7 +247,12 @@ func TestJqDiffersFromRealJq(t *testing.T) {
 	}{
 		{`{"b":1,"a":{"d":1,"c":2}}`, []string{"jq", "-c", ".c = 3"}, `{"a":{"d":1,"c":2},"b":1,"c":3}` + "\n", 0, "",
 			"an object the filter changed prints sorted (documented); jq keeps its order and appends c"},
-		{"", []string{"jq", "-nc", "{z: 1, a: 2}"}, `{"a":2,"z":1}` + "\n", 0, "", "a built object prints sorted; jq keeps construction order"},
+		{`{"v":3}`, []string{"jq", "-c", `{"k": .v, "\(.v)": 1}`}, `{"3":1,"k":3}` + "\n", 0, "", "a literal with a computed key prints sorted (jq: k first)"},
+		{"", []string{"jq", "-nc", "{z: 1} + {a: 2}"}, `{"a":2,"z":1}` + "\n", 0, "", "an object no one literal built prints sorted; jq keeps construction order"},
+		{"", []string{"jq", "-nc", "{z: 1, a: 2}, {a: 3, z: 4}"}, `{"a":2,"z":1}` + "\n" + `{"a":3,"z":4}` + "\n", 0, "",
+			"two literals with one key set in two orders: sorted (jq: z,a then a,z)"},
+		{"", []string{"jq", "-nc", `{b: 1, a: 2} | to_entries | sort_by(.key) | from_entries`}, `{"b":1,"a":2}` + "\n", 0, "",
+			"an object with a literal's key set is printed in the literal's order, however it was built (jq: a,b)"},
 		{"", []string{"jq", "-nc", "$ARGS", "--args", "a"}, `{"named":{},"positional":["a"]}` + "\n", 0, "", "sorted keys again"},
 		{"", []string{"jq", "-n", "1e16, 1e20, 1e-7, -0"}, "10000000000000000\n100000000000000000000\n1e-7\n0\n", 0, "",
 			"gojq prints numbers in Go's shortest form and has no -0; jq 1.6 uses %.17g (1e+16, 1e-07, -0)"},
