@@ -217,6 +217,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		return 3
 	}
 	o.built = builtOrders(q)
+	q.FuncDefs = append(orderedDefs(), q.FuncDefs...) // the filter's own definitions win
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -248,6 +249,15 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}),
 		gojq.WithVariables(append(slices.Clip(o.names), "$ARGS")),
 		gojq.WithInputIter(in),
+		gojq.WithFunction(keysInOrder, 0, 0, func(v any, _ []any) any {
+			m := v.(map[string]any) // orderedDefs calls it on objects only
+			keys := o.keysOf(m)
+			out := make([]any, len(keys))
+			for i, k := range keys {
+				out[i] = k
+			}
+			return out
+		}),
 		gojq.WithFunction("input_filename", 0, 0, func(any, []any) any {
 			switch src.name {
 			case "":

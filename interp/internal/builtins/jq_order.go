@@ -264,3 +264,18 @@ func (o *jqOptions) write(b *[]byte, v any) error {
 	*b = append(*b, s...)
 	return err
 }
+
+// keysInOrder is the Go function orderedDefs use: an object's keys in the order it prints.
+const keysInOrder = "_mcpbash_keys_in_order"
+
+// orderedDefs are jq definitions, put before the filter's own, of the builtins that list an
+// object's members in jq's order rather than gojq's sorted one.
+func orderedDefs() []*gojq.FuncDef {
+	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + keysInOrder + ` else keys end;
+def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
+.`)
+	if err != nil {
+		panic("jq_order: " + err.Error()) // a constant text: a test catches it
+	}
+	return q.FuncDefs
+}

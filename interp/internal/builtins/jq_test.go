@@ -81,6 +81,9 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{`{"z":1,"y":2}`, []string{"jq", "-cs", "."}}, {`{"z":1,"y":2}`, []string{"jq", "-c", "[., .]"}},
 		{"", []string{"jq", "-nc", "--argjson", "v", `{"q":1,"p":[{"s":1,"r":2}]}`, "$v, $v.p"}},
 		{`{"z":1,"y":2}`, []string{"jq", "-S", "-c", "."}}, {`{"z":1,"y":2}`, []string{"jq", "--tab", "."}},
+		{`{"b":1,"a":2,"c":{"z":0,"y":1}}`, []string{"jq", "-c", `to_entries, keys_unsorted, keys, (.c|to_entries[]|"\(.key)=\(.value)")`}},
+		{`[5,6]`, []string{"jq", "-c", "to_entries, keys_unsorted"}}, {`3`, []string{"jq", "-c", "keys_unsorted"}},
+		{"", []string{"jq", "-nc", `def to_entries: "mine"; {a:1}|to_entries`}},
 		// Objects built by a literal whose keys are all written out print in written order.
 		{"", []string{"jq", "-nc", "--arg", "n", "x", `{name: $n, count: 2, "a b": [{y: 1, x: 2}], $n}`}},
 		{`{"v":3}`, []string{"jq", "-c", `{z: .v, a: {d: 1, c: 2}}`}},
