@@ -43,3 +43,30 @@ func TestSDKKeepsMemberOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsAndMetaKeepMemberOrder: mcp_args_get and mcp_meta_* print objects as the original's
+// `jq -rc` does (expected outputs from jq 1.6): members of objects passed through in the
+// client's order, objects built by one literal in written order.
+func TestArgsAndMetaKeepMemberOrder(t *testing.T) {
+	call := &Call{Tool: "t", Args: json.RawMessage(`{"z":{"b":1,"a":2},"y":[{"d":0,"c":1}]}`),
+		Meta: json.RawMessage(`{"progressToken":"t","z":{"b":1,"a":2}}`)}
+	for _, tc := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"mcp_args_get", ".z"}, `{"b":1,"a":2}`},
+		{[]string{"mcp_args_get", "."}, `{"z":{"b":1,"a":2},"y":[{"d":0,"c":1}]}`},
+		{[]string{"mcp_args_get", ".y[0]"}, `{"d":0,"c":1}`},
+		{[]string{"mcp_args_get", "{q: .z.a, p: 1}"}, `{"q":2,"p":1}`},
+		{[]string{"mcp_args_get", ".z | keys"}, `["a","b"]`},
+		{[]string{"mcp_meta_raw"}, `{"progressToken":"t","z":{"b":1,"a":2}}`},
+		{[]string{"mcp_meta_get", ".z"}, `{"b":1,"a":2}`},
+	} {
+		for range 2 { // and the same again: nothing is left over from a run
+			out, errOut, st, _ := runSDK(t, call, nil, tc.args...)
+			if st != 0 || out != tc.out+"\n" {
+				t.Errorf("%q: status %d, stdout %q, want %q (stderr %q)", tc.args, st, out, tc.out, errOut)
+			}
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 func init() { register("jq", jq) }
@@ -29,19 +31,17 @@ type jqOptions struct {
 	names       []string
 	values      []any
 	positional  []any
-	// sortKeys is -S; argOrder and inOrder keep the member order of the objects given as
-	// arguments and of the current input (jq_order.go).
-	sortKeys          bool
-	argOrder, inOrder keyOrder
-	inBytes           int // the input text inOrder covers (maxOrderedInput)
-	// built maps the key set of each object literal of the filter to its member order.
-	built map[string][]string
+	// sortKeys is -S; order prints objects in jq's member order where it is known (the
+	// arguments', the current input's, the filter's literals': sdk/jqorder).
+	sortKeys bool
+	order    jqorder.Printer
+	inBytes  int // the input text order.Input covers (jqorder.MaxOrderedInput)
 }
 
 // jq is gojq with the CLI options tool scripts use. Files are read through the sandbox;
 // $ENV and env see only the script's exported variables; modules cannot be loaded.
 func jq(ctx context.Context, env *Env, argv []string) int {
-	o := jqOptions{pretty: true, indent: 2, argOrder: keyOrder{}, inOrder: keyOrder{}}
+	o := jqOptions{pretty: true, indent: 2, order: jqorder.Printer{Args: jqorder.KeyOrder{}, Input: jqorder.KeyOrder{}}}
 	args := argv[1:]
 	filterSet := false
 	restArgs, restJSON, optsDone := false, false, false
@@ -55,7 +55,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			case restArgs:
 				o.positional = append(o.positional, validUTF8(a))
 			case restJSON:
-				v, err := decodeOne([]byte(a), o.argOrder)
+				v, err := decodeOne([]byte(a), o.order.Args)
 				if err != nil {
 					return errorf(env, 2, "jq", "Invalid JSON text passed to --jsonargs")
 				}
@@ -82,7 +82,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "--argjson takes two parameters (e.g. --argjson varname text)")
 			}
-			v, err := decodeOne([]byte(args[i+2]), o.argOrder)
+			v, err := decodeOne([]byte(args[i+2]), o.order.Args)
 			if err != nil {
 				return errorf(env, 2, "jq", "Invalid JSON text passed to --argjson")
 			}
@@ -92,7 +92,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "%s takes two parameters (e.g. %s varname filename)", a, a)
 			}
-			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2], o.argOrder)
+			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2], o.order.Args)
 			if status != 0 {
 				return status
 			}
@@ -176,7 +176,7 @@ func (o *jqOptions) bind(name string, v any) {
 
 // jqLoadFile reads the file of --slurpfile or --rawfile through the sandbox. "-" is a file
 // name here, as in jq, not stdin.
-func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order keyOrder) (any, int) {
+func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqorder.KeyOrder) (any, int) {
 	p := file
 	if p == "-" {
 		p = "./-"
@@ -216,8 +216,8 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
-	o.built = builtOrders(q)
-	q.FuncDefs = append(orderedDefs(), q.FuncDefs...) // the filter's own definitions win
+	o.order.Built = jqorder.BuiltOrders(q)
+	q.FuncDefs = append(jqorder.OrderedDefs(), q.FuncDefs...) // the filter's own definitions win
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -249,9 +249,9 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}),
 		gojq.WithVariables(append(slices.Clip(o.names), "$ARGS")),
 		gojq.WithInputIter(in),
-		gojq.WithFunction(keysInOrder, 0, 0, func(v any, _ []any) any {
-			m := v.(map[string]any) // orderedDefs calls it on objects only
-			keys := o.keysOf(m)
+		gojq.WithFunction(jqorder.KeysInOrder, 0, 0, func(v any, _ []any) any {
+			m := v.(map[string]any) // OrderedDefs call it on objects only
+			keys := o.order.KeysOf(m)
 			out := make([]any, len(keys))
 			for i, k := range keys {
 				out[i] = k
@@ -344,8 +344,8 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 			}
 			// Its results are printed: forget the input's objects, so a long stream is not
 			// held (`input`/`inputs` read within the run, so their objects were still known).
-			if clear(o.inOrder); o.inOrder == nil {
-				o.inOrder = keyOrder{}
+			if clear(o.order.Input); o.order.Input == nil {
+				o.order.Input = jqorder.KeyOrder{}
 			}
 			o.inBytes = 0
 		}
@@ -469,7 +469,7 @@ func (in *jqInput) read() (any, error) {
 		b, err := readAll(in.src.ctx, in.src)
 		return validUTF8(string(b)), err
 	case in.o.slurp:
-		all, err := decodeAll(in.dec, in.o.inOrder)
+		all, err := decodeAll(in.dec, in.o.order.Input)
 		if all == nil {
 			all = []any{}
 		}
@@ -491,10 +491,10 @@ func (in *jqInput) read() (any, error) {
 		}
 		return nil, err
 	}
-	if in.o.inBytes += len(raw); in.o.inBytes > maxOrderedInput {
-		in.o.inOrder = nil // the rest of this input prints sorted (jq_order.go)
+	if in.o.inBytes += len(raw); in.o.inBytes > jqorder.MaxOrderedInput {
+		in.o.order.Input = nil // the rest of this input prints sorted (sdk/jqorder)
 	}
-	return in.o.inOrder.decode(raw), nil
+	return in.o.order.Input.Decode(raw, normalizeNumber), nil
 }
 
 // validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as jq does with text.
@@ -519,7 +519,7 @@ func validUTF8(s string) string {
 var errUnfinishedJSON = errors.New("unfinished JSON term at EOF")
 
 // decodeAll reads every JSON value left in dec.
-func decodeAll(dec *json.Decoder, order keyOrder) ([]any, error) {
+func decodeAll(dec *json.Decoder, order jqorder.KeyOrder) ([]any, error) {
 	var out []any
 	for {
 		var raw json.RawMessage
@@ -533,11 +533,11 @@ func decodeAll(dec *json.Decoder, order keyOrder) ([]any, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, order.decode(raw))
+		out = append(out, order.Decode(raw, normalizeNumber))
 	}
 }
 
-func decodeStream(r io.Reader, order keyOrder) ([]any, error) {
+func decodeStream(r io.Reader, order jqorder.KeyOrder) ([]any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	vals, err := decodeAll(dec, order)
@@ -547,7 +547,7 @@ func decodeStream(r io.Reader, order keyOrder) ([]any, error) {
 	return vals, err
 }
 
-func decodeOne(b []byte, order keyOrder) (any, error) {
+func decodeOne(b []byte, order jqorder.KeyOrder) (any, error) {
 	vals, err := decodeStream(bytes.NewReader(b), order)
 	if err != nil {
 		return nil, err
@@ -557,6 +557,9 @@ func decodeOne(b []byte, order keyOrder) (any, error) {
 	}
 	return vals[0], nil
 }
+
+// normalizeNumber is normalize for one number (jqorder.KeyOrder.Decode).
+func normalizeNumber(n json.Number) any { return normalize(n) }
 
 // normalize turns json.Number into the number types gojq computes with.
 func normalize(v any) any {
@@ -587,7 +590,7 @@ func encode(v any, o *jqOptions, compact bool) string {
 	if o.sortKeys {
 		b, err = gojq.Marshal(v)
 	} else {
-		b, err = o.marshal(v)
+		b, err = o.order.Marshal(v)
 	}
 	if err != nil {
 		return fmt.Sprint(v)

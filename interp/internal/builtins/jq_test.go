@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // jqFiles are added to the fixture root for the jq tests. Object keys are written sorted: gojq
@@ -534,14 +536,14 @@ func TestJqStopsOnWriteError(t *testing.T) {
 	}
 }
 
-// TestJqOrderBound: member order is kept for at most maxOrderedInput bytes of one input's text;
+// TestJqOrderBound: member order is kept for at most jqorder.MaxOrderedInput bytes of one input's text;
 // a bigger input prints sorted (gojq's order) rather than pinning all of it in memory, and the
 // next input is ordered again.
 func TestJqOrderBound(t *testing.T) {
 	te := jqRoot(t)
-	big := `{"z":1,"a":"` + strings.Repeat("x", maxOrderedInput) + `"}`
+	big := `{"z":1,"a":"` + strings.Repeat("x", jqorder.MaxOrderedInput) + `"}`
 	out, errOut, rc := te.run(t, `{"z":1,"a":2} `+big+` {"y":1,"b":2}`, "jq", "-c", ".")
-	want := `{"z":1,"a":2}` + "\n" + `{"a":"` + strings.Repeat("x", maxOrderedInput) + `","z":1}` + "\n" + `{"y":1,"b":2}` + "\n"
+	want := `{"z":1,"a":2}` + "\n" + `{"a":"` + strings.Repeat("x", jqorder.MaxOrderedInput) + `","z":1}` + "\n" + `{"y":1,"b":2}` + "\n"
 	if rc != 0 || out != want {
 		t.Fatalf("rc %d, stderr %q, output (%d bytes) differs from the expected %d bytes: %.80q", rc, errOut, len(out), len(want), out)
 	}

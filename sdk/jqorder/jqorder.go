@@ -1,4 +1,7 @@
-package builtins
+// Package jqorder gives gojq's values jq's member order. jq prints an object's members in the
+// order it read or built them; gojq represents objects as Go maps and prints them sorted. The
+// sandbox's jq utility and the SDK's jq helpers share this package.
+package jqorder
 
 import (
 	"encoding/json"
@@ -12,35 +15,39 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// keyOrder remembers the member order of the objects jq read, by map identity. jq prints an
+// KeyOrder remembers the member order of the objects jq read, by map identity. jq prints an
 // object's members in the order they were read; gojq sorts them. gojq never changes a map it
 // was given (it copies one to change it), so a map found here is an input object passed
 // through unchanged (`.`, `.a`, `.[]`, select, sort_by ...), printed in input order as jq
 // does. Maps the filter built or changed are not here and print sorted (gojq's order: a known
 // difference, docs/SANDBOX.md).
 //
-// The table keeps the maps it names alive, so it covers at most maxOrderedInput bytes of one
+// The table keeps the maps it names alive, so it covers at most MaxOrderedInput bytes of one
 // input's text (of every input read by `input`/`inputs` within one run): past that, objects
 // print sorted, and a long stream is not held in memory.
-type keyOrder map[unsafe.Pointer][]string
+type KeyOrder map[unsafe.Pointer][]string
 
-const maxOrderedInput = 4 << 20
+// MaxOrderedInput is how much of one input's text a KeyOrder should cover (callers drop it past
+// that).
+const MaxOrderedInput = 4 << 20
 
 func mapID(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
 
-// decode parses one JSON text (already checked by a json.Decoder) into gojq's values,
-// recording the order of every object with two members or more.
-func (ko keyOrder) decode(raw []byte) any {
-	p := orderScanner{s: raw, ko: ko}
+// Decode parses one JSON text (already checked by a json.Decoder) into gojq's values
+// (numbers through normalize), recording the order of every object with two members or more
+// (nothing when ko is nil).
+func (ko KeyOrder) Decode(raw []byte, normalize func(json.Number) any) any {
+	p := orderScanner{s: raw, ko: ko, num: normalize}
 	return p.value()
 }
 
 // orderScanner reads valid JSON (json.Decoder has checked it), so it does not check the
 // grammar again.
 type orderScanner struct {
-	s  []byte
-	i  int
-	ko keyOrder
+	s   []byte
+	i   int
+	ko  KeyOrder
+	num func(json.Number) any
 }
 
 func (p *orderScanner) skip() {
@@ -108,7 +115,7 @@ func (p *orderScanner) value() any {
 	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
 		p.i++
 	}
-	return normalize(json.Number(p.s[start:p.i]))
+	return p.num(json.Number(p.s[start:p.i]))
 }
 
 // str reads a string token from its opening quote; text that is not UTF-8 becomes U+FFFD
@@ -134,41 +141,104 @@ func (p *orderScanner) str() string {
 	return v
 }
 
-// marshal renders v compactly as gojq.Marshal does, except that objects read from the input
-// or the arguments print in their order.
-func (o *jqOptions) marshal(v any) ([]byte, error) {
-	if len(o.inOrder) == 0 && len(o.argOrder) == 0 && len(o.built) == 0 {
+// Set sets m[k] = v as jq's `.k = v` does on an object: an existing member keeps its place, a
+// new one goes last. m's order is the recorded one, else (one member or none, or unknown) its
+// keys sorted, as it would print.
+func (ko KeyOrder) Set(m map[string]any, k string, v any) {
+	id := mapID(m)
+	keys, ok := ko[id]
+	if !ok {
+		keys = slices.Sorted(maps.Keys(m))
+	}
+	if _, exists := m[k]; !exists {
+		keys = append(keys, k)
+	}
+	m[k] = v
+	if len(keys) > 1 {
+		ko[id] = keys
+	}
+}
+
+// Printer prints values with jq's member order where it is known: objects recorded in Input
+// or Args (read and passed through unchanged), then objects with the key set of one of the
+// filter's literals (Built, from BuiltOrders); others sorted, as gojq.
+type Printer struct {
+	Input, Args KeyOrder
+	Built       map[string][]string
+}
+
+// Marshal renders v compactly as gojq.Marshal does, with the member order above.
+func (p *Printer) Marshal(v any) ([]byte, error) {
+	if p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 {
 		return gojq.Marshal(v)
 	}
 	var b []byte
-	err := o.write(&b, v)
+	err := p.write(&b, v)
 	return b, err
 }
 
-// keysOf is the order to print m's members in.
-func (o *jqOptions) keysOf(m map[string]any) []string {
+// KeysOf is the order to print m's members in.
+func (p *Printer) KeysOf(m map[string]any) []string {
 	id := mapID(m)
-	keys, ok := o.inOrder[id]
+	keys, ok := p.Input[id]
 	if !ok {
-		keys, ok = o.argOrder[id]
+		keys, ok = p.Args[id]
 	}
 	if ok && len(keys) == len(m) {
 		return keys
 	}
 	keys = slices.Sorted(maps.Keys(m))
-	if len(keys) > 1 && len(o.built) > 0 {
-		if b := o.built[strings.Join(keys, "\x00")]; b != nil {
+	if len(keys) > 1 && len(p.Built) > 0 {
+		if b := p.Built[strings.Join(keys, "\x00")]; b != nil {
 			return b
 		}
 	}
 	return keys
 }
 
-// builtOrders finds the object literals of a filter whose keys are all written out
+func (p *Printer) write(b *[]byte, v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := p.KeysOf(x)
+		*b = append(*b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				*b = append(*b, ',')
+			}
+			kb, err := gojq.Marshal(k)
+			if err != nil {
+				return err
+			}
+			*b = append(append(*b, kb...), ':')
+			if err := p.write(b, x[k]); err != nil {
+				return err
+			}
+		}
+		*b = append(*b, '}')
+		return nil
+	case []any:
+		*b = append(*b, '[')
+		for i, e := range x {
+			if i > 0 {
+				*b = append(*b, ',')
+			}
+			if err := p.write(b, e); err != nil {
+				return err
+			}
+		}
+		*b = append(*b, ']')
+		return nil
+	}
+	s, err := gojq.Marshal(v)
+	*b = append(*b, s...)
+	return err
+}
+
+// BuiltOrders finds the object literals of a filter whose keys are all written out
 // (`{name: $n, count: 1}`, `{"a": 1, $b}`), by their key set: an object the filter prints with
 // exactly those keys was most likely built by that literal, which jq prints in written order.
 // A key set two literals write in different orders is left out (sorted, gojq's order).
-func builtOrders(q *gojq.Query) map[string][]string {
+func BuiltOrders(q *gojq.Query) map[string][]string {
 	out := map[string][]string{}
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -227,55 +297,18 @@ func addLiteral(out map[string][]string, obj *gojq.Object) {
 	out[set] = keys
 }
 
-func (o *jqOptions) write(b *[]byte, v any) error {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := o.keysOf(x)
-		*b = append(*b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				*b = append(*b, ',')
-			}
-			kb, err := gojq.Marshal(k)
-			if err != nil {
-				return err
-			}
-			*b = append(append(*b, kb...), ':')
-			if err := o.write(b, x[k]); err != nil {
-				return err
-			}
-		}
-		*b = append(*b, '}')
-		return nil
-	case []any:
-		*b = append(*b, '[')
-		for i, e := range x {
-			if i > 0 {
-				*b = append(*b, ',')
-			}
-			if err := o.write(b, e); err != nil {
-				return err
-			}
-		}
-		*b = append(*b, ']')
-		return nil
-	}
-	s, err := gojq.Marshal(v)
-	*b = append(*b, s...)
-	return err
-}
+// KeysInOrder names the Go function OrderedDefs call (gojq.WithFunction, arity 0, on objects
+// only): the input's keys in the order Printer.KeysOf gives.
+const KeysInOrder = "_mcpbash_keys_in_order"
 
-// keysInOrder is the Go function orderedDefs use: an object's keys in the order it prints.
-const keysInOrder = "_mcpbash_keys_in_order"
-
-// orderedDefs are jq definitions, put before the filter's own, of the builtins that list an
+// OrderedDefs are jq definitions, to put before the filter's own, of the builtins that list an
 // object's members in jq's order rather than gojq's sorted one.
-func orderedDefs() []*gojq.FuncDef {
-	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + keysInOrder + ` else keys end;
+func OrderedDefs() []*gojq.FuncDef {
+	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + KeysInOrder + ` else keys end;
 def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
 .`)
 	if err != nil {
-		panic("jq_order: " + err.Error()) // a constant text: a test catches it
+		panic("jqorder: " + err.Error()) // a constant text: a test catches it
 	}
 	return q.FuncDefs
 }
