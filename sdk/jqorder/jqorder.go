@@ -5,6 +5,7 @@ package jqorder
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -297,18 +298,71 @@ func addLiteral(out map[string][]string, obj *gojq.Object) {
 	out[set] = keys
 }
 
-// KeysInOrder names the Go function OrderedDefs call (gojq.WithFunction, arity 0, on objects
-// only): the input's keys in the order Printer.KeysOf gives.
-const KeysInOrder = "_mcpbash_keys_in_order"
+// KeysInOrder and MergeInOrder name the Go functions OrderedDefs call (gojq.WithFunction,
+// arity 0): an object's keys in the order Printer.KeysOf gives, and Printer.MergeInOrder.
+const (
+	KeysInOrder  = "_mcpbash_keys_in_order"
+	MergeInOrder = "_mcpbash_merge_in_order"
+)
 
-// OrderedDefs are jq definitions, to put before the filter's own, of the builtins that list an
-// object's members in jq's order rather than gojq's sorted one.
+// OrderedDefs are jq definitions, to put before the filter's own, of the builtins that list or
+// build an object's members in jq's order rather than gojq's sorted one. from_entries is
+// gojq's own definition with its final `add // {}` done by MergeInOrder.
 func OrderedDefs() []*gojq.FuncDef {
 	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + KeysInOrder + ` else keys end;
 def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
+def from_entries: map({ (.key // .Key // .name // .Name): if has("value") then .value else .Value end }) | ` + MergeInOrder + `;
+def with_entries(f): to_entries | map(f) | from_entries;
 .`)
 	if err != nil {
 		panic("jqorder: " + err.Error()) // a constant text: a test catches it
 	}
 	return q.FuncDefs
+}
+
+// MergeInOrder is `add // {}` over an array of objects (from_entries' last step) that records
+// the result's order in p.Input: a key in the place of its first object, with its last value.
+// The result is a new map, which gojq copies before changing, so the record stays true.
+func (p *Printer) MergeInOrder(v any) any {
+	arr, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("cannot iterate over: %s", typeName(v))
+	}
+	out := map[string]any{}
+	var keys []string
+	for _, e := range arr {
+		m, ok := e.(map[string]any)
+		if !ok {
+			if e == nil {
+				continue // add skips null
+			}
+			return fmt.Errorf("object and %s cannot be added", typeName(e))
+		}
+		for _, k := range p.KeysOf(m) {
+			if _, seen := out[k]; !seen {
+				keys = append(keys, k)
+			}
+			out[k] = m[k]
+		}
+	}
+	if len(keys) > 1 && p.Input != nil {
+		p.Input[mapID(out)] = keys
+	}
+	return out
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
 }

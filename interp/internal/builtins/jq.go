@@ -249,6 +249,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}),
 		gojq.WithVariables(append(slices.Clip(o.names), "$ARGS")),
 		gojq.WithInputIter(in),
+		gojq.WithFunction(jqorder.MergeInOrder, 0, 0, func(v any, _ []any) any { return o.order.MergeInOrder(v) }),
 		gojq.WithFunction(jqorder.KeysInOrder, 0, 0, func(v any, _ []any) any {
 			m := v.(map[string]any) // OrderedDefs call it on objects only
 			keys := o.order.KeysOf(m)
