@@ -185,7 +185,7 @@ func (p *Printer) KeysOf(m map[string]any) []string {
 	if !ok {
 		keys, ok = p.Args[id]
 	}
-	if ok && len(keys) == len(m) {
+	if ok && sameKeys(keys, m) {
 		return keys
 	}
 	keys = slices.Sorted(maps.Keys(m))
@@ -195,6 +195,20 @@ func (p *Printer) KeysOf(m map[string]any) []string {
 		}
 	}
 	return keys
+}
+
+// sameKeys reports whether keys are exactly m's keys (a map changed since it was recorded
+// prints sorted rather than with a stale order).
+func sameKeys(keys []string, m map[string]any) bool {
+	if len(keys) != len(m) {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Printer) write(b *[]byte, v any) error {
