@@ -148,7 +148,7 @@ func (p *orderScanner) str() string {
 func (ko KeyOrder) Set(m map[string]any, k string, v any) {
 	id := mapID(m)
 	keys, ok := ko[id]
-	if !ok {
+	if !ok || !sameKeys(keys, m) {
 		keys = slices.Sorted(maps.Keys(m))
 	}
 	if _, exists := m[k]; !exists {

@@ -73,3 +73,19 @@ func TestPrinter(t *testing.T) {
 		t.Errorf("nil KeyOrder: %s", b)
 	}
 }
+
+// TestChangedMapPrintsSorted: a recorded map changed afterwards (a key swapped for another,
+// same count) prints sorted, never with a stale order that names a missing key.
+func TestChangedMapPrintsSorted(t *testing.T) {
+	ko := KeyOrder{}
+	m := ko.Decode([]byte(`{"b":1,"a":2}`), num).(map[string]any)
+	delete(m, "b")
+	m["c"] = 3
+	if b, _ := (&Printer{Input: ko}).Marshal(m); string(b) != `{"a":2,"c":3}` {
+		t.Errorf("got %s", b)
+	}
+	ko.Set(m, "d", 4) // Set on a stale record starts from the sorted keys
+	if b, _ := (&Printer{Input: ko}).Marshal(m); string(b) != `{"a":2,"c":3,"d":4}` {
+		t.Errorf("after Set: got %s", b)
+	}
+}
