@@ -145,19 +145,11 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON.
-func rawOutput(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := gojq.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON
+// (objects sorted).
+func rawOutput(v any) string { return rawOrderedOutput(nil, v) }
 
-// rawOrderedOutput is rawOutput with jq's member order where p knows it.
+// rawOrderedOutput is rawOutput with jq's member order where p knows it (nil: none).
 func rawOrderedOutput(p *jqorder.Printer, v any) string {
 	if s, ok := v.(string); ok {
 		return s
