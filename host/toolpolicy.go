@@ -22,6 +22,22 @@ import (
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
+// policyHook runs server.d/policy.sh for a call of t.
+func (srv *Server) policyHook(ctx context.Context, t *registry.Tool, script string, allowed bool) error {
+	d := srv.cfg.Dirs
+	err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine,
+		Env: srv.cfg.Getenv, Environ: srv.cfg.Environ, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
+		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item)
+	if err == nil {
+		return nil
+	}
+	var denial *hooks.Denial
+	if errors.As(err, &denial) {
+		return &jsonrpc.Error{Code: denial.Code, Message: denial.Message, Data: denial.Data}
+	}
+	return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (%v)", t.Name, err))
+}
+
 // checkPolicy applies MCPBASH_TOOL_ALLOWLIST (when set), then server.d/policy.sh (with
 // MCPBASH_ALLOW_PROJECT_HOOKS) and server.d/policy.json (when present), which can only restrict.
 // Sandboxed tools run by default (COMPAT §7 #15).
@@ -43,14 +59,12 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 			}
 		})
 	}
-	if err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine,
-		Env: srv.cfg.Getenv, Environ: srv.cfg.Environ, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
-		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item); err != nil {
-		var denial *hooks.Denial
-		if errors.As(err, &denial) {
-			return &jsonrpc.Error{Code: denial.Code, Message: denial.Message, Data: denial.Data}
+	// Most projects have no policy.sh: look before building the hook's options (a map and
+	// closures per call otherwise). PolicyCheck looks again, so a race only costs a stat.
+	if _, err := os.Lstat(script); !errors.Is(err, os.ErrNotExist) {
+		if err := srv.policyHook(ctx, t, script, allowed); err != nil {
+			return err
 		}
-		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (%v)", t.Name, err))
 	}
 	data, err := os.ReadFile(filepath.Join(srv.cfg.Dirs.Server, "policy.json"))
 	if errors.Is(err, os.ErrNotExist) {

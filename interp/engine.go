@@ -276,14 +276,13 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	l := c.limits
-	env := c.callEnv()
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll,
-		Base: c.e.base, Parsed: c.e.parsed, Environ: env, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
-	r.Setenv(env)
+	c.setCallEnv(r.SetenvVar)
 	r.Define(c.e.prelude)
 	status, err = r.Run(ctx, pf.prog)
 	return status, c.runError(err, stderr)
@@ -292,6 +291,9 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 // runError turns an error that ended the evaluator's run into the engine's cause (nil when the
 // frame's own cause, a timeout, a cap or a cancellation, explains it).
 func (c *call) runError(err error, stderr io.Writer) error {
+	if err == nil {
+		return nil // before the targets below, which errors.As moves to the heap
+	}
 	var le *eval.LimitError
 	var ce *eval.CancelError
 	var ie *eval.InternalError

@@ -21,22 +21,27 @@ func staticEnv() []string {
 	return vars
 }
 
-// callEnv is the call's own part of its initial environment (all exported), over the engine's
-// static part: the call's scratch as HOME and its tmp directory as TMPDIR, then the job's
-// contract variables, then the engine's (a later entry wins over an earlier one of the same
-// name).
-func (c *call) callEnv() []string {
-	vars := make([]string, 0, len(c.job.Env)+len(sideFiles)+6)
-	vars = append(vars, "HOME="+c.work, "TMPDIR="+c.tmpDir)
+// setCallEnv sets the call's own part of its initial environment (all exported), over the
+// engine's static part: the call's scratch as HOME and its tmp directory as TMPDIR, then the
+// job's contract variables, then the engine's (a later one of the same name wins). It sets the
+// runner's variables directly: building K=V strings to split them again cost more than the
+// script's own first lines.
+func (c *call) setCallEnv(set func(k, v string)) {
+	set("HOME", c.work)
+	set("TMPDIR", c.tmpDir)
 	for k, v := range c.job.Env {
-		vars = append(vars, k+"="+v)
+		set(k, v)
 	}
-	vars = append(vars, "MCP_SDK="+SDKDir)
+	set("MCP_SDK", SDKDir)
 	// The side-channel files of the original's contract are created by the script when it
 	// writes them (appending works on a missing file); the server reads them after the run.
 	for k, f := range sideFiles {
-		vars = append(vars, k+"="+filepath.Join(c.work, f))
+		set(k, filepath.Join(c.work, f))
 	}
 	cancelFile := filepath.Join(c.work, ".mcp-cancelled")
-	return append(vars, "MCP_CANCEL_FILE="+cancelFile, "MCP_TOOL_CANCELLATION_FILE="+cancelFile)
+	set("MCP_CANCEL_FILE", cancelFile)
+	set("MCP_TOOL_CANCELLATION_FILE", cancelFile)
 }
+
+// callEnvVars is how many variables setCallEnv sets at most.
+func (c *call) callEnvVars() int { return len(c.job.Env) + len(sideFiles) + 5 }

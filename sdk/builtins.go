@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // IO is what an SDK builtin may touch: the call's stdio, the script's environment, and files
@@ -217,9 +219,16 @@ func byteLength(_ *State, _ context.Context, io IO, args []string) int {
 	return 0
 }
 
+// argsWithOrder is argsValue and the member order of its objects.
+func (s *State) argsWithOrder() (any, jqorder.KeyOrder) {
+	v := s.argsValue()
+	return v, s.argsOrder
+}
+
 func (s *State) argsValue() any {
 	s.argsOnce.Do(func() {
-		v, err := decodeJSON(s.Call.Args)
+		s.argsOrder = jqorder.KeyOrder{}
+		v, err := decodeOrderedJSON(s.Call.Args, s.argsOrder)
 		if err != nil || v == nil {
 			v = map[string]any{}
 		}
@@ -239,8 +248,8 @@ func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
 
 // query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
-func query(io IO, filter string, v any) int {
-	out, err := io.Filters.run(filter, v, io.Environ)
+func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
+	out, built, err := io.Filters.run(filter, v, io.Environ)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -249,25 +258,27 @@ func query(io IO, filter string, v any) int {
 		}
 		return 5
 	}
+	p := &jqorder.Printer{Input: order, Built: built}
 	for _, x := range out {
-		fmt.Fprintln(io.Stdout, rawOutput(x))
+		fmt.Fprintln(io.Stdout, rawOrderedOutput(p, x))
 	}
 	return 0
 }
 
 // value evaluates a filter to one string ("" for null or no result).
-func value(io IO, filter string, v any) (string, error) {
-	out, err := io.Filters.run(filter, v, io.Environ)
+func value(io IO, filter string, v any, order jqorder.KeyOrder) (string, error) {
+	out, built, err := io.Filters.run(filter, v, io.Environ)
 	if err != nil {
 		return "", err
 	}
+	p := &jqorder.Printer{Input: order, Built: built}
 	var parts []string
 	for _, x := range out {
 		if x == nil {
 			parts = append(parts, "null")
 			continue
 		}
-		parts = append(parts, rawOutput(x))
+		parts = append(parts, rawOrderedOutput(p, x))
 	}
 	return strings.Join(parts, "\n"), nil
 }
@@ -277,7 +288,8 @@ func argsGet(s *State, _ context.Context, io IO, args []string) int {
 		fmt.Fprintln(io.Stderr, "mcp_args_get: filter required")
 		return 2
 	}
-	return query(io, args[0], s.argsValue())
+	args0, order := s.argsWithOrder()
+	return query(io, args[0], args0, order)
 }
 
 // failWith records a JSON-RPC failure, prints it to stdout and the message to stderr (as
@@ -298,7 +310,8 @@ func argsRequire(s *State, _ context.Context, io IO, args []string) int {
 	if len(args) == 0 {
 		return s.failWith(io, -32602, "mcp_args_require: filter required", nil)
 	}
-	v, err := value(io, args[0], s.argsValue())
+	a, order := s.argsWithOrder()
+	v, err := value(io, args[0], a, order)
 	if err != nil || v == "" || v == "null" {
 		msg := args[0] + " is required"
 		if len(args) > 1 && args[1] != "" {
@@ -333,7 +346,8 @@ func argsBool(s *State, _ context.Context, io IO, args []string) int {
 	if err != nil || len(pos) == 0 {
 		return s.failWith(io, -32602, "mcp_args_bool: usage: mcp_args_bool FILTER [--default true|false]", nil)
 	}
-	v, _ := value(io, pos[0], s.argsValue())
+	a, order := s.argsWithOrder()
+	v, _ := value(io, pos[0], a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
@@ -357,7 +371,8 @@ func argsInt(s *State, _ context.Context, io IO, args []string) int {
 		return s.failWith(io, -32602, "mcp_args_int: usage: mcp_args_int FILTER [--default N] [--min N] [--max N]", nil)
 	}
 	f := pos[0]
-	v, _ := value(io, f, s.argsValue())
+	a, order := s.argsWithOrder()
+	v, _ := value(io, f, a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
@@ -386,16 +401,19 @@ func argsInt(s *State, _ context.Context, io IO, args []string) int {
 	return 0
 }
 
-func (s *State) metaValue() any {
-	v, err := decodeJSON(s.Call.Meta)
+// metaValue is the call's _meta and the member order of its objects.
+func (s *State) metaValue() (any, jqorder.KeyOrder) {
+	order := jqorder.KeyOrder{}
+	v, err := decodeOrderedJSON(s.Call.Meta, order)
 	if err != nil || v == nil {
-		return map[string]any{}
+		return map[string]any{}, nil
 	}
-	return v
+	return v, order
 }
 
 func metaRaw(s *State, _ context.Context, io IO, _ []string) int {
-	fmt.Fprintln(io.Stdout, compactJSON(s.metaValue()))
+	v, order := s.metaValue()
+	fmt.Fprintln(io.Stdout, rawOrderedOutput(&jqorder.Printer{Input: order}, v))
 	return 0
 }
 
@@ -404,7 +422,8 @@ func metaGet(s *State, _ context.Context, io IO, args []string) int {
 		fmt.Fprintln(io.Stderr, "mcp_meta_get: filter required")
 		return 2
 	}
-	return query(io, args[0], s.metaValue())
+	v, order := s.metaValue()
+	return query(io, args[0], v, order)
 }
 
 func isCancelled(s *State, ctx context.Context, _ IO, _ []string) int {
@@ -500,18 +519,19 @@ func emitText(_ *State, _ context.Context, io IO, args []string) int {
 
 func emitJSON(_ *State, _ context.Context, io IO, args []string) int {
 	in := strings.Join(args, " ")
-	v, err := decodeJSON([]byte(in))
+	o := newOrdered()
+	v, err := o.decode([]byte(in))
 	if err != nil {
 		fmt.Fprintln(io.Stderr, "mcp_emit_json: invalid JSON")
 		return 1
 	}
-	fmt.Fprintln(io.Stdout, compactJSON(v))
+	fmt.Fprintln(io.Stdout, o.encode(v))
 	return 0
 }
 
 // toolResult is a CallToolResult built by the SDK, with members in the original's order.
-func toolResult(text string, structured any, isError bool) string {
-	return `{"content":[{"type":"text","text":` + jsonString(text) + `}],"structuredContent":` + compactJSON(structured) +
+func toolResult(o *ordered, text string, structured any, isError bool) string {
+	return `{"content":[{"type":"text","text":` + jsonString(text) + `}],"structuredContent":` + o.encode(structured) +
 		`,"isError":` + strconv.FormatBool(isError) + `}`
 }
 
@@ -532,12 +552,14 @@ func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
 	if len(args) > 0 {
 		in = args[0]
 	}
-	v, err := decodeJSON([]byte(in))
+	o := newOrdered()
+	v, err := o.decode([]byte(in))
 	if err != nil {
 		return resultError(s, ctx, io, []string{`{"type":"internal_error","message":"mcp_result_success: invalid JSON input"}`})
 	}
-	env := map[string]any{"success": true, "result": v}
-	text := `{"success":true,"result":` + compactJSON(v) + `}`
+	compact := o.encode(v)
+	env := o.object("success", true, "result", v)
+	text := `{"success":true,"result":` + compact + `}`
 	if max := s.maxText(args, 1); len(text) > max {
 		switch x := v.(type) {
 		case map[string]any:
@@ -545,11 +567,11 @@ func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
 		case []any:
 			text = fmt.Sprintf("Success: array with %d items", len(x))
 		default:
-			r := []rune(compactJSON(v))
+			r := []rune(compact)
 			text = string(r[:min(100, len(r))])
 		}
 	}
-	fmt.Fprintln(io.Stdout, toolResult(text, env, false))
+	fmt.Fprintln(io.Stdout, toolResult(o, text, env, false))
 	return 0
 }
 
@@ -558,47 +580,60 @@ func resultError(s *State, _ context.Context, io IO, args []string) int {
 	if len(args) > 0 {
 		in = args[0]
 	}
+	o := newOrdered()
 	e := map[string]any{}
-	if v, err := decodeJSON([]byte(in)); err == nil {
+	if v, err := o.decode([]byte(in)); err == nil {
 		if m, ok := v.(map[string]any); ok {
 			e = m
 		} else if str, ok := v.(string); ok {
-			e["message"] = str
+			o.set(e, "message", str)
 		}
 	} else if strings.TrimSpace(in) != "" {
-		e["message"] = in
+		o.set(e, "message", in)
 	}
-	if t, _ := e["type"].(string); t == "" {
-		e["type"] = "internal_error"
+	// As the original's `.type = ... | .message = ...`: a member keeps its place, a new one
+	// goes last.
+	if t := e["type"]; t == nil || t == "" || t == false {
+		o.set(e, "type", "internal_error")
 	}
-	if m, _ := e["message"].(string); m == "" {
-		e["message"] = "Unknown error"
+	msg := e["message"]
+	if msg == nil || msg == "" || msg == false {
+		msg = "Unknown error"
+		o.set(e, "message", msg)
 	}
-	fmt.Fprintln(io.Stdout, toolResult(e["message"].(string), map[string]any{"success": false, "error": e}, true))
+	fmt.Fprintln(io.Stdout, toolResult(o, o.raw(msg), o.object("success", false, "error", e), true))
 	return 0
 }
 
 func errorResult(s *State, ctx context.Context, io IO, args []string) int {
-	pos, opts, err := flags(args, "--hint", "--data")
+	pos, _, err := flags(args, "--hint", "--data")
 	if err != nil || len(pos) < 2 {
 		fmt.Fprintln(io.Stderr, "mcp_error: usage: mcp_error TYPE MESSAGE [--hint H] [--data JSON]")
 		return 1
 	}
-	e := map[string]any{"type": pos[0], "message": pos[1]}
-	if h, ok := opts["--hint"]; ok {
-		e["hint"] = h[0]
-	}
-	if d, ok := opts["--data"]; ok {
-		if v, err := decodeJSON([]byte(d[0])); err == nil {
-			e["data"] = v
-		} else {
-			e["data"] = map[string]any{"_invalid_json": d[0]}
+	o := newOrdered()
+	e := o.object("type", pos[0], "message", pos[1])
+	// The options in the order given, as the original's loop applies them: a member's first
+	// option places it, its last one gives its value.
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--hint" && args[i] != "--data" || i+1 >= len(args) {
+			continue
 		}
+		v := args[i+1]
+		if args[i] == "--hint" {
+			o.set(e, "hint", v)
+		} else if d, err := o.decode([]byte(v)); err == nil {
+			o.set(e, "data", d)
+		} else {
+			o.set(e, "data", o.object("_invalid_json", v))
+		}
+		i++
 	}
+	text := o.encode(e)
 	if s.Call.Sink != nil {
-		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(compactJSON(e)))
+		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(text))
 	}
-	return resultError(s, ctx, io, []string{compactJSON(e)})
+	return resultError(s, ctx, io, []string{text})
 }
 
 func resultWithResource(s *State, ctx context.Context, io IO, args []string) int {
@@ -771,7 +806,8 @@ func requirePath(s *State, _ context.Context, io IO, args []string) int {
 	f := args[0]
 	single := slices.Contains(args[1:], "--default-to-single-root")
 	allowEmpty := slices.Contains(args[1:], "--allow-empty")
-	v, _ := value(io, f, s.argsValue())
+	a, order := s.argsWithOrder()
+	v, _ := value(io, f, a, order)
 	if v == "null" {
 		v = ""
 	}
@@ -892,12 +928,13 @@ func configGet(s *State, _ context.Context, io IO, args []string) int {
 		return 1
 	}
 	var cfg any = map[string]any{}
+	order := jqorder.KeyOrder{}
 	if raw := io.Getenv("MCP_CONFIG_JSON"); raw != "" {
-		if v, err := decodeJSON([]byte(raw)); err == nil {
+		if v, err := decodeOrderedJSON([]byte(raw), order); err == nil {
 			cfg = v
 		}
 	}
-	v, err := value(io, pos[0], cfg)
+	v, err := value(io, pos[0], cfg, order)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
 		return 5

@@ -128,11 +128,11 @@ func TestPreludeDefinesOnlyShellFunctions(t *testing.T) {
 func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	var fc FilterCache
 	for _, want := range []string{"one", "two"} {
-		out, err := fc.run(`$ENV.X`, nil, func() []string { return []string{"X=" + want} })
+		out, _, err := fc.run(`$ENV.X`, nil, func() []string { return []string{"X=" + want} })
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("$ENV.X = %v %v, want %s", out, err, want)
 		}
-		out, err = fc.run(`env.X`, nil, func() []string { return []string{"X=" + want} })
+		out, _, err = fc.run(`env.X`, nil, func() []string { return []string{"X=" + want} })
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("env.X = %v %v, want %s", out, err, want)
 		}
@@ -141,7 +141,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 		t.Errorf("environment-reading filters cached: %v", fc.m)
 	}
 	for _, in := range []string{"Ada", "Bob"} {
-		out, err := fc.run(`.name // "World"`, map[string]any{"name": in}, nil)
+		out, _, err := fc.run(`.name // "World"`, map[string]any{"name": in}, nil)
 		if err != nil || len(out) != 1 || out[0] != in {
 			t.Fatalf("got %v %v, want %s", out, err, in)
 		}
@@ -149,7 +149,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	if len(fc.m) != 1 {
 		t.Errorf("filter not cached: %v", fc.m)
 	}
-	if _, err := fc.run(`.[`, nil, nil); err == nil {
+	if _, _, err := fc.run(`.[`, nil, nil); err == nil {
 		t.Error("broken filter compiled")
 	}
 }

@@ -7,12 +7,15 @@ import (
 	"sync"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
 // backs the environment, so a filter can never see the server's own.
 func runFilter(filter string, input any, environ func() []string) ([]any, error) {
-	return (*FilterCache)(nil).run(filter, input, environ)
+	out, _, err := (*FilterCache)(nil).run(filter, input, environ)
+	return out, err
 }
 
 // FilterCache keeps compiled jq filters of the SDK helpers (mcp_args_get and friends), keyed
@@ -22,45 +25,52 @@ func runFilter(filter string, input any, environ func() []string) ([]any, error)
 // variables. A nil *FilterCache compiles every time. It is safe for concurrent use.
 type FilterCache struct {
 	mu sync.Mutex
-	m  map[string]*gojq.Code
+	m  map[string]*compiledFilter
+}
+
+// compiledFilter is a compiled filter and the member orders of its object literals
+// (jqorder.BuiltOrders), for printing its results as jq does.
+type compiledFilter struct {
+	code  *gojq.Code
+	built map[string][]string
 }
 
 // maxCachedFilters bounds the cache: filters come from scripts and could be generated.
 const maxCachedFilters = 1024
 
-// run is runFilter through the cache.
-func (fc *FilterCache) run(filter string, input any, environ func() []string) ([]any, error) {
-	code, err := fc.compile(filter, environ)
+// run is runFilter through the cache; it also returns the filter's literal orders.
+func (fc *FilterCache) run(filter string, input any, environ func() []string) ([]any, map[string][]string, error) {
+	cf, err := fc.compile(filter, environ)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []any
-	iter := code.Run(input)
+	iter := cf.code.Run(input)
 	for {
 		v, ok := iter.Next()
 		if !ok {
-			return out, nil
+			return out, cf.built, nil
 		}
 		if e, isErr := v.(error); isErr {
 			if h, halt := e.(*gojq.HaltError); halt && h.Value() == nil {
-				return out, nil
+				return out, cf.built, nil
 			}
-			return out, e
+			return out, cf.built, e
 		}
 		out = append(out, v)
 		if len(out) > 1_000_000 {
-			return out, fmt.Errorf("too many results")
+			return out, cf.built, fmt.Errorf("too many results")
 		}
 	}
 }
 
-func (fc *FilterCache) compile(filter string, environ func() []string) (*gojq.Code, error) {
+func (fc *FilterCache) compile(filter string, environ func() []string) (*compiledFilter, error) {
 	if fc != nil {
 		fc.mu.Lock()
-		code := fc.m[filter]
+		cf := fc.m[filter]
 		fc.mu.Unlock()
-		if code != nil {
-			return code, nil
+		if cf != nil {
+			return cf, nil
 		}
 	}
 	q, err := gojq.Parse(filter)
@@ -78,15 +88,25 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*gojq.Co
 	if err != nil {
 		return nil, compileError{err}
 	}
+	cf := &compiledFilter{code: code, built: jqorder.BuiltOrders(q)}
 	if fc != nil && !readsEnv {
 		fc.mu.Lock()
 		if fc.m == nil || len(fc.m) >= maxCachedFilters {
-			fc.m = map[string]*gojq.Code{}
+			fc.m = map[string]*compiledFilter{}
 		}
-		fc.m[filter] = code
+		fc.m[filter] = cf
 		fc.mu.Unlock()
 	}
-	return code, nil
+	return cf, nil
+}
+
+// decodeOrderedJSON is decodeJSON that also records the member order of the objects it reads
+// in order (jqorder).
+func decodeOrderedJSON(raw []byte, order jqorder.KeyOrder) (any, error) {
+	if !json.Valid(raw) {
+		return decodeJSON(raw) // its error (or, if it accepts what Valid does not, its value)
+	}
+	return order.Decode(raw, func(n json.Number) any { return normalizeNumbers(n) }), nil
 }
 
 // decodeJSON parses one JSON value with numbers kept exact, in the form gojq expects.
@@ -125,12 +145,16 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON.
-func rawOutput(v any) string {
+// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON
+// (objects sorted).
+func rawOutput(v any) string { return rawOrderedOutput(nil, v) }
+
+// rawOrderedOutput is rawOutput with jq's member order where p knows it (nil: none).
+func rawOrderedOutput(p *jqorder.Printer, v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	b, err := gojq.Marshal(v)
+	b, err := p.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // BashSDK is sdk/bash/tool-sdk.sh, the SDK native-mode tools source (Bash 3.2 syntax).
@@ -155,8 +157,9 @@ type State struct {
 
 	// The call's arguments, decoded once: tools read them with several mcp_args_* calls, and
 	// gojq never modifies its input.
-	argsOnce sync.Once
-	args     any
+	argsOnce  sync.Once
+	args      any
+	argsOrder jqorder.KeyOrder // the member order of args' objects, read-only once set
 }
 
 // NewState starts the SDK state of a call; cancelled reports whether the call was cancelled.

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 func init() { register("jq", jq) }
@@ -30,12 +32,17 @@ type jqOptions struct {
 	names       []string
 	values      []any
 	positional  []any
+	// sortKeys is -S; order prints objects in jq's member order where it is known (the
+	// arguments', the current input's, the filter's literals': sdk/jqorder).
+	sortKeys bool
+	order    jqorder.Printer
+	inBytes  int // the input text order.Input covers (jqorder.MaxOrderedInput)
 }
 
 // jq is gojq with the CLI options tool scripts use. Files are read through the sandbox;
 // $ENV and env see only the script's exported variables; modules cannot be loaded.
 func jq(ctx context.Context, env *Env, argv []string) int {
-	o := jqOptions{pretty: true, indent: 2}
+	o := jqOptions{pretty: true, indent: 2, order: jqorder.Printer{Args: jqorder.KeyOrder{}, Input: jqorder.KeyOrder{}}}
 	args := argv[1:]
 	filterSet := false
 	restArgs, restJSON, optsDone := false, false, false
@@ -49,7 +56,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			case restArgs:
 				o.positional = append(o.positional, validUTF8(a))
 			case restJSON:
-				v, err := decodeOne([]byte(a))
+				v, err := decodeOne([]byte(a), o.order.Args)
 				if err != nil {
 					return errorf(env, 2, "jq", "Invalid JSON text passed to --jsonargs")
 				}
@@ -76,7 +83,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "--argjson takes two parameters (e.g. --argjson varname text)")
 			}
-			v, err := decodeOne([]byte(args[i+2]))
+			v, err := decodeOne([]byte(args[i+2]), o.order.Args)
 			if err != nil {
 				return errorf(env, 2, "jq", "Invalid JSON text passed to --argjson")
 			}
@@ -86,7 +93,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			if !need(2) {
 				return errorf(env, 2, "jq", "%s takes two parameters (e.g. %s varname filename)", a, a)
 			}
-			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2])
+			v, status := jqLoadFile(ctx, env, a, args[i+1], args[i+2], o.order.Args)
 			if status != 0 {
 				return status
 			}
@@ -119,7 +126,7 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 		case "--ascii-output":
 			o.ascii = true
 		case "--sort-keys":
-			// gojq always prints object keys sorted.
+			o.sortKeys = true
 		case "--raw-input":
 			o.rawInput = true
 		case "--monochrome-output", "--unbuffered":
@@ -144,7 +151,9 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 					o.slurp = true
 				case 'a':
 					o.ascii = true
-				case 'S', 'M':
+				case 'S':
+					o.sortKeys = true
+				case 'M':
 				case 'R':
 					o.rawInput = true
 				default:
@@ -168,7 +177,7 @@ func (o *jqOptions) bind(name string, v any) {
 
 // jqLoadFile reads the file of --slurpfile or --rawfile through the sandbox. "-" is a file
 // name here, as in jq, not stdin.
-func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int) {
+func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqorder.KeyOrder) (any, int) {
 	p := file
 	if p == "-" {
 		p = "./-"
@@ -185,7 +194,7 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string) (any, int
 		}
 		return validUTF8(string(data)), 0
 	}
-	vals, err := decodeStream(ctxReader{ctx, r})
+	vals, err := decodeStream(ctxReader{ctx, r}, order)
 	if err != nil {
 		return nil, errorf(env, 2, "jq", "Bad JSON in %s %s %s: %v", opt, name, file, err)
 	}
@@ -208,8 +217,9 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
 		return 3
 	}
-	// jq's own definitions that gojq lacks; the script's definitions come after and win.
-	q.FuncDefs = append(slices.Clone(jqPrelude().FuncDefs), q.FuncDefs...)
+	o.order.Built = jqorder.BuiltOrders(q)
+	// jq's own definitions that gojq lacks, then the ordered ones; the filter's own win.
+	q.FuncDefs = append(append(slices.Clone(jqPrelude().FuncDefs), jqorder.OrderedDefs()...), q.FuncDefs...)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -241,6 +251,16 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}),
 		gojq.WithVariables(append(slices.Clip(o.names), "$ARGS")),
 		gojq.WithInputIter(in),
+		gojq.WithFunction(jqorder.MergeInOrder, 0, 0, func(v any, _ []any) any { return o.order.MergeInOrder(v) }),
+		gojq.WithFunction(jqorder.KeysInOrder, 0, 0, func(v any, _ []any) any {
+			m := v.(map[string]any) // OrderedDefs call it on objects only
+			keys := o.order.KeysOf(m)
+			out := make([]any, len(keys))
+			for i, k := range keys {
+				out[i] = k
+			}
+			return out
+		}),
 		gojq.WithFunction("input_filename", 0, 0, func(any, []any) any {
 			switch src.name {
 			case "":
@@ -325,6 +345,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 			if !ok || !run(v) {
 				break
 			}
+			// Its results are printed: forget the input's objects, so a long stream is not
+			// held (`input`/`inputs` read within the run, so their objects were still known).
+			if clear(o.order.Input); o.order.Input == nil {
+				o.order.Input = jqorder.KeyOrder{}
+			}
+			o.inBytes = 0
 		}
 	}
 	if err := w.Flush(); err != nil && ctx.Err() == nil {
@@ -446,7 +472,7 @@ func (in *jqInput) read() (any, error) {
 		b, err := readAll(in.src.ctx, in.src)
 		return validUTF8(string(b)), err
 	case in.o.slurp:
-		all, err := decodeAll(in.dec)
+		all, err := decodeAll(in.dec, in.o.order.Input)
 		if all == nil {
 			all = []any{}
 		}
@@ -461,14 +487,17 @@ func (in *jqInput) read() (any, error) {
 		}
 		return validUTF8(string(line)), nil
 	}
-	var v any
-	if err := in.dec.Decode(&v); err != nil {
+	var raw json.RawMessage
+	if err := in.dec.Decode(&raw); err != nil {
 		if err == io.ErrUnexpectedEOF {
 			err = errUnfinishedJSON
 		}
 		return nil, err
 	}
-	return normalize(v), nil
+	if in.o.inBytes += len(raw); in.o.inBytes > jqorder.MaxOrderedInput {
+		in.o.order.Input = nil // the rest of this input prints sorted (sdk/jqorder)
+	}
+	return in.o.order.Input.Decode(raw, normalizeNumber), nil
 }
 
 // validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as jq does with text.
@@ -493,11 +522,11 @@ func validUTF8(s string) string {
 var errUnfinishedJSON = errors.New("unfinished JSON term at EOF")
 
 // decodeAll reads every JSON value left in dec.
-func decodeAll(dec *json.Decoder) ([]any, error) {
+func decodeAll(dec *json.Decoder, order jqorder.KeyOrder) ([]any, error) {
 	var out []any
 	for {
-		var v any
-		err := dec.Decode(&v)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if err == io.EOF {
 			return out, nil
 		}
@@ -507,22 +536,22 @@ func decodeAll(dec *json.Decoder) ([]any, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, normalize(v))
+		out = append(out, order.Decode(raw, normalizeNumber))
 	}
 }
 
-func decodeStream(r io.Reader) ([]any, error) {
+func decodeStream(r io.Reader, order jqorder.KeyOrder) ([]any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	vals, err := decodeAll(dec)
+	vals, err := decodeAll(dec, order)
 	if vals == nil {
 		vals = []any{}
 	}
 	return vals, err
 }
 
-func decodeOne(b []byte) (any, error) {
-	vals, err := decodeStream(bytes.NewReader(b))
+func decodeOne(b []byte, order jqorder.KeyOrder) (any, error) {
+	vals, err := decodeStream(bytes.NewReader(b), order)
 	if err != nil {
 		return nil, err
 	}
@@ -531,6 +560,9 @@ func decodeOne(b []byte) (any, error) {
 	}
 	return vals[0], nil
 }
+
+// normalizeNumber is normalize for one number (jqorder.KeyOrder.Decode).
+func normalizeNumber(n json.Number) any { return normalize(n) }
 
 // normalize turns json.Number into the number types gojq computes with.
 func normalize(v any) any {
@@ -562,9 +594,16 @@ var jqPrelude = sync.OnceValue(func() *gojq.Query {
 	return q
 })
 
-// encode renders v as jq would with the given options (gojq's encoder sorts object keys).
+// encode renders v as jq would with the given options: objects read from the input or the
+// arguments keep their order, others print sorted (gojq's encoder).
 func encode(v any, o *jqOptions, compact bool) string {
-	b, err := gojq.Marshal(v)
+	var b []byte
+	var err error
+	if o.sortKeys {
+		b, err = gojq.Marshal(v)
+	} else {
+		b, err = o.order.Marshal(v)
+	}
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // jqFiles are added to the fixture root for the jq tests. Object keys are written sorted: gojq
@@ -76,6 +78,24 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{"", []string{"jq", "-n", `{"a":{},"b":[],"c":[{}]}`}}, {"", []string{"jq", "-n", `"\u007f\u0000\u001f\"\\"`}},
 		{"", []string{"jq", "-n", "0.1+0.2, 3.0+0, 1.5e300*1, 1e1000, -1e1000, 100, 123456789012, 1/3"}}, {"", []string{"jq", "-n", "1", "--"}},
 		{"", []string{"jq", "--null-input", "--exit-status", "false"}},
+		// Objects read and passed through unchanged keep their member order (jq_order.go).
+		{`{"b":1,"a":{"d":1,"c":2},"a":{"z":[{"y":0,"x":1}],"w":2}}`, []string{"jq", "."}},
+		{`{"z":1,"y":{"x":2,"w":3}} {"k":[{"m":1,"l":2}],"j":0}`, []string{"jq", "-c", ".y // .k[0]"}},
+		{`[{"id":2,"b":"x","a":1},{"id":1,"b":"y","a":0}]`, []string{"jq", "-c", "sort_by(.id)[], map(select(.a > 0))"}},
+		{`{"z":1,"y":2}`, []string{"jq", "-cs", "."}}, {`{"z":1,"y":2}`, []string{"jq", "-c", "[., .]"}},
+		{"", []string{"jq", "-nc", "--argjson", "v", `{"q":1,"p":[{"s":1,"r":2}]}`, "$v, $v.p"}},
+		{`{"z":1,"y":2}`, []string{"jq", "-S", "-c", "."}}, {`{"z":1,"y":2}`, []string{"jq", "--tab", "."}},
+		{`{"b":1,"a":2,"c":{"z":0,"y":1}}`, []string{"jq", "-c", `to_entries, keys_unsorted, keys, (.c|to_entries[]|"\(.key)=\(.value)")`}},
+		{`[5,6]`, []string{"jq", "-c", "to_entries, keys_unsorted"}}, {`3`, []string{"jq", "-c", "keys_unsorted"}},
+		{"", []string{"jq", "-nc", `def to_entries: "mine"; {a:1}|to_entries`}},
+		{`{"b":1,"a":2,"c":null}`, []string{"jq", "-c", `with_entries(select(.value != null)), with_entries(.value |= tostring), (to_entries|from_entries), with_entries(.key |= ascii_upcase)`}},
+		{`[{"key":"z","value":1},{"name":"x","value":3},{"key":"z","value":4}]`, []string{"jq", "-c", "from_entries"}},
+		{"", []string{"jq", "-nc", `{b: 1, a: 2} | to_entries | sort_by(.key) | from_entries`}},
+		{`[]`, []string{"jq", "-c", "from_entries"}}, {`[{"key":1,"value":2}]`, []string{"jq", "-c", "from_entries"}},
+		{`{"b":{"y":1,"x":2},"a":1}`, []string{"jq", "-c", "with_entries(.)"}},
+		// Objects built by a literal whose keys are all written out print in written order.
+		{"", []string{"jq", "-nc", "--arg", "n", "x", `{name: $n, count: 2, "a b": [{y: 1, x: 2}], $n}`}},
+		{`{"v":3}`, []string{"jq", "-c", `{z: .v, a: {d: 1, c: 2}}`}},
 		// Empty and whitespace-only input runs the filter on nothing.
 		{"", []string{"jq", "."}}, {"  \n\t", []string{"jq", "."}}, {"", []string{"jq", "-c", "-s", "."}}, {"", []string{"jq", "-R", "."}},
 		{"", []string{"jq", "-Rs", "."}}, {"", []string{"jq", "-sn", "."}},
@@ -237,8 +257,14 @@ func TestJqDiffersFromRealJq(t *testing.T) {
 		errHas string
 		why    string
 	}{
-		{`{"b":1,"a":{"d":1,"c":2}}`, []string{"jq", "-c", "."}, `{"a":{"c":2,"d":1},"b":1}` + "\n", 0, "",
-			"gojq always sorts object keys (documented); jq keeps input order unless -S"},
+		{`{"b":1,"a":{"d":1,"c":2}}`, []string{"jq", "-c", ".c = 3"}, `{"a":{"d":1,"c":2},"b":1,"c":3}` + "\n", 0, "",
+			"an object the filter changed prints sorted (documented); jq keeps its order and appends c"},
+		{`{"v":3}`, []string{"jq", "-c", `{"k": .v, "\(.v)": 1}`}, `{"3":1,"k":3}` + "\n", 0, "", "a literal with a computed key prints sorted (jq: k first)"},
+		{"", []string{"jq", "-nc", "{z: 1} + {a: 2}"}, `{"a":2,"z":1}` + "\n", 0, "", "an object no one literal built prints sorted; jq keeps construction order"},
+		{"", []string{"jq", "-nc", "{z: 1, a: 2}, {a: 3, z: 4}"}, `{"a":2,"z":1}` + "\n" + `{"a":3,"z":4}` + "\n", 0, "",
+			"two literals with one key set in two orders: sorted (jq: z,a then a,z)"},
+		{"", []string{"jq", "-nc", `{b: 1, a: 2} | to_entries | sort_by(.key) | map({(.key): .value}) | add`}, `{"b":1,"a":2}` + "\n", 0, "",
+			"an object with a literal's key set is printed in the literal's order, however it was built (jq: a,b)"},
 		{"", []string{"jq", "-nc", "$ARGS", "--args", "a"}, `{"named":{},"positional":["a"]}` + "\n", 0, "", "sorted keys again"},
 		{"", []string{"jq", "-n", "1e16, 1e20, 1e-7, -0"}, "10000000000000000\n100000000000000000000\n1e-7\n0\n", 0, "",
 			"gojq prints numbers in Go's shortest form and has no -0; jq 1.6 uses %.17g (1e+16, 1e-07, -0)"},
@@ -513,5 +539,18 @@ func TestJqStopsOnWriteError(t *testing.T) {
 		}
 	case <-time.After(hung):
 		t.Fatal("jq kept going after its output failed")
+	}
+}
+
+// TestJqOrderBound: member order is kept for at most jqorder.MaxOrderedInput bytes of one input's text;
+// a bigger input prints sorted (gojq's order) rather than pinning all of it in memory, and the
+// next input is ordered again.
+func TestJqOrderBound(t *testing.T) {
+	te := jqRoot(t)
+	big := `{"z":1,"a":"` + strings.Repeat("x", jqorder.MaxOrderedInput) + `"}`
+	out, errOut, rc := te.run(t, `{"z":1,"a":2} `+big+` {"y":1,"b":2}`, "jq", "-c", ".")
+	want := `{"z":1,"a":2}` + "\n" + `{"a":"` + strings.Repeat("x", jqorder.MaxOrderedInput) + `","z":1}` + "\n" + `{"y":1,"b":2}` + "\n"
+	if rc != 0 || out != want {
+		t.Fatalf("rc %d, stderr %q, output (%d bytes) differs from the expected %d bytes: %.80q", rc, errOut, len(out), len(want), out)
 	}
 }

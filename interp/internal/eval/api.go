@@ -151,6 +151,10 @@ type Config struct {
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string
 	Base    *Base
+	// Vars is how many variables the caller sets with SetenvVar after New (sizes the scope).
+	Vars int
+	// Home is the virtual user's home for ~ when HOME is unset ("": Environ's HOME, else /).
+	Home string
 	// Parsed keeps text parsed at run time (sourced files, eval and trap strings); an engine
 	// shares one between runs (nil: each run has its own).
 	Parsed *ParseCache

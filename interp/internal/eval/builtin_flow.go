@@ -40,13 +40,15 @@ func (r *Runner) runText(text, what string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
-	src, stmts, err := r.parseCached(text)
+	src, stmts, clean, err := r.parseCached(text)
 	if err != nil {
 		return r.raise(r.syntaxRefusal(what, err))
 	}
 	src = src.withLineBase(r.lineno - 1)
-	if refs := checkStmts(src, stmts); len(refs) > 0 {
-		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+	if !clean {
+		if refs := checkStmts(src, stmts); len(refs) > 0 {
+			return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+		}
 	}
 	saved := r.cur
 	r.cur = src
@@ -115,7 +117,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
-	src, stmts, perr := r.c.parsed.parse(file, data)
+	src, stmts, clean, perr := r.c.parsed.parse(file, data)
 	if perr != nil {
 		// Bash runs the lines before the syntax error.
 		prog, _ := Parse(file, []byte(data))
@@ -123,8 +125,10 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 			src, stmts = prog.src, prog.stmts
 		}
 	}
-	if refs := checkStmts(src, stmts); len(refs) > 0 {
-		return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+	if !clean {
+		if refs := checkStmts(src, stmts); len(refs) > 0 {
+			return r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+		}
 	}
 	savedParams := r.params
 	if len(args) > 0 {

@@ -13,20 +13,22 @@ import (
 // callLine is the LINENO of a simple command: bash records the line its reader is on after
 // the token following the command's first word.
 func callLine(ce *syntax.CallExpr) syntax.Pos {
-	var words []syntax.Node
+	// The second word (assignments first), or the only one; no slice: this runs per command.
+	var last syntax.Node
+	n := 0
 	for _, a := range ce.Assigns {
-		words = append(words, a)
-		if len(words) == 2 {
+		if n == 2 {
 			break
 		}
+		last, n = a, n+1
 	}
 	for _, w := range ce.Args {
-		if len(words) == 2 {
+		if n == 2 {
 			break
 		}
-		words = append(words, w)
+		last, n = w, n+1
 	}
-	return words[len(words)-1].End()
+	return last.End()
 }
 
 // callExpr runs a simple command.

@@ -699,6 +699,9 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 
 // homeDir is the virtual user's home when HOME is unset.
 func (r *Runner) homeDir() string {
+	if r.c.cfg.Home != "" {
+		return r.c.cfg.Home
+	}
 	for _, kv := range r.c.cfg.Environ {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
 			return v

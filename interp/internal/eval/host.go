@@ -163,6 +163,13 @@ func (r *Runner) Setenv(environ []string) {
 	}
 }
 
+// SetenvVar is Setenv for one exported variable, without building its K=V string.
+func (r *Runner) SetenvVar(k, v string) {
+	if validName(k) {
+		r.scopes[0].vars[k] = variable{attrs: attrExport, set: true, str: v}
+	}
+}
+
 // SetOption reports whether name is a `set -o` option and whether the evaluator reproduces it
 // (bash's -o invocation flag).
 func SetOption(name string) (supported, ok bool) {

@@ -9,12 +9,21 @@ import (
 // text above maxCachedText every time, and starts over at its count and byte bounds.
 func TestParseCacheBounds(t *testing.T) {
 	p := NewParseCache()
-	a, _, _ := p.parse("f.sh", "echo a\n")
-	b, _, _ := p.parse("f.sh", "echo a\n")
+	a, _, clean, _ := p.parse("f.sh", "echo a\n")
+	b, _, _, _ := p.parse("f.sh", "echo a\n")
 	if a != b {
 		t.Fatal("same name and text parsed twice")
 	}
-	if c, _, _ := p.parse("g.sh", "echo a\n"); c == a {
+	if !clean {
+		t.Fatal("plain text not marked clean: every use would run the static check again")
+	}
+	// A refused construct is never marked clean, from the cache or not: the caller's check must run.
+	for range 2 {
+		if _, _, clean, _ := p.parse("r.sh", "coproc cat\n"); clean {
+			t.Fatal("text with a refused construct (coproc) marked clean")
+		}
+	}
+	if c, _, _, _ := p.parse("g.sh", "echo a\n"); c == a {
 		t.Fatal("another name shares a parse (its messages would name the wrong file)")
 	}
 	big := "echo " + strings.Repeat("x", maxCachedText) + "\n"

@@ -278,6 +278,7 @@ type parsedText struct {
 	src   *source
 	stmts []*syntax.Stmt
 	err   error
+	clean bool // parsed, and checkStmts refuses nothing in it
 }
 
 // Bounds of a ParseCache: a text above maxCachedText is parsed on every use; the cache
@@ -291,26 +292,30 @@ const (
 // NewParseCache returns an empty cache, safe for concurrent use.
 func NewParseCache() *ParseCache { return &ParseCache{m: map[parseKey]parsedText{}} }
 
-// parse returns parseString(name, text, 0), from the cache when it has been seen.
-func (p *ParseCache) parse(name, text string) (*source, []*syntax.Stmt, error) {
+// parse returns parseString(name, text, 0), from the cache when it has been seen. clean
+// reports that the text parsed and checkStmts refuses nothing in it (the check depends on the
+// syntax alone, so it is cached with the parse; callers still run it to word a refusal).
+func (p *ParseCache) parse(name, text string) (src *source, stmts []*syntax.Stmt, clean bool, err error) {
 	if len(text) > maxCachedText {
-		return parseString(name, text, 0)
+		src, stmts, err = parseString(name, text, 0)
+		return src, stmts, false, err
 	}
 	k := parseKey{name, text}
 	p.mu.Lock()
 	e, ok := p.m[k]
 	p.mu.Unlock()
 	if ok {
-		return e.src, e.stmts, e.err
+		return e.src, e.stmts, e.clean, e.err
 	}
-	src, stmts, err := parseString(name, text, 0)
+	src, stmts, err = parseString(name, text, 0)
+	clean = err == nil && len(checkStmts(src, stmts)) == 0
 	p.mu.Lock()
 	if len(p.m) >= maxCacheTexts || p.bytes+len(name)+len(text) > maxCacheBytes {
 		clear(p.m)
 		p.bytes = 0
 	}
-	p.m[k] = parsedText{src, stmts, err}
+	p.m[k] = parsedText{src, stmts, err, clean}
 	p.bytes += len(name) + len(text)
 	p.mu.Unlock()
-	return src, stmts, err
+	return src, stmts, clean, err
 }

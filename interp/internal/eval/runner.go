@@ -252,7 +252,7 @@ func New(cfg *Config) *Runner {
 	}
 	// The global scope holds the call's environment (Setenv) besides the script's variables:
 	// sized for both, it is not rehashed while the run starts.
-	r.scopes = []*scope{{vars: make(map[string]variable, len(cfg.Environ)+16), owner: r.id, base: base.vars}}
+	r.scopes = []*scope{{vars: make(map[string]variable, len(cfg.Environ)+cfg.Vars+16), owner: r.id, base: base.vars}}
 	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
 	r.opts = defaultSetOpts
 	r.shopts = defaultShopts

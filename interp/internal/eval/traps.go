@@ -217,16 +217,18 @@ func (r *Runner) runTrapString(action string) {
 		return
 	}
 	saved := r.status
-	src, stmts, err := r.parseCached(action)
+	src, stmts, clean, err := r.parseCached(action)
 	if err != nil {
 		r.status = r.raise(r.syntaxRefusal("trap", err))
 		return
 	}
 	// LINENO in a trap counts from the line that triggered it.
 	src = src.withLineBase(r.lineno - 1)
-	if refs := checkStmts(src, stmts); len(refs) > 0 {
-		r.status = r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
-		return
+	if !clean {
+		if refs := checkStmts(src, stmts); len(refs) > 0 {
+			r.status = r.raise(r.fatal(&RefusalError{Refusal: refs[0]}))
+			return
+		}
 	}
 	savedSrc := r.cur
 	r.cur = src
@@ -288,6 +290,6 @@ func (r *Runner) runReturnTrap() {
 }
 
 // parseCached parses text run at run time (traps, eval), caching by text.
-func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, error) {
+func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, bool, error) {
 	return r.c.parsed.parse(r.cur.name, text)
 }

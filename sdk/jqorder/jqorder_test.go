@@ -1,0 +1,91 @@
+package jqorder
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/itchyny/gojq"
+)
+
+func num(n json.Number) any {
+	if i, err := n.Int64(); err == nil {
+		return int(i)
+	}
+	f, _ := n.Float64()
+	return f
+}
+
+// TestPrinter: objects decoded into a KeyOrder print in input order (a repeated key in its
+// first place, with its last value), objects with a literal's key set in the literal's order,
+// everything else sorted; a nil KeyOrder records nothing.
+func TestPrinter(t *testing.T) {
+	for _, tc := range []struct {
+		in, filter, want string
+	}{
+		{`{"b":1,"a":{"d":1,"c":[{"f":1,"e":2}]}}`, `.`, `{"b":1,"a":{"d":1,"c":[{"f":1,"e":2}]}}`},
+		{` { "b" : 1 , "a" : 2 , "b" : 3 } `, `.`, `{"b":3,"a":2}`},
+		{`{"b":"\u00e9\n","a":"x\"y"}`, `.`, `{"b":"é\n","a":"x\"y"}`},
+		{`[{"b":1,"a":2},{"b":3,"a":4}]`, `.[1], map(select(.a > 2))`, `{"b":3,"a":4}` + "\n" + `[{"b":3,"a":4}]`},
+		{`{"b":1,"a":2}`, `.c = 3`, `{"a":2,"b":1,"c":3}`},
+		{`{}`, `{z: 1, a: {y: 2, x: 3}}`, `{"z":1,"a":{"y":2,"x":3}}`},
+		{`{}`, `{z: 1, a: 2}, {a: 3, z: 4}`, `{"a":2,"z":1}` + "\n" + `{"a":3,"z":4}`},
+		{`{}`, `{("z"): 1, a: 2}`, `{"a":2,"z":1}`},
+		{`{}`, `{"q": 1, $__prog_name, p: 2}`, `{"q":1,"__prog_name":"n","p":2}`},
+		{`{}`, `{"q": 1, $__prog_name, p: 2} | del(.__prog_name)`, `{"p":2,"q":1}`}, // changed after building: sorted (jq: q, p)
+	} {
+		q, err := gojq.Parse(tc.filter)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.filter, err)
+		}
+		code, err := gojq.Compile(q, gojq.WithVariables([]string{"$__prog_name"}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.filter, err)
+		}
+		in := KeyOrder{}
+		p := &Printer{Input: in, Built: BuiltOrders(q)}
+		v := in.Decode([]byte(tc.in), num)
+		var got string
+		iter := code.Run(v, "n")
+		for {
+			x, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if e, ok := x.(error); ok {
+				t.Fatalf("%s: %v", tc.filter, e)
+			}
+			b, err := p.Marshal(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "" {
+				got += "\n"
+			}
+			got += string(b)
+		}
+		if got != tc.want {
+			t.Errorf("%s on %s: got\n%s\nwant\n%s", tc.filter, tc.in, got, tc.want)
+		}
+	}
+	var none KeyOrder
+	v := none.Decode([]byte(`{"b":1,"a":2}`), num)
+	if b, _ := (&Printer{Input: none}).Marshal(v); string(b) != `{"a":2,"b":1}` {
+		t.Errorf("nil KeyOrder: %s", b)
+	}
+}
+
+// TestChangedMapPrintsSorted: a recorded map changed afterwards (a key swapped for another,
+// same count) prints sorted, never with a stale order that names a missing key.
+func TestChangedMapPrintsSorted(t *testing.T) {
+	ko := KeyOrder{}
+	m := ko.Decode([]byte(`{"b":1,"a":2}`), num).(map[string]any)
+	delete(m, "b")
+	m["c"] = 3
+	if b, _ := (&Printer{Input: ko}).Marshal(m); string(b) != `{"a":2,"c":3}` {
+		t.Errorf("got %s", b)
+	}
+	ko.Set(m, "d", 4) // Set on a stale record starts from the sorted keys
+	if b, _ := (&Printer{Input: ko}).Marshal(m); string(b) != `{"a":2,"c":3,"d":4}` {
+		t.Errorf("after Set: got %s", b)
+	}
+}
