@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -255,30 +256,98 @@ func (p *Printer) write(b *[]byte, v any) error {
 // A key set two literals write in different orders is left out (sorted, gojq's order).
 func BuiltOrders(q *gojq.Query) map[string][]string {
 	out := map[string][]string{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if !v.IsNil() {
-				if obj, ok := v.Interface().(*gojq.Object); ok {
-					addLiteral(out, obj)
-				}
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
+	w := literalWalker{out}
+	w.query(q)
+	return out
+}
+
+// literalWalker visits every node of a parsed filter that can hold an object literal.
+type literalWalker struct{ out map[string][]string }
+
+func (w literalWalker) query(q *gojq.Query) {
+	if q == nil {
+		return
+	}
+	for _, fd := range q.FuncDefs {
+		w.query(fd.Body)
+	}
+	w.term(q.Term)
+	w.query(q.Left)
+	w.query(q.Right)
+}
+
+func (w literalWalker) term(t *gojq.Term) {
+	if t == nil {
+		return
+	}
+	w.index(t.Index)
+	if t.Func != nil {
+		for _, a := range t.Func.Args {
+			w.query(a)
 		}
 	}
-	walk(reflect.ValueOf(q))
-	return out
+	if t.Object != nil {
+		addLiteral(w.out, t.Object)
+		for _, kv := range t.Object.KeyVals {
+			w.str(kv.KeyString)
+			w.query(kv.KeyQuery)
+			w.query(kv.Val)
+		}
+	}
+	if t.Array != nil {
+		w.query(t.Array.Query)
+	}
+	if t.Unary != nil {
+		w.term(t.Unary.Term)
+	}
+	w.str(t.Str)
+	if t.If != nil {
+		w.query(t.If.Cond)
+		w.query(t.If.Then)
+		for _, e := range t.If.Elif {
+			w.query(e.Cond)
+			w.query(e.Then)
+		}
+		w.query(t.If.Else)
+	}
+	if t.Try != nil {
+		w.query(t.Try.Body)
+		w.query(t.Try.Catch)
+	}
+	if t.Reduce != nil {
+		w.query(t.Reduce.Query)
+		w.query(t.Reduce.Start)
+		w.query(t.Reduce.Update)
+	}
+	if t.Foreach != nil {
+		w.query(t.Foreach.Query)
+		w.query(t.Foreach.Start)
+		w.query(t.Foreach.Update)
+		w.query(t.Foreach.Extract)
+	}
+	if t.Label != nil {
+		w.query(t.Label.Body)
+	}
+	w.query(t.Query)
+	for _, sfx := range t.SuffixList {
+		w.index(sfx.Index)
+	}
+}
+
+func (w literalWalker) index(x *gojq.Index) {
+	if x != nil {
+		w.str(x.Str)
+		w.query(x.Start)
+		w.query(x.End)
+	}
+}
+
+func (w literalWalker) str(x *gojq.String) {
+	if x != nil {
+		for _, q := range x.Queries {
+			w.query(q)
+		}
+	}
 }
 
 func addLiteral(out map[string][]string, obj *gojq.Object) {
@@ -322,7 +391,11 @@ const (
 // OrderedDefs are jq definitions, to put before the filter's own, of the builtins that list or
 // build an object's members in jq's order rather than gojq's sorted one. from_entries is
 // gojq's own definition with its final `add // {}` done by MergeInOrder.
-func OrderedDefs() []*gojq.FuncDef {
+func OrderedDefs() []*gojq.FuncDef { return orderedDefs() }
+
+// orderedDefs parses the definitions once: compiling does not change a parsed query, so every
+// run shares them (parsing them cost more than a small filter's whole run).
+var orderedDefs = sync.OnceValue(func() []*gojq.FuncDef {
 	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + KeysInOrder + ` else keys end;
 def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
 def from_entries: map({ (.key // .Key // .name // .Name): if has("value") then .value else .Value end }) | ` + MergeInOrder + `;
@@ -332,7 +405,7 @@ def with_entries(f): to_entries | map(f) | from_entries;
 		panic("jqorder: " + err.Error()) // a constant text: a test catches it
 	}
 	return q.FuncDefs
-}
+})
 
 // MergeInOrder is `add // {}` over an array of objects (from_entries' last step) that records
 // the result's order in p.Input: a key in the place of its first object, with its last value.

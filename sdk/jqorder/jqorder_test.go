@@ -89,3 +89,23 @@ func TestChangedMapPrintsSorted(t *testing.T) {
 		t.Errorf("after Set: got %s", b)
 	}
 }
+
+// TestBuiltOrdersFindsNestedLiterals: literals are found wherever a filter can hold them.
+func TestBuiltOrdersFindsNestedLiterals(t *testing.T) {
+	for _, filter := range []string{
+		`{b: 1, a: 2}`, `[{b: 1, a: 2}]`, `map({b: 1, a: 2})`, `if . then {b: 1, a: 2} else 0 end`,
+		`if . then 0 elif 1 then {b: 1, a: 2} else 0 end`, `try {b: 1, a: 2} catch 0`,
+		`reduce .[] as $x (0; {b: 1, a: 2})`, `foreach .[] as $x (0; 1; {b: 1, a: 2})`,
+		`label $l | {b: 1, a: 2}`, `def f: {b: 1, a: 2}; f`, `"\({b: 1, a: 2})"`, `.[{b: 1, a: 2} | .a]`,
+		`-({b: 1, a: 2} | .a)`, `.x[{b: 1, a: 2}.a:]`, `{k: {b: 1, a: 2}}`, `(.x | {b: 1, a: 2})`,
+	} {
+		q, err := gojq.Parse(filter)
+		if err != nil {
+			t.Fatalf("%s: %v", filter, err)
+		}
+		got := BuiltOrders(q)["a\x00b"]
+		if len(got) != 2 || got[0] != "b" || got[1] != "a" {
+			t.Errorf("%s: literal {b, a} not found: %v", filter, BuiltOrders(q))
+		}
+	}
+}
