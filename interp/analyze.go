@@ -99,7 +99,7 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 			} else if how == "" {
 				p.Commands[name] = "not available"
 				add(x.Pos(), "error", "command", name+": not available in the sandbox (exit 127 when run)",
-					"add \""+name+"\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host), or set \"exec\": \"native\"")
+					notAvailableFix(name))
 			}
 			args := x.Args[1:]
 			switch name {
