@@ -161,7 +161,7 @@ func (c *call) stat(name string, follow bool) (fs.FileInfo, error) {
 	return c.fs.Lstat(name)
 }
 
-func isDev(p string) bool { return stdioDevice(p) || p == sandbox.DevNull }
+func isDev(p string) bool { return stdioDevice(p) || sandbox.IsDevice(p) }
 
 // builtin finds the SDK's Go builtins (looked up by the evaluator after shell functions).
 func (c *call) builtin(name string) eval.BuiltinFunc {

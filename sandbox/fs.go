@@ -285,8 +285,8 @@ func (f *FS) lookup(p string) (*mount, string, bool) {
 	return nil, "", false
 }
 
-// ancestor reports whether p is a directory on the way to some root, and the next path
-// components below it.
+// ancestor reports whether p is a directory on the way to some root or a served device, or
+// /tmp, and the next path components below it.
 func (f *FS) ancestor(p string) ([]string, bool) {
 	var next []string
 	prefix := p
@@ -301,12 +301,36 @@ func (f *FS) ancestor(p string) ([]string, bool) {
 			}
 		}
 	}
+	// /dev holds the served devices, and /tmp is there as on every host (writes to it are
+	// refused: a script's temporary files go to $TMPDIR, its scratch).
+	switch p {
+	case "/":
+		for _, n := range []string{"dev", "tmp"} {
+			if !slices.Contains(next, n) {
+				next = append(next, n)
+			}
+		}
+	case "/dev":
+		for _, n := range deviceNames() {
+			if !slices.Contains(next, n) {
+				next = append(next, n)
+			}
+		}
+	}
 	slices.Sort(next)
-	return next, len(next) > 0
+	return next, len(next) > 0 || p == "/tmp"
 }
 
-// DevNull is the only host device a script sees.
-const DevNull = "/dev/null"
+// inVirtualDir reports whether p's directory is one the sandbox shows but no root holds
+// (/tmp, /dev, the way to a root): creating p there is refused as a read-only directory
+// refuses it, not as a missing one.
+func (f *FS) inVirtualDir(p string) bool {
+	if _, _, ok := f.lookup(path.Dir(p)); ok {
+		return false
+	}
+	_, anc := f.ancestor(path.Dir(p))
+	return anc
+}
 
 func clean(name string) (string, error) {
 	if !path.IsAbs(name) {
@@ -349,8 +373,8 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if flag&writeFlags != 0 {
 		op = "write"
 	}
-	if p == DevNull {
-		return devNull{}, nil // not worth a record entry
+	if minor, ok := deviceMinor(p); ok {
+		return device{name: p, minor: minor}, nil // not worth a record entry
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
@@ -360,6 +384,9 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 			}
 			f.allow(op, p)
 			return &ancestorDir{f: f, p: p}, nil
+		}
+		if op == "write" && f.inVirtualDir(p) {
+			return nil, f.deny(op, p, "outside the roots", fs.ErrPermission)
 		}
 		return nil, f.deny(op, p, "outside the roots", fs.ErrNotExist)
 	}
@@ -428,13 +455,13 @@ func (f *FS) stat(name string, follow bool) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p == DevNull {
-		return os.Stat(DevNull)
+	if minor, ok := deviceMinor(p); ok {
+		return deviceInfo{name: p, minor: minor}, nil
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
 		if _, anc := f.ancestor(p); anc {
-			return ancestorInfo{name: path.Base(p)}, nil
+			return ancestorOf(p), nil
 		}
 		return nil, f.deny("stat", p, "outside the roots", fs.ErrNotExist)
 	}
@@ -465,7 +492,11 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 			f.allow("list", p)
 			out := make([]fs.DirEntry, len(next))
 			for i, n := range next {
-				out[i] = fs.FileInfoToDirEntry(ancestorInfo{name: n})
+				if minor, ok := deviceMinor(path.Join(p, n)); ok {
+					out[i] = fs.FileInfoToDirEntry(deviceInfo{name: n, minor: minor})
+					continue
+				}
+				out[i] = fs.FileInfoToDirEntry(ancestorOf(path.Join(p, n)))
 			}
 			return out, nil
 		}
@@ -507,7 +538,7 @@ func (f *FS) Access(name string, mode uint32) error {
 	if err != nil {
 		return err
 	}
-	writable := p == DevNull
+	writable := IsDevice(p)
 	if m, _, ok := f.lookup(p); ok {
 		writable = m.Mode == ReadWrite
 	}
@@ -540,7 +571,7 @@ func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
-		if _, anc := f.ancestor(p); anc {
+		if _, anc := f.ancestor(p); anc || IsDevice(p) || f.inVirtualDir(p) {
 			return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrPermission)
 		}
 		return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrNotExist)
@@ -783,18 +814,22 @@ func (f *FS) RealPath(name string) (string, error) {
 	return out, nil
 }
 
-// devNull discards writes and reads EOF.
-type devNull struct{}
+// ancestorInfo describes a directory on the way to a root: read-only, except that the
+// world-writable sticky directories show the mode every Linux host gives them (test -k, ls -ld;
+// test -w still answers the sandbox's policy: not writable).
+type ancestorInfo struct {
+	name   string
+	sticky bool
+}
 
-func (devNull) Read([]byte) (int, error)           { return 0, io.EOF }
-func (devNull) Write(p []byte) (int, error)        { return len(p), nil }
-func (devNull) Seek(int64, int) (int64, error)     { return 0, nil }
-func (devNull) Close() error                       { return nil }
-func (devNull) Stat() (fs.FileInfo, error)         { return os.Stat(DevNull) }
-func (devNull) ReadDir(int) ([]fs.DirEntry, error) { return nil, syscall.ENOTDIR }
-
-// ancestorInfo describes a directory on the way to a root.
-type ancestorInfo struct{ name string }
+// ancestorOf describes the directory p on the way to a root.
+func ancestorOf(p string) ancestorInfo {
+	switch p {
+	case "/tmp", "/var/tmp", "/dev/shm":
+		return ancestorInfo{name: path.Base(p), sticky: true}
+	}
+	return ancestorInfo{name: path.Base(p)}
+}
 
 func (a ancestorInfo) Name() string {
 	if a.name == "" {
@@ -802,8 +837,13 @@ func (a ancestorInfo) Name() string {
 	}
 	return a.name
 }
-func (ancestorInfo) Size() int64        { return 4096 }
-func (ancestorInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (ancestorInfo) Size() int64 { return 4096 }
+func (a ancestorInfo) Mode() fs.FileMode {
+	if a.sticky {
+		return fs.ModeDir | fs.ModeSticky | 0o777
+	}
+	return fs.ModeDir | 0o555
+}
 func (ancestorInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (ancestorInfo) IsDir() bool        { return true }
 
@@ -819,7 +859,7 @@ func (d *ancestorDir) Read([]byte) (int, error)       { return 0, syscall.EISDIR
 func (d *ancestorDir) Write([]byte) (int, error)      { return 0, syscall.EISDIR }
 func (d *ancestorDir) Seek(int64, int) (int64, error) { return 0, nil }
 func (d *ancestorDir) Close() error                   { return nil }
-func (d *ancestorDir) Stat() (fs.FileInfo, error)     { return ancestorInfo{name: path.Base(d.p)}, nil }
+func (d *ancestorDir) Stat() (fs.FileInfo, error)     { return ancestorOf(d.p), nil }
 func (d *ancestorDir) ReadDir(int) ([]fs.DirEntry, error) {
 	return d.f.ReadDir(d.p)
 }

@@ -1,15 +1,19 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // layout: base/{rw,ro,outside}; rw has a file, a planted symlink to outside and one to a
@@ -102,7 +106,8 @@ func TestWritesNeedReadWriteRoot(t *testing.T) {
 		{"symlink on ro", func() error { return l.fs.Symlink("ro.txt", filepath.Join(l.ro, "l")) }, true},
 		{"write outside", func() error { return l.fs.WriteFile(out, []byte("x"), 0o644) }, false},
 		{"mkdir outside", func() error { return l.fs.MkdirAll(out, 0o755) }, false},
-		{"create beside roots", func() error { return l.fs.WriteFile(filepath.Join(l.base, "x"), nil, 0o644) }, false},
+		// A directory on the way to a root is shown read-only: creating in it is refused as such.
+		{"create beside roots", func() error { return l.fs.WriteFile(filepath.Join(l.base, "x"), nil, 0o644) }, true},
 		{"open ancestor for write", func() error { _, err := l.fs.Open(l.base, os.O_WRONLY, 0); return err }, true},
 		{"mkdir in ancestor", func() error { return l.fs.Mkdir(l.base, 0o755) }, true},
 		{"remove a root", func() error { return l.fs.RemoveAll(l.rw) }, true},
@@ -186,10 +191,17 @@ func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
 	if strings.Join(names, ",") != "ro,rw" {
 		t.Errorf("listing of the parent = %v (outside must not show)", names)
 	}
-	first := strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0]
+	// / holds the way to the roots, and the virtual /dev and /tmp.
+	want := []string{strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0], "dev", "tmp"}
+	slices.Sort(want)
+	want = slices.Compact(want)
 	ents, _ = l.fs.ReadDir("/")
-	if len(ents) != 1 || ents[0].Name() != first {
-		t.Errorf("listing of / = %v", ents)
+	names = nil
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("listing of / = %v, want %v", names, want)
 	}
 	if fi, err := l.fs.Stat(l.base); err != nil || !fi.IsDir() {
 		t.Errorf("stat ancestor: %v %v", fi, err)
@@ -199,20 +211,97 @@ func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
 	}
 }
 
-func TestDevNull(t *testing.T) {
+// TestDevices checks the virtual memory devices: what they read and write, and that they
+// stat, list and refuse removal as Linux's character devices 1,N would for the sandbox.
+func TestDevices(t *testing.T) {
 	l := newLayout(t)
-	f, err := l.fs.Open(DevNull, os.O_RDWR, 0)
+	for _, tc := range []struct {
+		path     string
+		minor    uint32
+		read     string // "" EOF, "zero", "random"
+		writeErr error
+	}{
+		{"/dev/null", 3, "", nil},
+		{"/dev/zero", 5, "zero", nil},
+		{"/dev/full", 7, "zero", syscall.ENOSPC},
+		{"/dev/random", 8, "random", nil},
+		{"/dev/urandom", 9, "random", nil},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			f, err := l.fs.Open(tc.path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if n, err := f.Write([]byte("discard")); !errors.Is(err, tc.writeErr) || (err == nil && n != 7) {
+				t.Errorf("write: %d %v, want %v", n, err, tc.writeErr)
+			}
+			buf := bytes.Repeat([]byte{0xaa}, 64)
+			n, err := f.Read(buf)
+			switch tc.read {
+			case "":
+				if n != 0 || err != io.EOF {
+					t.Errorf("read: %d %v, want EOF", n, err)
+				}
+			case "zero":
+				if n != 64 || err != nil || !bytes.Equal(buf, make([]byte, 64)) {
+					t.Errorf("read: %d %v %x", n, err, buf)
+				}
+			case "random":
+				if n != 64 || err != nil || bytes.Equal(buf, bytes.Repeat([]byte{0xaa}, 64)) || bytes.Equal(buf, make([]byte, 64)) {
+					t.Errorf("read: %d %v %x", n, err, buf)
+				}
+			}
+			fi, err := l.fs.Stat(tc.path)
+			if err != nil || fi.Mode() != fs.ModeDevice|fs.ModeCharDevice|0o666 || fi.Name() != path.Base(tc.path) {
+				t.Fatalf("stat: %v %v", fi, err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); unix.Major(uint64(st.Rdev)) != 1 || unix.Minor(uint64(st.Rdev)) != tc.minor {
+				t.Errorf("rdev %d,%d", unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)))
+			}
+			if err := l.fs.Access(tc.path, AccessRead|AccessWrite); err != nil {
+				t.Errorf("access: %v", err)
+			}
+			if err := l.fs.Remove(tc.path); !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("remove: %v", err)
+			}
+		})
+	}
+	ents, err := l.fs.ReadDir("/dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := f.Write([]byte("discard")); n != 7 || err != nil {
-		t.Errorf("write: %d %v", n, err)
+	var names []string
+	for _, e := range ents {
+		if e.Type() != fs.ModeDevice|fs.ModeCharDevice {
+			t.Errorf("%s: type %v", e.Name(), e.Type())
+		}
+		names = append(names, e.Name())
 	}
-	if _, err := f.Read(make([]byte, 1)); err != io.EOF {
-		t.Errorf("read: %v", err)
+	if strings.Join(names, " ") != "full null random urandom zero" {
+		t.Errorf("/dev lists %v", names)
 	}
-	if _, err := l.fs.Stat("/dev/zero"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("/dev/zero visible: %v", err)
+	if _, err := l.fs.Stat("/dev/sda"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("/dev/sda visible: %v", err)
+	}
+}
+
+// TestTmpIsStickyAndRefused checks /tmp: there as on every host (sticky, world-writable mode),
+// and writes to it refused, with test -w saying so.
+func TestTmpIsStickyAndRefused(t *testing.T) {
+	l := newLayout(t)
+	fi, err := l.fs.Stat("/tmp")
+	if err != nil || fi.Mode() != fs.ModeDir|fs.ModeSticky|0o777 {
+		t.Fatalf("stat /tmp: %v %v", fi, err)
+	}
+	if err := l.fs.Access("/tmp", AccessWrite); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("access -w /tmp: %v", err)
+	}
+	if _, err := l.fs.Open("/tmp/x", os.O_CREATE|os.O_WRONLY, 0o644); !errors.Is(err, fs.ErrPermission) || Reason(err) != "outside the roots" {
+		t.Errorf("create /tmp/x: %v", err)
+	}
+	if fi, err := l.fs.Stat("/var"); err == nil {
+		t.Errorf("/var visible: %v", fi)
 	}
 }
 
