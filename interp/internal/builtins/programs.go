@@ -1,0 +1,219 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/printf"
+	"github.com/mcp-bash/mcp-bash/interp/internal/testexpr"
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
+
+// The programs a Linux host has beside the shell builtins of the same name (/usr/bin/printf,
+// test, [, pwd): scripts reach them through xargs, env, timeout or their path, and type -a
+// lists them. They are GNU coreutils' programs, not the builtins: what GNU does differently
+// (printf %q quotes another way, %(fmt)T and %n do not exist; test has no -v, -R or -o OPTION)
+// is refused or fails as GNU fails.
+func init() {
+	register("printf", printfProgram)
+	register("test", func(ctx context.Context, env *Env, argv []string) int { return testProgram(env, "test", argv[1:]) })
+	register("[", func(ctx context.Context, env *Env, argv []string) int { return testProgram(env, "[", argv[1:]) })
+	register("pwd", pwdProgram)
+}
+
+// printfProgram is GNU printf: no options but --help/--version (refused) and a leading --.
+func printfProgram(ctx context.Context, env *Env, argv []string) int {
+	args := argv[1:]
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "--version") {
+		return errorf(env, 1, "printf", "unsupported option %s", args[0])
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return errorf(env, 1, "printf", "missing operand")
+	}
+	if d := gnuPrintfUnsupported(args[0]); d != "" {
+		return errorf(env, 1, "printf", "%s: not supported by the sandbox's printf program (GNU printf differs from the shell's printf here; use the shell's printf)", d)
+	}
+	if len(args) > 1 && !hasConversion(args[0]) {
+		// bash ignores them without a word; GNU says so.
+		errorf(env, 0, "printf", "warning: ignoring excess arguments, starting with '%s'", args[1])
+	}
+	out, diags, st := printf.Format(args[0], args[1:], printf.Options{Now: env.Now, MaxOutput: 64 << 20})
+	for _, d := range diags {
+		if d.Kind == printf.DiagUnsupported {
+			return errorf(env, 1, "printf", "%s: not supported in the sandbox", d.Text)
+		}
+		errorf(env, 0, "printf", "%s", d.Text)
+	}
+	if _, err := env.Stdout.Write(out); err != nil {
+		if ctx.Err() != nil {
+			return 130
+		}
+		return errorf(env, 1, "printf", "write error: %s", describe(err))
+	}
+	return st
+}
+
+// gnuPrintfUnsupported returns the first directive of format GNU printf does not share with
+// bash's printf (%q and %Q quote differently, %(fmt)T and %n do not exist), "" when none.
+func gnuPrintfUnsupported(format string) string {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0'123456789.*hlLqjzt", format[j]) >= 0 && !(format[j] == 'q' && j+1 < len(format) && !isLengthFollow(format[j+1])) {
+			j++
+		}
+		if j >= len(format) {
+			return ""
+		}
+		switch format[j] {
+		case '%':
+		case 'q', 'Q', '(', 'n':
+			return format[i : j+1]
+		}
+		i = j
+	}
+	return ""
+}
+
+// hasConversion reports whether format has a directive that takes an argument (not %%).
+func hasConversion(format string) bool {
+	for i := 0; i < len(format)-1; i++ {
+		if format[i] == '%' {
+			if format[i+1] != '%' {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// isLengthFollow reports whether c can follow a length modifier q (then a conversion).
+func isLengthFollow(c byte) bool { return strings.IndexByte("diouxXeEfFgGaAcs", c) >= 0 }
+
+// testProgram is GNU test and [ over the sandbox's files.
+func testProgram(env *Env, name string, args []string) int {
+	te := &testProgEnv{env: env}
+	var ok bool
+	var err error
+	if name == "[" {
+		ok, err = testexpr.Bracket(args, te)
+	} else {
+		ok, err = testexpr.Test(args, te)
+	}
+	if te.shellOnly != "" {
+		// GNU test knows no such unary operator: it fails as GNU does.
+		return errorf(env, 2, name, "'%s': unary operator expected", te.shellOnly)
+	}
+	if err != nil {
+		errorf(env, 2, name, "%s", err.Error())
+	}
+	return testexpr.Status(ok, err)
+}
+
+// testProgEnv answers test's file operators from the sandbox; the shell-only operators
+// (-v, -R, -o OPTION) are noted so the program fails as GNU test does.
+type testProgEnv struct {
+	env       *Env
+	shellOnly string
+}
+
+func (t *testProgEnv) info(name string, follow bool) (testexpr.FileInfo, error) {
+	uid := t.Euid()
+	if isDevice(t.env, name) {
+		return testexpr.FileInfo{Mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, Uid: uid, Gid: uid}, nil
+	}
+	stat := t.env.FS.Stat
+	if !follow {
+		stat = t.env.FS.Lstat
+	}
+	fi, err := stat(t.env.Abs(name))
+	if err != nil {
+		return testexpr.FileInfo{}, err
+	}
+	out := testexpr.FileInfo{Mode: fi.Mode(), Size: fi.Size(), ModTime: fi.ModTime(), AccessTime: fi.ModTime(), Uid: uid, Gid: uid}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		out.Dev, out.Ino = statDev(st), uint64(st.Ino)
+		out.AccessTime, _ = statTimes(st)
+	}
+	return out, nil
+}
+
+func (t *testProgEnv) Stat(name string) (testexpr.FileInfo, error)  { return t.info(name, true) }
+func (t *testProgEnv) Lstat(name string) (testexpr.FileInfo, error) { return t.info(name, false) }
+func (t *testProgEnv) Access(name string, mode uint32) bool {
+	if isDevice(t.env, name) {
+		return true
+	}
+	return t.env.FS.Access(t.env.Abs(name), mode) == nil
+}
+func (t *testProgEnv) IsTerminal(int) bool { return false }
+func (t *testProgEnv) IsSet(string) bool   { t.note("-v"); return false }
+func (t *testProgEnv) IsNameref(string) bool {
+	t.note("-R")
+	return false
+}
+func (t *testProgEnv) Option(string) bool { t.note("-o"); return false }
+func (t *testProgEnv) note(op string) {
+	if t.shellOnly == "" {
+		t.shellOnly = op
+	}
+}
+func (t *testProgEnv) Euid() uint32 { return virtualID() }
+func (t *testProgEnv) Egid() uint32 { return virtualID() }
+
+func virtualID() uint32 {
+	n, _ := strconv.ParseUint(sandbox.VirtualUID, 10, 32)
+	return uint32(n)
+}
+
+// pwdProgram is GNU pwd: physical by default (-P), -L prints $PWD when it names the working
+// directory without . or .. components.
+func pwdProgram(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "pwd", 1, optSpec{short: "LP", long: []string{"logical:L", "physical:P"}}, argv[1:])
+	if !ok {
+		return st
+	}
+	if len(fl.operands) > 0 {
+		errorf(env, 0, "pwd", "ignoring non-option arguments")
+	}
+	logical := false // the last of -L and -P wins
+	for _, o := range fl.opts {
+		logical = o.name == "L"
+	}
+	if logical {
+		if p := env.Getenv("PWD"); path.IsAbs(p) && !hasDotComponent(p) {
+			if a, err := env.FS.RealPath(p); err == nil {
+				if b, err := env.FS.RealPath(env.Dir); err == nil && a == b {
+					fmt.Fprintln(env.Stdout, p)
+					return 0
+				}
+			}
+		}
+	}
+	p, err := env.FS.RealPath(env.Dir)
+	if err != nil {
+		return errorf(env, 1, "pwd", "couldn't find directory entry in '..' with matching i-node")
+	}
+	fmt.Fprintln(env.Stdout, p)
+	return 0
+}
+
+func hasDotComponent(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == "." || c == ".." {
+			return true
+		}
+	}
+	return false
+}
