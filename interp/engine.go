@@ -286,7 +286,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	}
 	l := c.limits
 	r := eval.New(&eval.Config{
-		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll,
+		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},

@@ -18,6 +18,10 @@ func TestNotAvailableSaysWhy(t *testing.T) {
 		{"bin path", `/usr/bin/python3 -c 1; echo "st=$?"`, "st=127\n", "tool.sh: line 1: /usr/bin/python3: No such file or directory " + note("python3") + "\n"},
 		{"sbin path", `/sbin/mkfs; echo "st=$?"`, "st=127\n", "tool.sh: line 1: /sbin/mkfs: No such file or directory " + note("mkfs") + "\n"},
 		{"through env", `env python3 -V; echo "st=$?"`, "st=127\n", "tool.sh: line 1: python3: command not found " + note("python3") + "\n"},
+		{"type", `type mkfifo; echo "st=$?"`, "st=1\n", "tool.sh: line 1: type: mkfifo: not found " + note("mkfifo") + "\n"},
+		{"hash", `hash python3; echo "st=$?"`, "st=1\n", "tool.sh: line 1: hash: python3: not found " + note("python3") + "\n"},
+		{"type of a path", `type ./nosuch; echo "st=$?"`, "st=1\n", "tool.sh: line 1: type: ./nosuch: not found\n"},
+		{"command -v stays quiet", `command -v mkfifo; echo "st=$?"`, "st=1\n", ""},
 		{"script in roots", `./nosuch; echo "st=$?"`, "st=127\n", "tool.sh: line 1: ./nosuch: No such file or directory\n"},
 		{"tested by the script", `gcc --version 2>/dev/null || echo "no gcc: $?"`, "no gcc: 127\n", ""},
 	}

@@ -138,7 +138,7 @@ func biType(r *Runner, args []string) int {
 		}
 		if len(kinds) == 0 {
 			if !kindOnly && !pathOnly {
-				r.errorf("type: %s: not found", n)
+				r.errorf("type: %s: not found%s", n, r.missingNote(n))
 			}
 			st = 1
 			continue
