@@ -12,11 +12,13 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -58,6 +60,9 @@ type Engine struct {
 	defaultScratch func() string
 	// logf writes to the server's log (never to a client): the stack of a recovered panic.
 	logf func(format string, args ...any)
+	// programs are the commands every call runs by name (utilities and bash), shown in
+	// /usr/bin and /bin with the call's allowlisted commands.
+	programs []string
 }
 
 type cacheKey struct {
@@ -104,7 +109,8 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	}
 	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
+		programs: append(builtins.Names(), "bash")}, nil
 }
 
 // WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
@@ -165,6 +171,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		return internalFailure(out, "roots: "+err.Error())
 	}
 	defer f.Close()
+	f.FS.ShowPrograms(append(slices.Clip(e.programs), job.Policy.Allow...))
 	limits := f.Limits
 	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
 	c.state = sdk.NewState(job.Call, f.Cancelled)

@@ -74,6 +74,28 @@ type FS struct {
 	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
+	// programs are the commands the call runs by name (sorted), shown in /usr/bin and /bin.
+	programs []string
+}
+
+// ShowPrograms makes the commands a call runs by name (its utilities, allowlisted commands)
+// appear as files in /usr/bin and /bin, where command search says they are (command -v,
+// type -P): [ -x "$(command -v jq)" ] holds as on a host. They are execute-only (---x--x--x),
+// so reading one is refused: they are not the host's files. Call it before the script runs.
+func (f *FS) ShowPrograms(names []string) {
+	f.programs = slices.Clone(names)
+	slices.Sort(f.programs)
+	f.programs = slices.Compact(f.programs)
+}
+
+// isProgram reports whether p is one of the shown programs.
+func (f *FS) isProgram(p string) bool {
+	dir, name := path.Split(p)
+	if dir != "/usr/bin/" && dir != "/bin/" {
+		return false
+	}
+	_, ok := slices.BinarySearch(f.programs, name)
+	return ok
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -301,20 +323,27 @@ func (f *FS) ancestor(p string) ([]string, bool) {
 			}
 		}
 	}
-	// /dev holds the served devices, and /tmp is there as on every host (writes to it are
-	// refused: a script's temporary files go to $TMPDIR, its scratch).
+	// /dev holds the served devices, /usr/bin and /bin the shown programs, and /tmp is there
+	// as on every host (writes to it are refused: a script's temporary files go to $TMPDIR).
+	var virtual []string
 	switch p {
 	case "/":
-		for _, n := range []string{"dev", "tmp"} {
-			if !slices.Contains(next, n) {
-				next = append(next, n)
-			}
+		virtual = []string{"dev", "tmp"}
+		if len(f.programs) > 0 {
+			virtual = append(virtual, "bin", "usr")
 		}
 	case "/dev":
-		for _, n := range deviceNames() {
-			if !slices.Contains(next, n) {
-				next = append(next, n)
-			}
+		virtual = deviceNames()
+	case "/usr":
+		if len(f.programs) > 0 {
+			virtual = []string{"bin"}
+		}
+	case "/usr/bin", "/bin":
+		virtual = f.programs
+	}
+	for _, n := range virtual {
+		if !slices.Contains(next, n) {
+			next = append(next, n)
 		}
 	}
 	slices.Sort(next)
@@ -375,6 +404,9 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	}
 	if minor, ok := deviceMinor(p); ok {
 		return device{name: p, minor: minor}, nil // not worth a record entry
+	}
+	if f.isProgram(p) {
+		return nil, f.deny(op, p, "a program of the sandbox, not a file", fs.ErrPermission)
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
@@ -458,6 +490,9 @@ func (f *FS) stat(name string, follow bool) (fs.FileInfo, error) {
 	if minor, ok := deviceMinor(p); ok {
 		return deviceInfo{name: p, minor: minor}, nil
 	}
+	if f.isProgram(p) {
+		return programInfo(path.Base(p)), nil
+	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
 		if _, anc := f.ancestor(p); anc {
@@ -494,6 +529,10 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 			for i, n := range next {
 				if minor, ok := deviceMinor(path.Join(p, n)); ok {
 					out[i] = fs.FileInfoToDirEntry(deviceInfo{name: n, minor: minor})
+					continue
+				}
+				if f.isProgram(path.Join(p, n)) {
+					out[i] = fs.FileInfoToDirEntry(programInfo(n))
 					continue
 				}
 				out[i] = fs.FileInfoToDirEntry(ancestorOf(path.Join(p, n)))
@@ -813,6 +852,16 @@ func (f *FS) RealPath(name string) (string, error) {
 	}
 	return out, nil
 }
+
+// programInfo describes a shown program: an execute-only file (it has no content to read).
+type programInfo string
+
+func (p programInfo) Name() string     { return string(p) }
+func (programInfo) Size() int64        { return 0 }
+func (programInfo) Mode() fs.FileMode  { return 0o111 }
+func (programInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (programInfo) IsDir() bool        { return false }
+func (programInfo) Sys() any           { return &syscall.Stat_t{} }
 
 // ancestorInfo describes a directory on the way to a root: read-only, except that the
 // world-writable sticky directories show the mode every Linux host gives them (test -k, ls -ld;

@@ -593,3 +593,52 @@ func TestHiddenEntriesProtected(t *testing.T) {
 		t.Errorf("a hidden name deeper in the project: %v", err)
 	}
 }
+
+// TestShownPrograms checks the programs a call runs by name: in /usr/bin and /bin, execute-only
+// (reading and writing refused), listed there, and nothing else appears.
+func TestShownPrograms(t *testing.T) {
+	l := newLayout(t)
+	l.fs.ShowPrograms([]string{"sed", "jq", "sed"})
+	for _, p := range []string{"/usr/bin/jq", "/bin/sed"} {
+		fi, err := l.fs.Stat(p)
+		if err != nil || fi.Mode() != 0o111 || !fi.Mode().IsRegular() || fi.Name() != path.Base(p) {
+			t.Fatalf("stat %s: %v %v", p, fi, err)
+		}
+		if err := l.fs.Access(p, AccessExec); err != nil {
+			t.Errorf("access -x %s: %v", p, err)
+		}
+		if err := l.fs.Access(p, AccessRead); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("access -r %s: %v", p, err)
+		}
+		if _, err := l.fs.Open(p, os.O_RDONLY, 0); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("open %s: %v", p, err)
+		}
+		if err := l.fs.Remove(p); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("remove %s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/jq", "/usr/sed"} {
+		if _, err := l.fs.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s visible: %v", p, err)
+		}
+	}
+	if err := l.fs.WriteFile("/usr/bin/new", nil, 0o755); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("create in /usr/bin: %v", err)
+	}
+	for dir, want := range map[string]string{"/usr/bin": "jq sed", "/bin": "jq sed", "/usr": "bin"} {
+		ents, err := l.fs.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != want {
+			t.Errorf("%s lists %v, want %s", dir, names, want)
+		}
+	}
+	if fi, err := l.fs.Stat("/usr/bin"); err != nil || !fi.IsDir() {
+		t.Errorf("stat /usr/bin: %v %v", fi, err)
+	}
+}
