@@ -60,8 +60,8 @@ type Engine struct {
 	defaultScratch func() string
 	// logf writes to the server's log (never to a client): the stack of a recovered panic.
 	logf func(format string, args ...any)
-	// programs are the commands every call runs by name (utilities and bash), shown in
-	// /usr/bin and /bin with the call's allowlisted commands.
+	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
+	// commands: what command search finds there.
 	programs []string
 }
 
@@ -110,7 +110,7 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
 		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
-		programs: append(builtins.Names(), "bash")}, nil
+		programs: builtins.Names()}, nil
 }
 
 // WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is

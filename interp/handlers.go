@@ -219,11 +219,11 @@ func (c *call) lookupAll(name, pathVar, dir string) []string {
 	return out
 }
 
-// isUtility reports whether command search finds name in /usr/bin: a utility, the sandboxed
-// bash, or an allowlisted command.
+// isUtility reports whether command search finds name in /usr/bin: a utility or an
+// allowlisted command.
 func (c *call) isUtility(name string) bool {
 	_, ok := builtins.Lookup(name)
-	return ok || name == "bash" || c.job.Policy.Allowed(name)
+	return ok || c.job.Policy.Allowed(name)
 }
 
 // utilDirs are where the sandbox's utilities and allowlisted commands are found by command
