@@ -578,12 +578,20 @@ func (f *FS) Access(name string, mode uint32) error {
 		return err
 	}
 	writable := IsDevice(p)
-	if m, _, ok := f.lookup(p); ok {
+	m, _, inRoot := f.lookup(p)
+	if inRoot {
 		writable = m.Mode == ReadWrite
 	}
 	perm := fi.Mode().Perm()
-	// Which permission triad applies, as access(2) would pick it for the server's user.
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == uint32(os.Geteuid()) {
+	// Which permission triad applies, as access(2) would pick it for the server's user: the
+	// answer must be what opening the file then does. A server running as root reads and
+	// writes files in the roots whatever their mode, and executes those with an x bit.
+	if st, ok := fi.Sys().(*syscall.Stat_t); inRoot && os.Geteuid() == 0 {
+		perm = 0o666
+		if fi.IsDir() || fi.Mode().Perm()&0o111 != 0 {
+			perm |= 0o111
+		}
+	} else if ok && st.Uid == uint32(os.Geteuid()) {
 		perm = (perm >> 6) & 7 * 0o111
 	} else if ok && st.Gid == uint32(os.Getegid()) {
 		perm = (perm >> 3) & 7 * 0o111

@@ -319,12 +319,26 @@ func TestAccess(t *testing.T) {
 		{filepath.Join(l.ro, "ro.txt"), AccessRead, true},
 		{filepath.Join(l.ro, "ro.txt"), AccessExec, true},
 		{filepath.Join(l.ro, "ro.txt"), AccessWrite, false},
-		{filepath.Join(l.rw, "noperm"), AccessRead, false},
+		// What opening it does: root reads and writes whatever the mode, executes on an x bit.
+		{filepath.Join(l.rw, "noperm"), AccessRead, os.Geteuid() == 0},
+		{filepath.Join(l.rw, "noperm"), AccessWrite, os.Geteuid() == 0},
+		{filepath.Join(l.rw, "noperm"), AccessExec, false},
+		{filepath.Join(l.rw, "sub"), AccessExec | AccessWrite, true},
 		{l.secret, AccessRead, false},
 		{DevNull, AccessWrite, true},
 	} {
 		if err := l.fs.Access(tc.path, tc.mode); (err == nil) != tc.ok {
 			t.Errorf("access(%s, %d) = %v, want ok=%v", tc.path, tc.mode, err, tc.ok)
+		}
+		// test -r/-w must predict what opening the file does.
+		if flag := map[uint32]int{AccessRead: os.O_RDONLY, AccessWrite: os.O_WRONLY | os.O_APPEND}[tc.mode]; tc.mode != AccessExec && tc.mode&(tc.mode-1) == 0 {
+			f, err := l.fs.Open(tc.path, flag, 0)
+			if err == nil {
+				f.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Errorf("open(%s, %d) = %v, but access says ok=%v", tc.path, tc.mode, err, tc.ok)
+			}
 		}
 	}
 }
