@@ -598,6 +598,15 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
+		LookPath: func(name string, all bool) []string {
+			if all {
+				return c.lookupAll(name, cc.path, cc.dir)
+			}
+			if p, ok := c.lookup(name, cc.path, cc.dir); ok {
+				return []string{p}
+			}
+			return nil
+		},
 		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
 			if len(argv) == 0 {
 				return 0

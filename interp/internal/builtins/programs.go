@@ -24,6 +24,36 @@ func init() {
 	register("test", func(ctx context.Context, env *Env, argv []string) int { return testProgram(env, "test", argv[1:]) })
 	register("[", func(ctx context.Context, env *Env, argv []string) int { return testProgram(env, "[", argv[1:]) })
 	register("pwd", pwdProgram)
+	register("which", which)
+}
+
+// which is debianutils' which over the shell's command search (command -v's answer): -a
+// prints every match; 1 when a name is not found, 2 on a bad option.
+func which(ctx context.Context, env *Env, argv []string) int {
+	fl, st, ok := parseFlags(env, "which", 2, optSpec{short: "a"}, argv[1:])
+	if !ok {
+		return st
+	}
+	status := 0
+	if len(fl.operands) == 0 {
+		return 1
+	}
+	for _, name := range fl.operands {
+		var found []string
+		if strings.Contains(name, "/") {
+			if fi, err := env.FS.Stat(env.Abs(name)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+				found = []string{name}
+			}
+		} else if env.LookPath != nil {
+			found = env.LookPath(name, fl.has("a"))
+		}
+		if len(found) == 0 {
+			status = 1
+			continue
+		}
+		fmt.Fprintln(env.Stdout, strings.Join(found, "\n"))
+	}
+	return status
 }
 
 // printfProgram is GNU printf: no options but --help/--version (refused) and a leading --.

@@ -8,6 +8,17 @@ import "testing"
 // pwd's physical default.
 func TestPrograms(t *testing.T) {
 	te := fixture(t)
+	te.FS.ShowPrograms([]string{"env", "ls", "sed"})
+	// The shell's command search, as interp gives it: utilities in /usr/bin, then /bin.
+	te.LookPath = func(name string, all bool) []string {
+		if _, ok := Lookup(name); !ok {
+			return nil
+		}
+		if all {
+			return []string{"/usr/bin/" + name, "/bin/" + name}
+		}
+		return []string{"/usr/bin/" + name}
+	}
 	for _, tc := range []struct {
 		argv         []string
 		out, errText string
@@ -33,6 +44,10 @@ func TestPrograms(t *testing.T) {
 		{[]string{"test", "-o", "errexit"}, "", "test: '-o': unary operator expected\n", 2},
 		{[]string{"[", "abc", "=", "abc", "]"}, "", "", 0},
 		{[]string{"[", "abc", "=", "abc"}, "", "[: missing `]'\n", 2},
+		{[]string{"which", "sed", "nosuch"}, "/usr/bin/sed\n", "", 1},
+		{[]string{"which", "-a", "ls"}, "/usr/bin/ls\n/bin/ls\n", "", 0},
+		{[]string{"which", "./a.txt", "/usr/bin/env"}, "/usr/bin/env\n", "", 1},
+		{[]string{"which", "-s", "ls"}, "", "which: unsupported option -s\n", 2},
 		{[]string{"pwd"}, te.dir + "\n", "", 0},
 		{[]string{"pwd", "-L", "-P"}, te.dir + "\n", "", 0},
 	} {
