@@ -392,7 +392,8 @@ func (cc *cmdCtx) errorPrefix() string {
 // notAvailableFix is how a tool gets a command the sandbox does not have; validate's finding
 // and the run-time message say the same.
 func notAvailableFix(name string) string {
-	return "add \"" + name + "\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host), or set \"exec\": \"native\""
+	return "add \"" + name + "\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host; " +
+		"MCPBASH_SANDBOX_ALLOW_COMMANDS, when set, must list it too), or set \"exec\": \"native\""
 }
 
 // notAvailable is the note a refused command's message ends with.

@@ -9,7 +9,7 @@ import (
 // does (127, bash's words) and says it is the sandbox, with validate's fix, while a missing
 // script inside the roots keeps bash's message alone.
 func TestNotAvailableSaysWhy(t *testing.T) {
-	const fix = `(not available in the sandbox; fix: add "%s" to "sandbox": {"allowCommands": [...]} in tool.meta.json (it then runs on the host), or set "exec": "native")`
+	const fix = `(not available in the sandbox; fix: add "%s" to "sandbox": {"allowCommands": [...]} in tool.meta.json (it then runs on the host; MCPBASH_SANDBOX_ALLOW_COMMANDS, when set, must list it too), or set "exec": "native")`
 	note := func(name string) string { return strings.Replace(fix, "%s", name, 1) }
 	tests := []struct {
 		name, script, stdout, stderr string
