@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -171,7 +170,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		return internalFailure(out, "roots: "+err.Error())
 	}
 	defer f.Close()
-	f.FS.ShowPrograms(append(slices.Clip(e.programs), job.Policy.Allow...))
+	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
 	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
 	c.state = sdk.NewState(job.Call, f.Cancelled)

@@ -74,18 +74,18 @@ type FS struct {
 	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
-	// programs are the commands the call runs by name (sorted), shown in /usr/bin and /bin.
-	programs []string
+	// programs (sorted, shared, never modified) and morePrograms are the commands the call
+	// runs by name, shown in /usr/bin and /bin.
+	programs, morePrograms []string
 }
 
-// ShowPrograms makes the commands a call runs by name (its utilities, allowlisted commands)
-// appear as files in /usr/bin and /bin, where command search says they are (command -v,
-// type -P): [ -x "$(command -v jq)" ] holds as on a host. They are execute-only (---x--x--x),
-// so reading one is refused: they are not the host's files. Call it before the script runs.
-func (f *FS) ShowPrograms(names []string) {
-	f.programs = slices.Clone(names)
-	slices.Sort(f.programs)
-	f.programs = slices.Compact(f.programs)
+// ShowPrograms makes the commands a call runs by name (its utilities, sorted, which the FS
+// keeps without copying and never changes; its allowlisted commands, more) appear as files in
+// /usr/bin and /bin, where command search says they are (command -v, type -P):
+// [ -x "$(command -v jq)" ] holds as on a host. They are execute-only (---x--x--x), so reading
+// one is refused: they are not the host's files. Call it before the script runs.
+func (f *FS) ShowPrograms(sorted, more []string) {
+	f.programs, f.morePrograms = sorted, more
 }
 
 // isProgram reports whether p is one of the shown programs.
@@ -95,7 +95,12 @@ func (f *FS) isProgram(p string) bool {
 		return false
 	}
 	_, ok := slices.BinarySearch(f.programs, name)
-	return ok
+	return ok || slices.Contains(f.morePrograms, name)
+}
+
+// programNames lists the shown programs.
+func (f *FS) programNames() []string {
+	return append(slices.Clip(f.programs), f.morePrograms...)
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -329,17 +334,17 @@ func (f *FS) ancestor(p string) ([]string, bool) {
 	switch p {
 	case "/":
 		virtual = []string{"dev", "tmp"}
-		if len(f.programs) > 0 {
+		if len(f.programNames()) > 0 {
 			virtual = append(virtual, "bin", "usr")
 		}
 	case "/dev":
 		virtual = deviceNames()
 	case "/usr":
-		if len(f.programs) > 0 {
+		if len(f.programNames()) > 0 {
 			virtual = []string{"bin"}
 		}
 	case "/usr/bin", "/bin":
-		virtual = f.programs
+		virtual = f.programNames()
 	}
 	for _, n := range virtual {
 		if !slices.Contains(next, n) {

@@ -612,7 +612,7 @@ func TestHiddenEntriesProtected(t *testing.T) {
 // (reading and writing refused), listed there, and nothing else appears.
 func TestShownPrograms(t *testing.T) {
 	l := newLayout(t)
-	l.fs.ShowPrograms([]string{"sed", "jq", "sed"})
+	l.fs.ShowPrograms([]string{"jq", "sed"}, []string{"sed", "git"})
 	for _, p := range []string{"/usr/bin/jq", "/bin/sed"} {
 		fi, err := l.fs.Stat(p)
 		if err != nil || fi.Mode() != 0o111 || !fi.Mode().IsRegular() || fi.Name() != path.Base(p) {
@@ -639,7 +639,7 @@ func TestShownPrograms(t *testing.T) {
 	if err := l.fs.WriteFile("/usr/bin/new", nil, 0o755); !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("create in /usr/bin: %v", err)
 	}
-	for dir, want := range map[string]string{"/usr/bin": "jq sed", "/bin": "jq sed", "/usr": "bin"} {
+	for dir, want := range map[string]string{"/usr/bin": "git jq sed", "/bin": "git jq sed", "/usr": "bin"} {
 		ents, err := l.fs.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import "testing"
 // pwd's physical default.
 func TestPrograms(t *testing.T) {
 	te := fixture(t)
-	te.FS.ShowPrograms([]string{"env", "ls", "sed"})
+	te.FS.ShowPrograms([]string{"env", "ls", "sed"}, nil)
 	// The shell's command search, as interp gives it: utilities in /usr/bin, then /bin.
 	te.LookPath = func(name string, all bool) []string {
 		if _, ok := Lookup(name); !ok {
