@@ -99,7 +99,8 @@ func gnuPrintfUnsupported(format string) string {
 			continue
 		}
 		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0'123456789.*hlLqjzt", format[j]) >= 0 && !(format[j] == 'q' && j+1 < len(format) && !isLengthFollow(format[j+1])) {
+		// Flags, width, precision and the length modifiers bash skips (hjlLtz; q is a conversion).
+		for j < len(format) && strings.IndexByte("-+ #0'123456789.*hjlLtz", format[j]) >= 0 {
 			j++
 		}
 		if j >= len(format) {
@@ -127,9 +128,6 @@ func hasConversion(format string) bool {
 	}
 	return false
 }
-
-// isLengthFollow reports whether c can follow a length modifier q (then a conversion).
-func isLengthFollow(c byte) bool { return strings.IndexByte("diouxXeEfFgGaAcs", c) >= 0 }
 
 // testProgram is GNU test and [ over the sandbox's files.
 func testProgram(env *Env, name string, args []string) int {

@@ -35,6 +35,8 @@ func TestPrograms(t *testing.T) {
 		{[]string{"printf", "%-5Q|", "a b"}, "", "printf: %-5Q: not supported by the sandbox's printf program (GNU printf differs from the shell's printf here; use the shell's printf)\n", 1},
 		{[]string{"printf", "%(%Y)T\n", "1"}, "", "printf: %(: not supported by the sandbox's printf program (GNU printf differs from the shell's printf here; use the shell's printf)\n", 1},
 		{[]string{"printf", "%%q %s\n", "x"}, "%q x\n", "", 0},
+		{[]string{"printf", "%qd\n", "x"}, "", "printf: %q: not supported by the sandbox's printf program (GNU printf differs from the shell's printf here; use the shell's printf)\n", 1},
+		{[]string{"printf", "%ld|%5.1Lf\n", "7", "2.25"}, "7|  2.2\n", "", 0},
 		{[]string{"test", "-f", "a.txt"}, "", "", 0},
 		{[]string{"test", "-d", "a.txt"}, "", "", 1},
 		{[]string{"test", "-c", "/dev/zero", "-a", "-w", "/dev/null"}, "", "", 0},
