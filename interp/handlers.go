@@ -377,8 +377,32 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	// bash's words, then why: the host's bash might have found the program, and the sandbox
 	// never looks (the host's PATH is not the script's business), so a reader of the result
 	// must be able to tell a sandbox refusal from a missing program. Status stays 127.
-	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, notAvailable(name))
+	note := notAvailable(name)
+	if c.pathInRoots(cc.path, cc.dir) {
+		note = "not available in the sandbox, nor in a PATH directory inside the roots; fix: " + notOnPathFix(name)
+	}
+	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, note)
 	return 127, nil
+}
+
+// pathInRoots reports whether PATH names a directory inside the roots (where a script may
+// put its own commands).
+func (c *call) pathInRoots(pathVar, dir string) bool {
+	for _, entry := range strings.Split(pathVar, ":") {
+		if entry == "" {
+			entry = "."
+		}
+		if c.fs.Covers(absIn(dir, entry)) {
+			return true
+		}
+	}
+	return false
+}
+
+// notOnPathFix is the fix when PATH names directories inside the roots: the command may be
+// a script the tool meant to put there.
+func notOnPathFix(name string) string {
+	return "put the script in a PATH directory inside the roots, or " + notAvailableFix(name)
 }
 
 // errorPrefix is what the shell puts before its messages ("tool.sh: line N: ").

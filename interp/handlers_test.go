@@ -22,6 +22,9 @@ func TestNotAvailableSaysWhy(t *testing.T) {
 		{"hash", `hash python3; echo "st=$?"`, "st=1\n", "tool.sh: line 1: hash: python3: not found " + note("python3") + "\n"},
 		{"type of a path", `type ./nosuch; echo "st=$?"`, "st=1\n", "tool.sh: line 1: type: ./nosuch: not found\n"},
 		{"command -v stays quiet", `command -v mkfifo; echo "st=$?"`, "st=1\n", ""},
+		{"PATH into the roots", `mkdir -p bin; PATH=$PWD/bin:$PATH; mytool; echo "st=$?"`, "st=127\n",
+			"tool.sh: line 1: mytool: command not found (not available in the sandbox, nor in a PATH directory inside the roots; fix: put the script in a PATH directory inside the roots, or " +
+				strings.TrimSuffix(strings.TrimPrefix(note("mytool"), "(not available in the sandbox; fix: "), ")") + ")\n"},
 		{"script in roots", `./nosuch; echo "st=$?"`, "st=127\n", "tool.sh: line 1: ./nosuch: No such file or directory\n"},
 		{"tested by the script", `gcc --version 2>/dev/null || echo "no gcc: $?"`, "no gcc: 127\n", ""},
 	}
