@@ -95,11 +95,11 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 				// PATH, so the name may be a script it put there.
 				p.Commands[name] = "found through PATH, if at all"
 				add(x.Pos(), "warning", "command", name+": not a sandbox command: it runs only if PATH names a directory inside the roots that holds it (else exit 127)",
-					"put the script in a PATH directory inside the roots, or add \""+name+"\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json")
+					notOnPathFix(name))
 			} else if how == "" {
 				p.Commands[name] = "not available"
 				add(x.Pos(), "error", "command", name+": not available in the sandbox (exit 127 when run)",
-					"add \""+name+"\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host), or set \"exec\": \"native\"")
+					notAvailableFix(name))
 			}
 			args := x.Args[1:]
 			switch name {

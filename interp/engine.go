@@ -15,7 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -57,6 +59,9 @@ type Engine struct {
 	defaultScratch func() string
 	// logf writes to the server's log (never to a client): the stack of a recovered panic.
 	logf func(format string, args ...any)
+	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
+	// commands: what command search finds there.
+	programs []string
 }
 
 type cacheKey struct {
@@ -103,7 +108,8 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	}
 	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf}, nil
+		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
+		programs: builtins.Names()}, nil
 }
 
 // WatchMemory puts a run that is not a script (a wasm tool) under the heap guard: while it is
@@ -164,6 +170,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		return internalFailure(out, "roots: "+err.Error())
 	}
 	defer f.Close()
+	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
 	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
 	c.state = sdk.NewState(job.Call, f.Cancelled)
@@ -195,6 +202,14 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	if !found && runErr != nil {
 		fmt.Fprintf(f.Stderr, "mcp-bash: %v\n", runErr)
 		out.Stderr = f.Stderr.Tail()
+	}
+	// The stderr kept is a tail: a character its cut split is not the script's doing.
+	notes := []string{notUTF8Note("stdout", out.Stdout), notUTF8Note("stderr", trimSplitRune(out.Stderr))}
+	for _, note := range notes {
+		if note != "" {
+			fmt.Fprintln(f.Stderr, note)
+			out.Stderr = f.Stderr.Tail()
+		}
 	}
 	// The side files live in the call's scratch root, which the script writes: they are read
 	// through a descriptor of that directory, never by path (sandbox.SideDir).
@@ -277,7 +292,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	}
 	l := c.limits
 	r := eval.New(&eval.Config{
-		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll,
+		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
@@ -450,3 +465,37 @@ func Environment(job Job) []string {
 
 // Environment is the package's Environment, for the engine contract's optional Environment.
 func (e *Engine) Environment(job Job) []string { return Environment(job) }
+
+// notUTF8Note says that output is not UTF-8, "" when it is. MCP text is UTF-8: the result
+// carries each invalid byte as U+FFFD (as the original's jq does), so the call's stderr says
+// so rather than the bytes changing unnoticed.
+func notUTF8Note(stream string, b []byte) string {
+	if utf8.Valid(b) {
+		return ""
+	}
+	first, n := -1, 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+		i += size
+	}
+	bytes := "bytes"
+	if n == 1 {
+		bytes = "byte"
+	}
+	return fmt.Sprintf("mcp-bash: %s is not UTF-8 (%d invalid %s, the first at offset %d): the result's text shows each as U+FFFD; "+
+		"to return bytes exactly, encode them (base64) or write them to a file and return it as a resource", stream, n, bytes, first)
+}
+
+// trimSplitRune drops the continuation bytes a cut left at the start of b (at most 3).
+func trimSplitRune(b []byte) []byte {
+	for i := 0; i < 3 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+	}
+	return b
+}

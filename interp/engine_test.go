@@ -259,3 +259,28 @@ func TestProcessSubstitutionLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestNotUTF8IsNoted checks that output MCP text cannot carry as is (it becomes U+FFFD) is
+// named on the call's stderr, and that UTF-8 output, split or not by the stderr tail, is not.
+func TestNotUTF8IsNoted(t *testing.T) {
+	const fix = ": the result's text shows each as U+FFFD; to return bytes exactly, encode them (base64) or write them to a file and return it as a resource\n"
+	for _, tc := range []struct {
+		name, script, stderr string
+	}{
+		{"utf-8", `printf 'h\xc3\xa9\n'; printf '\xe2\x82\xac\n' >&2`, "€\n"},
+		{"stdout byte", `printf 'a\xffb\n'`, "mcp-bash: stdout is not UTF-8 (1 invalid byte, the first at offset 1)" + fix},
+		{"stdout truncated rune", `printf 'ok\xc3'`, "mcp-bash: stdout is not UTF-8 (1 invalid byte, the first at offset 2)" + fix},
+		{"stdout latin-1", `printf 'caf\xe9 na\xefve\n'`, "mcp-bash: stdout is not UTF-8 (2 invalid bytes, the first at offset 3)" + fix},
+		{"stderr", `printf 'x\xfe\n' >&2`, "x\xfe\nmcp-bash: stderr is not UTF-8 (1 invalid byte, the first at offset 1)" + fix},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := run(t, tc.script, sandbox.Limits{})
+			if string(out.Stderr) != tc.stderr || out.ExitCode != 0 {
+				t.Errorf("stderr %q (exit %d), want %q", out.Stderr, out.ExitCode, tc.stderr)
+			}
+		})
+	}
+	if got := trimSplitRune([]byte("\xa9\x82x")); string(got) != "x" {
+		t.Errorf("trimSplitRune: %q", got)
+	}
+}

@@ -161,7 +161,7 @@ func (c *call) stat(name string, follow bool) (fs.FileInfo, error) {
 	return c.fs.Lstat(name)
 }
 
-func isDev(p string) bool { return stdioDevice(p) || p == sandbox.DevNull }
+func isDev(p string) bool { return stdioDevice(p) || sandbox.IsDevice(p) }
 
 // builtin finds the SDK's Go builtins (looked up by the evaluator after shell functions).
 func (c *call) builtin(name string) eval.BuiltinFunc {
@@ -219,6 +219,8 @@ func (c *call) lookupAll(name, pathVar, dir string) []string {
 	return out
 }
 
+// isUtility reports whether command search finds name in /usr/bin: a utility or an
+// allowlisted command.
 func (c *call) isUtility(name string) bool {
 	_, ok := builtins.Lookup(name)
 	return ok || c.job.Policy.Allowed(name)
@@ -344,6 +346,13 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 			if c.job.Policy.Allowed(base) {
 				return c.external(ctx, cc, append([]string{base}, args[1:]...))
 			}
+			if _, err := c.fs.Stat(absIn(cc.dir, name)); err != nil && base != "" {
+				// The host may well have /usr/bin/NAME; the sandbox's system directories
+				// hold only its utilities, so say the sandbox is why it is missing.
+				c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
+				fmt.Fprintf(cc.stderr, "%s%s: No such file or directory (%s)\n", cc.errorPrefix(), name, notAvailable(base))
+				return 127, nil
+			}
 		}
 		return c.script(ctx, cc, args)
 	}
@@ -365,15 +374,55 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		return c.runExt(ctx, cc, prog, args), nil
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
-	// bash's own words: a script that reads them (2>&1) must see what bash prints. Why it is
-	// missing (not allowlisted: sandbox.allowCommands in tool.meta.json) is in the call's
-	// access record.
-	prefix := "mcp-bash: "
-	if cc.shell != nil {
-		prefix = cc.shell.ErrorPrefix()
+	// bash's words, then why: the host's bash might have found the program, and the sandbox
+	// never looks (the host's PATH is not the script's business), so a reader of the result
+	// must be able to tell a sandbox refusal from a missing program. Status stays 127.
+	note := notAvailable(name)
+	if c.pathInRoots(cc.path, cc.dir) {
+		note = "not available in the sandbox, nor in a PATH directory inside the roots; fix: " + notOnPathFix(name)
 	}
-	fmt.Fprintf(cc.stderr, "%s%s: command not found\n", prefix, name)
+	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, note)
 	return 127, nil
+}
+
+// pathInRoots reports whether PATH names a directory inside the roots (where a script may
+// put its own commands).
+func (c *call) pathInRoots(pathVar, dir string) bool {
+	for _, entry := range strings.Split(pathVar, ":") {
+		if entry == "" {
+			entry = "."
+		}
+		if c.fs.Covers(absIn(dir, entry)) {
+			return true
+		}
+	}
+	return false
+}
+
+// notOnPathFix is the fix when PATH names directories inside the roots: the command may be
+// a script the tool meant to put there.
+func notOnPathFix(name string) string {
+	return "put the script in a PATH directory inside the roots, or " + notAvailableFix(name)
+}
+
+// errorPrefix is what the shell puts before its messages ("tool.sh: line N: ").
+func (cc *cmdCtx) errorPrefix() string {
+	if cc.shell != nil {
+		return cc.shell.ErrorPrefix()
+	}
+	return "mcp-bash: "
+}
+
+// notAvailableFix is how a tool gets a command the sandbox does not have; validate's finding
+// and the run-time message say the same.
+func notAvailableFix(name string) string {
+	return "add \"" + name + "\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host; " +
+		"MCPBASH_SANDBOX_ALLOW_COMMANDS, when set, must list it too), or set \"exec\": \"native\""
+}
+
+// notAvailable is the note a refused command's message ends with.
+func notAvailable(name string) string {
+	return "not available in the sandbox; fix: " + notAvailableFix(name)
 }
 
 // script runs a shell script inside the roots as bash runs an executable script: in a child
@@ -383,12 +432,12 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	fi, err := c.fs.Stat(p)
 	if err != nil {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "not found"})
-		fmt.Fprintf(cc.stderr, "bash: %s: No such file or directory\n", args[0])
+		fmt.Fprintf(cc.stderr, "%s%s: No such file or directory\n", cc.errorPrefix(), args[0])
 		return 127, nil
 	}
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "not executable"})
-		fmt.Fprintf(cc.stderr, "bash: %s: Permission denied\n", args[0])
+		fmt.Fprintf(cc.stderr, "%s%s: Permission denied\n", cc.errorPrefix(), args[0])
 		return 126, nil
 	}
 	head := make([]byte, 128)
@@ -574,6 +623,15 @@ func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
+		LookPath: func(name string, all bool) []string {
+			if all {
+				return c.lookupAll(name, cc.path, cc.dir)
+			}
+			if p, ok := c.lookup(name, cc.path, cc.dir); ok {
+				return []string{p}
+			}
+			return nil
+		},
 		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
 			if len(argv) == 0 {
 				return 0

@@ -74,6 +74,33 @@ type FS struct {
 	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
+	// programs (sorted, shared, never modified) and morePrograms are the commands the call
+	// runs by name, shown in /usr/bin and /bin.
+	programs, morePrograms []string
+}
+
+// ShowPrograms makes the commands a call runs by name (its utilities, sorted, which the FS
+// keeps without copying and never changes; its allowlisted commands, more) appear as files in
+// /usr/bin and /bin, where command search says they are (command -v, type -P):
+// [ -x "$(command -v jq)" ] holds as on a host. They are execute-only (---x--x--x), so reading
+// one is refused: they are not the host's files. Call it before the script runs.
+func (f *FS) ShowPrograms(sorted, more []string) {
+	f.programs, f.morePrograms = sorted, more
+}
+
+// isProgram reports whether p is one of the shown programs.
+func (f *FS) isProgram(p string) bool {
+	dir, name := path.Split(p)
+	if dir != "/usr/bin/" && dir != "/bin/" {
+		return false
+	}
+	_, ok := slices.BinarySearch(f.programs, name)
+	return ok || slices.Contains(f.morePrograms, name)
+}
+
+// programNames lists the shown programs.
+func (f *FS) programNames() []string {
+	return append(slices.Clip(f.programs), f.morePrograms...)
 }
 
 // Scratch describes a call's private read-write root: Create makes it on first use.
@@ -285,8 +312,8 @@ func (f *FS) lookup(p string) (*mount, string, bool) {
 	return nil, "", false
 }
 
-// ancestor reports whether p is a directory on the way to some root, and the next path
-// components below it.
+// ancestor reports whether p is a directory on the way to some root or a served device, or
+// /tmp, and the next path components below it.
 func (f *FS) ancestor(p string) ([]string, bool) {
 	var next []string
 	prefix := p
@@ -301,12 +328,43 @@ func (f *FS) ancestor(p string) ([]string, bool) {
 			}
 		}
 	}
+	// /dev holds the served devices, /usr/bin and /bin the shown programs, and /tmp is there
+	// as on every host (writes to it are refused: a script's temporary files go to $TMPDIR).
+	var virtual []string
+	switch p {
+	case "/":
+		virtual = []string{"dev", "tmp"}
+		if len(f.programNames()) > 0 {
+			virtual = append(virtual, "bin", "usr")
+		}
+	case "/dev":
+		virtual = deviceNames()
+	case "/usr":
+		if len(f.programNames()) > 0 {
+			virtual = []string{"bin"}
+		}
+	case "/usr/bin", "/bin":
+		virtual = f.programNames()
+	}
+	for _, n := range virtual {
+		if !slices.Contains(next, n) {
+			next = append(next, n)
+		}
+	}
 	slices.Sort(next)
-	return next, len(next) > 0
+	return next, len(next) > 0 || p == "/tmp"
 }
 
-// DevNull is the only host device a script sees.
-const DevNull = "/dev/null"
+// inVirtualDir reports whether p's directory is one the sandbox shows but no root holds
+// (/tmp, /dev, the way to a root): creating p there is refused as a read-only directory
+// refuses it, not as a missing one.
+func (f *FS) inVirtualDir(p string) bool {
+	if _, _, ok := f.lookup(path.Dir(p)); ok {
+		return false
+	}
+	_, anc := f.ancestor(path.Dir(p))
+	return anc
+}
 
 func clean(name string) (string, error) {
 	if !path.IsAbs(name) {
@@ -349,8 +407,11 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if flag&writeFlags != 0 {
 		op = "write"
 	}
-	if p == DevNull {
-		return devNull{}, nil // not worth a record entry
+	if minor, ok := deviceMinor(p); ok {
+		return device{name: p, minor: minor}, nil // not worth a record entry
+	}
+	if f.isProgram(p) {
+		return nil, f.deny(op, p, "a program of the sandbox, not a file", fs.ErrPermission)
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
@@ -360,6 +421,9 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 			}
 			f.allow(op, p)
 			return &ancestorDir{f: f, p: p}, nil
+		}
+		if op == "write" && f.inVirtualDir(p) {
+			return nil, f.deny(op, p, "outside the roots", fs.ErrPermission)
 		}
 		return nil, f.deny(op, p, "outside the roots", fs.ErrNotExist)
 	}
@@ -428,13 +492,16 @@ func (f *FS) stat(name string, follow bool) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p == DevNull {
-		return os.Stat(DevNull)
+	if minor, ok := deviceMinor(p); ok {
+		return deviceInfo{name: p, minor: minor}, nil
+	}
+	if f.isProgram(p) {
+		return programInfo(path.Base(p)), nil
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
 		if _, anc := f.ancestor(p); anc {
-			return ancestorInfo{name: path.Base(p)}, nil
+			return ancestorOf(p), nil
 		}
 		return nil, f.deny("stat", p, "outside the roots", fs.ErrNotExist)
 	}
@@ -465,7 +532,15 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 			f.allow("list", p)
 			out := make([]fs.DirEntry, len(next))
 			for i, n := range next {
-				out[i] = fs.FileInfoToDirEntry(ancestorInfo{name: n})
+				if minor, ok := deviceMinor(path.Join(p, n)); ok {
+					out[i] = fs.FileInfoToDirEntry(deviceInfo{name: n, minor: minor})
+					continue
+				}
+				if f.isProgram(path.Join(p, n)) {
+					out[i] = fs.FileInfoToDirEntry(programInfo(n))
+					continue
+				}
+				out[i] = fs.FileInfoToDirEntry(ancestorOf(path.Join(p, n)))
 			}
 			return out, nil
 		}
@@ -507,13 +582,21 @@ func (f *FS) Access(name string, mode uint32) error {
 	if err != nil {
 		return err
 	}
-	writable := p == DevNull
-	if m, _, ok := f.lookup(p); ok {
+	writable := IsDevice(p)
+	m, _, inRoot := f.lookup(p)
+	if inRoot {
 		writable = m.Mode == ReadWrite
 	}
 	perm := fi.Mode().Perm()
-	// Which permission triad applies, as access(2) would pick it for the server's user.
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == uint32(os.Geteuid()) {
+	// Which permission triad applies, as access(2) would pick it for the server's user: the
+	// answer must be what opening the file then does. A server running as root reads and
+	// writes files in the roots whatever their mode, and executes those with an x bit.
+	if st, ok := fi.Sys().(*syscall.Stat_t); inRoot && os.Geteuid() == 0 {
+		perm = 0o666
+		if fi.IsDir() || fi.Mode().Perm()&0o111 != 0 {
+			perm |= 0o111
+		}
+	} else if ok && st.Uid == uint32(os.Geteuid()) {
 		perm = (perm >> 6) & 7 * 0o111
 	} else if ok && st.Gid == uint32(os.Getegid()) {
 		perm = (perm >> 3) & 7 * 0o111
@@ -540,7 +623,7 @@ func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
 	}
 	m, rel, ok := f.lookup(p)
 	if !ok {
-		if _, anc := f.ancestor(p); anc {
+		if _, anc := f.ancestor(p); anc || IsDevice(p) || f.inVirtualDir(p) {
 			return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrPermission)
 		}
 		return nil, "", p, f.deny(op, p, "outside the roots", fs.ErrNotExist)
@@ -783,18 +866,32 @@ func (f *FS) RealPath(name string) (string, error) {
 	return out, nil
 }
 
-// devNull discards writes and reads EOF.
-type devNull struct{}
+// programInfo describes a shown program: an execute-only file (it has no content to read).
+type programInfo string
 
-func (devNull) Read([]byte) (int, error)           { return 0, io.EOF }
-func (devNull) Write(p []byte) (int, error)        { return len(p), nil }
-func (devNull) Seek(int64, int) (int64, error)     { return 0, nil }
-func (devNull) Close() error                       { return nil }
-func (devNull) Stat() (fs.FileInfo, error)         { return os.Stat(DevNull) }
-func (devNull) ReadDir(int) ([]fs.DirEntry, error) { return nil, syscall.ENOTDIR }
+func (p programInfo) Name() string     { return string(p) }
+func (programInfo) Size() int64        { return 0 }
+func (programInfo) Mode() fs.FileMode  { return 0o111 }
+func (programInfo) ModTime() time.Time { return time.Unix(0, 0) }
+func (programInfo) IsDir() bool        { return false }
+func (programInfo) Sys() any           { return &syscall.Stat_t{} }
 
-// ancestorInfo describes a directory on the way to a root.
-type ancestorInfo struct{ name string }
+// ancestorInfo describes a directory on the way to a root: read-only, except that the
+// world-writable sticky directories show the mode every Linux host gives them (test -k, ls -ld;
+// test -w still answers the sandbox's policy: not writable).
+type ancestorInfo struct {
+	name   string
+	sticky bool
+}
+
+// ancestorOf describes the directory p on the way to a root.
+func ancestorOf(p string) ancestorInfo {
+	switch p {
+	case "/tmp", "/var/tmp", "/dev/shm":
+		return ancestorInfo{name: path.Base(p), sticky: true}
+	}
+	return ancestorInfo{name: path.Base(p)}
+}
 
 func (a ancestorInfo) Name() string {
 	if a.name == "" {
@@ -802,8 +899,13 @@ func (a ancestorInfo) Name() string {
 	}
 	return a.name
 }
-func (ancestorInfo) Size() int64        { return 4096 }
-func (ancestorInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (ancestorInfo) Size() int64 { return 4096 }
+func (a ancestorInfo) Mode() fs.FileMode {
+	if a.sticky {
+		return fs.ModeDir | fs.ModeSticky | 0o777
+	}
+	return fs.ModeDir | 0o555
+}
 func (ancestorInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (ancestorInfo) IsDir() bool        { return true }
 
@@ -819,7 +921,7 @@ func (d *ancestorDir) Read([]byte) (int, error)       { return 0, syscall.EISDIR
 func (d *ancestorDir) Write([]byte) (int, error)      { return 0, syscall.EISDIR }
 func (d *ancestorDir) Seek(int64, int) (int64, error) { return 0, nil }
 func (d *ancestorDir) Close() error                   { return nil }
-func (d *ancestorDir) Stat() (fs.FileInfo, error)     { return ancestorInfo{name: path.Base(d.p)}, nil }
+func (d *ancestorDir) Stat() (fs.FileInfo, error)     { return ancestorOf(d.p), nil }
 func (d *ancestorDir) ReadDir(int) ([]fs.DirEntry, error) {
 	return d.f.ReadDir(d.p)
 }

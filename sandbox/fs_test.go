@@ -1,15 +1,19 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // layout: base/{rw,ro,outside}; rw has a file, a planted symlink to outside and one to a
@@ -102,7 +106,8 @@ func TestWritesNeedReadWriteRoot(t *testing.T) {
 		{"symlink on ro", func() error { return l.fs.Symlink("ro.txt", filepath.Join(l.ro, "l")) }, true},
 		{"write outside", func() error { return l.fs.WriteFile(out, []byte("x"), 0o644) }, false},
 		{"mkdir outside", func() error { return l.fs.MkdirAll(out, 0o755) }, false},
-		{"create beside roots", func() error { return l.fs.WriteFile(filepath.Join(l.base, "x"), nil, 0o644) }, false},
+		// A directory on the way to a root is shown read-only: creating in it is refused as such.
+		{"create beside roots", func() error { return l.fs.WriteFile(filepath.Join(l.base, "x"), nil, 0o644) }, true},
 		{"open ancestor for write", func() error { _, err := l.fs.Open(l.base, os.O_WRONLY, 0); return err }, true},
 		{"mkdir in ancestor", func() error { return l.fs.Mkdir(l.base, 0o755) }, true},
 		{"remove a root", func() error { return l.fs.RemoveAll(l.rw) }, true},
@@ -186,10 +191,17 @@ func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
 	if strings.Join(names, ",") != "ro,rw" {
 		t.Errorf("listing of the parent = %v (outside must not show)", names)
 	}
-	first := strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0]
+	// / holds the way to the roots, and the virtual /dev and /tmp.
+	want := []string{strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0], "dev", "tmp"}
+	slices.Sort(want)
+	want = slices.Compact(want)
 	ents, _ = l.fs.ReadDir("/")
-	if len(ents) != 1 || ents[0].Name() != first {
-		t.Errorf("listing of / = %v", ents)
+	names = nil
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("listing of / = %v, want %v", names, want)
 	}
 	if fi, err := l.fs.Stat(l.base); err != nil || !fi.IsDir() {
 		t.Errorf("stat ancestor: %v %v", fi, err)
@@ -199,20 +211,97 @@ func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
 	}
 }
 
-func TestDevNull(t *testing.T) {
+// TestDevices checks the virtual memory devices: what they read and write, and that they
+// stat, list and refuse removal as Linux's character devices 1,N would for the sandbox.
+func TestDevices(t *testing.T) {
 	l := newLayout(t)
-	f, err := l.fs.Open(DevNull, os.O_RDWR, 0)
+	for _, tc := range []struct {
+		path     string
+		minor    uint32
+		read     string // "" EOF, "zero", "random"
+		writeErr error
+	}{
+		{"/dev/null", 3, "", nil},
+		{"/dev/zero", 5, "zero", nil},
+		{"/dev/full", 7, "zero", syscall.ENOSPC},
+		{"/dev/random", 8, "random", nil},
+		{"/dev/urandom", 9, "random", nil},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			f, err := l.fs.Open(tc.path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if n, err := f.Write([]byte("discard")); !errors.Is(err, tc.writeErr) || (err == nil && n != 7) {
+				t.Errorf("write: %d %v, want %v", n, err, tc.writeErr)
+			}
+			buf := bytes.Repeat([]byte{0xaa}, 64)
+			n, err := f.Read(buf)
+			switch tc.read {
+			case "":
+				if n != 0 || err != io.EOF {
+					t.Errorf("read: %d %v, want EOF", n, err)
+				}
+			case "zero":
+				if n != 64 || err != nil || !bytes.Equal(buf, make([]byte, 64)) {
+					t.Errorf("read: %d %v %x", n, err, buf)
+				}
+			case "random":
+				if n != 64 || err != nil || bytes.Equal(buf, bytes.Repeat([]byte{0xaa}, 64)) || bytes.Equal(buf, make([]byte, 64)) {
+					t.Errorf("read: %d %v %x", n, err, buf)
+				}
+			}
+			fi, err := l.fs.Stat(tc.path)
+			if err != nil || fi.Mode() != fs.ModeDevice|fs.ModeCharDevice|0o666 || fi.Name() != path.Base(tc.path) {
+				t.Fatalf("stat: %v %v", fi, err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); unix.Major(uint64(st.Rdev)) != 1 || unix.Minor(uint64(st.Rdev)) != tc.minor {
+				t.Errorf("rdev %d,%d", unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)))
+			}
+			if err := l.fs.Access(tc.path, AccessRead|AccessWrite); err != nil {
+				t.Errorf("access: %v", err)
+			}
+			if err := l.fs.Remove(tc.path); !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("remove: %v", err)
+			}
+		})
+	}
+	ents, err := l.fs.ReadDir("/dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := f.Write([]byte("discard")); n != 7 || err != nil {
-		t.Errorf("write: %d %v", n, err)
+	var names []string
+	for _, e := range ents {
+		if e.Type() != fs.ModeDevice|fs.ModeCharDevice {
+			t.Errorf("%s: type %v", e.Name(), e.Type())
+		}
+		names = append(names, e.Name())
 	}
-	if _, err := f.Read(make([]byte, 1)); err != io.EOF {
-		t.Errorf("read: %v", err)
+	if strings.Join(names, " ") != "full null random urandom zero" {
+		t.Errorf("/dev lists %v", names)
 	}
-	if _, err := l.fs.Stat("/dev/zero"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("/dev/zero visible: %v", err)
+	if _, err := l.fs.Stat("/dev/sda"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("/dev/sda visible: %v", err)
+	}
+}
+
+// TestTmpIsStickyAndRefused checks /tmp: there as on every host (sticky, world-writable mode),
+// and writes to it refused, with test -w saying so.
+func TestTmpIsStickyAndRefused(t *testing.T) {
+	l := newLayout(t)
+	fi, err := l.fs.Stat("/tmp")
+	if err != nil || fi.Mode() != fs.ModeDir|fs.ModeSticky|0o777 {
+		t.Fatalf("stat /tmp: %v %v", fi, err)
+	}
+	if err := l.fs.Access("/tmp", AccessWrite); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("access -w /tmp: %v", err)
+	}
+	if _, err := l.fs.Open("/tmp/x", os.O_CREATE|os.O_WRONLY, 0o644); !errors.Is(err, fs.ErrPermission) || Reason(err) != "outside the roots" {
+		t.Errorf("create /tmp/x: %v", err)
+	}
+	if fi, err := l.fs.Stat("/var"); err == nil {
+		t.Errorf("/var visible: %v", fi)
 	}
 }
 
@@ -230,12 +319,26 @@ func TestAccess(t *testing.T) {
 		{filepath.Join(l.ro, "ro.txt"), AccessRead, true},
 		{filepath.Join(l.ro, "ro.txt"), AccessExec, true},
 		{filepath.Join(l.ro, "ro.txt"), AccessWrite, false},
-		{filepath.Join(l.rw, "noperm"), AccessRead, false},
+		// What opening it does: root reads and writes whatever the mode, executes on an x bit.
+		{filepath.Join(l.rw, "noperm"), AccessRead, os.Geteuid() == 0},
+		{filepath.Join(l.rw, "noperm"), AccessWrite, os.Geteuid() == 0},
+		{filepath.Join(l.rw, "noperm"), AccessExec, false},
+		{filepath.Join(l.rw, "sub"), AccessExec | AccessWrite, true},
 		{l.secret, AccessRead, false},
 		{DevNull, AccessWrite, true},
 	} {
 		if err := l.fs.Access(tc.path, tc.mode); (err == nil) != tc.ok {
 			t.Errorf("access(%s, %d) = %v, want ok=%v", tc.path, tc.mode, err, tc.ok)
+		}
+		// test -r/-w must predict what opening the file does.
+		if flag := map[uint32]int{AccessRead: os.O_RDONLY, AccessWrite: os.O_WRONLY | os.O_APPEND}[tc.mode]; tc.mode != AccessExec && tc.mode&(tc.mode-1) == 0 {
+			f, err := l.fs.Open(tc.path, flag, 0)
+			if err == nil {
+				f.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Errorf("open(%s, %d) = %v, but access says ok=%v", tc.path, tc.mode, err, tc.ok)
+			}
 		}
 	}
 }
@@ -502,5 +605,54 @@ func TestHiddenEntriesProtected(t *testing.T) {
 	}
 	if err := f.WriteFile(filepath.Join(proj, "data", ".hidden"), []byte("ok"), 0o644); err != nil {
 		t.Errorf("a hidden name deeper in the project: %v", err)
+	}
+}
+
+// TestShownPrograms checks the programs a call runs by name: in /usr/bin and /bin, execute-only
+// (reading and writing refused), listed there, and nothing else appears.
+func TestShownPrograms(t *testing.T) {
+	l := newLayout(t)
+	l.fs.ShowPrograms([]string{"jq", "sed"}, []string{"sed", "git"})
+	for _, p := range []string{"/usr/bin/jq", "/bin/sed"} {
+		fi, err := l.fs.Stat(p)
+		if err != nil || fi.Mode() != 0o111 || !fi.Mode().IsRegular() || fi.Name() != path.Base(p) {
+			t.Fatalf("stat %s: %v %v", p, fi, err)
+		}
+		if err := l.fs.Access(p, AccessExec); err != nil {
+			t.Errorf("access -x %s: %v", p, err)
+		}
+		if err := l.fs.Access(p, AccessRead); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("access -r %s: %v", p, err)
+		}
+		if _, err := l.fs.Open(p, os.O_RDONLY, 0); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("open %s: %v", p, err)
+		}
+		if err := l.fs.Remove(p); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("remove %s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/jq", "/usr/sed"} {
+		if _, err := l.fs.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s visible: %v", p, err)
+		}
+	}
+	if err := l.fs.WriteFile("/usr/bin/new", nil, 0o755); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("create in /usr/bin: %v", err)
+	}
+	for dir, want := range map[string]string{"/usr/bin": "git jq sed", "/bin": "git jq sed", "/usr": "bin"} {
+		ents, err := l.fs.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != want {
+			t.Errorf("%s lists %v, want %s", dir, names, want)
+		}
+	}
+	if fi, err := l.fs.Stat("/usr/bin"); err != nil || !fi.IsDir() {
+		t.Errorf("stat /usr/bin: %v %v", fi, err)
 	}
 }

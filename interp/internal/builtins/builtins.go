@@ -44,6 +44,9 @@ type Env struct {
 	// Umask is the shell's file-creation mask, applied to the files and directories utilities
 	// create (the host process's own umask is not the script's).
 	Umask fs.FileMode
+	// LookPath is the shell's command search for which: the first path it finds for name, or
+	// with all every match in PATH order (nil: none is found). It never consults the host.
+	LookPath func(name string, all bool) []string
 }
 
 // Perm is the mode a utility creates a file or directory with when it asks for want.

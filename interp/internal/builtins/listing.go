@@ -284,6 +284,11 @@ func (l *lister) print(items []lsEntry) {
 		if l.fl.has("h") {
 			size = humanSize(it.fi.Size())
 		}
+		if it.fi.Mode()&fs.ModeDevice != 0 {
+			// A device shows its number where a file shows its size.
+			major, minor := sandbox.DeviceNumbers(it.fi)
+			size = fmt.Sprintf("%d, %d", major, minor)
+		}
 		row := []string{modeString(it.fi.Mode()), strconv.FormatUint(uint64(st.Nlink), 10), owner, group, size}
 		if l.fl.has("g") {
 			row[2] = ""
@@ -479,11 +484,17 @@ func statFormat(env *Env, format, name, p string, fi fs.FileInfo) string {
 			b.WriteString(strconv.FormatUint(statDev(st), 10))
 		case 'D':
 			b.WriteString(strconv.FormatUint(statDev(st), 16))
+		case 't':
+			major, _ := sandbox.DeviceNumbers(fi)
+			b.WriteString(strconv.FormatUint(uint64(major), 16))
+		case 'T':
+			_, minor := sandbox.DeviceNumbers(fi)
+			b.WriteString(strconv.FormatUint(uint64(minor), 16))
 		case '%':
 			b.WriteByte('%')
 		default:
-			b.WriteByte('%')
-			b.WriteByte(format[i])
+			// GNU stat prints ? for a directive it does not know.
+			b.WriteByte('?')
 		}
 	}
 	return b.String()

@@ -417,11 +417,15 @@ func tee(ctx context.Context, env *Env, argv []string) int {
 	if !ok {
 		return st
 	}
-	writers := []io.Writer{env.Stdout}
+	type output struct {
+		name string
+		w    io.Writer
+	}
+	outs := []output{{"standard output", env.Stdout}}
 	status := 0
 	for _, f := range fl.operands {
 		if f == "-" {
-			writers = append(writers, env.Stdout)
+			outs = append(outs, output{"standard output", env.Stdout})
 			continue
 		}
 		fh, err := openFile(env, f, writeFlags(fl.has("a")), env.Perm(0o666))
@@ -430,13 +434,36 @@ func tee(ctx context.Context, env *Env, argv []string) int {
 			continue
 		}
 		defer fh.Close()
-		writers = append(writers, fh)
+		outs = append(outs, output{f, fh})
 	}
-	if _, err := io.Copy(io.MultiWriter(writers...), ctxReader{ctx, env.Stdin}); err != nil {
-		if ctx.Err() != nil {
-			return 130
+	// As GNU tee: an output that fails is named once and dropped; the others get the rest.
+	in := ctxReader{ctx, env.Stdin}
+	buf := make([]byte, 32*1024)
+	for len(outs) > 0 {
+		n, rerr := in.Read(buf)
+		if n > 0 {
+			outs = slices.DeleteFunc(outs, func(o output) bool {
+				if _, err := o.w.Write(buf[:n]); err != nil {
+					if ctx.Err() == nil { // else the call ended, or the pipe's reader left (SIGPIPE)
+						status = errorf(env, 1, "tee", "%s: %s", o.name, describe(err))
+					}
+					return true
+				}
+				return false
+			})
+			if ctx.Err() != nil {
+				return 130
+			}
 		}
-		return errorf(env, 1, "tee", "%s", describe(err))
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return 130
+			}
+			return errorf(env, 1, "tee", "%s", describe(rerr))
+		}
 	}
 	return status
 }

@@ -147,6 +147,9 @@ type Config struct {
 	Lookup func(name, path, dir string) (string, bool)
 	// LookupAll lists every match of that search, in PATH order (type -a); nil: Lookup's.
 	LookupAll func(name, path, dir string) []string
+	// Missing says why a command name the search does not find is missing; type's and hash's
+	// "not found" end with it in parentheses (nil or "": bash's words alone).
+	Missing func(name string) string
 	// Environ is the initial environment (K=V), all exported. Base, when set, was built
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string

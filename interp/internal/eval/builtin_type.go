@@ -138,7 +138,7 @@ func biType(r *Runner, args []string) int {
 		}
 		if len(kinds) == 0 {
 			if !kindOnly && !pathOnly {
-				r.errorf("type: %s: not found", n)
+				r.errorf("%s: %s: not found%s", args[0], n, r.missingNote(n))
 			}
 			st = 1
 			continue
@@ -227,9 +227,8 @@ func biCommand(r *Runner, args []string) int {
 		return 0
 	}
 	if vv {
-		saved := r.stderr()
-		_ = saved
-		return biType(r, append([]string{"type"}, rest...))
+		// command -V describes as type does, under its own name in messages.
+		return biType(r, append([]string{"command"}, rest...))
 	}
 	if v {
 		st := 0

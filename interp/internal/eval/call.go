@@ -432,6 +432,18 @@ func (r *Runner) remember(name string) {
 	}
 }
 
+// missingNote is " (why)" for a command name the search does not find, "" when the
+// embedder gives no reason or the name is a path.
+func (r *Runner) missingNote(name string) string {
+	if r.c.cfg.Missing == nil || strings.IndexByte(name, '/') >= 0 {
+		return ""
+	}
+	if why := r.c.cfg.Missing(name); why != "" {
+		return " (" + why + ")"
+	}
+	return ""
+}
+
 func (r *Runner) notFound(name string) {
 	if strings.IndexByte(name, '/') >= 0 {
 		r.errorf("%s: No such file or directory", name)

@@ -226,7 +226,7 @@ func biHash(r *Runner, args []string) int {
 			r.hashRemove(n)
 			p, ok := r.lookPath(n)
 			if !ok {
-				r.errorf("hash: %s: not found", n)
+				r.errorf("hash: %s: not found%s", n, r.missingNote(n))
 				st = 1
 				continue
 			}
