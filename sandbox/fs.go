@@ -375,7 +375,7 @@ func clean(name string) (string, error) {
 
 func (f *FS) deny(op, p, reason string, err error) error {
 	f.rec.Add(Access{Op: op, Path: p, Allowed: false, Reason: reason})
-	if op != "read" && op != "stat" && op != "list" && (reason == "outside the roots" || reason == "read-only root") {
+	if op != "read" && op != "stat" && op != "list" && (reason == "outside the roots" || reason == "read-only root" || reason == setIDReason) {
 		// A refused write says why (Reason), where bash would name a missing directory or a
 		// permission; its error class (errors.Is, a guest's errno) stays the same.
 		err = &denied{reason: reason, err: err}
@@ -443,7 +443,7 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if err := f.files.take(); err != nil {
 		return nil, f.deny(op, p, err.Error(), err)
 	}
-	file, err := r.OpenFile(rel, flag, perm)
+	file, err := r.OpenFile(rel, flag, perm&^setIDBits)
 	if err != nil {
 		f.files.track(nil, err, nil)
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
@@ -663,7 +663,7 @@ func (f *FS) Mkdir(name string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return f.done("mkdir", p, m.r.Mkdir(rel, perm))
+	return f.done("mkdir", p, m.r.Mkdir(rel, perm&^setIDBits))
 }
 
 // MkdirAll creates a directory and its parents.
@@ -673,7 +673,7 @@ func (f *FS) MkdirAll(name string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return f.done("mkdir", p, m.r.MkdirAll(rel, perm))
+	return f.done("mkdir", p, m.r.MkdirAll(rel, perm&^setIDBits))
 }
 
 // holdsRoot reports whether removing or renaming p would take a mounted root with it.
@@ -785,12 +785,21 @@ func (f *FS) Readlink(name string) (string, error) {
 	return s, nil
 }
 
-// Chmod changes permission bits.
+// setIDBits are the mode bits a script may not set. The server often runs as root: a setuid
+// or setgid file left in a root would run with the server's identity for whoever reaches it.
+const setIDBits = fs.ModeSetuid | fs.ModeSetgid
+
+const setIDReason = "setuid and setgid bits are refused"
+
+// Chmod changes permission bits; setuid and setgid are refused (the sticky bit is harmless).
 func (f *FS) Chmod(name string, mode fs.FileMode) error {
 	defer f.lockNS()()
 	m, rel, p, err := f.writable("write", name)
 	if err != nil {
 		return err
+	}
+	if mode&setIDBits != 0 {
+		return f.deny("write", p, setIDReason, fs.ErrPermission)
 	}
 	return f.done("write", p, m.r.Chmod(rel, mode))
 }

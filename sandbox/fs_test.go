@@ -87,6 +87,41 @@ func TestReadConfinement(t *testing.T) {
 	}
 }
 
+// TestNoSetIDBits: setuid and setgid are refused by Chmod and dropped from a new file's or
+// directory's mode (a server running as root would leave a setuid-root program in a root);
+// the sticky bit and plain modes pass.
+func TestNoSetIDBits(t *testing.T) {
+	l := newLayout(t)
+	f := filepath.Join(l.rw, "prog")
+	if err := l.fs.WriteFile(f, []byte("#!/bin/sh\n"), 0o755|fs.ModeSetuid|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(l.rw, "dir")
+	if err := l.fs.Mkdir(d, 0o755|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fs.MkdirAll(filepath.Join(l.rw, "a", "b"), 0o755|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode fs.FileMode
+		ok   bool
+	}{
+		{0o4755 | fs.ModeSetuid, false}, {0o755 | fs.ModeSetgid, false}, {0o755 | fs.ModeSetuid | fs.ModeSetgid, false},
+		{0o755 | fs.ModeSticky, true}, {0o700, true},
+	} {
+		err := l.fs.Chmod(f, tc.mode)
+		if (err == nil) != tc.ok || !tc.ok && !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("chmod %v: %v", tc.mode, err)
+		}
+	}
+	for _, p := range []string{f, d, filepath.Join(l.rw, "a"), filepath.Join(l.rw, "a", "b")} {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+			t.Errorf("%s: %v %v", p, fi.Mode(), err)
+		}
+	}
+}
+
 func TestWritesNeedReadWriteRoot(t *testing.T) {
 	l := newLayout(t)
 	ro := filepath.Join(l.ro, "ro.txt")

@@ -163,6 +163,12 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-EXEC-5/wasm-never-shadows-allowlisted", Finding: "16.7", Script: `echo x > bin/git.wasm; git --version`, Want: `git version`,
 		Config: cfgProjectRW, Tool: "git", After: absent("bin/git.wasm")},
 
+	// Found in the 2026-11-27 night session: a sandboxed chmod set setuid and setgid bits, so a
+	// server running as root could leave a setuid-root program in a root for a host user to run.
+	{ID: "T-FS-9/setuid-program", Finding: "new", Script: `cd {{DATA}} && printf '#!/bin/sh\nid\n' > suid.sh && chmod 755 suid.sh; chmod 4755 suid.sh; echo a=$?; ` +
+		`chmod u+s,g+s suid.sh; echo b=$?; mkdir -m 2755 sgid.d; echo c=$?; mkdir -p sub && chmod g+s sub; echo d=$?`,
+		Want: `a=1\s+b=1\s+c=1\s+d=1`, After: noSetID("data")},
+
 	// Finding 8: an allowlisted git runs what its configuration says.
 	{ID: "T-EXEC-4/gitconfig-alias", Finding: "16.8", Script: `printf '[alias]\n\tx = "!id"\n' > "$HOME/.gitconfig"; git x; echo rc=$?`,
 		Want: `rc=1`, Deny: []string{"uid="}, Tool: "git"},
@@ -321,6 +327,26 @@ func absent(paths ...string) func(t *testing.T, w *world) {
 			}
 		}
 		os.Remove(filepath.Join(w.root, "data", "new.txt"))
+	}
+}
+
+// noSetID checks that nothing below the project's dir has a setuid or setgid bit, then removes
+// what the case created there.
+func noSetID(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		base := filepath.Join(w.root, dir)
+		filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+				t.Errorf("%s has mode %v", p, fi.Mode())
+			}
+			return nil
+		})
+		for _, n := range []string{"suid.sh", "sgid.d", "sub"} {
+			os.RemoveAll(filepath.Join(base, n))
+		}
 	}
 }
 
