@@ -68,13 +68,15 @@ func TestPrintfUtility(t *testing.T) {
 	}
 	compareGNU(t, cases)
 	te := fixture(t)
-	for _, f := range []string{"%q\n", "%(%F)T\n", "%n", "a %-5q b"} {
+	// \%q too: GNU printf reads \% as a literal percent (it prints \%q) where the shared
+	// formatter follows bash (\ then %q), so the program refuses it rather than differ.
+	for _, f := range []string{"%q\n", "%(%F)T\n", "%n", "a %-5q b", "\\%q"} {
 		out, errOut, rc := te.run(t, "", "printf", f, "x")
-		if rc != 1 || out != "" || !strings.Contains(errOut, "not available in the sandbox") {
+		if rc != 1 || out != "" || !strings.Contains(errOut, "not supported by the sandbox's printf program") {
 			t.Errorf("printf %q: rc %d out %q err %q", f, rc, out, errOut)
 		}
 	}
-	for _, f := range []string{"%%q", "\\%q", "%5s"} {
+	for _, f := range []string{"%%q", "%5s"} {
 		if _, errOut, rc := te.run(t, "", "printf", f, "x"); rc != 0 {
 			t.Errorf("printf %q refused: %s", f, errOut)
 		}
