@@ -145,11 +145,8 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// rawOutput renders a value as `jq -r -c` does: strings bare, everything else compact JSON
-// (objects sorted).
-func rawOutput(v any) string { return rawOrderedOutput(nil, v) }
-
-// rawOrderedOutput is rawOutput with jq's member order where p knows it (nil: none).
+// rawOrderedOutput renders a value as `jq -r -c` does: strings bare, everything else compact
+// JSON, with jq's member order where p knows it (nil: objects sorted).
 func rawOrderedOutput(p *jqorder.Printer, v any) string {
 	if s, ok := v.(string); ok {
 		return s

@@ -75,9 +75,14 @@ func bcMul(a, b bcNum, scale int) bcNum {
 	return p.trunc(min(a.scale+b.scale, max(scale, a.scale, b.scale)))
 }
 
-var (
-	errBcDivZero = errors.New("Divide by zero")
-	errBcModZero = errors.New("Modulo by zero")
+// bcError is a runtime error in GNU bc's own words (capitalised, as bc prints them).
+type bcError string
+
+func (e bcError) Error() string { return string(e) }
+
+const (
+	errBcDivZero = bcError("Divide by zero")
+	errBcModZero = bcError("Modulo by zero")
 )
 
 // bcDiv is a/b truncated to scale digits.
@@ -128,7 +133,7 @@ func bcPow(a, b bcNum, scale int) (bcNum, error) {
 
 func bcSqrt(a bcNum, scale int) (bcNum, error) {
 	if a.v.Sign() < 0 {
-		return bcNum{}, errors.New("Square root of a negative number")
+		return bcNum{}, bcError("Square root of a negative number")
 	}
 	s := max(scale, a.scale)
 	x := a.at(2 * s)

@@ -129,10 +129,8 @@ func bracketEnd(p string, i int) int {
 	return -1
 }
 
-// bracketToRE2 rewrites a POSIX bracket expression for RE2: backslashes are literal in POSIX,
+// bracketToRE2In rewrites a POSIX bracket expression for RE2: backslashes are literal in POSIX,
 // and a leading ']' is a literal.
-func bracketToRE2(s string) string { return bracketToRE2In(s, false) }
-
 func bracketToRE2In(s string, utf8 bool) string {
 	var b strings.Builder
 	b.WriteByte('[')
