@@ -149,6 +149,13 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		}
 	}
 	out := srv.engines[kind].Run(runCtx, job)
+	if kind != ExecSandbox {
+		// The sandbox engine adds these itself (in its worker too); native and wasm output is
+		// the program's own.
+		for _, note := range sdk.NotUTF8Notes(out.Stdout, out.Stderr) {
+			out.Stderr = append(append(out.Stderr, note...), '\n')
+		}
+	}
 	if rec := recordOf(ctx); rec != nil {
 		rec.outcome = out
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
@@ -204,12 +203,9 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 		out.Stderr = f.Stderr.Tail()
 	}
 	// The stderr kept is a tail: a character its cut split is not the script's doing.
-	notes := []string{notUTF8Note("stdout", out.Stdout), notUTF8Note("stderr", trimSplitRune(out.Stderr))}
-	for _, note := range notes {
-		if note != "" {
-			fmt.Fprintln(f.Stderr, note)
-			out.Stderr = f.Stderr.Tail()
-		}
+	for _, note := range sdk.NotUTF8Notes(out.Stdout, out.Stderr) {
+		fmt.Fprintln(f.Stderr, note)
+		out.Stderr = f.Stderr.Tail()
 	}
 	// The side files live in the call's scratch root, which the script writes: they are read
 	// through a descriptor of that directory, never by path (sandbox.SideDir).
@@ -465,37 +461,3 @@ func Environment(job Job) []string {
 
 // Environment is the package's Environment, for the engine contract's optional Environment.
 func (e *Engine) Environment(job Job) []string { return Environment(job) }
-
-// notUTF8Note says that output is not UTF-8, "" when it is. MCP text is UTF-8: the result
-// carries each invalid byte as U+FFFD (as the original's jq does), so the call's stderr says
-// so rather than the bytes changing unnoticed.
-func notUTF8Note(stream string, b []byte) string {
-	if utf8.Valid(b) {
-		return ""
-	}
-	first, n := -1, 0
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-		i += size
-	}
-	bytes := "bytes"
-	if n == 1 {
-		bytes = "byte"
-	}
-	return fmt.Sprintf("mcp-bash: %s is not UTF-8 (%d invalid %s, the first at offset %d): the result's text shows each as U+FFFD; "+
-		"to return bytes exactly, encode them (base64) or write them to a file and return it as a resource", stream, n, bytes, first)
-}
-
-// trimSplitRune drops the continuation bytes a cut left at the start of b (at most 3).
-func trimSplitRune(b []byte) []byte {
-	for i := 0; i < 3 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-		b = b[1:]
-	}
-	return b
-}

@@ -217,3 +217,25 @@ func TestNativeRlimits(t *testing.T) {
 		t.Errorf("server after the memory limit: %s", r.Raw)
 	}
 }
+
+// TestNotUTF8NotedInEveryEngine: output that is not UTF-8 (it reaches the client as U+FFFD) is
+// named on the call's stderr whichever engine ran it: the native engine here, the sandbox
+// engine in process isolation (its worker), as in-process.
+func TestNotUTF8NotedInEveryEngine(t *testing.T) {
+	t.Parallel()
+	p := nativeProject(t)
+	const note = "[stderr] mcp-bash: stdout is not UTF-8 (1 invalid byte, the first at offset 3)"
+	c := p.start(t, "MCPBASH_TOOL_ALLOWLIST=nat,sh")
+	for name, call := range map[string]func(*testing.T, *harness.Client, string) harness.Msg{"native": nat, "sandbox": sh} {
+		if got := text(call(t, c, `printf 'caf\xe9\n'`)); !strings.Contains(got, note) {
+			t.Errorf("%s: %q", name, got)
+		}
+		if got := text(call(t, c, `printf 'caf\xc3\xa9\n'`)); strings.Contains(got, "not UTF-8") {
+			t.Errorf("%s: UTF-8 output noted: %q", name, got)
+		}
+	}
+	c = p.start(t, "MCPBASH_ISOLATION=process")
+	if got := text(sh(t, c, `printf 'caf\xe9\n'`)); !strings.Contains(got, note) {
+		t.Errorf("sandbox in a worker: %q", got)
+	}
+}
