@@ -203,24 +203,19 @@ func (m *bcMachine) set(target bcExpr, v bcNum) error {
 					x = 0
 				}
 				m.scale = x
-			case "ibase":
+			case "ibase", "obase":
 				if x > 16 {
-					return bcRefusal{"ibase above 16"}
+					return bcRefusal{t.name + " above 16"}
 				}
 				if x < 2 {
-					m.warn("ibase too small, set to 2")
+					m.warn(t.name + " too small, set to 2")
 					x = 2
 				}
-				m.ibase = x
-			case "obase":
-				if x > 16 {
-					return bcRefusal{"obase above 16"}
+				if t.name == "ibase" {
+					m.ibase = x
+				} else {
+					m.obase = x
 				}
-				if x < 2 {
-					m.warn("obase too small, set to 2")
-					x = 2
-				}
-				m.obase = x
 			}
 		case "last":
 			m.last = v

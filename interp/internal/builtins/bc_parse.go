@@ -263,21 +263,9 @@ func (p *bcParser) stmt() bcStmt {
 	}
 	if p.isOp("{") {
 		p.next()
-		var stmts []bcStmt
-		for {
-			for p.tok.kind == bcNewline || p.isOp(";") {
-				p.next()
-			}
-			if p.isOp("}") || p.err != nil || p.tok.kind == bcEOF {
-				break
-			}
-			s := p.stmt()
-			if p.quit || p.err != nil {
-				return nil
-			}
-			if s != nil {
-				stmts = append(stmts, s)
-			}
+		stmts, ok := p.stmtsToBrace()
+		if !ok {
+			return nil
 		}
 		p.expect("}")
 		return bcBlock{stmts}
@@ -437,21 +425,11 @@ func (p *bcParser) define() bcStmt {
 	outer, loops := p.inFn, p.loops
 	p.inFn, p.loops = true, 0
 	defer func() { p.inFn, p.loops = outer, loops }()
-	for {
-		for p.tok.kind == bcNewline || p.isOp(";") {
-			p.next()
-		}
-		if p.isOp("}") || p.err != nil || p.tok.kind == bcEOF {
-			break
-		}
-		s := p.stmt()
-		if p.quit || p.err != nil {
-			return nil
-		}
-		if s != nil {
-			fn.body = append(fn.body, s)
-		}
+	body, ok := p.stmtsToBrace()
+	if !ok {
+		return nil
 	}
+	fn.body = append(fn.body, body...)
 	p.expect("}")
 	return bcDefine{name, fn}
 }
@@ -633,4 +611,25 @@ func (p *bcParser) primary() bcExpr {
 	}
 	p.fail(fmt.Sprintf("unexpected %q", strings.TrimSpace(t.text)))
 	return bcLit{"0"}
+}
+
+// stmtsToBrace reads statements up to a closing brace (not consumed) or the end; false when
+// the program quit or failed inside them.
+func (p *bcParser) stmtsToBrace() ([]bcStmt, bool) {
+	var stmts []bcStmt
+	for {
+		for p.tok.kind == bcNewline || p.isOp(";") {
+			p.next()
+		}
+		if p.isOp("}") || p.err != nil || p.tok.kind == bcEOF {
+			return stmts, true
+		}
+		s := p.stmt()
+		if p.quit || p.err != nil {
+			return nil, false
+		}
+		if s != nil {
+			stmts = append(stmts, s)
+		}
+	}
 }
