@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -143,6 +142,13 @@ func (p *orderScanner) str() string {
 	return v
 }
 
+// Record remembers keys as m's member order (m's keys, in the order to print them).
+func (ko KeyOrder) Record(m map[string]any, keys []string) {
+	if ko != nil && len(keys) > 1 && sameKeys(keys, m) {
+		ko[mapID(m)] = keys
+	}
+}
+
 // Set sets m[k] = v as jq's `.k = v` does on an object: an existing member keeps its place, a
 // new one goes last. m's order is the recorded one, else (one member or none, or unknown) its
 // keys sorted, as it would print.
@@ -167,11 +173,15 @@ func (ko KeyOrder) Set(m map[string]any, k string, v any) {
 type Printer struct {
 	Input, Args KeyOrder
 	Built       map[string][]string
+	// Derived holds the orders of objects the filter changed (Rewrite); nil records none.
+	Derived *Derived
+	// Normalize turns a number read by fromjson into gojq's (as the input's reader does).
+	Normalize func(json.Number) any
 }
 
 // Marshal renders v compactly as gojq.Marshal does, with the member order above.
 func (p *Printer) Marshal(v any) ([]byte, error) {
-	if p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 {
+	if p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 && (p.Derived == nil || len(p.Derived.m) == 0) {
 		return gojq.Marshal(v)
 	}
 	var b []byte
@@ -187,6 +197,9 @@ func (p *Printer) KeysOf(m map[string]any) []string {
 		keys, ok = p.Args[id]
 	}
 	if ok && sameKeys(keys, m) {
+		return keys
+	}
+	if keys, ok := p.Derived.get(m); ok && sameKeys(keys, m) {
 		return keys
 	}
 	keys = slices.Sorted(maps.Keys(m))
@@ -387,25 +400,6 @@ const (
 	KeysInOrder  = "_mcpbash_keys_in_order"
 	MergeInOrder = "_mcpbash_merge_in_order"
 )
-
-// OrderedDefs are jq definitions, to put before the filter's own, of the builtins that list or
-// build an object's members in jq's order rather than gojq's sorted one. from_entries is
-// gojq's own definition with its final `add // {}` done by MergeInOrder.
-func OrderedDefs() []*gojq.FuncDef { return orderedDefs() }
-
-// orderedDefs parses the definitions once: compiling does not change a parsed query, so every
-// run shares them (parsing them cost more than a small filter's whole run).
-var orderedDefs = sync.OnceValue(func() []*gojq.FuncDef {
-	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + KeysInOrder + ` else keys end;
-def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
-def from_entries: map({ (.key // .Key // .name // .Name): if has("value") then .value else .Value end }) | ` + MergeInOrder + `;
-def with_entries(f): to_entries | map(f) | from_entries;
-.`)
-	if err != nil {
-		panic("jqorder: " + err.Error()) // a constant text: a test catches it
-	}
-	return q.FuncDefs
-})
 
 // MergeInOrder is `add // {}` over an array of objects (from_entries' last step) that records
 // the result's order in p.Input: a key in the place of its first object, with its last value.

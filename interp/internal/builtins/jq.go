@@ -218,6 +218,8 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		return 3
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
+	o.order.Derived, o.order.Normalize = &jqorder.Derived{}, normalizeNumber
+	jqorder.Rewrite(q)
 	// jq's own definitions that gojq lacks, then the ordered ones; the filter's own win.
 	q.FuncDefs = append(append(slices.Clone(jqPrelude().FuncDefs), jqorder.OrderedDefs()...), q.FuncDefs...)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
@@ -233,16 +235,25 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		in.dec.UseNumber()
 	}
 	named := map[string]any{}
+	var namedOrder []string
 	for i, n := range o.names {
-		named[strings.TrimPrefix(n, "$")] = o.values[i]
+		k := strings.TrimPrefix(n, "$")
+		if _, seen := named[k]; !seen {
+			namedOrder = append(namedOrder, k)
+		}
+		named[k] = o.values[i]
 	}
 	positional := o.positional
 	if positional == nil {
 		positional = []any{}
 	}
-	// $ARGS as jq binds it, bound last so that it wins over a --arg ARGS, as in jq.
-	vars := append(slices.Clip(o.values), map[string]any{"named": named, "positional": positional})
-	code, err := gojq.Compile(q,
+	// $ARGS as jq binds it, bound last so that it wins over a --arg ARGS, as in jq, and printed
+	// in jq's member order (positional first, names in the order given).
+	args := map[string]any{"named": named, "positional": positional}
+	o.order.Args.Record(args, []string{"positional", "named"})
+	o.order.Args.Record(named, namedOrder)
+	vars := append(slices.Clip(o.values), args)
+	code, err := gojq.Compile(q, append(o.order.Functions(),
 		gojq.WithEnvironLoader(func() []string {
 			if env.Environ == nil {
 				return nil
@@ -251,16 +262,6 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}),
 		gojq.WithVariables(append(slices.Clip(o.names), "$ARGS")),
 		gojq.WithInputIter(in),
-		gojq.WithFunction(jqorder.MergeInOrder, 0, 0, func(v any, _ []any) any { return o.order.MergeInOrder(v) }),
-		gojq.WithFunction(jqorder.KeysInOrder, 0, 0, func(v any, _ []any) any {
-			m := v.(map[string]any) // OrderedDefs call it on objects only
-			keys := o.order.KeysOf(m)
-			out := make([]any, len(keys))
-			for i, k := range keys {
-				out[i] = k
-			}
-			return out
-		}),
 		gojq.WithFunction("input_filename", 0, 0, func(any, []any) any {
 			switch src.name {
 			case "":
@@ -269,7 +270,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 				return "<stdin>"
 			}
 			return src.name
-		}),
+		}))...,
 	)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
