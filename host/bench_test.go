@@ -98,3 +98,29 @@ func BenchmarkToolsCallHello(b *testing.B) {
 	b.StopTimer()
 	stop()
 }
+
+// BenchmarkToolsCallFixed is BenchmarkToolsCallHello with a script that only prints the
+// result: the fixed cost of a sandboxed tool call, whatever the script does.
+func BenchmarkToolsCallFixed(b *testing.B) {
+	dir := b.TempDir()
+	src := "../examples/00-hello-tool"
+	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.meta.json"} {
+		data, err := os.ReadFile(src + "/" + f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
+		os.WriteFile(dir+"/"+f, data, 0o644)
+	}
+	os.WriteFile(dir+"/tools/hello/tool.sh", []byte("#!/usr/bin/env bash\nprintf '%s' '{\"message\":\"Hello, Ada!\"}'\n"), 0o755)
+	roundTrip, stop := benchServe(b, dir)
+	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
+		b.Fatalf("unexpected %s", l)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`, i+1))
+	}
+	b.StopTimer()
+	stop()
+}
