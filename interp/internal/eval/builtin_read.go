@@ -1,10 +1,15 @@
 package eval
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -18,6 +23,32 @@ type lineReader struct {
 	eof bool
 	err error
 	on  bool
+	// read -t: the pipe to read with a deadline (nil: the input never blocks) and when.
+	pipe     *pipe
+	deadline time.Time
+	timedOut bool
+}
+
+// blockingSource finds what a read of f could wait on: an in-memory pipe (read -t can wait
+// for it with a deadline), or something else that may block (unknown: true, nil). Files,
+// here-documents, /dev/null and the empty stdin never block.
+func blockingSource(f *ofile) (*pipe, bool) {
+	if f.rpos < len(f.rbuf) {
+		return nil, false
+	}
+	switch x := f.r.(type) {
+	case pipeReader:
+		return x.p, true
+	case *ofile:
+		return blockingSource(x)
+	case emptyReader, nullFile, *strings.Reader, *bytes.Reader:
+		return nil, false
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := x.Stat(); err == nil && st.Mode().IsRegular() {
+			return nil, false
+		}
+	}
+	return nil, true
 }
 
 const readAhead = 4096
@@ -39,8 +70,18 @@ func (lr *lineReader) fill() bool {
 	if cap(f.rbuf) < readAhead {
 		f.rbuf = make([]byte, 0, readAhead)
 	}
-	n, err := f.r.Read(f.rbuf[:cap(f.rbuf)])
+	var n int
+	var err error
+	if lr.pipe != nil {
+		n, err = lr.pipe.readBefore(f.rbuf[:cap(f.rbuf)], lr.deadline)
+	} else {
+		n, err = f.r.Read(f.rbuf[:cap(f.rbuf)])
+	}
 	f.rbuf, f.rpos = f.rbuf[:n], 0
+	if errors.Is(err, errReadTimeout) {
+		lr.timedOut, lr.eof = true, true
+		return false
+	}
 	if err != nil {
 		lr.eof = true
 		if err != io.EOF {
@@ -132,19 +173,26 @@ func biRead(r *Runner, args []string) int {
 		r.errorf("read: %d: invalid file descriptor: Bad file descriptor", fd)
 		return 1
 	}
+	lr := &lineReader{r: r, f: f}
 	if timeout != "" {
 		t, err := strconv.ParseFloat(timeout, 64)
-		if err != nil || t < 0 {
+		if err != nil || t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
 			r.errorf("read: %s: invalid timeout specification", timeout)
 			return 1
 		}
-		if t != 0 {
-			return biRefusedOpt(r, "read -t with a non-zero timeout")
+		p, blocks := blockingSource(f)
+		if t == 0 {
+			// -t 0: is input available (or at its end)? Nothing is read.
+			if p != nil && !p.ready() || p == nil && blocks {
+				return 1
+			}
+			return 0
 		}
-		// -t 0: is input available? In-memory input always is (or is at its end).
-		return 0
+		if blocks && p == nil {
+			return biRefusedOpt(r, "read -t on this input (not a pipe, file or here-document)")
+		}
+		lr.pipe, lr.deadline = p, time.Now().Add(time.Duration(t*float64(time.Second)))
 	}
-	lr := &lineReader{r: r, f: f}
 	var text []byte
 	var esc []bool // esc[i]: text[i] was backslash-escaped (not a separator)
 	status := 0
@@ -207,6 +255,9 @@ func biRead(r *Runner, args []string) int {
 		if st := r.raiseIfFlow(lr.err); st >= 0 {
 			return st
 		}
+	}
+	if lr.timedOut {
+		status = 128 + 14 // SIGALRM, as bash; what was read is still assigned
 	}
 	line := string(text)
 	if exact {

@@ -155,12 +155,6 @@ func refusedCall(name string, args []string) string {
 				}
 			}
 		}
-	case "read":
-		for i, a := range args {
-			if a == "-t" && i+1 < len(args) && args[i+1] != "0" && args[i+1] != "" {
-				return "read -t with a non-zero timeout"
-			}
-		}
 	case "mapfile", "readarray":
 		for _, a := range args {
 			if a == "-C" {

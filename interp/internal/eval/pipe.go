@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // pipeCap is the buffer of an in-memory pipe, as a Linux pipe's.
@@ -60,6 +61,48 @@ func (r pipeReader) Read(b []byte) (int, error) {
 	}
 	p.cond.Broadcast()
 	return n, nil
+}
+
+// errReadTimeout is what readBefore returns when its deadline passed with nothing to read.
+var errReadTimeout = errors.New("read timed out")
+
+// readBefore is Read that gives up at deadline (`read -t`); nothing is consumed then, so the
+// next reader gets whatever arrives later.
+func (p *pipe) readBefore(b []byte, deadline time.Time) (int, error) {
+	wake := time.AfterFunc(time.Until(deadline), func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	defer wake.Stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.buf) == 0 {
+		if p.wclosed || p.rclosed {
+			return 0, io.EOF
+		}
+		if err := p.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if !time.Now().Before(deadline) {
+			return 0, errReadTimeout
+		}
+		p.cond.Wait()
+	}
+	n := copy(b, p.buf)
+	p.buf = p.buf[n:]
+	if len(p.buf) == 0 {
+		p.buf = p.buf[:0:0]
+	}
+	p.cond.Broadcast()
+	return n, nil
+}
+
+// ready reports whether a read would return at once: data is buffered or the writer is gone.
+func (p *pipe) ready() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.buf) > 0 || p.wclosed || p.rclosed
 }
 
 // Close drops what is buffered: a writer blocked on a full pipe gets EPIPE.
