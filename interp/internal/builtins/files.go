@@ -47,6 +47,14 @@ func mkdir(ctx context.Context, env *Env, argv []string) int {
 	for _, d := range fl.operands {
 		p := env.Abs(d)
 		var err error
+		if hasMode && mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+			// The sandbox refuses these bits (sandbox.FS.Chmod): refuse before creating, so
+			// a failed mkdir leaves nothing behind.
+			if err = env.FS.Chmod(p, mode); err != nil {
+				status = errorf(env, 1, "mkdir", "cannot create directory %s: %s", localeQuote(env, d), describe(err))
+				continue
+			}
+		}
 		if fl.has("p") {
 			if fi, serr := env.FS.Stat(p); serr == nil && fi.IsDir() {
 				continue

@@ -281,3 +281,22 @@ func TestAcrossRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestMkdirSetIDModeLeavesNothing: the sandbox refuses setuid and setgid bits, so mkdir -m
+// with them fails before creating anything (it used to create the directory, then say it
+// could not).
+func TestMkdirSetIDModeLeavesNothing(t *testing.T) {
+	te := fixture(t)
+	for _, m := range []string{"2755", "4700", "u+s", "g+s"} {
+		_, errOut, rc := te.run(t, "", "mkdir", "-m", m, "d"+m)
+		if rc != 1 || !strings.Contains(errOut, "setuid and setgid bits are refused") {
+			t.Errorf("mkdir -m %s: rc %d, stderr %q", m, rc, errOut)
+		}
+		if _, err := os.Lstat(filepath.Join(te.dir, "d"+m)); !os.IsNotExist(err) {
+			t.Errorf("mkdir -m %s left the directory behind: %v", m, err)
+		}
+	}
+	if _, errOut, rc := te.run(t, "", "mkdir", "-m", "1777", "sticky"); rc != 0 {
+		t.Errorf("mkdir -m 1777: rc %d, %s", rc, errOut)
+	}
+}
