@@ -249,7 +249,8 @@ func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
 // query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
 func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
-	out, built, err := io.Filters.run(filter, v, io.Environ)
+	p := &jqorder.Printer{Input: order}
+	out, err := io.Filters.run(filter, v, io.Environ, p)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -258,7 +259,6 @@ func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
 		}
 		return 5
 	}
-	p := &jqorder.Printer{Input: order, Built: built}
 	for _, x := range out {
 		fmt.Fprintln(io.Stdout, rawOrderedOutput(p, x))
 	}
@@ -267,11 +267,11 @@ func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
 
 // value evaluates a filter to one string ("" for null or no result).
 func value(io IO, filter string, v any, order jqorder.KeyOrder) (string, error) {
-	out, built, err := io.Filters.run(filter, v, io.Environ)
+	p := &jqorder.Printer{Input: order}
+	out, err := io.Filters.run(filter, v, io.Environ, p)
 	if err != nil {
 		return "", err
 	}
-	p := &jqorder.Printer{Input: order, Built: built}
 	var parts []string
 	for _, x := range out {
 		if x == nil {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 type recSink struct{ events []string }
@@ -128,11 +130,11 @@ func TestPreludeDefinesOnlyShellFunctions(t *testing.T) {
 func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	var fc FilterCache
 	for _, want := range []string{"one", "two"} {
-		out, _, err := fc.run(`$ENV.X`, nil, func() []string { return []string{"X=" + want} })
+		out, err := fc.run(`$ENV.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("$ENV.X = %v %v, want %s", out, err, want)
 		}
-		out, _, err = fc.run(`env.X`, nil, func() []string { return []string{"X=" + want} })
+		out, err = fc.run(`env.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("env.X = %v %v, want %s", out, err, want)
 		}
@@ -141,7 +143,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 		t.Errorf("environment-reading filters cached: %v", fc.m)
 	}
 	for _, in := range []string{"Ada", "Bob"} {
-		out, _, err := fc.run(`.name // "World"`, map[string]any{"name": in}, nil)
+		out, err := fc.run(`.name // "World"`, map[string]any{"name": in}, nil, &jqorder.Printer{})
 		if err != nil || len(out) != 1 || out[0] != in {
 			t.Fatalf("got %v %v, want %s", out, err, in)
 		}
@@ -149,7 +151,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	if len(fc.m) != 1 {
 		t.Errorf("filter not cached: %v", fc.m)
 	}
-	if _, _, err := fc.run(`.[`, nil, nil); err == nil {
+	if _, err := fc.run(`.[`, nil, nil, &jqorder.Printer{}); err == nil {
 		t.Error("broken filter compiled")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/itchyny/gojq"
@@ -14,52 +15,68 @@ import (
 // runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
 // backs the environment, so a filter can never see the server's own.
 func runFilter(filter string, input any, environ func() []string) ([]any, error) {
-	out, _, err := (*FilterCache)(nil).run(filter, input, environ)
-	return out, err
+	return (*FilterCache)(nil).run(filter, input, environ, &jqorder.Printer{})
 }
 
 // FilterCache keeps compiled jq filters of the SDK helpers (mcp_args_get and friends), keyed
 // by the filter text, so that a tool called many times parses and compiles each filter once.
-// Only filters that never read the environment are kept: gojq resolves $ENV and env at compile
-// time, so such a filter is compiled again for every run, against the calling script's
-// variables. A nil *FilterCache compiles every time. It is safe for concurrent use.
+// Only filters that never read the environment are kept compiled: gojq resolves $ENV and env
+// at compile time, so such a filter is compiled again for every run, against the calling
+// script's variables. A filter that lists, changes or prints objects (jqorder.NeedsOrder) is
+// kept parsed and rewritten, and compiled for every run with that run's member orders. A nil
+// *FilterCache compiles every time. It is safe for concurrent use.
 type FilterCache struct {
 	mu sync.Mutex
 	m  map[string]*compiledFilter
 }
 
-// compiledFilter is a compiled filter and the member orders of its object literals
-// (jqorder.BuiltOrders), for printing its results as jq does.
+// compiledFilter is a compiled filter, or (ordered) the rewritten filter to compile per run,
+// and the member orders of its object literals (jqorder.BuiltOrders).
 type compiledFilter struct {
-	code  *gojq.Code
-	built map[string][]string
+	code    *gojq.Code
+	ordered *gojq.Query
+	built   map[string][]string
 }
 
 // maxCachedFilters bounds the cache: filters come from scripts and could be generated.
 const maxCachedFilters = 1024
 
-// run is runFilter through the cache; it also returns the filter's literal orders.
-func (fc *FilterCache) run(filter string, input any, environ func() []string) ([]any, map[string][]string, error) {
+// run is runFilter through the cache. p prints the results: run sets its literal orders
+// and, for a filter that needs them, the orders of the objects the filter changed.
+func (fc *FilterCache) run(filter string, input any, environ func() []string, p *jqorder.Printer) ([]any, error) {
 	cf, err := fc.compile(filter, environ)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	p.Built = cf.built
+	code := cf.code
+	if cf.ordered != nil {
+		p.Derived, p.Normalize = &jqorder.Derived{}, func(n json.Number) any { return normalizeNumbers(n) }
+		if code, err = gojq.Compile(cf.ordered, append(p.Functions(), gojq.WithEnvironLoader(func() []string {
+			if environ == nil {
+				return nil
+			}
+			return environ()
+		}))...); err != nil {
+			return nil, compileError{err}
+		}
 	}
 	var out []any
-	iter := cf.code.Run(input)
+	iter := code.Run(input)
 	for {
 		v, ok := iter.Next()
 		if !ok {
-			return out, cf.built, nil
+			return out, nil
 		}
 		if e, isErr := v.(error); isErr {
 			if h, halt := e.(*gojq.HaltError); halt && h.Value() == nil {
-				return out, cf.built, nil
+				return out, nil
 			}
-			return out, cf.built, e
+			return out, e
 		}
 		out = append(out, v)
 		if len(out) > 1_000_000 {
-			return out, cf.built, fmt.Errorf("too many results")
+			return out, fmt.Errorf("too many results")
 		}
 	}
 }
@@ -77,18 +94,28 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 	if err != nil {
 		return nil, compileError{err}
 	}
+	cf := &compiledFilter{built: jqorder.BuiltOrders(q)}
 	readsEnv := false
-	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
-		readsEnv = true
-		if environ == nil {
-			return nil
+	if jqorder.NeedsOrder(q) {
+		jqorder.Rewrite(q)
+		q.FuncDefs = append(slices.Clip(jqorder.OrderedDefs()), q.FuncDefs...)
+		// Compiled here too, so that a filter that does not compile fails on first use.
+		if _, err := gojq.Compile(q, (&jqorder.Printer{}).Functions()...); err != nil {
+			return nil, compileError{err}
 		}
-		return environ()
-	}))
-	if err != nil {
-		return nil, compileError{err}
+		cf.ordered = q
+	} else {
+		cf.code, err = gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
+			readsEnv = true
+			if environ == nil {
+				return nil
+			}
+			return environ()
+		}))
+		if err != nil {
+			return nil, compileError{err}
+		}
 	}
-	cf := &compiledFilter{code: code, built: jqorder.BuiltOrders(q)}
 	if fc != nil && !readsEnv {
 		fc.mu.Lock()
 		if fc.m == nil || len(fc.m) >= maxCachedFilters {

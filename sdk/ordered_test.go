@@ -59,6 +59,14 @@ func TestArgsAndMetaKeepMemberOrder(t *testing.T) {
 		{[]string{"mcp_args_get", ".y[0]"}, `{"d":0,"c":1}`},
 		{[]string{"mcp_args_get", "{q: .z.a, p: 1}"}, `{"q":2,"p":1}`},
 		{[]string{"mcp_args_get", ".z | keys"}, `["a","b"]`},
+		// Listing, changing and printing objects follow jq's order too (jqorder.Rewrite).
+		{[]string{"mcp_args_get", ".z | keys_unsorted"}, `["b","a"]`},
+		{[]string{"mcp_args_get", `.z | to_entries | map("\(.key)=\(.value)") | join(",")`}, `b=1,a=2`},
+		{[]string{"mcp_args_get", ".z.c = 3 | .z"}, `{"b":1,"a":2,"c":3}`},
+		{[]string{"mcp_args_get", ".z + {x: 0}"}, `{"b":1,"a":2,"x":0}`},
+		{[]string{"mcp_args_get", "[.z[]]"}, `[1,2]`},
+		{[]string{"mcp_args_get", ".z | tojson"}, `{"b":1,"a":2}`},
+		{[]string{"mcp_args_get", "del(.z.b) | .z"}, `{"a":2}`},
 		{[]string{"mcp_meta_raw"}, `{"progressToken":"t","z":{"b":1,"a":2}}`},
 		{[]string{"mcp_meta_get", ".z"}, `{"b":1,"a":2}`},
 	} {

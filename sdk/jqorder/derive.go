@@ -372,16 +372,43 @@ var orderedDefs = sync.OnceValue(func() []*gojq.FuncDef {
 // order. The filter's results are otherwise the same. Call it after BuiltOrders.
 func Rewrite(q *gojq.Query) { rewriteQuery(q) }
 
-func rewriteQuery(q *gojq.Query) {
-	if q == nil {
-		return
+// orderedNames are the builtins OrderedDefs redefine.
+var orderedNames = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, fd := range OrderedDefs() {
+		if !strings.HasPrefix(fd.Name, prefix) {
+			m[fd.Name] = true
+		}
 	}
-	for _, fd := range q.FuncDefs {
-		rewriteQuery(fd.Body)
-	}
-	rewriteTerm(q.Term)
-	rewriteQuery(q.Left)
-	rewriteQuery(q.Right)
+	return m
+})
+
+// NeedsOrder reports whether a parsed filter can list, change or print an object's members
+// (an update, `+`, `*`, `.[]`, `..`, string interpolation, `@json`, or a builtin OrderedDefs
+// redefine): only such a filter needs Rewrite, OrderedDefs and Printer.Functions.
+func NeedsOrder(q *gojq.Query) bool {
+	found := false
+	names := orderedNames()
+	visitor{queryFn: func(q *gojq.Query) {
+		switch q.Op {
+		case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub, gojq.OpUpdateMul,
+			gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt, gojq.OpAdd, gojq.OpMul:
+			found = true
+		}
+	}, termFn: func(t *gojq.Term) {
+		switch {
+		case t.Type == gojq.TermTypeRecurse, t.Str != nil && len(t.Str.Queries) > 0, t.Type == gojq.TermTypeFormat,
+			t.Func != nil && names[t.Func.Name], slices.ContainsFunc(t.SuffixList, func(s *gojq.Suffix) bool { return s.Iter }):
+			found = true
+		}
+	}}.query(q)
+	return found
+}
+
+// rewriteQuery visits children before their parent, so a node it wraps is already rewritten.
+func rewriteQuery(q *gojq.Query) { visitor{queryFn: rewriteNode, termFn: rewriteIter}.query(q) }
+
+func rewriteNode(q *gojq.Query) {
 	switch q.Op {
 	case gojq.OpUpdateAdd, gojq.OpUpdateMul:
 		// L += R is `R as $x | L |= . + $x` (gojq evaluates R first, against the input);
@@ -497,64 +524,6 @@ func maybeObject(q *gojq.Query) bool {
 	return true
 }
 
-func rewriteTerm(t *gojq.Term) {
-	if t == nil {
-		return
-	}
-	rewriteIndex(t.Index)
-	if t.Func != nil {
-		for _, a := range t.Func.Args {
-			rewriteQuery(a)
-		}
-	}
-	if t.Object != nil {
-		for _, kv := range t.Object.KeyVals {
-			rewriteString(kv.KeyString)
-			rewriteQuery(kv.KeyQuery)
-			rewriteQuery(kv.Val)
-		}
-	}
-	if t.Array != nil {
-		rewriteQuery(t.Array.Query)
-	}
-	if t.Unary != nil {
-		rewriteTerm(t.Unary.Term)
-	}
-	rewriteString(t.Str)
-	if t.If != nil {
-		rewriteQuery(t.If.Cond)
-		rewriteQuery(t.If.Then)
-		for _, e := range t.If.Elif {
-			rewriteQuery(e.Cond)
-			rewriteQuery(e.Then)
-		}
-		rewriteQuery(t.If.Else)
-	}
-	if t.Try != nil {
-		rewriteQuery(t.Try.Body)
-		rewriteQuery(t.Try.Catch)
-	}
-	if t.Reduce != nil {
-		rewriteQuery(t.Reduce.Query)
-		rewriteQuery(t.Reduce.Start)
-		rewriteQuery(t.Reduce.Update)
-	}
-	if t.Foreach != nil {
-		rewriteQuery(t.Foreach.Query)
-		rewriteQuery(t.Foreach.Start)
-		rewriteQuery(t.Foreach.Update)
-		rewriteQuery(t.Foreach.Extract)
-	}
-	if t.Label != nil {
-		rewriteQuery(t.Label.Body)
-	}
-	rewriteQuery(t.Query)
-	for _, sfx := range t.SuffixList {
-		rewriteIndex(sfx.Index)
-	}
-	rewriteIter(t)
-}
-
 // rewriteIter turns the first `[]` suffix of t (`.a[]`, `.[]?`, `$x[].b`) into a pipe into
 // the ordered iteration: `(head | _mcpbash_each)` (with `?` when the suffix was optional,
 // covering the head as gojq's `?` does), then the remaining suffixes, rewritten the same way.
@@ -582,20 +551,4 @@ func rewriteIter(t *gojq.Term) {
 	tail := &gojq.Term{Type: gojq.TermTypeIdentity, SuffixList: slices.Clone(rest)}
 	rewriteIter(tail)
 	*t = gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: iter}, Right: &gojq.Query{Term: tail}}}
-}
-
-func rewriteIndex(x *gojq.Index) {
-	if x != nil {
-		rewriteString(x.Str)
-		rewriteQuery(x.Start)
-		rewriteQuery(x.End)
-	}
-}
-
-func rewriteString(x *gojq.String) {
-	if x != nil {
-		for _, q := range x.Queries {
-			rewriteQuery(q)
-		}
-	}
 }

@@ -269,98 +269,12 @@ func (p *Printer) write(b *[]byte, v any) error {
 // A key set two literals write in different orders is left out (sorted, gojq's order).
 func BuiltOrders(q *gojq.Query) map[string][]string {
 	out := map[string][]string{}
-	w := literalWalker{out}
-	w.query(q)
+	visitor{termFn: func(t *gojq.Term) {
+		if t.Object != nil {
+			addLiteral(out, t.Object)
+		}
+	}}.query(q)
 	return out
-}
-
-// literalWalker visits every node of a parsed filter that can hold an object literal.
-type literalWalker struct{ out map[string][]string }
-
-func (w literalWalker) query(q *gojq.Query) {
-	if q == nil {
-		return
-	}
-	for _, fd := range q.FuncDefs {
-		w.query(fd.Body)
-	}
-	w.term(q.Term)
-	w.query(q.Left)
-	w.query(q.Right)
-}
-
-func (w literalWalker) term(t *gojq.Term) {
-	if t == nil {
-		return
-	}
-	w.index(t.Index)
-	if t.Func != nil {
-		for _, a := range t.Func.Args {
-			w.query(a)
-		}
-	}
-	if t.Object != nil {
-		addLiteral(w.out, t.Object)
-		for _, kv := range t.Object.KeyVals {
-			w.str(kv.KeyString)
-			w.query(kv.KeyQuery)
-			w.query(kv.Val)
-		}
-	}
-	if t.Array != nil {
-		w.query(t.Array.Query)
-	}
-	if t.Unary != nil {
-		w.term(t.Unary.Term)
-	}
-	w.str(t.Str)
-	if t.If != nil {
-		w.query(t.If.Cond)
-		w.query(t.If.Then)
-		for _, e := range t.If.Elif {
-			w.query(e.Cond)
-			w.query(e.Then)
-		}
-		w.query(t.If.Else)
-	}
-	if t.Try != nil {
-		w.query(t.Try.Body)
-		w.query(t.Try.Catch)
-	}
-	if t.Reduce != nil {
-		w.query(t.Reduce.Query)
-		w.query(t.Reduce.Start)
-		w.query(t.Reduce.Update)
-	}
-	if t.Foreach != nil {
-		w.query(t.Foreach.Query)
-		w.query(t.Foreach.Start)
-		w.query(t.Foreach.Update)
-		w.query(t.Foreach.Extract)
-	}
-	if t.Label != nil {
-		w.query(t.Label.Body)
-	}
-	w.query(t.Query)
-	for _, sfx := range t.SuffixList {
-		w.index(sfx.Index)
-	}
-}
-
-func (w literalWalker) index(x *gojq.Index) {
-	if x != nil {
-		w.str(x.Str)
-		w.query(x.Start)
-		w.query(x.End)
-	}
-}
-
-func (w literalWalker) str(x *gojq.String) {
-	if x != nil {
-		for _, q := range x.Queries {
-			w.query(q)
-		}
-	}
 }
 
 func addLiteral(out map[string][]string, obj *gojq.Object) {
