@@ -525,8 +525,8 @@ func maybeObject(q *gojq.Query) bool {
 }
 
 // rewriteIter turns the first `[]` suffix of t (`.a[]`, `.[]?`, `$x[].b`) into a pipe into
-// the ordered iteration: `(head | _mcpbash_each)` (with `?` when the suffix was optional,
-// covering the head as gojq's `?` does), then the remaining suffixes, rewritten the same way.
+// the ordered iteration: `(head | _mcpbash_each)` (`_mcpbash_each?` when the suffix was
+// optional), then the remaining suffixes, rewritten the same way.
 func rewriteIter(t *gojq.Term) {
 	i := slices.IndexFunc(t.SuffixList, func(s *gojq.Suffix) bool { return s.Iter })
 	if i < 0 {
@@ -540,10 +540,11 @@ func rewriteIter(t *gojq.Term) {
 	head := *t
 	head.SuffixList = slices.Clip(t.SuffixList[:i])
 	each := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: eachDef}}}
-	iter := &gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: &head}, Right: each}}
 	if optional {
-		iter.SuffixList = []*gojq.Suffix{{Optional: true}}
+		// `?` covers the iteration only: `.a[]?` on an array still fails on `.a`, as in jq.
+		each.Term.SuffixList = []*gojq.Suffix{{Optional: true}}
 	}
+	iter := &gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: &head}, Right: each}}
 	if len(rest) == 0 {
 		*t = *iter
 		return

@@ -1,0 +1,121 @@
+package jqorder
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
+)
+
+// rewriteSeeds are filters the rewrite touches, in the shapes tool scripts write them and some
+// they do not (generators, errors, paths through optional iterations).
+var rewriteSeeds = []string{
+	`.`, `.a = 1`, `.a.b = 1`, `.["k"][0] = 2`, `.a |= . + 1`, `.a += 1`, `.a -= 1`, `.a *= 2`, `.a /= 2`,
+	`.a %= 2`, `.a //= 3`, `.[] = 0`, `.[] |= empty`, `.[]? |= 1`, `(.a, .b) = (1, 2)`, `.a = (.b, .c)`,
+	`del(.a)`, `del(.[0, 2])`, `del(.. | numbers?)`, `delpaths([["a"], ["b", 0]])`, `setpath(["x", "y"]; 1)`,
+	`to_entries`, `with_entries(.value += 1)`, `from_entries`, `keys_unsorted`, `map(. * 2)`, `map_values(tostring)`,
+	`[.[]]`, `[.[]?]`, `.a[]`, `.a[]?.b`, `[.[] | .x?]`, `[..]`, `[paths]`, `[paths(numbers)]`, `[leaf_paths]`,
+	`[tostream]`, `walk(if type == "number" then . + 1 else . end)`, `add`, `add(.[])`, `. + {z: 1}`,
+	`{z: 1} + .`, `. * {a: {b: 1}}`, `.a + .b`, `(1, 2) + (10, 20)`, `[.[] + 1]`, `reduce .[] as $x (0; . + $x)`,
+	`reduce to_entries[] as $e ({}; .[$e.key] = $e.value)`, `tojson`, `tostring`, `"x\(.)"`, `@json`, `@text`,
+	`tojson | fromjson`, `fromjson`, `.[] += 1`, `to_entries | map(select(.value != null)) | from_entries`,
+	`first(.[])`, `limit(2; .[])`, `[.[] | select(. > 1)]`, `any(.[]; . == 1)`, `path(.a[].b)`, `[path(..)]`,
+	`try (.a = 1) catch .`, `label $out | .[] | if . == 2 then break $out else . end`, `.a[1:] = [9]`,
+	`getpath(["a", "b"])`, `.[-1] = 0`, `.a.b |= 3`, `foreach .[] as $x (0; . + 1)`, `[.[] | objects | keys_unsorted]`,
+	`def f: .a = 1; f`, `def g(x): x + 1; g(.a)`, `.x as $v | .y = $v`, `[.[] as [$a, $b] | $a + $b]`,
+}
+
+var rewriteInputs = []string{
+	`{"b":1,"a":2,"c":{"z":1,"y":[{"q":1,"p":2}]}}`, `[1,2,3]`, `[{"b":1,"a":2},{"a":3}]`, `{"a":1,"b":2}`,
+	`null`, `"s"`, `3`, `[[1,2],[3,4]]`, `{"a":{"b":1}}`, `"{\"b\":1,\"a\":2}"`, `{}`, `[]`,
+}
+
+// runPlain runs filter as gojq alone, and runRewritten through Rewrite and OrderedDefs with a
+// printer that records no order (so every object is in gojq's sorted order again): the two
+// must agree on every result and error. ok is false when a run did not finish in time.
+func runFilterForTest(filter, input string, rewritten bool) (out []string, ok bool) {
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		return []string{"parse: " + err.Error()}, true
+	}
+	var opts []gojq.CompilerOption
+	if rewritten {
+		Rewrite(q)
+		q.FuncDefs = append(OrderedDefs(), q.FuncDefs...)
+		opts = (&Printer{}).Functions()
+	}
+	code, err := gojq.Compile(q, opts...)
+	if err != nil {
+		return []string{"compile: " + err.Error()}, true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var none KeyOrder
+	iter := code.RunWithContext(ctx, none.Decode([]byte(input), num))
+	for len(out) < 200 {
+		v, more := iter.Next()
+		if !more {
+			return out, true
+		}
+		if e, isErr := v.(error); isErr {
+			if ctx.Err() != nil {
+				return nil, false
+			}
+			return append(out, "error: "+e.Error()), true
+		}
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			return append(out, "marshal: "+err.Error()), true
+		}
+		out = append(out, string(b))
+	}
+	return out, true
+}
+
+// undefinedInGojq: builtins gojq lacks (keys_unsorted, leaf_paths) that OrderedDefs define.
+func undefinedInGojq(out []string) bool {
+	return len(out) == 1 && strings.HasPrefix(out[0], "compile: function not defined")
+}
+
+// FuzzRewriteKeepsResults: the rewrite changes only member order. With no order recorded,
+// a rewritten filter gives exactly gojq's results, errors and generator order.
+func FuzzRewriteKeepsResults(f *testing.F) {
+	for i, s := range rewriteSeeds {
+		f.Add(s, rewriteInputs[i%len(rewriteInputs)])
+	}
+	f.Fuzz(func(t *testing.T, filter, input string) {
+		if !json.Valid([]byte(input)) || len(filter) > 200 {
+			return
+		}
+		for _, w := range []string{"input", "env", "$ENV", "now", "debug", "stderr", "halt", "$__loc__", "getpath", "splits", "ltrimstr", "test", "match", "capture", "sub", "scan", "range", "repeat", "recurse", "until", "while", "limit", "combinations", "@"} {
+			if strings.Contains(filter, w) && !strings.Contains(strings.Join(rewriteSeeds, "\n"), filter) {
+				return // nondeterministic, slow or outside what the rewrite touches: not compared
+			}
+		}
+		plain, ok1 := runFilterForTest(filter, input, false)
+		rewritten, ok2 := runFilterForTest(filter, input, true)
+		if !ok1 || !ok2 || undefinedInGojq(plain) {
+			return
+		}
+		if strings.Join(plain, "\n") != strings.Join(rewritten, "\n") {
+			t.Errorf("%s on %s:\n gojq      %q\n rewritten %q", filter, input, plain, rewritten)
+		}
+	})
+}
+
+// TestRewriteSeedsOnEveryInput runs every seed filter on every input (the fuzz target runs
+// each seed on one).
+func TestRewriteSeedsOnEveryInput(t *testing.T) {
+	for _, filter := range rewriteSeeds {
+		for _, input := range rewriteInputs {
+			plain, ok1 := runFilterForTest(filter, input, false)
+			rewritten, ok2 := runFilterForTest(filter, input, true)
+			if ok1 && ok2 && !undefinedInGojq(plain) && strings.Join(plain, "\n") != strings.Join(rewritten, "\n") {
+				t.Errorf("%s on %s:\n gojq      %q\n rewritten %q", filter, input, plain, rewritten)
+			}
+		}
+	}
+}
