@@ -340,6 +340,8 @@ def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[
 def walk(f): def w: if type == "array" then map(w) elif type == "object" then map_values(w) end | f; w;
 def add: if type == "object" or (type == "array" and any(.[]; type == "object")) then reduce .[] as $x (null; . + $x) else _mcpbash_add end;
 def add(f): [f] | add;
+def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row | idx_expr | tostring] |= $row);
+def INDEX(idx_expr): INDEX(.[]; idx_expr);
 def tojson: ` + tojsonFunc + `;
 def tostring: if type == "string" then . else ` + tojsonFunc + ` end;
 def fromjson: . as $s | _mcpbash_fromjson | ` + fromFunc + `($s);

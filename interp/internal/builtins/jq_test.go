@@ -117,6 +117,7 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{"", []string{"jq", "-nc", `"a" + "b", 1 + 2, [1] + [2], null + {b: 1, a: 2}, ({b: 1, a: 2} | .a += 1)`}},
 		{"", []string{"jq", "-nc", `{b: 1, a: 2} | .[] = 0, (to_entries[] |= .), with_entries(.key |= "k" + .)`}},
 		{`{"z":1,"y":2}`, []string{"jq", "-c", `.x = 1 | .w = .y | tojson | fromjson | .v = 0`}}, {`[{"b":1,"a":2}]`, []string{"jq", "-c", `.[0].c = 3, map(.d = 4), (.[] |= del(.b))`}},
+		{`[{"name":"b","s":1},{"name":"a","s":2}]`, []string{"jq", "-c", "INDEX(.name), INDEX(.[]; .s)"}},
 		{"", []string{"jq", "-n", `1 | .[]`}}, {"", []string{"jq", "-n", `1 | .a = 1`}}, {"", []string{"jq", "-nc", `1 | [.[]?]`}},
 		{"", []string{"jq", "-nc", `{a: 1} | setpath(["a", "b"]; 1)`}}, {"", []string{"jq", "-nc", `{a: 1} + 1`}},
 		// Objects built by a literal whose keys are all written out print in written order.
