@@ -166,6 +166,11 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 		return pv, nil
 	}
 	if v.attrs&attrAssoc != 0 {
+		if sub == "" {
+			// bash names an empty key and expands it as unset.
+			r.errorf("%s: bad array subscript", name)
+			return pv, nil
+		}
 		if v.as != nil {
 			pv.str, pv.set = v.as.get(sub)
 		}
@@ -760,7 +765,8 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 	}
 	orig := pe.Repl.Orig
 	anchor := byte(0)
-	if orig != nil && len(orig.Parts) > 0 {
+	// After // the rest is the pattern: bash reads # and % as anchors only after one /.
+	if orig != nil && len(orig.Parts) > 0 && !pe.Repl.All {
 		if l, ok := orig.Parts[0].(*syntax.Lit); ok && len(l.Value) > 0 && (l.Value[0] == '#' || l.Value[0] == '%') {
 			anchor = l.Value[0]
 			parts := append([]syntax.WordPart{&syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value[1:]}}, orig.Parts[1:]...)
