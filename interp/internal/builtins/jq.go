@@ -215,6 +215,16 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqo
 	return vals, 0
 }
 
+// emptyFilter reports whether a filter holds only blanks and # comments.
+func emptyFilter(f string) bool {
+	for line := range strings.SplitSeq(f, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
+}
+
 // jqFilterFile reads the filter of -f through the sandbox.
 func jqFilterFile(ctx context.Context, env *Env, file string) (string, int) {
 	p := file
@@ -244,6 +254,9 @@ func runJQ(ctx context.Context, env *Env, o *jqOptions) int {
 }
 
 func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
+	if emptyFilter(o.filter) {
+		o.filter = "." // jq runs a filter of nothing but blanks and comments as the identity
+	}
 	q, err := gojq.Parse(o.filter)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)

@@ -81,6 +81,7 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{"", []string{"jq", "--null-input", "--exit-status", "false"}},
 		{"", []string{"jq", "-nc", "$ARGS", "--arg", "b", "1", "--argjson", "a", `{"z":1,"y":2}`}},
 		{"", []string{"jq", "-nc", "$ARGS.named", "--arg", "zeta", "1", "--arg", "alpha", "2", "--arg", "mid", "3"}},
+		{"", []string{"jq", "-n", ""}}, {"", []string{"jq", "-n", " # only a comment\n\t"}}, {jqObj, []string{"jq", "-c", ""}},
 		// -f: the first operand is the file holding the filter, wherever -f stands.
 		{jqObj, []string{"jq", "-f", "prog.jq"}}, {jqObj, []string{"jq", "-cf", "prog.jq"}}, {"", []string{"jq", "-n", "--from-file", "prog.jq"}},
 		{"", []string{"jq", "-f", "prog.jq", "obj.json"}}, {"", []string{"jq", "prog.jq", "-f", "obj.json"}}, {"", []string{"jq", "-nf", "missing.jq"}},
