@@ -944,12 +944,26 @@ func (r *Runner) varNamesWithPrefix(prefix string) []string {
 	var out []string
 	for _, n := range r.allVarNames() {
 		if strings.HasPrefix(n, prefix) {
-			if _, _, ok := r.lookupVarNoRef(n); ok {
+			// An array declared but never assigned (`declare -a q`), or FUNCNAME outside a
+			// function, is not listed, as in bash.
+			if v, _, ok := r.lookupVarNoRef(n); ok && (v.set || !v.isArray() || arrayLen(v) > 0) {
 				out = append(out, n)
 			}
 		}
 	}
 	return out
+}
+
+// arrayLen counts an array variable's elements.
+func arrayLen(v variable) int {
+	n := 0
+	if v.arr != nil {
+		n += v.arr.len()
+	}
+	if v.as != nil {
+		n += v.as.len()
+	}
+	return n
 }
 
 // atOp applies ${x@op}.
