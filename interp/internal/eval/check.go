@@ -47,7 +47,7 @@ func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
 }
 
 // refusedBuiltins are builtins whose behaviour the sandbox does not reproduce.
-var refusedBuiltins = map[string]bool{"enable": true, "compgen": true, "complete": true, "compopt": true,
+var refusedBuiltins = map[string]bool{"enable": true, "complete": true, "compopt": true,
 	"bind": true, "history": true, "fc": true, "suspend": true, "ulimit": true, "fg": true, "bg": true, "help": true}
 
 func checkNode(file string, n syntax.Node, lineBase int, funcs map[string]bool) []Refusal {
