@@ -167,13 +167,6 @@ func (ko KeyOrder) Set(m map[string]any, k string, v any) {
 type Printer struct {
 	Input, Args KeyOrder
 	Built       map[string][]string
-
-	// derived indexes the recorded orders by key set (derivedIndex), for objects the filter
-	// changed; derivedOf says which tables, at which sizes, it was built from.
-	derived   map[string][]string
-	derivedOf [4]uintptr
-	// orders caches derive's answers by key set, with derived.
-	orders map[string][]string
 }
 
 // Marshal renders v compactly as gojq.Marshal does, with the member order above.
@@ -197,176 +190,12 @@ func (p *Printer) KeysOf(m map[string]any) []string {
 		return keys
 	}
 	keys = slices.Sorted(maps.Keys(m))
-	if len(keys) < 2 {
-		return keys
-	}
-	if b := p.Built[strings.Join(keys, "\x00")]; b != nil {
-		return b
-	}
-	if d := p.derive(keys); d != nil {
-		return d
+	if len(keys) > 1 && len(p.Built) > 0 {
+		if b := p.Built[strings.Join(keys, "\x00")]; b != nil {
+			return b
+		}
 	}
 	return keys
-}
-
-// hasAll reports whether sorted (a sorted key list) holds every key of keys.
-func hasAll(sorted, keys []string) bool {
-	for _, k := range keys {
-		if _, ok := slices.BinarySearch(sorted, k); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// derive finds the order of an object the filter made from one it read (gojq copies a map to
-// change it, so the copy is not recorded): jq keeps a changed object's members in place and
-// puts a new member last. sorted is the object's keys, sorted. It takes the order of a
-// recorded object with the same keys (`.a = 1`, `.a |= f`, `map_values`, `walk`), else of one
-// with one key less, the new key last (`.new = 1`, `. + {new: 1}`), else of one with one key
-// more, less that key (`del(.a)`). nil: none, or two recorded objects disagree.
-func (p *Printer) derive(sorted []string) []string {
-	idx := p.derivedIndex()
-	set := strings.Join(sorted, "\x00")
-	if o, ok := p.orders[set]; ok {
-		return o
-	}
-	o := p.deriveFrom(idx, set, sorted)
-	p.orders[set] = o
-	return o
-}
-
-func (p *Printer) deriveFrom(idx map[string][]string, set string, sorted []string) []string {
-	if o, ok := idx[set]; ok {
-		return o // nil when ambiguous
-	}
-	// One key more than a recorded object: that object's order, then the new key.
-	var found []string
-	for i, k := range sorted {
-		rest := strings.Join(append(slices.Clip(sorted[:i]), sorted[i+1:]...), "\x00")
-		if o, ok := idx[rest]; ok {
-			if o == nil || found != nil {
-				return nil
-			}
-			found = append(slices.Clip(o), k)
-		}
-	}
-	// A recorded object plus a literal's new keys (`. + {a: 1, b: 2}`): the literal's go last.
-	for _, lit := range p.Built {
-		if lit == nil || len(lit) >= len(sorted) || !hasAll(sorted, lit) {
-			continue
-		}
-		rest := slices.DeleteFunc(slices.Clone(sorted), func(k string) bool { return slices.Contains(lit, k) })
-		if o := idx[strings.Join(rest, "\x00")]; o != nil {
-			if found != nil {
-				return nil
-			}
-			found = append(slices.Clip(o), lit...)
-		}
-	}
-	if found != nil {
-		return found
-	}
-	// A literal with one computed key: that key is the one the literal does not name.
-	for set, lit := range p.Built {
-		if lit == nil || !strings.HasPrefix(set, partialPrefix) || len(lit) != len(sorted) {
-			continue
-		}
-		var extra []string
-		for _, k := range sorted {
-			if !slices.Contains(lit, k) {
-				extra = append(extra, k)
-			}
-		}
-		if len(extra) != 1 {
-			continue
-		}
-		if found != nil {
-			return nil
-		}
-		found = slices.Clone(lit)
-		found[slices.Index(found, computedKey)] = extra[0]
-	}
-	if found != nil {
-		return found
-	}
-	return p.scan(sorted)
-}
-
-// maxScanned bounds the recorded objects scan compares an object with.
-const maxScanned = 4096
-
-// scan derives the order of an object from the recorded object sharing most keys with it:
-// that object's keys it still has, in its order, then at most one key of its own (`del(.a,
-// .b)`, a renamed key). nil when no recorded object shares a key, more than one key is new, two
-// recorded objects share as many keys and order them differently, or too many were recorded.
-func (p *Printer) scan(sorted []string) []string {
-	if len(p.Input)+len(p.Args) > maxScanned {
-		return nil
-	}
-	var best []string
-	bestShared, tie := 0, false
-	for _, t := range []KeyOrder{p.Input, p.Args} {
-		for _, order := range t {
-			var shared []string
-			for _, k := range order {
-				if _, ok := slices.BinarySearch(sorted, k); ok {
-					shared = append(shared, k)
-				}
-			}
-			if len(shared) == 0 || len(sorted)-len(shared) > 1 || len(shared) < bestShared {
-				continue
-			}
-			full := shared
-			for _, k := range sorted {
-				if !slices.Contains(shared, k) {
-					full = append(slices.Clip(shared), k)
-				}
-			}
-			switch {
-			case len(shared) > bestShared:
-				best, bestShared, tie = full, len(shared), false
-			case !slices.Equal(best, full):
-				tie = true
-			}
-		}
-	}
-	if tie {
-		return nil
-	}
-	return best
-}
-
-// derivedIndex maps the key set of every recorded object (keys sorted, joined by NUL) to its
-// order; a set two objects order differently maps to nil. It is rebuilt when the tables change.
-func (p *Printer) derivedIndex() map[string][]string {
-	of := [4]uintptr{uintptr(tableID(p.Input)), uintptr(len(p.Input)), uintptr(tableID(p.Args)), uintptr(len(p.Args))}
-	if p.derived != nil && of == p.derivedOf {
-		return p.derived
-	}
-	idx := map[string][]string{}
-	put := func(set string, order []string) {
-		if prev, ok := idx[set]; ok && (prev == nil || !slices.Equal(prev, order)) {
-			idx[set] = nil
-			return
-		}
-		idx[set] = order
-	}
-	for _, t := range []KeyOrder{p.Input, p.Args} {
-		for _, order := range t {
-			put(strings.Join(slices.Sorted(slices.Values(order)), "\x00"), order)
-		}
-	}
-	p.derived, p.derivedOf, p.orders = idx, of, map[string][]string{}
-	return idx
-}
-
-// tableID is a KeyOrder's identity (nil for none).
-func tableID(t KeyOrder) unsafe.Pointer {
-	if t == nil {
-		return nil
-	}
-	return reflect.ValueOf(t).UnsafePointer()
 }
 
 // sameKeys reports whether keys are exactly m's keys (a map changed since it was recorded
@@ -427,44 +256,15 @@ func (p *Printer) write(b *[]byte, v any) error {
 // A key set two literals write in different orders is left out (sorted, gojq's order).
 func BuiltOrders(q *gojq.Query) map[string][]string {
 	out := map[string][]string{}
-	w := termWalker{func(t *gojq.Term) {
-		if t.Object != nil {
-			addLiteral(out, t.Object)
-		}
-	}}
+	w := literalWalker{out}
 	w.query(q)
 	return out
 }
 
-// EachInOrder names the definition OrderedDefs give for iterating an object's values in jq's
-// order; RewriteIterations calls it where the filter writes `[]`.
-const EachInOrder = "_mcpbash_each"
+// literalWalker visits every node of a parsed filter that can hold an object literal.
+type literalWalker struct{ out map[string][]string }
 
-// RewriteIterations makes every `[]` of a parsed filter (`.[]`, `.a[]?`, `$x[]`) iterate an
-// object's values in jq's member order: jq goes through an object's members in the order it
-// read or built them, gojq in sorted order. `t[]rest` becomes `(t | _mcpbash_each rest)`, a
-// path expression as `[]` is, so `.[] |= f` and `del(.[])` still work. OrderedDefs must
-// precede the filter's definitions.
-func RewriteIterations(q *gojq.Query) {
-	w := termWalker{func(t *gojq.Term) {
-		for i, sfx := range t.SuffixList {
-			if !sfx.Iter {
-				continue
-			}
-			prefix := *t
-			prefix.SuffixList = slices.Clip(t.SuffixList[:i])
-			each := &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: EachInOrder}, SuffixList: t.SuffixList[i+1:]}
-			*t = gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Left: &gojq.Query{Term: &prefix}, Op: gojq.OpPipe, Right: &gojq.Query{Term: each}}}
-			return // the walk goes on into t.Query: each's own suffixes are rewritten there
-		}
-	}}
-	w.query(q)
-}
-
-// termWalker visits every term of a parsed filter, before the nodes inside it.
-type termWalker struct{ visit func(*gojq.Term) }
-
-func (w termWalker) query(q *gojq.Query) {
+func (w literalWalker) query(q *gojq.Query) {
 	if q == nil {
 		return
 	}
@@ -476,11 +276,10 @@ func (w termWalker) query(q *gojq.Query) {
 	w.query(q.Right)
 }
 
-func (w termWalker) term(t *gojq.Term) {
+func (w literalWalker) term(t *gojq.Term) {
 	if t == nil {
 		return
 	}
-	w.visit(t)
 	w.index(t.Index)
 	if t.Func != nil {
 		for _, a := range t.Func.Args {
@@ -488,6 +287,7 @@ func (w termWalker) term(t *gojq.Term) {
 		}
 	}
 	if t.Object != nil {
+		addLiteral(w.out, t.Object)
 		for _, kv := range t.Object.KeyVals {
 			w.str(kv.KeyString)
 			w.query(kv.KeyQuery)
@@ -534,7 +334,7 @@ func (w termWalker) term(t *gojq.Term) {
 	}
 }
 
-func (w termWalker) index(x *gojq.Index) {
+func (w literalWalker) index(x *gojq.Index) {
 	if x != nil {
 		w.str(x.Str)
 		w.query(x.Start)
@@ -542,20 +342,13 @@ func (w termWalker) index(x *gojq.Index) {
 	}
 }
 
-func (w termWalker) str(x *gojq.String) {
+func (w literalWalker) str(x *gojq.String) {
 	if x != nil {
 		for _, q := range x.Queries {
 			w.query(q)
 		}
 	}
 }
-
-// computedKey stands for the one computed key of a literal (`{a: 1, (.k): 2}`) in its order;
-// Built holds such a literal under partialPrefix + its other keys with computedKey, sorted.
-const (
-	computedKey   = "\x00"
-	partialPrefix = "\x01"
-)
 
 func addLiteral(out map[string][]string, obj *gojq.Object) {
 	var keys []string
@@ -570,10 +363,7 @@ func addLiteral(out map[string][]string, obj *gojq.Object) {
 				return
 			}
 		default:
-			if slices.Contains(keys, computedKey) {
-				return // two computed keys: too little is known
-			}
-			k = computedKey
+			return // a computed key: the key set is not known
 		}
 		if slices.Contains(keys, k) {
 			return
@@ -584,9 +374,6 @@ func addLiteral(out map[string][]string, obj *gojq.Object) {
 		return
 	}
 	set := strings.Join(slices.Sorted(slices.Values(keys)), "\x00")
-	if slices.Contains(keys, computedKey) {
-		set = partialPrefix + set
-	}
 	if prev, seen := out[set]; seen && (prev == nil || !slices.Equal(prev, keys)) {
 		out[set] = nil // two orders: unknown
 		return
@@ -610,12 +397,6 @@ func OrderedDefs() []*gojq.FuncDef { return orderedDefs() }
 // run shares them (parsing them cost more than a small filter's whole run).
 var orderedDefs = sync.OnceValue(func() []*gojq.FuncDef {
 	q, err := gojq.Parse(`def keys_unsorted: if type == "object" then ` + KeysInOrder + ` else keys end;
-def ` + EachInOrder + `: if type == "object" then keys_unsorted[] as $k | .[$k] else .[] end;
-def recurse: recurse(` + EachInOrder + `?);
-def map(f): [` + EachInOrder + ` | f];
-def paths: path(..) | select(. != []);
-def paths(node_filter): path(.. | select(node_filter)) | select(. != []);
-def leaf_paths: paths(scalars);
 def to_entries: [keys_unsorted[] as $k | {key: $k, value: .[$k]}];
 def from_entries: map({ (.key // .Key // .name // .Name): if has("value") then .value else .Value end }) | ` + MergeInOrder + `;
 def with_entries(f): to_entries | map(f) | from_entries;

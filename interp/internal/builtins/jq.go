@@ -263,7 +263,6 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		return 3
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
-	jqorder.RewriteIterations(q)
 	// jq's own definitions that gojq lacks, then the ordered ones; the filter's own win.
 	q.FuncDefs = append(append(slices.Clone(jqPrelude().FuncDefs), jqorder.OrderedDefs()...), q.FuncDefs...)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
