@@ -335,16 +335,28 @@ func touch(ctx context.Context, env *Env, argv []string) int {
 	if len(fl.operands) == 0 {
 		return errorf(env, 1, "touch", "missing file operand")
 	}
+	_, explicit := fl.val("d")
+	for _, o := range []string{"t", "r"} {
+		if _, ok := fl.val(o); ok {
+			explicit = true
+		}
+	}
 	status := 0
 	for _, f := range fl.operands {
-		if err := touchOne(env, env.Abs(f), when, fl); err != nil {
+		if !explicit {
+			when = env.Now()
+		}
+		if err := touchOne(env, env.Abs(f), when, !explicit, fl); err != nil {
 			status = errorf(env, 1, "touch", "cannot touch '%s': %s", f, describe(err))
 		}
 	}
 	return status
 }
 
-func touchOne(env *Env, p string, when time.Time, fl *flagSet) error {
+// touchOne sets p's times to when; now says when is the current time, read again once a new
+// file exists: creating it set its directory's time, which must not be later than the file's
+// (find -newer), as with GNU touch, whose file times come after the creation.
+func touchOne(env *Env, p string, when time.Time, now bool, fl *flagSet) error {
 	fi, err := env.FS.Stat(p)
 	if err != nil {
 		if fl.has("c") {
@@ -357,6 +369,9 @@ func touchOne(env *Env, p string, when time.Time, fl *flagSet) error {
 		f.Close()
 		if err := env.fixPerm(p, 0o666); err != nil {
 			return err
+		}
+		if now {
+			when = env.Now()
 		}
 		return env.FS.Chtimes(p, when, when)
 	}

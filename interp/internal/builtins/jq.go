@@ -44,7 +44,7 @@ type jqOptions struct {
 func jq(ctx context.Context, env *Env, argv []string) int {
 	o := jqOptions{pretty: true, indent: 2, order: jqorder.Printer{Args: jqorder.KeyOrder{}, Input: jqorder.KeyOrder{}}}
 	args := argv[1:]
-	filterSet := false
+	filterSet, fromFile := false, false
 	restArgs, restJSON, optsDone := false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -129,6 +129,8 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 			o.sortKeys = true
 		case "--raw-input":
 			o.rawInput = true
+		case "--from-file":
+			fromFile = true
 		case "--monochrome-output", "--unbuffered":
 			// Output is never coloured; buffering is not observable by a script.
 		default:
@@ -156,13 +158,25 @@ func jq(ctx context.Context, env *Env, argv []string) int {
 				case 'M':
 				case 'R':
 					o.rawInput = true
+				case 'f':
+					fromFile = true
 				default:
 					return errorf(env, 2, "jq", "unsupported option -%c", c)
 				}
 			}
 		}
 	}
-	if !filterSet {
+	switch {
+	case fromFile && !filterSet:
+		return errorf(env, 2, "jq", "error: -f needs the name of a file holding the filter")
+	case fromFile:
+		// As in jq, -f makes the first operand the file that holds the filter, wherever -f stands.
+		text, status := jqFilterFile(ctx, env, o.filter)
+		if status != 0 {
+			return status
+		}
+		o.filter = text
+	case !filterSet:
 		o.filter = "."
 	}
 	return runJQ(ctx, env, &o)
@@ -201,6 +215,34 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqo
 	return vals, 0
 }
 
+// emptyFilter reports whether a filter holds only blanks and # comments.
+func emptyFilter(f string) bool {
+	for line := range strings.SplitSeq(f, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+// jqFilterFile reads the filter of -f through the sandbox.
+func jqFilterFile(ctx context.Context, env *Env, file string) (string, int) {
+	p := file
+	if p == "-" {
+		p = "./-"
+	}
+	r, err := openInput(env, p)
+	if err != nil {
+		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
+	}
+	defer r.Close()
+	data, err := readAll(ctx, ctxReader{ctx, r})
+	if err != nil {
+		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
+	}
+	return string(data), 0
+}
+
 // runJQ runs the filter under a heap watch (gojq has no allocation hook: budget.go).
 func runJQ(ctx context.Context, env *Env, o *jqOptions) int {
 	wctx, stop := watchHeap(ctx, env.Budget)
@@ -212,6 +254,9 @@ func runJQ(ctx context.Context, env *Env, o *jqOptions) int {
 }
 
 func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
+	if emptyFilter(o.filter) {
+		o.filter = "." // jq runs a filter of nothing but blanks and comments as the identity
+	}
 	q, err := gojq.Parse(o.filter)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)

@@ -29,6 +29,7 @@ var jqFiles = map[string]string{
 	"two.json":    "2",
 	"empty.json":  "",
 	"-":           "\"dash\"\n",
+	"prog.jq":     ".a # a comment\n| . + 1\n",
 }
 
 // jqRoot is a fixture root holding jqFiles too.
@@ -80,6 +81,12 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{"", []string{"jq", "-n", `{"a":{},"b":[],"c":[{}]}`}}, {"", []string{"jq", "-n", `"\u007f\u0000\u001f\"\\"`}},
 		{"", []string{"jq", "-n", "0.1+0.2, 3.0+0, 1.5e300*1, 1e1000, -1e1000, 100, 123456789012, 1/3"}}, {"", []string{"jq", "-n", "1", "--"}},
 		{"", []string{"jq", "--null-input", "--exit-status", "false"}},
+		{"", []string{"jq", "-nc", "$ARGS", "--arg", "b", "1", "--argjson", "a", `{"z":1,"y":2}`}},
+		{"", []string{"jq", "-nc", "$ARGS.named", "--arg", "zeta", "1", "--arg", "alpha", "2", "--arg", "mid", "3"}},
+		{"", []string{"jq", "-n", ""}}, {"", []string{"jq", "-n", " # only a comment\n\t"}}, {jqObj, []string{"jq", "-c", ""}},
+		// -f: the first operand is the file holding the filter, wherever -f stands.
+		{jqObj, []string{"jq", "-f", "prog.jq"}}, {jqObj, []string{"jq", "-cf", "prog.jq"}}, {"", []string{"jq", "-n", "--from-file", "prog.jq"}},
+		{"", []string{"jq", "-f", "prog.jq", "obj.json"}}, {"", []string{"jq", "prog.jq", "-f", "obj.json"}}, {"", []string{"jq", "-nf", "missing.jq"}},
 		// Objects read and passed through unchanged keep their member order (jq_order.go).
 		{`{"b":1,"a":{"d":1,"c":2},"a":{"z":[{"y":0,"x":1}],"w":2}}`, []string{"jq", "."}},
 		{`{"z":1,"y":{"x":2,"w":3}} {"k":[{"m":1,"l":2}],"j":0}`, []string{"jq", "-c", ".y // .k[0]"}},
@@ -407,7 +414,7 @@ func TestJqUnsupportedOptions(t *testing.T) {
 	te := jqRoot(t)
 	for _, argv := range [][]string{
 		{"jq", "-X", "."}, {"jq", "--bogus", "."}, {"jq", "-nZ", "1"}, {"jq", "-C", "."}, {"jq", "--color-output", "."},
-		{"jq", "--seq", "."}, {"jq", "--stream", "."}, {"jq", "-f", "prog.jq"}, {"jq", "--from-file", "prog.jq"},
+		{"jq", "--seq", "."}, {"jq", "--stream", "."},
 		{"jq", "-L", "/tmp", "."}, {"jq", "-0", "."}, {"jq", "--raw-output0", "."}, {"jq", "--nul-output", "."}, {"jq", "-h"},
 		{"jq", ".", "--bogus"}, {"jq", "-rX", "."},
 	} {

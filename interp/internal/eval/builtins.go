@@ -197,7 +197,7 @@ func init() {
 		"readarray": biMapfile,
 		"getopts":   biGetopts,
 		"enable":    biRefused,
-		"compgen":   biRefused,
+		"compgen":   biCompgen,
 		"complete":  biRefused,
 		"compopt":   biRefused,
 		"bind":      biRefused,

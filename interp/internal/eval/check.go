@@ -9,13 +9,36 @@ import (
 // Check lists the constructs of a parsed script that the evaluator refuses, with their
 // positions and the fix, so that a tool can be refused before it runs.
 func Check(f *syntax.File) []Refusal {
-	return checkNode(f.Name, f, 0)
+	return checkNode(f.Name, f, 0, declaredFuncs(f))
+}
+
+// declaredFuncs names the functions n defines anywhere: a call of one of those names runs the
+// function (bash looks functions up before builtins), so a refused builtin of that name is not
+// what runs. A call reached before the definition still meets the builtin's refusal at run time.
+func declaredFuncs(n syntax.Node) map[string]bool {
+	var names map[string]bool
+	syntax.Walk(n, func(node syntax.Node) bool {
+		if fd, ok := node.(*syntax.FuncDecl); ok && fd.Name != nil {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[fd.Name.Value] = true
+		}
+		return true
+	})
+	return names
 }
 
 func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
 	var out []Refusal
+	funcs := map[string]bool{}
 	for _, s := range stmts {
-		out = append(out, checkNode(src.name, s, src.lineBase)...)
+		for name := range declaredFuncs(s) {
+			funcs[name] = true
+		}
+	}
+	for _, s := range stmts {
+		out = append(out, checkNode(src.name, s, src.lineBase, funcs)...)
 		if len(out) > 0 {
 			return out
 		}
@@ -24,10 +47,10 @@ func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
 }
 
 // refusedBuiltins are builtins whose behaviour the sandbox does not reproduce.
-var refusedBuiltins = map[string]bool{"enable": true, "compgen": true, "complete": true, "compopt": true,
+var refusedBuiltins = map[string]bool{"enable": true, "complete": true, "compopt": true,
 	"bind": true, "history": true, "fc": true, "suspend": true, "ulimit": true, "fg": true, "bg": true, "help": true}
 
-func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
+func checkNode(file string, n syntax.Node, lineBase int, funcs map[string]bool) []Refusal {
 	var out []Refusal
 	add := func(p syntax.Pos, construct string) {
 		out = append(out, Refusal{File: file, Line: int(p.Line()) + lineBase, Col: int(p.Col()), Construct: construct, Fix: DefaultFix})
@@ -76,6 +99,9 @@ func checkNode(file string, n syntax.Node, lineBase int) []Refusal {
 				break
 			}
 			name := x.Args[0].Lit()
+			if funcs[name] {
+				break // the script's own function of that name runs
+			}
 			if refusedBuiltins[name] {
 				add(x.Pos(), "the "+name+" builtin")
 			}

@@ -166,6 +166,11 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 		return pv, nil
 	}
 	if v.attrs&attrAssoc != 0 {
+		if sub == "" {
+			// bash names an empty key and expands it as unset.
+			r.errorf("%s: bad array subscript", name)
+			return pv, nil
+		}
 		if v.as != nil {
 			pv.str, pv.set = v.as.get(sub)
 		}
@@ -760,7 +765,8 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 	}
 	orig := pe.Repl.Orig
 	anchor := byte(0)
-	if orig != nil && len(orig.Parts) > 0 {
+	// After // the rest is the pattern: bash reads # and % as anchors only after one /.
+	if orig != nil && len(orig.Parts) > 0 && !pe.Repl.All {
 		if l, ok := orig.Parts[0].(*syntax.Lit); ok && len(l.Value) > 0 && (l.Value[0] == '#' || l.Value[0] == '%') {
 			anchor = l.Value[0]
 			parts := append([]syntax.WordPart{&syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value[1:]}}, orig.Parts[1:]...)
@@ -938,12 +944,26 @@ func (r *Runner) varNamesWithPrefix(prefix string) []string {
 	var out []string
 	for _, n := range r.allVarNames() {
 		if strings.HasPrefix(n, prefix) {
-			if _, _, ok := r.lookupVarNoRef(n); ok {
+			// An array declared but never assigned (`declare -a q`), or FUNCNAME outside a
+			// function, is not listed, as in bash.
+			if v, _, ok := r.lookupVarNoRef(n); ok && (v.set || !v.isArray() || arrayLen(v) > 0) {
 				out = append(out, n)
 			}
 		}
 	}
 	return out
+}
+
+// arrayLen counts an array variable's elements.
+func arrayLen(v variable) int {
+	n := 0
+	if v.arr != nil {
+		n += v.arr.len()
+	}
+	if v.as != nil {
+		n += v.as.len()
+	}
+	return n
 }
 
 // atOp applies ${x@op}.
