@@ -276,6 +276,7 @@ const (
 	mergedFunc  = "_mcpbash_merged"
 	tojsonFunc  = "_mcpbash_tojson"
 	fromFunc    = "_mcpbash_fromjson_order"
+	literalFunc = "_mcpbash_literal_order"
 )
 
 // Functions are the compiler options OrderedDefs need, bound to p.
@@ -299,6 +300,7 @@ func (p *Printer) Functions() []gojq.CompilerOption {
 		gojq.WithFunction(mergedFunc, 2, 2, func(v any, args []any) any { return p.Merged(v, args[0], args[1]) }),
 		gojq.WithFunction(tojsonFunc, 0, 0, func(v any, _ []any) any { return p.ToJSON(v) }),
 		gojq.WithFunction(fromFunc, 1, 1, func(v any, args []any) any { return p.FromJSON(v, args[0]) }),
+		gojq.WithFunction(literalFunc, 1, 1, func(v any, args []any) any { return p.Literal(v, args[0]) }),
 	}
 }
 
@@ -400,7 +402,8 @@ func NeedsOrder(q *gojq.Query) bool {
 	}, termFn: func(t *gojq.Term) {
 		switch {
 		case t.Type == gojq.TermTypeRecurse, t.Str != nil && len(t.Str.Queries) > 0, t.Type == gojq.TermTypeFormat,
-			t.Func != nil && names[t.Func.Name], slices.ContainsFunc(t.SuffixList, func(s *gojq.Suffix) bool { return s.Iter }):
+			t.Func != nil && names[t.Func.Name], slices.ContainsFunc(t.SuffixList, func(s *gojq.Suffix) bool { return s.Iter }),
+			t.Object != nil && slices.ContainsFunc(t.Object.KeyVals, computedKey):
 			found = true
 		}
 	}}.query(q)
@@ -408,7 +411,102 @@ func NeedsOrder(q *gojq.Query) bool {
 }
 
 // rewriteQuery visits children before their parent, so a node it wraps is already rewritten.
-func rewriteQuery(q *gojq.Query) { visitor{queryFn: rewriteNode, termFn: rewriteIter}.query(q) }
+func rewriteQuery(q *gojq.Query) {
+	visitor{queryFn: rewriteNode, termFn: func(t *gojq.Term) {
+		rewriteObject(t)
+		rewriteIter(t)
+	}}.query(q)
+}
+
+// rewriteObject routes an object literal with a computed key (`{a: 1, (.k): 2}`) through
+// literalFunc, which records the result's order from the literal's written order: literals
+// with only written-out keys are BuiltOrders' (they need no change).
+func rewriteObject(t *gojq.Term) {
+	if t.Object == nil || !slices.ContainsFunc(t.Object.KeyVals, computedKey) {
+		return
+	}
+	var list *gojq.Query
+	for i := len(t.Object.KeyVals) - 1; i >= 0; i-- {
+		kv := t.Object.KeyVals[i]
+		item := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeNull}}
+		if !computedKey(kv) {
+			item = &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeString, Str: &gojq.String{Str: staticKey(kv)}}}
+		}
+		if list == nil {
+			list = item
+		} else {
+			list = &gojq.Query{Op: gojq.OpComma, Left: item, Right: list}
+		}
+	}
+	obj := *t
+	obj.SuffixList = nil
+	template := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeArray, Array: &gojq.Array{Query: list}}}
+	call := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: literalFunc, Args: []*gojq.Query{template}}}}
+	*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList,
+		Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: &obj}, Right: call}}
+}
+
+// computedKey reports whether a literal's key is known only at run time.
+func computedKey(kv *gojq.ObjectKeyVal) bool {
+	switch {
+	case kv.KeyString != nil:
+		return len(kv.KeyString.Queries) > 0
+	case kv.KeyQuery != nil:
+		return true
+	}
+	return kv.Key == "" || kv.Key[0] == '@' || kv.Key == "$__loc__"
+}
+
+// staticKey is the member name a written-out key makes (`{$x}` is `{x: $x}`).
+func staticKey(kv *gojq.ObjectKeyVal) string {
+	if kv.KeyString != nil {
+		return kv.KeyString.Str
+	}
+	return strings.TrimPrefix(kv.Key, "$")
+}
+
+// Literal records the order of an object built by a literal with computed keys: written-out
+// keys in their places, each computed one where it was written (several computed keys in one
+// place: sorted). A key written twice keeps its first place, as jq's.
+func (p *Printer) Literal(v, template any) any {
+	m, ok := v.(map[string]any)
+	tmpl, ok2 := template.([]any)
+	if !ok || !ok2 || p.Derived == nil || len(m) < 2 {
+		return v
+	}
+	static := map[string]bool{}
+	for _, k := range tmpl {
+		if s, ok := k.(string); ok {
+			static[s] = true
+		}
+	}
+	var computed []string
+	for k := range m {
+		if !static[k] {
+			computed = append(computed, k)
+		}
+	}
+	slices.Sort(computed)
+	keys := make([]string, 0, len(m))
+	seen := map[string]bool{}
+	for _, k := range tmpl {
+		s, isStatic := k.(string)
+		switch {
+		case isStatic && !seen[s]:
+			keys, seen[s] = append(keys, s), true
+		case !isStatic:
+			for _, c := range computed {
+				if !seen[c] {
+					keys, seen[c] = append(keys, c), true
+				}
+			}
+		}
+	}
+	if sameKeys(keys, m) {
+		p.Derived.put(m, keys)
+	}
+	return v
+}
 
 func rewriteNode(q *gojq.Query) {
 	switch q.Op {

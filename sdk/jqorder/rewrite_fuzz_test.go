@@ -25,7 +25,7 @@ var rewriteSeeds = []string{
 	`first(.[])`, `limit(2; .[])`, `[.[] | select(. > 1)]`, `any(.[]; . == 1)`, `path(.a[].b)`, `[path(..)]`,
 	`try (.a = 1) catch .`, `label $out | .[] | if . == 2 then break $out else . end`, `.a[1:] = [9]`,
 	`getpath(["a", "b"])`, `.[-1] = 0`, `.a.b |= 3`, `foreach .[] as $x (0; . + 1)`, `[.[] | objects | keys_unsorted]`,
-	`def f: .a = 1; f`, `INDEX(.a)`, `[.[] | {k: .}] | INDEX(.k)`, `INDEX(.[]; tostring)`, `def g(x): x + 1; g(.a)`, `.x as $v | .y = $v`, `[.[] as [$a, $b] | $a + $b]`,
+	`def f: .a = 1; f`, `INDEX(.a)`, `{(.a|tostring): 1, z: 0}`, `{a: 1, ("a"): 2, b: 3}`, `{("k\(1,2)"): 1, a: 0}.a`, `{b: 1, "\("x")": 2}`, `[.[] | {k: .}] | INDEX(.k)`, `INDEX(.[]; tostring)`, `def g(x): x + 1; g(.a)`, `.x as $v | .y = $v`, `[.[] as [$a, $b] | $a + $b]`,
 }
 
 var rewriteInputs = []string{
