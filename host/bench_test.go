@@ -77,17 +77,7 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 // BenchmarkToolsCallHello is tools/call of the hello example through the whole host (framing,
 // dispatch, schema validation, sandbox run, shaping) over OS pipes.
 func BenchmarkToolsCallHello(b *testing.B) {
-	dir := b.TempDir()
-	src := "../examples/00-hello-tool"
-	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.sh", "tools/hello/tool.meta.json"} {
-		data, err := os.ReadFile(src + "/" + f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
-		os.WriteFile(dir+"/"+f, data, 0o755)
-	}
-	roundTrip, stop := benchServe(b, dir)
+	roundTrip, stop := benchServe(b, helloProject(b, ""))
 	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
 		b.Fatalf("unexpected %s", l)
 	}
@@ -102,18 +92,7 @@ func BenchmarkToolsCallHello(b *testing.B) {
 // BenchmarkToolsCallFixed is BenchmarkToolsCallHello with a script that only prints the
 // result: the fixed cost of a sandboxed tool call, whatever the script does.
 func BenchmarkToolsCallFixed(b *testing.B) {
-	dir := b.TempDir()
-	src := "../examples/00-hello-tool"
-	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.meta.json"} {
-		data, err := os.ReadFile(src + "/" + f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755)
-		os.WriteFile(dir+"/"+f, data, 0o644)
-	}
-	os.WriteFile(dir+"/tools/hello/tool.sh", []byte("#!/usr/bin/env bash\nprintf '%s' '{\"message\":\"Hello, Ada!\"}'\n"), 0o755)
-	roundTrip, stop := benchServe(b, dir)
+	roundTrip, stop := benchServe(b, helloProject(b, "#!/usr/bin/env bash\nprintf '%s' '{\"message\":\"Hello, Ada!\"}'\n"))
 	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
 		b.Fatalf("unexpected %s", l)
 	}
@@ -123,4 +102,26 @@ func BenchmarkToolsCallFixed(b *testing.B) {
 	}
 	b.StopTimer()
 	stop()
+}
+
+// helloProject copies examples/00-hello-tool into a temp dir; script, if set, replaces its
+// tool.sh.
+func helloProject(b *testing.B, script string) string {
+	dir := b.TempDir()
+	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.sh", "tools/hello/tool.meta.json"} {
+		data, err := os.ReadFile("../examples/00-hello-tool/" + f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if script != "" && strings.HasSuffix(f, "tool.sh") {
+			data = []byte(script)
+		}
+		if err := os.MkdirAll(dir+"/"+f[:strings.LastIndex(f, "/")], 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(dir+"/"+f, data, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -41,40 +41,23 @@ func newPipe(ctx context.Context) *pipe {
 type pipeReader struct{ p *pipe }
 type pipeWriter struct{ p *pipe }
 
-func (r pipeReader) Read(b []byte) (int, error) {
-	p := r.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for len(p.buf) == 0 {
-		if p.wclosed || p.rclosed {
-			return 0, io.EOF
-		}
-		if err := p.ctx.Err(); err != nil {
-			return 0, err
-		}
-		p.cond.Wait()
-	}
-	n := copy(b, p.buf)
-	p.buf = p.buf[n:]
-	if len(p.buf) == 0 {
-		p.buf = p.buf[:0:0]
-	}
-	p.cond.Broadcast()
-	return n, nil
-}
+func (r pipeReader) Read(b []byte) (int, error) { return r.p.readBefore(b, time.Time{}) }
 
 // errReadTimeout is what readBefore returns when its deadline passed with nothing to read.
 var errReadTimeout = errors.New("read timed out")
 
 // readBefore is Read that gives up at deadline (`read -t`); nothing is consumed then, so the
 // next reader gets whatever arrives later.
+// A zero deadline waits for as long as it takes.
 func (p *pipe) readBefore(b []byte, deadline time.Time) (int, error) {
-	wake := time.AfterFunc(time.Until(deadline), func() {
-		p.mu.Lock()
-		p.cond.Broadcast()
-		p.mu.Unlock()
-	})
-	defer wake.Stop()
+	if !deadline.IsZero() {
+		wake := time.AfterFunc(time.Until(deadline), func() {
+			p.mu.Lock()
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		})
+		defer wake.Stop()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.buf) == 0 {
@@ -84,7 +67,7 @@ func (p *pipe) readBefore(b []byte, deadline time.Time) (int, error) {
 		if err := p.ctx.Err(); err != nil {
 			return 0, err
 		}
-		if !time.Now().Before(deadline) {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return 0, errReadTimeout
 		}
 		p.cond.Wait()
