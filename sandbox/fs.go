@@ -443,9 +443,21 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if err := f.files.take(); err != nil {
 		return nil, f.deny(op, p, err.Error(), err)
 	}
-	file, err := r.OpenFile(rel, flag, perm&^setIDBits)
+	// O_NONBLOCK: opening a FIFO (one a native tool, an allowlisted command or the host left in
+	// a root) would block in the kernel until a peer came, beyond the call's timeout and
+	// cancellation, holding a thread; the open returns at once and notSpecial refuses it.
+	file, err := r.OpenFile(rel, flag|syscall.O_NONBLOCK, perm&^setIDBits)
+	if err == nil {
+		err = notSpecial(file)
+	}
 	if err != nil {
 		f.files.track(nil, err, nil)
+		if errors.Is(err, syscall.ENXIO) {
+			err = errSpecial // a FIFO without a reader (O_WRONLY|O_NONBLOCK) or a socket
+		}
+		if errors.Is(err, errSpecial) {
+			return nil, f.deny(op, p, specialReason, &refused{specialReason})
+		}
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	f.allow(op, p)
@@ -454,6 +466,26 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 		w = &f.writes
 	}
 	return f.files.track(file, nil, w), nil
+}
+
+// specialReason refuses FIFOs, sockets and device nodes found in a root: opening or reading one
+// can block without end (a FIFO waits for its peer) or reach the host's hardware, and the
+// sandbox serves its own /dev (devices.go).
+const specialReason = "FIFOs, sockets and device files in a root are not opened"
+
+var errSpecial = errors.New(specialReason)
+
+// notSpecial closes file and returns errSpecial unless it is a regular file or a directory.
+func notSpecial(file *os.File) error {
+	fi, err := file.Stat()
+	if err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+		return nil
+	}
+	file.Close()
+	if err != nil {
+		return err
+	}
+	return errSpecial
 }
 
 func reasonOf(err error) string {
@@ -550,7 +582,8 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
-	d, err := r.Open(rel)
+	// O_NONBLOCK and O_DIRECTORY: listing a FIFO must not wait for a writer (Open).
+	d, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +52,9 @@ type boundaryCase struct {
 	// needsLandlock marks cases that only the OS confinement can hold (a host process writing
 	// its own HOME as the server's user).
 	needsLandlock bool
+	// Before prepares the host before the call (what a native tool, an allowlisted command or
+	// the operator could have left in a root).
+	Before func(t *testing.T, w *world)
 	// After checks the host once the call answered.
 	After func(t *testing.T, w *world)
 }
@@ -169,6 +174,16 @@ var boundaryCases = []boundaryCase{
 		`chmod u+s,g+s suid.sh; echo b=$?; mkdir -m 2755 sgid.d; echo c=$?; mkdir -p sub && chmod g+s sub; echo d=$?`,
 		Want: `a=1\s+b=1\s+c=1\s+d=1`, After: noSetID("data")},
 
+	// Found in the 2026-11-28 red-team round: a FIFO in a root (made by a native tool, an
+	// allowlisted command or the host; the sandbox has no mkfifo) blocked the call's goroutine in
+	// open(2) for good: the call outlived its timeout, never answered, and SIGTERM did not end
+	// run-tool. Every way of opening it is now refused at once.
+	{ID: "T-DOS-10/fifo-in-root", Finding: "new", Before: plantSpecial("data"), Timeout: 10,
+		Script: `cd {{DATA}} && cat fifo; echo r=$?; echo x > fifo; echo w=$?; echo x >> fifo; echo a=$?; ` +
+			`{ exec 3<>fifo; } 2>/dev/null; echo rw=$?; read l < fifo; echo rd=$?; mapfile -t m < fifo; ls fifo/ >/dev/null; ` +
+			`grep -r . . >/dev/null; wc -c fifo-link sock; sort fifo > /dev/null; jq . fifo; awk 1 fifo; sed p fifo; head fifo; source fifo; echo done`,
+		Want: `r=1\s+w=1\s+a=1\s+rw=1\s+rd=1\s+(?s:.*)done`, After: removeSpecial("data")},
+
 	// Finding 8: an allowlisted git runs what its configuration says.
 	{ID: "T-EXEC-4/gitconfig-alias", Finding: "16.8", Script: `printf '[alias]\n\tx = "!id"\n' > "$HOME/.gitconfig"; git x; echo rc=$?`,
 		Want: `rc=1`, Deny: []string{"uid="}, Tool: "git"},
@@ -245,6 +260,9 @@ func TestBoundary(t *testing.T) {
 					cfg = cfgData
 				}
 				s := server(engine, cfg)
+				if tc.Before != nil {
+					tc.Before(t, s)
+				}
 				tool := "sh"
 				switch {
 				case tc.Tool != "":
@@ -346,6 +364,31 @@ func noSetID(dir string) func(t *testing.T, w *world) {
 		})
 		for _, n := range []string{"suid.sh", "sgid.d", "sub"} {
 			os.RemoveAll(filepath.Join(base, n))
+		}
+	}
+}
+
+// plantSpecial makes a FIFO, a link to it and a listening UNIX socket in the project's dir.
+func plantSpecial(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		base := filepath.Join(w.root, dir)
+		if err := syscall.Mkfifo(filepath.Join(base, "fifo"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		mustSymlink(t, "fifo", filepath.Join(base, "fifo-link"))
+		l, err := net.Listen("unix", filepath.Join(base, "sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+	}
+}
+
+// removeSpecial removes what plantSpecial made.
+func removeSpecial(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		for _, n := range []string{"fifo", "fifo-link", "sock"} {
+			os.Remove(filepath.Join(w.root, dir, n))
 		}
 	}
 }
