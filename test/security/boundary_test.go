@@ -425,3 +425,40 @@ func threadsBounded(max int) func(t *testing.T, w *world) {
 		w.scratchDrained(t)
 	}
 }
+
+// TestScratchWritesBounded (T-DOS-11): a call's writes through the sandbox are bounded by
+// default, so `cat /dev/zero > "$TMPDIR/x"` cannot fill the host's memory through the
+// tmpfs scratch (0.7 GB/s until the call's timeout before): the default (1 GiB) and a smaller
+// MCPBASH_MAX_BYTES_WRITTEN_PER_CALL end the call with the limit, in both isolation modes, and
+// the scratch is gone after it.
+func TestScratchWritesBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, limit, want string
+		scripts           []string
+	}{
+		// The default once (it writes 1 GiB); the configured bound also into a root.
+		{"default", "", `Tool wrote more than 1073741824 bytes`, []string{`cat /dev/zero > "$TMPDIR/x"; echo survived`}},
+		{"configured", "1048576", `Tool wrote more than 1048576 bytes`, []string{`cat /dev/zero > "$TMPDIR/x"; echo survived`,
+			`cd {{DATA}} && head -c 2000000000 /dev/zero > big; echo survived`, `yes > "$TMPDIR/a" & yes > "$TMPDIR/b"; echo survived`}},
+	} {
+		for _, engine := range []string{inproc, process} {
+			t.Run(tc.name+"/"+engine, func(t *testing.T) {
+				w := newWorld(t, nil)
+				env := []string{"MCPBASH_ROOTS=data", "MCPBASH_ISOLATION=" + engine}
+				if tc.limit != "" {
+					env = append(env, "MCPBASH_MAX_BYTES_WRITTEN_PER_CALL="+tc.limit)
+				}
+				w.start(t, env...)
+				for _, script := range tc.scripts {
+					m := w.answer(t, "sh", w.expand(script), 30)
+					if out := text(m); !regexp.MustCompile(tc.want).MatchString(out) || strings.Contains(out, "survived") {
+						t.Errorf("%s: want %q, got:\n%.800s", script, tc.want, out)
+					}
+				}
+				os.Remove(filepath.Join(w.root, "data", "big"))
+				w.scratchDrained(t)
+			})
+		}
+	}
+}
