@@ -37,6 +37,9 @@ type mount struct {
 	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
 	// os.Root will resolve them, so no path or symlink of this root reaches into those.
 	nested []string
+	// physical marks a root the policy gave (vetted at its physical path): it must still be
+	// the directory physically there when opened (rootcheck.go).
+	physical bool
 }
 
 // root returns the opened root, opening it (and creating a lazy one) on first use. Roots are
@@ -49,7 +52,11 @@ func (m *mount) root() (*os.Root, error) {
 				return
 			}
 		}
-		m.r, m.err = os.OpenRoot(m.Path)
+		if m.physical {
+			m.r, m.err = openRootAt(m.Path)
+		} else {
+			m.r, m.err = os.OpenRoot(m.Path)
+		}
 	})
 	if m.r == nil && m.err == nil {
 		// Close ran first: a background job of the script outlived its call.
@@ -114,6 +121,7 @@ type Scratch struct {
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
+	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
 		if !path.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
@@ -141,10 +149,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !fi.IsDir() {
 			return &fs.PathError{Op: "openat", Path: r.Path, Err: syscall.ENOTDIR}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r})
+		f.mounts = append(f.mounts, &mount{Root: r, physical: physical})
 		return nil
 	}
 	for _, r := range p.Roots {
+		physical = true
 		if err := add(r); err != nil {
 			// A root that vanished is dropped, as the original drops missing roots.
 			if errors.Is(err, fs.ErrNotExist) {
@@ -154,6 +163,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 			return nil, err
 		}
 	}
+	physical = false
 	if p.ToolDir != "" && !f.covered(p.ToolDir) {
 		if err := add(Root{Path: p.ToolDir, Name: "tool", Mode: ReadOnly}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			f.Close()

@@ -763,3 +763,49 @@ func TestSpecialFilesAreNotOpened(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRootReplacedBySymlink: a root (vetted at its physical path) whose path later leads
+// through a symlink, the root itself or a directory above it swapped for a link (by a native
+// tool, an allowlisted command, a checkout), is refused when a call opens it, never followed
+// to what the link names.
+func TestRootReplacedBySymlink(t *testing.T) {
+	for _, swap := range []string{"root", "parent"} {
+		t.Run(swap, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			root := filepath.Join(base, "p", "root")
+			outside := filepath.Join(base, "outside")
+			for _, d := range []string{root, filepath.Join(outside, "root")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.WriteFile(filepath.Join(root, "in.txt"), []byte("in"), 0o644)
+			os.WriteFile(filepath.Join(outside, "root", "in.txt"), []byte("SECRET"), 0o644)
+			open := func() ([]byte, error) {
+				f, err := NewFS(Policy{Roots: []Root{{Path: root, Mode: ReadWrite}}}, Scratch{}, &Record{})
+				if err != nil {
+					return nil, err
+				}
+				defer f.Close()
+				return f.ReadFile(filepath.Join(root, "in.txt"))
+			}
+			if b, err := open(); err != nil || string(b) != "in" {
+				t.Fatalf("before: %q %v", b, err)
+			}
+			moved, link := root, outside+"/root"
+			if swap == "parent" {
+				moved, link = filepath.Dir(root), outside
+			}
+			if err := os.Rename(moved, moved+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(link, moved); err != nil {
+				t.Fatal(err)
+			}
+			b, err := open()
+			if err == nil || string(b) == "SECRET" || !strings.Contains(Reason(err), "replaced by a symlink") {
+				t.Errorf("after the swap: %q %v (reason %q)", b, err, Reason(err))
+			}
+		})
+	}
+}

@@ -462,3 +462,34 @@ func TestScratchWritesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRootSwappedForSymlink (T-FS-12): a root is vetted once at its physical path; when
+// something the sandbox does not see (a native tool or an allowlisted command writing the
+// root's parent, a checkout, another user) later replaces it with a symlink to a host
+// directory, the next call must not read through it (the in-process engine read the host's
+// files in the link's target).
+func TestRootSwappedForSymlink(t *testing.T) {
+	t.Parallel()
+	for _, engine := range []string{inproc, process} {
+		t.Run(engine, func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+engine)
+			data := filepath.Join(w.root, "data")
+			if out := text(w.answer(t, "sh", "cat "+data+"/inside.txt", 0)); !strings.Contains(out, "inside") {
+				t.Fatalf("before the swap: %.500s", out)
+			}
+			if err := os.Rename(data, data+".old"); err != nil {
+				t.Fatal(err)
+			}
+			mustSymlink(t, w.outside, data)
+			from := len(w.c.Lines())
+			script := "cat " + data + "/secret.txt; ls " + data + "; cd " + data + " && cat secret.txt; echo done"
+			if out := text(w.answer(t, "sh", script, 0)); !strings.Contains(out, "done") || strings.Contains(out, fileCanary) {
+				t.Errorf("after the swap: %.800s", out)
+			}
+			w.oracles(t, from, script)
+			os.Remove(data)
+			os.Rename(data+".old", data)
+		})
+	}
+}
