@@ -165,6 +165,7 @@ func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root
 			MaxStdoutBytes:  srv.cfg.Settings.MaxToolOutput,
 			MaxStderrBytes:  srv.cfg.Settings.MaxToolStderr,
 			MaxOpenFiles:    srv.cfg.Settings.MaxOpenFilesPerCall,
+			MaxBytesWritten: srv.cfg.Settings.MaxBytesWrittenPerCall,
 			MaxUtilityBytes: srv.cfg.Settings.UtilityBudget(),
 		}}
 	for _, rt := range roots {

@@ -451,9 +451,49 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		fmt.Fprintf(cc.stderr, "mcp-bash: %s: only shell scripts can run in the sandbox\n", args[0])
 		return 126, nil
 	}
+	// The kernel passes the shebang's argument to bash before the script's path (`#!/bin/bash
+	// -e`, `#!/usr/bin/env -S bash -eu`): its options apply, as `bash -e script` applies them.
+	// Running without them would differ silently (a failing `cd` then `rm -rf ./*` under -e).
+	var opts []string
+	if sb := shebangArgs(head); len(sb) > 0 {
+		inv, refused, usage := parseShellArgs(append(sb, p))
+		if refused != nil || usage != "" || inv.hasCmd || inv.fromStdin || len(inv.operands) != 1 {
+			c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "shebang option"})
+			return 126, shellRefusal(cc.shell, args[0]+": #! options "+strings.Join(sb, " "))
+		}
+		opts = inv.options
+	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: "script"})
 	pf, err := c.parseFile(p)
-	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin})
+	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin, Options: opts})
+}
+
+// shebangArgs returns what the kernel passes to a shell script's interpreter before the
+// script's path: the rest of the #! line after the interpreter as one argument
+// (`#!/bin/bash -e -u` gives bash "-e -u", which it refuses as bash does), or, through
+// `env -S`, the words after the program.
+func shebangArgs(head []byte) []string {
+	line, ok := bytes.CutPrefix(head, []byte("#!"))
+	if !ok {
+		return nil
+	}
+	line, _, _ = bytes.Cut(line, []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return nil
+	}
+	if path.Base(fields[0]) == "env" {
+		if len(fields) > 3 && fields[1] == "-S" {
+			return fields[3:]
+		}
+		return nil
+	}
+	rest := strings.TrimLeft(string(line), " \t")
+	rest = strings.TrimLeft(rest[len(fields[0]):], " \t")
+	if rest = strings.TrimRight(rest, " \t\r"); rest != "" {
+		return []string{rest}
+	}
+	return nil
 }
 
 // startShell runs a parsed script (sc's Name, Args, Stdin, Options and Flags set) in a new

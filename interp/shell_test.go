@@ -80,3 +80,43 @@ func TestShellStdinScriptRead(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", out.Stdout, out.Stderr)
 	}
 }
+
+// TestShebangOptions: an executable script's #! options apply as the kernel passes them to
+// bash (`#!/bin/bash -e` stops at the first failure, as `bash -e script` does); what the
+// evaluator cannot run that way (-c, -s, "-e -u" as one argument, -i) is refused, never
+// dropped.
+func TestShebangOptions(t *testing.T) {
+	mk := func(name, shebang, body string) string {
+		return "printf '%s\\n' '" + shebang + "' '" + body + "' > " + name + "; chmod +x " + name + "; "
+	}
+	for _, tc := range []struct {
+		name, shebang, body string
+		want                string // stdout; "" when refused
+		construct           string
+	}{
+		{"e", "#!/bin/bash -e", "false; echo after", "", ""},
+		{"eu-env", "#!/usr/bin/env -S bash -eu", "echo $- ; echo ${nope}; echo after", "ehuB\n", ""},
+		{"pipefail-env", "#!/usr/bin/env -S bash -e -o pipefail", "false | true; echo after", "", ""},
+		{"plain", "#!/bin/bash", "false; echo after $-", "after hB\n", ""},
+		{"env", "#!/usr/bin/env bash", "false; echo after $-", "after hB\n", ""},
+		{"x-then-plus", "#!/bin/bash -e", "set +e; false; echo after", "after\n", ""},
+		{"two-words", "#!/bin/bash -e -u", "echo ran", "", "#! options -e -u"},
+		{"c", "#!/bin/bash -c id", "echo ran", "", "#! options -c id"},
+		{"s", "#!/bin/bash -s", "echo ran", "", "#! options -s"},
+		{"i", "#!/bin/bash -i", "echo ran", "", "#! options -i"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := runScript(t, mk("s.sh", tc.shebang, tc.body)+"./s.sh; echo status=$?", nil, nil)
+			if tc.construct != "" {
+				if out.Refused == nil || !strings.Contains(out.Refused.Construct, tc.construct) || strings.Contains(string(out.Stdout), "ran") {
+					t.Errorf("refused %+v stdout %q stderr %s; want a refusal of %q", out.Refused, out.Stdout, out.Stderr, tc.construct)
+				}
+				return
+			}
+			want := tc.want + "status="
+			if got := string(out.Stdout); out.Refused != nil || !strings.HasPrefix(got, want) {
+				t.Errorf("stdout %q refused %+v stderr %s; want %q...", got, out.Refused, out.Stderr, want)
+			}
+		})
+	}
+}

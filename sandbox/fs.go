@@ -37,6 +37,9 @@ type mount struct {
 	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
 	// os.Root will resolve them, so no path or symlink of this root reaches into those.
 	nested []string
+	// physical marks a root the policy gave (vetted at its physical path): it must still be
+	// the directory physically there when opened (rootcheck.go).
+	physical bool
 }
 
 // root returns the opened root, opening it (and creating a lazy one) on first use. Roots are
@@ -49,7 +52,11 @@ func (m *mount) root() (*os.Root, error) {
 				return
 			}
 		}
-		m.r, m.err = os.OpenRoot(m.Path)
+		if m.physical {
+			m.r, m.err = openRootAt(m.Path)
+		} else {
+			m.r, m.err = os.OpenRoot(m.Path)
+		}
 	})
 	if m.r == nil && m.err == nil {
 		// Close ran first: a background job of the script outlived its call.
@@ -114,6 +121,7 @@ type Scratch struct {
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
+	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
 		if !path.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
@@ -141,10 +149,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !fi.IsDir() {
 			return &fs.PathError{Op: "openat", Path: r.Path, Err: syscall.ENOTDIR}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r})
+		f.mounts = append(f.mounts, &mount{Root: r, physical: physical})
 		return nil
 	}
 	for _, r := range p.Roots {
+		physical = true
 		if err := add(r); err != nil {
 			// A root that vanished is dropped, as the original drops missing roots.
 			if errors.Is(err, fs.ErrNotExist) {
@@ -154,6 +163,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 			return nil, err
 		}
 	}
+	physical = false
 	if p.ToolDir != "" && !f.covered(p.ToolDir) {
 		if err := add(Root{Path: p.ToolDir, Name: "tool", Mode: ReadOnly}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			f.Close()
@@ -443,9 +453,21 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	if err := f.files.take(); err != nil {
 		return nil, f.deny(op, p, err.Error(), err)
 	}
-	file, err := r.OpenFile(rel, flag, perm&^setIDBits)
+	// O_NONBLOCK: opening a FIFO (one a native tool, an allowlisted command or the host left in
+	// a root) would block in the kernel until a peer came, beyond the call's timeout and
+	// cancellation, holding a thread; the open returns at once and notSpecial refuses it.
+	file, err := r.OpenFile(rel, flag|syscall.O_NONBLOCK, perm&^setIDBits)
+	if err == nil {
+		err = notSpecial(file)
+	}
 	if err != nil {
 		f.files.track(nil, err, nil)
+		if errors.Is(err, syscall.ENXIO) {
+			err = errSpecial // a FIFO without a reader (O_WRONLY|O_NONBLOCK) or a socket
+		}
+		if errors.Is(err, errSpecial) {
+			return nil, f.deny(op, p, specialReason, &refused{specialReason})
+		}
 		return nil, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	f.allow(op, p)
@@ -454,6 +476,26 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 		w = &f.writes
 	}
 	return f.files.track(file, nil, w), nil
+}
+
+// specialReason refuses FIFOs, sockets and device nodes found in a root: opening or reading one
+// can block without end (a FIFO waits for its peer) or reach the host's hardware, and the
+// sandbox serves its own /dev (devices.go).
+const specialReason = "FIFOs, sockets and device files in a root are not opened"
+
+var errSpecial = errors.New(specialReason)
+
+// notSpecial closes file and returns errSpecial unless it is a regular file or a directory.
+func notSpecial(file *os.File) error {
+	fi, err := file.Stat()
+	if err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+		return nil
+	}
+	file.Close()
+	if err != nil {
+		return err
+	}
+	return errSpecial
 }
 
 func reasonOf(err error) string {
@@ -550,7 +592,8 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
-	d, err := r.Open(rel)
+	// O_NONBLOCK and O_DIRECTORY: listing a FIFO must not wait for a writer (Open).
+	d, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}

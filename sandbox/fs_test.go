@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -689,5 +690,122 @@ func TestShownPrograms(t *testing.T) {
 	}
 	if fi, err := l.fs.Stat("/usr/bin"); err != nil || !fi.IsDir() {
 		t.Errorf("stat /usr/bin: %v %v", fi, err)
+	}
+}
+
+// TestSpecialFilesAreNotOpened: a FIFO (or socket) left in a root by a native tool, an
+// allowlisted command or the host is refused at once, for reading, writing and listing, instead
+// of blocking the call's goroutine in open(2) beyond its timeout.
+func TestSpecialFilesAreNotOpened(t *testing.T) {
+	l := newLayout(t)
+	fifo := filepath.Join(l.rw, "fifo")
+	if err := unix.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(l.rw, "sock")
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("fifo", filepath.Join(l.rw, "fifo-link"))
+	type op struct {
+		name string
+		do   func() error
+	}
+	open := func(p string, flag int) func() error {
+		return func() error {
+			f, err := l.fs.Open(p, flag, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		}
+	}
+	var ops []op
+	for _, p := range []string{fifo, sock, filepath.Join(l.rw, "fifo-link")} {
+		ops = append(ops,
+			op{"read " + filepath.Base(p), open(p, os.O_RDONLY)},
+			op{"write " + filepath.Base(p), open(p, os.O_WRONLY|os.O_TRUNC)},
+			op{"append " + filepath.Base(p), open(p, os.O_WRONLY|os.O_APPEND)},
+			op{"read-write " + filepath.Base(p), open(p, os.O_RDWR)},
+			op{"list " + filepath.Base(p), func() error { _, err := l.fs.ReadDir(p); return err }},
+		)
+	}
+	for _, tc := range ops {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- tc.do() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("opened")
+				}
+				if !strings.HasPrefix(tc.name, "list") && Reason(err) != specialReason {
+					t.Errorf("err %v, reason %q; want %q", err, Reason(err), specialReason)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("blocked in open") // the goroutine stays blocked: the test binary leaks it
+			}
+		})
+	}
+	// Regular files and directories still open, with O_NONBLOCK harmless on them.
+	if b, err := l.fs.ReadFile(filepath.Join(l.rw, "file.txt")); err != nil || string(b) != "hello" {
+		t.Errorf("read = %q, %v", b, err)
+	}
+	if ents, err := l.fs.ReadDir(l.rw); err != nil || len(ents) == 0 {
+		t.Errorf("list = %v, %v", ents, err)
+	}
+	if err := l.fs.WriteFile(filepath.Join(l.rw, "new.txt"), []byte("x"), 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRootReplacedBySymlink: a root (vetted at its physical path) whose path later leads
+// through a symlink, the root itself or a directory above it swapped for a link (by a native
+// tool, an allowlisted command, a checkout), is refused when a call opens it, never followed
+// to what the link names.
+func TestRootReplacedBySymlink(t *testing.T) {
+	for _, swap := range []string{"root", "parent"} {
+		t.Run(swap, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			root := filepath.Join(base, "p", "root")
+			outside := filepath.Join(base, "outside")
+			for _, d := range []string{root, filepath.Join(outside, "root")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.WriteFile(filepath.Join(root, "in.txt"), []byte("in"), 0o644)
+			os.WriteFile(filepath.Join(outside, "root", "in.txt"), []byte("SECRET"), 0o644)
+			open := func() ([]byte, error) {
+				f, err := NewFS(Policy{Roots: []Root{{Path: root, Mode: ReadWrite}}}, Scratch{}, &Record{})
+				if err != nil {
+					return nil, err
+				}
+				defer f.Close()
+				return f.ReadFile(filepath.Join(root, "in.txt"))
+			}
+			if b, err := open(); err != nil || string(b) != "in" {
+				t.Fatalf("before: %q %v", b, err)
+			}
+			moved, link := root, outside+"/root"
+			if swap == "parent" {
+				moved, link = filepath.Dir(root), outside
+			}
+			if err := os.Rename(moved, moved+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(link, moved); err != nil {
+				t.Fatal(err)
+			}
+			b, err := open()
+			if err == nil || string(b) == "SECRET" || !strings.Contains(Reason(err), "replaced by a symlink") {
+				t.Errorf("after the swap: %q %v (reason %q)", b, err, Reason(err))
+			}
+		})
 	}
 }

@@ -198,7 +198,8 @@ func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
 	// directory; the link's new physical depth is len(newDir)+1+depth.
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
-		d, err := r.Open(dir)
+		// A directory swapped for a FIFO since it was listed must not block the walk (fs.go, Open).
+		d, err := r.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
 		if err != nil {
 			return err
 		}

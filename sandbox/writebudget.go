@@ -27,7 +27,7 @@ func (f *FS) OnWriteLimit(fn func(error)) { f.writes.onHit = fn }
 type ErrWriteBudget struct{ Max int64 }
 
 func (e ErrWriteBudget) Error() string {
-	return fmt.Sprintf("the call may write at most %d bytes (its tenant's bytesWritten limit)", e.Max)
+	return fmt.Sprintf("the call may write at most %d bytes (its tenant's bytesWritten, else MCPBASH_MAX_BYTES_WRITTEN_PER_CALL)", e.Max)
 }
 
 // Unwrap makes errors.Is(err, syscall.EDQUOT) hold.

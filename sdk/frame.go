@@ -85,7 +85,7 @@ func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) boo
 	case errors.Is(cause, sandbox.ErrStderrLimit):
 		out.SetLimit(LimitStderr, "Tool stderr exceeded %d bytes", f.Limits.MaxStderrBytes)
 	case errors.As(cause, new(sandbox.ErrWriteBudget)):
-		out.SetLimit(LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten limit)", f.Limits.MaxBytesWritten)
+		out.SetLimit(LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten, else MCPBASH_MAX_BYTES_WRITTEN_PER_CALL)", f.Limits.MaxBytesWritten)
 	case own != nil && own(cause):
 	case errors.Is(f.Ctx.Err(), context.DeadlineExceeded) && f.parent.Err() == nil:
 		out.TimedOut = true

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +52,9 @@ type boundaryCase struct {
 	// needsLandlock marks cases that only the OS confinement can hold (a host process writing
 	// its own HOME as the server's user).
 	needsLandlock bool
+	// Before prepares the host before the call (what a native tool, an allowlisted command or
+	// the operator could have left in a root).
+	Before func(t *testing.T, w *world)
 	// After checks the host once the call answered.
 	After func(t *testing.T, w *world)
 }
@@ -137,6 +142,9 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-DOS-7/grep-o-endless-line", Finding: "16.5", Script: `yes | tr -d '\n' | grep -o y | head -1`, Want: `(?s).`, Timeout: 5},
 	{ID: "T-DOS-7/jq-doubling", Finding: "16.5", Script: `jq -n '"a" | until(false; . + .)'`, Want: `utility memory budget|memory limit|timed out`, Timeout: 5},
 	{ID: "T-DOS-7/xargs-huge-argument", Finding: "16.5", Script: `yes | tr -d '\n' | xargs -0 true; echo rc=$?`, Want: `argument line too long|timed out`, Timeout: 5},
+	// Red-team round 3: one key pairing 50,000 lines with 50,000 (2.5e9 output lines into a
+	// pipe) ran on for minutes after its call's timeout and SIGTERM.
+	{ID: "T-DOS-7/join-cross-product", Finding: "new", Script: `yes 'k x' | head -50000 > "$TMPDIR/a"; join "$TMPDIR/a" "$TMPDIR/a" | wc -l`, Want: `timed out`, Timeout: 3},
 	{ID: "T-DOS-7/command-substitution-yes", Finding: "16.5", Script: `: $(yes); echo survived`, Want: `memory|timed out`, Timeout: 5},
 
 	// Finding 6 (interpreter): host identity and paths.
@@ -168,6 +176,16 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-FS-9/setuid-program", Finding: "new", Script: `cd {{DATA}} && printf '#!/bin/sh\nid\n' > suid.sh && chmod 755 suid.sh; chmod 4755 suid.sh; echo a=$?; ` +
 		`chmod u+s,g+s suid.sh; echo b=$?; mkdir -m 2755 sgid.d; echo c=$?; mkdir -p sub && chmod g+s sub; echo d=$?`,
 		Want: `a=1\s+b=1\s+c=1\s+d=1`, After: noSetID("data")},
+
+	// Found in the 2026-11-28 red-team round: a FIFO in a root (made by a native tool, an
+	// allowlisted command or the host; the sandbox has no mkfifo) blocked the call's goroutine in
+	// open(2) for good: the call outlived its timeout, never answered, and SIGTERM did not end
+	// run-tool. Every way of opening it is now refused at once.
+	{ID: "T-DOS-10/fifo-in-root", Finding: "new", Before: plantSpecial("data"), Timeout: 10,
+		Script: `cd {{DATA}} && cat fifo; echo r=$?; echo x > fifo; echo w=$?; echo x >> fifo; echo a=$?; ` +
+			`{ exec 3<>fifo; } 2>/dev/null; echo rw=$?; read l < fifo; echo rd=$?; mapfile -t m < fifo; ls fifo/ >/dev/null; ` +
+			`grep -r . . >/dev/null; wc -c fifo-link sock; sort fifo > /dev/null; jq . fifo; awk 1 fifo; sed p fifo; head fifo; source fifo; echo done`,
+		Want: `r=1\s+w=1\s+a=1\s+rw=1\s+rd=1\s+(?s:.*)done`, After: removeSpecial("data")},
 
 	// Finding 8: an allowlisted git runs what its configuration says.
 	{ID: "T-EXEC-4/gitconfig-alias", Finding: "16.8", Script: `printf '[alias]\n\tx = "!id"\n' > "$HOME/.gitconfig"; git x; echo rc=$?`,
@@ -245,6 +263,9 @@ func TestBoundary(t *testing.T) {
 					cfg = cfgData
 				}
 				s := server(engine, cfg)
+				if tc.Before != nil {
+					tc.Before(t, s)
+				}
 				tool := "sh"
 				switch {
 				case tc.Tool != "":
@@ -350,6 +371,31 @@ func noSetID(dir string) func(t *testing.T, w *world) {
 	}
 }
 
+// plantSpecial makes a FIFO, a link to it and a listening UNIX socket in the project's dir.
+func plantSpecial(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		base := filepath.Join(w.root, dir)
+		if err := syscall.Mkfifo(filepath.Join(base, "fifo"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		mustSymlink(t, "fifo", filepath.Join(base, "fifo-link"))
+		l, err := net.Listen("unix", filepath.Join(base, "sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+	}
+}
+
+// removeSpecial removes what plantSpecial made.
+func removeSpecial(dir string) func(t *testing.T, w *world) {
+	return func(t *testing.T, w *world) {
+		for _, n := range []string{"fifo", "fifo-link", "sock"} {
+			os.Remove(filepath.Join(w.root, dir, n))
+		}
+	}
+}
+
 // unchanged checks a project file's content.
 func unchanged(p, want string) func(t *testing.T, w *world) {
 	return func(t *testing.T, w *world) {
@@ -377,5 +423,73 @@ func threadsBounded(max int) func(t *testing.T, w *world) {
 			t.Errorf("the server has %d threads after the call (at most %d)", n, max)
 		}
 		w.scratchDrained(t)
+	}
+}
+
+// TestScratchWritesBounded (T-DOS-11): a call's writes through the sandbox are bounded by
+// default, so `cat /dev/zero > "$TMPDIR/x"` cannot fill the host's memory through the
+// tmpfs scratch (0.7 GB/s until the call's timeout before): the default (1 GiB) and a smaller
+// MCPBASH_MAX_BYTES_WRITTEN_PER_CALL end the call with the limit, in both isolation modes, and
+// the scratch is gone after it.
+func TestScratchWritesBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, limit, want string
+		scripts           []string
+	}{
+		// The default once (it writes 1 GiB); the configured bound also into a root.
+		{"default", "", `Tool wrote more than 1073741824 bytes`, []string{`cat /dev/zero > "$TMPDIR/x"; echo survived`}},
+		{"configured", "1048576", `Tool wrote more than 1048576 bytes`, []string{`cat /dev/zero > "$TMPDIR/x"; echo survived`,
+			`cd {{DATA}} && head -c 2000000000 /dev/zero > big; echo survived`, `yes > "$TMPDIR/a" & yes > "$TMPDIR/b"; echo survived`}},
+	} {
+		for _, engine := range []string{inproc, process} {
+			t.Run(tc.name+"/"+engine, func(t *testing.T) {
+				w := newWorld(t, nil)
+				env := []string{"MCPBASH_ROOTS=data", "MCPBASH_ISOLATION=" + engine}
+				if tc.limit != "" {
+					env = append(env, "MCPBASH_MAX_BYTES_WRITTEN_PER_CALL="+tc.limit)
+				}
+				w.start(t, env...)
+				for _, script := range tc.scripts {
+					m := w.answer(t, "sh", w.expand(script), 30)
+					if out := text(m); !regexp.MustCompile(tc.want).MatchString(out) || strings.Contains(out, "survived") {
+						t.Errorf("%s: want %q, got:\n%.800s", script, tc.want, out)
+					}
+				}
+				os.Remove(filepath.Join(w.root, "data", "big"))
+				w.scratchDrained(t)
+			})
+		}
+	}
+}
+
+// TestRootSwappedForSymlink (T-FS-12): a root is vetted once at its physical path; when
+// something the sandbox does not see (a native tool or an allowlisted command writing the
+// root's parent, a checkout, another user) later replaces it with a symlink to a host
+// directory, the next call must not read through it (the in-process engine read the host's
+// files in the link's target).
+func TestRootSwappedForSymlink(t *testing.T) {
+	t.Parallel()
+	for _, engine := range []string{inproc, process} {
+		t.Run(engine, func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+engine)
+			data := filepath.Join(w.root, "data")
+			if out := text(w.answer(t, "sh", "cat "+data+"/inside.txt", 0)); !strings.Contains(out, "inside") {
+				t.Fatalf("before the swap: %.500s", out)
+			}
+			if err := os.Rename(data, data+".old"); err != nil {
+				t.Fatal(err)
+			}
+			mustSymlink(t, w.outside, data)
+			from := len(w.c.Lines())
+			script := "cat " + data + "/secret.txt; ls " + data + "; cd " + data + " && cat secret.txt; echo done"
+			if out := text(w.answer(t, "sh", script, 0)); !strings.Contains(out, "done") || strings.Contains(out, fileCanary) {
+				t.Errorf("after the swap: %.800s", out)
+			}
+			w.oracles(t, from, script)
+			os.Remove(data)
+			os.Rename(data+".old", data)
+		})
 	}
 }

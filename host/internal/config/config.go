@@ -64,6 +64,10 @@ type Config struct {
 	MaxHeapMiB           int
 	// MaxOpenFilesPerCall bounds the files one call holds open through its sandbox FS.
 	MaxOpenFilesPerCall int
+	// MaxBytesWrittenPerCall bounds the bytes one call writes through its sandbox FS, roots and
+	// scratch together (0: no bound; a tenant's bytesWritten replaces it). Scratch is on tmpfs
+	// by default: what a call writes there is the host's memory.
+	MaxBytesWrittenPerCall int64
 	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
 	// (0: the default, UtilityBudget).
 	UtilityMemoryMiB int
@@ -556,6 +560,7 @@ func (c *Config) settings() []setting {
 		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "result", "result", "jsonrpc"),
 		boolean("MCPBASH_DEBUG_ERRORS", &c.DebugErrors),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
+		bytes("MCPBASH_MAX_BYTES_WRITTEN_PER_CALL", &c.MaxBytesWrittenPerCall, 1<<30, 0, 1<<50),
 		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
 		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),

@@ -279,7 +279,7 @@ func (m *bcMachine) arith(op string, a, b bcNum) (bcNum, error) {
 	case "+", "-":
 		r = bcAdd(a, b, op == "-")
 	case "*":
-		r = bcMul(a, b, m.scale)
+		r, err = bcMul(a, b, m.scale)
 	case "/":
 		r, err = bcDiv(a, b, m.scale)
 	case "%":

@@ -39,6 +39,7 @@ func TestBcRefusals(t *testing.T) {
 		{"s(1)", "math library function s()"}, {"obase=16; 1.5", "output base other than 10"}, {"ibase=16; 1.8", "input base other than 10"},
 		{"obase=20", "obase above 16"}, {"read()", "read()"}, {"1 +\n2", "syntax error"}, {"2^100000000", "sandbox's bc"},
 		{"define f(x) { return f(x) }; f(1)", "recursion deeper"}, {"print \"\\e\"", "escape"}, {"define f(a[]) { }", "array parameter"},
+		{"x = 10^50000; while (1) x = x * x", "product of about"},
 	} {
 		args := []string{"bc"}
 		if strings.HasPrefix(tc.prog, "s(") {

@@ -149,9 +149,15 @@ func join(ctx context.Context, env *Env, argv []string) int {
 				}
 			}
 			if !only {
+				// One key can pair every line with every other (N*M lines from N+M): the
+				// pairing checks the call's end as the outer loop does.
 				for _, a := range g[0] {
+					fa := jn.fields(0, a)
 					for _, b := range g[1] {
-						jn.joined(jn.fields(0, a), jn.fields(1, b))
+						if ctx.Err() != nil {
+							return 130
+						}
+						jn.joined(fa, jn.fields(1, b))
 					}
 				}
 			}

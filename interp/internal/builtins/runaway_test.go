@@ -120,6 +120,19 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "up.txt"), []byte(up.String()), 0o644)
 			os.WriteFile(filepath.Join(dir, "down.txt"), []byte(down.String()), 0o644)
 		}},
+		// Output without end from finite input (red-team round 3): a join whose one key pairs
+		// 50,000 lines with 50,000 (2.5e9 lines) wrote on after its call had ended.
+		{[]string{"join", "k.txt", "k.txt"}, nil, byCancel, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "k.txt"), []byte(strings.Repeat("k x\n", 50000)), 0o644)
+		}},
+		{[]string{"fold", "-w", "1"}, &repeating{text: "yy\n"}, byCancel, nil},
+		{[]string{"numfmt", "--to=si"}, &repeating{text: "1000\n"}, byCancel, nil},
+		{[]string{"envsubst"}, &repeating{text: "${HOME}\n"}, byCancel, nil},
+		{[]string{"column", "-t"}, &repeating{text: "a b\n"}, byBudget, nil},
+		{[]string{"bc"}, strings.NewReader("x = 2; while (1) x = x * x\n"), byRefusal, nil},
+		{[]string{"bc"}, strings.NewReader("while (1) { }\n"), byCancel, nil},
+		{[]string{"expand"}, &repeating{text: "\ty\n"}, byCancel, nil},
+		{[]string{"paste", "-", "-"}, &repeating{text: "y\n"}, byCancel, nil},
 		// Trees that never end: links back to the top, followed by -R, -L.
 		{[]string{"grep", "-R", "needle", "."}, nil, byCancel, loops},
 		{[]string{"find", "-L", ".", "-name", "x"}, nil, byCancel, loops},
