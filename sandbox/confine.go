@@ -41,9 +41,13 @@ func ConfineSelf(r ConfineRules) error { return confine.Apply(r) }
 func (p Policy) ConfineRules() ConfineRules {
 	var r ConfineRules
 	for _, root := range p.Roots {
-		switch {
-		case root.Protected:
+		if root.Protected {
+			// A path inside a root (a pattern, or a link the project may have): not walked.
 			r.Protect = append(r.Protect, root.Path)
+			continue
+		}
+		r.Physical = append(r.Physical, root.Path) // T-FS-12: not swapped for a symlink since
+		switch {
 		case root.Mode == ReadWrite:
 			r.RW = append(r.RW, root.Path)
 		default:

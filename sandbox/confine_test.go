@@ -15,15 +15,16 @@ func TestPolicyConfineRules(t *testing.T) {
 		want  ConfineRules
 	}{
 		{"none", nil, ConfineRules{}},
-		{"read-write", []Root{{Path: "/p", Mode: ReadWrite}}, ConfineRules{RW: []string{"/p"}}},
-		{"read-only", []Root{{Path: "/r", Mode: ReadOnly}}, ConfineRules{RO: []string{"/r"}}},
+		{"read-write", []Root{{Path: "/p", Mode: ReadWrite}}, ConfineRules{RW: []string{"/p"}, Physical: []string{"/p"}}},
+		{"read-only", []Root{{Path: "/r", Mode: ReadOnly}}, ConfineRules{RO: []string{"/r"}, Physical: []string{"/r"}}},
 		{"protected inside read-write", []Root{
 			{Path: "/p", Mode: ReadWrite},
 			{Path: "/p/tools", Mode: ReadOnly, Protected: true},
 			{Path: "/p/" + HiddenEntries, Mode: ReadOnly, Protected: true},
 			{Path: "/data", Mode: ReadOnly},
 			{Path: "/out", Mode: ReadWrite},
-		}, ConfineRules{RW: []string{"/p", "/out"}, RO: []string{"/data"}, Protect: []string{"/p/tools", "/p/" + HiddenEntries}}},
+		}, ConfineRules{RW: []string{"/p", "/out"}, RO: []string{"/data"}, Protect: []string{"/p/tools", "/p/" + HiddenEntries},
+			Physical: []string{"/p", "/data", "/out"}}},
 		{"protected even when marked read-write", []Root{{Path: "/p/bin", Mode: ReadWrite, Protected: true}},
 			ConfineRules{Protect: []string{"/p/bin"}}},
 	} {

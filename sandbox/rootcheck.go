@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"errors"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
 )
 
 // openRootAt opens the root directory p and makes sure it is the directory physically at p:
@@ -29,23 +31,12 @@ func openRootAt(p string) (*os.Root, error) {
 
 func physicallyAt(r *os.Root, p string) error {
 	moved := &fs.PathError{Op: "openat", Path: p, Err: &refused{"the root " + p + " was replaced by a symlink since it was given"}}
-	fd, err := unix.Open("/", walkFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: "/", Err: err}
+	fd, err := confine.PhysicalDir(p)
+	if errors.Is(err, confine.ErrNotPhysical) {
+		return moved // a symlink (or no longer a directory) on the way
 	}
-	for _, c := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		if c == "" {
-			continue
-		}
-		next, err := unix.Openat(fd, c, walkFlags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err == unix.ENOTDIR || err == unix.ELOOP {
-			return moved // a symlink (or no longer a directory) on the way
-		}
-		if err != nil {
-			return &fs.PathError{Op: "openat", Path: p, Err: err}
-		}
-		fd = next
+	if err != nil {
+		return &fs.PathError{Op: "openat", Path: p, Err: err}
 	}
 	var st unix.Stat_t
 	err = unix.Fstat(fd, &st)

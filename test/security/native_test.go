@@ -2,6 +2,7 @@ package security
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,35 @@ func TestNativeCorpus(t *testing.T) {
 	for _, tc := range nativeCorpus {
 		tc.Script = strings.ReplaceAll(tc.Script, "{{PORT}}", port)
 		t.Run(tc.ID, func(t *testing.T) { runCase(t, w, "nat", tc) })
+	}
+}
+
+// TestNativeRootSwappedForSymlink (T-FS-12): Landlock opens a rule's path following links, so
+// a root replaced by a symlink after it was given would grant a native tool the link's target
+// (here the host directory holding the canary). The confined child refuses to start instead.
+func TestNativeRootSwappedForSymlink(t *testing.T) {
+	t.Parallel()
+	if abi, err := sandbox.LandlockStatus(); abi < 1 {
+		t.Skipf("no Landlock (%v)", err)
+	}
+	w := newWorld(t, map[string]string{
+		"tools/nat/tool.sh":        evalTool,
+		"tools/nat/tool.meta.json": `{"name":"nat","description":"native snippet","exec":"native","inputSchema":` + schema() + `}`,
+	})
+	w.start(t, "MCPBASH_TOOL_ALLOWLIST=nat", "MCPBASH_ROOTS=data", "MCPBASH_REQUIRE_CONFINEMENT=true")
+	data := filepath.Join(w.root, "data")
+	if out := text(w.answer(t, "nat", "cat "+data+"/inside.txt", 0)); !strings.Contains(out, "inside") {
+		t.Fatalf("before the swap: %.500s", out)
+	}
+	if err := os.Rename(data, data+".old"); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, w.outside, data)
+	defer func() {
+		os.Remove(data)
+		os.Rename(data+".old", data)
+	}()
+	if out := text(w.answer(t, "nat", "cat "+data+"/secret.txt; echo done", 0)); strings.Contains(out, fileCanary) {
+		t.Errorf("after the swap the native tool read through the link: %.800s", out)
 	}
 }

@@ -187,6 +187,8 @@ var serverFileAllowlist = map[string]string{
 	"interp/scratch.go:scratch.emptyHome:os.Mkdir":                         "the empty read-only home of allowlisted host commands, inside the call's scratch tree (outside every root, unguessable)",
 	"sandbox/internal/confine/confine.go:splitRW:os.Lstat":                 "runs in the __confine child before the tool's program starts: a read-write root that holds protected project directories, never granted through a link",
 	"sandbox/internal/confine/confine.go:splitRW:os.ReadDir":               "same: lists that root's entries to grant each unprotected one (ReadDir follows no link)",
+	"sandbox/internal/confine/physical.go:PhysicalDir:unix.Open":           "opens / (O_PATH, no read) to walk a root's path without following links (T-FS-12); reads nothing",
+	"sandbox/internal/confine/physical.go:PhysicalDir:unix.Openat":         "walks the root's path one component at a time with O_NOFOLLOW (O_PATH, no read): a link a tool planted on the way is refused, never followed",
 	"sandbox/internal/confine/confine.go:pathRules:os.Stat":                "runs in the __confine child before the tool's program starts: the rule paths are the call's roots and scratch directory, which the server chose",
 }
 

@@ -134,6 +134,7 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 		if rt.Protected {
 			continue // inside a read-write root; Landlock cannot take rights away
 		}
+		r.Physical = append(r.Physical, rt.Path) // T-FS-12
 		if rt.ReadOnly {
 			r.RO = append(r.RO, rt.Path)
 		} else {

@@ -95,6 +95,10 @@ type Rules struct {
 	Net bool
 	// Limits are resource limits set (only ever lowered) before the program starts.
 	Limits []Rlimit
+	// Physical are the roots among the paths above: each must still be reached without a
+	// symlink when the rules are applied (PhysicalDir), or Apply fails. The call's own paths
+	// (scratch, the tool's directory) may legitimately lie behind links and are not listed.
+	Physical []string
 }
 
 // Rlimit is one resource limit: Resource is a syscall.RLIMIT_* number; Cur and Max the soft and
@@ -242,6 +246,9 @@ func Apply(r Rules) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPhysical(r.Physical); err != nil {
+		return err
+	}
 	cfg := configs[min(abi, len(configs))-1] // strict: exactly what this kernel can enforce
 	if r.Net {
 		cfg.HandledAccessNet = 0
@@ -379,7 +386,7 @@ func encode(r Rules) (string, error) {
 	for _, set := range []struct {
 		kind  string
 		paths []string
-	}{{"w", r.RW}, {"r", r.RO}, {"p", r.Protect}} {
+	}{{"w", r.RW}, {"r", r.RO}, {"p", r.Protect}, {"f", r.Physical}} {
 		for _, p := range set.paths {
 			if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
 				return "", fmt.Errorf("confine: rule path %q is not absolute", p)
@@ -419,6 +426,8 @@ func decode(s string) (Rules, error) {
 			r.RO = append(r.RO, t[1:])
 		case strings.HasPrefix(t, "p/"):
 			r.Protect = append(r.Protect, t[1:])
+		case strings.HasPrefix(t, "f/"):
+			r.Physical = append(r.Physical, t[1:])
 		default:
 			return Rules{}, fmt.Errorf("confine: malformed rules (token %q)", t)
 		}

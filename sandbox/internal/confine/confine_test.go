@@ -465,3 +465,36 @@ func TestEncodingRoundTrip(t *testing.T) {
 		t.Fatal("unknown token accepted")
 	}
 }
+
+// TestPhysicalRoots: a root whose path now leads through a symlink (the root itself or a
+// directory above it swapped for a link) fails the rules before Landlock would follow the link;
+// a missing root grants nothing and passes; Physical survives encoding for the child.
+func TestPhysicalRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "p", "root")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPhysical([]string{root, filepath.Join(base, "missing")}); err != nil {
+		t.Fatalf("physical root refused: %v", err)
+	}
+	if err := os.Rename(filepath.Join(base, "p"), filepath.Join(base, "q")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/", filepath.Join(base, "p")); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPhysical([]string{root}); !errors.Is(err, ErrNotPhysical) {
+		t.Fatalf("root behind a swapped parent: %v, want ErrNotPhysical", err)
+	}
+	s, err := encode(Rules{RW: []string{root}, Physical: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := decode(s); err != nil || len(r.Physical) != 1 || r.Physical[0] != root {
+		t.Fatalf("decode: %+v %v", r, err)
+	}
+}

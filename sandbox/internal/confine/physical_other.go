@@ -1,8 +1,8 @@
 //go:build !linux
 
-package sandbox
+package confine
 
 import "golang.org/x/sys/unix"
 
-// walkFlags opens a root's path components (O_PATH is Linux's).
+// walkFlags opens a path's components (O_PATH is Linux's).
 const walkFlags = unix.O_RDONLY
