@@ -76,23 +76,17 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 
 // BenchmarkToolsCallHello is tools/call of the hello example through the whole host (framing,
 // dispatch, schema validation, sandbox run, shaping) over OS pipes.
-func BenchmarkToolsCallHello(b *testing.B) {
-	roundTrip, stop := benchServe(b, helloProject(b, ""))
-	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
-		b.Fatalf("unexpected %s", l)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`, i+1))
-	}
-	b.StopTimer()
-	stop()
-}
+func BenchmarkToolsCallHello(b *testing.B) { benchHelloCalls(b, "") }
 
 // BenchmarkToolsCallFixed is BenchmarkToolsCallHello with a script that only prints the
 // result: the fixed cost of a sandboxed tool call, whatever the script does.
 func BenchmarkToolsCallFixed(b *testing.B) {
-	roundTrip, stop := benchServe(b, helloProject(b, "#!/usr/bin/env bash\nprintf '%s' '{\"message\":\"Hello, Ada!\"}'\n"))
+	benchHelloCalls(b, "#!/usr/bin/env bash\nprintf '%s' '{\"message\":\"Hello, Ada!\"}'\n")
+}
+
+// benchHelloCalls times sequential hello calls of helloProject(script).
+func benchHelloCalls(b *testing.B, script string) {
+	roundTrip, stop := benchServe(b, helloProject(b, script))
 	if l := roundTrip(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`); !strings.Contains(string(l), "Hello, Ada!") {
 		b.Fatalf("unexpected %s", l)
 	}
