@@ -318,7 +318,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 		}))...,
 	)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
+		msg := err.Error()
+		if strings.HasPrefix(msg, "cannot load module") {
+			// gojq's words for import/include without a module path: say why, and the fix.
+			msg += ` (jq modules are not available in the sandbox; fix: put the module's definitions in the filter, or set "exec": "native" in tool.meta.json)`
+		}
+		fmt.Fprintf(env.Stderr, "jq: error: %s\njq: 1 compile error\n", msg)
 		return 3
 	}
 

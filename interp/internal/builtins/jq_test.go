@@ -302,6 +302,8 @@ func TestJqDiffersFromRealJq(t *testing.T) {
 		{`"*'()!"`, []string{"jq", "-r", "@uri"}, "%2A%27%28%29%21\n", 0, "",
 			"gojq (like jq 1.7) keeps only A-Za-z0-9-_.~ unescaped; jq 1.6 also keeps !*'()"},
 		{"", []string{"jq", "-n", "$__loc__"}, "", 3, "compile error", "gojq has no $__loc__"},
+		{"", []string{"jq", "-n", `import "m" as m; 1`}, "", 3, "jq modules are not available in the sandbox", "no module path in the sandbox (jq: module not found)"},
+		{"", []string{"jq", "-n", `include "m"; 1`}, "", 3, `set "exec": "native"`, "no module path in the sandbox (jq: module not found)"},
 		{`"x"`, []string{"jq", "ltrimstr(1)"}, "", 5, "ltrimstr", "gojq rejects a non-string argument; jq passes the input through"},
 		{`"a"`, []string{"jq", `test("A"; "x")`}, "", 5, "flag", "gojq has no extended-regex flag x"},
 		// Exit statuses.
