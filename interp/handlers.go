@@ -451,6 +451,17 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		fmt.Fprintf(cc.stderr, "mcp-bash: %s: only shell scripts can run in the sandbox\n", args[0])
 		return 126, nil
 	}
+	// A #!/bin/sh script runs under dash (or bash in POSIX mode) on the host, as the `sh`
+	// command would: the sandbox does not reproduce either, so it refuses, as for `sh`. An env
+	// line without -S hands env one argument ("FOO=1 bash"), which does not run bash at all.
+	switch prog, plainEnv := shebangProg(head); {
+	case prog == "sh":
+		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "sh script"})
+		return 126, shellRefusal(cc.shell, args[0]+": #!"+shebangLine(head)+" (a POSIX shell: dash, or bash in POSIX mode, which the sandbox does not reproduce; use #!/usr/bin/env bash)")
+	case plainEnv:
+		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "shebang"})
+		return 126, shellRefusal(cc.shell, args[0]+": #!"+shebangLine(head)+" (env gets the rest of the line as one word; use #!/usr/bin/env -S ...)")
+	}
 	// The kernel passes the shebang's argument to bash before the script's path (`#!/bin/bash
 	// -e`, `#!/usr/bin/env -S bash -eu`): its options apply, as `bash -e script` applies them.
 	// Running without them would differ silently (a failing `cd` then `rm -rf ./*` under -e).
@@ -517,19 +528,32 @@ func isShellScript(head []byte) bool {
 	if !bytes.HasPrefix(head, []byte("#!")) {
 		return !bytes.Contains(head, []byte{0}) // no shebang: bash runs it as a script
 	}
-	line, _, _ := bytes.Cut(head[2:], []byte("\n"))
-	fields := strings.Fields(string(line))
+	prog, _ := shebangProg(head)
+	return prog == "bash" || prog == "sh"
+}
+
+// shebangLine is a script's #! line without the #!.
+func shebangLine(head []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimPrefix(head, []byte("#!")), []byte("\n"))
+	return strings.TrimSpace(string(line))
+}
+
+// shebangProg is the program a #! line names (through env: the program env would run), and
+// whether it is an env line without -S that has more than one word after env.
+func shebangProg(head []byte) (prog string, plainEnv bool) {
+	fields := strings.Fields(shebangLine(head))
 	if len(fields) == 0 {
-		return false
+		return "", false
 	}
-	prog := path.Base(fields[0])
+	prog = path.Base(fields[0])
 	if prog == "env" && len(fields) > 1 {
 		prog = path.Base(fields[len(fields)-1])
 		if fields[1] == "-S" && len(fields) > 2 {
-			prog = path.Base(fields[2])
+			return path.Base(fields[2]), false
 		}
+		return prog, len(fields) > 2
 	}
-	return prog == "bash" || prog == "sh"
+	return prog, false
 }
 
 // external runs an allowlisted host command with a fixed environment (never the script's

@@ -104,6 +104,9 @@ func TestShebangOptions(t *testing.T) {
 		{"c", "#!/bin/bash -c id", "echo ran", "", "#! options -c id"},
 		{"s", "#!/bin/bash -s", "echo ran", "", "#! options -s"},
 		{"i", "#!/bin/bash -i", "echo ran", "", "#! options -i"},
+		{"sh", "#!/bin/sh", "echo ran", "", "#!/bin/sh (a POSIX shell"},
+		{"env-sh", "#!/usr/bin/env sh", "echo ran", "", "#!/usr/bin/env sh (a POSIX shell"},
+		{"env-assignment", "#!/usr/bin/env FOO=1 bash", "echo ran", "", "env gets the rest of the line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runScript(t, mk("s.sh", tc.shebang, tc.body)+"./s.sh; echo status=$?", nil, nil)
