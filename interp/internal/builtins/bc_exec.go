@@ -78,47 +78,14 @@ func (m *bcMachine) exec(s bcStmt) (bcNum, error) {
 			return m.exec(s.els)
 		}
 	case bcWhile:
-		for {
-			c, err := m.eval(s.cond)
-			if err != nil {
-				return bcNum{}, err
-			}
-			if c.isZero() {
-				break
-			}
-			if _, err := m.exec(s.body); errors.Is(err, errBcBreak) {
-				break
-			} else if err != nil && !errors.Is(err, errBcContinue) {
-				return bcNum{}, err
-			}
-		}
+		return bcNum{}, m.loop(s.cond, s.body, nil)
 	case bcFor:
 		if s.init != nil {
 			if _, err := m.eval(s.init); err != nil {
 				return bcNum{}, err
 			}
 		}
-		for {
-			if s.cond != nil {
-				c, err := m.eval(s.cond)
-				if err != nil {
-					return bcNum{}, err
-				}
-				if c.isZero() {
-					break
-				}
-			}
-			if _, err := m.exec(s.body); errors.Is(err, errBcBreak) {
-				break
-			} else if err != nil && !errors.Is(err, errBcContinue) {
-				return bcNum{}, err
-			}
-			if s.post != nil {
-				if _, err := m.eval(s.post); err != nil {
-					return bcNum{}, err
-				}
-			}
-		}
+		return bcNum{}, m.loop(s.cond, s.body, s.post)
 	case bcBreak:
 		return bcNum{}, errBcBreak
 	case bcContinue:
@@ -556,4 +523,30 @@ func (m *bcMachine) printNum(v bcNum) error {
 		m.w.WriteByte(text[i])
 	}
 	return nil
+}
+
+// loop runs body while cond (nil: always) is non-zero, then post (nil: nothing) after each
+// pass: while and for share it; break ends it, continue ends the pass.
+func (m *bcMachine) loop(cond bcExpr, body bcStmt, post bcExpr) error {
+	for {
+		if cond != nil {
+			c, err := m.eval(cond)
+			if err != nil {
+				return err
+			}
+			if c.isZero() {
+				return nil
+			}
+		}
+		if _, err := m.exec(body); errors.Is(err, errBcBreak) {
+			return nil
+		} else if err != nil && !errors.Is(err, errBcContinue) {
+			return err
+		}
+		if post != nil {
+			if _, err := m.eval(post); err != nil {
+				return err
+			}
+		}
+	}
 }
