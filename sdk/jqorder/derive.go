@@ -170,24 +170,18 @@ func (p *Printer) reorderPath(n, o any, steps []any) {
 
 // Added records the order of a + b for two objects: a's members, then b's new ones in b's
 // order (jq adds b's members to a copy of a).
-func (p *Printer) Added(res, a, b any) any {
-	r, ok1 := res.(map[string]any)
-	am, ok2 := a.(map[string]any)
-	bm, ok3 := b.(map[string]any)
-	if ok1 && ok2 && ok3 {
-		p.merged(r, am, bm, false)
-	}
-	return res
-}
+func (p *Printer) Added(res, a, b any) any { return p.combined(res, a, b, false) }
 
 // Merged records the order of a * b for two objects, as Added and recursively for the
 // members both hold as objects (jq merges b into a copy of a).
-func (p *Printer) Merged(res, a, b any) any {
+func (p *Printer) Merged(res, a, b any) any { return p.combined(res, a, b, true) }
+
+func (p *Printer) combined(res, a, b any, deep bool) any {
 	r, ok1 := res.(map[string]any)
 	am, ok2 := a.(map[string]any)
 	bm, ok3 := b.(map[string]any)
 	if ok1 && ok2 && ok3 {
-		p.merged(r, am, bm, true)
+		p.merged(r, am, bm, deep)
 	}
 	return res
 }
