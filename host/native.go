@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -68,7 +67,7 @@ func toolPathProblem(toolsDir, file string) string {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return "tool file is group- or world-writable"
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if st := sandbox.StatOf(fi); st.Owned && int(st.Uid) != os.Getuid() {
 		return "tool file is owned by another user"
 	}
 	return ""
@@ -104,11 +103,11 @@ func sandboxNetwork(sandboxMeta json.RawMessage) bool {
 // be confined by the OS.
 func (srv *Server) noteConfinement() {
 	srv.confineNote.Do(func() {
-		if _, err := sandbox.LandlockStatus(); err != nil {
+		if s := sandbox.Confinement(); !s.Files {
 			if srv.confiner.Required {
-				srv.logf("warning: %v; MCPBASH_REQUIRE_CONFINEMENT=true, so native tools and allowlisted commands will refuse to run", err)
+				srv.logf("warning: %v; MCPBASH_REQUIRE_CONFINEMENT=true, so native tools and allowlisted commands will refuse to run", s.Err)
 			} else {
-				srv.logf("warning: %v; native tools and allowlisted commands run without OS confinement", err)
+				srv.logf("warning: %v; native tools and allowlisted commands run without OS confinement", s.Err)
 			}
 		}
 	})

@@ -125,21 +125,21 @@ func (s sdkFileInfo) Size() int64      { return int64(len(sdkFiles[s.name])) }
 func (sdkFileInfo) Mode() fs.FileMode  { return 0o444 }
 func (sdkFileInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (sdkFileInfo) IsDir() bool        { return false }
-func (sdkFileInfo) Sys() any           { return &syscall.Stat_t{} }
+func (sdkFileInfo) Sys() any           { return &sandbox.StatT{} }
 func (s sdkFileInfo) String() string   { return s.name }
 func (sdkDirInfo) Name() string        { return "sdk" }
 func (sdkDirInfo) Size() int64         { return 4096 }
 func (sdkDirInfo) Mode() fs.FileMode   { return fs.ModeDir | 0o555 }
 func (sdkDirInfo) ModTime() time.Time  { return time.Unix(0, 0) }
 func (sdkDirInfo) IsDir() bool         { return true }
-func (sdkDirInfo) Sys() any            { return &syscall.Stat_t{} }
+func (sdkDirInfo) Sys() any            { return &sandbox.StatT{} }
 func (sdkDirInfo) String() string      { return "sdk" }
 func (d devInfo) Name() string         { return path.Base(d.p) }
 func (devInfo) Size() int64            { return 0 }
 func (devInfo) Mode() fs.FileMode      { return fs.ModeDevice | fs.ModeCharDevice | 0o666 }
 func (devInfo) ModTime() time.Time     { return time.Unix(0, 0) }
 func (devInfo) IsDir() bool            { return false }
-func (devInfo) Sys() any               { return &syscall.Stat_t{} }
+func (devInfo) Sys() any               { return &sandbox.StatT{} }
 func (d devInfo) String() string       { return d.p }
 
 type sdkDirInfo struct{}
@@ -582,7 +582,7 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 			return 126, nil
 		}
 		if len(wrapped) != len(argv) {
-			reason = "external (leaves the sandbox, confined by Landlock)"
+			reason = "external (leaves the sandbox, confined by " + c.job.Confiner.Mechanism() + ")"
 		}
 		argv = wrapped
 	}
@@ -595,10 +595,12 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	}
 	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(cc.stdin), sandbox.HostWriter(cc.stdout), sandbox.HostWriter(cc.stderr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	g, _, err := sandbox.StartGroup(cmd, nil)
+	if err == nil {
+		err = cmd.Wait()
+		g.Close()
+	}
 	if st, ok := sandbox.ExitStatus(err); ok {
 		return st, nil
 	}

@@ -1,6 +1,10 @@
 package sandbox
 
-import "github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
+import (
+	"os/exec"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
+)
 
 // Confinement of the programs that leave the in-process sandbox (allowlisted external commands,
 // native tools, the process-isolation worker): Landlock, a seccomp network filter and resource
@@ -13,6 +17,8 @@ type (
 	Rlimit = confine.Rlimit
 	// Confiner wraps command lines so that they run confined; a nil *Confiner wraps nothing.
 	Confiner = confine.Confiner
+	// ConfineSupport is what this host confines processes with (Landlock, Seatbelt, none).
+	ConfineSupport = confine.Support
 )
 
 const (
@@ -20,7 +26,23 @@ const (
 	ConfineCommand = confine.Command
 	// LandlockNetABI is the first Landlock ABI that can restrict TCP.
 	LandlockNetABI = confine.NetABI
+
+	// The resources of an Rlimit: the platform's RLIMIT_* numbers on Unix.
+	LimitAddressSpace = confine.LimitAddressSpace
+	LimitCPU          = confine.LimitCPU
+	LimitOpenFiles    = confine.LimitOpenFiles
+	LimitFileSize     = confine.LimitFileSize
 )
+
+// Confinement reports what this host confines the processes that leave the sandbox with:
+// Landlock on Linux, Seatbelt on macOS, nothing for files and network elsewhere.
+func Confinement() ConfineSupport { return confine.Available() }
+
+// SeatbeltProfile is the macOS Seatbelt profile a Confiner runs a program under for r (the
+// same policy as Landlock's); resolve maps a path to its physical form (nil: as given).
+func SeatbeltProfile(r ConfineRules, resolve func(string) string) (string, error) {
+	return confine.SeatbeltProfile(r, resolve)
+}
 
 // LandlockStatus reports the running kernel's Landlock ABI version, or why Landlock is unavailable.
 func LandlockStatus() (abi int, err error) { return confine.Status() }
@@ -56,3 +78,19 @@ func (p Policy) ConfineRules() ConfineRules {
 	}
 	return r
 }
+
+// ProcessGroup is a started program and every process it starts, ended together: a process
+// group on Unix, a Job Object on Windows (which also holds the program's limits there).
+type ProcessGroup = confine.Group
+
+// StartGroup starts cmd as a ProcessGroup; a context cmd was made with kills the whole group.
+// On Windows the limits are set on the group's Job Object (address space as committed memory,
+// CPU as user time); unenforced lists the limits this platform cannot hold this way (all of
+// them on Unix, where the confinement wrapper or bash's ulimit sets them in the child).
+func StartGroup(cmd *exec.Cmd, limits []Rlimit) (g *ProcessGroup, unenforced []Rlimit, err error) {
+	return confine.StartGroup(cmd, limits)
+}
+
+// KilledStatus is the status of a program its ProcessGroup's Kill ended (128+SIGKILL, 137, on
+// every platform).
+const KilledStatus = confine.KilledStatus

@@ -456,7 +456,7 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	// O_NONBLOCK: opening a FIFO (one a native tool, an allowlisted command or the host left in
 	// a root) would block in the kernel until a peer came, beyond the call's timeout and
 	// cancellation, holding a thread; the open returns at once and notSpecial refuses it.
-	file, err := r.OpenFile(rel, flag|syscall.O_NONBLOCK, perm&^setIDBits)
+	file, err := r.OpenFile(rel, flag|oNonblock, perm&^setIDBits)
 	if err == nil {
 		err = notSpecial(file)
 	}
@@ -593,7 +593,7 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
 	// O_NONBLOCK and O_DIRECTORY: listing a FIFO must not wait for a writer (Open).
-	d, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+	d, err := r.OpenFile(rel, os.O_RDONLY|oNonblock|oDirectory, 0)
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
@@ -634,7 +634,9 @@ func (f *FS) Access(name string, mode uint32) error {
 	// Which permission triad applies, as access(2) would pick it for the server's user: the
 	// answer must be what opening the file then does. A server running as root reads and
 	// writes files in the roots whatever their mode, and executes those with an x bit.
-	if st, ok := fi.Sys().(*syscall.Stat_t); inRoot && os.Geteuid() == 0 {
+	st := StatOf(fi)
+	ok := st.Owned
+	if inRoot && os.Geteuid() == 0 {
 		perm = 0o666
 		if fi.IsDir() || fi.Mode().Perm()&0o111 != 0 {
 			perm |= 0o111
@@ -926,7 +928,7 @@ func (programInfo) Size() int64        { return 0 }
 func (programInfo) Mode() fs.FileMode  { return 0o111 }
 func (programInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (programInfo) IsDir() bool        { return false }
-func (programInfo) Sys() any           { return &syscall.Stat_t{} }
+func (programInfo) Sys() any           { return &StatT{} }
 
 // ancestorInfo describes a directory on the way to a root: read-only, except that the
 // world-writable sticky directories show the mode every Linux host gives them (test -k, ls -ld;
@@ -961,8 +963,8 @@ func (a ancestorInfo) Mode() fs.FileMode {
 func (ancestorInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (ancestorInfo) IsDir() bool        { return true }
 
-// Sys returns an empty Stat_t so code that type-asserts it (test -O/-G) does not panic.
-func (ancestorInfo) Sys() any { return &syscall.Stat_t{} }
+// Sys returns empty stat fields (StatOf).
+func (ancestorInfo) Sys() any { return &StatT{} }
 
 type ancestorDir struct {
 	f *FS

@@ -199,7 +199,7 @@ func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
 		// A directory swapped for a FIFO since it was listed must not block the walk (fs.go, Open).
-		d, err := r.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+		d, err := r.OpenFile(dir, os.O_RDONLY|oNonblock|oDirectory, 0)
 		if err != nil {
 			return err
 		}

@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -110,10 +109,10 @@ func (l Limits) Rlimits() []sandbox.Rlimit {
 			out = append(out, sandbox.Rlimit{Resource: res, Cur: uint64(soft), Max: uint64(hard)})
 		}
 	}
-	add(syscall.RLIMIT_AS, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
-	add(syscall.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds+1)
-	add(syscall.RLIMIT_NOFILE, l.OpenFiles, l.OpenFiles)
-	add(syscall.RLIMIT_FSIZE, l.FileSizeKiB<<10, l.FileSizeKiB<<10)
+	add(sandbox.LimitAddressSpace, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
+	add(sandbox.LimitCPU, l.CPUSeconds, l.CPUSeconds+1)
+	add(sandbox.LimitOpenFiles, l.OpenFiles, l.OpenFiles)
+	add(sandbox.LimitFileSize, l.FileSizeKiB<<10, l.FileSizeKiB<<10)
 	return out
 }
 
@@ -299,8 +298,8 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		}
 	}
 	// Without a wrapper that sets them (no Landlock), bash sets the limits and becomes the tool:
-	// one more bash start per call.
-	if p := job.Limits.prefix(); p != "" && !limited {
+	// one more bash start per call. On Windows the process group's Job Object holds them.
+	if p := job.Limits.prefix(); p != "" && !limited && !jobLimits {
 		bash := e.Bash
 		if bash == "" {
 			bash = "bash"
@@ -309,11 +308,15 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = job.Dir, env, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	var groupLimits []sandbox.Rlimit
+	if jobLimits {
+		groupLimits = job.Limits.Rlimits()
+	}
+	g, _, err := sandbox.StartGroup(cmd, groupLimits)
+	if err != nil {
 		return fail("cannot start tool: " + err.Error())
 	}
-	pgid := cmd.Process.Pid
+	defer g.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	stop := make(chan struct{})
@@ -330,24 +333,24 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 		if ctx.Err() != nil {
 			_ = side.Create(cancelName)
 		}
-		syscall.Kill(-pgid, syscall.SIGTERM)
+		g.Terminate()
 		select {
 		case waitErr = <-done:
 		case <-time.After(grace):
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			g.Kill()
 			waitErr = <-done
 		}
 	case <-stdout.full:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		g.Kill()
 		waitErr = <-done
 		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", job.MaxStdout)
 	case <-stderr.full:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		g.Kill()
 		waitErr = <-done
 		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", job.MaxStderr)
 	}
 	// No orphans: whatever the tool left running in its group ends with the call.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	g.Kill()
 	close(stop)
 	wg.Wait()
 	st.forward(ctx)
@@ -579,9 +582,9 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 func (l Limits) hit(code int, stderr []byte) (sdk.Limit, string) {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	switch {
-	case l.CPUSeconds > 0 && (code == 128+int(syscall.SIGXCPU) || has("CPU time limit exceeded")):
+	case l.CPUSeconds > 0 && (code == cpuLimitStatus || has("CPU time limit exceeded")):
 		return sdk.LimitCPU, fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
-	case l.FileSizeKiB > 0 && (code == 128+int(syscall.SIGXFSZ) || has("File size limit exceeded")):
+	case l.FileSizeKiB > 0 && (code == fileSizeLimitStatus || has("File size limit exceeded")):
 		return sdk.LimitFileSize, fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
 	case l.AddressSpaceKiB > 0 && code != 0 && (has("cannot allocate") || has("out of memory") ||
 		has("failed to reserve page summary memory")):

@@ -198,9 +198,12 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 	}
 }
 
-// loops makes a tree without end: two links to the top directory.
+// loops makes a tree without end: links to the top directory. os.Root follows at most 8 links
+// in a path, so a walk ends at depth 9 with ELOOP; four links make that 4^9 entries, far more
+// than a walk can visit before the call's timeout on any machine (two made it 2^9, which a
+// fast run finished first).
 func loops(t *testing.T, dir string) {
-	for _, n := range []string{"l1", "l2"} {
+	for _, n := range []string{"l1", "l2", "l3", "l4"} {
 		if err := os.Symlink(".", filepath.Join(dir, n)); err != nil {
 			t.Fatal(err)
 		}

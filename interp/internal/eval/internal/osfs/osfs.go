@@ -33,9 +33,7 @@ func (FS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
 func (FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (FS) RealPath(name string) (string, error)       { return filepath.EvalSymlinks(name) }
 func (FS) Chmod(name string, mode fs.FileMode) error  { return os.Chmod(name, mode) }
-func (FS) Access(name string, mode uint32) error {
-	return syscall.Access(name, mode)
-}
+func (FS) Access(name string, mode uint32) error      { return access(name, mode) }
 
 // Lookup finds a command in a PATH, as bash does: the first executable regular file.
 func Lookup(name, path, cwd string) (string, bool) {
