@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"mime"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
@@ -48,7 +48,7 @@ const stderrTailBytes = 4096
 // ran: a tool's failure (the original's JSON-RPC error) becomes an isError result by default,
 // and an isError result the tool built itself loses structured content its outputSchema could
 // not accept.
-func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string]any, err error) (map[string]any, error) {
+func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res map[string]any, err error) (map[string]any, error) {
 	var je *jsonrpc.Error
 	if err != nil && !errors.As(err, &je) {
 		return res, err
@@ -86,7 +86,7 @@ func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string
 // failureResult is the isError result of a failed run: the message, the tool's data and the
 // stderr tail as text a model can read; the exit code, stderr and the original's error code
 // and data in _meta.
-func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) map[string]any {
+func failureResult(t *registry.Tool, out *engine.Outcome, je *jsonrpc.Error) map[string]any {
 	text := je.Message
 	var data any
 	if len(je.Data) > 0 && string(je.Data) != "null" {
@@ -130,13 +130,13 @@ func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) map[st
 
 // shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
 // then applies the operator's choice of error shape (finishCall).
-func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (map[string]any, error) {
 	res, err := shapeOriginal(srv, t, out, timeout)
 	return srv.finishCall(t, out, res, err)
 }
 
 // shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
-func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (map[string]any, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -154,7 +154,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	// Other limits end the run with a result naming the limit.
-	if out.Limit != sdk.LimitNone {
+	if out.Limit != engine.LimitNone {
 		res := srv.errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
 		res["_meta"] = baseMeta(out.ExitCode)
 		return res, nil
@@ -293,7 +293,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 }
 
 // resourceContents is text for UTF-8 text without NUL bytes, else a base64 blob.
-func resourceContents(e sdk.Embedded) map[string]any {
+func resourceContents(e engine.Embedded) map[string]any {
 	mt := e.MIMEType
 	if mt == "" {
 		mt = mime.TypeByExtension(filepath.Ext(strings.TrimPrefix(e.URI, "file://")))

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -24,7 +25,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -58,7 +58,7 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines map[string]sdk.Engine
+	engines map[string]engine.Engine
 	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native  *native.Engine
 	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
@@ -71,7 +71,7 @@ type Server struct {
 	minimal    bool
 	schemas    schemaCache
 	https, git remoteFetcher
-	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	downloader func(context.Context, engine.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
