@@ -2,10 +2,10 @@ package interp
 
 import (
 	"context"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // extCommand returns the program behind a command name from the job's Commands ("" when none).

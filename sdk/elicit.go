@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // elicitBuiltins are the elicitation and download functions.

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // defaultMaxTokens is mcp_sample's maxTokens when the tool names none.

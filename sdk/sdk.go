@@ -6,9 +6,9 @@ package sdk
 
 import (
 	_ "embed"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"sync"
 
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"slices"
 	"sync"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (engine.Commands),
