@@ -174,6 +174,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	limits := f.Limits
 	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
 	c.state = sdk.NewState(job.Call, f.Cancelled)
+	c.state.Filters = &e.filters
 	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
 	e.mem.enter(c, f.Stop)
