@@ -79,6 +79,8 @@ type Server struct {
 	host *hosting
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
+	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.
+	statelessInfo json.RawMessage
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
 	// rootsLogged remembers the refused roots already logged (vetRoot).
@@ -123,6 +125,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if err := srv.loadStateKey(); err != nil {
+		return nil, err
+	}
+	if srv.statelessInfo, err = json.Marshal(srv.serverInfo(StatelessVersion)); err != nil {
 		return nil, err
 	}
 	srv.handlers = map[string]handler{
