@@ -428,12 +428,8 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 
 // isErrorResult reports whether a tools/call result is an isError result.
 func isErrorResult(res any) bool {
-	m, ok := res.(map[string]any)
-	if !ok {
-		return false
-	}
-	b, _ := m["isError"].(bool)
-	return b
+	r, ok := res.(*CallToolResult)
+	return ok && r != nil && r.IsError
 }
 
 // workName is the name a work request's audit record carries (tool or prompt name, resource

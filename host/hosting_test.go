@@ -96,8 +96,7 @@ func TestTenantLists(t *testing.T) {
 // contain it.
 func TestTenantUsable(t *testing.T) {
 	base := t.TempDir()
-	srv := testServer(t)
-	srv.host = &hosting{m: metrics.New(metrics.Options{}), log: slog.New(slog.DiscardHandler), usable: map[*tenants.Tenant]error{}}
+	srv := testServer(t, withHosting(&hosting{m: metrics.New(metrics.Options{}), log: slog.New(slog.DiscardHandler), usable: map[*tenants.Tenant]error{}}))
 	project := srv.cfg.Dirs.Root
 	outside := filepath.Join(base, "t")
 	for _, d := range []string{outside, filepath.Join(project, "data")} {

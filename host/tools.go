@@ -63,8 +63,16 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	if t != nil && s.client.caps.Roots == nil {
 		tc.Roots = nil // no client roots: the tenant's, as configured now (a reload may move them)
 	}
-	res, _, err := srv.CallTool(ctx, tc)
-	return res, err
+	return answer(srv.CallTool(ctx, tc))
+}
+
+// answer is a handler's answer from CallTool's: no result (a nil interface, not a nil
+// pointer in one) when it failed.
+func answer(res *CallToolResult, _ *engine.Outcome, err error) (any, error) {
+	if err != nil || res == nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ToolCall is one tool invocation, from a session's tools/call or from `mcp-bash run-tool`.
@@ -96,7 +104,7 @@ type CallSink interface {
 
 // CallTool runs a tool and shapes its outcome as the original framework does (COMPAT.md §4).
 // The outcome is nil when the call never reached an engine.
-func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *engine.Outcome, error) {
+func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, *engine.Outcome, error) {
 	if tc.Name == "" {
 		return nil, nil, invalidParams("Tool name is required")
 	}
@@ -171,11 +179,11 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		return nil, out, rerr
 	}
 	if srv.wantsAccessMeta(meta) {
-		resultMeta(res)["mcpbash/access"] = out.Access
+		res.meta()["mcpbash/access"] = out.Access
 	}
 	// Progress and log lines over the rate limit were dropped: the result says how many.
 	if d, ok := sink.(interface{ Dropped() int }); ok && d.Dropped() > 0 {
-		resultMeta(res)["mcpbash/notificationsDropped"] = d.Dropped()
+		res.meta()["mcpbash/notificationsDropped"] = d.Dropped()
 		srv.logf("tool %s: %d progress/log notifications over MCPBASH_MAX_PROGRESS_PER_MIN / MCPBASH_MAX_LOGS_PER_MIN were dropped", tool.Name, d.Dropped())
 	}
 	return res, out, nil

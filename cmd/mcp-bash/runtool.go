@@ -108,7 +108,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	case callErr != nil:
 		return &exitError{code: 1, msg: "Error: " + callErr.Error()}
 	default:
-		failed, _ = res["isError"].(bool)
+		failed = res.IsError
 	}
 	refused := 0
 	var access struct {
