@@ -43,6 +43,7 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 	doctorRuntime(ctx, report, o, set)
 	abi, refuse := landlockReport(report, set.RequireConfinement)
 	report["landlockABI"] = abi
+	nativeReport(report, set, o.getenv())
 	if refuse {
 		problems++ // MCPBASH_REQUIRE_CONFINEMENT is set and would refuse tools
 	}
@@ -180,4 +181,29 @@ func landlockReport(report map[string]any, set bool) (abi int, refusing bool) {
 	}
 	report["requireConfinement"] = req
 	return abi, set && (!s.Files || !s.Net)
+}
+
+// nativeReport adds what native tools and allowlisted commands get on this host: the bash they
+// run with, how they are confined (or why not, and whether they run then), and which per-call
+// limits hold them.
+func nativeReport(report map[string]any, set *config.Config, getenv func(string) string) {
+	bash, err := findBash(set.Bash, getenv)
+	if err != nil {
+		report["bash"] = "not found: " + err.Error()
+	} else {
+		report["bash"] = bash
+	}
+	c := &sandbox.Confiner{Required: set.RequireConfinement, Unconfined: set.NativeUnconfined}
+	s := sandbox.Confinement()
+	switch {
+	case s.Files:
+		report["native"] = c.Describe()
+	case set.RequireConfinement:
+		report["native"] = "refused: " + s.Err.Error() + " (MCPBASH_REQUIRE_CONFINEMENT)"
+	case s.Absent && !set.NativeUnconfined:
+		report["native"] = "refused: " + s.Err.Error() + "; set MCPBASH_NATIVE_UNCONFINED=true to run native tools and allowlisted commands unconfined"
+	default:
+		report["native"] = c.Describe()
+	}
+	report["nativeLimits"] = sandbox.LimitsMechanism()
 }

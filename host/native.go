@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
@@ -64,7 +65,9 @@ func toolPathProblem(toolsDir, file string) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "tool file is not a regular file"
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
+	// Windows has no group or world bits (Go reports 0666 for every writable file; who may
+	// write a file is its ACL, which is not read here: docs/SANDBOX.md, Platforms).
+	if fi.Mode().Perm()&0o022 != 0 && runtime.GOOS != "windows" {
 		return "tool file is group- or world-writable"
 	}
 	if st := sandbox.StatOf(fi); st.Owned && int(st.Uid) != os.Getuid() {
@@ -148,7 +151,8 @@ func (srv *Server) Close() {
 // turns one off.
 func (srv *Server) nativeEngine(self string) *native.Engine {
 	n := srv.cfg.Settings.Native
-	return &native.Engine{Self: self, Base: srv.cfg.Settings.TmpRoot, Project: srv.cfg.Dirs.Root,
+	bash, bashErr := findBash(srv.cfg.Settings.Bash, srv.cfg.Getenv)
+	return &native.Engine{Self: self, Bash: bash, BashErr: bashErr, Base: srv.cfg.Settings.TmpRoot, Project: srv.cfg.Dirs.Root,
 		Env:    native.EnvPolicy{Environ: srv.cfg.Environ, Mode: n.EnvMode, Allow: n.EnvAllowlist},
 		Spill:  n.PayloadThreshold,
 		SDKDir: srv.nativeSDKDir(),

@@ -94,3 +94,7 @@ func StartGroup(cmd *exec.Cmd, limits []Rlimit) (g *ProcessGroup, unenforced []R
 // KilledStatus is the status of a program its ProcessGroup's Kill ended (128+SIGKILL, 137, on
 // every platform).
 const KilledStatus = confine.KilledStatus
+
+// LimitsMechanism says how this platform holds the per-call limits of native tools and
+// allowlisted commands (doctor reports it).
+func LimitsMechanism() string { return confine.LimitsMechanism }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -27,7 +28,9 @@ type File interface {
 
 type mount struct {
 	Root
-	r *os.Root
+	// host is the root's host path (Root.Path is the path scripts see: ShellPath).
+	host string
+	r    *os.Root
 	// create, when set, makes the directory on first use (a call's scratch root usually stays
 	// untouched, and then costs nothing).
 	create func() error
@@ -53,9 +56,9 @@ func (m *mount) root() (*os.Root, error) {
 			}
 		}
 		if m.physical {
-			m.r, m.err = openRootAt(m.Path)
+			m.r, m.err = openRootAt(m.host)
 		} else {
-			m.r, m.err = os.OpenRoot(m.Path)
+			m.r, m.err = os.OpenRoot(m.host)
 		}
 	})
 	if m.r == nil && m.err == nil {
@@ -123,10 +126,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
 	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
-		if !path.IsAbs(r.Path) {
+		if !filepath.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
 		}
-		r.Path = path.Clean(r.Path)
+		host := filepath.Clean(r.Path)
+		r.Path = path.Clean(ShellPath(host))
 		for _, m := range f.mounts {
 			if m.Path == r.Path {
 				if r.Mode == ReadWrite {
@@ -137,19 +141,19 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 		if r.Protected {
 			r.Mode = ReadOnly
-			f.mounts = append(f.mounts, &mount{Root: r})
+			f.mounts = append(f.mounts, &mount{Root: r, host: host})
 			return nil
 		}
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
 		// a missing root is dropped and one that is not a directory is an error.
-		fi, err := os.Stat(r.Path)
+		fi, err := os.Stat(host)
 		if err != nil {
 			return err
 		}
 		if !fi.IsDir() {
-			return &fs.PathError{Op: "openat", Path: r.Path, Err: syscall.ENOTDIR}
+			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r, physical: physical})
+		f.mounts = append(f.mounts, &mount{Root: r, host: host, physical: physical})
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -164,14 +168,15 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 	}
 	physical = false
-	if p.ToolDir != "" && !f.covered(p.ToolDir) {
+	if p.ToolDir != "" && !f.covered(ShellPath(p.ToolDir)) {
 		if err := add(Root{Path: p.ToolDir, Name: "tool", Mode: ReadOnly}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			f.Close()
 			return nil, err
 		}
 	}
 	if scratch.Path != "" {
-		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(scratch.Path), Name: "scratch", Mode: ReadWrite}, create: scratch.Create})
+		host := filepath.Clean(scratch.Path)
+		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host: host, create: scratch.Create})
 	}
 	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
 	for _, m := range f.mounts {
@@ -187,9 +192,19 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	return f, nil
 }
 
-// isUnder reports whether p is dir or below it (both clean and absolute).
+// errNotDir is ENOTDIR for a root that is not a directory, and never "does not exist" (Windows
+// spells ENOTDIR as ERROR_PATH_NOT_FOUND, which os takes for a missing path, and NewFS drops
+// missing roots).
+type errNotDir struct{}
+
+func (errNotDir) Error() string        { return "not a directory" }
+func (errNotDir) Is(target error) bool { return target == syscall.ENOTDIR }
+
+// isUnder reports whether p is dir or below it (both clean, both absolute or both relative),
+// comparing names as the host's file system does.
 func isUnder(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+	_, ok := cutPathPrefix(p, dir)
+	return ok
 }
 
 // lockNS takes the namespace lock when some mount has nested read-only mounts.
@@ -213,12 +228,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 	hit := func(p string) bool {
 		for _, n := range m.nested {
 			if dir, ok := hiddenPattern(n); ok {
-				if isHiddenIn(p, dir) || (holds && (p == "." || p == dir || strings.HasPrefix(dir, p+"/"))) {
+				if isHiddenIn(p, dir) || (holds && (p == "." || isUnder(dir, p))) {
 					return true
 				}
 				continue
 			}
-			if isUnder(p, n) || (holds && (p == "." || strings.HasPrefix(n, p+"/"))) {
+			if isUnder(p, n) || (holds && (p == "." || isUnder(n, p))) {
 				return true
 			}
 		}
@@ -252,7 +267,7 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 			out = append(out, c) // a directory, a file, or not there yet: taken literally
 			continue
 		}
-		target, err := m.r.Readlink(cand)
+		target, err := readLink(m.r, cand)
 		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
 			return false // os.Root fails the same way
 		}
@@ -308,15 +323,11 @@ func Abs(cwd, p string) string {
 // lookup maps an absolute clean path to its root and the path relative to it.
 func (f *FS) lookup(p string) (*mount, string, bool) {
 	for _, m := range f.mounts {
-		if p == m.Path {
-			return m, ".", true
-		}
-		prefix := m.Path
-		if prefix != "/" {
-			prefix += "/"
-		}
-		if strings.HasPrefix(p, prefix) {
-			return m, p[len(prefix):], true
+		if rest, ok := cutPathPrefix(p, m.Path); ok {
+			if rest == "" {
+				rest = "."
+			}
+			return m, rest, true
 		}
 	}
 	return nil, "", false
@@ -377,6 +388,12 @@ func (f *FS) inVirtualDir(p string) bool {
 }
 
 func clean(name string) (string, error) {
+	if windowsHost {
+		var err error
+		if name, err = windowsSyntax(name); err != nil {
+			return "", err
+		}
+	}
 	if !path.IsAbs(name) {
 		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("sandbox: path must be absolute")}
 	}
@@ -607,6 +624,25 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// startsLikeProgram reports whether the file p of m begins as a program does (#! or a Windows
+// executable's MZ): Windows has no execute bits, and Git-Bash takes such a file for
+// executable, so test -x and command search answer as they do there.
+func (f *FS) startsLikeProgram(m *mount, p string) bool {
+	r, err := m.root()
+	if err != nil {
+		return false
+	}
+	_, rel, _ := f.lookup(p)
+	file, err := r.Open(rel)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	var head [2]byte
+	n, _ := io.ReadFull(file, head[:])
+	return n == 2 && (string(head[:]) == "#!" || string(head[:]) == "MZ")
+}
+
 // Access modes, as access(2).
 const (
 	AccessRead  = 4
@@ -647,6 +683,9 @@ func (f *FS) Access(name string, mode uint32) error {
 		perm = (perm >> 3) & 7 * 0o111
 	} else if ok {
 		perm = perm & 7 * 0o111
+	}
+	if windowsHost && inRoot && mode&AccessExec != 0 && perm&0o111 == 0 && fi.Mode().IsRegular() && f.startsLikeProgram(m, p) {
+		perm |= 0o111
 	}
 	if mode&AccessRead != 0 && perm&0o444 == 0 {
 		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
@@ -797,6 +836,11 @@ func (f *FS) Symlink(target, link string) error {
 	if err != nil {
 		return err
 	}
+	if windowsHost {
+		// Windows makes links only with a privilege, and reads their targets with its own
+		// path rules; the sandbox does not make them there.
+		return f.deny("symlink", p, "the sandbox makes no symbolic links on Windows", &refused{"the sandbox makes no symbolic links on Windows"})
+	}
 	if len(m.m.nested) > 0 {
 		// A link's meaning changes when it or its directory is renamed, so no lexical check of
 		// the target can keep it out of the protected directories later: none are made here.
@@ -823,7 +867,7 @@ func (f *FS) Readlink(name string) (string, error) {
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
 	}
-	s, err := r.Readlink(rel)
+	s, err := readLink(r, rel)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
 	}

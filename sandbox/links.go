@@ -89,7 +89,7 @@ func (m *mount) resolvePhysical(r *os.Root, comps []string) ([]string, error) {
 		if hops++; hops > maxLinkHops {
 			return nil, &fs.PathError{Op: "symlink", Path: cand, Err: syscall.ELOOP}
 		}
-		target, err := r.Readlink(cand)
+		target, err := readLink(r, cand)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +184,7 @@ func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
 		return fmt.Errorf("the destination's directory %w", err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := r.Readlink(rel1)
+		target, err := readLink(r, rel1)
 		if err != nil || path.IsAbs(target) {
 			return nil // an absolute target means the same from anywhere
 		}
@@ -215,7 +215,7 @@ func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
 			p := dir + "/" + e.Name()
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				target, err := r.Readlink(p)
+				target, err := readLink(r, p)
 				if err != nil {
 					return err
 				}
@@ -267,4 +267,20 @@ func Reason(err error) string {
 		return d.reason
 	}
 	return ""
+}
+
+// readLink reads the link rel of r as a slash path. On Windows a link's target is a Windows
+// path (..\tools), which os.Root follows with backslashes as separators: the sandbox's checks
+// must read it the same way, and a target with a volume or a leading separator (C:\x,
+// \\server\share, \x) is absolute, which os.Root refuses to follow, as it refuses /x on Unix.
+func readLink(r *os.Root, rel string) (string, error) {
+	t, err := r.Readlink(rel)
+	if err != nil || !windowsHost {
+		return t, err
+	}
+	t = strings.ReplaceAll(t, `\`, "/")
+	if len(t) >= 2 && t[1] == ':' {
+		return "/" + t, nil
+	}
+	return t, nil
 }

@@ -13,6 +13,7 @@ import (
 // host files, FIFOs, oversized files, a symlink where the server writes) never makes the
 // server read, block on, or write anything but a regular file of that directory.
 func TestSideDirNeverFollows(t *testing.T) {
+	needPlantedLinks(t)
 	dir, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
 	if err := os.WriteFile(secret, []byte("CANARY"), 0o600); err != nil {

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,9 @@ type Options struct {
 	// Warn receives PolicyCheck's non-fatal problems (may be nil); RunRegister returns its
 	// warnings in the Registration instead.
 	Warn func(string)
+	// Bash is the bash that runs a project hook ("": bash on the hook's PATH, else the usual
+	// places); the server finds Git-Bash's on Windows (MCPBASH_BASH).
+	Bash string
 }
 
 func (o *Options) defaults() {
@@ -136,7 +140,9 @@ func readTrusted(script, root string) ([]byte, error) {
 		if p == root {
 			fix = "<project root>"
 		}
-		if fi.Mode().Perm()&0o022 != 0 {
+		// Windows has no group or world bits (every writable file shows 0666); its ACLs are
+		// not read here (docs/SANDBOX.md, Platforms).
+		if fi.Mode().Perm()&0o022 != 0 && runtime.GOOS != "windows" {
 			return refuse(p, "writable", "%s is group- or world-writable (fix: chmod g-w,o-w %s)", label(p), fix)
 		}
 		if st := sandbox.StatOf(fi); st.Owned && int(st.Uid) != os.Getuid() {

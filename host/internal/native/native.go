@@ -32,8 +32,10 @@ import (
 // the call's roots. It owns the SDK directory (created once, read-only).
 type Engine struct {
 	// Self is the mcp-bash binary (for `mcp-bash jq` and the confinement wrapper); Bash is the
-	// shell (default "bash").
+	// shell (default "bash"; on Windows Git-Bash's bash.exe, found by the server).
 	Self, Bash string
+	// BashErr, when set, is why no bash was found: every run fails with it.
+	BashErr error
 	// Base is where per-call scratch directories go ("" = sandbox.ScratchBase("")).
 	Base string
 	// Project is the project root: every native tool starts there, as in the original, and it
@@ -90,6 +92,8 @@ type job struct {
 	Wrap func(argv []string, scratch string) (out []string, limited bool, err error)
 	// Limits are resource limits of the tool's processes (zero fields: none).
 	Limits Limits
+	// Confinement says how the tool runs (Confiner.Describe), for the access record.
+	Confinement string
 }
 
 // Limits are the rlimits a native tool runs under, set with bash's ulimit (hard and soft, so
@@ -165,8 +169,9 @@ func (e *Engine) sdk() (string, error) {
 			e.sdkErr = err
 			return
 		}
-		// jq is the binary itself under that name (it dispatches on argv[0]).
-		if err := os.Symlink(e.Self, filepath.Join(dir, "jq")); err != nil {
+		// jq is the binary itself under that name (it dispatches on argv[0]); where links need a
+		// privilege (Windows), a script that runs `mcp-bash jq`.
+		if err := jqCommand(e.Self, filepath.Join(dir, "jq")); err != nil {
 			e.sdkErr = err
 			return
 		}
@@ -206,6 +211,7 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 		// ../providers/https.sh): the checkout is readable, never writable.
 		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
+	run.Confinement = j.Confiner.Describe()
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
 		r.RW = append(append([]string(nil), r.RW...), scratch)
@@ -230,6 +236,8 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 		out.ExitCode, out.Stderr = 1, []byte("mcp-bash: "+msg)
 		return out
 	}
+	// The paths the tool is given, as its bash names them (Git-Bash's /c/... on Windows).
+	sh := sandbox.MSYSPath
 	sdkDir, err := e.sdk()
 	if err != nil {
 		return fail("SDK directory: " + err.Error())
@@ -253,18 +261,18 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 				return fail("side file: " + err.Error())
 			}
 		}
-		env = append(env, k+"="+filepath.Join(work, f))
+		env = append(env, k+"="+sh(filepath.Join(work, f)))
 	}
-	cancelFile := filepath.Join(work, cancelName)
+	cancelFile := sh(filepath.Join(work, cancelName))
 	env = append(env, "MCP_CANCEL_FILE="+cancelFile, "MCP_TOOL_CANCELLATION_FILE="+cancelFile,
-		"MCP_SDK="+sdkDir, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+filepath.Join(sdkDir, "jq"))
+		"MCP_SDK="+sh(sdkDir), "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+sh(filepath.Join(sdkDir, "jq")))
 	if job.SDKDir != "" {
-		env = append(env, "MCP_SDK="+job.SDKDir)
+		env = append(env, "MCP_SDK="+sh(job.SDKDir))
 	}
 	if err := side.Mkdir("tmp", 0o700); err != nil {
 		return fail("scratch directory: " + err.Error())
 	}
-	env = append(env, "TMPDIR="+filepath.Join(work, "tmp"))
+	env = append(env, "TMPDIR="+sh(filepath.Join(work, "tmp")))
 	// Large payloads go through files, as the original does: the variable is emptied and
 	// <NAME>_FILE names the file (else unset).
 	for _, name := range []string{"MCP_TOOL_ARGS", "MCP_TOOL_METADATA", "MCP_TOOL_META"} {
@@ -276,7 +284,7 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 		if err := side.WriteFile(f, []byte(val)); err != nil {
 			return fail("payload file: " + err.Error())
 		}
-		env = append(env, name+"_JSON=", name+"_FILE="+filepath.Join(work, f))
+		env = append(env, name+"_JSON=", name+"_FILE="+sh(filepath.Join(work, f)))
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, job.Timeout)
@@ -284,20 +292,32 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 	stdout := &capped{max: job.MaxStdout, full: make(chan struct{})}
 	stderr := &capped{max: job.MaxStderr, tail: true, full: make(chan struct{})}
 	argv := []string{job.Script}
-	if fi, err := os.Stat(job.Script); err != nil || fi.Mode()&0o111 == 0 {
+	if fi, err := os.Stat(job.Script); err != nil || fi.Mode()&0o111 == 0 || bashArgs() != nil {
 		bash := e.Bash
 		if bash == "" {
 			bash = "bash"
 		}
-		argv = []string{bash, job.Script}
+		argv = append(append([]string{bash}, bashArgs()...), sh(job.Script))
 	}
 	argv = append(argv, job.Args...)
 	limited := false
+	// The access record of a native run is one entry: the script, and how it ran (confined by
+	// which mechanism, or unconfined and why), as run-tool --sandbox shows it.
+	rec := &sandbox.Record{}
 	if job.Wrap != nil {
 		if argv, limited, err = job.Wrap(argv, work); err != nil {
+			rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Reason: "native: cannot run: " + err.Error()})
+			out.Access = engine.AccessJSON(rec)
 			return fail(err.Error())
 		}
 	}
+	if e.BashErr != nil {
+		rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Reason: "native: cannot run: " + e.BashErr.Error()})
+		out.Access = engine.AccessJSON(rec)
+		return fail(e.BashErr.Error())
+	}
+	rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Allowed: true, Reason: "native (" + job.Confinement + ")"})
+	out.Access = engine.AccessJSON(rec)
 	// Without a wrapper that sets them (no Landlock), bash sets the limits and becomes the tool:
 	// one more bash start per call. On Windows the process group's Job Object holds them.
 	if p := job.Limits.prefix(); p != "" && !limited && !jobLimits {

@@ -2,7 +2,10 @@
 
 package native
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // The exit statuses of a tool its CPU time or file size limit ended (the kernel's signals).
 const (
@@ -13,3 +16,9 @@ const (
 // jobLimits: on Unix the limits are set in the tool's process (the confinement wrapper, else a
 // bash ulimit prefix), not by its process group.
 const jobLimits = false
+
+// bashArgs are the options a tool's bash starts with (none: an executable script runs itself).
+func bashArgs() []string { return nil }
+
+// jqCommand makes p the binary self under the name jq (it dispatches on argv[0]).
+func jqCommand(self, p string) error { return os.Symlink(self, p) }

@@ -109,6 +109,10 @@ type Support struct {
 	ABI int
 	// Files and Net report whether the mechanism confines the filesystem and can deny the network.
 	Files, Net bool
+	// Absent is set where the platform has no confinement of files and network at all
+	// (Windows), as opposed to a Linux kernel without Landlock: there, native tools and
+	// allowlisted commands need the operator's consent to run unconfined (Confiner.Unconfined).
+	Absent bool
 	// Err says why there is no file and network confinement (nil when Files).
 	Err error
 }
@@ -135,6 +139,9 @@ type Confiner struct {
 	Self string
 	// Required refuses to run commands that cannot be confined (MCPBASH_REQUIRE_CONFINEMENT).
 	Required bool
+	// Unconfined is the operator's consent to run commands unconfined where the platform has
+	// no confinement (MCPBASH_NATIVE_UNCONFINED); without it they are refused there.
+	Unconfined bool
 
 	support func() Support // nil: Available; tests force other hosts
 }
@@ -155,6 +162,26 @@ func (s Support) Name() string {
 		return "Seatbelt"
 	}
 	return ""
+}
+
+// Describe says how a command Wrap wrapped (or let through) runs, for the access record and
+// logs: "confined by Landlock", "confined by Seatbelt", or "unconfined: <why>".
+func (c *Confiner) Describe() string {
+	if m := c.Mechanism(); m != "" {
+		return "confined by " + m
+	}
+	if c == nil {
+		return "unconfined"
+	}
+	s := c.host()
+	why := "no OS confinement"
+	if s.Err != nil {
+		why = s.Err.Error()
+	}
+	if s.Absent {
+		why += "; MCPBASH_NATIVE_UNCONFINED=true"
+	}
+	return "unconfined: " + why
 }
 
 // Mechanism is the name of what Wrap confines with on this host ("" when nothing).
@@ -179,12 +206,15 @@ func (c *Confiner) Wrap(r Rules, argv []string) ([]string, error) {
 	}
 	s := c.host()
 	if !s.Files {
-		if c.Required {
-			err := s.Err
-			if err == nil {
-				err = errors.New("no OS confinement on this host")
-			}
+		err := s.Err
+		if err == nil {
+			err = errors.New("no OS confinement on this host")
+		}
+		switch {
+		case c.Required:
 			return nil, fmt.Errorf("confinement is required (MCPBASH_REQUIRE_CONFINEMENT) but unavailable: %w", err)
+		case s.Absent && !c.Unconfined:
+			return nil, fmt.Errorf("%w; it runs only with the operator's consent to run it unconfined (MCPBASH_NATIVE_UNCONFINED=true)", err)
 		}
 		return argv, nil
 	}

@@ -57,3 +57,7 @@ func physicalPath(p string) string {
 	}
 	return p
 }
+
+// LimitsMechanism says how the per-call limits hold on macOS, which accepts an address-space
+// limit but does not enforce it.
+const LimitsMechanism = "rlimits (CPU time, open files, file size), set by the confinement wrapper or bash's ulimit; macOS does not enforce the address-space limit"

@@ -170,3 +170,6 @@ func splitRW(protect []string, dir string, abi int) []landlock.Rule {
 	}
 	return out
 }
+
+// LimitsMechanism says how the per-call limits hold on Linux.
+const LimitsMechanism = "rlimits (address space, CPU time, open files, file size), set by the confinement wrapper or bash's ulimit"

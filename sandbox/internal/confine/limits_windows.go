@@ -8,3 +8,6 @@ const (
 	LimitOpenFiles
 	LimitFileSize
 )
+
+// LimitsMechanism says how the per-call limits hold on Windows.
+const LimitsMechanism = "a Job Object per call (committed memory, CPU time; the whole process tree ends with the call); open files and file size are not limited on Windows"

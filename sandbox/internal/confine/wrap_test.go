@@ -14,6 +14,7 @@ func TestWrap(t *testing.T) {
 		return func() Support { return Support{Mechanism: "landlock", ABI: n, Files: true, Net: n >= NetABI} }
 	}
 	seatbelt := func() Support { return Support{Mechanism: "seatbelt", Files: true, Net: true} }
+	absent := func() Support { return Support{Err: errors.New("windows has no OS confinement"), Absent: true} }
 	for _, tc := range []struct {
 		name    string
 		c       *Confiner
@@ -31,6 +32,9 @@ func TestWrap(t *testing.T) {
 		{"no binary", &Confiner{support: abi(7)}, Rules{}, false, "Self is empty"},
 		{"seatbelt, required, no network", &Confiner{Self: "/mcp-bash", Required: true, support: seatbelt}, Rules{}, true, ""},
 		{"nothing but limits, required", &Confiner{Self: "/mcp-bash", Required: true, support: func() Support { return Support{Mechanism: "job object"} }}, Rules{}, false, "no OS confinement"},
+		{"platform without confinement, no consent", &Confiner{Self: "/mcp-bash", support: absent}, Rules{}, false, "MCPBASH_NATIVE_UNCONFINED=true"},
+		{"platform without confinement, consent", &Confiner{Self: "/mcp-bash", Unconfined: true, support: absent}, Rules{}, false, ""},
+		{"platform without confinement, consent but required", &Confiner{Self: "/mcp-bash", Unconfined: true, Required: true, support: absent}, Rules{}, false, "MCPBASH_REQUIRE_CONFINEMENT"},
 		{"relative rule path", &Confiner{Self: "/mcp-bash", support: abi(7)}, Rules{RO: []string{"rel"}}, false, "not absolute"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,5 +81,23 @@ func TestEncodingRoundTrip(t *testing.T) {
 	}
 	if _, err := decode(encPrefix + "eA"); err == nil { // "x": unknown token
 		t.Fatal("unknown token accepted")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		c    *Confiner
+		want string
+	}{
+		{&Confiner{support: func() Support { return Support{Mechanism: "landlock", ABI: 7, Files: true, Net: true} }}, "confined by Landlock"},
+		{&Confiner{support: func() Support { return Support{Mechanism: "seatbelt", Files: true, Net: true} }}, "confined by Seatbelt"},
+		{&Confiner{support: func() Support { return Support{Err: errors.New("landlock: not enabled")} }}, "unconfined: landlock: not enabled"},
+		{&Confiner{Unconfined: true, support: func() Support { return Support{Err: errors.New("windows has none"), Absent: true} }},
+			"unconfined: windows has none; MCPBASH_NATIVE_UNCONFINED=true"},
+		{nil, "unconfined"},
+	} {
+		if got := tc.c.Describe(); got != tc.want {
+			t.Errorf("Describe() = %q, want %q", got, tc.want)
+		}
 	}
 }
