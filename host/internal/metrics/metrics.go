@@ -184,5 +184,15 @@ func (m *Metrics) SessionOpened(transport string) { m.sessions.WithLabelValues(t
 // SessionClosed is SessionOpened's counterpart.
 func (m *Metrics) SessionClosed(transport string) { m.sessions.WithLabelValues(transport).Dec() }
 
+// Buffers publishes, read at each scrape, the bytes SSE streams hold for readers that are not
+// attached (used) and how many such backlogs were evicted over the budget (evicted).
+func (m *Metrics) Buffers(used, evicted func() float64) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "sse_buffered_bytes",
+			Help: "Bytes of SSE events held for replay or for a reader that is not attached (MCPBASH_HTTP_MAX_BUFFERED_BYTES bounds it)."}, used),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "mcpbash", Name: "sse_evictions_total",
+			Help: "Backlogs of SSE streams nobody read, evicted to keep the buffer budget."}, evicted))
+}
+
 // TenantsReloaded counts a tenants-file reload.
 func (m *Metrics) TenantsReloaded() { m.tenantsReloads.Inc() }

@@ -78,6 +78,9 @@ type LimitSpec struct {
 	CallsPerMinute  *int   `json:"callsPerMinute,omitempty"`
 	BytesWritten    *int64 `json:"bytesWritten,omitempty"`
 	Sessions        *int   `json:"sessions,omitempty"`
+	Listens         *int   `json:"listens,omitempty"`
+	Subscriptions   *int   `json:"subscriptions,omitempty"`
+	BufferedBytes   *int64 `json:"bufferedBytes,omitempty"`
 }
 
 // Visibility filters names with * and ? patterns: a name is visible when it matches an allow
@@ -97,6 +100,9 @@ type Limits struct {
 	CallsPerMinute  int           // admitted calls per minute (token bucket)
 	BytesWritten    int64         // bytes one call may write into the roots
 	Sessions        int           // HTTP sessions open at once
+	Listens         int           // subscriptions/listen streams open at once
+	Subscriptions   int           // resources watched at once, across listens and sessions
+	BufferedBytes   int64         // SSE bytes held for the tenant's streams no client reads
 }
 
 // DefaultLimits apply to every limit the file leaves out.
@@ -110,6 +116,9 @@ func DefaultLimits() Limits {
 		CallsPerMinute:  600,
 		BytesWritten:    100 << 20,
 		Sessions:        100,
+		Listens:         8,
+		Subscriptions:   256,
+		BufferedBytes:   64 << 20,
 	}
 }
 
@@ -140,6 +149,15 @@ func (l Limits) with(s *LimitSpec) Limits {
 	}
 	if s.Sessions != nil {
 		l.Sessions = *s.Sessions
+	}
+	if s.Listens != nil {
+		l.Listens = *s.Listens
+	}
+	if s.Subscriptions != nil {
+		l.Subscriptions = *s.Subscriptions
+	}
+	if s.BufferedBytes != nil {
+		l.BufferedBytes = *s.BufferedBytes
 	}
 	return l
 }
