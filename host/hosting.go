@@ -31,7 +31,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
@@ -205,23 +205,23 @@ func (srv *Server) tenantUsable(t *tenants.Tenant) error {
 }
 
 // tenantRoots are t's roots as sdk roots.
-func tenantRoots(t *tenants.Tenant) []sdk.Root {
-	var out []sdk.Root
+func tenantRoots(t *tenants.Tenant) []engine.Root {
+	var out []engine.Root
 	for _, r := range t.Roots() {
-		out = append(out, sdk.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }
 
 // narrowRoots cuts a call's roots (the client's, already vetted) down to what t may see.
-func narrowRoots(t *tenants.Tenant, roots []sdk.Root) []sdk.Root {
+func narrowRoots(t *tenants.Tenant, roots []engine.Root) []engine.Root {
 	client := make([]tenants.Root, 0, len(roots))
 	for _, r := range roots {
 		client = append(client, tenants.Root{Path: r.Path, Name: r.Name, ReadOnly: r.ReadOnly})
 	}
-	var out []sdk.Root
+	var out []engine.Root
 	for _, r := range t.NarrowRoots(client) {
-		out = append(out, sdk.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }
@@ -261,7 +261,7 @@ func tenantMayRun(t *tenants.Tenant, tool *registry.Tool) bool {
 
 // tenantJob applies t to a tool's engine job: its command and wasm lists, its output and
 // memory limits, and its own scratch base.
-func (srv *Server) tenantJob(job *sdk.Job, t *tenants.Tenant) error {
+func (srv *Server) tenantJob(job *engine.Job, t *tenants.Tenant) error {
 	l := t.Limits()
 	job.Policy.Allow = tenantCommands(t, job.Policy.Allow)
 	job.Policy.Limits.MaxBytesWritten = l.BytesWritten
@@ -344,7 +344,7 @@ func (ts *tenantScope) engineAllowed(tool *registry.Tool, engine string) error {
 	return nil
 }
 
-func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) []sdk.Root) []sdk.Root {
+func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root {
 	if client == nil {
 		return tenantRoots(ts.t) // as configured now: a reload may move them
 	}
@@ -352,11 +352,11 @@ func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) [
 	return narrowRoots(ts.t, client(ctx))
 }
 
-func (ts *tenantScope) fallbackRoots() []sdk.Root { return tenantRoots(ts.t) }
+func (ts *tenantScope) fallbackRoots() []engine.Root { return tenantRoots(ts.t) }
 
 func (ts *tenantScope) timeout(d time.Duration) time.Duration { return min(d, ts.t.Limits().Timeout) }
 
-func (ts *tenantScope) prepare(ctx context.Context, job *sdk.Job) (context.Context, error) {
+func (ts *tenantScope) prepare(ctx context.Context, job *engine.Job) (context.Context, error) {
 	if err := ts.srv.tenantJob(job, ts.t); err != nil {
 		return nil, err
 	}
@@ -424,7 +424,7 @@ func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *call
 		outcome, cause = metrics.OutcomeTimeout, "timeout"
 	case isErrorResult(res):
 		outcome = metrics.OutcomeToolError
-		if rec.outcome != nil && rec.outcome.Limit != sdk.LimitNone {
+		if rec.outcome != nil && rec.outcome.Limit != engine.LimitNone {
 			cause = rec.outcome.LimitHit
 			h.m.LimitHit(tenant, string(rec.outcome.Limit))
 		}

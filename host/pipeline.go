@@ -28,7 +28,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Request is one incoming message as the pipeline parsed it: what authorization checks is
@@ -86,14 +86,14 @@ type scope interface {
 	engineAllowed(tool *registry.Tool, engine string) error
 	// roots are a call's roots: the client's (vetted) cut down to the scope's, or the
 	// scope's own when the client names none (client nil).
-	roots(ctx context.Context, client func(context.Context) []sdk.Root) []sdk.Root
+	roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root
 	// fallbackRoots are a session's roots until its client names its own.
-	fallbackRoots() []sdk.Root
+	fallbackRoots() []engine.Root
 	// timeout caps a call's timeout.
 	timeout(d time.Duration) time.Duration
 	// prepare applies the scope to a call's engine job (commands, limits, scratch) and
 	// returns the context the engine runs in (the scope's workers).
-	prepare(ctx context.Context, job *sdk.Job) (context.Context, error)
+	prepare(ctx context.Context, job *engine.Job) (context.Context, error)
 	// page cuts one list page, and its total, down to what the scope sees.
 	page(ctx context.Context, k registry.Kind, items []json.RawMessage, total int) ([]json.RawMessage, int, error)
 	// private reports whether cacheable 2026-07-28 results are private to this caller.
@@ -164,7 +164,7 @@ var costed = map[string]string{
 type callRecord struct {
 	kind, name string
 	args       json.RawMessage
-	outcome    *sdk.Outcome
+	outcome    *engine.Outcome
 }
 
 type callRecordKey struct{}
@@ -269,15 +269,15 @@ func (operatorScope) toolAllowed(*registry.Tool) bool   { return true }
 func (operatorScope) engineAllowed(*registry.Tool, string) error {
 	return nil
 }
-func (o operatorScope) roots(ctx context.Context, client func(context.Context) []sdk.Root) []sdk.Root {
+func (o operatorScope) roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root {
 	if client != nil {
 		return client(ctx)
 	}
 	return o.srv.fallbackRoots()
 }
-func (o operatorScope) fallbackRoots() []sdk.Root           { return o.srv.fallbackRoots() }
+func (o operatorScope) fallbackRoots() []engine.Root        { return o.srv.fallbackRoots() }
 func (operatorScope) timeout(d time.Duration) time.Duration { return d }
-func (operatorScope) prepare(ctx context.Context, _ *sdk.Job) (context.Context, error) {
+func (operatorScope) prepare(ctx context.Context, _ *engine.Job) (context.Context, error) {
 	return ctx, nil
 }
 func (operatorScope) page(_ context.Context, _ registry.Kind, items []json.RawMessage, total int) ([]json.RawMessage, int, error) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
@@ -44,7 +44,7 @@ const stderrTailBytes = 4096
 // ran: a tool's failure (the original's JSON-RPC error) becomes an isError result by default,
 // and an isError result the tool built itself loses structured content its outputSchema could
 // not accept.
-func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res *CallToolResult, err error) (*CallToolResult, error) {
+func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallToolResult, err error) (*CallToolResult, error) {
 	var je *jsonrpc.Error
 	if err != nil && !errors.As(err, &je) {
 		return res, err
@@ -80,7 +80,7 @@ func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res *CallToolR
 // failureResult is the isError result of a failed run: the message, the tool's data and the
 // stderr tail as text a model can read; the exit code, stderr and the original's error code
 // and data in _meta.
-func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) *CallToolResult {
+func failureResult(t *registry.Tool, out *engine.Outcome, je *jsonrpc.Error) *CallToolResult {
 	text := je.Message
 	var data any
 	if len(je.Data) > 0 && string(je.Data) != "null" {
@@ -119,13 +119,13 @@ func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) *CallT
 
 // shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
 // then applies the operator's choice of error shape (finishCall).
-func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (*CallToolResult, error) {
+func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
 	res, err := shapeOriginal(srv, t, out, timeout)
 	return srv.finishCall(t, out, res, err)
 }
 
 // shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
-func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (*CallToolResult, error) {
+func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -143,7 +143,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	// Other limits end the run with a result naming the limit.
-	if out.Limit != sdk.LimitNone {
+	if out.Limit != engine.LimitNone {
 		res := srv.errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
 		res.Meta = baseMeta(out.ExitCode)
 		return res, nil
@@ -270,7 +270,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 }
 
 // resourceContents is text for UTF-8 text without NUL bytes, else a base64 blob.
-func resourceContents(e sdk.Embedded) resourceContent {
+func resourceContents(e engine.Embedded) resourceContent {
 	mt := e.MIMEType
 	if mt == "" {
 		mt = mime.TypeByExtension(filepath.Ext(strings.TrimPrefix(e.URI, "file://")))

@@ -24,7 +24,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 type handlerFunc func(ctx context.Context, s *Session, r *Request) (any, error)
@@ -51,7 +51,7 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines map[string]sdk.Engine
+	engines map[string]engine.Engine
 	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native  *native.Engine
 	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
@@ -64,7 +64,7 @@ type Server struct {
 	minimal    bool
 	schemas    schemaCache
 	https, git remoteFetcher
-	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	downloader func(context.Context, engine.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -58,14 +59,14 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
 	if s.client.caps.Roots != nil {
-		tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
+		tc.Roots = func(ctx context.Context) []engine.Root { return s.waitRoots(ctx) }
 	} // else the scope's own roots, as configured now (a tenants reload may move them)
 	return answer(srv.CallTool(ctx, tc))
 }
 
 // answer is a handler's answer from CallTool's: no result (a nil interface, not a nil
 // pointer in one) when it failed.
-func answer(res *CallToolResult, _ *sdk.Outcome, err error) (any, error) {
+func answer(res *CallToolResult, _ *engine.Outcome, err error) (any, error) {
 	if err != nil || res == nil {
 		return nil, err
 	}
@@ -78,14 +79,14 @@ type ToolCall struct {
 	Arguments, Meta json.RawMessage
 	TimeoutSecs     json.RawMessage
 	ElicitSupported bool
-	Elicit          func(context.Context, sdk.ElicitRequest) (sdk.ElicitResult, error)
+	Elicit          func(context.Context, engine.ElicitRequest) (engine.ElicitResult, error)
 	// SamplingSupported and Sample: the client's sampling/createMessage (nil: none).
 	SamplingSupported bool
-	Sample            func(context.Context, sdk.SamplingRequest) (json.RawMessage, error)
+	Sample            func(context.Context, engine.SamplingRequest) (json.RawMessage, error)
 	// Sink makes the progress/log sink for the call's progress token (nil: none).
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
-	Roots func(ctx context.Context) []sdk.Root
+	Roots func(ctx context.Context) []engine.Root
 	// scope is who the call runs for (nil: the operator, as for run-tool): its roots bound
 	// the call's, it sees and may run tools, it caps the timeout and applies its limits,
 	// commands and workers to the job (pipeline.go).
@@ -95,13 +96,13 @@ type ToolCall struct {
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
 // after which nothing more may be forwarded.
 type CallSink interface {
-	sdk.Sink
+	engine.Sink
 	Close()
 }
 
 // CallTool runs a tool and shapes its outcome as the original framework does (COMPAT.md §4).
 // The outcome is nil when the call never reached an engine.
-func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, *sdk.Outcome, error) {
+func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, *engine.Outcome, error) {
 	if tc.Name == "" {
 		return nil, nil, invalidParams("Tool name is required")
 	}
@@ -186,9 +187,9 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 // toolJob is the engine Job of a call of tool: the SDK call (roots, client callbacks, sink),
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
-func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (sdk.Job, CallSink) {
+func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
 	roots := sc.roots(ctx, tc.Roots)
-	call := &sdk.Call{
+	call := &engine.Call{
 		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs),
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
@@ -210,7 +211,7 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 			break
 		}
 	}
-	return sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
+	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink
 }
