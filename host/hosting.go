@@ -344,8 +344,8 @@ func (ts *tenantScope) engineAllowed(tool *registry.Tool, engine string) error {
 	return nil
 }
 
-func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root {
-	if client == nil {
+func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) []engine.Root, fromClient bool) []engine.Root {
+	if client == nil || !fromClient {
 		return tenantRoots(ts.t) // as configured now: a reload may move them
 	}
 	// A client's roots can only narrow the tenant's (the one place every call passes).

@@ -234,7 +234,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 		return res, nil // the roots come first: the sandbox is built from them
 	}
 	if roots, ok := rt.roots(); ok {
-		tc.Roots = func(context.Context) []engine.Root { return roots }
+		tc.Roots, tc.clientRoots = func(context.Context) []engine.Root { return roots }, true
 	} else {
 		tc.Roots = nil
 	}

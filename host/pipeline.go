@@ -84,9 +84,10 @@ type scope interface {
 	// wasm list; native is refused for tenants with its own error).
 	toolAllowed(tool *registry.Tool) bool
 	engineAllowed(tool *registry.Tool, engine string) error
-	// roots are a call's roots: the client's (vetted) cut down to the scope's, or the
-	// scope's own when the client names none (client nil).
-	roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root
+	// roots are a call's roots from the caller's (client nil: none; fromClient: a client
+	// named them, else they are a session's fallback or run-tool's): a client's are cut
+	// down to the scope's.
+	roots(ctx context.Context, client func(context.Context) []engine.Root, fromClient bool) []engine.Root
 	// fallbackRoots are a session's roots until its client names its own.
 	fallbackRoots() []engine.Root
 	// timeout caps a call's timeout.
@@ -269,7 +270,7 @@ func (operatorScope) toolAllowed(*registry.Tool) bool   { return true }
 func (operatorScope) engineAllowed(*registry.Tool, string) error {
 	return nil
 }
-func (o operatorScope) roots(ctx context.Context, client func(context.Context) []engine.Root) []engine.Root {
+func (o operatorScope) roots(ctx context.Context, client func(context.Context) []engine.Root, _ bool) []engine.Root {
 	if client != nil {
 		return client(ctx)
 	}

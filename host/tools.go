@@ -58,9 +58,11 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		return srv.statelessToolsCall(ctx, s, ri, tc, p)
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
-	if s.client.caps.Roots != nil {
-		tc.Roots = func(ctx context.Context) []engine.Root { return s.waitRoots(ctx) }
-	} // else the scope's own roots, as configured now (a tenants reload may move them)
+	// The session's roots: the client's, or (without the roots capability) the fallback it
+	// computed once; a scope that must not take a fallback from the past (a tenant's, which a
+	// reload may move) computes its own when they are not the client's.
+	tc.Roots = func(ctx context.Context) []engine.Root { return s.waitRoots(ctx) }
+	tc.clientRoots = s.client.caps.Roots != nil
 	return answer(srv.CallTool(ctx, tc))
 }
 
@@ -87,6 +89,8 @@ type ToolCall struct {
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
 	Roots func(ctx context.Context) []engine.Root
+	// clientRoots says Roots are the roots a client named (a session's may be its fallback).
+	clientRoots bool
 	// scope is who the call runs for (nil: the operator, as for run-tool): its roots bound
 	// the call's, it sees and may run tools, it caps the timeout and applies its limits,
 	// commands and workers to the job (pipeline.go).
@@ -188,7 +192,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
 func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
-	roots := sc.roots(ctx, tc.Roots)
+	roots := sc.roots(ctx, tc.Roots, tc.clientRoots)
 	call := &engine.Call{
 		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs),
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
