@@ -129,37 +129,24 @@ func (l Limits) with(s *LimitSpec) Limits {
 	if s.TimeoutSecs != nil {
 		l.Timeout = time.Duration(*s.TimeoutSecs) * time.Second
 	}
-	if s.MemoryMiB != nil {
-		l.MemoryMiB = *s.MemoryMiB
-	}
-	if s.OutputBytes != nil {
-		l.OutputBytes = *s.OutputBytes
-	}
-	if s.ConcurrentCalls != nil {
-		l.ConcurrentCalls = *s.ConcurrentCalls
-	}
-	if s.QueueLength != nil {
-		l.QueueLength = *s.QueueLength
-	}
-	if s.CallsPerMinute != nil {
-		l.CallsPerMinute = *s.CallsPerMinute
-	}
-	if s.BytesWritten != nil {
-		l.BytesWritten = *s.BytesWritten
-	}
-	if s.Sessions != nil {
-		l.Sessions = *s.Sessions
-	}
-	if s.Listens != nil {
-		l.Listens = *s.Listens
-	}
-	if s.Subscriptions != nil {
-		l.Subscriptions = *s.Subscriptions
-	}
-	if s.BufferedBytes != nil {
-		l.BufferedBytes = *s.BufferedBytes
-	}
+	override(&l.MemoryMiB, s.MemoryMiB)
+	override(&l.OutputBytes, s.OutputBytes)
+	override(&l.ConcurrentCalls, s.ConcurrentCalls)
+	override(&l.QueueLength, s.QueueLength)
+	override(&l.CallsPerMinute, s.CallsPerMinute)
+	override(&l.BytesWritten, s.BytesWritten)
+	override(&l.Sessions, s.Sessions)
+	override(&l.Listens, s.Listens)
+	override(&l.Subscriptions, s.Subscriptions)
+	override(&l.BufferedBytes, s.BufferedBytes)
 	return l
+}
+
+// override sets *dst to what the file wrote, when it wrote it.
+func override[T any](dst *T, written *T) {
+	if written != nil {
+		*dst = *written
+	}
 }
 
 // Problem is one thing wrong with a tenants file, at a JSON pointer.
