@@ -77,3 +77,46 @@ func otherSide(b *ast.BinaryExpr, side ast.Expr) ast.Expr {
 	}
 	return b.X
 }
+
+// TestSeats: a scope holds at most its listens and subscriptions; a listen asking for more
+// than is left is refused whole; releases give them back, once.
+func TestSeats(t *testing.T) {
+	srv := testServer(t)
+	sc := fixedSeats{operatorScope{srv}, seatLimits{listens: 2, subscriptions: 5}}
+	var table seatTable
+	r1, err := table.take(sc, true, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.take(sc, true, 3); causeOf(err) != "subscriptions" {
+		t.Fatalf("3 more subscriptions past 5: %v", err)
+	}
+	r2, err := table.take(sc, true, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.take(sc, true, 0); causeOf(err) != "listens" {
+		t.Fatalf("a third listen: %v", err)
+	}
+	if _, err := table.take(sc, false, 1); causeOf(err) != "subscriptions" {
+		t.Fatalf("a subscription past 5: %v", err)
+	}
+	r1()
+	r1() // once only
+	r3, err := table.take(sc, false, 3)
+	if err != nil {
+		t.Fatalf("after a release: %v", err)
+	}
+	r2()
+	r3()
+	if len(table.held) != 0 {
+		t.Fatalf("seats left after every release: %+v", table.held)
+	}
+}
+
+type fixedSeats struct {
+	operatorScope
+	lim seatLimits
+}
+
+func (f fixedSeats) seats() seatLimits { return f.lim }

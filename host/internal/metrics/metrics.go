@@ -72,7 +72,7 @@ func New(o Options) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), maxTenants: o.MaxTenants, tenants: map[string]bool{}}
 	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
 	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "calls_total", Help: "Calls answered, by tenant, kind (tool, resource, prompt, completion, other) and outcome.",
+		Namespace: "mcpbash", Name: "calls_total", Help: "Calls answered, by tenant, kind (tool, resource, prompt, completion, listen) and outcome (ok, tool_error, error, refused, cancelled, timeout).",
 	}, []string{"tenant", "kind", "outcome"})
 	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "mcpbash", Name: "call_duration_seconds", Help: "Call duration from admission to answer, by tenant and kind.",
