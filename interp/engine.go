@@ -227,7 +227,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
 	c.forwardStreams(ctx, side, f.Stderr)
 	out.Stderr = f.Stderr.Tail()
-	out.Access = f.AccessJSON()
+	f.Report(out)
 	out.Refused = c.refused
 	return out
 }

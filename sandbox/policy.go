@@ -140,6 +140,10 @@ type Policy struct {
 	// the operator's ceiling).
 	Allow  []string
 	Limits Limits
+	// Layer, when set, puts the call in review mode: its writes to read-write roots land in a
+	// copy-on-write layer whose data files go in this directory (private to the server, outside
+	// every root), not in the roots (layer.go; FS.Review returns what it holds).
+	Layer string
 }
 
 // Allowed reports whether an external command name is allowlisted.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
@@ -127,6 +128,9 @@ type Outcome struct {
 	Embedded []Embedded
 	// Access is the access record ({"entries":[...]}).
 	Access json.RawMessage
+	// Review is what the layer of a review-mode call holds (nil in direct mode): the host
+	// shows it as a change set and commits it only on a person's word.
+	Review *sandbox.LayerManifest `json:",omitempty"`
 	// Refused is the construct the engine refused to run because it cannot run it exactly as
 	// bash does (nil when none): the call failed loudly rather than differently.
 	Refused *Refusal `json:",omitempty"`
