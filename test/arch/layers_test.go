@@ -37,7 +37,7 @@ var layers = []struct {
 	{9, []string{"sdk"}},
 	{10, []string{"sandbox"}},
 	{11, []string{"sandbox/internal/..."}},
-	{12, []string{"sdk/wasmguest", "sdk/jqorder", "wasm/wasmtest", "test/harness"}},
+	{12, []string{"sdk/wasmguest", "sdk/jqorder", "interp/udiff", "wasm/wasmtest", "test/harness"}},
 }
 
 // peersMayImport are the trees whose packages may import each other: the evaluator's packages
