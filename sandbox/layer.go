@@ -123,7 +123,10 @@ type node struct {
 	// data is a file's content in the layer's directory; "" when it still has origin's, the
 	// root's file it was renamed from (or itself, for a change of mode or times only).
 	data, origin string
-	target       string // a link's
+	// from is the root's path the file was renamed from (shown in the change set), kept when
+	// its content is copied into the layer.
+	from   string
+	target string // a link's
 	// times are explicit (chtimes) when set; a new directory's or link's creation time otherwise.
 	timesSet     bool
 	atime, mtime time.Time
@@ -924,7 +927,7 @@ func (o *overlay) detach(p string, e lentry, seen *int) (*node, error) {
 			if !fi.Mode().IsRegular() {
 				return nil, errSpecial
 			}
-			return &node{kind: nFile, origin: p, mode: fi.Mode() & modeBits, ino: inoOf(fi)}, nil
+			return &node{kind: nFile, origin: p, from: p, mode: fi.Mode() & modeBits, ino: inoOf(fi)}, nil
 		}
 	}
 	// A directory of the root: it becomes the layer's own, with every entry it shows.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"time"
@@ -55,6 +56,8 @@ type Entry struct {
 	// Path).
 	Data   string `json:"data,omitempty"`
 	Origin string `json:"origin,omitempty"`
+	// From is the root's path a file was renamed from (with or without new content).
+	From   string `json:"from,omitempty"`
 	Target string `json:"target,omitempty"`
 	// Opaque marks a directory whose entries are all the layer's: nothing of the root shows
 	// below it (a new, moved or replaced directory).
@@ -104,7 +107,7 @@ func BaseOf(fi fs.FileInfo) Base {
 }
 
 // Same reports whether the root still holds what b recorded (the content digest and a link's
-// target are the caller's to compare).
+// target are the caller's to compare; a zero CtimeNs is not compared).
 func (b Base) Same(now Base) bool {
 	if b.Exists != now.Exists {
 		return false
@@ -120,7 +123,7 @@ func (b Base) Same(now Base) bool {
 		// anyone; what matters of it is checked entry by entry.
 		return b.Ino == now.Ino && b.Dev == now.Dev
 	}
-	return b.Size == now.Size && b.MtimeNs == now.MtimeNs && b.CtimeNs == now.CtimeNs && b.Ino == now.Ino && b.Dev == now.Dev
+	return b.Size == now.Size && b.MtimeNs == now.MtimeNs && (b.CtimeNs == 0 || b.CtimeNs == now.CtimeNs) && b.Ino == now.Ino && b.Dev == now.Dev
 }
 
 // KindOf names fi's type as Entry and Base do.
@@ -182,7 +185,7 @@ func (o *overlay) entries(p string, n *node, out *[]Entry) {
 		case nGone:
 			e.Kind, e.Mode = "gone", 0
 		case nFile:
-			e.Kind, e.Data, e.Origin = "file", kn.data, kn.origin
+			e.Kind, e.Data, e.Origin, e.From = "file", kn.data, kn.origin, kn.from
 		case nLink:
 			e.Kind, e.Target, e.Mode = "symlink", kn.target, 0
 		case nDir:
@@ -199,4 +202,25 @@ func (o *overlay) entries(p string, n *node, out *[]Entry) {
 			o.entries(kp, kn, out)
 		}
 	}
+}
+
+// OpenRoot opens a root by its physical path, refusing one that now leads through a symlink
+// (T-FS-12): what a commit of review mode writes through.
+func OpenRoot(p string) (*os.Root, error) { return openRootAt(p) }
+
+// Protects reports whether rel (relative to a root) is, or is inside, one of the root's nested
+// protected paths (LayerRoot.Protected).
+func Protects(nested []string, rel string) bool {
+	for _, n := range nested {
+		if dir, ok := hiddenPattern(n); ok {
+			if isHiddenIn(rel, dir) {
+				return true
+			}
+			continue
+		}
+		if isUnder(rel, n) {
+			return true
+		}
+	}
+	return false
 }
