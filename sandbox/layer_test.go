@@ -512,7 +512,7 @@ func TestLayerBudget(t *testing.T) {
 // call read.
 func TestLayerBase(t *testing.T) {
 	r := newReviewed(t, Limits{})
-	r.fs.WriteFile(r.p("a.txt"), []byte("x"), 0)                       // truncated: not read
+	r.fs.WriteFile(r.p("a.txt"), []byte("x"), 0)                        // truncated: not read
 	f, _ := r.fs.Open(r.p("sub/b.txt"), os.O_WRONLY|os.O_APPEND, 0o644) // read
 	f.Close()
 	r.fs.WriteFile(r.p("new"), nil, 0o644)
