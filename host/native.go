@@ -139,6 +139,7 @@ func (srv *Server) Close() {
 	if srv.pool != nil {
 		srv.pool.Close()
 	}
+	srv.closeReview()
 }
 
 // nativeEngine is the native engine with the server's configuration: the environment mode, the

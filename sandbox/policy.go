@@ -146,6 +146,18 @@ type Policy struct {
 	Layer string
 }
 
+// Nested lists the read-only roots of the policy below the root at p, relative to it: the
+// protected paths a write to p never reaches.
+func (p Policy) Nested(root string) []string {
+	var out []string
+	for _, r := range p.Roots {
+		if r.Mode == ReadOnly && r.Path != root && isUnder(r.Path, root) {
+			out = append(out, strings.TrimPrefix(r.Path[len(root):], "/"))
+		}
+	}
+	return out
+}
+
 // Allowed reports whether an external command name is allowlisted.
 func (p Policy) Allowed(name string) bool { return slices.Contains(p.Allow, name) }
 
