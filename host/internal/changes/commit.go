@@ -46,7 +46,8 @@ type journal struct {
 }
 
 // op is one step of a commit. Staging ops: mkdir, stage (a data file copied), link (a root's
-// file hard-linked, or copied), symlink. Apply ops: delete, mkdir-late, rename, chmod, chtimes.
+// file hard-linked, or copied), symlink. Apply ops: clear (a delete that makes way for an entry
+// of another kind), mkdir-late, rename, delete, chmod, chtimes.
 type op struct {
 	Do     string        `json:"do"`
 	Root   string        `json:"root"`
@@ -139,12 +140,13 @@ func (s *Store) Commit(ctx context.Context, id string, by Actor) (*Result, error
 		return nil, err
 	}
 	errs := apply(j, roots, false)
-	os.RemoveAll(s.setDir(id))
 	detail := ""
 	if len(errs) > 0 {
 		detail = "some steps failed: " + strings.Join(errs, "; ")
 	}
+	// Logged before the set is dropped: a crash in between logs it twice, never not at all.
 	s.event("committed", set, &by, detail)
+	s.drop(id)
 	if len(errs) > 0 {
 		return &Result{Set: set, Committed: true}, fmt.Errorf("the commit wrote what it could; %s", detail)
 	}
@@ -225,15 +227,17 @@ func plan(set *Set, roots rootSet, staged *journal) ([]op, []Conflict) {
 		ops = append(ops, o...)
 		conflicts = append(conflicts, c...)
 	}
-	// Staging first, then deletes deepest first, late directories parents first, renames,
-	// modes and times (directories last: their own times change as their entries do).
-	rank := map[string]int{"mkdir": 0, "stage": 1, "link": 1, "symlink": 1, "delete": 2, "mkdir-late": 3, "rename": 4, "chmod": 5, "chtimes": 6}
+	// Staging first; then what stands where something of another kind goes (deepest first),
+	// late directories (parents first), the renames, the other deletes (after the renames: a
+	// renamed file keeps its old name until its new one holds it), modes and times
+	// (directories last: their own times change as their entries do).
+	rank := map[string]int{"mkdir": 0, "stage": 1, "link": 1, "symlink": 1, "clear": 2, "mkdir-late": 3, "rename": 4, "delete": 5, "chmod": 6, "chtimes": 7}
 	sort.SliceStable(ops, func(i, j int) bool {
 		a, b := ops[i], ops[j]
 		if rank[a.Do] != rank[b.Do] {
 			return rank[a.Do] < rank[b.Do]
 		}
-		if a.Do == "delete" || a.Do == "chmod" || a.Do == "chtimes" {
+		if a.Do == "delete" || a.Do == "clear" || a.Do == "chmod" || a.Do == "chtimes" {
 			return depth(a.Path) > depth(b.Path)
 		}
 		return false
@@ -301,6 +305,22 @@ func planRoot(id string, r *sandbox.LayerRoot, rt *os.Root, sums map[string]stri
 		}
 		return false
 	}
+	// kindChanged are the entries that replace something of another kind: what stands there
+	// must go before they come.
+	var kindChanged []string
+	for _, e := range r.Entries {
+		if b := base[e.Path]; e.Kind != "gone" && b.Exists && deleted(e.Path, b) {
+			kindChanged = append(kindChanged, e.Path)
+		}
+	}
+	clears := func(p string) bool {
+		for _, k := range kindChanged {
+			if p == k || strings.HasPrefix(p, k+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	var ops []op
 	cleared := map[string]bool{} // directories whose every entry the set decides
 	for _, b := range r.Base {
@@ -308,7 +328,11 @@ func planRoot(id string, r *sandbox.LayerRoot, rt *os.Root, sums map[string]stri
 			continue
 		}
 		bb := b
-		ops = append(ops, op{Do: "delete", Root: r.Path, Path: b.Path, Base: &bb})
+		do := "delete"
+		if clears(b.Path) {
+			do = "clear"
+		}
+		ops = append(ops, op{Do: do, Root: r.Path, Path: b.Path, Base: &bb})
 		if b.Kind == "dir" {
 			cleared[b.Path] = true
 		}
@@ -608,7 +632,7 @@ func apply(j *journal, roots rootSet, again bool) []string {
 		dirs[o.Root][path.Dir(o.Path)] = true
 		var err error
 		switch o.Do {
-		case "delete":
+		case "delete", "clear":
 			now, _ := current(rt, o.Path)
 			switch {
 			case !now.Exists:
@@ -664,12 +688,12 @@ func (s *Store) recoverAll() {
 		switch j.State {
 		case "applying":
 			errs := apply(&j, roots, true)
-			os.RemoveAll(s.setDir(set.ID))
 			detail := "finished after an interrupted commit"
 			if len(errs) > 0 {
 				detail += "; some steps failed: " + strings.Join(errs, "; ")
 			}
 			s.event("committed", set, &j.By, detail)
+			s.drop(set.ID)
 		default:
 			rollback(&j, roots)
 			os.Remove(jp)

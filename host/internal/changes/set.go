@@ -37,8 +37,12 @@ const (
 	Renamed = "renamed"
 )
 
-// maxDiffBytes bounds each side of a file's diff: a larger text is summarised.
-const maxDiffBytes = 1 << 20
+// maxDiffBytes bounds each side of a file's diff: a larger text is summarised; a set keeps at
+// most maxSetDiffBytes of diffs in all.
+const (
+	maxDiffBytes    = 1 << 20
+	maxSetDiffBytes = 4 << 20
+)
 
 // Set is one call's change set.
 type Set struct {
@@ -112,6 +116,14 @@ func Build(ctx context.Context, m *sandbox.LayerManifest) (*Set, error) {
 		set.Files = append(set.Files, files...)
 	}
 	sortFiles(set.Files)
+	// The set keeps its diffs (a person reads them later): at most maxSetDiffBytes of them.
+	kept := 0
+	for i := range set.Files {
+		f := &set.Files[i]
+		if kept += len(f.Diff); kept > maxSetDiffBytes && f.Diff != "" {
+			f.Diff, f.Note = "", "diff not kept: the change set's diffs pass 4 MiB"
+		}
+	}
 	set.Digest = digestOf(set.Files)
 	return set, nil
 }

@@ -122,6 +122,7 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	defer unlock()
 	s.recoverAll()
+	s.sweep()
 	s.expire()
 	s.dropStaleLayers()
 	return s, nil
@@ -248,6 +249,25 @@ func (s *Store) Keep(set *Set, sameScope func(*Set) bool) error {
 
 func (s *Store) setDir(id string) string { return filepath.Join(s.dir, "pending", id) }
 
+// drop ends a set at once (its directory renamed away: it no longer waits, whatever happens
+// next), then removes what it held.
+func (s *Store) drop(id string) error {
+	gone := filepath.Join(s.dir, "pending", ".gone-"+id)
+	if err := os.Rename(s.setDir(id), gone); err != nil {
+		return err
+	}
+	syncDir(filepath.Join(s.dir, "pending"))
+	return os.RemoveAll(gone)
+}
+
+// sweep removes what a crash left of dropped sets.
+func (s *Store) sweep() {
+	gone, _ := filepath.Glob(filepath.Join(s.dir, "pending", ".gone-*"))
+	for _, g := range gone {
+		os.RemoveAll(g)
+	}
+}
+
 // load reads a waiting set.
 func (s *Store) load(id string) (*Set, error) {
 	if !ValidID(id) {
@@ -320,7 +340,7 @@ func (s *Store) Discard(id string, by Actor) error {
 	if _, err := os.Stat(filepath.Join(s.setDir(id), journalName)); err == nil {
 		return fmt.Errorf("change set %s is being committed", id)
 	}
-	if err := os.RemoveAll(s.setDir(id)); err != nil {
+	if err := s.drop(id); err != nil {
 		return err
 	}
 	s.event("discarded", set, &by, "")
@@ -336,7 +356,7 @@ func (s *Store) expire() {
 		set, err := s.load(e.Name())
 		if errors.Is(err, ErrNotPending) {
 			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > time.Hour {
-				os.RemoveAll(s.setDir(e.Name())) // kept halfway
+				s.drop(e.Name()) // kept halfway
 			}
 			continue
 		}
@@ -346,7 +366,7 @@ func (s *Store) expire() {
 		if _, err := os.Stat(filepath.Join(s.setDir(set.ID), journalName)); err == nil {
 			continue // a commit to finish, not to drop
 		}
-		if os.RemoveAll(s.setDir(set.ID)) == nil {
+		if s.drop(set.ID) == nil {
 			s.event("expired", set, &Actor{Kind: "server"}, "waited longer than MCPBASH_CHANGES_TTL_SECS")
 		}
 	}
