@@ -22,7 +22,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Write modes.
@@ -155,8 +155,8 @@ type reviewCall struct {
 
 // startReview prepares a review-mode call of tool: the layer directory in the job's policy.
 // A refusal is returned as the error (a JSON-RPC error) or as a result.
-func (srv *Server) startReview(tc ToolCall, tool *registry.Tool, kind string, job *sdk.Job) (*reviewCall, map[string]any, error) {
-	refuse := func(why string) (*reviewCall, map[string]any, error) {
+func (srv *Server) startReview(tc ToolCall, tool *registry.Tool, kind string, job *engine.Job) (*reviewCall, *CallToolResult, error) {
+	refuse := func(why string) (*reviewCall, *CallToolResult, error) {
 		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' runs in review mode (its writes wait for a person's approval), but %s", tool.Name, why))
 	}
 	if kind == ExecNative {
@@ -226,12 +226,12 @@ func (srv *Server) pendingFor(st *changes.Store, tc ToolCall) int {
 // finishReview turns what the layer holds into a change set: asked about when the client can
 // be, else kept waiting. It adds what happened to the result (text for the model, the diff as
 // a resource for the client, and _meta["mcpbash/changes"]).
-func (srv *Server) finishReview(ctx context.Context, rc *reviewCall, tc ToolCall, tool *registry.Tool, out *sdk.Outcome, res map[string]any) {
+func (srv *Server) finishReview(ctx context.Context, rc *reviewCall, tc ToolCall, tool *registry.Tool, out *engine.Outcome, res *CallToolResult) {
 	m := out.Review
 	if out.Cancelled || m == nil || m.Empty() {
 		rc.store.DropLayer(rc.layer)
 		if res != nil && !out.Cancelled {
-			resultMeta(res)["mcpbash/changes"] = map[string]any{"status": "none"}
+			res.meta()["mcpbash/changes"] = map[string]any{"status": "none"}
 		}
 		return
 	}
@@ -273,7 +273,7 @@ func (srv *Server) keepReview(ctx context.Context, rc *reviewCall, tc ToolCall, 
 	if !tc.ElicitSupported || tc.Elicit == nil || tc.stateless {
 		return "pending", set, ""
 	}
-	ans, err := tc.Elicit(ctx, sdk.ElicitRequest{Mode: "form", Message: approvalMessage(tool.Name, set), Schema: approvalSchema})
+	ans, err := tc.Elicit(ctx, engine.ElicitRequest{Mode: "form", Message: approvalMessage(tool.Name, set), Schema: approvalSchema})
 	if err != nil {
 		return "pending", set, "the user was asked but did not answer (" + err.Error() + ")"
 	}
@@ -325,15 +325,15 @@ func approvalMessage(tool string, set *changes.Set) string {
 }
 
 // addReview adds what happened to the call's changes to its result.
-func addReview(res map[string]any, tool, status string, set *changes.Set, detail string) {
+func addReview(res *CallToolResult, tool, status string, set *changes.Set, detail string) {
 	meta := map[string]any{"status": status}
 	if detail != "" {
 		meta["detail"] = detail
 	}
 	if set == nil {
-		resultMeta(res)["mcpbash/changes"] = meta
+		res.meta()["mcpbash/changes"] = meta
 		if status != "none" {
-			appendText(res, "Review: "+detail)
+			res.Content = append(res.Content, Content{Text: "Review: " + detail})
 		}
 		return
 	}
@@ -366,17 +366,10 @@ func addReview(res map[string]any, tool, status string, set *changes.Set, detail
 	if p := set.Patch(maxResultDiff); p != "" {
 		sb.WriteString("\n\n" + p)
 	}
-	appendText(res, sb.String())
-	content, _ := res["content"].([]any)
-	res["content"] = append(content, map[string]any{"type": "resource", "resource": map[string]any{
-		"uri": "mcpbash://changes/" + set.ID, "mimeType": "text/x-diff",
-		"text": set.Summary(len(set.Files)) + "\n\n" + set.Patch(maxResourceDiff)}})
-	resultMeta(res)["mcpbash/changes"] = meta
-}
-
-func appendText(res map[string]any, text string) {
-	content, _ := res["content"].([]any)
-	res["content"] = append(content, map[string]any{"type": "text", "text": text})
+	diff := set.Summary(len(set.Files)) + "\n\n" + set.Patch(maxResourceDiff)
+	res.Content = append(res.Content, Content{Text: sb.String()},
+		Content{Resource: &resourceContent{URI: "mcpbash://changes/" + set.ID, MIMEType: "text/x-diff", Text: &diff}})
+	res.meta()["mcpbash/changes"] = meta
 }
 
 // checkManifest holds what an engine reports to the call's read-write roots: paths inside them,
