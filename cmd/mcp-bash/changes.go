@@ -23,11 +23,6 @@ MCPBASH_CHANGES_DIR, until someone commits or discards them or they expire.
 Exit status: 0 done, 1 an error or a conflict (nothing written), 2 usage.`}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "machine-readable output")
 	open := func() (*host.Changes, error) {
-		if getenv("MCP_TOOL_NAME") != "" {
-			// The real guard is that tools cannot write the store (docs/REVIEW.md); this one
-			// says plainly that a decision is a person's, not a tool's.
-			return nil, &exitError{code: 1, msg: "Error: change sets are committed by a person, not from inside a tool (MCP_TOOL_NAME is set)"}
-		}
 		c, err := host.OpenChanges(host.Options{Getenv: getenv})
 		if err != nil {
 			return nil, &exitError{code: 1, msg: "Error: " + err.Error()}
