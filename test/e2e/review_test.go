@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,5 +310,62 @@ func TestReviewRunTool(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("run-tool --sandbox lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestReviewOperatorEndpoint: in hosting, the operator decides waiting sets over HTTP with
+// MCPBASH_OPERATOR_TOKEN, and with nothing else (not the remote token a client holds).
+func TestReviewOperatorEndpoint(t *testing.T) {
+	t.Parallel()
+	p := newReviewProject(t, nil)
+	args, _ := json.Marshal(map[string]any{"script": p.edits()})
+	if _, stderr, code := runCLI(t, p.dir, p.env(), "run-tool", "edit", "--args", string(args)); code != 0 {
+		t.Fatalf("run-tool: %s", stderr)
+	}
+	operator, remote := strings.Repeat("o", 40), strings.Repeat("r", 40)
+	s := harness.StartHTTP(t, harness.Options{Dir: p.dir, Env: p.env("MCPBASH_OPERATOR_TOKEN="+operator, "MCPBASH_REMOTE_TOKEN="+remote)})
+	do := func(method, path, token string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, s.Base+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body
+	}
+	for _, tok := range []string{"", remote, operator + "x"} {
+		if code, _ := do("GET", "/changes", tok); code != http.StatusUnauthorized {
+			t.Errorf("token %q: %d", tok, code)
+		}
+	}
+	code, body := do("GET", "/changes", operator)
+	sets, _ := body["changeSets"].([]any)
+	if code != 200 || len(sets) != 1 {
+		t.Fatalf("list: %d %v", code, body)
+	}
+	id, _ := sets[0].(map[string]any)["id"].(string)
+	if code, body := do("GET", "/changes/"+id, operator); code != 200 || body["tool"] != "edit" {
+		t.Fatalf("show: %d %v", code, body)
+	}
+	if code, _ := do("GET", "/changes/../../etc", operator); code == 200 {
+		t.Fatal("a path that is no id answered")
+	}
+	if code, body := do("POST", "/changes/"+id+"/commit", operator); code != 200 || body["committed"] != true {
+		t.Fatalf("commit: %d %v", code, body)
+	}
+	if got := snapshot(t, p.work); got != committedWork {
+		t.Fatalf("after commit the root holds\n%s", got)
+	}
+	if code, _ := do("POST", "/changes/"+id+"/discard", operator); code != http.StatusNotFound {
+		t.Fatalf("discard after commit: %d", code)
+	}
+	audit, _ := os.ReadFile(filepath.Join(p.store, "audit.log"))
+	if !strings.Contains(string(audit), `"kind":"operator"`) {
+		t.Errorf("audit log:\n%s", audit)
 	}
 }

@@ -53,8 +53,11 @@ func TestReviewCommitKill(t *testing.T) {
 		c.send(call(`"w"`, "rewrite", map[string]any{"dir": root}))
 		var q struct{ ID json.RawMessage }
 		c.wait(0, "the approval question", func() bool {
-			return len(c.requests) > 0 && json.Unmarshal(c.requests[0], &q) == nil
+			return c.has(`"w"`) || len(c.requests) > 0 && json.Unmarshal(c.requests[0], &q) == nil
 		})
+		if q.ID == nil {
+			t.Fatalf("iteration %d: the call ended without asking: %s\n%s", iter, c.text(`"w"`), c.stderr.String())
+		}
 		// Where to kill: 0 at once, 1 once r staged files exist, 2 once r targets are new, 3 after
 		// the answer.
 		phase, r := rand.IntN(4), 1+rand.IntN(reviewFiles)
