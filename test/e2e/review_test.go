@@ -22,10 +22,10 @@ type reviewProject struct {
 func newReviewProject(t *testing.T, extra map[string]string) reviewProject {
 	t.Helper()
 	files := map[string]string{
-		"server.d/server.meta.json": `{"name":"review"}`,
-		"tools/edit/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
-		"tools/edit/tool.meta.json": `{"name":"edit","description":"edit files","writeMode":"review","inputSchema":{"type":"object","properties":{"script":{"type":"string"}},"required":["script"]},"sandbox":{"allowCommands":["python3"]}}`,
-		"tools/plain/tool.sh":       "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
+		"server.d/server.meta.json":  `{"name":"review"}`,
+		"tools/edit/tool.sh":         "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
+		"tools/edit/tool.meta.json":  `{"name":"edit","description":"edit files","writeMode":"review","inputSchema":{"type":"object","properties":{"script":{"type":"string"}},"required":["script"]},"sandbox":{"allowCommands":["python3"]}}`,
+		"tools/plain/tool.sh":        "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\neval \"$(mcp_args_get '.script')\"\n",
 		"tools/plain/tool.meta.json": `{"name":"plain","description":"edit files directly","writeMode":"direct","inputSchema":{"type":"object","properties":{"script":{"type":"string"}},"required":["script"]}}`,
 	}
 	for k, v := range extra {

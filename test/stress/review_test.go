@@ -18,7 +18,9 @@ import (
 const reviewFiles = 24
 
 func oldContent(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("old %02d\n", i)), 20000) }
-func newContent(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("new %02d\n", i)), 37450)[:262144] }
+func newContent(i int) []byte {
+	return bytes.Repeat([]byte(fmt.Sprintf("new %02d\n", i)), 37450)[:262144]
+}
 
 // TestReviewCommitKill (issue 32): the server is killed with SIGKILL while it commits an
 // approved change set, at a point chosen at random (before the commit, while it stages, while
