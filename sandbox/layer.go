@@ -401,13 +401,12 @@ const modeBits = fs.ModePerm | fs.ModeSticky
 // OpenFile opens a file of the merged view: reads of files the call never wrote go to the root,
 // the first write of one copies it into the layer.
 func (o *overlay) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	f, err := o.open(name, flag, perm)
-	if err != nil {
-		return nil, pathErr("open", name, err)
-	}
-	return f, nil
+	var f File
+	err := o.locked("open", name, func() (err error) {
+		f, err = o.open(name, flag, perm)
+		return err
+	})
+	return f, err
 }
 
 func (o *overlay) open(name string, flag int, perm fs.FileMode) (File, error) {
@@ -468,7 +467,7 @@ func (o *overlay) open(name string, flag int, perm fs.FileMode) (File, error) {
 	}
 	if !write {
 		if e.n == nil {
-			return o.lower.OpenFile(p, flag, 0)
+			return hostTree{o.lower}.OpenFile(p, flag, 0)
 		}
 		if e.n.data == "" {
 			f, err := o.lower.OpenFile(e.n.origin, flag, 0)
@@ -668,13 +667,12 @@ func (o *overlay) readlink(p string, e lentry) (string, error) {
 
 // ReadDir lists a directory of the merged view, sorted.
 func (o *overlay) ReadDir(name string) ([]fs.DirEntry, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	ents, err := o.readDir(name)
-	if err != nil {
-		return nil, pathErr("readdirent", name, err)
-	}
-	return ents, nil
+	var ents []fs.DirEntry
+	err := o.locked("readdirent", name, func() (err error) {
+		ents, err = o.readDir(name)
+		return err
+	})
+	return ents, err
 }
 
 func (o *overlay) readDir(name string) ([]fs.DirEntry, error) {
@@ -722,54 +720,48 @@ func (o *overlay) readDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Mkdir makes one directory.
-func (o *overlay) Mkdir(name string, perm fs.FileMode) error {
+// locked runs fn under the overlay's lock, its error as a PathError of op on name.
+func (o *overlay) locked(op, name string, fn func() error) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p, err := o.walk(name, false, false, 0)
-	if err == nil {
-		if _, lerr := o.lookup(p); lerr == nil {
-			err = fs.ErrExist
-		} else if errors.Is(lerr, fs.ErrNotExist) {
-			err = o.mkdir(p, perm)
-		} else {
-			err = lerr
-		}
-	}
-	if err != nil {
-		return pathErr("mkdir", name, err)
+	if err := fn(); err != nil {
+		return pathErr(op, name, err)
 	}
 	return nil
+}
+
+// Mkdir makes one directory.
+func (o *overlay) Mkdir(name string, perm fs.FileMode) error {
+	return o.locked("mkdir", name, func() error {
+		p, err := o.walk(name, false, false, 0)
+		if err != nil {
+			return err
+		}
+		if _, lerr := o.lookup(p); lerr == nil {
+			return fs.ErrExist
+		} else if !errors.Is(lerr, fs.ErrNotExist) {
+			return lerr
+		}
+		return o.mkdir(p, perm)
+	})
 }
 
 // MkdirAll makes a directory and its parents, following links to directories on the way.
 func (o *overlay) MkdirAll(name string, perm fs.FileMode) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, err := o.walk(name, true, true, perm); err != nil {
-		return pathErr("mkdir", name, err)
-	}
-	return nil
+	return o.locked("mkdir", name, func() error {
+		_, err := o.walk(name, true, true, perm)
+		return err
+	})
 }
 
 // Remove removes a file, a link or an empty directory.
 func (o *overlay) Remove(name string) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if err := o.remove(name, false); err != nil {
-		return pathErr("remove", name, err)
-	}
-	return nil
+	return o.locked("remove", name, func() error { return o.remove(name, false) })
 }
 
 // RemoveAll removes a tree; a name that does not exist is no error.
 func (o *overlay) RemoveAll(name string) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if err := o.remove(name, true); err != nil {
-		return pathErr("unlinkat", name, err)
-	}
-	return nil
+	return o.locked("unlinkat", name, func() error { return o.remove(name, true) })
 }
 
 func (o *overlay) remove(name string, all bool) error {
@@ -1005,45 +997,37 @@ func (o *overlay) own(p string, e lentry) (*node, error) {
 
 // Chmod changes permission bits (following links).
 func (o *overlay) Chmod(name string, mode fs.FileMode) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	err := o.change(name, func(n *node, _ fs.FileInfo) error {
-		n.mode = mode & modeBits
-		return nil
+	return o.locked("chmod", name, func() error {
+		return o.change(name, func(n *node, _ fs.FileInfo) error {
+			n.mode = mode & modeBits
+			return nil
+		})
 	})
-	if err != nil {
-		return pathErr("chmod", name, err)
-	}
-	return nil
 }
 
 // Chtimes changes access and modification times (following links); a zero time leaves that one.
 func (o *overlay) Chtimes(name string, atime, mtime time.Time) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	err := o.change(name, func(n *node, fi fs.FileInfo) error {
-		if atime.IsZero() {
-			atime = accessTimeOf(fi)
-		}
-		if mtime.IsZero() {
-			mtime = fi.ModTime()
-		}
-		if n.kind == nFile && n.data != "" {
-			r, err := o.l.dataRoot()
-			if err != nil {
-				return err
+	return o.locked("chtimes", name, func() error {
+		return o.change(name, func(n *node, fi fs.FileInfo) error {
+			if atime.IsZero() {
+				atime = accessTimeOf(fi)
 			}
-			if err := r.Chtimes(n.data, atime, mtime); err != nil {
-				return err
+			if mtime.IsZero() {
+				mtime = fi.ModTime()
 			}
-		}
-		n.timesSet, n.atime, n.mtime = true, atime, mtime
-		return nil
+			if n.kind == nFile && n.data != "" {
+				r, err := o.l.dataRoot()
+				if err != nil {
+					return err
+				}
+				if err := r.Chtimes(n.data, atime, mtime); err != nil {
+					return err
+				}
+			}
+			n.timesSet, n.atime, n.mtime = true, atime, mtime
+			return nil
+		})
 	})
-	if err != nil {
-		return pathErr("chtimes", name, err)
-	}
-	return nil
 }
 
 // change applies fn to the node holding name's own metadata; only the owner (or root) may.

@@ -15,34 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// snapshot is every entry under dir: type, mode, content or link target.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(dir, func(p string, fi fs.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link:" + target
-		case fi.IsDir():
-			out[rel] = fmt.Sprintf("dir:%v", fi.Mode().Perm())
-		default:
-			b, _ := os.ReadFile(p)
-			out[rel] = fmt.Sprintf("file:%v:%s", fi.Mode().Perm(), b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
 
 type reviewed struct {
 	root, layer string
@@ -65,7 +40,7 @@ func newReviewed(t *testing.T, limits Limits) *reviewed {
 	os.WriteFile(filepath.Join(r.root, "sub", "b.txt"), []byte("beta\n"), 0o644)
 	os.WriteFile(filepath.Join(r.root, "sub", "deep", "c.txt"), []byte("gamma\n"), 0o600)
 	os.Symlink("a.txt", filepath.Join(r.root, "to-a"))
-	r.before = snapshot(t, r.root)
+	r.before = harness.Tree(t, r.root)
 	var err error
 	r.fs, err = NewFS(Policy{Roots: []Root{{Path: r.root, Mode: ReadWrite}}, Layer: r.layer, Limits: limits}, Scratch{}, &Record{})
 	if err != nil {
@@ -73,23 +48,11 @@ func newReviewed(t *testing.T, limits Limits) *reviewed {
 	}
 	t.Cleanup(func() {
 		r.fs.Close()
-		if after := snapshot(t, r.root); !mapsEqual(after, r.before) {
-			t.Errorf("the root changed in review mode:\nbefore %v\nafter  %v", r.before, after)
+		if d := harness.TreeDiff(r.before, harness.Tree(t, r.root)); d != "" {
+			t.Errorf("the root changed in review mode:\n%s", d)
 		}
 	})
 	return r
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *reviewed) p(rel string) string { return filepath.Join(r.root, rel) }

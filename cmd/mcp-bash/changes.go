@@ -22,21 +22,20 @@ person's word. Without a client that asks its user (elicitation), they wait here
 MCPBASH_CHANGES_DIR, until someone commits or discards them or they expire.
 Exit status: 0 done, 1 an error or a conflict (nothing written), 2 usage.`}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "machine-readable output")
-	open := func() (*host.Changes, error) {
-		c, err := host.OpenChanges(host.Options{Getenv: getenv})
-		if err != nil {
-			return nil, &exitError{code: 1, msg: "Error: " + err.Error()}
+	// with runs a verb over the opened store.
+	with := func(verb func(c *cobra.Command, ch *host.Changes, args []string) error) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, args []string) error {
+			ch, err := host.OpenChanges(host.Options{Getenv: getenv})
+			if err != nil {
+				return &exitError{code: 1, msg: "Error: " + err.Error()}
+			}
+			defer ch.Close()
+			return verb(c, ch, args)
 		}
-		return c, nil
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use: "list", Short: "List the change sets waiting", Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			ch, err := open()
-			if err != nil {
-				return err
-			}
-			defer ch.Close()
+		RunE: with(func(c *cobra.Command, ch *host.Changes, _ []string) error {
 			sets, err := ch.List()
 			if err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
@@ -57,16 +56,11 @@ Exit status: 0 done, 1 an error or a conflict (nothing written), 2 usage.`}
 				fmt.Fprintf(w, "%s  %s  tool %s  %d change(s)  expires %s\n", s.ID, s.Created.Local().Format(time.DateTime), s.Tool, len(s.Files), s.Expires.Local().Format(time.DateTime))
 			}
 			return nil
-		},
+		}),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use: "show <id>", Short: "Show a change set: what it changes, and the diff", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			ch, err := open()
-			if err != nil {
-				return err
-			}
-			defer ch.Close()
+		RunE: with(func(c *cobra.Command, ch *host.Changes, args []string) error {
 			s, err := ch.Get(args[0])
 			if err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
@@ -77,16 +71,11 @@ Exit status: 0 done, 1 an error or a conflict (nothing written), 2 usage.`}
 			}
 			showSet(c.OutOrStdout(), s)
 			return nil
-		},
+		}),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use: "commit <id>", Short: "Write a change set into its roots (nothing is written if a file changed meanwhile)", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			ch, err := open()
-			if err != nil {
-				return err
-			}
-			defer ch.Close()
+		RunE: with(func(c *cobra.Command, ch *host.Changes, args []string) error {
 			s, err := ch.Get(args[0])
 			if err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
@@ -108,22 +97,17 @@ Exit status: 0 done, 1 an error or a conflict (nothing written), 2 usage.`}
 				fmt.Fprintf(&sb, "  %s: %s\n", cf.Path, cf.Why)
 			}
 			return &exitError{code: 1, msg: strings.TrimRight(sb.String(), "\n")}
-		},
+		}),
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use: "discard <id>", Short: "Drop a change set: nothing of it is written", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			ch, err := open()
-			if err != nil {
-				return err
-			}
-			defer ch.Close()
+		RunE: with(func(c *cobra.Command, ch *host.Changes, args []string) error {
 			if err := ch.Discard(args[0], "cli", person()); err != nil {
 				return &exitError{code: 1, msg: "Error: " + err.Error()}
 			}
 			fmt.Fprintf(c.OutOrStdout(), "discarded %s\n", args[0])
 			return nil
-		},
+		}),
 	})
 	return cmd
 }

@@ -3,10 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,20 +52,16 @@ func (p reviewProject) edits() string {
 	return fmt.Sprintf(`cd %q && echo three >> a.txt && echo fresh > new.txt && rm old.txt && cat a.txt new.txt && ls`, p.work)
 }
 
-// snapshot is every file below dir with its content.
+// snapshot is every entry below dir, one per line (harness.Tree).
 func snapshot(t *testing.T, dir string) string {
 	t.Helper()
-	var b strings.Builder
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		c, _ := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(&b, "%s=%q\n", rel, c)
-		return nil
-	})
-	return b.String()
+	tree := harness.Tree(t, dir)
+	lines := make([]string, 0, len(tree))
+	for k, v := range tree {
+		lines = append(lines, k+" "+v)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // changesMeta is the result's _meta["mcpbash/changes"].
@@ -87,7 +83,7 @@ func reviewOf(t *testing.T, m harness.Msg) changesMeta {
 	return r.Meta.Changes
 }
 
-const committedWork = "a.txt=\"one\\ntwo\\nthree\\n\"\nkeep/k.txt=\"k\\n\"\nnew.txt=\"fresh\\n\"\n"
+const committedWork = "a.txt file -rw-r--r-- \"one\\ntwo\\nthree\\n\"\nkeep dir -rwxr-xr-x\nkeep/k.txt file -rw-r--r-- \"k\\n\"\nnew.txt file -rw-r--r-- \"fresh\\n\"\n"
 
 // TestReviewPending: without elicitation the call's writes wait as a change set; the call saw
 // them, the root did not change; a person commits one with the CLI and discards another.

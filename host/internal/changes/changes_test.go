@@ -2,7 +2,6 @@ package changes
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // fixture is a root with some content, a store, and a review-mode FS over the root.
@@ -58,7 +58,7 @@ func (f *fixture) newCall(t *testing.T) {
 
 func (f *fixture) p(rel string) string { return filepath.Join(f.root, rel) }
 
-// view is every entry under the root as the call sees it (through its FS).
+// view is every entry under the root as the call sees it (through its FS), as harness.Tree.
 func (f *fixture) view(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -75,19 +75,9 @@ func (f *fixture) view(t *testing.T) map[string]string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case fi.Mode()&fs.ModeSymlink != 0:
-				target, _ := f.fs.Readlink(p)
-				out[rel] = "link:" + target
-			case fi.IsDir():
-				out[rel] = fmt.Sprintf("dir:%v", fi.Mode().Perm())
+			out[rel] = harness.TreeEntry(fi, func() (string, error) { return f.fs.Readlink(p) }, func() ([]byte, error) { return f.fs.ReadFile(p) })
+			if fi.IsDir() {
 				walk(p)
-			default:
-				b, err := f.fs.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[rel] = fmt.Sprintf("file:%v:%s", fi.Mode().Perm(), b)
 			}
 		}
 	}
@@ -96,28 +86,7 @@ func (f *fixture) view(t *testing.T) map[string]string {
 }
 
 // host is every entry under the root on the host.
-func (f *fixture) host(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.Walk(f.root, func(p string, fi fs.FileInfo, err error) error {
-		if err != nil || p == f.root {
-			return err
-		}
-		rel, _ := filepath.Rel(f.root, p)
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link:" + target
-		case fi.IsDir():
-			out[rel] = fmt.Sprintf("dir:%v", fi.Mode().Perm())
-		default:
-			b, _ := os.ReadFile(p)
-			out[rel] = fmt.Sprintf("file:%v:%s", fi.Mode().Perm(), b)
-		}
-		return nil
-	})
-	return out
-}
+func (f *fixture) host(t *testing.T) map[string]string { return harness.Tree(t, f.root) }
 
 // keep builds and keeps the call's change set.
 func (f *fixture) keep(t *testing.T) *Set {
@@ -131,22 +100,6 @@ func (f *fixture) keep(t *testing.T) *Set {
 		t.Fatal(err)
 	}
 	return set
-}
-
-func diffMaps(a, b map[string]string) string {
-	var out []string
-	for k, v := range a {
-		if b[k] != v {
-			out = append(out, fmt.Sprintf("%s: %q vs %q", k, v, b[k]))
-		}
-	}
-	for k, v := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, fmt.Sprintf("%s: missing vs %q", k, v))
-		}
-	}
-	slices.Sort(out)
-	return strings.Join(out, "\n")
 }
 
 // calls are scripts of writes a call makes.
@@ -234,7 +187,7 @@ func TestCommitMatchesView(t *testing.T) {
 			if !res.Committed {
 				t.Fatalf("conflicts: %v", res.Conflicts)
 			}
-			if d := diffMaps(want, f.host(t)); d != "" {
+			if d := harness.TreeDiff(want, f.host(t)); d != "" {
 				t.Fatalf("the root differs from the call's view:\n%s", d)
 			}
 			if leftovers := tempsIn(t, f.root); len(leftovers) > 0 {
@@ -272,7 +225,7 @@ func TestDiscardLeavesRoot(t *testing.T) {
 			if err := f.st.Discard(set.ID, Actor{Kind: "cli"}); err != nil {
 				t.Fatal(err)
 			}
-			if d := diffMaps(before, f.host(t)); d != "" {
+			if d := harness.TreeDiff(before, f.host(t)); d != "" {
 				t.Fatalf("the root changed:\n%s", d)
 			}
 			if _, err := os.Stat(filepath.Join(f.store, "pending", set.ID)); !os.IsNotExist(err) {
@@ -385,7 +338,7 @@ func TestConflicts(t *testing.T) {
 			if !slices.ContainsFunc(res.Conflicts, func(c Conflict) bool { return c.Path == f.p(tc.path) }) {
 				t.Fatalf("conflicts %v lack %s", res.Conflicts, tc.path)
 			}
-			if d := diffMaps(before, f.host(t)); d != "" {
+			if d := harness.TreeDiff(before, f.host(t)); d != "" {
 				t.Fatalf("the commit wrote despite the conflict:\n%s", d)
 			}
 			if _, err := f.st.Get(set.ID); err != nil {
@@ -409,7 +362,7 @@ func TestTamperedData(t *testing.T) {
 	if _, err := f.st.Commit(context.Background(), set.ID, Actor{Kind: "cli"}); err == nil || !strings.Contains(err.Error(), "not the content that was shown") {
 		t.Fatalf("want a refusal, got %v", err)
 	}
-	if d := diffMaps(before, f.host(t)); d != "" || len(tempsIn(t, f.root)) > 0 {
+	if d := harness.TreeDiff(before, f.host(t)); d != "" || len(tempsIn(t, f.root)) > 0 {
 		t.Fatalf("the root changed:\n%s", d)
 	}
 }
@@ -440,7 +393,7 @@ func TestRecovery(t *testing.T) {
 			roots.close()
 			// Crashed in staging: undone, the set still waits.
 			f.crash(t, set, ops, "staging", -1)
-			if d := diffMaps(before, f.host(t)); d != "" || len(tempsIn(t, f.root)) > 0 {
+			if d := harness.TreeDiff(before, f.host(t)); d != "" || len(tempsIn(t, f.root)) > 0 {
 				t.Fatalf("staging was not undone:\n%s", d)
 			}
 			if _, err := f.st.Get(set.ID); err != nil {
@@ -452,7 +405,7 @@ func TestRecovery(t *testing.T) {
 				c.do(t, g)
 				gset := g.keep(t)
 				g.crash(t, gset, nil, "applying", k)
-				if d := diffMaps(want, g.host(t)); d != "" {
+				if d := harness.TreeDiff(want, g.host(t)); d != "" {
 					t.Fatalf("after a crash at apply step %d/%d, recovery left:\n%s", k, n, d)
 				}
 				if len(tempsIn(t, g.root)) > 0 {

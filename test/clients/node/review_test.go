@@ -3,8 +3,6 @@ package nodeclients
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,43 +28,6 @@ ln -s a.txt link-to-a
 [ "$(tail -n1 link-to-a)" = 'edited by the tool' ] && [ -x run.sh ] && [ ! -e old.txt ] && [ -f r2.txt ] || { echo 'the call does not see its own writes' >&2; exit 1; }
 echo edited
 `
-
-// tree is every entry below dir: kind, mode and content or target.
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, _ := os.Lstat(p)
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link " + target
-		case fi.IsDir():
-			out[rel] = fmt.Sprintf("dir %v", fi.Mode().Perm())
-		default:
-			b, _ := os.ReadFile(p)
-			out[rel] = fmt.Sprintf("file %v %q", fi.Mode().Perm(), b)
-		}
-		return nil
-	})
-	return out
-}
-
-func sameTree(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // TestReviewTypeScript: review mode with a real client that supports elicitation. Approving
 // writes exactly the new content; declining, cancelling or answering no leaves the root
@@ -95,7 +56,7 @@ func TestReviewTypeScript(t *testing.T) {
 		for name, content := range map[string]string{"a.txt": "one\n", "old.txt": "old\n", "r1.txt": "moving\n", "run.sh": "echo run\n"} {
 			os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
 		}
-		before[a] = tree(t, root)
+		before[a] = harness.Tree(t, root)
 		scenarios = append(scenarios, map[string]string{"name": a, "root": root, "answer": a})
 	}
 	sc, _ := json.Marshal(scenarios)
@@ -123,7 +84,7 @@ func TestReviewTypeScript(t *testing.T) {
 	}
 	for _, a := range answers {
 		root := filepath.Join(base, a)
-		got, res := tree(t, root), results[a]
+		got, res := harness.Tree(t, root), results[a]
 		want := before[a]
 		switch a {
 		case "approve":
@@ -161,8 +122,8 @@ func TestReviewTypeScript(t *testing.T) {
 				t.Errorf("%s: status %q: %s", a, res.Meta.Status, res.Text)
 			}
 		}
-		if !sameTree(got, want) {
-			t.Errorf("%s: the root holds\n%v\nwant\n%v", a, got, want)
+		if d := harness.TreeDiff(want, got); d != "" {
+			t.Errorf("%s: the root differs:\n%s", a, d)
 		}
 	}
 	audit, _ := os.ReadFile(filepath.Join(store, "audit.log"))
