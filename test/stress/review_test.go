@@ -30,7 +30,7 @@ func newContent(i int) []byte {
 // and no temporary file is left.
 func TestReviewCommitKill(t *testing.T) {
 	t.Parallel()
-	n := pick(4, 200)
+	n := pick(4, 100)
 	project := t.TempDir()
 	harness.WriteFiles(t, project, map[string]string{
 		"server.d/server.meta.json": `{"name":"kill"}`,
