@@ -161,5 +161,6 @@ func (srv *Server) nativeEngine(self string) *native.Engine {
 			FileSizeKiB:     int64(n.MaxFileMiB) << 10,
 		},
 		BeforeConfine: srv.noteConfinement,
+		Hide:          srv.changesHide(),
 	}
 }

@@ -38,6 +38,9 @@ type reviewState struct {
 	err   error
 	// audit is MCPBASH_AUDIT_LOG outside hosting mode (hosting's own logger otherwise).
 	audit *audit.Logger
+	// probeOnce tries, once, whether native tools' writes can be held here (probeErr: why not).
+	probeOnce sync.Once
+	probeErr  error
 }
 
 // writeMode is the mode a call of t runs in: review when the operator (MCPBASH_WRITE_MODE), the
@@ -444,8 +447,36 @@ func linkInside(link, target string) bool {
 	return up <= strings.Count(link, "/")
 }
 
-// nativeReviewProblem says why a native tool cannot run in review mode here ("" when it can).
+// nativeReviewProblem says why a native tool cannot run in review mode here ("" when it can):
+// its writes are held by overlay mounts in its own namespaces (Linux, with Landlock), which the
+// server tries once (sandbox.LayerProbe) where the layers are made.
 func (srv *Server) nativeReviewProblem() string {
-	return "the native engine runs real bash, whose writes go to the roots directly, and this platform offers no way to hold them in a layer; " +
-		`fix: run the tool in the sandbox (remove "exec": "native" from its tool.meta.json), or set its "writeMode" to "direct" where the operator allows it`
+	const fix = `; fix: run the tool in the sandbox (remove "exec": "native" from its tool.meta.json), or set its "writeMode" to "direct" where the operator allows it`
+	if _, err := sandbox.LandlockStatus(); err != nil {
+		return "its native engine holds writes for review only under Landlock: " + err.Error() + fix
+	}
+	st, err := srv.changeStore()
+	if err != nil {
+		return "its change store cannot be opened: " + err.Error()
+	}
+	r := &srv.review
+	r.probeOnce.Do(func() {
+		base, err := st.LayerBase("")
+		if err == nil {
+			err = sandbox.LayerProbe(selfBinary(srv.cfg), base)
+		}
+		r.probeErr = err
+	})
+	if r.probeErr != nil {
+		return "its native engine runs real bash, whose writes can be held in a layer only through an overlay mount in a user namespace, and here " + r.probeErr.Error() + fix
+	}
+	return ""
+}
+
+// changesHide are the directories a native tool in review mode must not see: the change store.
+func (srv *Server) changesHide() []string {
+	if d := changesDir(srv.cfg.Settings, srv.cfg.Getenv); d != "" {
+		return []string{physicalPath(d)}
+	}
+	return nil
 }

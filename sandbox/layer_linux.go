@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func statTimesOf(st *syscall.Stat_t) (atime, ctime time.Time) {
@@ -38,4 +40,21 @@ func processUmask() fs.FileMode {
 		}
 	}
 	return 0o022
+}
+
+// oNonblockOpen keeps an open of a FIFO from waiting for a writer.
+const oNonblockOpen = syscall.O_NONBLOCK
+
+// isWhiteout reports whether fi is an overlay's whiteout: a character device 0/0.
+func isWhiteout(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && fi.Mode()&fs.ModeCharDevice != 0 && st.Rdev == 0
+}
+
+// isOpaque reports whether the overlay directory at p hides the one below it (the
+// user.overlay.opaque mark of an overlay mounted in a user namespace).
+func isOpaque(p string) bool {
+	var b [2]byte
+	n, err := unix.Lgetxattr(p, "user.overlay.opaque", b[:])
+	return err == nil && n == 1 && b[0] == 'y'
 }

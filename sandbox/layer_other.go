@@ -23,3 +23,9 @@ func accessTimeOf(fi fs.FileInfo) time.Time { return fi.ModTime() }
 func layerStat(fs.FileInfo, *layerInfo) any { return nil }
 
 func processUmask() fs.FileMode { return 0o022 }
+
+const oNonblockOpen = 0
+
+func isWhiteout(fs.FileInfo) bool { return false }
+
+func isOpaque(string) bool { return false }

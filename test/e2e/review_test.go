@@ -255,21 +255,13 @@ func TestReviewIsolation(t *testing.T) {
 // TestReviewRefusals: what review mode cannot hold is refused, loudly, with the fix.
 func TestReviewRefusals(t *testing.T) {
 	t.Parallel()
-	p := newReviewProject(t, map[string]string{
-		"tools/nat/tool.sh":        "#!/usr/bin/env bash\necho hi > \"$1\"\n",
-		"tools/nat/tool.meta.json": `{"name":"nat","description":"native","exec":"native","writeMode":"review","inputSchema":{"type":"object"}}`,
-	})
+	p := newReviewProject(t, nil)
 	before := snapshot(t, p.work)
-	c := p.start(t, nil, "MCPBASH_SANDBOX_ALLOW_COMMANDS=python3", "MCPBASH_TOOL_ALLOWLIST=nat edit plain", "MCPBASH_CHANGES_MAX_PENDING=1")
+	c := p.start(t, nil, "MCPBASH_SANDBOX_ALLOW_COMMANDS=python3", "MCPBASH_CHANGES_MAX_PENDING=1")
 	// A host command would write past the layer.
 	m := c.Call("tools/call", map[string]any{"name": "edit", "arguments": map[string]any{"script": "python3 -c 'print(1)'; echo rc=$?"}})
 	if out := text(m); !strings.Contains(out, "rc=126") || !strings.Contains(out, "host commands cannot run in review mode") {
 		t.Errorf("host command: %s", m.Raw)
-	}
-	// Native tools cannot be layered here.
-	m = c.Call("tools/call", map[string]any{"name": "nat", "arguments": map[string]any{}})
-	if m.Error == nil || !strings.Contains(m.Error.Message, "review mode") || !strings.Contains(m.Error.Message, "fix:") {
-		t.Errorf("native: %s", m.Raw)
 	}
 	// The pending cap: the second set of the session is refused before the tool runs.
 	m = c.Call("tools/call", map[string]any{"name": "edit", "arguments": map[string]any{"script": p.edits()}})
@@ -363,5 +355,70 @@ func TestReviewOperatorEndpoint(t *testing.T) {
 	audit, _ := os.ReadFile(filepath.Join(p.store, "audit.log"))
 	if !strings.Contains(string(audit), `"kind":"operator"`) {
 		t.Errorf("audit log:\n%s", audit)
+	}
+}
+
+// nativeTool edits its root as real bash, checks it sees its own writes, leaves a process behind
+// that would write later, and tries to reach what lies below its layer and the change store.
+const nativeTool = `#!/usr/bin/env bash
+cd "$ROOT" || exit 1
+echo three >> a.txt
+echo fresh > new.txt
+rm old.txt
+mkdir -p sub && echo in > sub/in.txt
+ln -s a.txt link
+[ "$(tail -n1 link)" = three ] && [ ! -e old.txt ] || { echo 'the call does not see its own writes' >&2; exit 1; }
+setsid sh -c 'sleep 60; echo late > "$ROOT/late.txt"' "$MARK" >/dev/null 2>&1 &
+ls "$STORE" >/dev/null 2>&1 && echo 'store visible'
+umount "$ROOT" 2>/dev/null && echo 'unmounted'
+echo done
+`
+
+// TestReviewNative: a native tool in review mode writes through overlays of its roots, where
+// the platform has them (Linux: an overlay mount in a user namespace, Landlock): it sees its
+// writes, the root does not change, what it left running ends with it, it cannot see the change
+// store or unmount its layer. Elsewhere it is refused, with the fix.
+func TestReviewNative(t *testing.T) {
+	t.Parallel()
+	p := newReviewProject(t, map[string]string{
+		"tools/nat/tool.sh":        nativeTool,
+		"tools/nat/tool.meta.json": `{"name":"nat","description":"native","exec":"native","writeMode":"review","inputSchema":{"type":"object"}}`,
+	})
+	os.Chmod(filepath.Join(p.dir, "tools/nat/tool.sh"), 0o755)
+	before := snapshot(t, p.work)
+	mark := fmt.Sprintf("review-native-%d", os.Getpid())
+	c := p.start(t, nil, "MCPBASH_TOOL_ALLOWLIST=nat", "MCPBASH_TOOL_ENV_MODE=allowlist", "MCPBASH_TOOL_ENV_ALLOWLIST=ROOT STORE MARK",
+		"ROOT="+p.work, "STORE="+p.store, "MARK="+mark)
+	m := c.Call("tools/call", map[string]any{"name": "nat", "arguments": map[string]any{}})
+	if m.Error != nil {
+		if !strings.Contains(m.Error.Message, "review mode") || !strings.Contains(m.Error.Message, "fix:") {
+			t.Fatalf("refused without the fix: %s", m.Raw)
+		}
+		t.Logf("native review mode is not available here: %s", m.Error.Message)
+		return
+	}
+	out, rv := text(m), reviewOf(t, m)
+	if rv.Status != "pending" || !strings.Contains(out, "done") || strings.Contains(out, "store visible") || strings.Contains(out, "unmounted") {
+		t.Fatalf("result %s", m.Raw)
+	}
+	if got := snapshot(t, p.work); got != before {
+		t.Fatalf("the root changed before anyone approved:\n%s", got)
+	}
+	if _, stderr, code := runCLI(t, p.dir, p.env(), "changes", "commit", rv.ID); code != 0 {
+		t.Fatalf("commit: %s", stderr)
+	}
+	got := harness.Tree(t, p.work)
+	want := map[string]string{"a.txt": `file -rw-r--r-- "one\ntwo\nthree\n"`, "new.txt": `file -rw-r--r-- "fresh\n"`, "keep": "dir -rwxr-xr-x",
+		"keep/k.txt": `file -rw-r--r-- "k\n"`, "sub": "dir -rwxr-xr-x", "sub/in.txt": `file -rw-r--r-- "in\n"`, "link": "link a.txt"}
+	if d := harness.TreeDiff(want, got); d != "" {
+		t.Fatalf("after commit:\n%s", d)
+	}
+	// The process the tool left behind ended with the call: the layer's PID namespace is
+	// emptied before the call's first process is reaped, so none is left when it answers.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), mark) {
+			t.Fatalf("a process the native tool left behind still runs: %s %q", f, b)
+		}
 	}
 }
