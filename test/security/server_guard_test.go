@@ -43,6 +43,17 @@ var serverRules = guardRules{
 // directories the server created with unguessable names before any tool ran. A side file or
 // anything else in a directory a tool writes goes through sandbox.SideDir or sandbox.FS.
 var serverFileAllowlist = map[string]string{
+	"host/internal/native/native.go:Engine.review:os.Mkdir":                "the overlay's upper and work directories in the call's layer directory, which the server made in the change store (unguessable name, outside every root) before the tool runs",
+	"host/internal/native/native.go:Engine.review:os.Chmod":                "the overlay's own work/work directory (mode 0, made by the kernel; the tool's merged view cannot reach the work directory), opened so that it can be removed",
+	"host/internal/native/native.go:Engine.review:os.RemoveAll":            "the overlay's work and what is left of its upper directory once its files moved into the layer (RemoveAll never follows symlinks)",
+	"sandbox/internal/confine/layer_linux.go:LayerExec:os.Chdir":           "the layer helper enters the tool's directory again once its overlays are mounted, before the tool starts",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.Chmod":          "the probe's overlay work directory, in a probe directory the server made (unguessable name) in the change store",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.Mkdir":          "the probe's lower, upper and work directories, in its own new directory in the change store",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.MkdirTemp":      "a new probe directory with an unguessable name in the change store's layers directory",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.ReadFile":       "what the probe's own helper wrote through its overlay (no tool ran there)",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.RemoveAll":      "removes the probe directory (RemoveAll never follows symlinks)",
+	"sandbox/internal/confine/layer_linux.go:LayerProbe:os.Stat":           "checks that the probe's write did not reach its lower directory",
+	"sandbox/internal/confine/layer_linux.go:layerProbeChild:os.WriteFile": "the probe helper writes through its own overlay, in its own namespace, before any tool",
 	"host/internal/changes/commit.go:Store.Commit:os.Remove":               "a commit's journal in the store",
 	"host/internal/changes/commit.go:Store.recoverAll:os.ReadDir":          "lists the store's change sets",
 	"host/internal/changes/commit.go:Store.recoverAll:os.ReadFile":         "a commit's journal in review mode's change store (MCPBASH_CHANGES_DIR, 0700, the server user's alone): outside every root (review calls are refused when one reaches it), unreachable to native tools and host commands under Landlock (review mode is refused where they run unconfined)",
