@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
@@ -76,6 +77,7 @@ func TestReviewCommitKill(t *testing.T) {
 			if phase == 1 && countTemps(root) >= r || phase == 2 && countNew(root) >= r {
 				break
 			}
+			time.Sleep(100 * time.Microsecond) // a poll of the commit's progress, not a wait for it
 		}
 		phases[fmt.Sprint(phase)]++
 		c.kill()
