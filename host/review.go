@@ -133,18 +133,31 @@ func (srv *Server) closeReview() {
 
 // reviewUnsafe says why this server cannot keep change sets from every tool ("" when it can):
 // processes that leave the sandbox (native tools, allowlisted host commands) run as the server's
-// user, and only Landlock keeps them out of the store.
-func (srv *Server) reviewUnsafe() string {
+// user, and only Landlock keeps them out of the store. Without it, review mode holds only where
+// no tool of the project can start such a process.
+func (srv *Server) reviewUnsafe(ctx context.Context) string {
 	st := srv.cfg.Settings
-	leaves := srv.cfg.Exec == ExecNative || st.ToolAllowlist != nil || len(st.SandboxAllowCommands) > 0
-	if !leaves || st.RequireConfinement {
+	if st.RequireConfinement {
 		return ""
 	}
 	if _, err := sandbox.LandlockStatus(); err == nil {
 		return ""
 	}
-	return "native tools and allowlisted host commands may run here without OS confinement, and could then rewrite the change sets waiting for review; " +
-		"fix: run on Linux with Landlock and set MCPBASH_REQUIRE_CONFINEMENT=true, or allow no native tools and host commands (MCPBASH_TOOL_ALLOWLIST, --exec=native, MCPBASH_SANDBOX_ALLOW_COMMANDS)"
+	leaves := srv.cfg.Exec == ExecNative
+	tools, err := srv.reg.Tools(ctx)
+	if err != nil {
+		leaves = true // cannot tell: as if one could
+	}
+	for _, t := range tools {
+		if (srv.wantsNative(t) && st.ToolAllowlist != nil) || len(srv.allowedCommands(t)) > 0 {
+			leaves = true
+		}
+	}
+	if !leaves {
+		return ""
+	}
+	return "native tools or allowlisted host commands of this project run here without OS confinement, and could rewrite the change sets waiting for review; " +
+		"fix: run on Linux with Landlock and set MCPBASH_REQUIRE_CONFINEMENT=true, or give the project no native tools and no allowlisted host commands"
 }
 
 // reviewCall is a review-mode call in progress.
@@ -158,7 +171,7 @@ type reviewCall struct {
 
 // startReview prepares a review-mode call of tool: the layer directory in the job's policy.
 // A refusal is returned as the error (a JSON-RPC error) or as a result.
-func (srv *Server) startReview(tc ToolCall, tool *registry.Tool, kind string, job *engine.Job) (*reviewCall, *CallToolResult, error) {
+func (srv *Server) startReview(ctx context.Context, tc ToolCall, tool *registry.Tool, kind string, job *engine.Job) (*reviewCall, *CallToolResult, error) {
 	refuse := func(why string) (*reviewCall, *CallToolResult, error) {
 		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' runs in review mode (its writes wait for a person's approval), but %s", tool.Name, why))
 	}
@@ -167,7 +180,7 @@ func (srv *Server) startReview(tc ToolCall, tool *registry.Tool, kind string, jo
 			return refuse(why)
 		}
 	}
-	if why := srv.reviewUnsafe(); why != "" {
+	if why := srv.reviewUnsafe(ctx); why != "" {
 		return refuse(why)
 	}
 	st, err := srv.changeStore()

@@ -168,7 +168,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	var review *reviewCall
 	if srv.writeMode(tool, tc.Tenant) == WriteReview {
 		var refused *CallToolResult
-		if review, refused, err = srv.startReview(tc, tool, kind, &job); review == nil {
+		if review, refused, err = srv.startReview(ctx, tc, tool, kind, &job); review == nil {
 			if sink != nil {
 				sink.Close()
 			}
