@@ -114,6 +114,18 @@ func TestReviewPending(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, rv.ID) || !strings.Contains(stdout, "tool edit") {
 		t.Fatalf("changes list: %d %s %s", code, stdout, stderr)
 	}
+	stdout, _, code = runCLI(t, p.dir, env, "changes", "list", "--json")
+	var listed struct {
+		Dir        string
+		ChangeSets []struct {
+			ID, Tool string
+			Changes  int
+		}
+	}
+	if json.Unmarshal([]byte(stdout), &listed) != nil || code != 0 || listed.Dir != p.store || len(listed.ChangeSets) != 1 ||
+		listed.ChangeSets[0].ID != rv.ID || listed.ChangeSets[0].Changes != 3 {
+		t.Fatalf("changes list --json: %d %s", code, stdout)
+	}
 	stdout, _, code = runCLI(t, p.dir, env, "changes", "show", rv.ID)
 	if code != 0 || !strings.Contains(stdout, "--- a/a.txt") || !strings.Contains(stdout, "+three") {
 		t.Fatalf("changes show: %d %s", code, stdout)
