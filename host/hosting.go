@@ -299,6 +299,7 @@ func (h *hosting) install(srv *Server) {
 	}
 	srv.host = h
 	srv.pipe.audit = h
+	srv.pipe.auditLog = h.audit
 	if h.store != nil {
 		srv.pipe.scopes = func(id, _ string) (scope, error) { return h.scope(srv, id) }
 	}
@@ -383,6 +384,11 @@ func (ts *tenantScope) admit(string) (ticket, error) {
 	ts.h.quota(ts.t.ID())
 	return tk, nil
 }
+
+func (ts *tenantScope) review() bool { return ts.t.Review() }
+
+// pending: a tenant's change sets share one cap, whatever their sessions.
+func (ts *tenantScope) pending(string) (string, string) { return ts.t.ID(), "" }
 
 func (ts *tenantScope) seats() seatLimits {
 	l := ts.t.Limits()

@@ -139,6 +139,10 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	}
 	mux.Handle(MCPEndpoint, endpoint)
 	ops.mount(mux, false)
+	if ch := srv.changesHandler(); ch != nil {
+		mux.Handle(ChangesEndpoint, ch)
+		mux.Handle(ChangesEndpoint+"/", ch)
+	}
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: httpReadHeaderTimeout,

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/audit"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
@@ -104,6 +105,11 @@ type scope interface {
 	admit(kind string) (ticket, error)
 	// seats are the scope's shares of the server's pools.
 	seats() seatLimits
+	// review reports whether the scope asks for review mode (docs/REVIEW.md); pending names
+	// the change sets a call's count against the pending cap: those of tenant, and of
+	// session too when it is not "" (a scope without a tenant caps per session).
+	review() bool
+	pending(session string) (tenant, sameSession string)
 }
 
 // ticket is an admitted request's place in its scope's queue: Ready is closed when it may run;
@@ -135,6 +141,9 @@ type pipeline struct {
 	audit auditor
 	// seats counts the listens and subscriptions each scope holds.
 	seats seatTable
+	// auditLog is hosting mode's audit log (nil elsewhere), for what is logged outside a
+	// request (review mode's decisions).
+	auditLog *audit.Logger
 }
 
 // auditor writes the audit record and the metrics of a costed request.
@@ -286,6 +295,10 @@ func (operatorScope) page(_ context.Context, _ registry.Kind, items []json.RawMe
 }
 func (operatorScope) private() bool                { return false }
 func (operatorScope) admit(string) (ticket, error) { return nil, nil }
+func (operatorScope) review() bool                 { return false }
+func (operatorScope) pending(session string) (string, string) {
+	return "", session
+}
 func (o operatorScope) seats() seatLimits {
 	set := o.srv.cfg.Settings
 	return seatLimits{listens: set.MaxListens, subscriptions: set.MaxSubscriptions, bufferedBytes: set.HTTP.MaxBufferedBytes}

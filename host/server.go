@@ -72,6 +72,8 @@ type Server struct {
 	host *hosting
 	// pipe are the links of the request pipeline (pipeline.go).
 	pipe pipeline
+	// review is review mode's change store (review.go).
+	review reviewState
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.

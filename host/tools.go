@@ -49,6 +49,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		return nil, invalidParams("Tool name is required")
 	}
 	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs, scope: r.scope}
+	tc.Session, tc.Subject, tc.Client = s.reviewID(), s.subject, s.clientName()
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
@@ -93,8 +94,15 @@ type ToolCall struct {
 	clientRoots bool
 	// scope is who the call runs for (nil: the operator, as for run-tool): its roots bound
 	// the call's, it sees and may run tools, it caps the timeout and applies its limits,
-	// commands and workers to the job (pipeline.go).
+	// commands and workers to the job, and it may ask for review mode (pipeline.go).
 	scope scope
+	// Session identifies the session the call belongs to and Subject its principal (review
+	// mode: change sets wait per session, and the audit log says whose they were); Client
+	// names who answers its elicitations ("" for run-tool).
+	Session, Subject, Client string
+	// stateless: a 2026-07-28 call, re-run on every round, so that the change set a person
+	// would approve could differ from the one committed: review mode keeps it waiting instead.
+	stateless bool
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -115,10 +123,10 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		return nil, nil, err
 	}
 	meta = srv.withoutRemoteToken(meta)
-	sc := tc.scope
-	if sc == nil {
-		sc = operatorScope{srv}
+	if tc.scope == nil {
+		tc.scope = operatorScope{srv}
 	}
+	sc := tc.scope
 	tool, err := srv.reg.Tool(ctx, tc.Name)
 	if err == nil && !sc.toolAllowed(tool) {
 		err = registry.ErrNotFound // hidden from the scope: answered exactly as a missing tool
@@ -156,6 +164,16 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		}
 		return nil, nil, err
 	}
+	var review *reviewCall
+	if srv.writeMode(tool, sc) == WriteReview {
+		var refused *CallToolResult
+		if review, refused, err = srv.startReview(ctx, tc, tool, kind, &job); review == nil {
+			if sink != nil {
+				sink.Close()
+			}
+			return refused, nil, err
+		}
+	}
 	out := srv.engines[kind].Run(runCtx, job)
 	if kind != ExecSandbox {
 		// The sandbox engine adds these itself (in its worker too); native and wasm output is
@@ -171,9 +189,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		sink.Close()
 	}
 	if out.Cancelled {
+		if review != nil {
+			srv.finishReview(ctx, review, tc, tool, out, nil)
+		}
 		return nil, out, errSuppressed
 	}
 	res, rerr := shapeOutcome(srv, tool, out, timeout)
+	if review != nil {
+		srv.finishReview(ctx, review, tc, tool, out, res)
+	}
 	if rerr != nil {
 		return nil, out, rerr
 	}
