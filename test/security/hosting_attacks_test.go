@@ -375,7 +375,17 @@ func TestRefusalsAreAuditedAsRefused(t *testing.T) {
 	}
 }
 
+// scrape GETs url (with token as a bearer token, when given) and wants a 200.
 func scrape(t *testing.T, w *tenantWorld, url, token string) string {
+	t.Helper()
+	code, body := get(t, w, url, token)
+	if code != 200 {
+		t.Fatalf("GET %s: %d %s", url, code, body)
+	}
+	return body
+}
+
+func get(t *testing.T, w *tenantWorld, url, token string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	if token != "" {
@@ -387,10 +397,7 @@ func scrape(t *testing.T, w *tenantWorld, url, token string) string {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
-	return string(b)
+	return resp.StatusCode, string(b)
 }
 
 func grepLines(s, sub string) string {
@@ -407,28 +414,15 @@ func grepLines(s, sub string) string {
 // with less protection than /mcp: refused on the MCP listener of an authenticated server,
 // behind its own token when one is set, on its own listener when one is set.
 func TestMetricsNeedCredentials(t *testing.T) {
-	get := func(w *tenantWorld, url, token string) (int, string) {
-		req, _ := http.NewRequest(http.MethodGet, url, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := w.http.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	t.Run("no setting", func(t *testing.T) {
 		w := newAttackWorld(t)
 		w.client(t, "a").open()
-		code, body := get(w, w.srv.Base+"/metrics", "")
+		code, body := get(t, w, w.srv.Base+"/metrics", "")
 		if code != http.StatusForbidden || strings.Contains(body, "mcpbash_") {
 			t.Fatalf("/metrics without credentials: %d %.300s", code, body)
 		}
 		// A tenant's API key is no metrics credential either.
-		if code, body := get(w, w.srv.Base+"/metrics", w.keys["ops"]); code != http.StatusForbidden || strings.Contains(body, "mcpbash_") {
+		if code, body := get(t, w, w.srv.Base+"/metrics", w.keys["ops"]); code != http.StatusForbidden || strings.Contains(body, "mcpbash_") {
 			t.Fatalf("/metrics with a tenant's key: %d", code)
 		}
 	})
@@ -437,26 +431,26 @@ func TestMetricsNeedCredentials(t *testing.T) {
 		secret := "metrics-" + strings.Repeat("s", 40)
 		write(t, token, secret+"\n")
 		w := newAttackWorld(t, "MCPBASH_METRICS_TOKEN_FILE="+token)
-		if code, _ := get(w, w.srv.Base+"/metrics", ""); code != http.StatusUnauthorized {
+		if code, _ := get(t, w, w.srv.Base+"/metrics", ""); code != http.StatusUnauthorized {
 			t.Fatalf("/metrics without the token: %d", code)
 		}
-		if code, _ := get(w, w.srv.Base+"/metrics", w.keys["ops"]); code != http.StatusUnauthorized {
+		if code, _ := get(t, w, w.srv.Base+"/metrics", w.keys["ops"]); code != http.StatusUnauthorized {
 			t.Fatalf("/metrics with a tenant's key: %d", code)
 		}
-		if code, body := get(w, w.srv.Base+"/metrics", secret); code != 200 || !strings.Contains(body, "mcpbash_sse_buffered_bytes") {
+		if code, body := get(t, w, w.srv.Base+"/metrics", secret); code != 200 || !strings.Contains(body, "mcpbash_sse_buffered_bytes") {
 			t.Fatalf("/metrics with the token: %d", code)
 		}
 	})
 	t.Run("own listener", func(t *testing.T) {
 		w := newAttackWorld(t, "MCPBASH_METRICS_ADDR=127.0.0.1:0")
 		url := metricsURL(t, w)
-		if code, body := get(w, url, ""); code != 200 || !strings.Contains(body, "mcpbash_") {
+		if code, body := get(t, w, url, ""); code != 200 || !strings.Contains(body, "mcpbash_") {
 			t.Fatalf("own listener: %d", code)
 		}
-		if code, _ := get(w, w.srv.Base+"/metrics", ""); code != http.StatusForbidden {
+		if code, _ := get(t, w, w.srv.Base+"/metrics", ""); code != http.StatusForbidden {
 			t.Fatalf("/metrics on the MCP listener with a metrics listener: %d", code)
 		}
-		if code, _ := get(w, strings.TrimSuffix(url, "/metrics")+"/mcp", ""); code != http.StatusNotFound {
+		if code, _ := get(t, w, strings.TrimSuffix(url, "/metrics")+"/mcp", ""); code != http.StatusNotFound {
 			t.Fatalf("the metrics listener serves /mcp: %d", code)
 		}
 	})
@@ -509,17 +503,11 @@ func TestRequestStateBoundToSubject(t *testing.T) {
 	b, b2 := w.client(t, "b"), w.client(t, "b/2")
 	caps := map[string]any{"roots": map[string]any{}}
 	args := map[string]any{"script": "printf hi"}
-	first := b.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args}, caps)
-	var ir struct {
-		RequestState string `json:"requestState"`
-	}
-	if json.Unmarshal(first.Msg.Result, &ir) != nil || ir.RequestState == "" {
-		t.Fatalf("no requestState: %s", first.Body)
-	}
-	retry := map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState,
+	state := b.requestState(args, caps)
+	retry := map[string]any{"name": "eval", "arguments": args, "requestState": state,
 		"inputResponses": map[string]any{"roots": map[string]any{"roots": []any{}}}}
 	other := b2.statelessCall("tools/call", "eval", retry, caps)
-	forged := b2.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState + "x",
+	forged := b2.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": state + "x",
 		"inputResponses": retry["inputResponses"]}, caps)
 	if other.Msg.Error == nil || forged.Msg.Error == nil || other.Msg.Error.Message != forged.Msg.Error.Message {
 		t.Fatalf("another key's requestState: %s; forged: %s", other.Body, forged.Body)

@@ -278,6 +278,20 @@ func (c *client) statelessCall(method, name string, params map[string]any, caps 
 	return c.post(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": p}, h)
 }
 
+// requestState makes a 2026-07-28 call of eval that asks for the client's roots and returns
+// the requestState of its answer.
+func (c *client) requestState(args, caps map[string]any) string {
+	c.t.Helper()
+	first := c.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args}, caps)
+	var ir struct {
+		RequestState string `json:"requestState"`
+	}
+	if json.Unmarshal(first.Msg.Result, &ir) != nil || ir.RequestState == "" {
+		c.t.Fatalf("no requestState: %s", first.Body)
+	}
+	return ir.RequestState
+}
+
 // eval runs script as the client's tenant and returns the whole answer.
 func (c *client) eval(script string) reply {
 	c.t.Helper()
@@ -411,17 +425,11 @@ func TestCrossTenant(t *testing.T) {
 	t.Run("requestState", func(t *testing.T) {
 		caps := map[string]any{"roots": map[string]any{}}
 		args := map[string]any{"script": "printf hi"}
-		first := b.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args}, caps)
-		var ir struct {
-			RequestState string `json:"requestState"`
-		}
-		if json.Unmarshal(first.Msg.Result, &ir) != nil || ir.RequestState == "" {
-			t.Fatalf("no requestState for b: %s", first.Body)
-		}
-		retry := map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState,
+		state := b.requestState(args, caps)
+		retry := map[string]any{"name": "eval", "arguments": args, "requestState": state,
 			"inputResponses": map[string]any{"roots": map[string]any{"roots": []any{map[string]any{"uri": "file://" + bDir}}}}}
 		stolen := a.statelessCall("tools/call", "eval", retry, caps)
-		forged := a.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState + "x",
+		forged := a.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": state + "x",
 			"inputResponses": retry["inputResponses"]}, caps)
 		if stolen.Msg.Error == nil || stolen.Msg.Error.Code != -32602 || forged.Msg.Error == nil || stolen.Msg.Error.Message != forged.Msg.Error.Message {
 			t.Fatalf("b's requestState as a: %s; forged: %s", stolen.Body, forged.Body)
