@@ -132,14 +132,20 @@ func TestCrossTenantFairness(t *testing.T) {
 	for _, ls := range listens {
 		ls.close()
 	}
-	refused := 0
+	refused, other := 0, map[string]int{}
 	for r := range replies {
-		if r.Msg.Error != nil && r.Msg.Error.Code == -32029 {
+		switch {
+		case limitOf(r) == "queue_full":
 			refused++
+		case r.Msg.Error == nil && strings.Contains(string(r.Body), "released"):
+		default:
+			other[fmt.Sprintf("%d %.200s", r.Status, r.Body)]++
 		}
 	}
-	if refused != 48-4-32 {
-		t.Errorf("flood calls refused: %d, want 12 (4 ran, 32 queued)", refused)
+	// At most 4 ran at once (half the slots, though its concurrentCalls is 8) and 32 queued:
+	// at least 12 refused (one more when a call of vanish still held its slot at the time).
+	if refused < 48-4-32 || len(other) > 0 {
+		t.Errorf("flood calls refused: %d, want at least 12 (4 ran, 32 queued); other answers: %v", refused, other)
 	}
 	base2s, base2 := measure()
 	// The later baseline absorbs a load spike during the first one, but not past twice it:

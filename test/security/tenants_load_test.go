@@ -1,7 +1,6 @@
 package security
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,16 +39,6 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 	write(t, token, secret)
 	w := newTenantWorld(t, ids, cfg, "MCPBASH_HTTP_MAX_SESSIONS=2000", "MCPBASH_WORKERS_IDLE=64", "MCPBASH_CALL_SLOTS=8", "MCPBASH_METRICS_TOKEN_FILE="+token)
 
-	limitOf := func(r reply) string {
-		if r.Msg.Error == nil || r.Msg.Error.Code != -32029 {
-			return ""
-		}
-		var d struct {
-			Limit string `json:"limit"`
-		}
-		_ = json.Unmarshal(r.Msg.Error.Data, &d)
-		return d.Limit
-	}
 
 	// The hog: 6 calls that block until released. One runs, three wait, two are refused.
 	hog := w.client(t, "hog")

@@ -292,6 +292,18 @@ func (c *client) requestState(args, caps map[string]any) string {
 	return ir.RequestState
 }
 
+// limitOf is the tenant limit that refused a call ("" when it was not refused by one).
+func limitOf(r reply) string {
+	if r.Msg.Error == nil || r.Msg.Error.Code != -32029 {
+		return ""
+	}
+	var d struct {
+		Limit string `json:"limit"`
+	}
+	_ = json.Unmarshal(r.Msg.Error.Data, &d)
+	return d.Limit
+}
+
 // eval runs script as the client's tenant and returns the whole answer.
 func (c *client) eval(script string) reply {
 	c.t.Helper()
