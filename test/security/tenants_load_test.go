@@ -39,7 +39,6 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 	write(t, token, secret)
 	w := newTenantWorld(t, ids, cfg, "MCPBASH_HTTP_MAX_SESSIONS=2000", "MCPBASH_WORKERS_IDLE=64", "MCPBASH_CALL_SLOTS=8", "MCPBASH_METRICS_TOKEN_FILE="+token)
 
-
 	// The hog: 6 calls that block until released. One runs, three wait, two are refused.
 	hog := w.client(t, "hog")
 	hogReplies := make(chan reply, 6)
