@@ -124,6 +124,10 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	mux.Handle("/healthz", health.Healthz())
 	mux.Handle("/readyz", health.Readyz())
 	mux.Handle("/metrics", m.Handler())
+	if ch := srv.changesHandler(); ch != nil {
+		mux.Handle(ChangesEndpoint, ch)
+		mux.Handle(ChangesEndpoint+"/", ch)
+	}
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: httpReadHeaderTimeout,

@@ -225,6 +225,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 	defer cancel()
 	rt.cancel = cancel
 	srv.askThrough(&tc, rt, StatelessVersion, &ri.caps)
+	tc.stateless = true
 	res, err := answer(srv.CallTool(rctx, tc))
 	if ir := rt.inputRequired(); ir != nil && ctx.Err() == nil {
 		return ir, nil

@@ -77,6 +77,8 @@ type Server struct {
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
 	// stdio.
 	host *hosting
+	// review is review mode's change store (review.go).
+	review reviewState
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.

@@ -2,11 +2,14 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,6 +119,10 @@ type Session struct {
 
 	slots chan struct{}
 	wg    sync.WaitGroup
+
+	// reviewKey identifies a session without an id of its own (stdio) to review mode.
+	reviewOnce sync.Once
+	reviewKey  string
 	// draining: drain has begun waiting on wg; no request starts after it (guarded by mu).
 	draining bool
 	exitReq  chan struct{}
@@ -138,6 +145,40 @@ func (srv *Server) newSession(ctx context.Context, out outbox, transport string)
 	}
 	s.level.Store(int32(srv.cfg.LogLevel))
 	return s
+}
+
+// reviewID identifies the session to review mode: its id, else a random one of its own.
+func (s *Session) reviewID() string {
+	if s.id != "" {
+		return s.id
+	}
+	s.reviewOnce.Do(func() {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.reviewKey = s.transport + "-" + hex.EncodeToString(b[:])
+	})
+	return s.reviewKey
+}
+
+// clientName says who answers the session's elicitations, for review mode's audit log: the
+// client's declared name and version, the session and, in hosting mode, the principal.
+func (s *Session) clientName() string {
+	var ci struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	s.mu.Lock()
+	_ = json.Unmarshal(s.client.Info, &ci)
+	s.mu.Unlock()
+	name := strings.TrimSpace(ci.Name + " " + ci.Version)
+	if name == "" {
+		name = "a client"
+	}
+	name += " (session " + s.reviewID()
+	if s.tenant != "" {
+		name += ", tenant " + s.tenant + ", subject " + s.subject
+	}
+	return name + ")"
 }
 
 // clientInfo is what the client declared in initialize.

@@ -50,6 +50,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		return nil, err
 	}
 	tc.Tenant = t
+	tc.Session, tc.Subject, tc.Client = s.reviewID(), s.subject, s.clientName()
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
@@ -93,6 +94,13 @@ type ToolCall struct {
 	// bound the call's, its lists bound commands and wasm modules, its limits cap the call's,
 	// and the call runs in its own workers.
 	Tenant *tenants.Tenant
+	// Session identifies the session the call belongs to and Subject its principal (review
+	// mode: change sets wait per session, and the audit log says whose they were); Client
+	// names who answers its elicitations ("" for run-tool).
+	Session, Subject, Client string
+	// stateless: a 2026-07-28 call, re-run on every round, so that the change set a person
+	// would approve could differ from the one committed: review mode keeps it waiting instead.
+	stateless bool
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -157,6 +165,16 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 			return nil, nil, err
 		}
 	}
+	var review *reviewCall
+	if srv.writeMode(tool, tc.Tenant) == WriteReview {
+		var refused *CallToolResult
+		if review, refused, err = srv.startReview(ctx, tc, tool, kind, &job); review == nil {
+			if sink != nil {
+				sink.Close()
+			}
+			return refused, nil, err
+		}
+	}
 	out := srv.engines[kind].Run(runCtx, job)
 	if kind != ExecSandbox {
 		// The sandbox engine adds these itself (in its worker too); native and wasm output is
@@ -172,9 +190,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		sink.Close()
 	}
 	if out.Cancelled {
+		if review != nil {
+			srv.finishReview(ctx, review, tc, tool, out, nil)
+		}
 		return nil, out, errSuppressed
 	}
 	res, rerr := shapeOutcome(srv, tool, out, timeout)
+	if review != nil {
+		srv.finishReview(ctx, review, tc, tool, out, res)
+	}
 	if rerr != nil {
 		return nil, out, rerr
 	}

@@ -116,6 +116,18 @@ type Config struct {
 	// mode's admission; each tenant holds at most its concurrentCalls of them).
 	CallSlots int
 
+	// Review mode (docs/REVIEW.md): WriteMode is MCPBASH_WRITE_MODE, the operator's floor for
+	// every tool ("direct" or "review"); ChangesDir is MCPBASH_CHANGES_DIR, where change sets
+	// wait ("": $XDG_STATE_HOME/mcp-bash/changes); ChangesTTL how long they wait;
+	// ChangesMaxPending how many may wait per session (per tenant in hosting mode).
+	WriteMode         string
+	ChangesDir        string
+	ChangesTTL        time.Duration
+	ChangesMaxPending int
+	// OperatorToken is MCPBASH_OPERATOR_TOKEN, a secret: the bearer credential of hosting
+	// mode's operator endpoints (/changes), which no tenant's credential opens.
+	OperatorToken string
+
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
 	Passthrough map[string]string
@@ -242,6 +254,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if c.LogsPerMinute == 0 {
 		c.LogsPerMinute = c.ProgressPerMinute
+	}
+	if c.OperatorToken != "" && len(c.OperatorToken) < 32 {
+		errs = append(errs, errors.New("MCPBASH_OPERATOR_TOKEN=(redacted): must be at least 32 characters; refusing a weak operator credential"))
 	}
 	if len(errs) > 0 {
 		return c, errs
@@ -483,6 +498,17 @@ func cacheDir(name string, p *string) setting {
 	}}
 }
 
+// absDir is an absolute directory ("" when unset).
+func absDir(name string, p *string) setting {
+	return setting{name: name, show: func() string { return *p }, set: func(v string) error {
+		if !filepath.IsAbs(v) {
+			return errors.New("want an absolute directory")
+		}
+		*p = filepath.Clean(v)
+		return nil
+	}}
+}
+
 // nativeCPU is MCPBASH_NATIVE_CPU_SECS: unset means twice the call's timeout + 2 (-1).
 func nativeCPU(name string, p *int) setting {
 	s := integer(name, p, -1, 0, 1<<30)
@@ -599,6 +625,11 @@ func (c *Config) settings() []setting {
 		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
 		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
 		integer("MCPBASH_CALL_SLOTS", &c.CallSlots, 16, 1, 4096),
+		oneOf("MCPBASH_WRITE_MODE", &c.WriteMode, "direct", "direct", "review"),
+		meaning(absDir("MCPBASH_CHANGES_DIR", &c.ChangesDir), "$XDG_STATE_HOME/mcp-bash/changes (else under ~/.local/state)"),
+		seconds("MCPBASH_CHANGES_TTL_SECS", &c.ChangesTTL, 86400, 60, 90*86400),
+		integer("MCPBASH_CHANGES_MAX_PENDING", &c.ChangesMaxPending, 20, 1, 10000),
+		secret("MCPBASH_OPERATOR_TOKEN", &c.OperatorToken),
 		// Handed to project hooks as the original's hooks saw them, never read by the server.
 		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
 		passthrough("MCPBASH_LOG_VERBOSE"),

@@ -58,6 +58,8 @@ type Template struct {
 	Tools     *Visibility `json:"tools,omitempty"`
 	Resources *Visibility `json:"resources,omitempty"`
 	Prompts   *Visibility `json:"prompts,omitempty"`
+	// WriteMode is "direct" or "review" (review mode, docs/REVIEW.md): a floor over the tools'.
+	WriteMode string `json:"writeMode,omitempty"`
 }
 
 // RootSpec is a root as written in the file.
