@@ -141,6 +141,7 @@ func (srv *Server) Close() {
 	if srv.pool != nil {
 		srv.pool.Close()
 	}
+	srv.closeReview()
 }
 
 // nativeEngine is the native engine with the server's configuration: the environment mode, the
@@ -163,5 +164,6 @@ func (srv *Server) nativeEngine(self string) *native.Engine {
 			FileSizeKiB:     int64(n.MaxFileMiB) << 10,
 		},
 		BeforeConfine: srv.noteConfinement,
+		Hide:          srv.changesHide(),
 	}
 }

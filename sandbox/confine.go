@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os/exec"
+	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
 )
@@ -19,6 +20,10 @@ type (
 	Confiner = confine.Confiner
 	// ConfineSupport is what this host confines processes with (Landlock, Seatbelt, none).
 	ConfineSupport = confine.Support
+	// LayerSpec is what the review layer's helper mounts for a native tool (Linux).
+	LayerSpec = confine.LayerSpec
+	// LayerMount is one read-write root with the overlay's upper and work directories.
+	LayerMount = confine.LayerMount
 )
 
 const (
@@ -32,6 +37,8 @@ const (
 	LimitCPU          = confine.LimitCPU
 	LimitOpenFiles    = confine.LimitOpenFiles
 	LimitFileSize     = confine.LimitFileSize
+	// LayerCommand is the hidden subcommand of the review layer's helper.
+	LayerCommand = confine.LayerCommand
 )
 
 // Confinement reports what this host confines the processes that leave the sandbox with:
@@ -43,6 +50,21 @@ func Confinement() ConfineSupport { return confine.Available() }
 func SeatbeltProfile(r ConfineRules, resolve func(string) string) (string, error) {
 	return confine.SeatbeltProfile(r, resolve)
 }
+
+// WrapLayer is the command line that runs argv (a native tool, confined) over the review
+// layer s; start it with LayerAttr.
+func WrapLayer(self string, s LayerSpec, argv []string) ([]string, error) {
+	return confine.WrapLayer(self, s, argv)
+}
+
+// LayerAttr is how the review layer's helper is started (its namespaces; Linux).
+func LayerAttr(uid, gid int) *syscall.SysProcAttr { return confine.LayerAttr(uid, gid) }
+
+// LayerExec is the helper's side (`mcp-bash __layer`).
+func LayerExec(args []string) (int, error) { return confine.LayerExec(args) }
+
+// LayerProbe reports whether a native tool's writes can be held in a review layer made in dir.
+func LayerProbe(self, dir string) error { return confine.LayerProbe(self, dir) }
 
 // LandlockStatus reports the running kernel's Landlock ABI version, or why Landlock is unavailable.
 func LandlockStatus() (abi int, err error) { return confine.Status() }

@@ -21,3 +21,6 @@ func hostStat(fi fs.FileInfo) (StatT, bool) {
 		Mode: uint32(st.Mode), Uid: st.Uid, Gid: st.Gid, Blocks: int64(st.Blocks), Blksize: int64(st.Blksize),
 		Atime: atime, Ctime: ctime, Owned: true}, true
 }
+
+// set stores v in a stat field, whose type differs per OS.
+func set[T ~int16 | ~uint16 | ~int32 | ~uint32 | ~uint64](f *T, v uint64) { *f = T(v) }

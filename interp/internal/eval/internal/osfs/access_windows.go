@@ -20,3 +20,6 @@ func access(name string, mode uint32) error {
 	}
 	return nil
 }
+
+// setUmask: Windows has no umask; new files take their ACL from their directory.
+func setUmask(int) int { return 0o022 }
