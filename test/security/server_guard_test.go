@@ -236,6 +236,8 @@ var serverFileAllowlist = map[string]string{
 	"host/internal/native/sys_unix.go:jqCommand:os.Symlink":                         "the jq link in the server's new SDK directory, before any tool runs",
 	"host/internal/native/sys_windows.go:jqCommand:os.WriteFile":                    "the jq script in the server's new SDK directory, before any tool runs (Windows: links need a privilege)",
 	"host/bash.go:findBash:os.Stat":                                                 "finds Git-Bash's bash.exe in the operator's PATH and install directories (Windows), never in a root",
+	"host/operator.go:openOperatorSurfaces:os.ReadFile":                             "the metrics token file the operator named (MCPBASH_METRICS_TOKEN_FILE), read once at start before any tool runs",
+	"host/runscript.go:RunScript:os.Stat":                                           "the script the run-script verb's caller named on the command line, checked once before any tool code runs (a CLI verb, not the server)",
 }
 
 // TestServerFileCalls (T-FS-6, T-FS-8): the server never touches a path a tool could have
