@@ -127,14 +127,15 @@ func (srv *Server) closeReview() {
 
 // reviewUnsafe says why this server cannot keep change sets from every tool ("" when it can):
 // processes that leave the sandbox (native tools, allowlisted host commands) run as the server's
-// user, and only Landlock keeps them out of the store. Without it, review mode holds only where
-// no tool of the project can start such a process.
+// user, and only OS confinement (Landlock on Linux, Seatbelt on macOS: everything outside the
+// rules denied) keeps them out of the store. Without it, review mode holds only where no tool of
+// the project can start such a process.
 func (srv *Server) reviewUnsafe(ctx context.Context) string {
 	st := srv.cfg.Settings
 	if st.RequireConfinement {
 		return ""
 	}
-	if _, err := sandbox.LandlockStatus(); err == nil {
+	if c := sandbox.Confinement(); c.Err == nil && c.Files {
 		return ""
 	}
 	leaves := srv.cfg.Exec == ExecNative
@@ -151,7 +152,7 @@ func (srv *Server) reviewUnsafe(ctx context.Context) string {
 		return ""
 	}
 	return "native tools or allowlisted host commands of this project run here without OS confinement, and could rewrite the change sets waiting for review; " +
-		"fix: run on Linux with Landlock and set MCPBASH_REQUIRE_CONFINEMENT=true, or give the project no native tools and no allowlisted host commands"
+		"fix: run where they are confined (Linux with Landlock, macOS with Seatbelt) and set MCPBASH_REQUIRE_CONFINEMENT=true, or give the project no native tools and no allowlisted host commands"
 }
 
 // reviewCall is a review-mode call in progress.

@@ -955,6 +955,11 @@ func (f *FS) RealPath(name string) (string, error) {
 	// ".." is taken after the links before it are resolved (d/link/.. is the link target's
 	// parent), as the kernel and realpath(3) take it, so the name is not cleaned first.
 	p := name
+	if windowsHost && strings.ContainsAny(name, `\:`) {
+		// A Windows path (C:\x, \\server\share): Windows itself takes its ".." lexically
+		// (GetFullPathName), as windowsSyntax does.
+		p, _ = windowsSyntax(name) // clean accepted it above
+	}
 	out := "/"
 	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for hops := 0; len(rest) > 0; {

@@ -64,3 +64,19 @@ func TestWindowsPathsInTheSandbox(t *testing.T) {
 		t.Errorf("write in the root: %v", err)
 	}
 }
+
+// TestRealPathWindowsSyntax: realpath of a Windows path is the path scripts see (/c/...), its
+// ".." taken as Windows takes it.
+func TestRealPathWindowsSyntax(t *testing.T) {
+	l := newLayout(t)
+	for in, want := range map[string]string{
+		l.rw + `\sub\..`:          ShellPath(l.rw),
+		l.rw + `\sub`:             ShellPath(l.rw) + "/sub",
+		filepath.ToSlash(l.rw):    ShellPath(l.rw),
+		l.rw + `\sub\..\file.txt`: ShellPath(l.rw) + "/file.txt",
+	} {
+		if got, err := l.fs.RealPath(in); err != nil || got != want {
+			t.Errorf("RealPath(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,3 +33,15 @@ func needSandboxLinks(t *testing.T) {
 
 // underWine reports whether this Windows test binary runs under Wine (wineWindows).
 func underWine() bool { return wineWindows() }
+
+// hostPerm is the permission the host reports for a file made with perm: Windows knows only
+// writable (0666) and read-only (0444).
+func hostPerm(perm fs.FileMode) fs.FileMode {
+	if runtime.GOOS != "windows" {
+		return perm
+	}
+	if perm&0o200 != 0 {
+		return 0o666
+	}
+	return 0o444
+}

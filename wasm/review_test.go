@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -35,10 +36,11 @@ func TestGuestReviewLayer(t *testing.T) {
 		return out.String()
 	}
 	before, _ := os.ReadFile(filepath.Join(p.root, "in.txt"))
-	for _, step := range []struct {
+	type step struct {
 		args []string
 		want string
-	}{
+	}
+	steps := []step{
 		{[]string{"write", "new.txt"}, "OK wrote"},
 		{[]string{"read", "new.txt"}, "written by probe"},
 		{[]string{"append", "in.txt"}, "OK appended"},
@@ -47,11 +49,23 @@ func TestGuestReviewLayer(t *testing.T) {
 		{[]string{"rename", "d/e/moved.txt", "new.txt"}, "OK renamed"},
 		{[]string{"read", "d/e/moved.txt"}, "written by probe"},
 		{[]string{"stat", "new.txt"}, "ERR"},
-		{[]string{"symlink", "to-in", "in.txt"}, "inside\nappended by probe"},
-		{[]string{"list", "."}, "d,in.txt,planted,planted-dir,to-in"},
-		{[]string{"remove", "to-in"}, "OK removed"},
-		{[]string{"list", "."}, "d,in.txt,planted,planted-dir"},
-	} {
+	}
+	// The planted links exist where the host could make them (not under Wine).
+	listed := "d,in.txt"
+	for _, n := range []string{"planted", "planted-dir"} {
+		if _, err := os.Lstat(filepath.Join(p.root, n)); err == nil {
+			listed += "," + n
+		}
+	}
+	if runtime.GOOS == "windows" {
+		// The sandbox makes no links on Windows, in the layer as on the host.
+		steps = append(steps, step{[]string{"symlink", "to-in", "in.txt"}, "ERR symlink"}, step{[]string{"list", "."}, listed})
+	} else {
+		steps = append(steps, step{[]string{"symlink", "to-in", "in.txt"}, "inside\nappended by probe"},
+			step{[]string{"list", "."}, listed + ",to-in"}, step{[]string{"remove", "to-in"}, "OK removed"},
+			step{[]string{"list", "."}, listed})
+	}
+	for _, step := range steps {
 		if out := run(step.args...); !strings.Contains(out, step.want) {
 			t.Fatalf("%v: %q lacks %q", step.args, out, step.want)
 		}

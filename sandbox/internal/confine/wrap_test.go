@@ -2,10 +2,24 @@ package confine
 
 import (
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// abs makes the slash paths of a test absolute on this host (C:/... on Windows, where rules are
+// encoded for the confinement wrapper too, though nothing there runs it).
+func abs(ps ...string) []string {
+	if runtime.GOOS != "windows" {
+		return ps
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = "C:" + p
+	}
+	return out
+}
 
 func TestWrap(t *testing.T) {
 	argv := []string{"/usr/bin/od", "-c", "x"}
@@ -28,7 +42,7 @@ func TestWrap(t *testing.T) {
 		{"ABI 3 without network rules, required", &Confiner{Self: "/mcp-bash", Required: true, support: abi(3)}, Rules{}, false, "cannot deny network access"},
 		{"ABI 3 with Net, required", &Confiner{Self: "/mcp-bash", Required: true, support: abi(3)}, Rules{Net: true}, true, ""},
 		{"ABI 3 without network rules, not required", &Confiner{Self: "/mcp-bash", support: abi(3)}, Rules{}, true, ""},
-		{"available", &Confiner{Self: "/mcp-bash", support: abi(7)}, Rules{RW: []string{"/w"}}, true, ""},
+		{"available", &Confiner{Self: "/mcp-bash", support: abi(7)}, Rules{RW: abs("/w")}, true, ""},
 		{"no binary", &Confiner{support: abi(7)}, Rules{}, false, "Self is empty"},
 		{"seatbelt, required, no network", &Confiner{Self: "/mcp-bash", Required: true, support: seatbelt}, Rules{}, true, ""},
 		{"nothing but limits, required", &Confiner{Self: "/mcp-bash", Required: true, support: func() Support { return Support{Mechanism: "job object"} }}, Rules{}, false, "no OS confinement"},
@@ -59,9 +73,9 @@ func TestEncodingRoundTrip(t *testing.T) {
 	for _, r := range []Rules{
 		{},
 		{Net: true},
-		{RW: []string{"/", "/a b", "/-x", "/new\nline", "/ünï"}, RO: []string{"/r", "/\xff\xfe"}},
-		{RO: []string{"/r"}, Limits: []Rlimit{{Resource: 9, Cur: 8 << 30, Max: 8 << 30}, {Resource: 0, Cur: 62, Max: 63}}},
-		{RW: []string{"/p"}, Protect: []string{"/p/tools", "/p/.*"}},
+		{RW: abs("/", "/a b", "/-x", "/new\nline", "/ünï"), RO: abs("/r", "/\xff\xfe")},
+		{RO: abs("/r"), Limits: []Rlimit{{Resource: 9, Cur: 8 << 30, Max: 8 << 30}, {Resource: 0, Cur: 62, Max: 63}}},
+		{RW: abs("/p"), Protect: abs("/p/tools", "/p/.*")},
 	} {
 		enc, err := encode(r)
 		if err != nil {
