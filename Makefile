@@ -1,8 +1,14 @@
 # mcp-bash build and test entry points. `make test` is what CI runs.
 GO            ?= go
 BIN           := bin/mcp-bash
-VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-LDFLAGS       := -s -w -X main.version=$(VERSION)
+# The version stamped into the binary (docs/CLI.md, "version"): the tag without its v (1.2.3),
+# git describe's form past a tag (1.2.3-4-gabcdef0), or 0.0.0-<commit> when no v* tag exists
+# (-dirty for uncommitted changes); outside a git checkout none, and the binary reports what the
+# Go toolchain recorded.
+VERSION       ?= $(shell v=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null) && echo "$${v\#v}" || \
+                   { c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && echo "0.0.0-$$c$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"; })
+COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK   := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME     ?= 1s
 BENCHCOUNT    ?= 5
