@@ -20,7 +20,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/changes"
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
@@ -47,10 +46,10 @@ type reviewState struct {
 // project (server.meta.json), the tool (tool.meta.json) or the tenant asks for it. A tool can
 // raise the operator's floor, never lower it; a value other than direct is taken as review (a
 // typo must not write directly; validate reports it).
-func (srv *Server) writeMode(t *registry.Tool, tenant *tenants.Tenant) string {
+func (srv *Server) writeMode(t *registry.Tool, sc scope) string {
 	tool := metaString(t.Meta, "writeMode")
 	if srv.cfg.Settings.WriteMode == WriteReview || srv.cfg.Meta.WriteMode == WriteReview ||
-		(tool != "" && tool != WriteDirect) || (tenant != nil && tenant.Review()) {
+		(tool != "" && tool != WriteDirect) || sc.review() {
 		return WriteReview
 	}
 	return WriteDirect
@@ -105,12 +104,7 @@ func (srv *Server) changeStore() (*changes.Store, error) {
 }
 
 // auditLogger is hosting mode's audit log (nil elsewhere).
-func (srv *Server) auditLogger() *audit.Logger {
-	if srv.host != nil {
-		return srv.host.audit
-	}
-	return nil
-}
+func (srv *Server) auditLogger() *audit.Logger { return srv.pipe.auditLog }
 
 func logChange(al *audit.Logger, ev changes.Event) {
 	by := ""
@@ -200,11 +194,7 @@ func (srv *Server) startReview(ctx context.Context, tc ToolCall, tool *registry.
 		res := srv.errorResult(tool.Name, fmt.Sprintf("Tool '%s' was not run: %v", tool.Name, changes.ErrFull{Max: srv.cfg.Settings.ChangesMaxPending}), "review", nil)
 		return nil, res, nil
 	}
-	tenant := ""
-	if tc.Tenant != nil {
-		tenant = tc.Tenant.ID()
-	}
-	layer, err := st.NewLayer(tenant)
+	layer, err := st.NewLayer(tc.scope.tenant())
 	if err != nil {
 		return refuse("its layer directory cannot be made: " + err.Error())
 	}
@@ -216,13 +206,11 @@ func isWithin(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// sameScope is the pending cap's scope of a call: its tenant in hosting mode, else its session.
+// sameScope is the pending cap's scope of a call: what its scope shares the cap with (a
+// tenant's sets, else its session's).
 func sameScope(tc ToolCall) func(*changes.Set) bool {
-	if tc.Tenant != nil {
-		id := tc.Tenant.ID()
-		return func(s *changes.Set) bool { return s.Tenant == id }
-	}
-	return func(s *changes.Set) bool { return s.Session == tc.Session }
+	tenant, session := tc.scope.pending(tc.Session)
+	return func(s *changes.Set) bool { return s.Tenant == tenant && (session == "" || s.Session == session) }
 }
 
 func (srv *Server) pendingFor(st *changes.Store, tc ToolCall) int {
@@ -277,10 +265,7 @@ func (srv *Server) keepReview(ctx context.Context, rc *reviewCall, tc ToolCall, 
 		rc.store.DropLayer(rc.layer)
 		return "none", nil, ""
 	}
-	set.Tool, set.Session = tool.Name, tc.Session
-	if tc.Tenant != nil {
-		set.Tenant = tc.Tenant.ID()
-	}
+	set.Tool, set.Session, set.Tenant = tool.Name, tc.Session, tc.scope.tenant()
 	set.Subject = tc.Subject
 	if err := rc.store.Keep(set, sameScope(tc)); err != nil {
 		rc.store.DropLayer(rc.layer)

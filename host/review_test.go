@@ -83,11 +83,11 @@ func TestWriteModeFloors(t *testing.T) {
 		srv := &Server{}
 		srv.cfg.Settings = &config.Config{WriteMode: tc.operator}
 		srv.cfg.Meta.WriteMode = tc.project
-		var tn *tenants.Tenant
+		var sc scope = operatorScope{srv}
 		if tc.tenant {
-			tn = reviewTenant(t)
+			sc = &tenantScope{srv: srv, t: reviewTenant(t)}
 		}
-		if got := srv.writeMode(tool(tc.tool), tn); got != tc.want {
+		if got := srv.writeMode(tool(tc.tool), sc); got != tc.want {
 			t.Errorf("%+v: %s", tc, got)
 		}
 	}

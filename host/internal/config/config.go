@@ -115,6 +115,16 @@ type Config struct {
 	// CallSlots is MCPBASH_CALL_SLOTS: calls running at once across all tenants (hosting
 	// mode's admission; each tenant holds at most its concurrentCalls of them).
 	CallSlots int
+	// StateTTL is MCPBASH_STATE_TTL_SECS: how long a 2026-07-28 requestState is accepted.
+	StateTTL time.Duration
+	// MaxListens and MaxSubscriptions are what one client (one tenant with a tenants file,
+	// which has its own limits) may hold open at once: subscriptions/listen streams, and
+	// resources watched across them and its sessions.
+	MaxListens, MaxSubscriptions int
+	// MetricsAddr is MCPBASH_METRICS_ADDR: a listener of its own for /metrics ("": none);
+	// MetricsTokenFile is MCPBASH_METRICS_TOKEN_FILE: the bearer token /metrics requires ("":
+	// none).
+	MetricsAddr, MetricsTokenFile string
 
 	// Review mode (docs/REVIEW.md): WriteMode is MCPBASH_WRITE_MODE, the operator's floor for
 	// every tool ("direct" or "review"); ChangesDir is MCPBASH_CHANGES_DIR, where change sets
@@ -203,6 +213,9 @@ type HTTP struct {
 	// slow or absent reader.
 	StreamBuffer int
 	KeepAlive    time.Duration
+	// MaxBufferedBytes bounds the bytes of SSE events held across all streams for readers
+	// that are not attached; past it the backlogs nobody reads are evicted.
+	MaxBufferedBytes int64
 }
 
 // Git are the git resource provider's settings (0: the provider's defaults).
@@ -625,6 +638,12 @@ func (c *Config) settings() []setting {
 		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
 		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
 		integer("MCPBASH_CALL_SLOTS", &c.CallSlots, 16, 1, 4096),
+		seconds("MCPBASH_STATE_TTL_SECS", &c.StateTTL, 600, 10, 7*86400),
+		integer("MCPBASH_MAX_LISTENS", &c.MaxListens, 16, 1, 1<<20),
+		integer("MCPBASH_MAX_SUBSCRIPTIONS", &c.MaxSubscriptions, 1024, 1, 1<<20),
+		bytes("MCPBASH_HTTP_MAX_BUFFERED_BYTES", &c.HTTP.MaxBufferedBytes, 256<<20, 1<<20, 1<<40),
+		meaning(str("MCPBASH_METRICS_ADDR", &c.MetricsAddr, ""), "none: /metrics on the MCP listener, behind MCPBASH_METRICS_TOKEN_FILE"),
+		meaning(str("MCPBASH_METRICS_TOKEN_FILE", &c.MetricsTokenFile, ""), "none"),
 		oneOf("MCPBASH_WRITE_MODE", &c.WriteMode, "direct", "direct", "review"),
 		meaning(absDir("MCPBASH_CHANGES_DIR", &c.ChangesDir), "$XDG_STATE_HOME/mcp-bash/changes (else under ~/.local/state)"),
 		seconds("MCPBASH_CHANGES_TTL_SECS", &c.ChangesTTL, 86400, 60, 90*86400),

@@ -96,6 +96,12 @@ func (t *Tenant) Visible(kind Kind, name string) bool {
 	return !slices.ContainsFunc(v.Deny, func(p string) bool { return glob.Match(p, name) })
 }
 
+// Filters reports whether the tenant's file hides any names of kind (Visible can be false).
+func (t *Tenant) Filters(kind Kind) bool {
+	_, ok := t.vis[kind]
+	return ok
+}
+
 // NarrowRoots intersects a client's roots (roots/list, file paths) with the tenant's: a client
 // can only narrow what the tenant may see, never widen it. Each client root is resolved to its
 // physical path (a missing one is dropped); one inside a tenant root is kept with that root's
