@@ -133,10 +133,18 @@ clean:
 # (push with crane, skopeo or podman); dist/image.tar loads with `docker load`.
 IMAGE_EPOCH   ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARCH    ?= amd64
-.PHONY: image
+.PHONY: image release-snapshot
 image:
 	@mkdir -p dist/image-build
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/image-build/mcp-bash ./cmd/mcp-bash
 	rm -rf dist/image dist/image.tar
 	SOURCE_DATE_EPOCH=$(IMAGE_EPOCH) $(GO) run ./deploy/image -binary dist/image-build/mcp-bash -arch $(IMAGE_ARCH) \
 	  -version $(VERSION) -revision "$$(git rev-parse HEAD 2>/dev/null)" -out dist/image -tar dist/image.tar
+
+# The release dry run (deploy/release/dry-run.sh): GoReleaser's snapshot of HEAD, twice, from
+# clones at two paths, the second with an empty build cache; fails unless every release file
+# (archives, checksums.txt, SBOMs, image tarballs, Homebrew formula) is the same bytes. Leaves
+# the first run's release in dist/, where bundle finds its binaries. Not part of `make test`:
+# it compiles everything twice (tens of minutes on 2 loaded cores).
+release-snapshot:
+	GO=$(GO) deploy/release/dry-run.sh
