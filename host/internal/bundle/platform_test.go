@@ -29,12 +29,9 @@ func miniSource(t *testing.T, src string) string {
 	return dir
 }
 
-// Binaries builds the platforms it has no binary for Jobs at a time, stamped with the version
-// and commit, with a progress line as each starts and ends. The builds' link steps wait for one
-// another (a -toolexec barrier), so that builds one at a time would never finish: the test
-// fails at the barrier's backstop rather than passing. The platforms are of every OS the
-// release targets; the program is a few lines, so it builds where the server does not yet.
-func TestBinariesParallel(t *testing.T) {
+// goCommand is the go command for a test that cross-compiles, with the local toolchain only.
+func goCommand(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("cross-compiles")
 	}
@@ -42,6 +39,17 @@ func TestBinariesParallel(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
+	t.Setenv("GOTOOLCHAIN", "local")
+	return goBin
+}
+
+// Binaries builds the platforms it has no binary for Jobs at a time, stamped with the version
+// and commit, with a progress line as each starts and ends. The builds' link steps wait for one
+// another (a -toolexec barrier), so that builds one at a time would never finish: the test
+// fails at the barrier's backstop rather than passing. The platforms are of every OS the
+// release targets; the program is a few lines, so it builds where the server does not yet.
+func TestBinariesParallel(t *testing.T) {
+	goBin := goCommand(t)
 	src := miniSource(t, "package main\n\nvar version, commit string\n\nfunc main() { println(version, commit) }\n")
 	barrier := t.TempDir()
 	script := filepath.Join(t.TempDir(), "barrier.sh")
@@ -63,7 +71,6 @@ exec "$@"
 		t.Fatal(err)
 	}
 	t.Setenv("GOFLAGS", "-toolexec="+script)
-	t.Setenv("GOTOOLCHAIN", "local")
 
 	var log bytes.Buffer
 	b := &Builder{Self: "/self", Source: src, GoBin: goBin, Version: "9.8.7-stamptest", Commit: "c0ffee5eed", Jobs: 2, Log: &log}
@@ -104,17 +111,10 @@ exec "$@"
 
 // A build that fails says which platform and why, and the other builds stop with it.
 func TestBinariesBuildFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cross-compiles")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	t.Setenv("GOTOOLCHAIN", "local")
+	goBin := goCommand(t)
 	src := miniSource(t, "package main\n\nfunc main() { undefinedName() }\n")
 	b := &Builder{Self: "/self", Source: src, GoBin: goBin, Version: "1.2.3"}
-	_, err = b.Binaries(context.Background(), []Platform{{"linux", "arm64"}, {"windows", "amd64"}}, t.TempDir())
+	_, err := b.Binaries(context.Background(), []Platform{{"linux", "arm64"}, {"windows", "amd64"}}, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "undefined: undefinedName") || !strings.Contains(err.Error(), "building ") {
 		t.Errorf("err = %v", err)
 	}
@@ -123,14 +123,7 @@ func TestBinariesBuildFails(t *testing.T) {
 // The binaries of a GoReleaser dist/ of the running version are used as they are; those of
 // another version, or of a folder that is not a dist/, are passed over with a line saying so.
 func TestReleaseBinaries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cross-compiles")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	t.Setenv("GOTOOLCHAIN", "local")
+	goBin := goCommand(t)
 	src := miniSource(t, "package main\n\nfunc main() {}\n")
 	other := Platform{"linux", "arm64"}
 	if Current() == other {
