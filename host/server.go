@@ -423,7 +423,8 @@ func (srv *Server) features() []feature {
 func (srv *Server) serverInfo(version string) map[string]any {
 	m := srv.cfg.Meta
 	info := map[string]any{"name": m.Name, "version": m.Version}
-	if info["version"] == "" {
+	if m.Version == "" || srv.cfg.Bootstrap && srv.cfg.Version != "" {
+		// The built-in getting-started project is mcp-bash itself: it reports the binary's version.
 		info["version"] = srv.cfg.Version
 	}
 	if version == "2024-11-05" || version == "2025-03-26" {
