@@ -16,7 +16,7 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external
+.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external cross wine
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -53,11 +53,23 @@ prereqs:
 TEST_P        ?= 4
 TEST_TIMEOUT  ?= 30m
 TEST_ENV      := MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_REQUIRE_SHELLCHECK=1
-test: prereqs build wasm-examples lint $(NODE_DEPS)
+test: prereqs build wasm-examples lint cross wine $(NODE_DEPS)
 	$(TEST_ENV) MCPBASH_CONFORMANCE=1 $(GO) test -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) ./...
 	cd test/clients/go && $(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory test-race
 	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+
+# Every release target builds and vets with CGO_ENABLED=0, and the test code of every GOOS
+# compiles (test/crossbuild.sh): linux/amd64, linux/arm64, darwin/amd64, darwin/arm64,
+# windows/amd64, windows/arm64.
+cross:
+	GO=$(GO) test/crossbuild.sh
+
+# The Windows build under Wine: the engines' and the sandbox filesystem's unit tests as
+# windows/amd64 test binaries, and the stdio end-to-end tests of the Windows server
+# (test/wine.sh; needs wine64 and mingw-w64: .ci/run installs them).
+wine: build
+	GO=$(GO) VERSION=$(VERSION) MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) test/wine.sh
 
 # The concurrent paths under the race detector: the unit tests of the stream, queue and tenant
 # packages, and the HTTP end-to-end tests against a -race build of the server (the harness fails
