@@ -291,7 +291,8 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
-		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
+		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
+			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	c.setCallEnv(r.SetenvVar)
 	r.Define(c.e.prelude)
@@ -323,6 +324,8 @@ func (c *call) runError(err error, stderr io.Writer) error {
 			return ErrJobLimit
 		case eval.LimitMemory:
 			return ErrMemoryBudget
+		case eval.LimitScript:
+			return ErrScriptLimit
 		}
 		return fmt.Errorf("%w (%d)", ErrFDLimit, le.Max)
 	case errors.As(err, &ce):

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -42,6 +43,9 @@ func (r *Runner) runText(text, what string) int {
 	defer r.leave()
 	src, stmts, clean, err := r.parseCached(text)
 	if err != nil {
+		if le := (*LimitError)(nil); errors.As(err, &le) {
+			return r.raise(err)
+		}
 		return r.raise(r.syntaxRefusal(what, err))
 	}
 	src = src.withLineBase(r.lineno - 1)
@@ -86,7 +90,7 @@ func biSource(r *Runner, args []string) int {
 			r.errorf("%s: %s", file, errText(err))
 			return 1
 		}
-		data, err := r.readAll(fdReader{of})
+		data, err := r.readAll(io.LimitReader(fdReader{of}, r.c.limits.MaxScriptBytes+1))
 		of.release()
 		if err != nil {
 			r.errorf("%s: %s", file, errText(err))
@@ -117,6 +121,9 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
+	if err := r.checkText(len(data)); err != nil {
+		return r.raise(err)
+	}
 	src, stmts, clean, perr := r.c.parsed.parse(file, data)
 	if perr != nil {
 		// Bash runs the lines before the syntax error.
@@ -206,7 +213,9 @@ func (r *Runner) readFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	return r.readAll(f)
+	// Only sourced files are read whole: past the script size limit they are refused
+	// (sourceText), so reading further would only hold more.
+	return r.readAll(io.LimitReader(f, r.c.limits.MaxScriptBytes+1))
 }
 
 // readAll reads to the end, charging the memory held.
@@ -1021,6 +1030,10 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 		prevEnd, cur = ce.Args[i].End(), v
 	}
 	text += r.cur.slice(prevEnd, last.End())
+	if err := r.checkText(len(text)); err != nil {
+		r.status = r.raise(err)
+		return true
+	}
 	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
 	if err != nil {
 		r.status = r.raise(r.syntaxRefusal("alias expansion", err))

@@ -115,6 +115,14 @@ func TestLimits(t *testing.T) {
 		{"memory assoc", `declare -A m; i=0; while :; do m[$i]=xxxxxxxxxxxxxxxxxxxxxxxx; ((i++)); done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
 		{"memory in pipeline stage", `{ x=a; while :; do x=$x$x; done; } | cat`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
 		{"memory in background job", `{ x=a; while :; do x=$x$x; done; } & wait`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		// Text parsed at run time is a script: bounded as the script is (issue 27: eval of
+		// 4 MiB grew the server by 800 MiB).
+		{"eval text", `x=$(printf '%2000s' :); eval "$x"`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"source text", `printf '%2000s' : > s.sh; source ./s.sh`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"source of a descriptor", `source <(printf '%2000s' :)`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"trap text", `trap "$(printf '%2000s' :)" EXIT`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"alias text", "shopt -s expand_aliases; alias a=\"$(printf '%2000s' :)\"\na", eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"declare compound text", `v="($(printf '%2000s' ''))"; declare -a "a=$v"`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -227,5 +235,37 @@ func TestSandboxIdentity(t *testing.T) {
 	want := "100 99 100 99 101\n99\n100\n102\n100\n"
 	if out != want {
 		t.Fatalf("got %q, want %q", out, want)
+	}
+}
+
+// TestBraceChargesRealBytes: brace expansion charges the bytes its words really take, not a
+// count of words (issue 27: `: {1..2000000}` grew the server by 1.4 GB against a 256 MiB
+// limit). The bytes the run allocates are measured; the expansion must fail at half of them and
+// succeed with twice as much.
+func TestBraceChargesRealBytes(t *testing.T) {
+	for _, script := range []string{
+		`: {1..100000}`,
+		`: x{1..300}y{1..300}`,
+		`: {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}{w,x}{y,z}{1,2}{3,4}{5,6}`,
+		`: {0001..100000}`,
+	} {
+		t.Run(script, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			if _, _, _, err := runScript(t, script, runOpts{}); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			real := int64(after.TotalAlloc - before.TotalAlloc)
+			_, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: real / 2}})
+			var le *eval.LimitError
+			if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+				t.Errorf("with a limit of half the %d bytes it allocates: %v, want the memory limit", real, err)
+			}
+			if _, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: 2 * real}}); err != nil {
+				t.Errorf("with a limit of twice the %d bytes it allocates: %v", real, err)
+			}
+		})
 	}
 }
