@@ -115,6 +115,10 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 			status = 130
 		}
 	}()
+	// Before the rewrite and GoAWK's parser, both of which recurse on the program's nesting.
+	if err := awkNesting(src); err != nil {
+		return errorf(env, 2, "awk", "%v", err)
+	}
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()

@@ -62,15 +62,7 @@ func awkTokens(src string) ([]awkTok, bool) {
 }
 
 func regexAllowed(toks []awkTok) bool {
-	if len(toks) == 0 {
-		return true
-	}
-	switch toks[len(toks)-1].tok {
-	case lexer.NAME, lexer.NUMBER, lexer.STRING, lexer.REGEX, lexer.RPAREN, lexer.RBRACKET,
-		lexer.DOLLAR, lexer.INCR, lexer.DECR, lexer.F_LENGTH:
-		return false
-	}
-	return true
+	return len(toks) == 0 || awkOperandExpected(toks[len(toks)-1].tok)
 }
 
 // edit replaces src[from:to] with text.
