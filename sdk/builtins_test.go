@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
@@ -20,18 +24,17 @@ func (r *recSink) Log(_ context.Context, level, logger string, data json.RawMess
 	r.events = append(r.events, "log "+level+" "+logger+" "+string(data))
 }
 
-func runSDK(t *testing.T, call *Call, env map[string]string, args ...string) (stdout, stderr string, status int, st *State) {
+func runSDK(t *testing.T, call *engine.Call, env map[string]string, args ...string) (stdout, stderr string, status int, st *State) {
 	t.Helper()
 	st = NewState(call, nil)
 	var o, e bytes.Buffer
-	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] }}
-	status = st.Run(context.Background(), io, args)
+	status = st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] }}, args)
 	return o.String(), e.String(), status, st
 }
 
 func TestBuiltins(t *testing.T) {
-	call := &Call{Tool: "t", Args: json.RawMessage(`{"n":"12","flag":1,"user":{"name":"Ada"},"big":12345678901234567890}`),
-		Meta: json.RawMessage(`{"progressToken":"x"}`), Roots: []Root{{Path: "/r1"}, {Path: "/r2"}}}
+	call := &engine.Call{Tool: "t", Args: json.RawMessage(`{"n":"12","flag":1,"user":{"name":"Ada"},"big":12345678901234567890}`),
+		Meta: json.RawMessage(`{"progressToken":"x"}`), Roots: []engine.Root{{Path: "/r1"}, {Path: "/r2"}}}
 	for _, tc := range []struct {
 		args   []string
 		out    string
@@ -69,13 +72,21 @@ func TestBuiltins(t *testing.T) {
 }
 
 func TestConfigPrecedence(t *testing.T) {
-	files := map[string]string{"/work/file.json": `{"b":"file","c":"file"}`, "/work/example.json": `{"a":"example","b":"example","c":"example"}`}
-	st := NewState(&Call{}, nil)
+	work := t.TempDir()
+	for name, data := range map[string]string{"file.json": `{"b":"file","c":"file"}`, "example.json": `{"a":"example","b":"example","c":"example"}`} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys, err := sandbox.NewFS(sandbox.Policy{Roots: []sandbox.Root{{Path: work, Mode: sandbox.ReadOnly}}}, sandbox.Scratch{}, &sandbox.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	st := NewState(&engine.Call{}, nil)
 	var o, e bytes.Buffer
 	env := map[string]string{"CFG": `{"c":"env"}`}
-	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] },
-		ReadFile: func(p string) ([]byte, error) { return []byte(files[p]), nil }}
-	st.Run(context.Background(), io, []string{"mcp_config_load", "--defaults", `{"a":"d","z":"d"}`, "--example", "example.json", "--file", "file.json", "--env", "CFG"})
+	st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &e, Dir: work, FS: fsys, Getenv: func(k string) string { return env[k] }}, []string{"mcp_config_load", "--defaults", `{"a":"d","z":"d"}`, "--example", "example.json", "--file", "file.json", "--env", "CFG"})
 	if got := o.String(); got != `{"a":"example","b":"file","c":"env","z":"d"}`+"\n" {
 		t.Errorf("merged %s (stderr %s)", got, e.String())
 	}
@@ -83,7 +94,7 @@ func TestConfigPrecedence(t *testing.T) {
 
 func TestProgressAndLogs(t *testing.T) {
 	sink := &recSink{}
-	call := &Call{Tool: "t", ProgressToken: json.RawMessage(`"tok"`), Sink: sink}
+	call := &engine.Call{Tool: "t", ProgressToken: json.RawMessage(`"tok"`), Sink: sink}
 	for _, args := range [][]string{
 		{"mcp_progress", "42.7", "working"}, {"mcp_progress", "250", "clamped"}, {"mcp_progress", "-3", "negative"},
 		{"mcp_log", "WARN", "lg", `{"k":1}`}, {"mcp_log", "bogus", "lg", "text"}, {"mcp_log_error", "lg", "a", "b"},
@@ -97,7 +108,7 @@ func TestProgressAndLogs(t *testing.T) {
 	}
 	// Without a token progress is a no-op.
 	sink2 := &recSink{}
-	runSDK(t, &Call{Sink: sink2}, nil, "mcp_progress", "10", "x")
+	runSDK(t, &engine.Call{Sink: sink2}, nil, "mcp_progress", "10", "x")
 	if len(sink2.events) != 0 {
 		t.Errorf("progress without token: %v", sink2.events)
 	}
@@ -105,9 +116,9 @@ func TestProgressAndLogs(t *testing.T) {
 
 func TestJQCannotReadServerEnvironment(t *testing.T) {
 	t.Setenv("MCPBASH_SDK_CANARY", "host-secret")
-	st := NewState(&Call{Args: json.RawMessage(`{}`)}, nil)
+	st := NewState(&engine.Call{Args: json.RawMessage(`{}`)}, nil)
 	var o bytes.Buffer
-	st.Run(context.Background(), IO{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
+	st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
 		[]string{"mcp_args_get", `[$ENV.MCPBASH_SDK_CANARY, env.VISIBLE]`})
 	if strings.Contains(o.String(), "host-secret") || !strings.Contains(o.String(), `"1"`) {
 		t.Errorf("jq env: %s", o.String())

@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // HostModule is the name of the module guests import progress, logs and cancellation from.
@@ -21,7 +21,7 @@ const HostModule = "mcp"
 type callKey struct{}
 
 type callState struct {
-	call      *sdk.Call
+	call      *engine.Call
 	cancelled func() bool
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // ErrMemoryLimit reports a guest that failed because its memory could not grow past the limit.
@@ -49,7 +49,7 @@ type Program struct {
 	// MemoryMiB is the budget when Memory is nil (0: DefaultMemoryMiB).
 	MemoryMiB int
 	// Call, when set, is what the `mcp` host functions report to.
-	Call *sdk.Call
+	Call *engine.Call
 	// Cancelled reports a client cancellation (is_cancelled).
 	Cancelled func() bool
 }

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Defaults for one run of a hook.
@@ -53,7 +53,7 @@ type Options struct {
 	Allowed bool
 	// Sandbox is the sandbox engine that runs the hook when Allowed is false (nil: the hook is
 	// refused, with the reason).
-	Sandbox sdk.Engine
+	Sandbox engine.Engine
 	// Env reads the server's system variables a hook inherits: PATH, HOME, TMPDIR, LANG, LC_ALL
 	// and USER (see Environ).
 	Env func(string) string

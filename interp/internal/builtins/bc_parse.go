@@ -224,7 +224,9 @@ func (p *bcParser) fail(msg string) error {
 
 // isOp is false once the parse failed: the token no longer advances then, and every loop of
 // the parser stops on it.
-func (p *bcParser) isOp(op string) bool { return p.err == nil && p.tok.kind == bcOp && p.tok.text == op }
+func (p *bcParser) isOp(op string) bool {
+	return p.err == nil && p.tok.kind == bcOp && p.tok.text == op
+}
 
 func (p *bcParser) expect(op string) bool {
 	if !p.isOp(op) {

@@ -1,9 +1,13 @@
-package sdk
+// Package engine is the contract every engine implements (Engine: a Job in, events out through
+// the Job's Call, an Outcome with typed Limit causes back): what a tool call receives (Call),
+// where its progress, logs and elicitations go (Sink), what it produced (Outcome), the
+// in-process programs a script engine may run (Commands), and the run frame the in-process
+// engines share (Frame). It knows nothing of any engine or of the tool SDK.
+package engine
 
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
@@ -47,30 +51,6 @@ type Job struct {
 	Confiner *sandbox.Confiner
 	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
 	Commands Commands
-}
-
-// Commands are programs a script engine runs in-process besides its own utilities (wasm
-// commands): found by name, run over the call's sandbox filesystem with the script's stdio,
-// working directory and exported variables.
-type Commands interface {
-	// Lookup returns the program a command name runs ("" when none).
-	Lookup(name string) string
-	// Run runs a program found by Lookup and returns its exit status.
-	Run(ctx context.Context, cmd Command) int
-}
-
-// Command is one run of a program from Commands.
-type Command struct {
-	Program string
-	// Args is argv, the command name first.
-	Args []string
-	// Dir is the script's working directory; Env its exported variables.
-	Dir            string
-	Env            []string
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// FS is the call's sandbox filesystem, the only one the program may see.
-	FS *sandbox.FS
 }
 
 // Limit is the limit that ended a run early. The host decides how to answer from it alone;
