@@ -217,7 +217,7 @@ func grepRegexp(patterns []string, mode string, icase, word, line, utf8 bool) (g
 	if len(alts) == 0 {
 		expr = `[^\s\S]` // no pattern at all (-f of an empty file) matches nothing
 	}
-	re, err := regexp.Compile(expr)
+	re, err := sandbox.CompileRegexp(expr)
 	if err != nil {
 		if mode == "P" {
 			return nil, false, fmt.Errorf("-P pattern %q: %v: Perl syntax that RE2 (the sandbox's regular expressions) lacks, such as lookaround, backreferences, \\K or atomic groups, is not available in the sandbox; rewrite it (grep -o with sed), or run the tool with \"exec\": \"native\"", patterns[0], err)

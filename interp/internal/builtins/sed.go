@@ -523,11 +523,15 @@ func sed(ctx context.Context, env *Env, argv []string) int {
 	}
 	script := strings.Join(scripts, "\n")
 	quiet := fl.has("n") || script == "#n" || strings.HasPrefix(script, "#n\n")
-	p := &sedParser{s: script, ere: fl.has("E", "r"), utf8: isUTF8Locale(env)}
+	p := &sedParser{s: script, ere: fl.has("E", "r"), utf8: isUTF8Locale(env), ctx: ctx, mem: share{m: meterOf(ctx)}}
 	cmds, err := p.parse()
 	if err != nil {
+		if ctx.Err() != nil {
+			return 130
+		}
 		return errorf(env, 1, "sed", "%v", err)
 	}
+	defer p.mem.set(0)
 	r := &sedRun{cmds: cmds, quiet: quiet, sep: '\n', wrap: 70, mem: share{m: meterOf(ctx)}}
 	if fl.has("z") {
 		r.sep = 0

@@ -1,12 +1,16 @@
 package eval
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
 
 // MaxNesting bounds how deeply brackets may nest in any text the evaluator parses (scripts,
 // sourced files, eval and trap strings, subscripts re-read at run time). The parser recurses
 // once or more per level and a Go stack overflow cannot be recovered: it ends the process.
 // Real scripts nest a few dozen levels.
-const MaxNesting = 10000
+const MaxNesting = sandbox.MaxNesting
 
 // NestingError is text nested too deeply to parse safely.
 type NestingError struct {

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/testexpr"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // testClause evaluates [[ ... ]].
@@ -350,7 +351,7 @@ func (r *Runner) compileERE(src string) (*regexp.Regexp, error) {
 	if r.shopts.has(shNocasematch) {
 		expr = "(?i)" + expr
 	}
-	re, err := regexp.Compile(expr)
+	re, err := sandbox.CompileRegexp(expr)
 	if err != nil {
 		return nil, errStatus1
 	}
