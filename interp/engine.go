@@ -275,7 +275,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	pf, err := c.parseFile(c.job.Script)
+	pf, err := c.parseFile(ctx, c.job.Script)
 	if err != nil {
 		if errors.Is(err, ErrScriptLimit) {
 			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
@@ -348,7 +348,7 @@ var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP
 
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
-func (c *call) parseFile(p string) (*parsed, error) {
+func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	var fi os.FileInfo
 	var err error
 	if p == c.job.Script {
@@ -375,7 +375,7 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	pf, err = parseScript(p, data)
+	pf, err = parseScript(ctx, p, data)
 	if err != nil {
 		return nil, err
 	}
@@ -389,8 +389,8 @@ func (c *call) parseFile(p string) (*parsed, error) {
 }
 
 // parseScript parses a script and checks it for refused constructs.
-func parseScript(name string, data []byte) (*parsed, error) {
-	prog, err := eval.Parse(name, data)
+func parseScript(ctx context.Context, name string, data []byte) (*parsed, error) {
+	prog, err := eval.ParseContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,11 @@ import (
 // `make test` runs a sample (every command once, then as many more as the time allows);
 // `make fuzz` runs it for longer (-hostile DURATION), over every command, form and value.
 
-var hostileFor = flag.Duration("hostile", 0, "run the hostile-size harness for this long (make fuzz); 0: the short run of make test")
+var (
+	hostileFor  = flag.Duration("hostile", 0, "run the hostile-size harness for this long (make fuzz); 0: the short run of make test")
+	hostileFrom = flag.Int("hostile.from", 0, "start the hostile-size harness at this case (to reproduce one)")
+	hostileSeed = flag.Uint64("hostile.seed", 0, "the order of the hostile-size harness's cases (0: fixed for make test, random for make fuzz)")
+)
 
 // Each case's call: a short timeout, and limits small enough that a case that must hit one
 // does so fast.
@@ -144,14 +148,18 @@ func TestHostileSizes(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, v.name), []byte(v.data), 0o644)
 		}
 	}
-	seed := uint64(time.Now().UnixNano())
-	if *hostileFor == 0 {
+	seed := *hostileSeed
+	switch {
+	case seed != 0:
+	case *hostileFor == 0:
 		seed = 27 // the short run is the same every time
+	default:
+		seed = uint64(time.Now().UnixNano())
 	}
 	cases := hostileCases(dir, seed)
 	t.Logf("%d cases (seed %d), %v", len(cases), seed, budget)
 	deadline := time.Now().Add(budget)
-	next, ran := 0, 0
+	next, ran := *hostileFrom, 0
 	for next < len(cases) && time.Now().Before(deadline) {
 		done, failure := runHostileChild(t, dir, seed, next, deadline)
 		ran += done

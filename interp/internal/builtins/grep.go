@@ -164,6 +164,10 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 
 // grepRegexp joins the patterns into one RE2 alternation.
 func grepRegexp(patterns []string, mode string, icase, word, line, utf8 bool) (grepMatcher, bool, error) {
+	// Refused before their translation too, which is as long as they are (sandbox.CompileRegexp).
+	if n := len(patterns) + len(strings.Join(patterns, "")); n > sandbox.MaxRegexpBytes {
+		return nil, false, fmt.Errorf("regular expression too large for the sandbox (%d bytes of patterns); simplify it, or run the tool with \"exec\": \"native\"", n)
+	}
 	var alts []string
 	matchAll := false
 	if mode == "P" && len(patterns) > 1 {

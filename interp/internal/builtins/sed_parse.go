@@ -321,6 +321,9 @@ func (p *sedParser) regex(pat, flags string) (*regexp.Regexp, error) {
 	if pat == "" {
 		return nil, nil
 	}
+	if len(pat) > sandbox.MaxRegexpBytes {
+		return nil, p.fail(fmt.Sprintf("regular expression too large for the sandbox (%d bytes); simplify it, or run the tool with \"exec\": \"native\"", len(pat)))
+	}
 	t, err := toRE2In(sedRegexEscapes(pat), p.ere, p.utf8)
 	if err != nil {
 		return nil, p.fail(err.Error())

@@ -42,6 +42,9 @@ func (r *Runner) runText(text, what string) int {
 		if le := (*LimitError)(nil); errors.As(err, &le) {
 			return r.raise(err)
 		}
+		if cerr := r.checkCtx(); cerr != nil {
+			return r.raise(cerr) // the call ended while the text was parsed
+		}
 		return r.raise(r.syntaxRefusal(what, err))
 	}
 	src = src.withLineBase(r.lineno - 1)
@@ -120,10 +123,13 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	if err := r.checkText(len(data)); err != nil {
 		return r.raise(err)
 	}
-	src, stmts, clean, perr := r.c.parsed.parse(file, data)
+	src, stmts, clean, perr := r.c.parsed.parse(r.ctx, file, data)
+	if cerr := r.checkCtx(); perr != nil && cerr != nil {
+		return r.raise(cerr)
+	}
 	if perr != nil {
 		// Bash runs the lines before the syntax error.
-		prog, _ := Parse(file, []byte(data))
+		prog, _ := ParseContext(r.ctx, file, []byte(data))
 		if prog != nil {
 			src, stmts = prog.src, prog.stmts
 		}

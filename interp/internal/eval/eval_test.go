@@ -269,3 +269,37 @@ func TestBraceChargesRealBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestNestingIsBoundedBeforeParsing (issue 27): text that could nest the parser and the walks
+// of what it builds past the sandbox's bound is refused before it is parsed, whatever nests it
+// (`:|:|...` of 800 KB overflowed the Go stack in the static check's walk); long flat scripts
+// run.
+func TestNestingIsBoundedBeforeParsing(t *testing.T) {
+	rep := strings.Repeat
+	for _, src := range []string{
+		rep("(", 20000) + ":" + rep(")", 20000), rep(":|", 20000) + ":", rep(":&&", 20000) + ":", rep(": ||\n", 20000) + ":",
+		rep("if :; then ", 20000) + ":" + rep("; fi", 20000), rep("while false; do ", 20000) + ":" + rep("; done", 20000),
+		rep("{ ", 20000) + ":" + rep("; }", 20000), "echo " + rep("$(", 20000) + rep(")", 20000),
+	} {
+		_, err := eval.Parse("t.sh", []byte(src))
+		var ne *eval.NestingError
+		if !errors.As(err, &ne) {
+			t.Errorf("%.30q...: %v, want a nesting refusal", src, err)
+		}
+	}
+	flat := rep("echo a | cat && echo b || echo c; if :; then :; fi\n", 20000)
+	if out, _, st, err := runScript(t, flat+"echo done", runOpts{}); err != nil || st != 0 || !strings.HasSuffix(out, "done\n") {
+		t.Errorf("a long flat script: %v %d %.100q", err, st, out)
+	}
+}
+
+// TestParseEndsWithTheCall: parsing a megabyte takes seconds on a loaded machine, so the
+// parser reads through the call's context and stops when it ends (issue 27).
+func TestParseEndsWithTheCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := []byte(strings.Repeat(":; ", 300000))
+	if _, err := eval.ParseContext(ctx, "t.sh", src); !errors.Is(err, context.Canceled) {
+		t.Errorf("ParseContext of a cancelled call: %v, want the cancellation", err)
+	}
+}

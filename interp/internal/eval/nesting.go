@@ -19,29 +19,73 @@ type NestingError struct {
 }
 
 func (e *NestingError) Error() string {
-	return fmt.Sprintf("%s: brackets nested %d deep exceed the sandbox's limit of %d", e.Name, e.Depth, MaxNesting)
+	return fmt.Sprintf("%s: nested %d deep exceed the sandbox's limit of %d (counting brackets, compound commands, pipelines and && || lists)", e.Name, e.Depth, MaxNesting)
 }
 
-// checkNesting returns a *NestingError when s nests ( { [ deeper than MaxNesting, counted
-// without regard to quoting (an over-estimate is harmless at this bound).
+// checkNesting returns a *NestingError when s could nest deeper than MaxNesting, counted
+// without regard to quoting (an over-estimate is harmless at this bound). The parser and every
+// walk of what it builds (the static check, the evaluator) recurse per level of brackets, of
+// compound commands (if, while, until, for, select, case), and per operator of a pipeline or
+// an && || list, which nest without brackets (`:|:|:|...` of 800 KB ended the process): each
+// bracket or keyword opens a level, and each | or & of the statement being read counts one in
+// its level until a ; or a newline ends the statement (not one after | or &, which continues it).
 func checkNesting(name, s string) error {
 	if len(s) < MaxNesting {
 		return nil
 	}
-	depth, deepest := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(', '{', '[':
-			depth++
-			deepest = max(deepest, depth)
-		case ')', '}', ']':
-			if depth > 0 {
-				depth--
-			}
+	counts := []int{0} // per open level: the operators of its statement being read
+	depth, deepest := 1, 1
+	prev := byte(';') // the last character that was not a blank
+	open := func() {
+		counts = append(counts, 0)
+		depth++
+	}
+	closeLevel := func() {
+		if len(counts) > 1 {
+			depth -= counts[len(counts)-1] + 1
+			counts = counts[:len(counts)-1]
 		}
 	}
-	if deepest > MaxNesting {
-		return &NestingError{Name: name, Depth: deepest}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '(', '{', '[':
+			open()
+		case ')', '}', ']':
+			closeLevel()
+		case '|', '&':
+			counts[len(counts)-1]++
+			depth++
+		case ';', '\n':
+			if prev != '|' && prev != '&' {
+				depth -= counts[len(counts)-1]
+				counts[len(counts)-1] = 0
+			}
+		default:
+			if isWordByte(c) && (i == 0 || !isWordByte(s[i-1])) {
+				j := i
+				for j < len(s) && isWordByte(s[j]) {
+					j++
+				}
+				switch s[i:j] {
+				case "if", "while", "until", "for", "select", "case":
+					open()
+				case "fi", "done", "esac":
+					closeLevel()
+				}
+				i = j - 1
+			}
+		}
+		if c != ' ' && c != '\t' {
+			prev = c
+		}
+		if deepest = max(deepest, depth); deepest > MaxNesting {
+			return &NestingError{Name: name, Depth: deepest}
+		}
 	}
 	return nil
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }

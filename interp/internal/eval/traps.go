@@ -224,6 +224,10 @@ func (r *Runner) runTrapString(action string) {
 			r.status = r.raise(err)
 			return
 		}
+		if cerr := r.checkCtx(); cerr != nil {
+			r.status = r.raise(cerr)
+			return
+		}
 		r.status = r.raise(r.syntaxRefusal("trap", err))
 		return
 	}
@@ -299,7 +303,7 @@ func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, bool, error)
 	if err := r.checkText(len(text)); err != nil {
 		return nil, nil, false, err
 	}
-	return r.c.parsed.parse(r.cur.name, text)
+	return r.c.parsed.parse(r.ctx, r.cur.name, text)
 }
 
 // checkText bounds a text the shell is about to parse at run time by the script size limit:
