@@ -229,9 +229,11 @@ func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string,
 			return now.AddDate(0, 0, kw.days), rest, false, true
 		}
 	}
-	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day").
+	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day"); no layout
+	// has more than six words, so longer prefixes are not tried (each try joins the prefix:
+	// quadratic in a string of half a million words).
 	words := strings.Fields(s)
-	for n := len(words); n > 0; n-- {
+	for n := min(len(words), 8); n > 0; n-- {
 		head := strings.Join(words[:n], " ")
 		for _, layout := range dateLayouts {
 			if t, err := time.ParseInLocation(layout, head, loc); err == nil {
