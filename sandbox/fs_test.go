@@ -405,7 +405,7 @@ func TestRecord(t *testing.T) {
 func TestRecordKeepsWhatMatters(t *testing.T) {
 	var r Record
 	full := 0
-	r.OnFull(func() { full++ })
+	r.OnFull(func(error) { full++ })
 	for i := range maxReadEntries + 500 {
 		r.Add(Access{Op: "read", Path: fmt.Sprint("f", i), Allowed: true})
 	}

@@ -44,7 +44,7 @@ type Record struct {
 	reads     int               // allowed reads kept
 	kept      int               // writes, refusals and commands kept
 	truncated int               // allowed reads left out
-	full      func()            // called once, when a kept entry did not fit
+	full      func(error)       // called once with ErrRecordFull, when a kept entry did not fit
 	fullDone  bool
 }
 
@@ -53,9 +53,9 @@ type accessKey struct {
 	allowed          bool
 }
 
-// OnFull sets what to do, once, when the record cannot keep a write, refusal or command (the
-// engine ends the call with ErrRecordFull).
-func (r *Record) OnFull(f func()) {
+// OnFull sets what to call, once, with ErrRecordFull when the record cannot keep a write,
+// refusal or command (the engine's frame passes its stop function, which ends the call).
+func (r *Record) OnFull(f func(error)) {
 	if r != nil {
 		r.mu.Lock()
 		r.full = f
@@ -69,16 +69,16 @@ func (r *Record) Add(a Access) {
 		return
 	}
 	if full := r.add(a); full != nil {
-		full() // outside the lock: stopping the call may record
+		full(ErrRecordFull) // outside the lock: stopping the call may record
 	}
 }
 
 // add records a under the lock; it returns the OnFull callback when it must run now.
-func (r *Record) add(a Access) func() {
+func (r *Record) add(a Access) func(error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := accessKey{a.Op, a.Path, a.Reason, a.Allowed}
-	if i, ok := r.index[k]; ok {
+	if i := r.find(k); i >= 0 {
 		r.entries[i].Count = max(r.entries[i].Count, 1) + 1
 		return nil
 	}
@@ -98,13 +98,40 @@ func (r *Record) add(a Access) func() {
 	default:
 		r.kept++
 	}
-	if r.index == nil {
-		r.index = map[accessKey]int{}
-	}
 	a.Count = 0
-	r.index[k] = len(r.entries)
+	if r.index != nil {
+		r.index[k] = len(r.entries)
+	}
 	r.entries = append(r.entries, a)
+	if r.index == nil && len(r.entries) > indexFrom {
+		r.index = make(map[accessKey]int, 2*len(r.entries))
+		for i, e := range r.entries {
+			r.index[keyOf(e)] = i
+		}
+	}
 	return nil
+}
+
+// indexFrom is how many entries a record holds before it indexes them: a small record (most
+// calls touch a handful of paths) is searched, and costs no map.
+const indexFrom = 16
+
+func keyOf(a Access) accessKey { return accessKey{a.Op, a.Path, a.Reason, a.Allowed} }
+
+// find is the index of the entry for k, or -1.
+func (r *Record) find(k accessKey) int {
+	if r.index != nil {
+		if i, ok := r.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range r.entries {
+		if keyOf(r.entries[i]) == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // Entries returns a copy of the record and how many allowed reads it left out.

@@ -48,7 +48,7 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 	// A write past the call's bytes-written budget ends the call, as output past its cap does:
 	// a script that ignores the write error must not pass for a success.
 	f.FS.OnWriteLimit(func(err error) { stop(err) })
-	f.Record.OnFull(func() { stop(sandbox.ErrRecordFull) })
+	f.Record.OnFull(stop)
 	f.Stdout = &sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: func() { stop(sandbox.ErrStdoutLimit) }}
 	f.Stderr = &sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: func() { stop(sandbox.ErrStderrLimit) }}
 	return f, nil

@@ -309,19 +309,20 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled 
 	spec.ScratchRoot, spec.ScratchBase = base, dir
 	w.calls++
 	w.key = key
-	if err := send(frame{T: "job", Job: &spec}); err != nil {
-		w.kill()
-		return p.died(w, "the worker could not take the call")
-	}
 	// The engine enforces the call's timeout; the watchdog catches a worker that does not
 	// answer by then (a runaway that ignores cancellation, a loop in a library that cannot be
-	// stopped): it is killed, and the call answers on time.
+	// stopped): it is killed, and the call answers on time. It starts before the job is sent:
+	// sending megabytes of arguments is part of the call's time.
 	timeout := spec.Limits.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
 	watchdog := time.NewTimer(timeout + p.opts.Grace)
 	defer watchdog.Stop()
+	if err := send(frame{T: "job", Job: &spec}); err != nil {
+		w.kill()
+		return p.died(w, "the worker could not take the call")
+	}
 	var grace <-chan time.Time
 	done := ctx.Done()
 	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -79,9 +79,10 @@ func checkNesting(name, s string) error {
 		if c != ' ' && c != '\t' {
 			prev = c
 		}
-		if deepest = max(deepest, depth); deepest > MaxNesting {
-			return &NestingError{Name: name, Depth: deepest}
-		}
+		deepest = max(deepest, depth)
+	}
+	if deepest > MaxNesting {
+		return &NestingError{Name: name, Depth: deepest}
 	}
 	return nil
 }
