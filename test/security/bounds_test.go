@@ -13,9 +13,9 @@ import (
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
-// bigTool runs a script (small) over data (large): the issue's shapes send megabytes of client
+// dataTool runs a script (small) over data (large): the issue's shapes send megabytes of client
 // text to a tool whose script is ordinary.
-const bigTool = "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\ndata=$(mcp_args_get '.data')\neval \"$(mcp_args_get '.script')\"\n"
+const dataTool = "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\ndata=$(mcp_args_get '.data')\neval \"$(mcp_args_get '.script')\"\n"
 
 // boundsShapes are issue 27's shapes and their relatives: each once ended the server, answered
 // long after its timeout, or grew the server far past its heap limit.
@@ -61,7 +61,7 @@ func TestBoundsEndOnTime(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, map[string]string{
-				"tools/big/tool.sh":        bigTool,
+				"tools/big/tool.sh":        dataTool,
 				"tools/big/tool.meta.json": `{"name":"big","description":"a script over data","inputSchema":{"type":"object"}}`,
 			})
 			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+mode, "MCPBASH_MAX_LINE_BYTES=16777216")
