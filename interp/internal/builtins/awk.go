@@ -261,7 +261,7 @@ func (a *awkIO) getline(name string) int {
 			a.status = -1
 			return -1
 		}
-		lr = newLineReader(ctxReader{a.ctx, r})
+		lr = newLineReader(ctxRead(a.ctx, r))
 		a.readers[name], a.closers[name] = lr, r
 	}
 	line, _, ok := lr.next()
@@ -368,7 +368,7 @@ func (in *awkInput) Read(p []byte) (int, error) {
 		}
 		in.cur, in.curName = r, name
 	}
-	n, err := ctxReader{in.ctx, in.cur}.Read(p)
+	n, err := ctxRead(in.ctx, in.cur).Read(p)
 	if errors.Is(err, io.EOF) {
 		in.cur.Close()
 		in.cur = nil

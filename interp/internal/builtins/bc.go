@@ -199,7 +199,7 @@ func bc(ctx context.Context, env *Env, argv []string) int {
 		var src []byte
 		r, err := openInput(env, name)
 		if err == nil {
-			src, err = readAll(ctx, ctxReader{ctx, r})
+			src, err = readAll(ctx, ctxRead(ctx, r))
 			r.Close()
 		}
 		if err != nil {

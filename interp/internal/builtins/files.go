@@ -427,7 +427,7 @@ func copyFile(ctx context.Context, env *Env, src, dst string, mode fs.FileMode) 
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, ctxReader{ctx, in})
+	_, err = io.Copy(out, ctxRead(ctx, in))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -109,7 +109,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 		case "f":
 			data, err := env.FS.ReadFile(env.Abs(op.val))
 			if op.val == "-" {
-				data, err = readAll(ctx, ctxReader{ctx, env.Stdin})
+				data, err = readAll(ctx, ctxRead(ctx, env.Stdin))
 			}
 			if err != nil {
 				return nil, nil, errorf(env, 2, "grep", "%s: %s", op.val, describe(err))
@@ -267,7 +267,7 @@ func grepRun(ctx context.Context, env *Env, o *grepOptions, operands []string) i
 		if name == "-" {
 			label = o.label
 		}
-		n, err := grepStream(ctx, w, ctxReader{ctx, r}, o, label, showName)
+		n, err := grepStream(ctx, w, ctxRead(ctx, r), o, label, showName)
 		r.Close()
 		if err != nil && ctx.Err() == nil || errors.Is(err, sandbox.ErrMemoryBudget) {
 			w.Flush()

@@ -202,13 +202,13 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqo
 	}
 	defer r.Close()
 	if opt == "--rawfile" {
-		data, err := readAll(ctx, ctxReader{ctx, r})
+		data, err := readAll(ctx, ctxRead(ctx, r))
 		if err != nil {
 			return nil, errorf(env, 2, "jq", "error: %s: %s", file, describe(err))
 		}
 		return validUTF8(string(data)), 0
 	}
-	vals, err := decodeStream(ctxReader{ctx, r}, order)
+	vals, err := decodeStream(ctxRead(ctx, r), order)
 	if err != nil {
 		return nil, errorf(env, 2, "jq", "Bad JSON in %s %s %s: %v", opt, name, file, err)
 	}
@@ -236,7 +236,7 @@ func jqFilterFile(ctx context.Context, env *Env, file string) (string, int) {
 		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
 	}
 	defer r.Close()
-	data, err := readAll(ctx, ctxReader{ctx, r})
+	data, err := readAll(ctx, ctxRead(ctx, r))
 	if err != nil {
 		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
 	}

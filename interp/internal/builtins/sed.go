@@ -65,7 +65,7 @@ func (in *sedInput) fill() {
 			in.status = errorf(in.env, 2, "sed", "can't read %s: %s", in.name, describe(err))
 			continue
 		}
-		in.lr, in.closer = newLineReader(ctxReader{in.ctx, r}), r
+		in.lr, in.closer = newLineReader(ctxRead(in.ctx, r)), r
 		in.lr.sep = in.sep
 	}
 }

@@ -51,7 +51,7 @@ func envsubst(ctx context.Context, env *Env, argv []string) int {
 			}
 		}
 	}
-	data, err := readAll(ctx, ctxReader{ctx, env.Stdin})
+	data, err := readAll(ctx, ctxRead(ctx, env.Stdin))
 	if err != nil {
 		return errorf(env, 1, "envsubst", "standard input: %s", describe(err))
 	}

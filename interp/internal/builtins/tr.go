@@ -231,7 +231,7 @@ func tr(ctx context.Context, env *Env, argv []string) int {
 	default:
 		t.squeezeSet = in1
 	}
-	if err := t.run(ctxReader{ctx, env.Stdin}, env.Stdout); err != nil {
+	if err := t.run(ctxRead(ctx, env.Stdin), env.Stdout); err != nil {
 		if ctx.Err() != nil {
 			return 130
 		}

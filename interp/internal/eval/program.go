@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -61,19 +62,11 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	return ParseContext(context.Background(), name, src)
 }
 
-// ctxReader fails its reads once ctx has ended: the parser reads its text a kilobyte at a time,
-// so parsing a script of a megabyte (seconds on a loaded machine) stops with the call.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
+// ctxReader fails its reads once the call has ended: the parser reads its text a kilobyte at a
+// time, so parsing a script of a megabyte (seconds on a loaded machine) stops with the call.
+type ctxReader = sandbox.CtxReader
 
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
+func ctxRead(ctx context.Context, r io.Reader) ctxReader { return ctxReader{Ctx: ctx, R: r} }
 
 // ParseContext is Parse that stops, with ctx's error, when ctx ends.
 func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err error) {
@@ -87,7 +80,7 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 		return nil, err
 	}
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
-	f, err := newParser().Parse(ctxReader{ctx, bytes.NewReader(src)}, name)
+	f, err := newParser().Parse(ctxRead(ctx, bytes.NewReader(src)), name)
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -103,7 +96,7 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 	last := 0 // end of the last complete statement
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
 	// (The loop never stops the parser early: mvdan's parser panics when it is stopped.)
-	for s, err := range newParser().StmtsSeq(ctxReader{ctx, bytes.NewReader(src)}) {
+	for s, err := range newParser().StmtsSeq(ctxRead(ctx, bytes.NewReader(src))) {
 		if err != nil {
 			break
 		}
@@ -138,7 +131,7 @@ func parseString(ctx context.Context, name, text string, lineBase int) (s *sourc
 	if err := checkNesting(name, text); err != nil {
 		return s, nil, err
 	}
-	f, err := newParser().Parse(ctxReader{ctx, strings.NewReader(text)}, name)
+	f, err := newParser().Parse(ctxRead(ctx, strings.NewReader(text)), name)
 	if err == nil {
 		err = strayReserved(f)
 	}
