@@ -89,6 +89,25 @@ var hostileInputs = []string{
 	`head -c 33554432 /dev/zero | tr '\0' 'y' | %C`, `yes | %C`, `%C < %D/json`, `%C < %D/long`,
 }
 
+// hostileExtras are shapes the generic forms do not reach: formats, widths and programs given
+// to the programs that take them.
+var hostileExtras = []string{
+	`awk 'BEGIN { printf "%1000000000d", 1 }'`, `awk 'BEGIN { x = sprintf("%*d", 1e15, 1) }'`,
+	`awk 'BEGIN { while (1) s = s s "x" }'`, `awk -v r="$(< %D/long)" 'BEGIN { print "x" ~ r }'`,
+	`seq -f '%1000000000g' 1 1`, `numfmt --padding=1000000000 1`, `numfmt --format='%1000000000f' 1`,
+	`printf 'x
+' | fold -w 99999999999999`, `printf 'a b
+' | column -c 99999999999999`, `printf '%*d' 1000000000 1`,
+	`printf -v x '%1000000000s' ''`, `find . -printf '%1000000000p'`, `stat -c '%1000000000n' .`,
+	`jq -n '"x" * 1e9 | length'`, `jq -n '[range(1e9)] | length'`, `jq -n '"\(1e308)" * 1e6'`,
+	`x=$(printf '%s' {1..300000}); echo ${#x}`, `echo $(( 2 ** 62 * 4 ))`, `a[9223372036854775807]=1; echo ${#a[@]}`,
+	`s=x; for i in {1..40}; do s=$s$s; done`, `read -N 1000000000000 x < /dev/zero`, `head -c 99999999999999 /dev/zero | wc -c`,
+	`printf '%s' "$(< %D/long)" | base64 -w 99999999999999 | wc -c`, `dd if=/dev/zero bs=99999999999 count=1 2>&1 | wc -c`,
+	`yes "$(< %D/long)" | head -c 1000000000 | wc -c`, `printf '%s
+' "$(< %D/json)" | jq . | wc -c`,
+	`mcp_args_get "$(< %D/json)"`, `mcp_json_escape "$(< %D/json)" | wc -c`, `echo "$(< %D/json)" | python3 -c 1`,
+}
+
 // hostileCommands are every utility, SDK function and shell builtin.
 func hostileCommands() []string {
 	cmds := slices.Concat(builtins.Names(), sdk.Names(), eval.BuiltinNames())
@@ -106,6 +125,9 @@ func hostileCases(dir string, seed uint64) []hostileCase {
 	cmds := hostileCommands()
 	rnd := rand.New(rand.NewPCG(seed, 1))
 	var first, rest []hostileCase
+	for _, x := range hostileExtras {
+		first = append(first, hostileCase{"(extra)", strings.ReplaceAll(x, "%D", dir)})
+	}
 	make1 := func(cmd, form string, v int) hostileCase {
 		s := strings.ReplaceAll(form, "%C", cmd)
 		s = strings.ReplaceAll(s, "%V", filepath.Join(dir, strconv.Itoa(v)))

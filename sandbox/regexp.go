@@ -26,20 +26,29 @@ const (
 // CompileRegexp is regexp.Compile for an expression a script or a client gave: one that would
 // take more than a moment to compile is refused with an error that says so.
 func CompileRegexp(expr string) (*regexp.Regexp, error) {
-	if len(expr) > MaxRegexpBytes {
-		return nil, regexpTooBig(fmt.Sprintf("%d bytes", len(expr)))
-	}
-	if n := strings.Count(expr, `\p`) + strings.Count(expr, `\P`); n > maxRegexpClasses {
-		return nil, regexpTooBig(fmt.Sprintf("%d Unicode classes", n))
-	}
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return nil, err // regexp.Compile's own error, as it words it
-	}
-	if n := regexpSize(re, maxRegexpInsts); n > maxRegexpInsts {
-		return nil, regexpTooBig("more than " + fmt.Sprint(maxRegexpInsts) + " instructions once its repetitions are expanded")
+	if err := CheckRegexp(expr); err != nil {
+		return nil, err
 	}
 	return regexp.Compile(expr)
+}
+
+// CheckRegexp refuses, as CompileRegexp does, an expression that would take more than a moment
+// to compile, without compiling it (for compilers of our dependencies, such as GoAWK's for a
+// dynamic regular expression). An expression that does not parse is not refused here: the
+// compiler reports it.
+func CheckRegexp(expr string) error {
+	if len(expr) > MaxRegexpBytes {
+		return regexpTooBig(fmt.Sprintf("%d bytes", len(expr)))
+	}
+	if n := strings.Count(expr, `\p`) + strings.Count(expr, `\P`); n > maxRegexpClasses {
+		return regexpTooBig(fmt.Sprintf("%d Unicode classes", n))
+	}
+	if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		if n := regexpSize(re, maxRegexpInsts); n > maxRegexpInsts {
+			return regexpTooBig("more than " + fmt.Sprint(maxRegexpInsts) + " instructions once its repetitions are expanded")
+		}
+	}
+	return nil
 }
 
 func regexpTooBig(what string) error {

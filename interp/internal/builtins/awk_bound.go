@@ -27,9 +27,14 @@ func awkNesting(src string) error {
 	body := false  // a header just closed: its body follows, after newlines
 	ended := false // a separator ended the statement: the next token starts another (but else)
 	for {
-		pos, tok, _ := lx.Scan()
+		pos, tok, val := lx.Scan()
 		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && awkOperandExpected(prev) {
-			pos, tok, _ = lx.ScanRegex()
+			pos, tok, val = lx.ScanRegex()
+		}
+		if tok == lexer.REGEX {
+			if err := sandbox.CheckRegexp(val); err != nil {
+				return fmt.Errorf("line %d: %v", pos.Line, err) // GoAWK compiles literals as it parses
+			}
 		}
 		switch tok {
 		case lexer.EOF, lexer.ILLEGAL:

@@ -26,6 +26,10 @@ func TestAwkMatchesGNU(t *testing.T) {
 		{"awk", "BEGIN{x = 10 / 4; print x, int(x), x % 3}"}, {"awk", "{print $1}", "missing.txt"}, {"awk", "{print $2}", "words.txt"},
 		{"awk", "BEGIN{n=split(\"a:b:c\",arr,\":\"); print n, arr[1] arr[3]}"}, {"awk", "match($0,/[0-9]+/){print RSTART, RLENGTH}"},
 		{"awk", "{print $1}", "-", "a.txt"}, {"awk", "{print v, $1}", "v=1", "a.txt", "v=2", "csv.txt"},
+		// Dynamic regular expressions pass through __mcp_re (awk_rewrite.go): the same results.
+		{"awk", "-v", "r=[xy]", `{print ($0 ~ r), ($1 !~ r ""), match($0, r), RSTART; n = split($0, p, r); print n; sub(r, "<&>"); print; gsub("[0-9]", "#"); print}`},
+		{"awk", "-v", "r=y", `$1 ~ r || $2 ~ 1 + 1 {print "m", $0} $0 !~ r "|z" {print "n", $0}`},
+		{"awk", "-v", "r=x", `{x = $0 ~ r ? "yes" : "no"; print x, ($0 ~ (r "|" "z")), $0 ~ /1/}`},
 	} {
 		cases = append(cases, gnuCase{in, argv})
 	}
@@ -142,6 +146,18 @@ func TestAwkNesting(t *testing.T) {
 		_, errOut, rc := te.run(t, "", "awk", prog)
 		if rc != 2 || !strings.Contains(errOut, "nests deeper than") {
 			t.Errorf("%.60q...: rc %d, stderr %.200q; want the nesting refusal", prog, rc, errOut)
+		}
+	}
+	// A regular expression that would compile for seconds: refused, literal or built at run time.
+	for _, argv := range [][]string{
+		{"awk", "-v", "r=" + rep("x{1,100}", 8000), "BEGIN { print \"x\" ~ r }"},
+		{"awk", "-v", "r=" + rep("x", 100000), "BEGIN { print match(\"x\", r) }"},
+		{"awk", "BEGIN { r = \"x\"; for (i = 0; i < 17; i++) r = r r; gsub(r, \"y\", s) }"},
+		{"awk", "BEGIN { print \"x\" ~ /" + rep("x", 100000) + "/ }"},
+	} {
+		_, errOut, rc := te.run(t, "", argv...)
+		if rc != 2 || !strings.Contains(errOut, "too large for the sandbox") {
+			t.Errorf("%.60q...: rc %d, stderr %.200q; want the regular expression refused", argv, rc, errOut)
 		}
 	}
 	var many, ifs strings.Builder
