@@ -21,35 +21,40 @@ const dataTool = "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e
 // long after its timeout, or grew the server far past its heap limit.
 var boundsShapes = []struct {
 	name, script, data string
+	// want, when set, is text the answer must have: the shape's work must finish, not
+	// time out, to reach what it tests (a timeout of boundsSlowTimeout, not boundsTimeout).
+	want string
 }{
-	{"bc-parens", `printf '%s\n' "$data" | bc -l`, strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000)},
-	{"bc-unary", `printf '%s\n' "$data" | bc`, strings.Repeat("- ", 500000) + "1"},
-	{"awk-parens", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + "}"},
-	{"awk-unary", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("!", 500000) + "1}"},
-	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000)},
-	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + "."},
-	{"jq-deep-tojson", `jq -n 'reduce range(3000000) as $i (0; [.]) | tojson | length'`, ""},
-	{"jq-deep-compare", `jq -n 'reduce range(3000000) as $i (0; [.]) | . == .'`, ""},
-	{"jq-long-path", `jq -n 'null | setpath([range(3000000) | 0]; 1) | length'`, ""},
-	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000)},
-	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, ""},
-	{"expand-width-to-nowhere", `printf 'a\tb\n' | expand -t 100000000000000 > /dev/null`, ""},
-	{"date-width", `date +%1000000000Y | head -c 10`, ""},
-	{"date-width-to-nowhere", `date +%1000000000Y > /dev/null`, ""},
-	{"printf-width", `printf '%1000000000d' 1 | head -c 10`, ""},
-	{"brace-2M", `: {1..2000000}`, ""},
-	{"brace-printf-10M", `printf "%s\n" {1..10000000} | tail -n 1`, ""},
-	{"brace-cross", `: {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}`, ""},
-	{"eval-4MiB", `eval "$data"`, strings.Repeat(":; ", 1400000)},
-	{"eval-pipes", `eval "$data"`, strings.Repeat(":|", 400000) + ":"},
-	{"eval-ands", `eval "$data"`, strings.Repeat(":&&", 340000) + ":"},
-	{"source-4MiB", `printf '%s' "$data" > "$TMPDIR/s.sh"; source "$TMPDIR/s.sh"`, strings.Repeat(":; ", 1400000)},
-	{"sed-commands", `sed "$data" </dev/null`, strings.Repeat("x;", 1000000)},
-	{"grep-repeats", `grep -E "$data" </dev/null`, strings.Repeat("x{1,100}", 8000)},
-	{"grep-classes", `grep -P "$data" </dev/null`, strings.Repeat(`\pL`, 20000)},
-	{"tr-brackets", `tr "$data" x </dev/null`, strings.Repeat("[", 200000) + strings.Repeat("]", 200000)},
-	{"date-words", `date -d "$data"`, strings.Repeat("a ", 500000)},
-	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1"},
+	{"bc-parens", `printf '%s\n' "$data" | bc -l`, strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000), ""},
+	{"bc-unary", `printf '%s\n' "$data" | bc`, strings.Repeat("- ", 500000) + "1", ""},
+	{"awk-parens", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + "}", ""},
+	{"awk-unary", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("!", 500000) + "1}", ""},
+	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), ""},
+	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + ".", ""},
+	// A value three million levels deep (30,000 steps of 100 levels: fewer steps build it in
+	// seconds), printed and compared: on main each walk overflowed the Go stack.
+	{"jq-deep-walks", `jq -n "$data"`, "reduce range(30000) as $i (0; " + strings.Repeat("[", 100) + "." + strings.Repeat("]", 100) +
+		") | (tojson | length), (tostring | length), (. == .)", "543\n543\n"},
+	{"jq-long-path", `jq -n 'null | setpath([range(3000000) | 0]; 1) | length'`, "", "longer than 10000"},
+	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
+	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},
+	{"expand-width-to-nowhere", `printf 'a\tb\n' | expand -t 100000000000000 > /dev/null`, "", ""},
+	{"date-width", `date +%1000000000Y | head -c 10`, "", ""},
+	{"date-width-to-nowhere", `date +%1000000000Y > /dev/null`, "", ""},
+	{"printf-width", `printf '%1000000000d' 1 | head -c 10`, "", ""},
+	{"brace-2M", `: {1..2000000}`, "", ""},
+	{"brace-printf-10M", `printf "%s\n" {1..10000000} | tail -n 1`, "", ""},
+	{"brace-cross", `: {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}`, "", ""},
+	{"eval-4MiB", `eval "$data"`, strings.Repeat(":; ", 1400000), ""},
+	{"eval-pipes", `eval "$data"`, strings.Repeat(":|", 400000) + ":", ""},
+	{"eval-ands", `eval "$data"`, strings.Repeat(":&&", 340000) + ":", ""},
+	{"source-4MiB", `printf '%s' "$data" > "$TMPDIR/s.sh"; source "$TMPDIR/s.sh"`, strings.Repeat(":; ", 1400000), ""},
+	{"sed-commands", `sed "$data" </dev/null`, strings.Repeat("x;", 1000000), ""},
+	{"grep-repeats", `grep -E "$data" </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
+	{"grep-classes", `grep -P "$data" </dev/null`, strings.Repeat(`\pL`, 20000), ""},
+	{"tr-brackets", `tr "$data" x </dev/null`, strings.Repeat("[", 200000) + strings.Repeat("]", 200000), ""},
+	{"date-words", `date -d "$data"`, strings.Repeat("a ", 500000), ""},
+	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1", ""},
 }
 
 // TestBoundsEndOnTime (T-DOS-12, issue 27): in either isolation mode, none of boundsShapes ends
@@ -67,7 +72,14 @@ func TestBoundsEndOnTime(t *testing.T) {
 			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+mode, "MCPBASH_MAX_LINE_BYTES=16777216")
 			for _, sh := range boundsShapes {
 				t.Run(sh.name, func(t *testing.T) {
-					w.boundedCall(t, sh.script, sh.data)
+					timeout := boundsTimeout
+					if sh.want != "" {
+						timeout = boundsSlowTimeout
+					}
+					m := w.boundedCall(t, timeout, sh.script, sh.data)
+					if sh.want != "" && !strings.Contains(text(m), sh.want) {
+						t.Errorf("the answer lacks %q: %.500s", sh.want, text(m))
+					}
 				})
 			}
 		})
@@ -76,7 +88,10 @@ func TestBoundsEndOnTime(t *testing.T) {
 
 const (
 	boundsTimeout = 2 * time.Second
-	boundsLate    = 250 * time.Millisecond
+	// boundsSlowTimeout is the timeout of a shape that must finish its work (a loaded machine
+	// builds a value three million levels deep in about 5 s).
+	boundsSlowTimeout = 60 * time.Second
+	boundsLate        = 250 * time.Millisecond
 	// boundsHeapMB is the worlds' MCPBASH_MAX_HEAP_MB; boundsOverheadMB is what the server's
 	// resident memory may grow past it: the Go runtime's own (collector, stacks, freed pages
 	// not yet returned) and the call's output buffers (docs/DECISIONS.md).
@@ -86,24 +101,25 @@ const (
 
 // boundedCall runs one shape up to three times while it is only late (a loaded machine can
 // starve one run, not three) and checks what TestBoundsEndOnTime promises.
-func (w *world) boundedCall(t *testing.T, script, data string) {
+func (w *world) boundedCall(t *testing.T, timeout time.Duration, script, data string) harness.Msg {
 	t.Helper()
 	pid := w.c.Pid()
 	var late string
+	var m harness.Msg
 	for attempt := range 3 {
 		resetPeak(pid)
 		before := rssKB(pid, "VmRSS")
 		id := fmt.Sprintf("bounds-%d-%s", attempt, randHex(4))
-		params := map[string]any{"name": "big", "timeoutSecs": int(boundsTimeout / time.Second),
+		params := map[string]any{"name": "big", "timeoutSecs": int(timeout / time.Second),
 			"arguments": map[string]any{"script": script, "data": data}}
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 		began := time.Now()
 		// The CPU time the server (and its workers) used when the call's time was up: what they
 		// use after that is work that did not stop; a loaded machine stretches the wall clock.
 		atDeadline := make(chan time.Duration, 1)
-		deadline := time.AfterFunc(boundsTimeout, func() { atDeadline <- cpuOf(pid) })
+		deadline := time.AfterFunc(timeout, func() { atDeadline <- cpuOf(pid) })
 		w.c.Send(string(b))
-		m := w.c.WaitFor(boundsTimeout+2*time.Minute, "answer to "+id, func(m harness.Msg) bool {
+		m = w.c.WaitFor(timeout+2*time.Minute, "answer to "+id, func(m harness.Msg) bool {
 			return m.Method == "" && string(m.ID) == `"`+id+`"`
 		})
 		took := time.Since(began)
@@ -128,17 +144,18 @@ func (w *world) boundedCall(t *testing.T, script, data string) {
 		if before > 0 && peak-before > (boundsHeapMB+boundsOverheadMB)<<10 {
 			t.Errorf("the server grew by %d MiB (limit %d MiB + %d MiB overhead)", (peak-before)>>10, boundsHeapMB, boundsOverheadMB)
 		}
-		if took <= boundsTimeout+boundsLate || cpuAfter <= boundsLate {
-			return // on time, or late only because the machine starved it
+		if took <= timeout+boundsLate || cpuAfter <= boundsLate {
+			return m // on time, or late only because the machine starved it
 		}
 		allow := boundsLate + 20*w.emptyCall(t)
-		if took <= boundsTimeout+allow {
-			return
+		if took <= timeout+allow {
+			return m
 		}
 		late = fmt.Sprintf("answered %v after it was sent, past its %v timeout by more than %v, working %v past it: %.300s",
-			took.Round(time.Millisecond), boundsTimeout, allow.Round(time.Millisecond), cpuAfter.Round(time.Millisecond), text(m))
+			took.Round(time.Millisecond), timeout, allow.Round(time.Millisecond), cpuAfter.Round(time.Millisecond), text(m))
 	}
 	t.Error(late)
+	return m
 }
 
 // emptyCall is how long a call that does nothing takes now: the machine's load as a call sees it.
