@@ -140,7 +140,7 @@ func (w *world) boundedCall(t *testing.T, timeout time.Duration, script, data st
 			t.Errorf("work still runs after the answer (%d samples of 20 found a thread running): %.300s", n, text(m))
 		}
 		peak := rssKB(pid, "VmHWM")
-		t.Logf("answered in %v; the server grew by %d MiB at its peak", took.Round(time.Millisecond), (peak-before)>>10)
+		t.Logf("answered in %v; the server grew by %d MiB at its peak: %.160q", took.Round(time.Millisecond), (peak-before)>>10, text(m))
 		if before > 0 && peak-before > (boundsHeapMB+boundsOverheadMB)<<10 {
 			t.Errorf("the server grew by %d MiB (limit %d MiB + %d MiB overhead)", (peak-before)>>10, boundsHeapMB, boundsOverheadMB)
 		}
