@@ -54,6 +54,7 @@ var boundsShapes = []struct {
 	{"grep-classes", `grep -P "$data" </dev/null`, strings.Repeat(`\pL`, 20000), ""},
 	{"tr-brackets", `tr "$data" x </dev/null`, strings.Repeat("[", 200000) + strings.Repeat("]", 200000), ""},
 	{"date-words", `date -d "$data"`, strings.Repeat("a ", 500000), ""},
+	{"param-replace", `s=$(printf "%100000s" ""); x=${s// /$s}; echo ${#x}`, "", ""},
 	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1", ""},
 }
 

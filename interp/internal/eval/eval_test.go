@@ -270,6 +270,31 @@ func TestBraceChargesRealBytes(t *testing.T) {
 	}
 }
 
+// TestReplacementChargedBeforeBuilt (issue 27): what ${x/p/r} adds past its subject is charged
+// before it is built: `${s// /$s}` of a 100,000-byte s would make 10 GB, a fatal out-of-memory
+// error no recover catches. Each form, with the literal fast path, the matcher and the anchors,
+// ends at the memory limit; the same forms of a small size still give bash's result.
+func TestReplacementChargedBeforeBuilt(t *testing.T) {
+	// s: 100,000 spaces; r: 100,000 & (each stands for the match: r after a 100,000-byte match
+	// is 10 GB).
+	// (The matcher's forms take a shorter subject, t: each of its searches reads the rest.)
+	const setup = `s=$(printf "%100000s" ""); t=${s:0:2000}; shopt -s patsub_replacement; r=${s// /\&}; `
+	for _, expr := range []string{`${s// /$s}`, `${t//[ ]/$s}`, `${t//?/$s}`, `${s// /"$s"}`, `${s/#*/$r}`, `${s/%*/$r}`, `${s/*/$r}`} {
+		t.Run(expr, func(t *testing.T) {
+			_, _, _, err := runScript(t, setup+`x=`+expr+`; echo ${#x}`, runOpts{limits: eval.Limits{MaxMemory: 64 << 20}})
+			var le *eval.LimitError
+			if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+				t.Errorf("got %v, want the memory limit", err)
+			}
+		})
+	}
+	out, _, _, err := runScript(t, `s="a b c"; shopt -s patsub_replacement; echo "${s// /__}" "${s//[ ]/-}" "${s/#a/<&&>}" "${s/%c/[&]}" "${s/#/^}"`,
+		runOpts{limits: eval.Limits{MaxMemory: 64 << 20}})
+	if want := "a__b__c a-b-c <aa> b c a b [c] ^a b c\n"; err != nil || out != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
+	}
+}
+
 // TestNestingIsBoundedBeforeParsing (issue 27): text that could nest the parser and the walks
 // of what it builds past the sandbox's bound is refused before it is parsed, whatever nests it
 // (`:|:|...` of 800 KB overflowed the Go stack in the static check's walk); long flat scripts
