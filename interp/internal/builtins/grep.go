@@ -418,7 +418,11 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		if !checkedBinary {
 			checkedBinary, binary = true, !o.text && hasNUL(text)
 		}
-		hit := (o.matchAll || o.re.Match(text)) != o.invert
+		hit, err := grepMatch(ctx, o, text)
+		if err != nil {
+			return matches, err
+		}
+		hit = hit != o.invert
 		if o.maxCount >= 0 && matches >= o.maxCount {
 			hit = false // only trailing context after the last allowed match
 		}
@@ -479,4 +483,16 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		w.WriteString("Binary file " + label + " matches\n")
 	}
 	return matches, nil
+}
+
+// grepMatch reports whether text has a match; a long line is searched so that the call's end
+// stops the search (sandbox.Match).
+func grepMatch(ctx context.Context, o *grepOptions, text []byte) (bool, error) {
+	if o.matchAll {
+		return true, nil
+	}
+	if re, ok := o.re.(*regexp.Regexp); ok {
+		return sandbox.Match(ctx, re, text)
+	}
+	return o.re.Match(text), nil
 }

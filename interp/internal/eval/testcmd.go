@@ -253,7 +253,10 @@ func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 		}
 		return false, &shError{flow: flowNone, status: 2}
 	}
-	m := re.FindStringSubmatchIndex(s)
+	m, err := sandbox.FindStringSubmatchIndex(r.ctx, re, s) // a long subject stops with the call
+	if err != nil {
+		return false, r.checkCtx()
+	}
 	if m == nil {
 		_ = r.assignArray("BASH_REMATCH", nil, asGlobal, false)
 		return false, nil
