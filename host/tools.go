@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
@@ -234,7 +233,7 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 	// A call starts in the project root when a root covers it, else in the tool's directory.
 	dir := call.ToolDir
 	for _, rt := range roots {
-		if srv.cfg.Dirs.Root == rt.Path || strings.HasPrefix(srv.cfg.Dirs.Root, rt.Path+"/") {
+		if under(srv.cfg.Dirs.Root, rt.Path) {
 			dir = srv.cfg.Dirs.Root
 			break
 		}
