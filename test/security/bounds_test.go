@@ -58,6 +58,7 @@ var boundsShapes = []struct {
 	{"tr-brackets", `tr "$data" x </dev/null`, strings.Repeat("[", 200000) + strings.Repeat("]", 200000), ""},
 	{"date-words", `date -d "$data"`, strings.Repeat("a ", 500000), ""},
 	{"param-replace", `s=$(printf "%100000s" ""); x=${s// /$s}; echo ${#x}`, "", ""},
+	{"cmdsubst-endless", `x=$(cat /dev/zero); echo ${#x}`, "", ""},
 	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1", ""},
 }
 
