@@ -282,7 +282,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	pf, err := c.parseFile(c.sh.script)
+	pf, err := c.parseFile(ctx, c.sh.script)
 	if err != nil {
 		if errors.Is(err, ErrScriptLimit) {
 			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
@@ -300,7 +300,8 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Ulimit: c.ulimit,
-		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
+		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
+			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	c.setCallEnv(r.SetenvVar)
 	r.Define(c.e.prelude)
@@ -332,6 +333,8 @@ func (c *call) runError(err error, stderr io.Writer) error {
 			return ErrJobLimit
 		case eval.LimitMemory:
 			return ErrMemoryBudget
+		case eval.LimitScript:
+			return ErrScriptLimit
 		}
 		return fmt.Errorf("%w (%d)", ErrFDLimit, le.Max)
 	case errors.As(err, &ce):
@@ -352,7 +355,7 @@ var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP
 
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
-func (c *call) parseFile(p string) (*parsed, error) {
+func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	var fi os.FileInfo
 	var err error
 	if p == c.sh.script {
@@ -379,7 +382,7 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	pf, err = parseScript(p, data)
+	pf, err = parseScript(ctx, p, data)
 	if err != nil {
 		return nil, err
 	}
@@ -397,11 +400,11 @@ func (c *call) parseFile(p string) (*parsed, error) {
 // bash has too): editors and git's autocrlf write scripts with CRLF line ends there, and a
 // Windows user's tool must run as on Linux. Elsewhere bash reads the CR, and so does the
 // evaluator.
-func parseScript(name string, data []byte) (*parsed, error) {
+func parseScript(ctx context.Context, name string, data []byte) (*parsed, error) {
 	if ignoreCR && bytes.Contains(data, []byte("\r\n")) {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
-	prog, err := eval.Parse(name, data)
+	prog, err := eval.ParseContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}
