@@ -428,8 +428,13 @@ func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Reques
 	if start {
 		srv.startPolling(s)
 	}
-	// The spec's answer is an EmptyResult, and the TypeScript SDKs reject any other member; the
-	// original's subscriptionId travels in _meta (docs/DECISIONS.md).
+	// The spec's answer is an EmptyResult, and the TypeScript SDKs reject any other member, so
+	// clients that identify themselves (every SDK does: clientInfo is required) get the id in
+	// _meta; a client that sent no clientInfo (the original's own tests, hand-written shell
+	// clients) gets the original's {"subscriptionId"} (docs/DECISIONS.md).
+	if len(s.client.Info) == 0 || string(s.client.Info) == "null" {
+		return map[string]any{"subscriptionId": id}, nil
+	}
 	return map[string]any{"_meta": map[string]any{"mcpbash/subscriptionId": id}}, nil
 }
 

@@ -350,19 +350,14 @@ func (srv *Server) capabilities(version string) map[string]any {
 		if f.subscribe {
 			c["subscribe"] = true
 		}
-		if modern && f.templates {
-			// Not in the schema (templates need no capability), but the original advertises
-			// it and clients ignore what they do not know.
-			c["templates"] = true
-		}
 		caps[f.name] = c
 	}
 	return caps
 }
 
 type feature struct {
-	name                              string
-	listChanged, subscribe, templates bool
+	name                   string
+	listChanged, subscribe bool
 }
 
 // features lists the capability groups wired into this server.
@@ -372,10 +367,9 @@ func (srv *Server) features() []feature {
 	}
 	var fs []feature
 	_, canSubscribe := srv.handlers["resources/subscribe"]
-	_, hasTemplates := srv.handlers["resources/templates/list"]
 	for _, f := range []feature{
 		{name: "tools", listChanged: true},
-		{name: "resources", listChanged: true, subscribe: canSubscribe, templates: hasTemplates},
+		{name: "resources", listChanged: true, subscribe: canSubscribe},
 		{name: "prompts", listChanged: true},
 	} {
 		if _, ok := srv.handlers[f.name+"/list"]; ok {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
@@ -210,14 +209,10 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 		call.Sink = sink
 	}
 	policy := srv.toolPolicy(tool, call.ToolDir, roots, timeout)
-	// A call starts in the project root when a root covers it, else in the tool's directory.
-	dir := call.ToolDir
-	for _, rt := range roots {
-		if srv.cfg.Dirs.Root == rt.Path || strings.HasPrefix(srv.cfg.Dirs.Root, rt.Path+"/") {
-			dir = srv.cfg.Dirs.Root
-			break
-		}
-	}
+	// Every call starts in the project root, as in the original: a tool reads data/x.txt
+	// relative to it whatever its roots. The directory need not be inside a root; what the
+	// tool opens there is checked against its roots like any other path.
+	dir := srv.cfg.Dirs.Root
 	return sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink

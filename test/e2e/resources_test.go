@@ -88,6 +88,27 @@ func TestResourcesRead(t *testing.T) {
 	}
 }
 
+// TestResourceSubscriptionBareClient: a client that sends no clientInfo (the original's tests
+// and hand-written clients) gets the original's {"subscriptionId"} and can unsubscribe with it.
+func TestResourceSubscriptionBareClient(t *testing.T) {
+	t.Parallel()
+	root, _ := resourceProject(t)
+	c := harness.Start(t, harness.Options{Dir: root})
+	if m := c.Call("initialize", map[string]any{}); m.Error != nil {
+		t.Fatalf("initialize: %s", m.Raw)
+	}
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var res map[string]any
+	c.Call("resources/subscribe", map[string]any{"uri": "file://./resources/greeting.txt"}).Decode(t, &res)
+	id, _ := res["subscriptionId"].(string)
+	if len(res) != 1 || !strings.HasPrefix(id, "sub-") {
+		t.Fatalf("subscribe result %v (want only subscriptionId)", res)
+	}
+	if m := c.Call("resources/unsubscribe", map[string]any{"subscriptionId": id}); m.Error != nil {
+		t.Errorf("unsubscribe: %s", m.Raw)
+	}
+}
+
 func TestResourceSubscription(t *testing.T) {
 	t.Parallel()
 	root, _ := resourceProject(t)

@@ -71,9 +71,12 @@ type Config struct {
 	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
 	// (0: the default, UtilityBudget).
 	UtilityMemoryMiB int
-	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
+	// ProjectRootWritable makes the project root, the default root when nobody names roots,
+	// read-write (as in the original); false locks it. Protected directories stay read-only.
 	ProjectRootWritable bool
-	AccessMeta          bool
+	// RunToolSourceServerEnv makes run-tool source server.d/env.sh, as --with-server-env does.
+	RunToolSourceServerEnv bool
+	AccessMeta             bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
 	TmpRoot string
@@ -371,6 +374,13 @@ func boolean(name string, p *bool) setting {
 	}}
 }
 
+// booleanOn is a boolean setting that is on unless the environment turns it off.
+func booleanOn(name string, p *bool) setting {
+	s := boolean(name, p)
+	s.reset = func() { *p = true }
+	return s
+}
+
 func integer(name string, p *int, def, lo, hi int) setting {
 	return setting{name: name, reset: func() { *p = def }, show: func() string { return strconv.Itoa(*p) }, set: func(v string) error {
 		n, err := strconv.Atoi(v)
@@ -562,7 +572,8 @@ func (c *Config) settings() []setting {
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
 		bytes("MCPBASH_MAX_BYTES_WRITTEN_PER_CALL", &c.MaxBytesWrittenPerCall, 1<<30, 0, 1<<50),
 		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
-		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
+		booleanOn("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
+		boolean("MCPBASH_RUN_TOOL_SOURCE_SERVER_ENV", &c.RunToolSourceServerEnv),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
 		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),

@@ -113,12 +113,13 @@ func (e *TrustError) Error() string { return e.Hook + " refused: " + e.msg }
 // executable or starting with #!; the file, its directory and the project root owned by the
 // current user and not group- or world-writable.
 func CheckTrust(script, root string) error {
-	_, err := readTrusted(script, root)
+	_, err := readTrusted(script, root, false)
 	return err
 }
 
 // readTrusted checks a hook and returns its content, read from the very file that was checked.
-func readTrusted(script, root string) ([]byte, error) {
+// A sourced file (sourced: run-tool --source, server.d/env.sh) needs no exec bit or #!.
+func readTrusted(script, root string, sourced bool) ([]byte, error) {
 	label := func(p string) string {
 		if p == root {
 			return "the project root"
@@ -175,7 +176,7 @@ func readTrusted(script, root string) ([]byte, error) {
 	if len(content) > maxScriptBytes {
 		return nil, refuse(script, "regular", "%s is larger than %d bytes", hook, maxScriptBytes)
 	}
-	if st.Mode().Perm()&0o111 == 0 && !bytes.HasPrefix(content, []byte("#!")) {
+	if !sourced && st.Mode().Perm()&0o111 == 0 && !bytes.HasPrefix(content, []byte("#!")) {
 		return nil, refuse(script, "runnable", "%s is neither executable nor starts with #! (fix: chmod +x %s)", hook, hook)
 	}
 	dirs := []string{filepath.Dir(script)}

@@ -70,7 +70,7 @@ set -o pipefail
 // discovery. Output that is not a JSON object is ignored with a warning.
 func RunRegister(ctx context.Context, o Options) (*Registration, error) {
 	o.defaults()
-	content, err := readTrusted(o.Script, o.Root)
+	content, err := readTrusted(o.Script, o.Root, false)
 	if err != nil {
 		return nil, err
 	}

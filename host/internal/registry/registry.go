@@ -744,11 +744,12 @@ type cursorDoc struct {
 	Collection string `json:"collection"`
 	Offset     int    `json:"offset"`
 	Hash       string `json:"hash"`
-	Timestamp  int64  `json:"timestamp"`
+	// Timestamp is when the cursor was made (RFC 3339, UTC), a string as in the original's.
+	Timestamp string `json:"timestamp"`
 }
 
 func encodeCursor(kind Kind, offset int, hash string, now time.Time) string {
-	b, _ := json.Marshal(cursorDoc{Ver: 1, Collection: string(kind), Offset: offset, Hash: hash, Timestamp: now.Unix()})
+	b, _ := json.Marshal(cursorDoc{Ver: 1, Collection: string(kind), Offset: offset, Hash: hash, Timestamp: now.UTC().Format(time.RFC3339)})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
