@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -24,7 +25,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -58,7 +58,7 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines map[string]sdk.Engine
+	engines map[string]engine.Engine
 	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native  *native.Engine
 	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
@@ -71,7 +71,7 @@ type Server struct {
 	minimal    bool
 	schemas    schemaCache
 	https, git remoteFetcher
-	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	downloader func(context.Context, engine.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
@@ -79,6 +79,8 @@ type Server struct {
 	host *hosting
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
+	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.
+	statelessInfo json.RawMessage
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
 	// rootsLogged remembers the refused roots already logged (vetRoot).
@@ -93,9 +95,34 @@ type Server struct {
 	bg         sync.WaitGroup // background registry work
 }
 
-// NewServer builds a server from cfg. It fails when the project cannot be served (for example
-// an invalid server.d/register.json), so that the server refuses to start with a clear message.
-func NewServer(ctx context.Context, cfg Config) (*Server, error) {
+// ServerOption configures a Server as NewServer builds it: what a transport adds to the core
+// is given at construction, never set on a Server afterwards.
+type ServerOption func(*serverOptions)
+
+type serverOptions struct {
+	log     *slog.Logger
+	hosting *hosting
+}
+
+// WithLogger sends the server's diagnostics to log as structured records instead of lines on
+// Config.Stderr (serve --http).
+func WithLogger(log *slog.Logger) ServerOption {
+	return func(o *serverOptions) { o.log = log }
+}
+
+// withHosting installs hosting mode (serve --http): tenants, admission, audit and metrics.
+func withHosting(h *hosting) ServerOption {
+	return func(o *serverOptions) { o.hosting = h }
+}
+
+// NewServer builds a server from cfg and opts. It fails when the project cannot be served (for
+// example an invalid server.d/register.json), so that the server refuses to start with a clear
+// message.
+func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, error) {
+	var so serverOptions
+	for _, o := range opts {
+		o(&so)
+	}
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = 16
 	}
@@ -117,12 +144,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
-	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
+	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs), log: so.log}
 	var err error
 	if srv.remote, err = newRemoteToken(cfg); err != nil {
 		return nil, err
 	}
 	if err := srv.loadStateKey(); err != nil {
+		return nil, err
+	}
+	if srv.statelessInfo, err = json.Marshal(srv.serverInfo(StatelessVersion)); err != nil {
 		return nil, err
 	}
 	srv.handlers = map[string]handler{
@@ -156,6 +186,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv.engines = srv.newEngines()
+	if h := so.hosting; h != nil {
+		h.idle = func() int {
+			if srv.pool == nil {
+				return 0
+			}
+			return srv.pool.Idle()
+		}
+		srv.host = h
+	}
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()
 	srv.wireRemote()
