@@ -1,15 +1,12 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 )
 
 // listKinds maps each list method to its registry kind and result member.
@@ -66,10 +63,6 @@ func (srv *Server) registerLists() {
 					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 				}
 			}
-			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
-				// MCP Apps resources are for clients that declared the UI extension.
-				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, s)
-			}
 			return &listResult{member: lk.member, items: items, total: total, nextCursor: page.NextCursor}, nil
 		}}
 	}
@@ -119,29 +112,3 @@ func (s *Session) announce(methods []string) {
 	}
 }
 
-var uiMarker = []byte(`"provider":"ui"`)
-
-func withoutUI(items []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(items))
-	for _, it := range items {
-		if !bytes.Contains(it, uiMarker) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func (srv *Server) uiResourceCount(ctx context.Context, s *Session) int {
-	res, err := srv.reg.Resources(ctx)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, r := range res {
-		// Only those the session's total counted (its tenant's visible ones).
-		if r.Provider == "ui" && srv.visible(s, tenants.KindResource, r.Name) {
-			n++
-		}
-	}
-	return n
-}

@@ -583,8 +583,3 @@ func (s *Session) Log(level Level, logger string, data any) {
 // Level returns the session's current log level.
 func (s *Session) Level() Level { return Level(s.level.Load()) }
 
-// ui reports whether the client declared the MCP Apps extension.
-func (c *clientCaps) ui() bool {
-	_, ok := c.Extensions["io.modelcontextprotocol/ui"]
-	return ok
-}

@@ -250,7 +250,7 @@ func TestUIResources(t *testing.T) {
 	if strings.Join(uris, ",") != "ui://apps/dash,ui://apps/chart" {
 		t.Errorf("ui resources %v", uris)
 	}
-	// A client without the extension does not see them listed.
+	// A client without the extension sees them listed too, as the original lists them.
 	plain := harness.Start(t, harness.Options{Dir: root})
 	plain.Initialize("2025-11-25", nil)
 	var l2 struct {
@@ -258,8 +258,8 @@ func TestUIResources(t *testing.T) {
 		Meta      map[string]any `json:"_meta"`
 	}
 	plain.Call("resources/list", nil).Decode(t, &l2)
-	if len(l2.Resources) != 0 || l2.Meta["mcpbash/total"] != float64(0) {
-		t.Errorf("UI resources shown without the extension: %v %v", l2.Resources, l2.Meta)
+	if len(l2.Resources) != 2 || l2.Meta["mcpbash/total"] != float64(2) {
+		t.Errorf("UI resources not listed without the extension: %v %v", l2.Resources, l2.Meta)
 	}
 	m := c.Call("resources/read", map[string]any{"uri": "ui://apps/dash"})
 	if !strings.Contains(string(m.Raw), `"text":"\u003chtml\u003edash\u003c/html\u003e"`) && !strings.Contains(string(m.Raw), "<html>dash</html>") {
