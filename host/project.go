@@ -113,7 +113,9 @@ func findProject(o Options, set *config.Config) (Project, error) {
 			return Project{}, &ProjectError{Msg: err.Error()}
 		}
 		if !found {
-			return Project{}, &ProjectError{Msg: "No MCP project found. Run `mcp-bash new <name>` or pass --project-root.", NotFound: true}
+			// The original's verbs name MCPBASH_PROJECT_ROOT here; so does this message.
+			return Project{}, &ProjectError{Msg: "No MCP project found: MCPBASH_PROJECT_ROOT is not set and no directory from " + cwd +
+				" upwards holds server.d/server.meta.json. Run `mcp-bash new <name>`, or pass --project-root DIR (or set MCPBASH_PROJECT_ROOT).", NotFound: true}
 		}
 		root = r
 	}
