@@ -59,6 +59,11 @@ func cliServerEnv(ctx context.Context, projectRoot string, getenv func(string) s
 			return env
 		}
 	}
+	return openServer(ctx, o)
+}
+
+// openServer opens the project of o for a verb, turning its errors into exit statuses.
+func openServer(ctx context.Context, o host.Options) (*host.Server, host.Project, error) {
 	srv, err := host.Open(ctx, o)
 	var pe *host.ProjectError
 	switch {
