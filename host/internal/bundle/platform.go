@@ -53,6 +53,18 @@ func ParsePlatforms(s string) ([]Platform, error) {
 			}
 			continue
 		}
+		if f == "darwin" || f == "linux" {
+			// The original's platform names are operating systems: every architecture of one.
+			for _, p := range Supported {
+				if p.OS == f && !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+			continue
+		}
+		if f == "win32" || f == "windows" {
+			return nil, &UsageError{"Windows is not a bundle target: the sandbox needs a Unix host (use darwin, linux, or os-arch names)"}
+		}
 		osName, arch, ok := strings.Cut(strings.ReplaceAll(f, "/", "-"), "-")
 		p := Platform{osName, arch}
 		if !ok || !slices.Contains(Supported, p) {
