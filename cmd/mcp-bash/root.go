@@ -61,7 +61,8 @@ when none is found).`,
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
 	root.AddCommand(newConfineCmd(), newWorkerCmd())
-	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
+	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec),
+		newVendorCmd(&projectRoot, withExec), newPublishCmd(withExec))
 	root.AddCommand(&cobra.Command{
 		Use: "version", Short: "Print the version (as --version does)", Args: cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "mcp-bash "+version) },

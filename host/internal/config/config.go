@@ -76,6 +76,9 @@ type Config struct {
 	ProjectRootWritable bool
 	// RunToolSourceServerEnv makes run-tool source server.d/env.sh, as --with-server-env does.
 	RunToolSourceServerEnv bool
+	// RegistryURL and RegistryToken are where `publish` uploads bundles, and its credential (a
+	// secret).
+	RegistryURL, RegistryToken string
 	AccessMeta             bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
@@ -574,6 +577,8 @@ func (c *Config) settings() []setting {
 		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
 		booleanOn("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
 		boolean("MCPBASH_RUN_TOOL_SOURCE_SERVER_ENV", &c.RunToolSourceServerEnv),
+		str("MCP_REGISTRY_URL", &c.RegistryURL, "https://registry.modelcontextprotocol.io"),
+		secret("MCP_REGISTRY_TOKEN", &c.RegistryToken),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
 		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),
