@@ -32,8 +32,26 @@ type Plan struct {
 	Findings  []Finding         `json:"findings"`
 }
 
+// AnalyzeOptions add what the script can run beyond the sandbox's own commands.
+type AnalyzeOptions struct {
+	// Allowed lists the tool's allowlisted externals.
+	Allowed []string
+	// Wasm lists the wasm commands the call can run (NAME for NAME.wasm in the tool's directory
+	// or the project's bin/).
+	Wasm []string
+	// LibFuncs are functions defined in files the script may source (the project's lib/):
+	// the script can call them once it has sourced them.
+	LibFuncs []string
+}
+
 // AnalyzeFile parses and analyzes a script. allowed lists the tool's allowlisted externals.
 func AnalyzeFile(path string, allowed []string) (*Plan, error) {
+	return AnalyzeFileWith(path, AnalyzeOptions{Allowed: allowed})
+}
+
+// AnalyzeFileWith is AnalyzeFile with the wasm commands and library functions the script can
+// also call.
+func AnalyzeFileWith(path string, o AnalyzeOptions) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -52,16 +70,42 @@ func AnalyzeFile(path string, allowed []string) (*Plan, error) {
 		return p, nil
 	}
 	f := prog.File()
-	return Analyze(f, allowed), nil
+	return analyze(f, o), nil
+}
+
+// FuncNamesOf lists the functions the Bash file at path defines (for AnalyzeOptions.LibFuncs);
+// a file that cannot be read or parsed defines none.
+func FuncNamesOf(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	prog, err := eval.Parse(path, data)
+	if err != nil || prog.Err() != nil {
+		return nil
+	}
+	return funcNames(prog.File())
 }
 
 // Analyze walks a parsed script and reports how it will run in the sandbox.
 func Analyze(f *syntax.File, allowed []string) *Plan {
+	return analyze(f, AnalyzeOptions{Allowed: allowed})
+}
+
+func analyze(f *syntax.File, o AnalyzeOptions) *Plan {
+	allowed := o.Allowed
 	p := &Plan{Commands: map[string]string{}}
 	funcs := map[string]bool{}
 	for _, n := range funcNames(f) {
 		funcs[n] = true
 	}
+	libFuncs := map[string]bool{}
+	if sourcesFiles(f) {
+		for _, n := range o.LibFuncs {
+			libFuncs[n] = true
+		}
+	}
+	probed := probedCommands(f)
 	aliases, pathSet := aliasesAndPath(f)
 	add := func(pos syntax.Pos, sev, kind, msg, fix string) {
 		p.Findings = append(p.Findings, Finding{File: f.Name, Line: pos.Line(), Col: pos.Col(), Severity: sev, Kind: kind, Message: msg, Suggestion: fix})
@@ -84,8 +128,20 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 				return true
 			}
 			how := resolveStatic(name, funcs, allowed)
-			if how == "" && aliases[name] {
+			switch {
+			case how != "":
+			case aliases[name]:
 				how = "alias"
+			case libFuncs[name]:
+				how = "function (from a sourced library)"
+			case slices.Contains(o.Wasm, name):
+				how = "wasm command"
+			}
+			if fact := hostFact(name, x.Args[1:]); fact != "" && how != "host command (allowlisted)" {
+				// Only native mode sees the host: the sandbox's own hostname and uname answer
+				// even when allowlisted, and allowlisted commands are confined to the roots.
+				add(x.Pos(), "error", "host-fact", fact,
+					`a tool that reports the host needs the host: set "exec": "native" in tool.meta.json (the server runs it when MCPBASH_TOOL_ALLOWLIST names it)`)
 			}
 			if _, seen := p.Commands[name]; !seen {
 				p.Commands[name] = how
@@ -96,6 +152,11 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 				p.Commands[name] = "found through PATH, if at all"
 				add(x.Pos(), "warning", "command", name+": not a sandbox command: it runs only if PATH names a directory inside the roots that holds it (else exit 127)",
 					notOnPathFix(name))
+			} else if how == "" && probed[name] {
+				// The script checks for it (command -v NAME, ...) and has a fallback.
+				p.Commands[name] = "not available (the script checks for it)"
+				add(x.Pos(), "warning", "command", name+": not available in the sandbox; the script checks for it (command -v "+name+") and takes its other branch there",
+					"if the tool needs "+name+"'s answer, "+notAvailableFix(name))
 			} else if how == "" {
 				p.Commands[name] = "not available"
 				add(x.Pos(), "error", "command", name+": not available in the sandbox (exit 127 when run)",
@@ -128,6 +189,68 @@ func Analyze(f *syntax.File, allowed []string) *Plan {
 	})
 	slices.SortStableFunc(p.Findings, func(a, b Finding) int { return int(a.Line) - int(b.Line) })
 	return p
+}
+
+// sourcesFiles reports whether the script sources a file other than the SDK.
+func sourcesFiles(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 1 {
+			if w := c.Args[0].Lit(); (w == "source" || w == ".") && !strings.Contains(wordText(c.Args[1]), "MCP_SDK") {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// probedCommands are the commands the script looks for before it runs them: command -v NAME,
+// type NAME, hash NAME, which NAME.
+func probedCommands(f *syntax.File) map[string]bool {
+	out := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) < 2 {
+			return true
+		}
+		switch c.Args[0].Lit() {
+		case "command", "type", "hash", "which":
+			for _, a := range c.Args[1:] {
+				if l := a.Lit(); l != "" && !strings.HasPrefix(l, "-") {
+					out[l] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// hostFact says why a command would report the sandbox instead of the host ("" when it does
+// not): the sandbox answers hostname and uname's node name with its virtual identity, and hides
+// the host's /proc, /sys and identity files.
+func hostFact(name string, args []*syntax.Word) string {
+	switch name {
+	case "hostname":
+		return "hostname answers the sandbox's virtual name (mcp-sandbox), not the host's: the tool would report made-up data"
+	case "uname":
+		for _, a := range args {
+			switch l := a.Lit(); l {
+			case "-a", "-n", "--all", "--nodename":
+				return "uname " + l + " answers the sandbox's virtual machine (mcp-sandbox, kernel 6.0.0-mcp), not the host's: the tool would report made-up data"
+			}
+		}
+	}
+	for _, a := range args {
+		l := a.Lit()
+		for _, hidden := range []string{"/proc/", "/sys/", "/etc/os-release", "/etc/hostname", "/etc/machine-id"} {
+			if strings.HasPrefix(l, hidden) {
+				return name + " reads " + l + ", which the sandbox hides (no such file there): the tool cannot report the host"
+			}
+		}
+	}
+	return ""
 }
 
 func wordText(w *syntax.Word) string {
