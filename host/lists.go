@@ -111,4 +111,3 @@ func (s *Session) announce(methods []string) {
 		}
 	}
 }
-

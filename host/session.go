@@ -582,4 +582,3 @@ func (s *Session) Log(level Level, logger string, data any) {
 
 // Level returns the session's current log level.
 func (s *Session) Level() Level { return Level(s.level.Load()) }
-

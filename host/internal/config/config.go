@@ -79,7 +79,7 @@ type Config struct {
 	// RegistryURL and RegistryToken are where `publish` uploads bundles, and its credential (a
 	// secret).
 	RegistryURL, RegistryToken string
-	AccessMeta             bool
+	AccessMeta                 bool
 	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
 	Roots   []string
 	TmpRoot string
