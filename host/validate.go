@@ -86,6 +86,10 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 					addf(tool.Abs, "warning", "exec-bit", "script is not executable (the original needs it; the sandbox does not)", "chmod +x "+tool.Abs+" (or run validate --fix)")
 				}
 			}
+			if toolNetwork(tool) && tool.Kind == registry.ToolScript && !srv.wantsNative(tool) {
+				addf(tool.Abs, "warning", "network", `"sandbox": {"network": true} has no effect on a sandboxed tool: only native tools get the network (its allowlisted commands never do)`,
+					`set "exec": "native" (run when MCPBASH_TOOL_ALLOWLIST names the tool), or download over https with mcp_download_safe`)
+			}
 			findings = append(findings, plan.Findings...)
 		}
 		if page.NextCursor == "" {

@@ -146,6 +146,10 @@ func analyze(f *syntax.File, o AnalyzeOptions) *Plan {
 			if _, seen := p.Commands[name]; !seen {
 				p.Commands[name] = how
 			}
+			if how == "host command (allowlisted)" && NetworkClient(name) {
+				add(x.Pos(), "warning", "network", name+" is allowlisted but runs without the network: allowlisted commands never get one (sandbox.network applies to native tools only)",
+					"download over https with mcp_download_safe (hosts in MCPBASH_HTTPS_ALLOW_HOSTS), or set \"exec\": \"native\" with \"sandbox\": {\"network\": true}")
+			}
 			if how == "" && pathSet {
 				// Command search walks PATH directories inside the roots: the script sets
 				// PATH, so the name may be a script it put there.

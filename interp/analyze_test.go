@@ -74,6 +74,9 @@ func TestAnalyzeOptions(t *testing.T) {
 		{script: "cat /proc/meminfo", sev: "error", want: "cat reads /proc/meminfo, which the sandbox hides"},
 		{script: "hostname", o: AnalyzeOptions{Allowed: []string{"hostname"}}, sev: "error", want: "hostname answers"}, // the sandbox's own answers anyway
 		{script: "uptime", o: AnalyzeOptions{Allowed: []string{"uptime"}}, sev: ""},
+		// Network clients: allowlisting one gives no network, and validate says what does.
+		{script: "curl -s https://example.com", sev: "error", want: "curl: not available in the sandbox"},
+		{script: "curl -s https://example.com", o: AnalyzeOptions{Allowed: []string{"curl"}}, sev: "warning", want: "curl is allowlisted but runs without the network"},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(tc.script), "s.sh")
 		if err != nil {

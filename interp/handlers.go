@@ -416,8 +416,24 @@ func (cc *cmdCtx) errorPrefix() string {
 // notAvailableFix is how a tool gets a command the sandbox does not have; validate's finding
 // and the run-time message say the same.
 func notAvailableFix(name string) string {
+	if NetworkClient(name) {
+		// Allowlisting it would run it without the network: say what does give one.
+		return name + " needs the network, which the sandbox and its allowlisted commands never have: download over https with " +
+			"mcp_download_safe (hosts in MCPBASH_HTTPS_ALLOW_HOSTS), or set \"exec\": \"native\" with \"sandbox\": {\"network\": true} " +
+			"(the server runs it when MCPBASH_TOOL_ALLOWLIST names the tool)"
+	}
 	return "add \"" + name + "\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host; " +
 		"MCPBASH_SANDBOX_ALLOW_COMMANDS, when set, must list it too), or set \"exec\": \"native\""
+}
+
+// NetworkClient reports whether a command exists to talk to the network (curl, wget, ssh, ...):
+// allowlisted, it runs without one (docs/SANDBOX.md, Network).
+func NetworkClient(name string) bool {
+	switch name {
+	case "curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet", "aria2c", "http", "https", "xh", "ping", "dig", "nslookup", "host":
+		return true
+	}
+	return false
 }
 
 // notAvailable is the note a refused command's message ends with.
