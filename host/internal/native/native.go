@@ -200,13 +200,16 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 	}
 	rules := j.Policy.ConfineRules()
 	rules.Net = j.Network
-	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
+	// The tool's own directory, the SDK directory, the binary its jq symlink points to, and
+	// the host facts a native tool is for (docs/SANDBOX.md, Native mode).
 	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
+	rules.RO = append(rules.RO, HostInfo...)
 	if run.SDKDir != "" {
 		// An original framework checkout's SDK sources its siblings (../lib/*.sh,
 		// ../providers/https.sh): the checkout is readable, never writable.
 		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
+	confined := false
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
 		r.RW = append(append([]string(nil), r.RW...), scratch)
@@ -219,9 +222,12 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 			e.BeforeConfine()
 		}
 		out, err := j.Confiner.Wrap(r, argv)
-		return out, err == nil && len(out) != len(argv), err
+		confined = err == nil && len(out) != len(argv)
+		return out, confined, err
 	}
-	return e.run(ctx, run)
+	out := e.run(ctx, run)
+	out.Access = accessRecord(rules, confined, out.Stderr)
+	return out
 }
 
 // run executes a prepared job and reports its outcome.
