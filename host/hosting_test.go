@@ -1,7 +1,6 @@
 package host
 
 import (
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/metrics"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // tenantOf resolves id under a tenants file given as JSON ({DIR} is replaced by dir).

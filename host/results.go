@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"mime"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,

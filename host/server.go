@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Request is one incoming request as a handler sees it.

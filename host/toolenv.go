@@ -3,13 +3,13 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 type runToolOptions struct {
