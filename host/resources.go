@@ -432,7 +432,7 @@ func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Reques
 	// clients that identify themselves (every SDK does: clientInfo is required) get the id in
 	// _meta; a client that sent no clientInfo (the original's own tests, hand-written shell
 	// clients) gets the original's {"subscriptionId"} (docs/DECISIONS.md).
-	if len(s.client.Info) == 0 || string(s.client.Info) == "null" {
+	if s.anonymous() {
 		return map[string]any{"subscriptionId": id}, nil
 	}
 	return map[string]any{"_meta": map[string]any{"mcpbash/subscriptionId": id}}, nil

@@ -348,6 +348,7 @@ func (srv *Server) initialize(ctx context.Context, s *Session, r *Request) (any,
 	s.protocol = version
 	s.client.Capabilities = p.Capabilities
 	s.client.Info = p.ClientInfo
+	s.client.anonymous = len(p.ClientInfo) == 0 || string(p.ClientInfo) == "null"
 	if len(p.Capabilities) > 0 {
 		_ = json.Unmarshal(p.Capabilities, &s.client.caps)
 	}

@@ -43,7 +43,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	if p.Name == nil || *p.Name == "" {
 		return nil, invalidParams("Tool name is required")
 	}
-	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs}
+	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs, Anonymous: s.anonymous()}
 	t, err := srv.tenantFor(s)
 	if err != nil {
 		return nil, err
@@ -92,6 +92,9 @@ type ToolCall struct {
 	// bound the call's, its lists bound commands and wasm modules, its limits cap the call's,
 	// and the call runs in its own workers.
 	Tenant *tenants.Tenant
+	// Anonymous: the client named no clientInfo; under MCPBASH_TOOL_ERRORS=auto its failures
+	// are answered as the original's JSON-RPC errors.
+	Anonymous bool
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -125,7 +128,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	if err := srv.checkPolicy(ctx, tool); err != nil {
 		return nil, nil, err
 	}
-	if res := srv.checkArguments(tool, args); res != nil {
+	jr := srv.jsonrpcToolErrors(tc.Anonymous)
+	if res := srv.checkArguments(tool, args, jr); res != nil {
 		return res, nil, nil
 	}
 	if err := srv.inheritRefused(tool); err != nil {
@@ -173,7 +177,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	if out.Cancelled {
 		return nil, out, errSuppressed
 	}
-	res, rerr := shapeOutcome(srv, tool, out, timeout)
+	res, rerr := shapeOutcome(srv, tool, out, timeout, jr)
 	if rerr != nil {
 		return nil, out, rerr
 	}

@@ -161,7 +161,7 @@ func TestCLIVerbGaps(t *testing.T) {
 		{"config cursor", []string{"config", "--client", "cursor"}, 0, []string{`"mcpServers"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
 		{"config windsurf", []string{"config", "--client", "windsurf"}, 0, []string{`"mcpServers"`}},
 		{"config vscode", []string{"config", "--client", "vscode"}, 0, []string{`"servers": {`, `"proj": {`, `"type": "stdio"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
-		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{"claude mcp add proj --env MCPBASH_TOOL_ALLOWLIST='*' -- "}},
+		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{"claude mcp add proj --env MCPBASH_TOOL_ALLOWLIST='*' --env MCPBASH_PROJECT_ROOT="}},
 		{"config librechat", []string{"config", "--client", "librechat"}, 0, []string{"mcpServers:\n  proj:\n    type: stdio"}},
 		{"run-tool json", []string{"run-tool", "hello", "--json", "--args", `{"name":"J"}`}, 0, []string{`"isError":false`, "Hello, J!"}},
 		{"run-tool sandbox json", []string{"run-tool", "hello", "--sandbox", "--json"}, 0, []string{`"result"`, `"access"`, `"refused":0`, `"exitCode":0`}},

@@ -27,7 +27,7 @@ func resourceProject(t *testing.T) (root, outside string) {
 		"resources/remote.txt":         "",
 		"resources/remote.meta.json":   `{"name":"custom","uri":"custom://thing/42"}`,
 		"providers/custom.sh":          "#!/usr/bin/env bash\ncase \"$1\" in\n custom://thing/42) echo \"custom provider for $1\";;\n custom://missing/*) exit 3;;\n custom://outside/*) exit 2;;\n custom://bad/*) echo 'bad uri' >&2; exit 4;;\n *) echo 'fetch failed' >&2; exit 5;;\nesac\n",
-		"prompts/hello.txt":            "Hello, {{name}}! You are {{age}}. ${name} stays literal.\n\n",
+		"prompts/hello.txt":            "Hello, {{name}}! You are {{age}}. ${name} as the original writes it, $HOME stays literal.\n\n",
 		"prompts/hello.meta.json":      `{"name":"hello","description":"Greets","arguments":{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"number"}},"required":["name"]},"role":"assistant"}`,
 		"prompts/demo.txt":             "demo",
 		"prompts/demo.meta.json":       `{"name":"demo.completion","description":"has a completion script"}`,
@@ -161,10 +161,10 @@ func TestPromptsGet(t *testing.T) {
 		want   string
 	}{
 		{"renders", map[string]any{"name": "hello", "arguments": map[string]any{"name": "Ada", "age": "36", "extra": "ignored"}},
-			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Ada! You are 36. ${name} stays literal."}}],"text":"Hello, Ada! You are 36. ${name} stays literal.","arguments":{"name":"Ada","age":"36","extra":"ignored"}}}`},
+			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Ada! You are 36. Ada as the original writes it, $HOME stays literal."}}],"text":"Hello, Ada! You are 36. Ada as the original writes it, $HOME stays literal.","arguments":{"name":"Ada","age":"36","extra":"ignored"}}}`},
 		{"missing required", map[string]any{"name": "hello", "arguments": map[string]any{"age": "3"}}, `{"error":{"code":-32602,"message":"Missing required argument: name"}}`},
 		{"optional left as placeholder", map[string]any{"name": "hello", "arguments": map[string]any{"name": "Bo"}},
-			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Bo! You are {{age}}. ${name} stays literal."}}],"text":"<any>","arguments":{"name":"Bo"}}}`},
+			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Bo! You are {{age}}. Bo as the original writes it, $HOME stays literal."}}],"text":"<any>","arguments":{"name":"Bo"}}}`},
 		{"unknown prompt", map[string]any{"name": "nope"}, `{"error":{"code":-32602,"message":"Prompt not found"}}`},
 		{"no name", map[string]any{}, `{"error":{"code":-32602,"message":"Prompt name is required"}}`},
 	} {

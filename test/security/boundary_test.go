@@ -158,7 +158,7 @@ var boundaryCases = []boundaryCase{
 	// Native mode reads host facts (/proc/meminfo, ...), never another process's /proc: the
 	// server's environment holds the secrets (issue 29 granted the host facts file by file).
 	{ID: "T-ENV-1/native-proc-environ", Finding: "29", Script: `cat /proc/$PPID/environ; cat /proc/1/environ; ls /proc | head -3; echo rc=$?; head -c 9 /proc/meminfo`,
-		Want: `MemTotal:`, Engines: []string{native}},
+		Want: `MemTotal:`, Deny: []string{"PATH=", "HOME="}, Engines: []string{native}},
 
 	// Finding 7: what the server and the operator run is never writable by tools.
 	{ID: "T-FS-5/plant-wasm-command", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?`, Want: `rc=1`, Config: cfgProjectRO,

@@ -43,7 +43,8 @@ type Config struct {
 	// JSON tool.
 	ForceMinimal bool
 	// ToolErrors is MCPBASH_TOOL_ERRORS: "result" (failures are isError results, as MCP
-	// 2025-11-25 asks) or "jsonrpc" (the original's -32603 errors).
+	// 2025-11-25 asks), "jsonrpc" (the original's -32603 errors) or "auto" (jsonrpc for a
+	// session whose initialize named no clientInfo, result otherwise).
 	ToolErrors string
 	// DebugErrors is MCPBASH_DEBUG_ERRORS: tool failures carry the tool's name, exit code and
 	// whether a trace exists.
@@ -570,7 +571,7 @@ func (c *Config) settings() []setting {
 		meaning(integer("MCPBASH_MAX_LOGS_PER_MIN", &c.LogsPerMinute, 0, 1, 100000), "MCPBASH_MAX_PROGRESS_PER_MIN"),
 		meaning(integer("MCPBASH_PROGRESS_PER_MINUTE", &c.progressAlias, 0, 1, 100000), "unset (older name: sets both budgets)"),
 		boolean("MCPBASH_FORCE_MINIMAL", &c.ForceMinimal),
-		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "result", "result", "jsonrpc"),
+		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "auto", "auto", "result", "jsonrpc"),
 		boolean("MCPBASH_DEBUG_ERRORS", &c.DebugErrors),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
 		bytes("MCPBASH_MAX_BYTES_WRITTEN_PER_CALL", &c.MaxBytesWrittenPerCall, 1<<30, 0, 1<<50),
