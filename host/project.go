@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/payloadlog"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Options say which project to serve and from what environment: Open, Serve, FindProject and
@@ -229,7 +228,9 @@ func projectOrBootstrap(o Options) (set *config.Config, p Project, boot bool, cl
 	}
 	p, err = findProject(o, set)
 	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
-		root, clean, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
+		// The system temp dir, not the scratch base: that is on /dev/shm by default, which
+		// cannot be a root, and the staged project is the session's default root.
+		root, clean, err := bootstrap.Stage("")
 		if err != nil {
 			return set, Project{}, false, func() {}, err
 		}

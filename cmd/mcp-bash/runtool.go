@@ -182,6 +182,12 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	var je *host.RPCError
 	switch {
 	case errors.As(callErr, &je):
+		if strings.Contains(je.Message, "blocked by policy") {
+			// The server's advice is for an MCP client's config; here the fix is a flag.
+			e := *je
+			e.Message = strings.Replace(e.Message, " Set MCPBASH_TOOL_ALLOWLIST in your MCP client config.", "", 1)
+			je = &e
+		}
 		doc, failed = map[string]any{"error": je}, true
 		if strings.Contains(je.Message, "blocked by policy") {
 			fmt.Fprintf(stderr, "run-tool: pass --allow-self to allow %s for this run (or --allow TOOL, --allow-all), or set MCPBASH_TOOL_ALLOWLIST\n", name)

@@ -145,6 +145,20 @@ func TestNativePrintEnv(t *testing.T) {
 	}
 }
 
+// run-tool on a native tool nobody allowed names the run-tool fix, not an MCP client's config.
+func TestNativeRunToolHint(t *testing.T) {
+	t.Parallel()
+	p := nativeProject(t)
+	out, errOut, code := runCLI(t, p.root, nil, "run-tool", "nat", "--args", `{"script":"echo hi"}`)
+	if code != 1 || strings.Contains(out+errOut, "MCP client config") || !strings.Contains(out, "Tool 'nat' blocked by policy.") ||
+		!strings.Contains(errOut, "pass --allow-self to allow nat") {
+		t.Errorf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if out, _, code := runCLI(t, p.root, nil, "run-tool", "nat", "--allow-self", "--args", `{"script":"echo hi"}`); code != 0 || !strings.Contains(out, `"text":"hi"`) {
+		t.Errorf("--allow-self: exit %d:\n%s", code, out)
+	}
+}
+
 // Native tools run under Landlock: no /etc/hosts (the host facts of native.HostInfo, such as
 // /etc/passwd, are readable), no writes outside the roots, no TCP to a
 // loopback listener, while the same actions inside the roots work; sandbox.network lets a
