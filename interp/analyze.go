@@ -140,8 +140,7 @@ func analyze(f *syntax.File, o AnalyzeOptions) *Plan {
 			if fact := hostFact(name, x.Args[1:]); fact != "" && how != "host command (allowlisted)" {
 				// Only native mode sees the host: the sandbox's own hostname and uname answer
 				// even when allowlisted, and allowlisted commands are confined to the roots.
-				add(x.Pos(), "error", "host-fact", fact,
-					`a tool that reports the host needs the host: set "exec": "native" in tool.meta.json (the server runs it when MCPBASH_TOOL_ALLOWLIST names it)`)
+				add(x.Pos(), "error", "host-fact", fact, hostFactFix)
 			}
 			if _, seen := p.Commands[name]; !seen {
 				p.Commands[name] = how
@@ -235,14 +234,28 @@ func probedCommands(f *syntax.File) map[string]bool {
 // not): the sandbox answers hostname and uname's node name with its virtual identity, and hides
 // the host's /proc, /sys and identity files.
 func hostFact(name string, args []*syntax.Word) string {
+	short := hostFactShort(name, args)
+	switch {
+	case short == "":
+		return ""
+	case name == "hostname":
+		return "hostname answers the sandbox's virtual name (mcp-sandbox), not the host's: the tool would report made-up data"
+	case name == "uname":
+		return "uname " + short[strings.LastIndex(short, " ")+1:] + " answers the sandbox's virtual machine (mcp-sandbox, kernel 6.0.0-mcp), not the host's: the tool would report made-up data"
+	}
+	return name + " reads " + short[len("the sandbox hides "):] + ", which the sandbox hides (no such file there): the tool cannot report the host"
+}
+
+// hostFactShort is hostFact's reason in a few words.
+func hostFactShort(name string, args []*syntax.Word) string {
 	switch name {
 	case "hostname":
-		return "hostname answers the sandbox's virtual name (mcp-sandbox), not the host's: the tool would report made-up data"
+		return "the sandbox answers with its virtual name"
 	case "uname":
 		for _, a := range args {
 			switch l := a.Lit(); l {
 			case "-a", "-n", "--all", "--nodename":
-				return "uname " + l + " answers the sandbox's virtual machine (mcp-sandbox, kernel 6.0.0-mcp), not the host's: the tool would report made-up data"
+				return "the sandbox answers with its virtual machine for " + l
 			}
 		}
 	}
@@ -250,12 +263,50 @@ func hostFact(name string, args []*syntax.Word) string {
 		l := a.Lit()
 		for _, hidden := range []string{"/proc/", "/sys/", "/etc/os-release", "/etc/hostname", "/etc/machine-id"} {
 			if strings.HasPrefix(l, hidden) {
-				return name + " reads " + l + ", which the sandbox hides (no such file there): the tool cannot report the host"
+				return "the sandbox hides " + l
 			}
 		}
 	}
 	return ""
 }
+
+// hostFactUse is a command of a script that asks the sandbox for a host fact it hides (hostFact).
+type hostFactUse struct {
+	cmd string
+	r   eval.Refusal
+}
+
+// hostFactUses are the commands of f that would report the sandbox's virtual machine as the host:
+// hostname, uname's node name, a read of the host's /proc, /sys or identity files. The engine
+// refuses such a script before it runs (never made-up data), as validate reports it; tests
+// ([ -f /proc/x ], test) are probes and stay, and functions f defines are its own.
+func hostFactUses(f *syntax.File) []hostFactUse {
+	funcs := map[string]bool{}
+	for _, n := range funcNames(f) {
+		funcs[n] = true
+	}
+	var out []hostFactUse
+	syntax.Walk(f, func(n syntax.Node) bool {
+		x, ok := n.(*syntax.CallExpr)
+		if !ok || len(x.Args) == 0 {
+			return true
+		}
+		name := x.Args[0].Lit()
+		if name == "" || funcs[name] || name == "[" || name == "test" {
+			return true
+		}
+		if why := hostFactShort(name, x.Args[1:]); why != "" {
+			pos := x.Pos()
+			out = append(out, hostFactUse{cmd: name, r: eval.Refusal{File: f.Name, Line: int(pos.Line()), Col: int(pos.Col()),
+				Construct: name + " reporting the host (" + why + ")", Fix: hostFactFix}})
+		}
+		return true
+	})
+	return out
+}
+
+// hostFactFix is the fix of a host-fact finding and refusal.
+const hostFactFix = `a tool that reports the host needs the host: set "exec": "native" in tool.meta.json (the server runs it when MCPBASH_TOOL_ALLOWLIST names it)`
 
 func wordText(w *syntax.Word) string {
 	var b strings.Builder

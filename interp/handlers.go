@@ -341,6 +341,9 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	if strings.Contains(name, "/") {
 		if dir, base := path.Split(name); slices.Contains(binDirs, strings.TrimSuffix(dir, "/")) {
 			if f, ok := builtins.Lookup(base); ok {
+				if err := askedForHost(cc, base, args[1:]); err != nil {
+					return 126, err
+				}
 				c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
 				return f(ctx, c.programEnv(cc), append([]string{base}, args[1:]...)), nil
 			}
@@ -363,6 +366,9 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		return c.script(ctx, cc, append([]string{p}, args[1:]...))
 	}
 	if f, ok := builtins.Lookup(name); ok {
+		if err := askedForHost(cc, name, args[1:]); err != nil {
+			return 126, err
+		}
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
 		return f(ctx, c.programEnv(cc), args), nil
 	}
@@ -385,6 +391,29 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	}
 	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, note)
 	return 127, nil
+}
+
+// askedForHost ends the run when hostname or uname -n/-a is about to answer with the sandbox's
+// virtual machine, however the script named it (a variable, a library's function, eval): the
+// tool would report made-up data as the host's. parseScript refuses the literal calls before a
+// script runs; this catches the rest (docs/SANDBOX.md, What differs from Bash).
+func askedForHost(cc cmdCtx, name string, args []string) error {
+	why := ""
+	switch name {
+	case "hostname":
+		why = "the sandbox answers with its virtual name"
+	case "uname":
+		for _, a := range args {
+			if a == "--all" || a == "--nodename" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "an")) {
+				why = "the sandbox answers with its virtual machine for " + a
+			}
+		}
+	}
+	if why == "" || cc.shell == nil {
+		return nil
+	}
+	file, line := cc.shell.Pos()
+	return &eval.RefusalError{Refusal: eval.Refusal{File: file, Line: line, Construct: name + " reporting the host (" + why + ")", Fix: hostFactFix}}
 }
 
 // pathInRoots reports whether PATH names a directory inside the roots (where a script may

@@ -317,7 +317,7 @@ func TestPromptScript(t *testing.T) {
 	t.Parallel()
 	root := writeProject(t, map[string]string{
 		"server.d/server.meta.json": `{"name":"ps"}`,
-		"prompts/dyn.sh":            "#!/usr/bin/env bash\nname=$(printf '%s' \"$MCP_PROMPT_ARGS_JSON\" | jq -r .name)\necho \"Generated for $name on $(cat /etc/hostname 2>/dev/null || echo sandbox)\"\n",
+		"prompts/dyn.sh":            "#!/usr/bin/env bash\nname=$(printf '%s' \"$MCP_PROMPT_ARGS_JSON\" | jq -r .name)\necho \"Generated for $name on $(cat /etc/shadow 2>/dev/null || echo sandbox)\"\n",
 		"prompts/dyn.meta.json":     `{"name":"dyn","description":"generated","arguments":{"type":"object","properties":{"name":{"type":"string"}}}}`,
 	})
 	c := harness.Start(t, harness.Options{Dir: root})
