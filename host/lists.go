@@ -51,17 +51,9 @@ func (srv *Server) registerLists() {
 				srv.logf("%s: %v", lk.method, err)
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 			}
-			items := page.Items
-			total := page.Total
-			t, err := srv.tenantFor(s)
+			items, total, err := r.scope.page(ctx, lk.kind, page.Items, page.Total)
 			if err != nil {
-				return nil, err
-			}
-			if t != nil {
-				// Hidden items are neither listed nor counted: a tenant learns nothing of them.
-				if items, total, err = srv.tenantPage(ctx, t, lk.kind, items); err != nil {
-					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
-				}
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 			}
 			return &listResult{member: lk.member, items: items, total: total, nextCursor: page.NextCursor}, nil
 		}}

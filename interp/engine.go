@@ -232,7 +232,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
 	c.forwardStreams(ctx, side, f.Stderr)
 	out.Stderr = f.Stderr.Tail()
-	out.Access = f.AccessJSON()
+	f.Report(out)
 	out.Refused = c.refused
 	return out
 }

@@ -80,7 +80,7 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 		}
 		return true
 	})
-	out.Access = f.AccessJSON()
+	f.Report(out)
 	return out
 }
 

@@ -60,7 +60,7 @@ when none is found).`,
 	root.AddCommand(newNewCmd(), newInitCmd(), newScaffoldCmd(&projectRoot, withExec), newRunToolCmd(&projectRoot, withExec),
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
-	root.AddCommand(newConfineCmd(), newWorkerCmd())
+	root.AddCommand(newConfineCmd(), newLayerCmd(), newWorkerCmd(), newChangesCmd(getenv))
 	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec),
 		newVendorCmd(&projectRoot, withExec), newPublishCmd(withExec))
 	root.AddCommand(&cobra.Command{
