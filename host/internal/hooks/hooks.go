@@ -326,6 +326,22 @@ type workspace struct {
 // channelName is the channel's entry in the workspace.
 const channelName = "channel"
 
+// trustedWorkspace is how a hook starts: its settings defaulted, o.Script read through the trust
+// check (sourced: it need not be executable) and copied into a new workspace; a workspace
+// error names the hook.
+func (o *Options) trustedWorkspace(sourced bool) (*workspace, error) {
+	o.defaults()
+	content, err := readTrusted(o.Script, o.Root, sourced)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := newWorkspace(*o, content)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(o.Script), err)
+	}
+	return ws, nil
+}
+
 func newWorkspace(o Options, content []byte) (*workspace, error) {
 	dir, err := os.MkdirTemp(o.TmpDir, "mcpbash-hook-")
 	if err != nil {

@@ -44,14 +44,9 @@ func RunHealthChecks(ctx context.Context, o Options) ([]HealthCheck, error) {
 	if _, err := os.Lstat(o.Script); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	o.defaults()
-	content, err := readTrusted(o.Script, o.Root, false)
+	ws, err := o.trustedWorkspace(false)
 	if err != nil {
 		return nil, err
-	}
-	ws, err := newWorkspace(o, content)
-	if err != nil {
-		return nil, fmt.Errorf("health-checks.sh: %w", err)
 	}
 	defer ws.remove()
 	const channelMax = 1 << 20
@@ -107,15 +102,10 @@ var shellManaged = map[string]bool{"PATH": true, "HOME": true, "TMPDIR": true, "
 // manage (PATH, HOME, ...) and the hook API's own are left out. The file must pass the trust
 // check, except that it need not be executable.
 func SourceEnv(ctx context.Context, o Options) (map[string]string, error) {
-	o.defaults()
 	name := filepath.Base(o.Script)
-	content, err := readTrusted(o.Script, o.Root, true)
+	ws, err := o.trustedWorkspace(true)
 	if err != nil {
 		return nil, err
-	}
-	ws, err := newWorkspace(o, content)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer ws.remove()
 	const channelMax = 4 << 20
