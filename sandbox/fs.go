@@ -899,16 +899,22 @@ func (f *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // RealPath resolves symlinks of an existing path without leaving the roots, component by
 // component.
 func (f *FS) RealPath(name string) (string, error) {
-	p, err := clean(name)
-	if err != nil {
+	if _, err := clean(name); err != nil {
 		return "", err
 	}
+	// ".." is taken after the links before it are resolved (d/link/.. is the link target's
+	// parent), as the kernel and realpath(3) take it, so the name is not cleaned first.
+	p := name
 	out := "/"
 	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for hops := 0; len(rest) > 0; {
 		c := rest[0]
 		rest = rest[1:]
 		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			out = path.Dir(out)
 			continue
 		}
 		next := path.Join(out, c)

@@ -59,7 +59,8 @@ when none is found).`,
 	root.PersistentFlags().StringVar(&projectRoot, "project-root", "", "project directory (default: MCPBASH_PROJECT_ROOT, else the nearest parent with server.d/server.meta.json)")
 	root.AddCommand(newNewCmd(), newInitCmd(), newScaffoldCmd(&projectRoot, withExec), newRunToolCmd(&projectRoot, withExec),
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
-		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
+		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd(),
+		newRunScriptCmd(getenv))
 	root.AddCommand(newConfineCmd(), newLayerCmd(), newWorkerCmd(), newChangesCmd(getenv))
 	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec),
 		newVendorCmd(&projectRoot, withExec), newPublishCmd(withExec))
