@@ -59,13 +59,12 @@ func newConfigCmd(projectRoot *string, getenv func(string) string) *cobra.Comman
 						"done\n")
 				}
 				fmt.Fprintf(out, "export MCPBASH_TOOL_ALLOWLIST='*'\nexport MCPBASH_PROJECT_ROOT=%q\nexec %q --project-root %q \"$@\"\n", dirs.Root, bin, dirs.Root)
-			case client == "claude-cli":
-				fmt.Fprintf(out, "claude mcp add %s --env MCPBASH_TOOL_ALLOWLIST='*' --env MCPBASH_PROJECT_ROOT=%q -- %q --project-root %q\n", name, dirs.Root, bin, dirs.Root)
+			case client == "claude-cli" || client == "librechat":
+				// The original prints its JSON descriptor for both, and scripts parse it.
+				writeJSON(out, map[string]any{"name": name, "type": "stdio", "command": bin, "args": args, "env": env})
 			case client == "vscode":
 				// VS Code's .vscode/mcp.json (or the user's mcp.json): "servers", each with a type.
 				writeJSON(out, map[string]any{"servers": map[string]any{name: map[string]any{"type": "stdio", "command": bin, "args": args, "env": env}}})
-			case client == "librechat":
-				fmt.Fprintf(out, "mcpServers:\n  %s:\n    type: stdio\n    command: %q\n    args: [\"--project-root\", %q]\n    env:\n      MCPBASH_TOOL_ALLOWLIST: \"*\"\n      MCPBASH_PROJECT_ROOT: %q\n", name, bin, dirs.Root, dirs.Root)
 			case client == "" || client == "claude-desktop" || client == "cursor" || client == "windsurf" || asJSON:
 				if client != "" && !contains(clients, client) {
 					return &exitError{code: 2, msg: "Error: unknown client " + client + " (one of " + strings.Join(clients, ", ") + ")"}
