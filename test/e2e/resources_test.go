@@ -272,6 +272,81 @@ func TestUIResources(t *testing.T) {
 	}
 }
 
+// MCP Apps: ui.meta.json, as the original reads it: its description (and title) in the list, its
+// `meta` (csp, permissions, prefersBorder, default true) as the page's `_meta.ui` in the list and
+// in resources/read, its entrypoint as the page; an unsupported template is refused loudly.
+func TestUIMeta(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"server.d/server.meta.json": `{"name":"apps"}`,
+		"ui/dash/index.html":        "<html>dash</html>",
+		"ui/dash/ui.meta.json":      `{"title":"Dash","description":"The dashboard","meta":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
+		"ui/page/main.html":         "<html>main</html>",
+		"ui/page/ui.meta.json":      `{"entrypoint":"main.html"}`,
+		"ui/tpl/ui.meta.json":       `{"template":"form"}`,
+		"ui/out/ui.meta.json":       `{"entrypoint":"../dash/index.html"}`,
+		"ui/out/index.html":         "<html>out</html>",
+	})
+	c := harness.Start(t, harness.Options{Dir: root})
+	c.Initialize("2025-11-25", nil)
+	var list struct{ Resources []map[string]any }
+	c.Call("resources/list", nil).Decode(t, &list)
+	got := map[string]string{}
+	for _, r := range list.Resources {
+		got[fmt.Sprint(r["uri"])] = fmt.Sprint(r["title"], " ", r["description"], " ", r["_meta"])
+	}
+	for uri, want := range map[string]string{
+		"ui://apps/dash": "Dash The dashboard map[ui:map[csp:map[connectDomains:[https://api.example.com]] permissions:map[clipboardWrite:map[]] prefersBorder:false]]",
+		"ui://apps/page": "<nil> MCP App UI for page map[ui:map[prefersBorder:true]]",
+		"ui://apps/out":  "<nil> MCP App UI for out map[ui:map[prefersBorder:true]]",
+	} {
+		if got[uri] != want {
+			t.Errorf("%s listed as %q, want %q", uri, got[uri], want)
+		}
+	}
+	if _, ok := got["ui://apps/tpl"]; ok || len(got) != 3 {
+		t.Errorf("listed %v", got)
+	}
+	for uri, want := range map[string]string{
+		"ui://apps/dash": `"_meta":{"ui":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
+		"ui://apps/page": "main.html",
+		"ui://apps/out":  "out.html",
+	} {
+		m := c.Call("resources/read", map[string]any{"uri": uri})
+		var r struct{ Contents []map[string]any }
+		m.Decode(t, &r)
+		if len(r.Contents) != 1 {
+			t.Fatalf("%s: %s", uri, m.Raw)
+		}
+		switch uri {
+		case "ui://apps/dash":
+			if !strings.Contains(string(m.Raw), want) {
+				t.Errorf("%s: %s lacks %s", uri, m.Raw, want)
+			}
+		case "ui://apps/page":
+			if r.Contents[0]["text"] != "<html>main</html>" {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		case "ui://apps/out":
+			// An entrypoint outside the directory is refused: index.html is served.
+			if r.Contents[0]["text"] != "<html>out</html>" {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		}
+	}
+	// End of input ends the server: its stderr is then complete.
+	c.CloseStdin()
+	if err := c.Wait(harness.Backstop); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	stderr := c.Stderr()
+	for _, want := range []string{`UI template "form" is not supported`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
 // SSRF: https resources and downloads to private, loopback, link-local and metadata addresses,
 // names resolving to loopback, plain http and hosts off the allowlist are all refused.
 func TestHTTPSRefusals(t *testing.T) {

@@ -576,10 +576,15 @@ func hashItems(items []json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// scanRules names the discovery rules a cache was built with, so that a binary with other rules
+// rebuilds a cache an older one wrote instead of serving its entries. Change it with the rules.
+const scanRules = "rules-2: ui.meta.json"
+
 // fingerprint is the cheap change check: the path, size and mtime of every entry below the
 // kind's directories, plus register.json. Content edits change mtime and are caught too.
 func (r *Registry) fingerprint(kind Kind) string {
 	h := sha256.New()
+	h.Write([]byte(scanRules))
 	h.Write([]byte(r.manualFP))
 	d := r.opts.Dirs
 	switch kind {
@@ -702,6 +707,9 @@ func (r *Registry) loadCache(kind Kind, fp string) bool {
 				return false
 			}
 			x := &Resource{Name: m.str("name"), URI: m.str("uri"), Path: m.str("path"), MIMEType: m.str("mimeType"), Provider: m.str("provider"), Item: it}
+			if x.Provider == "ui" {
+				x.ContentMeta = m.object("_meta")
+			}
 			if x.Path != "" {
 				x.Abs = filepath.Join(r.opts.Dirs.Resources, x.Path)
 			}
