@@ -34,6 +34,7 @@ func (srv *Server) askThrough(tc *ToolCall, req clientRequester, rev string, cap
 		return srv.elicit(ctx, req, rev, caps.Elicitation, r)
 	}
 	tc.SamplingSupported = caps.Sampling != nil
+	_, tc.UISupported = caps.Extensions["io.modelcontextprotocol/ui"]
 	tc.Sample = func(ctx context.Context, r engine.SamplingRequest) (json.RawMessage, error) {
 		return srv.sample(ctx, req, caps.Sampling != nil, r)
 	}

@@ -85,6 +85,8 @@ type ToolCall struct {
 	// SamplingSupported and Sample: the client's sampling/createMessage (nil: none).
 	SamplingSupported bool
 	Sample            func(context.Context, engine.SamplingRequest) (json.RawMessage, error)
+	// UISupported: the client offered the MCP Apps extension.
+	UISupported bool
 	// Sink makes the progress/log sink for the call's progress token (nil: none).
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
@@ -225,6 +227,7 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
 		SamplingSupported: tc.SamplingSupported && tc.Sample != nil, Sample: tc.Sample,
+		UISupported:  tc.UISupported,
 		MaxTextBytes: srv.cfg.Settings.MaxTextBytes,
 		Download:     srv.download,
 	}
