@@ -313,12 +313,17 @@ func processesWith(needle string) []string {
 // refuse, naming the fix.
 func TestSDKUIHelpers(t *testing.T) {
 	ext := map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
-	for _, engine := range []string{"sandbox", "native"} {
+	// The sandbox in both isolation modes (a worker process gets the flag over its wire).
+	for _, engine := range []string{"sandbox", "sandbox-process", "native"} {
 		for _, withUI := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/ui=%v", engine, withUI), func(t *testing.T) {
 				t.Parallel()
 				p := newSecProject(t, nil)
-				c := harness.Start(t, harness.Options{Dir: p.root, Env: []string{"MCPBASH_EXEC=" + engine, "MCPBASH_TOOL_ERRORS=jsonrpc", "MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}})
+				env := []string{"MCPBASH_EXEC=" + strings.TrimSuffix(engine, "-process"), "MCPBASH_TOOL_ERRORS=jsonrpc", "MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}
+				if engine == "sandbox-process" {
+					env = append(env, "MCPBASH_ISOLATION=process")
+				}
+				c := harness.Start(t, harness.Options{Dir: p.root, Env: env})
 				caps := map[string]any(nil)
 				if withUI {
 					caps = ext
