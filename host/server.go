@@ -353,7 +353,7 @@ func (srv *Server) initialize(ctx context.Context, s *Session, r *Request) (any,
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
 	if json.Unmarshal(p.Capabilities, &offered) == nil {
-		if ui, ok := offered.Extensions["io.modelcontextprotocol/ui"]; ok && version == "2025-11-25" {
+		if ui, ok := offered.Extensions["io.modelcontextprotocol/ui"]; ok && revisionHasExtensions(version) {
 			caps["extensions"] = map[string]any{"io.modelcontextprotocol/ui": ui}
 		}
 	}

@@ -313,6 +313,18 @@ func processesWith(needle string) []string {
 // refuse, naming the fix.
 func TestSDKUIHelpers(t *testing.T) {
 	ext := map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
+	// A 2025-06-18 client that offers the extension is not told the server has it (that
+	// revision has no extensions), so its tools do not offer pages.
+	t.Run("2025-06-18", func(t *testing.T) {
+		t.Parallel()
+		p := newSecProject(t, nil)
+		c := harness.Start(t, harness.Options{Dir: p.root, Env: []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}})
+		init := c.Initialize("2025-06-18", ext)
+		if strings.Contains(string(init.Raw), "io.modelcontextprotocol/ui") {
+			t.Errorf("extension echoed on 2025-06-18: %s", init.Raw)
+		}
+		runSDKCases(t, c, []sdkCase{{name: "mcp_client_supports_ui", script: `mcp_client_supports_ui && echo yes || echo no`, want: textResult("no")}})
+	})
 	// The sandbox in both isolation modes (a worker process gets the flag over its wire).
 	for _, engine := range []string{"sandbox", "sandbox-process", "native"} {
 		for _, withUI := range []bool{true, false} {
