@@ -404,7 +404,11 @@ func buildTool(d Dirs, path string, kind ToolKind, meta metaDoc, metaPath, serve
 
 // toolUIMeta adds the MCP Apps default `_meta.ui` for a tool directory that ships a UI.
 func toolUIMeta(meta json.RawMessage, toolDir, serverName string) json.RawMessage {
-	hasUI := fileExists(filepath.Join(toolDir, "ui", "index.html")) || fileExists(filepath.Join(toolDir, "ui.meta.json"))
+	hasUI := fileExists(filepath.Join(toolDir, "ui.meta.json"))
+	// The page ui/ serves: index.html, or ui.meta.json's entrypoint (index.html when the file
+	// is unusable, as for the resource).
+	um, _ := ReadUIMeta(filepath.Join(toolDir, "ui"))
+	hasUI = hasUI || fileExists(filepath.Join(toolDir, "ui", filepath.FromSlash(um.Entrypoint)))
 	if !hasUI {
 		if meta != nil {
 			return compact(meta)
