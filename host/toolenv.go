@@ -9,17 +9,27 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the
 // operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
-	rootsJSON, _ := json.Marshal(c.Roots)
+	// The paths as the tool sees them: on Windows Git-Bash's form (/c/Users/...), as the
+	// in-process engines show the host and as Git-Bash's bash.exe resolves them; on Unix the
+	// paths themselves.
+	sh := sandbox.ShellPath
+	if srv.wantsNative(t) {
+		sh = sandbox.MSYSPath
+	}
+	roots := make([]engine.Root, len(c.Roots))
 	paths := make([]string, len(c.Roots))
 	for i, r := range c.Roots {
-		paths[i] = r.Path
+		r.Path = sh(r.Path)
+		roots[i], paths[i] = r, r.Path
 	}
+	rootsJSON, _ := json.Marshal(roots)
 	token := ""
 	if c.ProgressToken != nil {
 		var s string
@@ -44,13 +54,13 @@ func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]stri
 	env := map[string]string{
 		// The original's flag for mcp_client_supports_ui.
 		"MCPBASH_CLIENT_SUPPORTS_UI": ui,
-		"MCP_TOOL_NAME":              c.Tool, "MCP_TOOL_PATH": c.ToolPath,
+		"MCP_TOOL_NAME":              c.Tool, "MCP_TOOL_PATH": sh(c.ToolPath),
 		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_METADATA_JSON": string(t.Item), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
 		"MCP_ROOTS_JSON": string(rootsJSON), "MCP_ROOTS_PATHS": strings.Join(paths, "\n"), "MCP_ROOTS_COUNT": strconv.Itoa(len(c.Roots)),
 		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
-		"MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCPBASH_TOOLS_DIR": srv.cfg.Dirs.Tools,
-		"MCPBASH_RESOURCES_DIR": srv.cfg.Dirs.Resources, "MCPBASH_PROMPTS_DIR": srv.cfg.Dirs.Prompts,
+		"MCPBASH_PROJECT_ROOT": sh(srv.cfg.Dirs.Root), "MCPBASH_TOOLS_DIR": sh(srv.cfg.Dirs.Tools),
+		"MCPBASH_RESOURCES_DIR": sh(srv.cfg.Dirs.Resources), "MCPBASH_PROMPTS_DIR": sh(srv.cfg.Dirs.Prompts),
 	}
 	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
 	srv.namedEnv(env, srv.toolEnvNames())

@@ -1,7 +1,7 @@
 package interp
 
 import (
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -27,8 +27,8 @@ func staticEnv() []string {
 // runner's variables directly: building K=V strings to split them again cost more than the
 // script's own first lines.
 func (c *call) setCallEnv(set func(k, v string)) {
-	set("HOME", c.work)
-	set("TMPDIR", c.tmpDir)
+	set("HOME", c.sh.work)
+	set("TMPDIR", c.sh.tmp)
 	for k, v := range c.job.Env {
 		set(k, v)
 	}
@@ -36,9 +36,9 @@ func (c *call) setCallEnv(set func(k, v string)) {
 	// The side-channel files of the original's contract are created by the script when it
 	// writes them (appending works on a missing file); the server reads them after the run.
 	for k, f := range sideFiles {
-		set(k, filepath.Join(c.work, f))
+		set(k, path.Join(c.sh.work, f))
 	}
-	cancelFile := filepath.Join(c.work, ".mcp-cancelled")
+	cancelFile := path.Join(c.sh.work, ".mcp-cancelled")
 	set("MCP_CANCEL_FILE", cancelFile)
 	set("MCP_TOOL_CANCELLATION_FILE", cancelFile)
 }

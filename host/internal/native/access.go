@@ -29,8 +29,12 @@ const maxDenials = 200
 // the denials the tool's programs reported on stderr (the kernel reports them to the program,
 // not to the server), so `run-tool --sandbox` shows what native mode confined. Without
 // Landlock the run was unconfined, and the record says so.
-func accessRecord(r sandbox.ConfineRules, confined bool, stderr []byte) json.RawMessage {
-	entries := []sandbox.Access{}
+func accessRecord(prev json.RawMessage, r sandbox.ConfineRules, confined bool, stderr []byte) json.RawMessage {
+	var rec struct {
+		Entries []sandbox.Access `json:"entries"`
+	}
+	_ = json.Unmarshal(prev, &rec)
+	entries := append([]sandbox.Access{}, rec.Entries...)
 	if !confined {
 		entries = append(entries, sandbox.Access{Op: "confine", Path: "/", Allowed: true,
 			Reason: "not confined: no Landlock on this host (MCPBASH_REQUIRE_CONFINEMENT=true refuses native tools instead)"})

@@ -26,7 +26,7 @@ func TestAccessRecord(t *testing.T) {
 			r := rules
 			r.Net = tc.net
 			var rec struct{ Entries []sandbox.Access }
-			if err := json.Unmarshal(accessRecord(r, tc.confined, []byte(tc.stderr)), &rec); err != nil {
+			if err := json.Unmarshal(accessRecord(nil, r, tc.confined, []byte(tc.stderr)), &rec); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
