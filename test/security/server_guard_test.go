@@ -118,6 +118,9 @@ var serverFileAllowlist = map[string]string{
 	"host/internal/bundle/bundle.go:writeZip:os.Stat":                               "CLI `bundle`: project files listed by projectFiles",
 	"host/internal/bundle/platform.go:FindSource:filepath.EvalSymlinks":             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
 	"host/internal/bundle/platform.go:IsSource:os.Open":                             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
+	"host/internal/bundle/platform.go:Builder.releaseBinaries:filepath.Glob":        "CLI `bundle`: the GoReleaser dist/ folder the operator named (--binaries) or the source checkout's",
+	"host/internal/bundle/platform.go:Builder.releaseBinaries:os.Stat":              "CLI `bundle`: a release binary in that dist/ folder (operator's files)",
+	"host/internal/bundle/platform.go:distVersion:os.Open":                          "CLI `bundle`: that dist/ folder's metadata.json (operator's files)",
 	"host/internal/bundle/platform.go:IsSource:os.Stat":                             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
 	"host/internal/hooks/hooks.go:bashPath:os.Stat":                                 "finds the host's bash for opted-in project hooks (T-HOOK-1)",
 	"host/internal/hooks/hooks.go:lookPath:os.Stat":                                 "PATH lookup for hooks (the operator's PATH)",
@@ -223,7 +226,6 @@ var serverFileAllowlist = map[string]string{
 	"host/toolpolicy.go:Server.checkPolicy:os.ReadFile":                             "server.d/policy.json (read-only to tools, T-FS-5)",
 	"host/validate.go:Server.Validate:os.Chmod":                                     "CLI `validate --fix`: the operator asks to chmod +x the project's tool scripts",
 	"host/validate.go:Server.Validate:os.Stat":                                      "CLI `validate`: the project's tool scripts (tools/ is read-only to tools, T-FS-5)",
-	"interp/analyze.go:AnalyzeFile:os.ReadFile":                                     "CLI `validate`: the project's scripts",
 	"interp/engine.go:call.parseFile:os.Stat":                                       "the tool's own script in tools/ (read-only to tools, T-FS-5); its content is read through sandbox.FS",
 	"interp/scratch.go:scratch.emptyHome:os.Mkdir":                                  "the empty read-only home of allowlisted host commands, inside the call's scratch tree (outside every root, unguessable)",
 	"sandbox/internal/confine/landlock_linux.go:splitRW:os.Lstat":                   "runs in the __confine child before the tool's program starts: a read-write root that holds protected project directories, never granted through a link",
@@ -257,15 +259,10 @@ var serverFileAllowlist = map[string]string{
 	"host/vendor.go:fileSHA256:os.Open":                                             "CLI `vendor`: the running binary and .mcp-bash/bin/mcp-bash (a hidden entry, read-only to tools, T-FS-5)",
 	"interp/analyze.go:FuncNamesOf:os.ReadFile":                                     "`validate`/`run-tool --dry-run`: the project's lib/ files and the tool's directory (read-only to tools, T-FS-5)",
 	"host/vendor.go:Vendor:os.ReadFile":                                             "CLI `vendor --verify`: .mcp-bash/vendor.json (a hidden entry, read-only to tools, T-FS-5)",
-	"host/internal/hooks/hooks.go:readTrusted:os.OpenFile":                          "the hook trust check: O_NOFOLLOW open of server.d/*.sh (read-only to tools, T-FS-5; T-HOOK-2)",
-	"host/internal/native/native.go:Engine.sdk:os.Symlink":                          "the jq link in that new directory, before any tool runs",
 	"host/internal/registry/scan.go:dirExists:os.Stat":                              "scan: whether ui/<name>/ or tools/<name>/ui/ is a directory (read-only to tools, T-FS-5)",
 	"host/internal/registry/uimeta.go:ReadUIMeta:os.Open":                           "ui.meta.json in ui/<name>/ or tools/<name>/ui/ (read-only to tools, T-FS-5), bounded to 1 MiB",
 	"host/validate.go:hasShebang:os.Open":                                           "validate (CLI): the first two bytes of a tool script in tools/ (read-only to tools, T-FS-5)",
 	"interp/analyze.go:AnalyzeFileWith:os.ReadFile":                                 "CLI `validate`: the project's scripts",
-	"sandbox/internal/confine/confine.go:splitRW:os.Lstat":                          "runs in the __confine child before the tool's program starts: a read-write root that holds protected project directories, never granted through a link",
-	"sandbox/internal/confine/confine.go:splitRW:os.ReadDir":                        "same: lists that root's entries to grant each unprotected one (ReadDir follows no link)",
-	"sandbox/internal/confine/confine.go:pathRules:os.Stat":                         "runs in the __confine child before the tool's program starts: the rule paths are the call's roots and scratch directory, which the server chose",
 }
 
 // TestServerFileCalls (T-FS-6, T-FS-8): the server never touches a path a tool could have
