@@ -14,6 +14,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,8 @@ type parsed struct {
 	prog *eval.Program
 	// refused is the first construct the evaluator does not run as bash does (eval.Check).
 	refused *eval.Refusal
+	// hostFacts are the commands that ask for a host fact the sandbox hides (hostFactUses).
+	hostFacts []hostFactUse
 }
 
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
@@ -295,6 +298,15 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		c.refuse(*pf.refused, stderr)
 		return 2, nil
 	}
+	for _, h := range pf.hostFacts {
+		// An allowlisted command reads the host itself (confined); hostname and uname are the
+		// sandbox's own even when allowlisted.
+		if h.cmd != "hostname" && h.cmd != "uname" && slices.Contains(c.job.Policy.Allow, h.cmd) {
+			continue
+		}
+		c.refuse(h.r, stderr)
+		return 2, nil
+	}
 	l := c.limits
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
@@ -413,6 +425,7 @@ func parseScript(ctx context.Context, name string, data []byte) (*parsed, error)
 		if refs := eval.Check(f); len(refs) > 0 {
 			pf.refused = &refs[0]
 		}
+		pf.hostFacts = hostFactUses(f)
 	}
 	return pf, nil
 }

@@ -80,24 +80,8 @@ func init() {
 	for n, f := range elicitBuiltins() {
 		builtins[n] = f
 	}
-	for _, n := range unavailable {
-		builtins[n] = unavailableFunc(n)
-	}
-}
-
-// unavailable lists SDK functions that need capabilities not yet wired into the sandbox
-// engine; they fail loudly instead of pretending.
-var unavailable = []string{
-	"mcp_client_supports_ui", "mcp_result_with_ui", "mcp_result_with_ui_data", "mcp_ui_form", "mcp_ui_table", "mcp_tool_meta_with_ui",
-}
-
-func unavailableFunc(name string) builtinFunc {
-	return func(s *State, ctx context.Context, env *engine.Env, args []string) int {
-		if strings.HasPrefix(name, "mcp_elicit") {
-			fmt.Fprintln(env.Stdout, declined)
-		}
-		fmt.Fprintf(env.Stderr, "mcp-bash: %s is not available in sandbox mode yet (run the tool with \"exec\": \"native\")\n", name)
-		return 1
+	for n, f := range uiBuiltins() {
+		builtins[n] = f
 	}
 }
 
