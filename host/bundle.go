@@ -31,6 +31,12 @@ type BundleOptions struct {
 	Binaries string
 	// Log receives progress lines and warnings (nil: discarded).
 	Log io.Writer
+	// Name overrides the bundle's (the manifest's) name.
+	Name string
+	// ValidateOnly checks the manifest and what the archive would hold, and writes nothing.
+	ValidateOnly bool
+	// Verbose logs every file added.
+	Verbose bool
 }
 
 // BundleResult describes a written bundle.
@@ -79,6 +85,9 @@ func (srv *Server) Bundle(ctx context.Context, o BundleOptions) (*BundleResult, 
 	if o.Version != "" {
 		info.Version = o.Version
 	}
+	if o.Name != "" {
+		info.Name = o.Name
+	}
 	if o.Author != "" {
 		info.Author = map[string]any{"name": o.Author}
 	}
@@ -97,7 +106,8 @@ func (srv *Server) Bundle(ctx context.Context, o BundleOptions) (*BundleResult, 
 	if log == nil {
 		log = io.Discard
 	}
-	res, err := bundle.Create(ctx, bundle.Options{Project: srv.cfg.Dirs.Root, Output: o.Output, Platforms: ps, Info: info, Builder: b}, log)
+	res, err := bundle.Create(ctx, bundle.Options{Project: srv.cfg.Dirs.Root, Output: o.Output, Platforms: ps, Info: info, Builder: b,
+		ValidateOnly: o.ValidateOnly, Verbose: o.Verbose}, log)
 	var ve *bundle.ValidationError
 	var ue *bundle.UsageError
 	switch {

@@ -57,13 +57,13 @@ func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
 
 // checkArguments validates args against the tool's inputSchema; a violation (or a schema that
 // does not compile) is an isError result, not a protocol error, as the original answers.
-func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) *CallToolResult {
+func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage, jr bool) *CallToolResult {
 	name := tool.Name
 	if v, err := srv.schemas.validate(tool.InputSchema, args); err != nil {
-		return srv.errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil)
+		return errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil, jr)
 	} else if len(v) > 0 {
-		return srv.errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
-			map[string]any{"violations": v})
+		return errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",
+			map[string]any{"violations": v}, jr)
 	}
 	return nil
 }

@@ -34,9 +34,18 @@ func (srv *Server) askThrough(tc *ToolCall, req clientRequester, rev string, cap
 		return srv.elicit(ctx, req, rev, caps.Elicitation, r)
 	}
 	tc.SamplingSupported = caps.Sampling != nil
+	// The server echoes the MCP Apps extension only where revisions have extensions: a tool
+	// offers a page only when the host was told it may render one.
+	_, ui := caps.Extensions["io.modelcontextprotocol/ui"]
+	tc.UISupported = ui && revisionHasExtensions(rev)
 	tc.Sample = func(ctx context.Context, r engine.SamplingRequest) (json.RawMessage, error) {
 		return srv.sample(ctx, req, caps.Sampling != nil, r)
 	}
+}
+
+// revisionHasExtensions: the revisions before 2025-11-25 have no capability extensions.
+func revisionHasExtensions(rev string) bool {
+	return rev != "2025-06-18" && rev != "2025-03-26" && rev != "2024-11-05"
 }
 
 // revisionHasElicitation: the revisions before 2025-06-18 have no elicitation.

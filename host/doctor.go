@@ -29,7 +29,16 @@ func (srv *Server) WasmCacheDir() string {
 // doctor`): the report (JSON-ready: version, go, platform, binary, config, scratch, wasmCache,
 // roots, landlockABI, landlock, requireConfinement, project) and how many problems it found (0:
 // healthy). A malformed setting is a problem; the rest of the report then uses its default.
+// The report's "problems" is that count and "issues" says what each problem is.
 func Doctor(ctx context.Context, o Options) (report map[string]any, problems int) {
+	issues := []string{}
+	defer func() {
+		report["problems"], report["issues"] = problems, issues
+	}()
+	issue := func(msg string) {
+		issues = append(issues, msg)
+		problems++
+	}
 	set, err := config.Load(o.getenv())
 	bin, _ := os.Executable()
 	report = map[string]any{
@@ -38,24 +47,22 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 	}
 	if err != nil {
 		report["config"] = err.Error()
-		problems++
+		issue("configuration: " + err.Error())
 	}
 	doctorRuntime(ctx, report, o, set)
 	abi, refuse := landlockReport(report, set.RequireConfinement)
 	report["landlockABI"] = abi
 	nativeReport(report, set, o.getenv())
 	if refuse {
-		problems++ // MCPBASH_REQUIRE_CONFINEMENT is set and would refuse tools
+		issue("MCPBASH_REQUIRE_CONFINEMENT is set and would refuse tools: " + fmt.Sprint(report["landlock"]))
 	}
 	if p, err := findProject(o, set); err == nil {
 		checks := p.Checks()
 		report["project"] = map[string]any{"root": p.Root, "checks": checks}
-		var hosting map[string]any
-		hosting, problems = doctorHosting(set, p, problems)
-		report["hosting"] = hosting
-		for _, ok := range checks {
+		report["hosting"] = doctorHosting(set, p, issue)
+		for k, ok := range checks {
 			if !ok {
-				problems++
+				issue("project check failed: " + k)
 			}
 		}
 	} else if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
@@ -63,14 +70,14 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 	} else {
 		// A project was named (--project-root, MCPBASH_PROJECT_ROOT) and cannot be served.
 		report["project"] = map[string]any{"error": err.Error()}
-		problems++
+		issue("project: " + err.Error())
 	}
 	return report, problems
 }
 
 // doctorHosting is the hosting configuration `serve --http` would use (no secrets: paths,
-// counts and modes only) and the problems it has (an invalid auth or tenants file).
-func doctorHosting(set *config.Config, p Project, problems int) (map[string]any, int) {
+// counts and modes only); its problems (an invalid auth or tenants file) go to issue.
+func doctorHosting(set *config.Config, p Project, issue func(string)) map[string]any {
 	h := map[string]any{"auth": nil, "tenants": nil, "auditLog": "off", "callSlots": set.CallSlots,
 		"remoteToken": set.RemoteToken != "", "stateKey": "random per process"}
 	if set.AuditLog != "" {
@@ -96,7 +103,7 @@ func doctorHosting(set *config.Config, p Project, problems int) (map[string]any,
 		a := map[string]any{"file": authPath}
 		if c, err := auth.LoadConfig(authPath); err != nil {
 			a["error"] = err.Error()
-			problems++
+			issue("auth file: " + err.Error())
 		} else {
 			a["jwt"], a["apiKeys"] = c.JWT != nil, c.APIKeysFile != ""
 		}
@@ -106,18 +113,18 @@ func doctorHosting(set *config.Config, p Project, problems int) (map[string]any,
 		tn := map[string]any{"file": path, "isolation": "process (required by tenants)"}
 		if st, err := tenants.Open(path, tenants.StoreOptions{}); err != nil {
 			tn["error"] = err.Error()
-			problems++
+			issue(err.Error())
 		} else {
 			f := st.File()
 			tn["listed"], tn["defaultTemplate"] = len(f.Tenants), f.Default != nil
 		}
 		if authPath == "" && set.RemoteToken == "" {
 			tn["error"] = ErrTenantsWithoutAuth.Error()
-			problems++
+			issue("tenants file " + path + ": " + ErrTenantsWithoutAuth.Error())
 		}
 		h["tenants"] = tn
 	}
-	return h, problems
+	return h
 }
 
 func fileExists(p string) bool {

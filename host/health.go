@@ -43,13 +43,33 @@ func Health(ctx context.Context, o Options, timeout time.Duration) (report map[s
 		}
 	}
 	checks := p.Checks()
+	projectOK := true
 	for _, ok := range checks {
-		healthy = healthy && ok
+		projectOK = projectOK && ok
+	}
+	// server.d/health-checks.sh, the original's project checks (mcp_health_check_command).
+	hc, hcErr := srv.healthChecks(ctx)
+	for _, c := range hc {
+		projectOK = projectOK && c.OK
+	}
+	report = map[string]any{"mode": "full", "jsonTool": "gojq (built in)",
+		"tools": counts["tools"], "resources": counts["resources"], "prompts": counts["prompts"], "checks": checks}
+	if hc != nil {
+		report["healthChecks"] = hc
+	}
+	if hcErr != nil {
+		projectOK = false
+		report["error"] = hcErr.Error()
+	}
+	// projectChecks is the original's summary: "ok" or "failed".
+	report["projectChecks"] = "ok"
+	if !projectOK {
+		report["projectChecks"] = "failed"
 	}
 	word, status := "ok", 0
-	if !healthy || ctx.Err() != nil {
+	if !healthy || !projectOK || ctx.Err() != nil {
 		word, status = "unhealthy", 1
 	}
-	return map[string]any{"status": word, "mode": "full", "jsonTool": "gojq (built in)",
-		"tools": counts["tools"], "resources": counts["resources"], "prompts": counts["prompts"], "projectChecks": checks}, status
+	report["status"] = word
+	return report, status
 }

@@ -1,15 +1,12 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 )
 
 // listKinds maps each list method to its registry kind and result member.
@@ -58,10 +55,6 @@ func (srv *Server) registerLists() {
 			if err != nil {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 			}
-			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
-				// MCP Apps resources are for clients that declared the UI extension.
-				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, r.scope)
-			}
 			return &listResult{member: lk.member, items: items, total: total, nextCursor: page.NextCursor}, nil
 		}}
 	}
@@ -109,31 +102,4 @@ func (s *Session) announce(methods []string) {
 			s.notifyOn(l.out, method, map[string]any{"_meta": subscriptionMeta(l.id)})
 		}
 	}
-}
-
-var uiMarker = []byte(`"provider":"ui"`)
-
-func withoutUI(items []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(items))
-	for _, it := range items {
-		if !bytes.Contains(it, uiMarker) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func (srv *Server) uiResourceCount(ctx context.Context, sc scope) int {
-	res, err := srv.reg.Resources(ctx)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, r := range res {
-		// Only those the total counted (the ones the scope sees).
-		if r.Provider == "ui" && sc.visible(tenants.KindResource, r.Name) {
-			n++
-		}
-	}
-	return n
 }

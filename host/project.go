@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/payloadlog"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Options say which project to serve and from what environment: Open, Serve, FindProject and
@@ -114,7 +113,9 @@ func findProject(o Options, set *config.Config) (Project, error) {
 			return Project{}, &ProjectError{Msg: err.Error()}
 		}
 		if !found {
-			return Project{}, &ProjectError{Msg: "No MCP project found. Run `mcp-bash new <name>` or pass --project-root.", NotFound: true}
+			// The original's verbs name MCPBASH_PROJECT_ROOT here; so does this message.
+			return Project{}, &ProjectError{Msg: "No MCP project found: MCPBASH_PROJECT_ROOT is not set and no directory from " + cwd +
+				" upwards holds server.d/server.meta.json. Run `mcp-bash new <name>`, or pass --project-root DIR (or set MCPBASH_PROJECT_ROOT).", NotFound: true}
 		}
 		root = r
 	}
@@ -228,7 +229,9 @@ func projectOrBootstrap(o Options) (set *config.Config, p Project, boot bool, cl
 	}
 	p, err = findProject(o, set)
 	if pe := (*ProjectError)(nil); errors.As(err, &pe) && pe.NotFound {
-		root, clean, err := bootstrap.Stage(sandbox.ScratchBase(set.TmpRoot))
+		// The system temp dir, not the scratch base: that is on /dev/shm by default, which
+		// cannot be a root, and the staged project is the session's default root.
+		root, clean, err := bootstrap.Stage("")
 		if err != nil {
 			return set, Project{}, false, func() {}, err
 		}

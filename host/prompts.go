@@ -30,7 +30,9 @@ func (srv *Server) registerPrompts() {
 	srv.handlers["completion/complete"] = handler{fn: srv.complete}
 }
 
-var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`) })
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{[A-Za-z_][A-Za-z0-9_]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
+})
 
 func (srv *Server) promptsGet(ctx context.Context, s *Session, r *Request) (any, error) {
 	var p struct {
@@ -127,8 +129,11 @@ func promptMessages(out string) ([]any, string, bool) {
 	return msgs, strings.Join(texts, "\n"), true
 }
 
-// renderPrompt substitutes {{key}} with single-line string, number or boolean arguments (other
-// text, such as ${x}, stays literal), or runs an executable prompt script in the sandbox.
+// renderPrompt fills a template, or runs an executable prompt script in the sandbox. A template
+// takes {{key}} and, as the original's envsubst rendering does, $key and ${key}: each is replaced
+// by a single-line string, number or boolean argument. A $key or ${key} naming an argument the
+// prompt declares but the call left out becomes empty, as under envsubst; other $ text (shell
+// code shown in a prompt) stays literal, where the original would blank it.
 func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args map[string]any) (string, error) {
 	data, err := readProjectFile(srv.cfg.Dirs.Root, p.Abs)
 	if err != nil {
@@ -147,11 +152,15 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 		}
 		return strings.TrimRight(string(out.Stdout), "\n"), nil
 	}
-	text := placeholderRE().ReplaceAllStringFunc(string(data), func(m string) string {
-		key := m[2 : len(m)-2]
+	return strings.TrimRight(fillTemplate(string(data), args, declaredArgs(p.Arguments)), "\n"), nil
+}
+
+// fillTemplate is renderPrompt's substitution over text (see there).
+func fillTemplate(text string, args map[string]any, declared map[string]bool) string {
+	value := func(key string) (string, bool) {
 		v, ok := args[key]
 		if !ok {
-			return m
+			return "", false
 		}
 		var s string
 		switch x := v.(type) {
@@ -162,14 +171,48 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 		case bool:
 			s = strconv.FormatBool(x)
 		default:
-			return m
+			return "", false
 		}
 		if strings.ContainsAny(s, "\n\r") {
-			return m
+			return "", false
 		}
-		return s
+		return s, true
+	}
+	return placeholderRE().ReplaceAllStringFunc(text, func(m string) string {
+		var key string
+		switch {
+		case strings.HasPrefix(m, "{{"):
+			key = m[2 : len(m)-2]
+		case strings.HasPrefix(m, "${"):
+			key = m[2 : len(m)-1]
+		default:
+			key = m[1:]
+		}
+		if s, ok := value(key); ok {
+			return s
+		}
+		if !strings.HasPrefix(m, "{{") && declared[key] {
+			if _, given := args[key]; !given {
+				return ""
+			}
+		}
+		return m
 	})
-	return strings.TrimRight(text, "\n"), nil
+}
+
+// declaredArgs is the set of argument names a prompt's JSON-Schema object declares.
+func declaredArgs(schema json.RawMessage) map[string]bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(s.Properties))
+	for k := range s.Properties {
+		out[k] = true
+	}
+	return out
 }
 
 func isScript(p string, data []byte) bool {

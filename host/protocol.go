@@ -14,7 +14,7 @@ import (
 // CallToolResult is the answer to tools/call: MCP's CallToolResult plus the original
 // framework's name member.
 type CallToolResult struct {
-	// Name is the tool's name ("": not sent, as in a timeout's answer, as the original does).
+	// Name is the tool's name ("": not sent).
 	Name    string
 	Content []Content
 	IsError bool

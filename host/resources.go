@@ -37,10 +37,11 @@ var (
 
 // resourceContent is one item of ReadResourceResult.contents.
 type resourceContent struct {
-	URI      string  `json:"uri"`
-	MIMEType string  `json:"mimeType,omitempty"`
-	Text     *string `json:"text,omitempty"`
-	Blob     string  `json:"blob,omitempty"`
+	URI      string          `json:"uri"`
+	MIMEType string          `json:"mimeType,omitempty"`
+	Text     *string         `json:"text,omitempty"`
+	Blob     string          `json:"blob,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
 // remoteFetcher is what the https and git providers offer (host/internal/providers).
@@ -122,7 +123,13 @@ func (srv *Server) readResource(ctx context.Context, s *Session, sc scope, uri, 
 	if mt == "" {
 		mt = guessMIME(uri, data)
 	}
-	return contentFor(uri, mt, data), nil
+	c := contentFor(uri, mt, data)
+	if res != nil && res.Provider == "ui" {
+		// An MCP Apps page carries its ui.meta.json (csp, permissions, prefersBorder), which
+		// hosts apply when they render it.
+		c.Meta = res.ContentMeta
+	}
+	return c, nil
 }
 
 func providerFor(uri string) string {
@@ -342,7 +349,8 @@ func joinRoots(roots []sandbox.Root) string {
 
 const uiMIME = registry.UIMIME
 
-// uiProvider serves ui://<server>/<name> from ui/<name>/index.html or a tool's ui/index.html.
+// uiProvider serves ui://<server>/<name> from ui/<name>/ or a tool's ui/: index.html, or the
+// page ui.meta.json names.
 func (srv *Server) uiProvider(uri string) ([]byte, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -357,7 +365,10 @@ func (srv *Server) uiProvider(uri string) ([]byte, error) {
 		if err != nil {
 			continue
 		}
-		data, err := root.ReadFile("index.html")
+		// ui.meta.json's entrypoint (index.html unless it names another page); the root keeps
+		// the read inside the directory.
+		um, _ := registry.ReadUIMeta(dir)
+		data, err := root.ReadFile(um.Entrypoint)
 		root.Close()
 		if err == nil {
 			return data, nil
@@ -436,8 +447,13 @@ func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Reques
 	if start {
 		srv.startPolling(s)
 	}
-	// The spec's answer is an EmptyResult, and the TypeScript SDKs reject any other member; the
-	// original's subscriptionId travels in _meta (docs/DECISIONS.md).
+	// The spec's answer is an EmptyResult, and the TypeScript SDKs reject any other member, so
+	// clients that identify themselves (every SDK does: clientInfo is required) get the id in
+	// _meta; a client that sent no clientInfo (the original's own tests, hand-written shell
+	// clients) gets the original's {"subscriptionId"} (docs/DECISIONS.md).
+	if s.anonymous() {
+		return map[string]any{"subscriptionId": id}, nil
+	}
 	return map[string]any{"_meta": map[string]any{"mcpbash/subscriptionId": id}}, nil
 }
 

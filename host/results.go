@@ -20,11 +20,11 @@ import (
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
 // limits, outputSchema violations): text content only, since structured content could not
 // satisfy the tool's outputSchema (the TypeScript SDK and the Inspector then throw and the
-// message is lost). With MCPBASH_TOOL_ERRORS=jsonrpc it also has the original's
-// structuredContent {success:false, error:{type, message, ...}}.
-func (srv *Server) errorResult(name, msg, typ string, extra map[string]any) *CallToolResult {
+// message is lost). Answered as the original (jr: jsonrpcToolErrors), it also has the
+// original's structuredContent {success:false, error:{type, message, ...}}.
+func errorResult(name, msg, typ string, extra map[string]any, jr bool) *CallToolResult {
 	res := &CallToolResult{Content: textContent(msg), IsError: true, Name: name}
-	if srv.jsonrpcToolErrors() {
+	if jr {
 		e := map[string]any{"type": typ, "message": msg}
 		for k, v := range extra {
 			e[k] = v
@@ -34,8 +34,18 @@ func (srv *Server) errorResult(name, msg, typ string, extra map[string]any) *Cal
 	return res
 }
 
-// jsonrpcToolErrors is MCPBASH_TOOL_ERRORS=jsonrpc: tool failures answer as the original did.
-func (srv *Server) jsonrpcToolErrors() bool { return srv.cfg.Settings.ToolErrors == "jsonrpc" }
+// jsonrpcToolErrors reports whether a call's failures answer as the original's did: always under
+// MCPBASH_TOOL_ERRORS=jsonrpc, never under result, and under auto (the default) for a client
+// that named no clientInfo (anonymous).
+func (srv *Server) jsonrpcToolErrors(anonymous bool) bool {
+	switch srv.cfg.Settings.ToolErrors {
+	case "jsonrpc":
+		return true
+	case "result":
+		return false
+	}
+	return anonymous
+}
 
 // stderrTailBytes is how much of a failed tool's stderr its answer quotes (the original's 4096).
 const stderrTailBytes = 4096
@@ -44,13 +54,13 @@ const stderrTailBytes = 4096
 // ran: a tool's failure (the original's JSON-RPC error) becomes an isError result by default,
 // and an isError result the tool built itself loses structured content its outputSchema could
 // not accept.
-func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallToolResult, err error) (*CallToolResult, error) {
+func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallToolResult, err error, jr bool) (*CallToolResult, error) {
 	var je *jsonrpc.Error
 	if err != nil && !errors.As(err, &je) {
 		return res, err
 	}
 	debug := map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
-	if srv.jsonrpcToolErrors() {
+	if jr {
 		if je != nil && srv.cfg.Settings.DebugErrors {
 			data := map[string]any{}
 			if len(je.Data) == 0 || json.Unmarshal(je.Data, &data) == nil {
@@ -119,13 +129,13 @@ func failureResult(t *registry.Tool, out *engine.Outcome, je *jsonrpc.Error) *Ca
 
 // shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
 // then applies the operator's choice of error shape (finishCall).
-func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
-	res, err := shapeOriginal(srv, t, out, timeout)
-	return srv.finishCall(t, out, res, err)
+func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
+	res, err := shapeOriginal(srv, t, out, timeout, jr)
+	return srv.finishCall(t, out, res, err, jr)
 }
 
 // shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
-func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
+func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -144,7 +154,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 	}
 	// Other limits end the run with a result naming the limit.
 	if out.Limit != engine.LimitNone {
-		res := srv.errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
+		res := errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode}, jr)
 		res.Meta = baseMeta(out.ExitCode)
 		return res, nil
 	}
@@ -159,8 +169,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 		if t.TimeoutHint != "" {
 			extra["hint"] = t.TimeoutHint
 		}
-		res := srv.errorResult(t.Name, msg, "timeout", extra)
-		res.Name = ""
+		res := errorResult(t.Name, msg, "timeout", extra, jr)
 		res.Meta = baseMeta(143)
 		return res, nil
 	}
@@ -224,11 +233,11 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool has an invalid outputSchema", err.Error())
 			} else if len(v) > 0 {
 				msg := "Tool output does not satisfy outputSchema"
-				if srv.jsonrpcToolErrors() {
+				if jr {
 					// The original's error (its tests assert it).
 					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg, map[string]any{"violations": v})
 				}
-				res := srv.errorResult(t.Name, msg+":\n"+strings.Join(v, "\n"), "invalid_output", map[string]any{"violations": v})
+				res := errorResult(t.Name, msg+":\n"+strings.Join(v, "\n"), "invalid_output", map[string]any{"violations": v}, jr)
 				res.Meta = baseMeta(0)
 				return res, nil
 			}

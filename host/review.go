@@ -192,7 +192,7 @@ func (srv *Server) startReview(ctx context.Context, tc ToolCall, tool *registry.
 		}
 	}
 	if n := srv.pendingFor(st, tc); n >= srv.cfg.Settings.ChangesMaxPending {
-		res := srv.errorResult(tool.Name, fmt.Sprintf("Tool '%s' was not run: %v", tool.Name, changes.ErrFull{Max: srv.cfg.Settings.ChangesMaxPending}), "review", nil)
+		res := errorResult(tool.Name, fmt.Sprintf("Tool '%s' was not run: %v", tool.Name, changes.ErrFull{Max: srv.cfg.Settings.ChangesMaxPending}), "review", nil, srv.jsonrpcToolErrors(tc.Anonymous))
 		return nil, res, nil
 	}
 	layer, err := st.NewLayer(tc.scope.tenant())

@@ -35,12 +35,29 @@ func origin() scaffold.Origin {
 	return o
 }
 
-// Scaffold adds a "tool", "prompt", "resource" or "completion" provider (kind) named name to the
-// project at root from the built-in templates, and returns the files it created, relative to root.
-func Scaffold(root, kind, name string) ([]string, error) {
+// ScaffoldOptions are the options of scaffold verbs: a tool's view (tool --ui) and the tool a
+// view belongs to (ui --tool).
+type ScaffoldOptions struct {
+	UI   bool
+	Tool string
+}
+
+// Scaffold adds a "tool", "prompt", "resource", "completion" provider, "ui" view or "test"
+// harness (kind) named name to the project at root from the built-in templates, and returns
+// the files it created, relative to root.
+func Scaffold(root, kind, name string, opt ScaffoldOptions) ([]string, error) {
 	switch kind {
 	case "tool":
-		return scaffold.Tool(root, name, origin())
+		files, err := scaffold.Tool(root, name, origin())
+		if err != nil || !opt.UI {
+			return files, err
+		}
+		more, err := scaffold.UI(root, name, name)
+		return append(files, more...), err
+	case "ui":
+		return scaffold.UI(root, name, opt.Tool)
+	case "test":
+		return scaffold.TestHarness(root)
 	case "prompt":
 		return scaffold.Prompt(root, name)
 	case "resource":
@@ -48,5 +65,5 @@ func Scaffold(root, kind, name string) ([]string, error) {
 	case "completion":
 		return scaffold.Completion(root, name)
 	}
-	return nil, fmt.Errorf("unknown scaffold kind %q (tool, prompt, resource or completion)", kind)
+	return nil, fmt.Errorf("unknown scaffold kind %q (tool, prompt, resource, completion, ui or test)", kind)
 }

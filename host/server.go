@@ -341,6 +341,7 @@ func (srv *Server) initialize(ctx context.Context, s *Session, r *Request) (any,
 	s.protocol = version
 	s.client.Capabilities = p.Capabilities
 	s.client.Info = p.ClientInfo
+	s.client.anonymous = len(p.ClientInfo) == 0 || string(p.ClientInfo) == "null"
 	if len(p.Capabilities) > 0 {
 		_ = json.Unmarshal(p.Capabilities, &s.client.caps)
 	}
@@ -352,7 +353,7 @@ func (srv *Server) initialize(ctx context.Context, s *Session, r *Request) (any,
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
 	if json.Unmarshal(p.Capabilities, &offered) == nil {
-		if ui, ok := offered.Extensions["io.modelcontextprotocol/ui"]; ok && version == "2025-11-25" {
+		if ui, ok := offered.Extensions["io.modelcontextprotocol/ui"]; ok && revisionHasExtensions(version) {
 			caps["extensions"] = map[string]any{"io.modelcontextprotocol/ui": ui}
 		}
 	}
@@ -382,19 +383,14 @@ func (srv *Server) capabilities(version string) map[string]any {
 		if f.subscribe {
 			c["subscribe"] = true
 		}
-		if modern && f.templates {
-			// Not in the schema (templates need no capability), but the original advertises
-			// it and clients ignore what they do not know.
-			c["templates"] = true
-		}
 		caps[f.name] = c
 	}
 	return caps
 }
 
 type feature struct {
-	name                              string
-	listChanged, subscribe, templates bool
+	name                   string
+	listChanged, subscribe bool
 }
 
 // features lists the capability groups wired into this server.
@@ -404,10 +400,9 @@ func (srv *Server) features() []feature {
 	}
 	var fs []feature
 	_, canSubscribe := srv.handlers["resources/subscribe"]
-	_, hasTemplates := srv.handlers["resources/templates/list"]
 	for _, f := range []feature{
 		{name: "tools", listChanged: true},
-		{name: "resources", listChanged: true, subscribe: canSubscribe, templates: hasTemplates},
+		{name: "resources", listChanged: true, subscribe: canSubscribe},
 		{name: "prompts", listChanged: true},
 	} {
 		if _, ok := srv.handlers[f.name+"/list"]; ok {

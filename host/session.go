@@ -186,6 +186,17 @@ type clientInfo struct {
 	Capabilities json.RawMessage `json:"capabilities"`
 	Info         json.RawMessage `json:"clientInfo"`
 	caps         clientCaps
+	// anonymous: initialize named no clientInfo, which every MCP SDK sends (it is required).
+	// Such a client (the original's own tests, a hand-written shell client) gets the
+	// original's answers where they differ (docs/DECISIONS.md).
+	anonymous bool
+}
+
+// anonymous reports whether the session's initialize named no clientInfo.
+func (s *Session) anonymous() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client.anonymous
 }
 
 // clientCaps are the parts of the client's capabilities the server acts on.
@@ -651,9 +662,3 @@ func (s *Session) Log(level Level, logger string, data any) {
 
 // Level returns the session's current log level.
 func (s *Session) Level() Level { return Level(s.level.Load()) }
-
-// ui reports whether the client declared the MCP Apps extension.
-func (c *clientCaps) ui() bool {
-	_, ok := c.Extensions["io.modelcontextprotocol/ui"]
-	return ok
-}

@@ -362,7 +362,7 @@ func TestSubscriptionPollerEndsWithSession(t *testing.T) {
 		if err := srv.Serve(context.Background(), in, &out); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out.String(), "mcpbash/subscriptionId") {
+		if !strings.Contains(out.String(), `"subscriptionId":"sub-`) { // no clientInfo: the original's shape
 			t.Fatalf("no subscription: %s", out.String())
 		}
 	}

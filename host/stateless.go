@@ -80,15 +80,6 @@ func statelessInfo(ctx context.Context) *reqInfo {
 	return ri
 }
 
-// capsFor is the client capabilities in force for a request: its own in a stateless request
-// (the spec forbids inferring them from earlier requests), else those of initialize.
-func (s *Session) capsFor(ctx context.Context) *clientCaps {
-	if ri := statelessInfo(ctx); ri != nil {
-		return &ri.caps
-	}
-	return &s.client.caps
-}
-
 // logLevelFor reports the level at or above which a request's logs reach the client, and false
 // when they must not be sent at all (a stateless request without a logLevel).
 func (s *Session) logLevelFor(ctx context.Context) (Level, bool) {

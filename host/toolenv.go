@@ -47,8 +47,14 @@ func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]stri
 	if c.SamplingSupported {
 		sampling = "1"
 	}
+	ui := "0"
+	if c.UISupported {
+		ui = "1"
+	}
 	env := map[string]string{
-		"MCP_TOOL_NAME": c.Tool, "MCP_TOOL_PATH": sh(c.ToolPath),
+		// The original's flag for mcp_client_supports_ui.
+		"MCPBASH_CLIENT_SUPPORTS_UI": ui,
+		"MCP_TOOL_NAME":              c.Tool, "MCP_TOOL_PATH": sh(c.ToolPath),
 		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_METADATA_JSON": string(t.Item), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
 		"MCP_ROOTS_JSON": string(rootsJSON), "MCP_ROOTS_PATHS": strings.Join(paths, "\n"), "MCP_ROOTS_COUNT": strconv.Itoa(len(c.Roots)),

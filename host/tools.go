@@ -47,7 +47,7 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 	if p.Name == nil || *p.Name == "" {
 		return nil, invalidParams("Tool name is required")
 	}
-	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs, scope: r.scope}
+	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs, scope: r.scope, Anonymous: s.anonymous()}
 	tc.Session, tc.Subject, tc.Client = s.reviewID(), s.subject, s.clientName()
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
@@ -85,6 +85,8 @@ type ToolCall struct {
 	// SamplingSupported and Sample: the client's sampling/createMessage (nil: none).
 	SamplingSupported bool
 	Sample            func(context.Context, engine.SamplingRequest) (json.RawMessage, error)
+	// UISupported: the client offered the MCP Apps extension.
+	UISupported bool
 	// Sink makes the progress/log sink for the call's progress token (nil: none).
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
@@ -102,6 +104,9 @@ type ToolCall struct {
 	// stateless: a 2026-07-28 call, re-run on every round, so that the change set a person
 	// would approve could differ from the one committed: review mode keeps it waiting instead.
 	stateless bool
+	// Anonymous: the client named no clientInfo; under MCPBASH_TOOL_ERRORS=auto its failures
+	// are answered as the original's JSON-RPC errors.
+	Anonymous bool
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -139,7 +144,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	if err := srv.checkPolicy(ctx, tool); err != nil {
 		return nil, nil, err
 	}
-	if res := srv.checkArguments(tool, args); res != nil {
+	jr := srv.jsonrpcToolErrors(tc.Anonymous)
+	if res := srv.checkArguments(tool, args, jr); res != nil {
 		return res, nil, nil
 	}
 	if err := srv.inheritRefused(tool); err != nil {
@@ -193,7 +199,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		}
 		return nil, out, errSuppressed
 	}
-	res, rerr := shapeOutcome(srv, tool, out, timeout)
+	res, rerr := shapeOutcome(srv, tool, out, timeout, jr)
 	if review != nil {
 		srv.finishReview(ctx, review, tc, tool, out, res)
 	}
@@ -221,6 +227,7 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
 		SamplingSupported: tc.SamplingSupported && tc.Sample != nil, Sample: tc.Sample,
+		UISupported:  tc.UISupported,
 		MaxTextBytes: srv.cfg.Settings.MaxTextBytes,
 		Download:     srv.download,
 	}
@@ -230,14 +237,10 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 		call.Sink = sink
 	}
 	policy := srv.toolPolicy(tool, call.ToolDir, roots, timeout)
-	// A call starts in the project root when a root covers it, else in the tool's directory.
-	dir := call.ToolDir
-	for _, rt := range roots {
-		if under(srv.cfg.Dirs.Root, rt.Path) {
-			dir = srv.cfg.Dirs.Root
-			break
-		}
-	}
+	// Every call starts in the project root, as in the original: a tool reads data/x.txt
+	// relative to it whatever its roots. The directory need not be inside a root; what the
+	// tool opens there is checked against its roots like any other path.
+	dir := srv.cfg.Dirs.Root
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink

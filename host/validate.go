@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,10 +63,17 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 			break
 		}
 		for _, it := range page.Items {
-			var item struct{ Name string }
+			var item struct{ Name, Path string }
 			json.Unmarshal(it, &item)
 			if seen[item.Name] {
-				addf(item.Name, "warning", "name", "duplicate tool name "+item.Name+" (calls run the first)", "rename one of them")
+				file, first := item.Name, "the first"
+				if item.Path != "" {
+					file = filepath.Join(srv.cfg.Dirs.Tools, filepath.FromSlash(item.Path))
+				}
+				if tool, err := reg.Tool(ctx, item.Name); err == nil {
+					first = tool.Abs
+				}
+				addf(file, "warning", "name", "duplicate tool name "+strconv.Quote(item.Name)+" (calls run "+first+")", "give each tool its own name in its metadata")
 				continue
 			}
 			seen[item.Name] = true
@@ -85,6 +93,13 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 				} else {
 					addf(tool.Abs, "warning", "exec-bit", "script is not executable (the original needs it; the sandbox does not)", "chmod +x "+tool.Abs+" (or run validate --fix)")
 				}
+			}
+			if tool.Kind == registry.ToolScript && !hasShebang(tool.Abs) {
+				addf(tool.Abs, "warning", "shebang", "missing shebang (the sandbox runs it as bash; run as a program it needs one)", "make #!/usr/bin/env bash its first line")
+			}
+			if toolNetwork(tool) && tool.Kind == registry.ToolScript && !srv.wantsNative(tool) {
+				addf(tool.Abs, "warning", "network", `"sandbox": {"network": true} has no effect on a sandboxed tool: only native tools get the network (its allowlisted commands never do)`,
+					`set "exec": "native" (run when MCPBASH_TOOL_ALLOWLIST names the tool), or download over https with mcp_download_safe`)
 			}
 			findings = append(findings, plan.Findings...)
 		}
@@ -142,10 +157,49 @@ func toolMetaFindings(dir string) []interp.Finding {
 			out = append(out, interp.Finding{File: path, Severity: "error", Kind: "meta", Message: "cannot read: " + err.Error()})
 			return nil
 		}
-		for _, p := range registry.CheckToolMeta(data) {
+		problems := registry.CheckToolMeta(data)
+		for _, p := range problems {
 			out = append(out, interp.Finding{File: path, Line: p.Line, Col: p.Col, Severity: "error", Kind: "meta", Message: p.Message, Suggestion: p.Fix})
+		}
+		if len(problems) > 0 {
+			return nil
+		}
+		// The original's two name checks, in its words: a tool's metadata names it, and
+		// tools/<dir>/tool.meta.json names it <dir>.
+		var meta struct {
+			Name *string `json:"name"`
+		}
+		json.Unmarshal(data, &meta)
+		toolDir := filepath.Base(filepath.Dir(path))
+		inDir := d.Name() == "tool.meta.json" && filepath.Dir(path) != filepath.Clean(dir)
+		switch {
+		case meta.Name == nil || *meta.Name == "":
+			// Served under its file's stem, as the original serves it: every nameless
+			// tools/<dir>/tool.sh is "tool".
+			want, served := strings.TrimSuffix(d.Name(), ".meta.json"), strings.TrimSuffix(d.Name(), ".meta.json")
+			if inDir {
+				want = toolDir
+			}
+			out = append(out, interp.Finding{File: path, Line: 1, Severity: "error", Kind: "meta", Message: `missing required "name"`,
+				Suggestion: `add "name": ` + strconv.Quote(want) + ` (until then the tool is served as ` + strconv.Quote(served) + `)`})
+		case inDir && *meta.Name != toolDir:
+			out = append(out, interp.Finding{File: path, Line: 1, Severity: "warning", Kind: "meta",
+				Message:    "directory name does not match tool.meta.json name " + strconv.Quote(*meta.Name),
+				Suggestion: "rename the directory to " + strconv.Quote(*meta.Name) + " or the tool to " + strconv.Quote(toolDir)})
 		}
 		return nil
 	})
 	return out
+}
+
+// hasShebang reports whether the file starts with "#!" (an unreadable file is reported elsewhere).
+func hasShebang(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	b := make([]byte, 2)
+	n, _ := io.ReadFull(f, b)
+	return n == 2 && string(b) == "#!"
 }

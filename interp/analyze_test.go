@@ -52,3 +52,59 @@ func TestAnalyze(t *testing.T) {
 		}
 	}
 }
+
+// What validate accepts beyond the sandbox's own commands (functions of a sourced library, wasm
+// commands, commands the script probes for) and the host facts it flags.
+func TestAnalyzeOptions(t *testing.T) {
+	for _, tc := range []struct {
+		script  string
+		o       AnalyzeOptions
+		sev     string // severity of the finding containing want ("" for no finding at all)
+		want    string
+		resolve string // how the first command resolves, when set
+	}{
+		{script: "source lib/x.sh; mcp_detect_cli uname", o: AnalyzeOptions{LibFuncs: []string{"mcp_detect_cli"}}, resolve: "function (from a sourced library)"},
+		{script: "mcp_detect_cli uname", o: AnalyzeOptions{LibFuncs: []string{"mcp_detect_cli"}}, sev: "error", want: "mcp_detect_cli: not available"},
+		{script: "tally < f", o: AnalyzeOptions{Wasm: []string{"tally"}}, resolve: "wasm command"},
+		{script: "if command -v sw_vers >/dev/null; then sw_vers; fi", sev: "warning", want: "the script checks for it (command -v sw_vers)"},
+		{script: "sw_vers", sev: "error", want: "sw_vers: not available in the sandbox"},
+		{script: "h=$(hostname)", sev: "error", want: "hostname answers the sandbox's virtual name"},
+		{script: "uname -a", sev: "error", want: "uname -a answers the sandbox's virtual machine"},
+		{script: "uname -s", sev: ""},
+		{script: "cat /proc/meminfo", sev: "error", want: "cat reads /proc/meminfo, which the sandbox hides"},
+		{script: "hostname", o: AnalyzeOptions{Allowed: []string{"hostname"}}, sev: "error", want: "hostname answers"}, // the sandbox's own answers anyway
+		{script: "uptime", o: AnalyzeOptions{Allowed: []string{"uptime"}}, sev: ""},
+		// Network clients: allowlisting one gives no network, and validate says what does.
+		{script: "curl -s https://example.com", sev: "error", want: "curl: not available in the sandbox"},
+		{script: "curl -s https://example.com", o: AnalyzeOptions{Allowed: []string{"curl"}}, sev: "warning", want: "curl is allowlisted but runs without the network"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(tc.script), "s.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := analyze(f, tc.o)
+		switch {
+		case tc.sev == "" && len(p.Findings) > 0:
+			t.Errorf("%q: unexpected findings %+v", tc.script, p.Findings)
+		case tc.sev != "":
+			found := false
+			for _, x := range p.Findings {
+				if strings.Contains(x.Message, tc.want) {
+					found = true
+					if x.Severity != tc.sev {
+						t.Errorf("%q: %q is %s, want %s", tc.script, x.Message, x.Severity, tc.sev)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%q: no finding %q in %+v", tc.script, tc.want, p.Findings)
+			}
+		}
+		if tc.resolve != "" {
+			name := strings.Fields(strings.TrimPrefix(tc.script, "source lib/x.sh; "))[0]
+			if got := p.Commands[name]; got != tc.resolve {
+				t.Errorf("%q: %s resolves as %q, want %q", tc.script, name, got, tc.resolve)
+			}
+		}
+	}
+}

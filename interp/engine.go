@@ -14,6 +14,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,8 @@ type parsed struct {
 	prog *eval.Program
 	// refused is the first construct the evaluator does not run as bash does (eval.Check).
 	refused *eval.Refusal
+	// hostFacts are the commands that ask for a host fact the sandbox hides (hostFactUses).
+	hostFacts []hostFactUse
 }
 
 // NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
@@ -282,7 +285,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	pf, err := c.parseFile(c.sh.script)
+	pf, err := c.parseFile(ctx, c.sh.script)
 	if err != nil {
 		if errors.Is(err, ErrScriptLimit) {
 			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
@@ -295,12 +298,22 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		c.refuse(*pf.refused, stderr)
 		return 2, nil
 	}
+	for _, h := range pf.hostFacts {
+		// An allowlisted command reads the host itself (confined); hostname and uname are the
+		// sandbox's own even when allowlisted.
+		if h.cmd != "hostname" && h.cmd != "uname" && slices.Contains(c.job.Policy.Allow, h.cmd) {
+			continue
+		}
+		c.refuse(h.r, stderr)
+		return 2, nil
+	}
 	l := c.limits
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Ulimit: c.ulimit,
-		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
+		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
+			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	c.setCallEnv(r.SetenvVar)
 	r.Define(c.e.prelude)
@@ -332,6 +345,8 @@ func (c *call) runError(err error, stderr io.Writer) error {
 			return ErrJobLimit
 		case eval.LimitMemory:
 			return ErrMemoryBudget
+		case eval.LimitScript:
+			return ErrScriptLimit
 		}
 		return fmt.Errorf("%w (%d)", ErrFDLimit, le.Max)
 	case errors.As(err, &ce):
@@ -352,7 +367,7 @@ var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP
 
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
-func (c *call) parseFile(p string) (*parsed, error) {
+func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	var fi os.FileInfo
 	var err error
 	if p == c.sh.script {
@@ -379,7 +394,7 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	pf, err = parseScript(p, data)
+	pf, err = parseScript(ctx, p, data)
 	if err != nil {
 		return nil, err
 	}
@@ -397,11 +412,11 @@ func (c *call) parseFile(p string) (*parsed, error) {
 // bash has too): editors and git's autocrlf write scripts with CRLF line ends there, and a
 // Windows user's tool must run as on Linux. Elsewhere bash reads the CR, and so does the
 // evaluator.
-func parseScript(name string, data []byte) (*parsed, error) {
+func parseScript(ctx context.Context, name string, data []byte) (*parsed, error) {
 	if ignoreCR && bytes.Contains(data, []byte("\r\n")) {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
-	prog, err := eval.Parse(name, data)
+	prog, err := eval.ParseContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -410,6 +425,7 @@ func parseScript(name string, data []byte) (*parsed, error) {
 		if refs := eval.Check(f); len(refs) > 0 {
 			pf.refused = &refs[0]
 		}
+		pf.hostFacts = hostFactUses(f)
 	}
 	return pf, nil
 }

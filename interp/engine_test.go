@@ -182,6 +182,41 @@ func TestRefusedBeforeRun(t *testing.T) {
 	}
 }
 
+// TestHostFactsRefused: a script that asks the sandbox for a host fact it hides (the host's
+// name, /proc, /etc/os-release) fails before it runs, naming the fix, instead of reporting the
+// sandbox's virtual machine as the host; a probe ([ -f /proc/x ]) and a function of the script's
+// own are not such a request.
+func TestHostFactsRefused(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"echo first\nh=$(hostname)\necho $h", "tool.sh:2:5: hostname reporting the host (the sandbox answers with its virtual name)"},
+		{"uname -a", "uname reporting the host (the sandbox answers with its virtual machine for -a)"},
+		{"grep PRETTY_NAME /etc/os-release", "grep reporting the host (the sandbox hides /etc/os-release)"},
+		{"free() { cat /proc/meminfo; }\nfree", "cat reporting the host (the sandbox hides /proc/meminfo)"},
+	} {
+		out, _ := run(t, tc.script, sandbox.Limits{})
+		if out.ExitCode != 2 || len(out.Stdout) != 0 || !strings.Contains(string(out.Stderr), tc.want) || !strings.Contains(string(out.Stderr), `"exec": "native"`) {
+			t.Errorf("%q: exit %d stdout %q stderr %s", tc.script, out.ExitCode, out.Stdout, out.Stderr)
+		}
+	}
+	// Named at run time (a variable, eval): refused when it runs, ending the call.
+	for _, script := range []string{"U=uname; echo first; x=$(\"$U\" -a 2>/dev/null || echo unknown); echo \"$x\"", "eval hostname", "/bin/hostname -s"} {
+		out, _ := run(t, script, sandbox.Limits{})
+		if out.ExitCode == 0 || strings.Contains(string(out.Stdout), "mcp-sandbox") || strings.Contains(string(out.Stdout), "unknown") ||
+			!strings.Contains(string(out.Stderr), "reporting the host") {
+			t.Errorf("%q: exit %d stdout %q stderr %s", script, out.ExitCode, out.Stdout, out.Stderr)
+		}
+	}
+	for _, script := range []string{
+		"if [ -f /etc/os-release ]; then echo linux; else echo other; fi",
+		"hostname() { echo mine; }\nhostname",
+		"uname -s",
+	} {
+		if out, _ := run(t, script, sandbox.Limits{}); out.ExitCode != 0 {
+			t.Errorf("%q: exit %d stderr %s", script, out.ExitCode, out.Stderr)
+		}
+	}
+}
+
 func TestMemoryLimit(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	p := filepath.Join(dir, "tool.sh")

@@ -342,6 +342,9 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	if strings.Contains(name, "/") {
 		if dir, base := path.Split(name); slices.Contains(binDirs, strings.TrimSuffix(dir, "/")) {
 			if f, ok := builtins.Lookup(base); ok {
+				if err := askedForHost(cc, base, args[1:]); err != nil {
+					return 126, err
+				}
 				c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
 				return f(ctx, c.programEnv(cc), append([]string{base}, args[1:]...)), nil
 			}
@@ -364,6 +367,9 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		return c.script(ctx, cc, append([]string{p}, args[1:]...))
 	}
 	if f, ok := builtins.Lookup(name); ok {
+		if err := askedForHost(cc, name, args[1:]); err != nil {
+			return 126, err
+		}
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
 		return f(ctx, c.programEnv(cc), args), nil
 	}
@@ -386,6 +392,29 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	}
 	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, note)
 	return 127, nil
+}
+
+// askedForHost ends the run when hostname or uname -n/-a is about to answer with the sandbox's
+// virtual machine, however the script named it (a variable, a library's function, eval): the
+// tool would report made-up data as the host's. parseScript refuses the literal calls before a
+// script runs; this catches the rest (docs/SANDBOX.md, What differs from Bash).
+func askedForHost(cc cmdCtx, name string, args []string) error {
+	why := ""
+	switch name {
+	case "hostname":
+		why = "the sandbox answers with its virtual name"
+	case "uname":
+		for _, a := range args {
+			if a == "--all" || a == "--nodename" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "an")) {
+				why = "the sandbox answers with its virtual machine for " + a
+			}
+		}
+	}
+	if why == "" || cc.shell == nil {
+		return nil
+	}
+	file, line := cc.shell.Pos()
+	return &eval.RefusalError{Refusal: eval.Refusal{File: file, Line: line, Construct: name + " reporting the host (" + why + ")", Fix: hostFactFix}}
 }
 
 // pathInRoots reports whether PATH names a directory inside the roots (where a script may
@@ -419,8 +448,24 @@ func (cc *cmdCtx) errorPrefix() string {
 // notAvailableFix is how a tool gets a command the sandbox does not have; validate's finding
 // and the run-time message say the same.
 func notAvailableFix(name string) string {
+	if NetworkClient(name) {
+		// Allowlisting it would run it without the network: say what does give one.
+		return name + " needs the network, which the sandbox and its allowlisted commands never have: download over https with " +
+			"mcp_download_safe (hosts in MCPBASH_HTTPS_ALLOW_HOSTS), or set \"exec\": \"native\" with \"sandbox\": {\"network\": true} " +
+			"(the server runs it when MCPBASH_TOOL_ALLOWLIST names the tool)"
+	}
 	return "add \"" + name + "\" to \"sandbox\": {\"allowCommands\": [...]} in tool.meta.json (it then runs on the host; " +
 		"MCPBASH_SANDBOX_ALLOW_COMMANDS, when set, must list it too), or set \"exec\": \"native\""
+}
+
+// NetworkClient reports whether a command exists to talk to the network (curl, wget, ssh, ...):
+// allowlisted, it runs without one (docs/SANDBOX.md, Network).
+func NetworkClient(name string) bool {
+	switch name {
+	case "curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet", "aria2c", "http", "https", "xh", "ping", "dig", "nslookup", "host":
+		return true
+	}
+	return false
 }
 
 // notAvailable is the note a refused command's message ends with.
@@ -488,7 +533,7 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		opts = inv.options
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: "script"})
-	pf, err := c.parseFile(p)
+	pf, err := c.parseFile(ctx, p)
 	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin, Options: opts})
 }
 

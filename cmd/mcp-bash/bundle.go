@@ -13,8 +13,8 @@ import (
 )
 
 func newBundleCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
-	var platforms, output, source, binaries, author, bundleVersion string
-	var asJSON bool
+	var platforms, output, source, binaries, author, bundleVersion, name string
+	var asJSON, validate, verbose, includeGojq bool
 	cmd := &cobra.Command{
 		Use:   "bundle",
 		Short: "Write an MCP Bundle (.mcpb) with this binary and the project, for one-click install",
@@ -47,10 +47,13 @@ Exit status: 0 written, 1 build or I/O failure, 2 invalid manifest or unsatisfia
 			if err != nil {
 				return err
 			}
+			if includeGojq {
+				fmt.Fprintln(c.ErrOrStderr(), "mcp-bash bundle: --include-gojq: nothing to add, jq is built into mcp-bash (MCPBASH_JSON_TOOL_BIN)")
+			}
 			build := currentBuild()
 			res, err := srv.Bundle(c.Context(), host.BundleOptions{Platforms: platforms, Output: output, Source: source,
 				Author: author, Version: bundleVersion, Self: sandbox.Physical(self), BinaryVersion: build.Version, BinaryCommit: build.Commit,
-				Binaries: binaries, Log: c.ErrOrStderr()})
+				Binaries: binaries, Log: c.ErrOrStderr(), Name: name, ValidateOnly: validate, Verbose: verbose})
 			var ue *host.UsageError
 			switch {
 			case errors.As(err, &ue):
@@ -62,17 +65,25 @@ Exit status: 0 written, 1 build or I/O failure, 2 invalid manifest or unsatisfia
 				writeJSON(c.OutOrStdout(), map[string]any{"path": res.Path, "platforms": res.Platforms, "files": res.Files, "manifest": res.Manifest})
 				return nil
 			}
+			if validate {
+				fmt.Fprintf(c.OutOrStdout(), "bundle is valid: %d files, platforms: %s (nothing written)\n", len(res.Files), strings.Join(res.Platforms, " "))
+				return nil
+			}
 			fmt.Fprintf(c.OutOrStdout(), "wrote %s (%d files, platforms: %s)\n", res.Path, len(res.Files), strings.Join(res.Platforms, " "))
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&platforms, "platform", "", "comma-separated os-arch list ("+strings.Join(host.BundlePlatforms(), ", ")+") or all (default: the running binary's platform)")
+	f.StringVar(&platforms, "platform", "", "comma-separated os-arch list ("+strings.Join(host.BundlePlatforms(), ", ")+"), darwin or linux (every architecture), or all (default: the running binary's platform)")
 	f.StringVar(&output, "output", "", "the .mcpb file to write, or a directory for <name>-<version>.mcpb (default: the working directory)")
 	f.StringVar(&source, "source", "", "source checkout to cross-compile other platforms from (default: the one the binary was built in)")
 	f.StringVar(&binaries, "binaries", "", "a GoReleaser dist/ folder whose binaries are used instead of building when they are this binary's version (default: the source checkout's dist/)")
 	f.StringVar(&author, "author", "", `author name for the manifest (default: "author" in server.d/server.meta.json)`)
 	f.StringVar(&bundleVersion, "version", "", "bundle version (default: server.meta.json's version, VERSION, else 0.0.0)")
 	f.BoolVar(&asJSON, "json", false, "print the bundle path, files and manifest as JSON")
+	f.StringVar(&name, "name", "", "bundle name (default: server.meta.json's name)")
+	f.BoolVar(&validate, "validate", false, "check the manifest and the archive's contents, write nothing")
+	f.BoolVar(&verbose, "verbose", false, "name every file added")
+	f.BoolVar(&includeGojq, "include-gojq", false, "accepted for the original's scripts: jq is built into mcp-bash, nothing to add")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host"
 )
@@ -32,7 +33,38 @@ func cliProject(projectRoot string, getenv func(string) string) (host.Project, e
 // cliServer builds the server a verb runs tools and lists through (the same code path as
 // serving), with diagnostics on stderr.
 func cliServer(ctx context.Context, projectRoot string, getenv func(string) string) (*host.Server, host.Project, error) {
-	srv, err := host.Open(ctx, options(projectRoot, getenv))
+	return cliServerEnv(ctx, projectRoot, getenv, nil)
+}
+
+// cliServerEnv is cliServer with vars (when any) added to the operator's environment (what run-tool
+// --source files set), in both the settings and the environment tools inherit from.
+func cliServerEnv(ctx context.Context, projectRoot string, getenv func(string) string, vars map[string]string) (*host.Server, host.Project, error) {
+	o := options(projectRoot, func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return getenv(k)
+	})
+	if len(vars) > 0 {
+		o.Environ = func() []string {
+			var env []string
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); !hasKey(vars, k) {
+					env = append(env, kv)
+				}
+			}
+			for k, v := range vars {
+				env = append(env, k+"="+v)
+			}
+			return env
+		}
+	}
+	return openServer(ctx, o)
+}
+
+// openServer opens the project of o for a verb, turning its errors into exit statuses.
+func openServer(ctx context.Context, o host.Options) (*host.Server, host.Project, error) {
+	srv, err := host.Open(ctx, o)
 	var pe *host.ProjectError
 	switch {
 	case errors.As(err, &pe):
@@ -42,3 +74,11 @@ func cliServer(ctx context.Context, projectRoot string, getenv func(string) stri
 	}
 	return srv, srv.Project(), nil
 }
+
+// fileExists reports whether p names an existing file (a symlink counts).
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

@@ -11,6 +11,10 @@ import (
 // newRootCmd builds the command tree. With no subcommand the binary serves MCP over stdio.
 func newRootCmd(getenv func(string) string) *cobra.Command {
 	var projectRoot, execMode string
+	var probe struct {
+		health, ready bool
+		timeout       int
+	}
 	// Every verb that builds a server sees --exec through the environment getter.
 	withExec := func(k string) string {
 		if k == "MCPBASH_EXEC" && execMode != "" {
@@ -37,9 +41,16 @@ when none is found).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if probe.health || probe.ready {
+				// The original's probe flags: the health verb's report and exit status.
+				return runHealth(cmd, projectRoot, withExec, probe.timeout)
+			}
 			return serve(cmd.Context(), serveOptions{projectRoot: projectRoot, getenv: withExec})
 		},
 	}
+	root.Flags().BoolVar(&probe.health, "health", false, "print the readiness report and exit, as the health verb (exit 0 ok, 1 unhealthy, 2 misconfigured)")
+	root.Flags().BoolVar(&probe.ready, "ready", false, "the same as --health")
+	root.Flags().IntVar(&probe.timeout, "timeout", 0, "with --health or --ready: seconds before the check counts as unhealthy")
 	// A mistyped flag (--projet-root) must not start a server on the wrong project: every
 	// flag error exits 2, naming the closest flag.
 	root.SetFlagErrorFunc(flagError)
@@ -51,7 +62,8 @@ when none is found).`,
 		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd(),
 		newRunScriptCmd(getenv))
 	root.AddCommand(newConfineCmd(), newLayerCmd(), newWorkerCmd(), newChangesCmd(getenv))
-	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
+	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec),
+		newVendorCmd(&projectRoot, withExec), newPublishCmd(withExec))
 	root.AddCommand(newVersionCmd())
 	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
 	for _, c := range root.Commands() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +25,11 @@ type runToolOptions struct {
 	timeout               int
 	dryRun, audit, asJSON bool
 	printEnv, verbose     bool
+	// The original's per-invocation policy and environment flags.
+	allowSelf, allowAll bool
+	allow, sources      []string
+	noRefresh, minimal  bool
+	withServerEnv       bool
 }
 
 func newRunToolCmd(projectRoot *string, getenv func(string) string) *cobra.Command {
@@ -35,9 +41,17 @@ func newRunToolCmd(projectRoot *string, getenv func(string) string) *cobra.Comma
 --sandbox also prints the access record: files read, written and listed, commands run, refusals.
 Exit status: 0 for a successful result, 1 for an error result or JSON-RPC error, 3 with --sandbox
 when anything was refused, 2 for usage errors.`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return &exitError{code: 2, msg: "Error: run-tool needs the name of a tool: mcp-bash run-tool <name> [--args JSON]\nRun 'mcp-bash run-tool --help' for usage."}
+			case len(args) > 1:
+				return &exitError{code: 2, msg: fmt.Sprintf("Error: run-tool takes one tool name, got %d arguments (%s)\nRun 'mcp-bash run-tool --help' for usage.", len(args), strings.Join(args, " "))}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTool(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *projectRoot, getenv, args[0], o)
+			return runTool(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *projectRoot, runToolEnv(getenv, args[0], o), args[0], o)
 		},
 	}
 	f := cmd.Flags()
@@ -49,7 +63,47 @@ when anything was refused, 2 for usage errors.`,
 	f.BoolVar(&o.asJSON, "json", false, "machine-readable output")
 	f.BoolVar(&o.printEnv, "print-env", false, "print the environment the tool starts with, then exit")
 	f.BoolVar(&o.verbose, "verbose", false, "show progress and logs on stderr")
+	f.BoolVar(&o.allowSelf, "allow-self", false, "allow this tool for this run (adds it to MCPBASH_TOOL_ALLOWLIST)")
+	f.StringArrayVar(&o.allow, "allow", nil, "allow TOOL for this run (repeatable)")
+	f.BoolVar(&o.allowAll, "allow-all", false, "allow every tool for this run (MCPBASH_TOOL_ALLOWLIST=*; trusted projects only)")
+	f.BoolVar(&o.noRefresh, "no-refresh", false, "use the .registry cache as it is when it is valid, without rescanning (MCPBASH_STATIC_REGISTRY=1)")
+	f.BoolVar(&o.minimal, "minimal", false, "run as a server in minimal mode would (MCPBASH_FORCE_MINIMAL=true): no tools")
+	f.BoolVar(&o.withServerEnv, "with-server-env", false, "source server.d/env.sh first (also MCPBASH_RUN_TOOL_SOURCE_SERVER_ENV=1)")
+	f.StringArrayVar(&o.sources, "source", nil, "source FILE first (repeatable, after --with-server-env, in order)")
 	return cmd
+}
+
+// runToolEnv is the environment of one run-tool invocation: the per-invocation allowlist
+// (--allow-self, --allow, --allow-all), the cache (--no-refresh) and minimal mode (--minimal)
+// over the operator's, as the original's run-tool exports them.
+func runToolEnv(getenv func(string) string, name string, o runToolOptions) func(string) string {
+	set := map[string]string{}
+	switch {
+	case o.allowAll:
+		set["MCPBASH_TOOL_ALLOWLIST"] = "*"
+	case o.allowSelf || len(o.allow) > 0:
+		var list []string
+		if o.allowSelf {
+			list = append(list, name)
+		}
+		list = append(list, o.allow...)
+		set["MCPBASH_TOOL_ALLOWLIST"] = strings.Join(list, " ")
+	}
+	if o.noRefresh {
+		set["MCPBASH_STATIC_REGISTRY"] = "1"
+	}
+	if o.minimal {
+		set["MCPBASH_FORCE_MINIMAL"] = "true"
+	}
+	if len(set) == 0 {
+		return getenv
+	}
+	return func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}
 }
 
 func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, getenv func(string) string, name string, o runToolOptions) error {
@@ -69,7 +123,31 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	defer func() { srv.Close() }()
+	files := o.sources
+	if o.withServerEnv || srv.SourcesServerEnv() {
+		// An absent server.d/env.sh is skipped, as in the original (it is optional).
+		if env := filepath.Join(srv.Project().Root, "server.d", "env.sh"); fileExists(env) {
+			files = append([]string{env}, files...)
+		}
+	}
+	if len(files) > 0 && !o.printEnv {
+		vars, err := srv.SourceEnv(ctx, files)
+		if err != nil {
+			return &exitError{code: 1, msg: "Error: run-tool: " + err.Error()}
+		}
+		if o.verbose {
+			for _, f := range files {
+				fmt.Fprintf(stderr, "run-tool: sourced %s\n", f)
+			}
+		}
+		// The sourced variables count as set before launch: the tool environment policy
+		// decides what reaches the tool. The server is built again over them.
+		srv.Close()
+		if srv, _, err = cliServerEnv(ctx, projectRoot, getenv, vars); err != nil {
+			return err
+		}
+	}
 	if o.dryRun {
 		return printPlan(ctx, stdout, srv, name, o.asJSON)
 	}
@@ -104,27 +182,32 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	var je *host.RPCError
 	switch {
 	case errors.As(callErr, &je):
+		if strings.Contains(je.Message, "blocked by policy") {
+			// The server's advice is for an MCP client's config; here the fix is a flag.
+			e := *je
+			e.Message = strings.Replace(e.Message, " Set MCPBASH_TOOL_ALLOWLIST in your MCP client config.", "", 1)
+			je = &e
+		}
 		doc, failed = map[string]any{"error": je}, true
+		if strings.Contains(je.Message, "blocked by policy") {
+			fmt.Fprintf(stderr, "run-tool: pass --allow-self to allow %s for this run (or --allow TOOL, --allow-all), or set MCPBASH_TOOL_ALLOWLIST\n", name)
+		}
 	case callErr != nil:
 		return &exitError{code: 1, msg: "Error: " + callErr.Error()}
 	default:
 		failed = res.IsError
 	}
-	refused := 0
 	var access struct {
-		Entries []sandbox.Access `json:"entries"`
+		Entries   []sandbox.Access `json:"entries"`
+		Truncated int              `json:"truncated"`
 	}
 	if out != nil {
 		_ = json.Unmarshal(out.Access, &access)
-		for _, e := range access.Entries {
-			if !e.Allowed {
-				refused++
-			}
-		}
 	}
+	refused := sandbox.Refusals(access.Entries)
 	review := reviewOf(res)
 	if o.asJSON && o.audit {
-		report := map[string]any{"result": doc, "access": access.Entries, "refused": refused}
+		report := map[string]any{"result": doc, "access": access.Entries, "refused": refused, "truncated": access.Truncated}
 		if review != nil {
 			report["changes"] = review.meta
 		}
@@ -137,7 +220,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	} else {
 		writeResult(stdout, doc)
 		if o.audit {
-			printAccess(stdout, access.Entries, out)
+			printAccess(stdout, access.Entries, access.Truncated, out)
 			if review != nil {
 				review.print(stdout)
 			}
@@ -221,7 +304,7 @@ func printPlan(ctx context.Context, w io.Writer, srv *host.Server, name string, 
 	return nil
 }
 
-func printAccess(w io.Writer, entries []sandbox.Access, out *engine.Outcome) {
+func printAccess(w io.Writer, entries []sandbox.Access, truncated int, out *engine.Outcome) {
 	fmt.Fprintln(w, "\naccess record:")
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "  (nothing)")
@@ -235,7 +318,13 @@ func printAccess(w io.Writer, entries []sandbox.Access, out *engine.Outcome) {
 		if e.Reason != "" {
 			line += "  (" + e.Reason + ")"
 		}
+		if e.Count > 1 {
+			line += fmt.Sprintf("  ×%d", e.Count)
+		}
 		fmt.Fprintln(w, line)
+	}
+	if truncated > 0 {
+		fmt.Fprintf(w, "  ... and %d more reads, not listed (the record keeps every write, refusal and command)\n", truncated)
 	}
 	if out != nil {
 		switch {

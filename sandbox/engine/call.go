@@ -29,6 +29,9 @@ type Call struct {
 	Roots         []Root
 	// ElicitSupported is true when the client declared the elicitation capability.
 	ElicitSupported bool
+	// UISupported is true when the client offered the MCP Apps extension
+	// (io.modelcontextprotocol/ui): mcp_client_supports_ui.
+	UISupported bool
 	// MaxTextBytes bounds mcp_result_success text (MCPBASH_MAX_TEXT_BYTES).
 	MaxTextBytes int
 	Sink         Sink

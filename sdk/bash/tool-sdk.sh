@@ -659,13 +659,46 @@ mcp_download_safe() {
 }
 mcp_download_safe_or_fail() { mcp_fail -32602 "Download failed (unavailable): downloads are not available in native mode"; }
 
-__mcp_ui_unavailable() {
-	echo "mcp-bash: $1 is not available in this build" >&2
+# MCP Apps (the original's ui-sdk.sh). The page is declared in the tool's metadata
+# (_meta.ui.resourceUri); a result only carries the data the page renders, so URI is ignored.
+mcp_client_supports_ui() { [ "${MCPBASH_CLIENT_SUPPORTS_UI:-0}" = 1 ]; }
+
+# mcp_result_with_ui URI TEXT [DATA] [WIDGET_META]: TEXT for every client; DATA as
+# structuredContent and WIDGET_META as the result's _meta (for the page, not the model) for a
+# client with the extension.
+mcp_result_with_ui() {
+	local text="${2:-}" data="${3:-null}" meta="${4:-null}" out f v
+	[ -n "$data" ] || data=null
+	[ -n "$meta" ] || meta=null
+	if ! mcp_client_supports_ui; then
+		if mcp_is_valid_json "$text"; then
+			mcp_result_success "$text"
+		else
+			printf '{"content":[{"type":"text","text":%s}],"isError":false}\n' "$(mcp_json_escape "$text")"
+		fi
+		return 0
+	fi
+	out="{\"content\":[{\"type\":\"text\",\"text\":$(mcp_json_escape "$text")}]"
+	for f in structuredContent _meta; do
+		if [ "$f" = structuredContent ]; then v="$data"; else v="$meta"; fi
+		if ! v="$(printf '%s' "$v" | __mcp_jq -c 'if type == "object" or . == null then . else error("not an object") end' 2>/dev/null)" || [ -z "$v" ]; then
+			mcp_result_error "{\"type\":\"internal_error\",\"message\":\"mcp_result_with_ui: $f must be a JSON object\"}"
+			return 0
+		fi
+		[ "$v" = null ] || out="$out,\"$f\":$v"
+	done
+	printf '%s,"isError":false}\n' "$out"
+}
+mcp_result_with_ui_data() { mcp_result_with_ui "$@"; }
+
+# mcp_tool_meta_with_ui URI [VISIBILITY]: {"ui":{"resourceUri","visibility"}} for tool.meta.json.
+mcp_tool_meta_with_ui() {
+	__mcp_jq -n --arg uri "${1:-}" --arg v "${2:-model,app}" '{ui: {resourceUri: $uri, visibility: ($v | split(",") | map(gsub("^\\s+|\\s+$"; "")))}}'
+}
+
+__mcp_ui_template_unavailable() {
+	echo "mcp-bash: $1 is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)" >&2
 	return 1
 }
-mcp_client_supports_ui() { __mcp_ui_unavailable mcp_client_supports_ui; }
-mcp_result_with_ui() { __mcp_ui_unavailable mcp_result_with_ui; }
-mcp_result_with_ui_data() { __mcp_ui_unavailable mcp_result_with_ui_data; }
-mcp_ui_form() { __mcp_ui_unavailable mcp_ui_form; }
-mcp_ui_table() { __mcp_ui_unavailable mcp_ui_table; }
-mcp_tool_meta_with_ui() { __mcp_ui_unavailable mcp_tool_meta_with_ui; }
+mcp_ui_form() { __mcp_ui_template_unavailable mcp_ui_form; }
+mcp_ui_table() { __mcp_ui_template_unavailable mcp_ui_table; }

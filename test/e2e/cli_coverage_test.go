@@ -161,8 +161,8 @@ func TestCLIVerbGaps(t *testing.T) {
 		{"config cursor", []string{"config", "--client", "cursor"}, 0, []string{`"mcpServers"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
 		{"config windsurf", []string{"config", "--client", "windsurf"}, 0, []string{`"mcpServers"`}},
 		{"config vscode", []string{"config", "--client", "vscode"}, 0, []string{`"servers": {`, `"proj": {`, `"type": "stdio"`, `"MCPBASH_TOOL_ALLOWLIST": "*"`}},
-		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{"claude mcp add proj --env MCPBASH_TOOL_ALLOWLIST='*' -- "}},
-		{"config librechat", []string{"config", "--client", "librechat"}, 0, []string{"mcpServers:\n  proj:\n    type: stdio"}},
+		{"config claude-cli", []string{"config", "--client", "claude-cli"}, 0, []string{`"name": "proj"`, `"type": "stdio"`, `"MCPBASH_PROJECT_ROOT": `}},
+		{"config librechat", []string{"config", "--client", "librechat"}, 0, []string{`"name": "proj"`, `"MCPBASH_PROJECT_ROOT": `}},
 		{"run-tool json", []string{"run-tool", "hello", "--json", "--args", `{"name":"J"}`}, 0, []string{`"isError":false`, "Hello, J!"}},
 		{"run-tool sandbox json", []string{"run-tool", "hello", "--sandbox", "--json"}, 0, []string{`"result"`, `"access"`, `"refused":0`, `"exitCode":0`}},
 		{"run-tool dry-run json", []string{"run-tool", "hello", "--dry-run", "--json"}, 0, []string{`"tool": "hello"`, `"plan"`, `"commands"`}},
@@ -228,5 +228,40 @@ func TestInitAndValidateExitCodes(t *testing.T) {
 	// Verbs that need a project say so, exit 1.
 	if _, e, code := runCLI(t, t.TempDir(), nil, "validate"); code != 1 || !strings.Contains(e, "No MCP project found") {
 		t.Errorf("no project: exit %d %s", code, e)
+	}
+}
+
+// TestValidateOriginalMetaChecks: the original's validate checks (a missing name, a directory
+// named otherwise than its tool, a missing shebang). A nameless tools/<dir>/tool.sh is served as
+// "tool", as the original serves it, so two of them are a duplicate, named by file.
+func TestValidateOriginalMetaChecks(t *testing.T) {
+	t.Parallel()
+	dir := writeProject(t, map[string]string{
+		"server.d/server.meta.json":       `{"name":"v"}`,
+		"tools/no-name/tool.meta.json":    `{"description":"d","inputSchema":{"type":"object"}}`,
+		"tools/no-name/tool.sh":           "#!/usr/bin/env bash\necho a\n",
+		"tools/zz/tool.meta.json":         `{"description":"d"}`,
+		"tools/zz/tool.sh":                "#!/usr/bin/env bash\necho b\n",
+		"tools/mismatch/tool.meta.json":   `{"name":"other-name","description":"d"}`,
+		"tools/mismatch/tool.sh":          "#!/usr/bin/env bash\necho c\n",
+		"tools/no-shebang/tool.meta.json": `{"name":"no-shebang","description":"d"}`,
+		"tools/no-shebang/tool.sh":        "echo d\n",
+	})
+	out, _, code := runCLI(t, dir, nil, "validate")
+	for _, want := range []string{
+		`tools/no-name/tool.meta.json:1:0: error: missing required "name"`,
+		`fix: add "name": "no-name" (until then the tool is served as "tool")`,
+		`tools/zz/tool.meta.json:1:0: error: missing required "name"`,
+		`tools/zz/tool.sh:0:0: warning: duplicate tool name "tool" (calls run ` + filepath.Join(dir, "tools", "no-name", "tool.sh") + `)`,
+		`tools/mismatch/tool.meta.json:1:0: warning: directory name does not match tool.meta.json name "other-name"`,
+		`tools/no-shebang/tool.sh:0:0: warning: missing shebang`,
+		"3 tool(s) checked",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("validate: exit %d\n%s", code, out)
 	}
 }

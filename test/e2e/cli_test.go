@@ -52,7 +52,7 @@ func TestCLIBasics(t *testing.T) {
 		{name: "unknown flag", args: []string{"--projet-root", "x"}, code: 2, err: "unknown flag: --projet-root (did you mean --project-root?)"},
 		{name: "unknown verb flag", args: []string{"run-tool", "hello", "--arg", "{}"}, code: 2, err: "unknown flag: --arg (did you mean --args?)"},
 		{name: "unknown flag far from any", args: []string{"--zzzzzzzz"}, code: 2, err: "Error: unknown flag: --zzzzzzzz\nRun 'mcp-bash --help' for usage."},
-		{name: "doctor on a missing project", args: []string{"doctor", "--project-root", "/nonexistent/z"}, code: 1, out: `project:     {"error":"project root /nonexistent/z does not exist"}`},
+		{name: "doctor on a missing project", args: []string{"doctor", "--project-root", "/nonexistent/z"}, code: 1, out: "project:            error: project root /nonexistent/z does not exist\nproblems:           1\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, e, code := runCLI(t, dir, tc.env, tc.args...)

@@ -270,7 +270,7 @@ func TestProjectEnvPolicy(t *testing.T) {
 }
 
 // Without a project, the getting_started tool is all there is, and its text links the quick
-// start and the project layout, and names MCPBASH_PROJECT_ROOT.
+// start and the project layout, and names MCPBASH_PROJECT_ROOT; no root is refused on the way.
 func TestGettingStartedLinks(t *testing.T) {
 	t.Parallel()
 	c := harness.Start(t, harness.Options{Dir: t.TempDir()})
@@ -290,6 +290,10 @@ func TestGettingStartedLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(harness.RepoRoot(), "docs", "PROJECT-STRUCTURE.md")); err != nil {
 		t.Errorf("the linked document: %v", err)
+	}
+	// The staged project is the session's root: it must be one a root may be (not /dev/shm).
+	if e := c.Stderr(); strings.Contains(e, "refused") {
+		t.Errorf("stderr: %s", e)
 	}
 }
 

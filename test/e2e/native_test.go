@@ -145,7 +145,22 @@ func TestNativePrintEnv(t *testing.T) {
 	}
 }
 
-// Native tools run under Landlock: no /etc/passwd, no writes outside the roots, no TCP to a
+// run-tool on a native tool nobody allowed names the run-tool fix, not an MCP client's config.
+func TestNativeRunToolHint(t *testing.T) {
+	t.Parallel()
+	p := nativeProject(t)
+	out, errOut, code := runCLI(t, p.root, nil, "run-tool", "nat", "--args", `{"script":"echo hi"}`)
+	if code != 1 || strings.Contains(out+errOut, "MCP client config") || !strings.Contains(out, "Tool 'nat' blocked by policy.") ||
+		!strings.Contains(errOut, "pass --allow-self to allow nat") {
+		t.Errorf("exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if out, _, code := runCLI(t, p.root, nil, "run-tool", "nat", "--allow-self", "--args", `{"script":"echo hi"}`); code != 0 || !strings.Contains(out, `"text":"hi"`) {
+		t.Errorf("--allow-self: exit %d:\n%s", code, out)
+	}
+}
+
+// Native tools run under Landlock: no /etc/hosts (the host facts of native.HostInfo, such as
+// /etc/passwd, are readable), no writes outside the roots, no TCP to a
 // loopback listener, while the same actions inside the roots work; sandbox.network lets a
 // tool connect.
 func TestNativeConfinement(t *testing.T) {
@@ -160,7 +175,8 @@ func TestNativeConfinement(t *testing.T) {
 	c := p.start(t, "MCPBASH_TOOL_ALLOWLIST=nat,net", "MCPBASH_ROOTS=.")
 	connect := fmt.Sprintf(`if exec 3<>/dev/tcp/127.0.0.1/%d; then head -n1 <&3; else echo refused; fi`, port)
 	for _, tc := range []struct{ name, script, want string }{
-		{"read /etc/passwd", `cat /etc/passwd >/dev/null 2>&1 && echo read || echo denied`, "denied"},
+		{"read /etc/hosts", `cat /etc/hosts >/dev/null 2>&1 && echo read || echo denied`, "denied"},
+		{"read /etc/passwd (a host fact)", `cat /etc/passwd >/dev/null 2>&1 && echo read || echo denied`, "read"},
 		{"read the outside canary", `cat ` + filepath.Join(p.outside, "secret.txt") + ` 2>/dev/null || echo denied`, "denied"},
 		{"write outside", `echo x > ` + filepath.Join(p.outside, "new.txt") + ` 2>/dev/null && echo wrote || echo denied`, "denied"},
 		{"read inside", `cat data/inside.txt`, "inside"},

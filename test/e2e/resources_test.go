@@ -27,7 +27,7 @@ func resourceProject(t *testing.T) (root, outside string) {
 		"resources/remote.txt":         "",
 		"resources/remote.meta.json":   `{"name":"custom","uri":"custom://thing/42"}`,
 		"providers/custom.sh":          "#!/usr/bin/env bash\ncase \"$1\" in\n custom://thing/42) echo \"custom provider for $1\";;\n custom://missing/*) exit 3;;\n custom://outside/*) exit 2;;\n custom://bad/*) echo 'bad uri' >&2; exit 4;;\n *) echo 'fetch failed' >&2; exit 5;;\nesac\n",
-		"prompts/hello.txt":            "Hello, {{name}}! You are {{age}}. ${name} stays literal.\n\n",
+		"prompts/hello.txt":            "Hello, {{name}}! You are {{age}}. ${name} as the original writes it, $HOME stays literal.\n\n",
 		"prompts/hello.meta.json":      `{"name":"hello","description":"Greets","arguments":{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"number"}},"required":["name"]},"role":"assistant"}`,
 		"prompts/demo.txt":             "demo",
 		"prompts/demo.meta.json":       `{"name":"demo.completion","description":"has a completion script"}`,
@@ -88,6 +88,27 @@ func TestResourcesRead(t *testing.T) {
 	}
 }
 
+// TestResourceSubscriptionBareClient: a client that sends no clientInfo (the original's tests
+// and hand-written clients) gets the original's {"subscriptionId"} and can unsubscribe with it.
+func TestResourceSubscriptionBareClient(t *testing.T) {
+	t.Parallel()
+	root, _ := resourceProject(t)
+	c := harness.Start(t, harness.Options{Dir: root})
+	if m := c.Call("initialize", map[string]any{}); m.Error != nil {
+		t.Fatalf("initialize: %s", m.Raw)
+	}
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var res map[string]any
+	c.Call("resources/subscribe", map[string]any{"uri": "file://./resources/greeting.txt"}).Decode(t, &res)
+	id, _ := res["subscriptionId"].(string)
+	if len(res) != 1 || !strings.HasPrefix(id, "sub-") {
+		t.Fatalf("subscribe result %v (want only subscriptionId)", res)
+	}
+	if m := c.Call("resources/unsubscribe", map[string]any{"subscriptionId": id}); m.Error != nil {
+		t.Errorf("unsubscribe: %s", m.Raw)
+	}
+}
+
 func TestResourceSubscription(t *testing.T) {
 	t.Parallel()
 	root, _ := resourceProject(t)
@@ -140,10 +161,10 @@ func TestPromptsGet(t *testing.T) {
 		want   string
 	}{
 		{"renders", map[string]any{"name": "hello", "arguments": map[string]any{"name": "Ada", "age": "36", "extra": "ignored"}},
-			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Ada! You are 36. ${name} stays literal."}}],"text":"Hello, Ada! You are 36. ${name} stays literal.","arguments":{"name":"Ada","age":"36","extra":"ignored"}}}`},
+			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Ada! You are 36. Ada as the original writes it, $HOME stays literal."}}],"text":"Hello, Ada! You are 36. Ada as the original writes it, $HOME stays literal.","arguments":{"name":"Ada","age":"36","extra":"ignored"}}}`},
 		{"missing required", map[string]any{"name": "hello", "arguments": map[string]any{"age": "3"}}, `{"error":{"code":-32602,"message":"Missing required argument: name"}}`},
 		{"optional left as placeholder", map[string]any{"name": "hello", "arguments": map[string]any{"name": "Bo"}},
-			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Bo! You are {{age}}. ${name} stays literal."}}],"text":"<any>","arguments":{"name":"Bo"}}}`},
+			`{"result":{"description":"Greets","messages":[{"role":"assistant","content":{"type":"text","text":"Hello, Bo! You are {{age}}. Bo as the original writes it, $HOME stays literal."}}],"text":"<any>","arguments":{"name":"Bo"}}}`},
 		{"unknown prompt", map[string]any{"name": "nope"}, `{"error":{"code":-32602,"message":"Prompt not found"}}`},
 		{"no name", map[string]any{}, `{"error":{"code":-32602,"message":"Prompt name is required"}}`},
 	} {
@@ -229,7 +250,7 @@ func TestUIResources(t *testing.T) {
 	if strings.Join(uris, ",") != "ui://apps/dash,ui://apps/chart" {
 		t.Errorf("ui resources %v", uris)
 	}
-	// A client without the extension does not see them listed.
+	// A client without the extension sees them listed too, as the original lists them.
 	plain := harness.Start(t, harness.Options{Dir: root})
 	plain.Initialize("2025-11-25", nil)
 	var l2 struct {
@@ -237,8 +258,8 @@ func TestUIResources(t *testing.T) {
 		Meta      map[string]any `json:"_meta"`
 	}
 	plain.Call("resources/list", nil).Decode(t, &l2)
-	if len(l2.Resources) != 0 || l2.Meta["mcpbash/total"] != float64(0) {
-		t.Errorf("UI resources shown without the extension: %v %v", l2.Resources, l2.Meta)
+	if len(l2.Resources) != 2 || l2.Meta["mcpbash/total"] != float64(2) {
+		t.Errorf("UI resources not listed without the extension: %v %v", l2.Resources, l2.Meta)
 	}
 	m := c.Call("resources/read", map[string]any{"uri": "ui://apps/dash"})
 	if !strings.Contains(string(m.Raw), `"text":"\u003chtml\u003edash\u003c/html\u003e"`) && !strings.Contains(string(m.Raw), "<html>dash</html>") {
@@ -248,6 +269,81 @@ func TestUIResources(t *testing.T) {
 	c.Call("tools/list", nil).Decode(t, &tools)
 	if fmt.Sprint(tools.Tools[0]["_meta"]) != "map[ui:map[resourceUri:ui://apps/chart visibility:[model app]]]" {
 		t.Errorf("tool _meta.ui: %v", tools.Tools[0]["_meta"])
+	}
+}
+
+// MCP Apps: ui.meta.json, as the original reads it: its description (and title) in the list, its
+// `meta` (csp, permissions, prefersBorder, default true) as the page's `_meta.ui` in the list and
+// in resources/read, its entrypoint as the page; an unsupported template is refused loudly.
+func TestUIMeta(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"server.d/server.meta.json": `{"name":"apps"}`,
+		"ui/dash/index.html":        "<html>dash</html>",
+		"ui/dash/ui.meta.json":      `{"title":"Dash","description":"The dashboard","meta":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
+		"ui/page/main.html":         "<html>main</html>",
+		"ui/page/ui.meta.json":      `{"entrypoint":"main.html"}`,
+		"ui/tpl/ui.meta.json":       `{"template":"form"}`,
+		"ui/out/ui.meta.json":       `{"entrypoint":"../dash/index.html"}`,
+		"ui/out/index.html":         "<html>out</html>",
+	})
+	c := harness.Start(t, harness.Options{Dir: root})
+	c.Initialize("2025-11-25", nil)
+	var list struct{ Resources []map[string]any }
+	c.Call("resources/list", nil).Decode(t, &list)
+	got := map[string]string{}
+	for _, r := range list.Resources {
+		got[fmt.Sprint(r["uri"])] = fmt.Sprint(r["title"], " ", r["description"], " ", r["_meta"])
+	}
+	for uri, want := range map[string]string{
+		"ui://apps/dash": "Dash The dashboard map[ui:map[csp:map[connectDomains:[https://api.example.com]] permissions:map[clipboardWrite:map[]] prefersBorder:false]]",
+		"ui://apps/page": "<nil> MCP App UI for page map[ui:map[prefersBorder:true]]",
+		"ui://apps/out":  "<nil> MCP App UI for out map[ui:map[prefersBorder:true]]",
+	} {
+		if got[uri] != want {
+			t.Errorf("%s listed as %q, want %q", uri, got[uri], want)
+		}
+	}
+	if _, ok := got["ui://apps/tpl"]; ok || len(got) != 3 {
+		t.Errorf("listed %v", got)
+	}
+	for uri, want := range map[string]string{
+		"ui://apps/dash": `"_meta":{"ui":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
+		"ui://apps/page": "main.html",
+		"ui://apps/out":  "out.html",
+	} {
+		m := c.Call("resources/read", map[string]any{"uri": uri})
+		var r struct{ Contents []map[string]any }
+		m.Decode(t, &r)
+		if len(r.Contents) != 1 {
+			t.Fatalf("%s: %s", uri, m.Raw)
+		}
+		switch uri {
+		case "ui://apps/dash":
+			if !strings.Contains(string(m.Raw), want) {
+				t.Errorf("%s: %s lacks %s", uri, m.Raw, want)
+			}
+		case "ui://apps/page":
+			if r.Contents[0]["text"] != "<html>main</html>" {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		case "ui://apps/out":
+			// An entrypoint outside the directory is refused: index.html is served.
+			if r.Contents[0]["text"] != "<html>out</html>" {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		}
+	}
+	// End of input ends the server: its stderr is then complete.
+	c.CloseStdin()
+	if err := c.Wait(harness.Backstop); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+	stderr := c.Stderr()
+	for _, want := range []string{`UI template "form" is not supported`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }
 
@@ -296,7 +392,7 @@ func TestPromptScript(t *testing.T) {
 	t.Parallel()
 	root := writeProject(t, map[string]string{
 		"server.d/server.meta.json": `{"name":"ps"}`,
-		"prompts/dyn.sh":            "#!/usr/bin/env bash\nname=$(printf '%s' \"$MCP_PROMPT_ARGS_JSON\" | jq -r .name)\necho \"Generated for $name on $(cat /etc/hostname 2>/dev/null || echo sandbox)\"\n",
+		"prompts/dyn.sh":            "#!/usr/bin/env bash\nname=$(printf '%s' \"$MCP_PROMPT_ARGS_JSON\" | jq -r .name)\necho \"Generated for $name on $(cat /etc/shadow 2>/dev/null || echo sandbox)\"\n",
 		"prompts/dyn.meta.json":     `{"name":"dyn","description":"generated","arguments":{"type":"object","properties":{"name":{"type":"string"}}}}`,
 	})
 	c := harness.Start(t, harness.Options{Dir: root})

@@ -307,3 +307,55 @@ func processesWith(needle string) []string {
 	}
 	return pids
 }
+
+// TestSDKUIHelpers: the original's MCP Apps helpers give the same results in both engines, for
+// a client that offered the UI extension and for one that did not; the template-built pages
+// refuse, naming the fix.
+func TestSDKUIHelpers(t *testing.T) {
+	ext := map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
+	// A 2025-06-18 client that offers the extension is not told the server has it (that
+	// revision has no extensions), so its tools do not offer pages.
+	t.Run("2025-06-18", func(t *testing.T) {
+		t.Parallel()
+		p := newSecProject(t, nil)
+		c := harness.Start(t, harness.Options{Dir: p.root, Env: []string{"MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}})
+		init := c.Initialize("2025-06-18", ext)
+		if strings.Contains(string(init.Raw), "io.modelcontextprotocol/ui") {
+			t.Errorf("extension echoed on 2025-06-18: %s", init.Raw)
+		}
+		runSDKCases(t, c, []sdkCase{{name: "mcp_client_supports_ui", script: `mcp_client_supports_ui && echo yes || echo no`, want: textResult("no")}})
+	})
+	// The sandbox in both isolation modes (a worker process gets the flag over its wire).
+	for _, engine := range []string{"sandbox", "sandbox-process", "native"} {
+		for _, withUI := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/ui=%v", engine, withUI), func(t *testing.T) {
+				t.Parallel()
+				p := newSecProject(t, nil)
+				env := []string{"MCPBASH_EXEC=" + strings.TrimSuffix(engine, "-process"), "MCPBASH_TOOL_ERRORS=jsonrpc", "MCPBASH_DEFAULT_TOOL_TIMEOUT=120"}
+				if engine == "sandbox-process" {
+					env = append(env, "MCPBASH_ISOLATION=process")
+				}
+				c := harness.Start(t, harness.Options{Dir: p.root, Env: env})
+				caps := map[string]any(nil)
+				if withUI {
+					caps = ext
+				}
+				c.Initialize("2025-11-25", caps)
+				supports, rich := textResult("no"), textResult("Dashboard ready")
+				if withUI {
+					supports = textResult("yes")
+					rich = `{"result":{"name":"sh","content":[{"type":"text","text":"Dashboard ready"}],"structuredContent":{"items":42},"isError":false,"_meta":{"exitCode":0,"sessionId":"s1"}}}`
+				}
+				runSDKCases(t, c, []sdkCase{
+					{name: "mcp_client_supports_ui", script: `mcp_client_supports_ui && echo yes || echo no`, want: supports},
+					{name: "mcp_result_with_ui", script: `mcp_result_with_ui "" "Dashboard ready" '{"items":42}' '{"sessionId":"s1"}'`, want: rich},
+					{name: "mcp_result_with_ui_data", script: `mcp_result_with_ui_data "" "Dashboard ready" '{"items":42}' '{"sessionId":"s1"}'`, want: rich},
+					{name: "mcp_tool_meta_with_ui", script: `mcp_tool_meta_with_ui ui://sec/dash; mcp_tool_meta_with_ui ui://sec/x 'app, model'`,
+						want: textResult("{\n  \"ui\": {\n    \"resourceUri\": \"ui://sec/dash\",\n    \"visibility\": [\n      \"model\",\n      \"app\"\n    ]\n  }\n}\n{\n  \"ui\": {\n    \"resourceUri\": \"ui://sec/x\",\n    \"visibility\": [\n      \"app\",\n      \"model\"\n    ]\n  }\n}")},
+					{name: "mcp_ui_form", script: `mcp_ui_form --title T --field a:text || echo "rc=$?"`,
+						want: `{"result":{"name":"sh","content":[{"type":"text","text":"rc=1"}],"isError":false,"_meta":{"exitCode":0,"stderr":"mcp-bash: mcp_ui_form is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)"}}}`},
+				})
+			})
+		}
+	}
+}

@@ -51,6 +51,43 @@ func call(c *harness.Client, name string, args any, extra map[string]any) harnes
 	return c.Call("tools/call", p)
 }
 
+// TestToolErrorsFollowTheClient: by default (MCPBASH_TOOL_ERRORS=auto) a client that names no
+// clientInfo in initialize (the original's suites, shell clients) gets the original's JSON-RPC
+// error for a failing tool, and a client that names one gets an isError result; "result" gives
+// every client the result.
+func TestToolErrorsFollowTheClient(t *testing.T) {
+	t.Parallel()
+	dir := toolsProject(t)
+	for _, tc := range []struct {
+		name, env string
+		info      bool
+		want      string
+	}{
+		{"anonymous", "", false, `{"error":{"code":-32603,"message":"something went wrong on stderr","data":"<any>"}}`},
+		{"identified", "", true, `{"result":{"content":"<any>","isError":true,"name":"exit3","_meta":"<any>"}}`},
+		{"anonymous, result forced", "MCPBASH_TOOL_ERRORS=result", false, `{"result":{"content":"<any>","isError":true,"name":"exit3","_meta":"<any>"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var env []string
+			if tc.env != "" {
+				env = []string{tc.env}
+			}
+			c := harness.Start(t, harness.Options{Dir: dir, Env: env})
+			p := map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}}
+			if tc.info {
+				p["clientInfo"] = map[string]any{"name": "x", "version": "1"}
+			}
+			c.Call("initialize", p)
+			c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			m := call(c, "exit3", nil, nil)
+			if d := harness.CompareLines([]string{tc.want}, [][]byte{responseMember(m)}); d != "" {
+				t.Errorf("%s\n got %s\nwant %s", d, responseMember(m), tc.want)
+			}
+		})
+	}
+}
+
 // TestToolsCallSemantics: the answers of tools/call in both error shapes. With
 // MCPBASH_TOOL_ERRORS=jsonrpc a failing tool is the original's JSON-RPC error (want); by
 // default it is an isError result with text content only (result, when it differs).
@@ -95,8 +132,8 @@ func toolsCallSemantics(t *testing.T, mode string) {
 		{"output not JSON", "notjson", nil, nil, `{"error":{"code":-32603,"message":"Tool output is not valid JSON for declared outputSchema"}}`,
 			`{"result":{"content":[{"type":"text","text":"Tool output is not valid JSON for declared outputSchema"}],"isError":true,"name":"notjson","_meta":{"exitCode":0,"mcpbash/errorCode":-32603}}}`},
 		{"timeout from meta names the limit", "slow", map[string]any{"secs": 5}, nil,
-			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"structuredContent":{"success":false,"error":{"type":"timeout","message":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs","timeoutSecs":1,"reason":"fixed","exitCode":143,"hint":"Pass a smaller secs"}},"_meta":{"exitCode":143}}}`,
-			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"_meta":{"exitCode":143}}}`},
+			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"name":"slow","structuredContent":{"success":false,"error":{"type":"timeout","message":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs","timeoutSecs":1,"reason":"fixed","exitCode":143,"hint":"Pass a smaller secs"}},"_meta":{"exitCode":143}}}`,
+			`{"result":{"content":[{"type":"text","text":"Tool timed out after 1s\n\nSuggestion: Pass a smaller secs"}],"isError":true,"name":"slow","_meta":{"exitCode":143}}}`},
 		{"timeoutSecs param wins", "slow", map[string]any{"secs": 1.5}, map[string]any{"timeoutSecs": 60},
 			`{"result":{"name":"slow","content":[{"type":"text","text":"slept"}],"isError":false,"_meta":{"exitCode":0}}}`, ""},
 		{"error file wins", "errfile", nil, nil, `{"error":{"code":-32099,"message":"via error file"}}`,

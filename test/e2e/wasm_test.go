@@ -289,7 +289,7 @@ func TestWasmContract(t *testing.T) {
 			!strings.Contains(env, "USER=mcp") || strings.Contains(env, "XDG_CACHE_HOME") {
 			t.Errorf("environment: %s", env)
 		}
-		if e.StructuredContent.Cwd != filepath.Join(p.root, "tools", "probe") || len(e.StructuredContent.Args) != 1 {
+		if e.StructuredContent.Cwd != p.root || len(e.StructuredContent.Args) != 1 {
 			t.Errorf("cwd %q args %v", e.StructuredContent.Cwd, e.StructuredContent.Args)
 		}
 	})

@@ -34,8 +34,8 @@ const (
 // Configurations of the server a case needs.
 const (
 	cfgData      = "data"       // MCPBASH_ROOTS=data: the project is not a root
-	cfgProject   = "project"    // no roots named: the project root, read-only to tools
-	cfgProjectRW = "project-rw" // no roots named, MCPBASH_PROJECT_ROOT_WRITABLE=true
+	cfgProject   = "project"    // no roots named: the project root, read-write (protected paths read-only)
+	cfgProjectRO = "project-ro" // no roots named, MCPBASH_PROJECT_ROOT_WRITABLE=false: all read-only
 )
 
 type boundaryCase struct {
@@ -154,21 +154,26 @@ var boundaryCases = []boundaryCase{
 	{ID: "T-ID-3/pids-everywhere", Finding: "16.6", Script: `echo $((PPID)) $(($$)) $((BASHPID)); let x=PPID y=$$; echo $x $y; x='$'; echo ${!x}; x=PPID; echo ${!x}; trap 'echo trap=$$' EXIT`,
 		Want: `^4241 4242 4242\s+4241 4242\s+4242\s+4241\s+trap=4242`},
 
+	// Native mode reads host facts (/proc/meminfo, ...), never another process's /proc: the
+	// server's environment holds the secrets (issue 29 granted the host facts file by file).
+	{ID: "T-ENV-1/native-proc-environ", Finding: "29", Script: `cat /proc/$PPID/environ; cat /proc/1/environ; ls /proc | head -3; echo rc=$?; head -c 9 /proc/meminfo`,
+		Want: `MemTotal:`, Deny: []string{"PATH=", "HOME="}, Engines: []string{native}},
+
 	// Finding 7: what the server and the operator run is never writable by tools.
-	{ID: "T-FS-5/plant-wasm-command", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?`, Want: `rc=1`, Config: cfgProject,
+	{ID: "T-FS-5/plant-wasm-command", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?`, Want: `rc=1`, Config: cfgProjectRO,
 		After: absent("bin/git.wasm")},
 	{ID: "T-FS-5/plant-wasm-command-rw", Finding: "16.7", Script: `mkdir -p bin; echo x > bin/git.wasm; echo rc=$?; echo ok > data/new.txt; echo data=$?`,
-		Want: `rc=1\s+data=0`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent("bin/git.wasm")},
+		Want: `rc=1\s+data=0`, Config: cfgProject, Engines: []string{inproc, process, native}, After: absent("bin/git.wasm")},
 	{ID: "T-FS-5/git-fsmonitor", Finding: "16.7", Script: `printf '[core]\n\tfsmonitor = id\n' >> .git/config; echo rc=$?`, Want: `rc=1`,
-		Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
-	{ID: "T-FS-5/git-fsmonitor-default", Finding: "16.7", Script: `printf '[core]\n\tfsmonitor = id\n' >> .git/config; echo rc=$?; echo x > data/new.txt; echo data=$?`,
-		Want: `rc=1\s+data=1`, Config: cfgProject, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
+		Config: cfgProject, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
+	{ID: "T-FS-5/git-fsmonitor-locked", Finding: "16.7", Script: `printf '[core]\n\tfsmonitor = id\n' >> .git/config; echo rc=$?; echo x > data/new.txt; echo data=$?`,
+		Want: `rc=1\s+data=1`, Config: cfgProjectRO, Engines: []string{inproc, process, native}, After: unchanged(".git/config", "[core]\n\tbare = false\n")},
 	{ID: "T-FS-5/new-hidden-entries", Finding: "16.7", Script: `echo 'id' > .envrc; echo envrc=$?; mkdir -p .github/workflows; echo gh=$?; mv data .data; echo mv=$?`,
-		Want: `envrc=1\s+gh=1\s+mv=1`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent(".envrc", ".github", ".data")},
+		Want: `envrc=1\s+gh=1\s+mv=1`, Config: cfgProject, Engines: []string{inproc, process, native}, After: absent(".envrc", ".github", ".data")},
 	{ID: "T-FS-5/rewrite-tools-rw", Finding: "16.7", Script: `echo '#!/bin/sh' > tools/evil.sh; echo new=$?; mv tools tools2; echo mv=$?; mkdir -p config; echo cfg=$?`,
-		Want: `new=1\s+mv=1\s+cfg=1`, Config: cfgProjectRW, Engines: []string{inproc, process, native}, After: absent("tools/evil.sh", "tools2", "config")},
+		Want: `new=1\s+mv=1\s+cfg=1`, Config: cfgProject, Engines: []string{inproc, process, native}, After: absent("tools/evil.sh", "tools2", "config")},
 	{ID: "T-EXEC-5/wasm-never-shadows-allowlisted", Finding: "16.7", Script: `echo x > bin/git.wasm; git --version`, Want: `git version`,
-		Config: cfgProjectRW, Tool: "git", After: absent("bin/git.wasm")},
+		Config: cfgProject, Tool: "git", After: absent("bin/git.wasm")},
 
 	// Found in the 2026-11-27 night session: a sandboxed chmod set setuid and setgid bits, so a
 	// server running as root could leave a setuid-root program in a root for a host user to run.
@@ -232,8 +237,8 @@ func TestBoundary(t *testing.T) {
 		switch cfg {
 		case cfgData:
 			env = append(env, "MCPBASH_ROOTS=data")
-		case cfgProjectRW:
-			env = append(env, "MCPBASH_PROJECT_ROOT_WRITABLE=true")
+		case cfgProjectRO:
+			env = append(env, "MCPBASH_PROJECT_ROOT_WRITABLE=false")
 		}
 		if engine == process {
 			env = append(env, "MCPBASH_ISOLATION=process")

@@ -14,10 +14,11 @@ import (
 // nativeCorpus runs in real bash under Landlock (a tool with "exec":"native", allowlisted with
 // MCPBASH_TOOL_ALLOWLIST): the file and network families. {{PORT}} is a loopback listener.
 var nativeCorpus = []attack{
-	{ID: "T-EXEC-3/etc-passwd", Script: "cat /etc/passwd; echo rc=$?", Want: `rc=1`},
+	// /etc/passwd is one of the host facts native mode grants (native.HostInfo); /etc/hosts is not.
+	{ID: "T-EXEC-3/etc-hosts", Script: "cat /etc/hosts; echo rc=$?", Want: `rc=1`, Deny: []string{"localhost"}},
 	{ID: "T-EXEC-3/dotdot-canary", Script: "cd {{DATA}} && cat {{REL}}/secret.txt ../../../../../../../..{{OUT}}/secret.txt; echo rc=$?", Want: `rc=1`},
 	{ID: "T-EXEC-3/prefix-sibling", Script: "cat {{EVIL}}/secret.txt; cat {{ROOT}}/../$(basename {{EVIL}})/secret.txt; ls {{EVIL}}; echo rc=$?", Want: `rc=[12]`},
-	{ID: "T-EXEC-3/created-symlink", Script: "cd {{DATA}} && ln -s /etc/passwd x; ln -s {{OUT}}/secret.txt y; cat x y; echo rc=$?", Want: `rc=1`},
+	{ID: "T-EXEC-3/created-symlink", Script: "cd {{DATA}} && ln -s /etc/hosts x; ln -s {{OUT}}/secret.txt y; cat x y; echo rc=$?", Want: `rc=1`},
 	{ID: "T-EXEC-3/relative-symlink-chain", Script: "cd {{DATA}} && ln -s . s1; ln -s s1/.. s2; ln -s s2/.. s3; ln -s s3/{{REL}} s4; cat s4/secret.txt s3/../../../../../../..{{OUT}}/secret.txt; echo rc=$?", Want: `rc=1`},
 	{ID: "T-EXEC-3/planted-relative-chain", Script: "cat {{DATA}}/c1/secret.txt; ls {{DATA}}/c1; echo rc=$?", Want: `rc=2`},
 	{ID: "T-EXEC-3/planted-symlink-readonly-root", Script: "cat {{TOOLDIR}}/planted {{TOOLDIR}}/planted-dir/secret.txt; echo rc=$?", Want: `rc=1`},
@@ -27,7 +28,7 @@ var nativeCorpus = []attack{
 	{ID: "T-EXEC-3/write-readonly-root", Script: "echo x >> {{TOOLDIR}}/tool.sh; echo y > {{TOOLDIR}}/new; echo rc=$?", Want: `rc=1`},
 	{ID: "T-EXEC-3/glob-etc-root", Script: "echo /etc/* /root/.* {{HOSTHOME}}/*", Want: `^/etc/\* /root/\.\* `, Deny: []string{"/etc/passwd", "/root/.bashrc"}},
 	// access(2) is not mediated by Landlock, so `[ -r ]` may say yes; reading must still fail.
-	{ID: "T-EXEC-3/test-etc-shadow", Script: "[ -r /etc/shadow ] && head -c 64 /etc/shadow; [ -r /etc/passwd ] && head -c 64 /etc/passwd; echo done", Want: `done`},
+	{ID: "T-EXEC-3/test-etc-shadow", Script: "[ -r /etc/shadow ] && head -c 64 /etc/shadow; [ -r /etc/hosts ] && head -c 64 /etc/hosts; echo done", Want: `^done`},
 	{ID: "T-EXEC-3/proc-environ", Script: "cat /proc/self/environ /proc/1/environ /proc/$PPID/environ; echo rc=$?", Want: `rc=1`},
 	{ID: "T-EXEC-3/environment", Script: "env; set; declare -p", Want: `MCP_TOOL_NAME=nat`, Deny: []string{"SECRET_TOKEN", "AWS_SECRET"}},
 	{ID: "T-EXEC-3/procsubst", Script: "cat <(echo hi)", Want: `^hi`},
@@ -53,6 +54,7 @@ func TestNativeCorpus(t *testing.T) {
 	})
 	w.toolDir = filepath.Join(w.root, "tools", "nat")
 	w.native = true
+	w.passwd = "" // a host fact native tools read (native.HostInfo): id, whoami, ls -l
 	mustSymlink(t, filepath.Join(w.outside, "secret.txt"), filepath.Join(w.toolDir, "planted"))
 	mustSymlink(t, w.outside, filepath.Join(w.toolDir, "planted-dir"))
 	rel, _ := filepath.Rel(filepath.Join(w.root, "data"), w.outside)

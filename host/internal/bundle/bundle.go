@@ -66,6 +66,11 @@ type Options struct {
 	Platforms []Platform
 	Info      Info // Name, Title, Version, Description; Author and Icon are filled from the project when unset
 	Builder   *Builder
+	// ValidateOnly checks the manifest and the archive's contents and writes nothing (Result
+	// has no Path).
+	ValidateOnly bool
+	// Verbose names each file the archive gets on warn.
+	Verbose bool
 }
 
 // Result describes a written bundle.
@@ -102,6 +107,11 @@ func Create(ctx context.Context, o Options, warn io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Verbose {
+		for _, f := range files {
+			fmt.Fprintf(warn, "mcp-bash bundle: adding %s\n", f.Name)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(o.Project, "icon.png")); err == nil && info.Icon == "" {
 		info.Icon = "icon.png"
 		files = append(files, entry{Name: "icon.png", Src: filepath.Join(o.Project, "icon.png"), Mode: 0o644})
@@ -128,6 +138,13 @@ func Create(ctx context.Context, o Options, warn io.Writer) (*Result, error) {
 	problems = append(problems, archiveProblems(m, files)...)
 	if len(problems) > 0 {
 		return nil, &ValidationError{problems}
+	}
+	if o.ValidateOnly {
+		res := &Result{Manifest: m, Files: []string{"manifest.json"}}
+		for _, f := range files {
+			res.Files = append(res.Files, f.Name)
+		}
+		return res, nil
 	}
 	if o.Builder == nil {
 		return nil, errors.New("bundle: no builder")
@@ -264,10 +281,12 @@ func outputPath(output string, m map[string]any) (string, error) {
 }
 
 // projectFiles lists the project under ProjectDir: every regular file except hidden files and
-// directories (.git, .registry, .env, ...) and .mcpb files. Symbolic links are followed when
-// they stay inside the project and skipped with a warning otherwise.
+// directories (.git, .registry, .env, ...), .mcpb files and secrets (secretFiles, left out with
+// a warning). Symbolic links are followed when they stay inside the project and skipped with a
+// warning otherwise.
 func projectFiles(root, output string, warn io.Writer) ([]entry, error) {
 	outAbs, _ := filepath.Abs(output)
+	secrets := secretFiles(root)
 	var out []entry
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -284,6 +303,10 @@ func projectFiles(root, output string, warn io.Writer) ([]entry, error) {
 			return nil
 		}
 		if d.IsDir() || strings.HasSuffix(d.Name(), ".mcpb") || p == outAbs {
+			return nil
+		}
+		if secrets[filepath.ToSlash(rel)] {
+			fmt.Fprintf(warn, "mcp-bash bundle: left out %s: secrets are never bundled (hosting configuration: give it to the server where it runs)\n", rel)
 			return nil
 		}
 		src := p
@@ -311,6 +334,30 @@ func projectFiles(root, output string, warn io.Writer) ([]entry, error) {
 		return nil
 	})
 	return out, err
+}
+
+// secretFiles are the project's hosting secrets, relative to root: server.d/auth.json (and
+// the API keys file it names), server.d/api-keys and server.d/tenants.json. A bundle installed
+// on a user's machine must never carry a host's keys and tenants.
+func secretFiles(root string) map[string]bool {
+	out := map[string]bool{"server.d/auth.json": true, "server.d/api-keys": true, "server.d/tenants.json": true}
+	b, err := os.ReadFile(filepath.Join(root, "server.d", "auth.json"))
+	if err != nil {
+		return out
+	}
+	var cfg struct {
+		APIKeysFile string `json:"apiKeysFile"`
+	}
+	if json.Unmarshal(b, &cfg) == nil && cfg.APIKeysFile != "" {
+		p := cfg.APIKeysFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, "server.d", p)
+		}
+		if rel, err := filepath.Rel(root, filepath.Clean(p)); err == nil && !strings.HasPrefix(rel, "..") {
+			out[filepath.ToSlash(rel)] = true
+		}
+	}
+	return out
 }
 
 func within(root, p string) bool {

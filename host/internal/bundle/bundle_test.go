@@ -3,7 +3,9 @@ package bundle
 import (
 	"encoding/json"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -104,6 +106,50 @@ func TestParsePlatforms(t *testing.T) {
 	}
 	if ps, err := ParsePlatforms("windows-arm64,linux-arm64"); err != nil || len(ps) != 2 {
 		t.Errorf("windows-arm64 alone: %v %v", ps, err)
+	}
+	// The original's names: an operating system means each of its architectures.
+	if ps, _ := ParsePlatforms("darwin"); len(ps) != 2 || ps[0].OS != "darwin" || ps[1].OS != "darwin" {
+		t.Errorf("darwin: %v", ps)
+	}
+	if ps, err := ParsePlatforms("win32"); err != nil || len(ps) != 1 || ps[0] != (Platform{"windows", "amd64"}) {
+		t.Errorf("win32: %v %v", ps, err)
+	}
+}
+
+// Hosting secrets never enter a bundle: auth.json, the API keys file it names, api-keys and
+// tenants.json; every other project file does.
+func TestProjectFilesLeaveSecretsOut(t *testing.T) {
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"server.d/server.meta.json": `{"name":"s"}`, "server.d/auth.json": `{"apiKeysFile":"../secrets/keys"}`,
+		"secrets/keys": "k", "server.d/api-keys": "k", "server.d/tenants.json": "{}", "tools/t/tool.sh": "echo",
+		"data/tenants.json": "not a secret here",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var warn strings.Builder
+	files, err := projectFiles(root, "", &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, strings.TrimPrefix(f.Name, ProjectDir+"/"))
+	}
+	want := "data/tenants.json server.d/server.meta.json tools/t/tool.sh"
+	if strings.Join(got, " ") != want {
+		t.Errorf("files %v, want %s", got, want)
+	}
+	for _, s := range []string{"server.d/auth.json", "secrets/keys", "server.d/api-keys", "server.d/tenants.json"} {
+		if !strings.Contains(warn.String(), "left out "+s+": secrets are never bundled") {
+			t.Errorf("no warning for %s: %s", s, warn.String())
+		}
 	}
 }
 

@@ -73,6 +73,20 @@ func ParsePlatforms(s string) ([]Platform, error) {
 			}
 			continue
 		}
+		if f == "darwin" || f == "linux" {
+			// The original's platform names are operating systems: every architecture of one.
+			for _, p := range Supported {
+				if p.OS == f && !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+			continue
+		}
+		if f == "win32" || f == "windows" {
+			// The original's name for Windows: the one Windows binary a bundle holds (it also
+			// runs on Windows on Arm).
+			f = "windows-amd64"
+		}
 		osName, arch, ok := strings.Cut(strings.ReplaceAll(f, "/", "-"), "-")
 		p := Platform{osName, arch}
 		if !ok || !slices.Contains(Supported, p) {

@@ -45,7 +45,8 @@ type Config struct {
 	// JSON tool.
 	ForceMinimal bool
 	// ToolErrors is MCPBASH_TOOL_ERRORS: "result" (failures are isError results, as MCP
-	// 2025-11-25 asks) or "jsonrpc" (the original's -32603 errors).
+	// 2025-11-25 asks), "jsonrpc" (the original's -32603 errors) or "auto" (jsonrpc for a
+	// session whose initialize named no clientInfo, result otherwise).
 	ToolErrors string
 	// DebugErrors is MCPBASH_DEBUG_ERRORS: tool failures carry the tool's name, exit code and
 	// whether a trace exists.
@@ -73,9 +74,15 @@ type Config struct {
 	// UtilityMemoryMiB is MCPBASH_UTILITY_MEMORY_MB, a call's budget for what its utilities hold
 	// (0: the default, UtilityBudget).
 	UtilityMemoryMiB int
-	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
+	// ProjectRootWritable makes the project root, the default root when nobody names roots,
+	// read-write (as in the original); false locks it. Protected directories stay read-only.
 	ProjectRootWritable bool
-	AccessMeta          bool
+	// RunToolSourceServerEnv makes run-tool source server.d/env.sh, as --with-server-env does.
+	RunToolSourceServerEnv bool
+	// RegistryURL and RegistryToken are where `publish` uploads bundles, and its credential (a
+	// secret).
+	RegistryURL, RegistryToken string
+	AccessMeta                 bool
 	// Roots is MCPBASH_ROOTS, split on ':' (on Windows ';', or Git-Bash's /c/a:/d/b) (nil when unset).
 	Roots   []string
 	TmpRoot string
@@ -407,6 +414,13 @@ func boolean(name string, p *bool) setting {
 	}}
 }
 
+// booleanOn is a boolean setting that is on unless the environment turns it off.
+func booleanOn(name string, p *bool) setting {
+	s := boolean(name, p)
+	s.reset = func() { *p = true }
+	return s
+}
+
 func integer(name string, p *int, def, lo, hi int) setting {
 	return setting{name: name, reset: func() { *p = def }, show: func() string { return strconv.Itoa(*p) }, set: func(v string) error {
 		n, err := strconv.Atoi(v)
@@ -600,12 +614,15 @@ func (c *Config) settings() []setting {
 		meaning(integer("MCPBASH_MAX_LOGS_PER_MIN", &c.LogsPerMinute, 0, 1, 100000), "MCPBASH_MAX_PROGRESS_PER_MIN"),
 		meaning(integer("MCPBASH_PROGRESS_PER_MINUTE", &c.progressAlias, 0, 1, 100000), "unset (older name: sets both budgets)"),
 		boolean("MCPBASH_FORCE_MINIMAL", &c.ForceMinimal),
-		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "result", "result", "jsonrpc"),
+		oneOf("MCPBASH_TOOL_ERRORS", &c.ToolErrors, "auto", "auto", "result", "jsonrpc"),
 		boolean("MCPBASH_DEBUG_ERRORS", &c.DebugErrors),
 		integer("MCPBASH_MAX_OPEN_FILES_PER_CALL", &c.MaxOpenFilesPerCall, 256, 8, 1<<20),
 		bytes("MCPBASH_MAX_BYTES_WRITTEN_PER_CALL", &c.MaxBytesWrittenPerCall, 1<<30, 0, 1<<50),
 		meaning(integer("MCPBASH_UTILITY_MEMORY_MB", &c.UtilityMemoryMiB, 0, 1, 1<<20), "512, at most half of MCPBASH_MAX_HEAP_MB"),
-		boolean("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
+		booleanOn("MCPBASH_PROJECT_ROOT_WRITABLE", &c.ProjectRootWritable),
+		boolean("MCPBASH_RUN_TOOL_SOURCE_SERVER_ENV", &c.RunToolSourceServerEnv),
+		str("MCP_REGISTRY_URL", &c.RegistryURL, "https://registry.modelcontextprotocol.io"),
+		secret("MCP_REGISTRY_TOKEN", &c.RegistryToken),
 		boolean("MCPBASH_ACCESS_META", &c.AccessMeta),
 		paths("MCPBASH_ROOTS", &c.Roots),
 		meaning(str("MCPBASH_TMP_ROOT", &c.TmpRoot, ""), "/dev/shm, else the OS temp dir"),

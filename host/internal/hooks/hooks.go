@@ -116,12 +116,13 @@ func (e *TrustError) Error() string { return e.Hook + " refused: " + e.msg }
 // executable or starting with #!; the file, its directory and the project root owned by the
 // current user and not group- or world-writable.
 func CheckTrust(script, root string) error {
-	_, err := readTrusted(script, root)
+	_, err := readTrusted(script, root, false)
 	return err
 }
 
 // readTrusted checks a hook and returns its content, read from the very file that was checked.
-func readTrusted(script, root string) ([]byte, error) {
+// A sourced file (sourced: run-tool --source, server.d/env.sh) needs no exec bit or #!.
+func readTrusted(script, root string, sourced bool) ([]byte, error) {
 	label := func(p string) string {
 		if p == root {
 			return "the project root"
@@ -180,7 +181,7 @@ func readTrusted(script, root string) ([]byte, error) {
 	if len(content) > maxScriptBytes {
 		return nil, refuse(script, "regular", "%s is larger than %d bytes", hook, maxScriptBytes)
 	}
-	if st.Mode().Perm()&0o111 == 0 && !bytes.HasPrefix(content, []byte("#!")) {
+	if !sourced && st.Mode().Perm()&0o111 == 0 && !bytes.HasPrefix(content, []byte("#!")) {
 		return nil, refuse(script, "runnable", "%s is neither executable nor starts with #! (fix: chmod +x %s)", hook, hook)
 	}
 	dirs := []string{filepath.Dir(script)}
@@ -329,6 +330,22 @@ type workspace struct {
 
 // channelName is the channel's entry in the workspace.
 const channelName = "channel"
+
+// trustedWorkspace is how a hook starts: its settings defaulted, o.Script read through the trust
+// check (sourced: it need not be executable) and copied into a new workspace; a workspace
+// error names the hook.
+func (o *Options) trustedWorkspace(sourced bool) (*workspace, error) {
+	o.defaults()
+	content, err := readTrusted(o.Script, o.Root, sourced)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := newWorkspace(*o, content)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(o.Script), err)
+	}
+	return ws, nil
+}
 
 func newWorkspace(o Options, content []byte) (*workspace, error) {
 	dir, err := os.MkdirTemp(o.TmpDir, "mcpbash-hook-")

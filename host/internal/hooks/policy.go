@@ -70,7 +70,7 @@ func PolicyCheck(ctx context.Context, o Options, name string, metadata json.RawM
 		}
 		return &Denial{Code: -32602, Message: msg}
 	}
-	content, err := readTrusted(o.Script, o.Root)
+	content, err := readTrusted(o.Script, o.Root, false)
 	if err != nil {
 		return deny(err.Error())
 	}

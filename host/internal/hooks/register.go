@@ -69,14 +69,9 @@ set -o pipefail
 // when the output is a JSON object with that key (not null), the output supplies it; else
 // discovery. Output that is not a JSON object is ignored with a warning.
 func RunRegister(ctx context.Context, o Options) (*Registration, error) {
-	o.defaults()
-	content, err := readTrusted(o.Script, o.Root)
+	ws, err := o.trustedWorkspace(false)
 	if err != nil {
 		return nil, err
-	}
-	ws, err := newWorkspace(o, content)
-	if err != nil {
-		return nil, fmt.Errorf("register.sh: %w", err)
 	}
 	defer ws.remove()
 	limit := o.MaxRegistrations*int64(len(Kinds)) + 64<<10

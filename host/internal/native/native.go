@@ -212,14 +212,17 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 	}
 	rules := j.Policy.ConfineRules()
 	rules.Net = j.Network
-	// The tool's own directory, the SDK directory, and the binary its jq symlink points to.
+	// The tool's own directory, the SDK directory, the binary its jq symlink points to, and
+	// the host facts a native tool is for (docs/SANDBOX.md, Native mode).
 	rules.RO = append(rules.RO, j.Call.ToolDir, e.Self)
+	rules.RO = append(rules.RO, HostInfo...)
 	if run.SDKDir != "" {
 		// An original framework checkout's SDK sources its siblings (../lib/*.sh,
 		// ../providers/https.sh): the checkout is readable, never writable.
 		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
 	run.Confinement = j.Confiner.Describe()
+	confined := false
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
 		r.RW = append(append([]string(nil), r.RW...), scratch)
@@ -232,14 +235,18 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 			e.BeforeConfine()
 		}
 		out, err := j.Confiner.Wrap(r, argv)
-		return out, err == nil && len(out) != len(argv), err
+		confined = err == nil && len(out) != len(argv)
+		return out, confined, err
 	}
 	if j.Policy.Layer != "" {
 		if err := e.review(&run, j); err != nil {
 			return &engine.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: review mode: " + err.Error() + "\n")}
 		}
 	}
-	return e.run(ctx, run)
+	out := e.run(ctx, run)
+	// How it ran (run's exec entry), then the grants and what the tool was denied.
+	out.Access = accessRecord(out.Access, rules, confined, out.Stderr)
+	return out
 }
 
 // review runs the job over overlays of its read-write roots whose upper layers are in the

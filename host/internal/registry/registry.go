@@ -578,10 +578,15 @@ func hashItems(items []json.RawMessage) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// scanRules names the discovery rules a cache was built with, so that a binary with other rules
+// rebuilds a cache an older one wrote instead of serving its entries. Change it with the rules.
+const scanRules = "rules-2: ui.meta.json"
+
 // fingerprint is the cheap change check: the path, size and mtime of every entry below the
 // kind's directories, plus register.json. Content edits change mtime and are caught too.
 func (r *Registry) fingerprint(kind Kind) string {
 	h := sha256.New()
+	h.Write([]byte(scanRules))
 	h.Write([]byte(r.manualFP))
 	d := r.opts.Dirs
 	switch kind {
@@ -704,6 +709,9 @@ func (r *Registry) loadCache(kind Kind, fp string) bool {
 				return false
 			}
 			x := &Resource{Name: m.str("name"), URI: m.str("uri"), Path: m.str("path"), MIMEType: m.str("mimeType"), Provider: m.str("provider"), Item: it}
+			if x.Provider == "ui" {
+				x.ContentMeta = m.object("_meta")
+			}
 			if x.Path != "" {
 				x.Abs = filepath.Join(r.opts.Dirs.Resources, x.Path)
 			}
@@ -760,11 +768,12 @@ type cursorDoc struct {
 	Collection string `json:"collection"`
 	Offset     int    `json:"offset"`
 	Hash       string `json:"hash"`
-	Timestamp  int64  `json:"timestamp"`
+	// Timestamp is when the cursor was made (RFC 3339, UTC), a string as in the original's.
+	Timestamp string `json:"timestamp"`
 }
 
 func encodeCursor(kind Kind, offset int, hash string, now time.Time) string {
-	b, _ := json.Marshal(cursorDoc{Ver: 1, Collection: string(kind), Offset: offset, Hash: hash, Timestamp: now.Unix()})
+	b, _ := json.Marshal(cursorDoc{Ver: 1, Collection: string(kind), Offset: offset, Hash: hash, Timestamp: now.UTC().Format(time.RFC3339)})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 

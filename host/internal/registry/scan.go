@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,6 +64,8 @@ type Tool struct {
 type Resource struct {
 	Name, URI, Path, Abs, MIMEType, Provider string
 	Item                                     json.RawMessage
+	// ContentMeta is the `_meta` its resources/read content carries (MCP Apps pages).
+	ContentMeta json.RawMessage
 }
 
 // Template is one registered resource template.
@@ -401,7 +404,11 @@ func buildTool(d Dirs, path string, kind ToolKind, meta metaDoc, metaPath, serve
 
 // toolUIMeta adds the MCP Apps default `_meta.ui` for a tool directory that ships a UI.
 func toolUIMeta(meta json.RawMessage, toolDir, serverName string) json.RawMessage {
-	hasUI := fileExists(filepath.Join(toolDir, "ui", "index.html")) || fileExists(filepath.Join(toolDir, "ui.meta.json"))
+	hasUI := fileExists(filepath.Join(toolDir, "ui.meta.json"))
+	// The page ui/ serves: index.html, or ui.meta.json's entrypoint (index.html when the file
+	// is unusable, as for the resource).
+	um, _ := ReadUIMeta(filepath.Join(toolDir, "ui"))
+	hasUI = hasUI || fileExists(filepath.Join(toolDir, "ui", filepath.FromSlash(um.Entrypoint)))
 	if !hasUI {
 		if meta != nil {
 			return compact(meta)
@@ -419,6 +426,11 @@ func toolUIMeta(meta json.RawMessage, toolDir, serverName string) json.RawMessag
 		})
 	}
 	return mustJSON(m)
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 func fileExists(p string) bool {
@@ -782,19 +794,37 @@ const UIMIME = "text/html;profile=mcp-app"
 
 func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 	var out []*Resource
-	add := func(name, file string) {
+	add := func(name, dir string) {
+		um, err := ReadUIMeta(dir)
+		if err != nil {
+			warn(Warning{Kind: KindResources, Path: filepath.Join(dir, "ui.meta.json"), Message: err.Error()})
+		}
+		file := filepath.Join(dir, filepath.FromSlash(um.Entrypoint))
 		if !fileExists(file) {
+			if um.Template != "" {
+				// The original generates pages from its built-in templates; we serve files only.
+				warn(Warning{Kind: KindResources, Path: filepath.Join(dir, "ui.meta.json"),
+					Message: "UI template " + strconv.Quote(um.Template) + " is not supported: ship the page as " + um.Entrypoint + "; ui://" + serverName + "/" + name + " is not served"})
+			}
 			return
 		}
 		uri := "ui://" + serverName + "/" + name
+		desc := um.Description
+		if desc == "" {
+			desc = "MCP App UI for " + name
+		}
 		var it object
 		it.set("name", "ui-"+name)
-		it.set("description", "MCP App UI for "+name)
+		if um.Title != "" {
+			it.set("title", um.Title)
+		}
+		it.set("description", desc)
 		it.set("uri", uri)
 		it.set("mimeType", UIMIME)
 		it.set("provider", "ui")
-		it.set("_meta", map[string]any{"ui": map[string]any{}})
-		out = append(out, &Resource{Name: "ui-" + name, URI: uri, Abs: file, MIMEType: UIMIME, Provider: "ui", Item: mustJSON(it)})
+		meta := um.ContentMeta()
+		it.set("_meta", meta)
+		out = append(out, &Resource{Name: "ui-" + name, URI: uri, Abs: file, MIMEType: UIMIME, Provider: "ui", Item: mustJSON(it), ContentMeta: meta})
 	}
 	for _, base := range []struct{ dir, sub string }{{d.UI, ""}, {d.Tools, "ui"}} {
 		ents, err := os.ReadDir(base.dir)
@@ -806,7 +836,9 @@ func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 		}
 		for _, e := range ents {
 			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				add(e.Name(), filepath.Join(base.dir, e.Name(), base.sub, "index.html"))
+				if dir := filepath.Join(base.dir, e.Name(), base.sub); dirExists(dir) {
+					add(e.Name(), dir)
+				}
 			}
 		}
 	}

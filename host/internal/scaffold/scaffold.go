@@ -208,3 +208,43 @@ func Completion(root, name string) ([]string, error) {
 	}
 	return append(created, filepath.Join("server.d", "register.json")), nil
 }
+
+// UI adds an MCP App view from the templates: ui/<name>/{index.html,ui.meta.json}, or, for a
+// tool (tool != ""), tools/<tool>/ui/, which links the view to the tool by itself (its
+// _meta.ui.resourceUri is ui://<server>/<tool>). The tool must exist; name defaults to it.
+func UI(root, name, tool string) ([]string, error) {
+	dir := ""
+	switch {
+	case tool != "":
+		if err := CheckName(tool); err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(filepath.Join(root, "tools", tool)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("no tool %s (tools/%s/ does not exist; create it with mcp-bash scaffold tool %s --ui)", tool, tool, tool)
+		}
+		if name == "" {
+			name = tool
+		}
+		dir = filepath.Join("tools", tool, "ui")
+	default:
+		if name == "" {
+			return nil, errors.New("scaffold ui needs a name, or --tool TOOL")
+		}
+		dir = filepath.Join("ui", name)
+	}
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	return write(root, name, Origin{}, []file{
+		{path: filepath.Join(dir, "index.html"), tmpl: "ui.index.html"},
+		{path: filepath.Join(dir, "ui.meta.json"), tmpl: "ui.meta.json"},
+	})
+}
+
+// TestHarness adds test/run.sh and test/README.md, the project's test runner.
+func TestHarness(root string) ([]string, error) {
+	return write(root, filepath.Base(root), Origin{}, []file{
+		{path: filepath.Join("test", "run.sh"), tmpl: "test.run.sh", exec: true},
+		{path: filepath.Join("test", "README.md"), tmpl: "test.README.md"},
+	})
+}

@@ -249,7 +249,7 @@ func (c *child) call(ctx context.Context, s *Spec) *engine.Call {
 	cs := s.Call
 	call := &engine.Call{Tool: cs.Tool, ToolPath: cs.ToolPath, ToolDir: cs.ToolDir, Args: cs.Args, Meta: cs.Meta, Metadata: cs.Metadata,
 		ProgressToken: cs.ProgressToken, Roots: cs.Roots, ElicitSupported: cs.ElicitSupported, SamplingSupported: cs.SamplingSupported,
-		MaxTextBytes: cs.MaxTextBytes}
+		UISupported: cs.UISupported, MaxTextBytes: cs.MaxTextBytes}
 	if cs.HasSink {
 		call.Sink = sink{c}
 	}

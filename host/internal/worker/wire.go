@@ -95,6 +95,7 @@ type CallSpec struct {
 	Roots             []engine.Root   `json:"roots,omitempty"`
 	ElicitSupported   bool            `json:"elicitSupported,omitempty"`
 	SamplingSupported bool            `json:"samplingSupported,omitempty"`
+	UISupported       bool            `json:"uiSupported,omitempty"`
 	MaxTextBytes      int             `json:"maxTextBytes,omitempty"`
 	HasDownload       bool            `json:"hasDownload,omitempty"`
 	HasSink           bool            `json:"hasSink,omitempty"`
@@ -126,7 +127,7 @@ func RootsOf(p sandbox.Policy) []RootSpec {
 func CallOf(c *engine.Call) CallSpec {
 	return CallSpec{Tool: c.Tool, ToolPath: c.ToolPath, ToolDir: c.ToolDir, Args: c.Args, Meta: c.Meta, Metadata: c.Metadata,
 		ProgressToken: c.ProgressToken, Roots: c.Roots, ElicitSupported: c.ElicitSupported && c.Elicit != nil,
-		SamplingSupported: c.SamplingSupported && c.Sample != nil, MaxTextBytes: c.MaxTextBytes,
+		SamplingSupported: c.SamplingSupported && c.Sample != nil, UISupported: c.UISupported, MaxTextBytes: c.MaxTextBytes,
 		HasDownload: c.Download != nil, HasSink: c.Sink != nil}
 }
 

@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -125,6 +127,9 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	}
 	return child.status, nil
 }
+
+// BuiltinNames lists the evaluator's shell builtins, sorted.
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinTable)) }
 
 // IsBuiltin reports whether name is a shell builtin of the evaluator.
 func IsBuiltin(name string) bool {

@@ -4,9 +4,7 @@ package confine
 
 import "syscall"
 
-// groupSys: a process group needs no state beyond its leader's pid.
-//
-//lint:ignore U1000 Group's per-OS part (group_windows.go holds the Job Object)
+//lint:ignore U1000 Group.sys is used on Windows only
 type groupSys struct{}
 
 func (g *Group) start(limits []Rlimit) ([]Rlimit, error) {
