@@ -162,8 +162,13 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	}
 	sc := newScratch(base)
 	// Removal is off the response path; nothing of the script runs by then (the evaluator
-	// has ended every goroutine it started when Run returns).
-	defer func() { go sc.Remove() }()
+	// has ended every goroutine it started when Run returns). Most calls never create their
+	// scratch tree: they start no goroutine (one per call costs a thread wake-up).
+	defer func() {
+		if sc.Seal() {
+			go sc.Remove()
+		}
+	}()
 	f, err := sdk.BeginFrame(ctx, &job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
@@ -290,7 +295,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
-		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now,
+		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
 	c.setCallEnv(r.SetenvVar)

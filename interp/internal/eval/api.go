@@ -177,6 +177,9 @@ type Config struct {
 	Now func() time.Time
 	// Seed seeds $RANDOM (0: from the clock).
 	Seed int64
+	// Cancel, when set, cancels the context Run is given (the caller's own run context):
+	// Run ends its goroutines through it instead of deriving a context of its own.
+	Cancel context.CancelCauseFunc
 }
 
 // LimitKind names a limit of Limits.

@@ -277,7 +277,10 @@ func New(cfg *Config) *Runner {
 // *LimitError, *CancelError, *InternalError or *RefusalError. Every goroutine the run started
 // has ended when Run returns.
 func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	cancel := r.c.cfg.Cancel
+	if cancel == nil {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
 	r.c.cancel = cancel
 	r.ctx = ctx
 	defer func() {
