@@ -82,6 +82,9 @@ type Session struct {
 	// schedule runs a request's job under the concurrency limit (the transport decides on which
 	// goroutine); the job itself takes care of its response.
 	schedule func(job func())
+	// awaitClient, when set, is called before a request waits on a message of the client (an
+	// answer, roots): the transport makes sure someone reads the input meanwhile.
+	awaitClient func()
 	// eagerRoots: ask for roots/list right after initialized (stdio, as the original does);
 	// otherwise the first call that needs roots asks, on its own exchange (HTTP, where nothing
 	// may be listening on the session's channel).
@@ -554,6 +557,9 @@ func (s *Session) Request(ctx context.Context, method string, params any) (json.
 	}
 	if err := s.outFor(ctx).send(ctx, line, kindRequest); err != nil {
 		return nil, fmt.Errorf("cannot ask the client %s: %w", method, err)
+	}
+	if s.awaitClient != nil {
+		s.awaitClient()
 	}
 	select {
 	case m := <-ch:
