@@ -57,7 +57,7 @@ func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
 
 // checkArguments validates args against the tool's inputSchema; a violation (or a schema that
 // does not compile) is an isError result, not a protocol error, as the original answers.
-func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) map[string]any {
+func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage) *CallToolResult {
 	name := tool.Name
 	if v, err := srv.schemas.validate(tool.InputSchema, args); err != nil {
 		return srv.errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil)

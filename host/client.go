@@ -10,8 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // clientRequester asks the client something on a tool's behalf (elicitation/create,
@@ -30,11 +29,11 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 // revision rev, for what caps say the client supports.
 func (srv *Server) askThrough(tc *ToolCall, req clientRequester, rev string, caps *clientCaps) {
 	tc.ElicitSupported = caps.Elicitation != nil && revisionHasElicitation(rev)
-	tc.Elicit = func(ctx context.Context, r sdk.ElicitRequest) (sdk.ElicitResult, error) {
+	tc.Elicit = func(ctx context.Context, r engine.ElicitRequest) (engine.ElicitResult, error) {
 		return srv.elicit(ctx, req, rev, caps.Elicitation, r)
 	}
 	tc.SamplingSupported = caps.Sampling != nil
-	tc.Sample = func(ctx context.Context, r sdk.SamplingRequest) (json.RawMessage, error) {
+	tc.Sample = func(ctx context.Context, r engine.SamplingRequest) (json.RawMessage, error) {
 		return srv.sample(ctx, req, caps.Sampling != nil, r)
 	}
 }
@@ -44,10 +43,10 @@ func revisionHasElicitation(rev string) bool { return rev != "2025-03-26" && rev
 
 // elicit sends elicitation/create in the shape of revision rev and waits for the answer
 // (bounded by the request's timeout, else MCPBASH_ELICITATION_TIMEOUT, default 30 s).
-func (srv *Server) elicit(ctx context.Context, c clientRequester, rev string, caps *elicitCaps, req sdk.ElicitRequest) (sdk.ElicitResult, error) {
+func (srv *Server) elicit(ctx context.Context, c clientRequester, rev string, caps *elicitCaps, req engine.ElicitRequest) (engine.ElicitResult, error) {
 	params, ok := elicitParams(rev, caps, req)
 	if !ok {
-		return sdk.ElicitResult{Action: "decline"}, nil
+		return engine.ElicitResult{Action: "decline"}, nil
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {
@@ -57,18 +56,18 @@ func (srv *Server) elicit(ctx context.Context, c clientRequester, rev string, ca
 	defer cancel()
 	raw, err := c.request(ectx, "elicitation/create", params)
 	if err != nil {
-		return sdk.ElicitResult{}, err
+		return engine.ElicitResult{}, err
 	}
-	var res sdk.ElicitResult
+	var res engine.ElicitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return sdk.ElicitResult{}, fmt.Errorf("malformed elicitation answer: %w", err)
+		return engine.ElicitResult{}, fmt.Errorf("malformed elicitation answer: %w", err)
 	}
 	return res, nil
 }
 
 // elicitParams shapes elicitation/create params for a revision, or reports false when the client
 // cannot be asked (no elicitation capability, a revision without it, or url mode unsupported).
-func elicitParams(rev string, caps *elicitCaps, req sdk.ElicitRequest) (map[string]any, bool) {
+func elicitParams(rev string, caps *elicitCaps, req engine.ElicitRequest) (map[string]any, bool) {
 	if caps == nil || !revisionHasElicitation(rev) {
 		return nil, false // those revisions have no elicitation
 	}
@@ -92,7 +91,7 @@ func elicitParams(rev string, caps *elicitCaps, req sdk.ElicitRequest) (map[stri
 
 // sample sends sampling/createMessage for a tool and waits for the client's result (bounded by
 // MCPBASH_SAMPLING_TIMEOUT, default 120 s: a person may have to approve it).
-func (srv *Server) sample(ctx context.Context, c clientRequester, supported bool, req sdk.SamplingRequest) (json.RawMessage, error) {
+func (srv *Server) sample(ctx context.Context, c clientRequester, supported bool, req engine.SamplingRequest) (json.RawMessage, error) {
 	if !supported {
 		return nil, errors.New("the client does not support sampling")
 	}
@@ -104,9 +103,9 @@ func (srv *Server) sample(ctx context.Context, c clientRequester, supported bool
 
 // download is the SDK's mcp_download_safe: the https provider with the call's host lists
 // narrowing (never widening) the server's.
-func (srv *Server) download(ctx context.Context, req sdk.DownloadRequest) ([]byte, error) {
+func (srv *Server) download(ctx context.Context, req engine.DownloadRequest) ([]byte, error) {
 	if srv.downloader == nil {
-		return nil, &sdk.DownloadError{Type: "unavailable", Message: "the https provider is not available in this build"}
+		return nil, &engine.DownloadError{Type: "unavailable", Message: "the https provider is not available in this build"}
 	}
 	return srv.downloader(ctx, req)
 }

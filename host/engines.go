@@ -3,11 +3,11 @@ package host
 import (
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
-	"github.com/mcp-bash/mcp-bash/sdk"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
-// The engines a tool runs in, by lookup: every one implements sdk.Engine, and CallTool gives
+// The engines a tool runs in, by lookup: every one implements engine.Engine, and CallTool gives
 // each the same Job. Adding an engine is an entry here and a case in engineFor.
 
 // engineWasm names the wasm engine in Server.engines (ExecSandbox and ExecNative the others).
@@ -28,8 +28,8 @@ func (srv *Server) engineFor(t *registry.Tool) string {
 // newEngines builds the engine table: the in-process sandbox (or, with
 // MCPBASH_ISOLATION=process, the worker pool in front of it), native bash, and wasm on the
 // server's lazily started runtime.
-func (srv *Server) newEngines() map[string]sdk.Engine {
-	engines := map[string]sdk.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
+func (srv *Server) newEngines() map[string]engine.Engine {
+	engines := map[string]engine.Engine{ExecSandbox: srv.engine, ExecNative: srv.native, engineWasm: &wasm.Engine{Runtime: srv.wasmRuntime}}
 	if srv.pool != nil {
 		// Workers run scripts, so they compile wasm commands in memory only: they never see
 		// the compilation cache or its key (docs/WASM.md).

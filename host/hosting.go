@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"log/slog"
 	"net/http"
 	"os"
@@ -30,7 +31,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
@@ -221,23 +221,23 @@ func (srv *Server) tenantUsable(t *tenants.Tenant) error {
 }
 
 // tenantRoots are t's roots as sdk roots.
-func tenantRoots(t *tenants.Tenant) []sdk.Root {
-	var out []sdk.Root
+func tenantRoots(t *tenants.Tenant) []engine.Root {
+	var out []engine.Root
 	for _, r := range t.Roots() {
-		out = append(out, sdk.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }
 
 // narrowRoots cuts a call's roots (the client's, already vetted) down to what t may see.
-func narrowRoots(t *tenants.Tenant, roots []sdk.Root) []sdk.Root {
+func narrowRoots(t *tenants.Tenant, roots []engine.Root) []engine.Root {
 	client := make([]tenants.Root, 0, len(roots))
 	for _, r := range roots {
 		client = append(client, tenants.Root{Path: r.Path, Name: r.Name, ReadOnly: r.ReadOnly})
 	}
-	var out []sdk.Root
+	var out []engine.Root
 	for _, r := range t.NarrowRoots(client) {
-		out = append(out, sdk.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }
@@ -277,7 +277,7 @@ func tenantMayRun(t *tenants.Tenant, tool *registry.Tool) bool {
 
 // tenantJob applies t to a tool's engine job: its command and wasm lists, its output and
 // memory limits, and its own scratch base.
-func (srv *Server) tenantJob(job *sdk.Job, t *tenants.Tenant) error {
+func (srv *Server) tenantJob(job *engine.Job, t *tenants.Tenant) error {
 	l := t.Limits()
 	job.Policy.Allow = tenantCommands(t, job.Policy.Allow)
 	job.Policy.Limits.MaxBytesWritten = l.BytesWritten
@@ -358,7 +358,7 @@ func (h *hosting) quota(id string) {
 type callRecord struct {
 	name    string
 	args    json.RawMessage
-	outcome *sdk.Outcome
+	outcome *engine.Outcome
 	// refused is set when the call was refused before it ran (policy, visibility, quota).
 	cause string
 }
@@ -398,7 +398,7 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 		outcome, cause = metrics.OutcomeTimeout, "timeout"
 	case isErrorResult(res):
 		outcome = metrics.OutcomeToolError
-		if rec.outcome != nil && rec.outcome.Limit != sdk.LimitNone {
+		if rec.outcome != nil && rec.outcome.Limit != engine.LimitNone {
 			cause = rec.outcome.LimitHit
 			h.m.LimitHit(s.tenant, string(rec.outcome.Limit))
 		}
@@ -428,12 +428,8 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 
 // isErrorResult reports whether a tools/call result is an isError result.
 func isErrorResult(res any) bool {
-	m, ok := res.(map[string]any)
-	if !ok {
-		return false
-	}
-	b, _ := m["isError"].(bool)
-	return b
+	r, ok := res.(*CallToolResult)
+	return ok && r != nil && r.IsError
 }
 
 // workName is the name a work request's audit record carries (tool or prompt name, resource

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/metrics"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // tenantOf resolves id under a tenants file given as JSON ({DIR} is replaced by dir).
@@ -37,19 +37,19 @@ func TestNarrowTenantRoots(t *testing.T) {
 		}
 	}
 	tn := tenantOf(t, dir, `{"version":1,"default":{"roots":[{"path":"{DIR}/{tenant}"},{"path":"{DIR}/shared","readOnly":true}]}}`, "a")
-	root := func(p string) sdk.Root { return sdk.Root{Path: filepath.Join(dir, p)} }
+	root := func(p string) engine.Root { return engine.Root{Path: filepath.Join(dir, p)} }
 	for _, tc := range []struct {
 		name   string
-		client []sdk.Root
+		client []engine.Root
 		want   []string // paths relative to dir; "ro:" marks read-only
 	}{
 		{"none: the tenant's", nil, []string{"a", "ro:shared"}},
-		{"inside", []sdk.Root{root("a/sub")}, []string{"a/sub"}},
-		{"another tenant's", []sdk.Root{root("b")}, nil},
-		{"containing: the tenant's roots", []sdk.Root{{Path: dir}}, []string{"a", "ro:shared"}},
-		{"a shared root stays read-only", []sdk.Root{root("shared")}, []string{"ro:shared"}},
-		{"filesystem root", []sdk.Root{{Path: "/"}}, []string{"a", "ro:shared"}},
-		{"dot-dot", []sdk.Root{{Path: filepath.Join(dir, "a", "..", "b")}}, nil},
+		{"inside", []engine.Root{root("a/sub")}, []string{"a/sub"}},
+		{"another tenant's", []engine.Root{root("b")}, nil},
+		{"containing: the tenant's roots", []engine.Root{{Path: dir}}, []string{"a", "ro:shared"}},
+		{"a shared root stays read-only", []engine.Root{root("shared")}, []string{"ro:shared"}},
+		{"filesystem root", []engine.Root{{Path: "/"}}, []string{"a", "ro:shared"}},
+		{"dot-dot", []engine.Root{{Path: filepath.Join(dir, "a", "..", "b")}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

@@ -70,14 +70,7 @@ func (srv *Server) registerLists() {
 				// MCP Apps resources are for clients that declared the UI extension.
 				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, s)
 			}
-			if items == nil {
-				items = []json.RawMessage{}
-			}
-			res := map[string]any{lk.member: items, "_meta": map[string]any{"mcpbash/total": total}}
-			if page.NextCursor != "" {
-				res["nextCursor"] = page.NextCursor
-			}
-			return res, nil
+			return &listResult{member: lk.member, items: items, total: total, nextCursor: page.NextCursor}, nil
 		}}
 	}
 }

@@ -9,11 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Multi round-trip requests (2026-07-28). The server sends no requests of its own on stdio in
@@ -127,7 +126,7 @@ func (srv *Server) startRoundTrip(ri *reqInfo, tenant, tool string, args json.Ra
 }
 
 // roots returns the client's roots from its roots/list answer (nil: use the fallback roots).
-func (rt *roundTrip) roots() ([]sdk.Root, bool) {
+func (rt *roundTrip) roots() ([]engine.Root, bool) {
 	if rt.state.Roots == nil {
 		return nil, false
 	}
@@ -136,7 +135,7 @@ func (rt *roundTrip) roots() ([]sdk.Root, bool) {
 		return nil, false // an empty list offers no roots: the fallback applies
 	}
 	if roots == nil {
-		roots = []sdk.Root{}
+		roots = []engine.Root{}
 	}
 	return roots, true
 }
@@ -217,7 +216,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 		return res, nil // the roots come first: the sandbox is built from them
 	}
 	if roots, ok := rt.roots(); ok {
-		tc.Roots = func(context.Context) []sdk.Root { return roots }
+		tc.Roots = func(context.Context) []engine.Root { return roots }
 	} else {
 		tc.Roots = nil
 	}
@@ -225,7 +224,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 	defer cancel()
 	rt.cancel = cancel
 	srv.askThrough(&tc, rt, StatelessVersion, &ri.caps)
-	res, _, err := srv.CallTool(rctx, tc)
+	res, err := answer(srv.CallTool(rctx, tc))
 	if ir := rt.inputRequired(); ir != nil && ctx.Err() == nil {
 		return ir, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,7 +23,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 func (srv *Server) registerPrompts() {
@@ -136,13 +136,13 @@ func (srv *Server) renderPrompt(ctx context.Context, p *registry.Prompt, args ma
 	}
 	if isScript(p.Abs, data) {
 		argsJSON, _ := json.Marshal(args)
-		job := interp.Job{Call: &sdk.Call{Tool: p.Name, Args: argsJSON}, Script: p.Abs, Dir: srv.cfg.Dirs.Root,
+		job := interp.Job{Call: &engine.Call{Tool: p.Name, Args: argsJSON}, Script: p.Abs, Dir: srv.cfg.Dirs.Root,
 			Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly}}, ToolDir: filepath.Dir(p.Abs),
 				Limits: sandbox.Limits{Timeout: 30 * time.Second}},
 			ScratchBase: srv.cfg.Settings.TmpRoot,
 			Env:         map[string]string{"MCP_PROMPT_NAME": p.Name, "MCP_PROMPT_ARGS_JSON": string(argsJSON), "MCP_TOOL_ARGS_JSON": string(argsJSON)}}
 		out := srv.engine.Run(ctx, job)
-		if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
+		if out.ExitCode != 0 || out.TimedOut || out.Limit != engine.LimitNone {
 			return "", jsonrpc.NewError(jsonrpc.CodeInternalError, "Unable to render prompt", strings.TrimSpace(string(out.Stderr)))
 		}
 		return strings.TrimRight(string(out.Stdout), "\n"), nil
@@ -421,7 +421,7 @@ func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJ
 	if err != nil {
 		return nil, false, err
 	}
-	job := interp.Job{Call: &sdk.Call{Tool: name, ToolPath: script, ToolDir: filepath.Dir(script), Args: argsJSON, Meta: json.RawMessage("{}")},
+	job := interp.Job{Call: &engine.Call{Tool: name, ToolPath: script, ToolDir: filepath.Dir(script), Args: argsJSON, Meta: json.RawMessage("{}")},
 		Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: srv.cfg.Dirs.Root, Mode: sandbox.ReadOnly}}, ToolDir: filepath.Dir(script),
 			Limits: sandbox.Limits{Timeout: timeout, MaxStdoutBytes: 1 << 20}},
@@ -436,7 +436,7 @@ func (srv *Server) runCompletion(ctx context.Context, script, name string, argsJ
 	if err != nil {
 		return nil, false, err
 	}
-	if out.ExitCode != 0 || out.TimedOut || out.Limit != sdk.LimitNone {
+	if out.ExitCode != 0 || out.TimedOut || out.Limit != engine.LimitNone {
 		msg := strings.TrimSpace(string(out.Stderr))
 		if msg == "" {
 			msg = "Completion provider failed"

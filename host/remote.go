@@ -3,13 +3,13 @@ package host
 import (
 	"context"
 	"errors"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/providers"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // wireRemote sets up the https and git providers and the SDK's safe downloads from the
@@ -19,7 +19,7 @@ func (srv *Server) wireRemote() {
 	g := providers.NewGit(srv.cfg.Settings.Git, srv.cfg.Getenv)
 	srv.https = httpsFetcher{h}
 	srv.git = gitFetcher{g}
-	srv.downloader = func(ctx context.Context, req sdk.DownloadRequest) ([]byte, error) {
+	srv.downloader = func(ctx context.Context, req engine.DownloadRequest) ([]byte, error) {
 		d := h
 		// A call may narrow the operator's lists, never widen them: its allow list only
 		// intersects (a host must pass both), its deny list adds.
@@ -61,7 +61,7 @@ func (f gitFetcher) Fetch(ctx context.Context, uri string) ([]byte, string, erro
 func hostAllowed(rawURL string, allow []string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Hostname() == "" {
-		return &sdk.DownloadError{Type: "invalid_url", Message: "cannot parse " + rawURL}
+		return &engine.DownloadError{Type: "invalid_url", Message: "cannot parse " + rawURL}
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	for _, p := range allow {
@@ -70,7 +70,7 @@ func hostAllowed(rawURL string, allow []string) error {
 			return nil
 		}
 	}
-	return &sdk.DownloadError{Type: "host_denied", Message: host + " is not in the call's --allow list"}
+	return &engine.DownloadError{Type: "host_denied", Message: host + " is not in the call's --allow list"}
 }
 
 // downloadError classifies a provider error for mcp_download_safe's error object.
@@ -88,7 +88,7 @@ func downloadError(err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		t = "timeout"
 	}
-	return &sdk.DownloadError{Type: t, Message: err.Error()}
+	return &engine.DownloadError{Type: t, Message: err.Error()}
 }
 
 // remoteErrorFor maps provider errors to resources/read errors.

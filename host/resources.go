@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"io/fs"
 	"mime"
@@ -26,7 +27,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Resource errors, shaped as the original's codes (COMPAT §1.5, §6.3).
@@ -289,7 +289,7 @@ func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri s
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider metadata is invalid", err.Error())
 	}
-	job := interp.Job{Call: &sdk.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`), Meta: json.RawMessage(`{}`)},
+	job := interp.Job{Call: &engine.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`), Meta: json.RawMessage(`{}`)},
 		Script: script, Dir: srv.cfg.Dirs.Root,
 		Policy: sandbox.Policy{Roots: roots, ToolDir: filepath.Dir(script),
 			Limits: sandbox.Limits{Timeout: srv.cfg.Settings.DefaultToolTimeout, MaxStdoutBytes: max}},
@@ -307,11 +307,11 @@ func (srv *Server) scriptProvider(ctx context.Context, s *Session, script, uri s
 		return def
 	}
 	switch {
-	case out.Limit == sdk.LimitStdout:
+	case out.Limit == engine.LimitStdout:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("Resource exceeds %d bytes (MCPBASH_MAX_RESOURCE_BYTES)", max), nil)
 	case out.TimedOut:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Resource provider timed out", nil)
-	case out.Limit != sdk.LimitNone:
+	case out.Limit != engine.LimitNone:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	switch out.ExitCode {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"mime"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
@@ -22,18 +22,14 @@ import (
 // satisfy the tool's outputSchema (the TypeScript SDK and the Inspector then throw and the
 // message is lost). With MCPBASH_TOOL_ERRORS=jsonrpc it also has the original's
 // structuredContent {success:false, error:{type, message, ...}}.
-func (srv *Server) errorResult(name, msg, typ string, extra map[string]any) map[string]any {
-	res := map[string]any{
-		"content": []any{map[string]any{"type": "text", "text": msg}},
-		"isError": true,
-		"name":    name,
-	}
+func (srv *Server) errorResult(name, msg, typ string, extra map[string]any) *CallToolResult {
+	res := &CallToolResult{Content: textContent(msg), IsError: true, Name: name}
 	if srv.jsonrpcToolErrors() {
 		e := map[string]any{"type": typ, "message": msg}
 		for k, v := range extra {
 			e[k] = v
 		}
-		res["structuredContent"] = map[string]any{"success": false, "error": e}
+		res.Structured, res.HasStructured = map[string]any{"success": false, "error": e}, true
 	}
 	return res
 }
@@ -48,7 +44,7 @@ const stderrTailBytes = 4096
 // ran: a tool's failure (the original's JSON-RPC error) becomes an isError result by default,
 // and an isError result the tool built itself loses structured content its outputSchema could
 // not accept.
-func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string]any, err error) (map[string]any, error) {
+func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallToolResult, err error) (*CallToolResult, error) {
 	var je *jsonrpc.Error
 	if err != nil && !errors.As(err, &je) {
 		return res, err
@@ -72,13 +68,11 @@ func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string
 	}
 	if je != nil {
 		res = failureResult(t, out, je)
-	} else if isErr, _ := res["isError"].(bool); isErr && t.OutputSchema != nil {
-		delete(res, "structuredContent")
+	} else if res.IsError && t.OutputSchema != nil {
+		res.Structured, res.HasStructured = nil, false
 	}
-	if srv.cfg.Settings.DebugErrors {
-		if isErr, _ := res["isError"].(bool); isErr {
-			resultMeta(res)["mcpbash/debug"] = debug
-		}
+	if srv.cfg.Settings.DebugErrors && res.IsError {
+		res.meta()["mcpbash/debug"] = debug
 	}
 	return res, nil
 }
@@ -86,7 +80,7 @@ func (srv *Server) finishCall(t *registry.Tool, out *sdk.Outcome, res map[string
 // failureResult is the isError result of a failed run: the message, the tool's data and the
 // stderr tail as text a model can read; the exit code, stderr and the original's error code
 // and data in _meta.
-func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) map[string]any {
+func failureResult(t *registry.Tool, out *engine.Outcome, je *jsonrpc.Error) *CallToolResult {
 	text := je.Message
 	var data any
 	if len(je.Data) > 0 && string(je.Data) != "null" {
@@ -120,23 +114,18 @@ func failureResult(t *registry.Tool, out *sdk.Outcome, je *jsonrpc.Error) map[st
 	if data != nil {
 		meta["mcpbash/errorData"] = data
 	}
-	return map[string]any{
-		"content": []any{map[string]any{"type": "text", "text": text}},
-		"isError": true,
-		"name":    t.Name,
-		"_meta":   meta,
-	}
+	return &CallToolResult{Content: textContent(text), IsError: true, Name: t.Name, Meta: meta}
 }
 
 // shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
 // then applies the operator's choice of error shape (finishCall).
-func shapeOutcome(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
 	res, err := shapeOriginal(srv, t, out, timeout)
 	return srv.finishCall(t, out, res, err)
 }
 
 // shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
-func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time.Duration) (map[string]any, error) {
+func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration) (*CallToolResult, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -154,9 +143,9 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, out.LimitHit, nil)
 	}
 	// Other limits end the run with a result naming the limit.
-	if out.Limit != sdk.LimitNone {
+	if out.Limit != engine.LimitNone {
 		res := srv.errorResult(t.Name, out.LimitHit, "limit_exceeded", map[string]any{"exitCode": out.ExitCode})
-		res["_meta"] = baseMeta(out.ExitCode)
+		res.Meta = baseMeta(out.ExitCode)
 		return res, nil
 	}
 	// 4. Timeout.
@@ -171,8 +160,8 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 			extra["hint"] = t.TimeoutHint
 		}
 		res := srv.errorResult(t.Name, msg, "timeout", extra)
-		delete(res, "name")
-		res["_meta"] = baseMeta(143)
+		res.Name = ""
+		res.Meta = baseMeta(143)
 		return res, nil
 	}
 	stdout := strings.TrimRight(string(out.Stdout), "\n")
@@ -240,45 +229,33 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, msg, map[string]any{"violations": v})
 				}
 				res := srv.errorResult(t.Name, msg+":\n"+strings.Join(v, "\n"), "invalid_output", map[string]any{"violations": v})
-				res["_meta"] = baseMeta(0)
+				res.Meta = baseMeta(0)
 				return res, nil
 			}
 		}
 	}
 	// 7. Build the result.
-	var res map[string]any
+	var res *CallToolResult
 	if isResult {
-		res = obj
-		m, _ := res["_meta"].(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
+		res = callToolResultOf(obj)
+		m := res.meta()
 		for k, v := range baseMeta(0) {
 			m[k] = v
 		}
-		res["_meta"] = m
-		res["name"] = t.Name
+		res.Name = t.Name
 	} else {
-		res = map[string]any{
-			"name":    t.Name,
-			"content": []any{map[string]any{"type": "text", "text": stdout}},
-			"isError": false,
-			"_meta":   baseMeta(0),
-		}
+		res = &CallToolResult{Name: t.Name, Content: textContent(stdout), Meta: baseMeta(0)}
 		// Only objects become structuredContent (COMPAT §7 #18).
 		if isObj {
-			res["structuredContent"] = obj
+			res.Structured, res.HasStructured = obj, true
 		}
 	}
 	// 8. Embedded resources; legacy _meta["ui/resourceUri"].
-	if len(out.Embedded) > 0 {
-		content, _ := res["content"].([]any)
-		for _, e := range out.Embedded {
-			content = append(content, map[string]any{"type": "resource", "resource": resourceContents(e)})
-		}
-		res["content"] = content
+	for _, e := range out.Embedded {
+		c := resourceContents(e)
+		res.Content = append(res.Content, Content{Resource: &c})
 	}
-	if m, _ := res["_meta"].(map[string]any); m != nil {
+	if m := res.Meta; m != nil {
 		if u, ok := m["ui/resourceUri"].(string); ok {
 			ui, _ := m["ui"].(map[string]any)
 			if ui == nil {
@@ -293,7 +270,7 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *sdk.Outcome, timeout time
 }
 
 // resourceContents is text for UTF-8 text without NUL bytes, else a base64 blob.
-func resourceContents(e sdk.Embedded) map[string]any {
+func resourceContents(e engine.Embedded) resourceContent {
 	mt := e.MIMEType
 	if mt == "" {
 		mt = mime.TypeByExtension(filepath.Ext(strings.TrimPrefix(e.URI, "file://")))
@@ -304,24 +281,15 @@ func resourceContents(e sdk.Embedded) map[string]any {
 			}
 		}
 	}
-	out := map[string]any{"uri": e.URI, "mimeType": mt}
+	out := resourceContent{URI: e.URI, MIMEType: mt}
 	textual := strings.HasPrefix(mt, "text/") || strings.Contains(mt, "json") || strings.Contains(mt, "xml") || strings.Contains(mt, "javascript")
 	if textual && utf8.Valid(e.Data) && bytes.IndexByte(e.Data, 0) < 0 {
-		out["text"] = string(e.Data)
+		text := string(e.Data)
+		out.Text = &text
 	} else {
-		out["blob"] = base64.StdEncoding.EncodeToString(e.Data)
+		out.Blob = base64.StdEncoding.EncodeToString(e.Data)
 	}
 	return out
-}
-
-// resultMeta returns a result's _meta object, adding one when it has none.
-func resultMeta(res map[string]any) map[string]any {
-	meta, _ := res["_meta"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		res["_meta"] = meta
-	}
-	return meta
 }
 
 func metaString(m map[string]json.RawMessage, key string) string {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // rootsTimeout bounds how long a roots/list answer is awaited; the fallback roots stay in force
@@ -19,9 +19,9 @@ const rootsTimeout = 5 * time.Second
 
 // fallbackRoots follows the original: MCPBASH_ROOTS (colon list, relative to the project root),
 // else config/roots.json, else the project root. Missing directories are dropped.
-func (srv *Server) fallbackRoots() []sdk.Root {
+func (srv *Server) fallbackRoots() []engine.Root {
 	root := srv.cfg.Dirs.Root
-	var out []sdk.Root
+	var out []engine.Root
 	add := func(p, name string) {
 		if p == "" {
 			return
@@ -38,7 +38,7 @@ func (srv *Server) fallbackRoots() []sdk.Root {
 				return
 			}
 		}
-		out = append(out, sdk.Root{URI: "file://" + p, Name: name, Path: p})
+		out = append(out, engine.Root{URI: "file://" + p, Name: name, Path: p})
 	}
 	if rs := srv.cfg.Settings.Roots; rs != nil {
 		for _, p := range rs {
@@ -163,7 +163,7 @@ func (s *Session) startRoots(ctx context.Context) {
 
 // fallbackRoots are the roots of a session's calls until the client names its own: its
 // tenant's in hosting mode (none when the tenant is refused), else the server's.
-func (s *Session) fallbackRoots() []sdk.Root {
+func (s *Session) fallbackRoots() []engine.Root {
 	if s.srv.host == nil || s.srv.host.store == nil {
 		return s.srv.fallbackRoots()
 	}
@@ -229,7 +229,7 @@ func (s *Session) askRoots(ctx context.Context) {
 // lazyRoots returns the roots for a call, asking the client first when they are stale: on the
 // call's own exchange, so that a client with no stream open for the session still sees the
 // question. Concurrent calls share one question.
-func (s *Session) lazyRoots(ctx context.Context) []sdk.Root {
+func (s *Session) lazyRoots(ctx context.Context) []engine.Root {
 	s.rootsMu.Lock()
 	fetch := s.rootsFetch
 	if fetch == nil && s.rootsStale {
@@ -256,15 +256,15 @@ func (s *Session) lazyRoots(ctx context.Context) []sdk.Root {
 }
 
 // Roots returns the session's current roots.
-func (s *Session) Roots() []sdk.Root {
+func (s *Session) Roots() []engine.Root {
 	s.rootsMu.Lock()
 	defer s.rootsMu.Unlock()
-	return append([]sdk.Root(nil), s.roots...)
+	return append([]engine.Root(nil), s.roots...)
 }
 
 // waitRoots waits (bounded) for the client's first roots/list answer, so that the first tool
 // call sees the client's roots rather than the fallback.
-func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
+func (s *Session) waitRoots(ctx context.Context) []engine.Root {
 	if !s.eagerRoots {
 		return s.lazyRoots(ctx)
 	}
@@ -289,17 +289,17 @@ func (s *Session) waitRoots(ctx context.Context) []sdk.Root {
 // Roots returns the roots a call would get without a client (MCPBASH_ROOTS, config/roots.json,
 // or the project root), or the given paths (relative ones from the project root), vetted as
 // every root is (vetRoot).
-func (srv *Server) Roots(paths []string) []sdk.Root {
+func (srv *Server) Roots(paths []string) []engine.Root {
 	if len(paths) == 0 {
 		return srv.fallbackRoots()
 	}
-	var out []sdk.Root
+	var out []engine.Root
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(srv.cfg.Dirs.Root, p)
 		}
 		if p, ok := srv.vetRoot(p, "given"); ok {
-			out = append(out, sdk.Root{URI: "file://" + p, Path: p})
+			out = append(out, engine.Root{URI: "file://" + p, Path: p})
 		}
 	}
 	return out
@@ -309,7 +309,7 @@ func (srv *Server) Roots(paths []string) []sdk.Root {
 // call alike: only file: URIs whose path vetRoot accepts become roots, at their physical
 // (symlink-free) path; anything else is dropped. offered is false for an empty list (no roots
 // offered: the fallback roots apply). A malformed answer is an error.
-func (srv *Server) parseRoots(raw json.RawMessage) (roots []sdk.Root, offered bool, err error) {
+func (srv *Server) parseRoots(raw json.RawMessage) (roots []engine.Root, offered bool, err error) {
 	var res struct {
 		Roots []struct {
 			URI  string `json:"uri"`
@@ -328,7 +328,7 @@ func (srv *Server) parseRoots(raw json.RawMessage) (roots []sdk.Root, offered bo
 		if !ok {
 			continue
 		}
-		roots = append(roots, sdk.Root{URI: r.URI, Name: r.Name, Path: p})
+		roots = append(roots, engine.Root{URI: r.URI, Name: r.Name, Path: p})
 	}
 	return roots, len(res.Roots) > 0, nil
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // scriptMeta is what a provider or completion script may say about how it runs: from
@@ -54,7 +54,7 @@ func scriptFailure(rel, msg string) error {
 // runScript runs a provider or completion script's job in the engine its metadata and the
 // operator choose. job holds the call, the sandbox roots and limits and the script's contract
 // variables; runScript adds the commands it may run, the operator's variables and the JSON tool.
-func (srv *Server) runScript(ctx context.Context, meta scriptMeta, job sdk.Job) (*sdk.Outcome, error) {
+func (srv *Server) runScript(ctx context.Context, meta scriptMeta, job engine.Job) (*engine.Outcome, error) {
 	rel := srv.projectRel(job.Script)
 	n := srv.cfg.Settings.Native
 	if job.Env == nil {

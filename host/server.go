@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -24,7 +25,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -58,7 +58,7 @@ type Server struct {
 	// MCPBASH_ISOLATION=process puts them in workers, sandboxed tools.
 	engine *interp.Engine
 	// engines are the engine contract's implementations by tool kind (engineFor).
-	engines map[string]sdk.Engine
+	engines map[string]engine.Engine
 	pool    *worker.Pool // MCPBASH_ISOLATION=process: sandboxed calls run in worker processes
 	native  *native.Engine
 	// scriptNative runs providers and completion scripts natively (MCPBASH_PROVIDER_ENV_MODE).
@@ -71,7 +71,7 @@ type Server struct {
 	minimal    bool
 	schemas    schemaCache
 	https, git remoteFetcher
-	downloader func(context.Context, sdk.DownloadRequest) ([]byte, error)
+	downloader func(context.Context, engine.DownloadRequest) ([]byte, error)
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
@@ -79,6 +79,8 @@ type Server struct {
 	host *hosting
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
+	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.
+	statelessInfo json.RawMessage
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
 	// rootsLogged remembers the refused roots already logged (vetRoot).
@@ -123,6 +125,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if err := srv.loadStateKey(); err != nil {
+		return nil, err
+	}
+	if srv.statelessInfo, err = json.Marshal(srv.serverInfo(StatelessVersion)); err != nil {
 		return nil, err
 	}
 	srv.handlers = map[string]handler{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // The session core: one client's lifecycle, negotiated revision, capabilities, in-flight
@@ -105,7 +105,7 @@ type Session struct {
 	nextOutID int64
 
 	rootsMu    sync.Mutex
-	roots      []sdk.Root
+	roots      []engine.Root
 	rootsReady chan struct{}
 	rootsFetch chan struct{} // lazy roots: the fetch in progress (nil: none)
 	rootsStale bool          // lazy roots: the client's roots must be (re)asked for

@@ -157,6 +157,23 @@ func parseRequestMeta(method string, params json.RawMessage) (*reqInfo, *jsonrpc
 // finishStateless adds what every 2026-07-28 result carries: resultType (complete unless the
 // handler set one), the server's identity in _meta, and the cache hints of cacheable results.
 func (srv *Server) finishStateless(method string, res any) (any, error) {
+	// The typed results take the members directly.
+	switch r := res.(type) {
+	case *listResult:
+		r.stateless = statelessFields{on: true, resultType: resultComplete, serverInfo: srv.statelessInfo}
+		if scope, ok := cacheable[method]; ok {
+			r.stateless.ttl, r.stateless.cacheScope = true, srv.cacheScope(scope)
+		}
+		return r, nil
+	case *CallToolResult:
+		if _, ok := r.Extra["resultType"]; !ok {
+			r.ResultType = resultComplete
+		}
+		if m := r.meta(); m[metaServerInfo] == nil {
+			m[metaServerInfo] = srv.statelessInfo
+		}
+		return r, nil
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, err
@@ -175,7 +192,7 @@ func (srv *Server) finishStateless(method string, res any) (any, error) {
 		_ = json.Unmarshal(raw, &meta)
 	}
 	if _, ok := meta[metaServerInfo]; !ok {
-		meta[metaServerInfo], _ = json.Marshal(srv.serverInfo(StatelessVersion))
+		meta[metaServerInfo] = srv.statelessInfo
 	}
 	m["_meta"], _ = json.Marshal(meta)
 	if scope, ok := cacheable[method]; ok && string(m["resultType"]) == `"`+resultComplete+`"` {
@@ -184,15 +201,20 @@ func (srv *Server) finishStateless(method string, res any) (any, error) {
 			// subscriptions/listen instead of promising freshness.
 			m["ttlMs"] = json.RawMessage("0")
 		}
-		if srv.host != nil && srv.host.store != nil {
-			// Each tenant sees its own lists: a shared cache must not hand one to another.
-			scope = "private"
-		}
 		if _, ok := m["cacheScope"]; !ok {
-			m["cacheScope"], _ = json.Marshal(scope)
+			m["cacheScope"], _ = json.Marshal(srv.cacheScope(scope))
 		}
 	}
 	return m, nil
+}
+
+// cacheScope is the cache scope of a cacheable result: with tenants every list is private, as
+// each tenant sees its own.
+func (srv *Server) cacheScope(scope string) string {
+	if srv.host != nil && srv.host.store != nil {
+		return "private"
+	}
+	return scope
 }
 
 // discover answers server/discover: the versions, capabilities and identity of this server. It is

@@ -3,18 +3,18 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the
 // operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode.
-func (srv *Server) contractEnv(c *sdk.Call, t *registry.Tool) map[string]string {
+func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
 	rootsJSON, _ := json.Marshal(c.Roots)
 	paths := make([]string, len(c.Roots))
 	for i, r := range c.Roots {
@@ -57,10 +57,10 @@ func (srv *Server) ToolEnvironment(ctx context.Context, name string, args json.R
 	if err != nil {
 		return nil, err
 	}
-	call := &sdk.Call{Tool: name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs), Args: args, Meta: json.RawMessage("{}"),
+	call := &engine.Call{Tool: name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs), Args: args, Meta: json.RawMessage("{}"),
 		Metadata: tool.Item, Roots: srv.fallbackRoots()}
-	job := sdk.Job{Call: call, Script: tool.Abs, Env: srv.contractEnv(call, tool)}
-	if e, ok := srv.engines[srv.engineFor(tool)].(interface{ Environment(sdk.Job) []string }); ok {
+	job := engine.Job{Call: call, Script: tool.Abs, Env: srv.contractEnv(call, tool)}
+	if e, ok := srv.engines[srv.engineFor(tool)].(interface{ Environment(engine.Job) []string }); ok {
 		return e.Environment(job), nil
 	}
 	return interp.Environment(job), nil

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // policyHook runs server.d/policy.sh for a call of t.
@@ -158,7 +158,7 @@ func protectedDirs(d registry.Dirs) []string {
 // toolPolicy is the sandbox policy of a call of t: its roots read-write, except the project root
 // given by default (with the project's own directories inside read-write roots read-only), its
 // directory, its allowed commands and its limits.
-func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []sdk.Root, timeout time.Duration) sandbox.Policy {
+func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []engine.Root, timeout time.Duration) sandbox.Policy {
 	policy := sandbox.Policy{ToolDir: toolDir, Allow: srv.allowedCommands(t),
 		Limits: sandbox.Limits{
 			Timeout:         timeout,

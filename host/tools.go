@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
 	"strings"
 	"time"
@@ -58,12 +59,20 @@ func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, 
 		return srv.statelessToolsCall(ctx, s, ri, tc, &p)
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
-	tc.Roots = func(ctx context.Context) []sdk.Root { return s.waitRoots(ctx) }
+	tc.Roots = func(ctx context.Context) []engine.Root { return s.waitRoots(ctx) }
 	if t != nil && s.client.caps.Roots == nil {
 		tc.Roots = nil // no client roots: the tenant's, as configured now (a reload may move them)
 	}
-	res, _, err := srv.CallTool(ctx, tc)
-	return res, err
+	return answer(srv.CallTool(ctx, tc))
+}
+
+// answer is a handler's answer from CallTool's: no result (a nil interface, not a nil
+// pointer in one) when it failed.
+func answer(res *CallToolResult, _ *engine.Outcome, err error) (any, error) {
+	if err != nil || res == nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ToolCall is one tool invocation, from a session's tools/call or from `mcp-bash run-tool`.
@@ -72,14 +81,14 @@ type ToolCall struct {
 	Arguments, Meta json.RawMessage
 	TimeoutSecs     json.RawMessage
 	ElicitSupported bool
-	Elicit          func(context.Context, sdk.ElicitRequest) (sdk.ElicitResult, error)
+	Elicit          func(context.Context, engine.ElicitRequest) (engine.ElicitResult, error)
 	// SamplingSupported and Sample: the client's sampling/createMessage (nil: none).
 	SamplingSupported bool
-	Sample            func(context.Context, sdk.SamplingRequest) (json.RawMessage, error)
+	Sample            func(context.Context, engine.SamplingRequest) (json.RawMessage, error)
 	// Sink makes the progress/log sink for the call's progress token (nil: none).
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
-	Roots func(ctx context.Context) []sdk.Root
+	Roots func(ctx context.Context) []engine.Root
 	// Tenant is the hosting tenant the call runs for (nil outside hosting mode): its roots
 	// bound the call's, its lists bound commands and wasm modules, its limits cap the call's,
 	// and the call runs in its own workers.
@@ -89,13 +98,13 @@ type ToolCall struct {
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
 // after which nothing more may be forwarded.
 type CallSink interface {
-	sdk.Sink
+	engine.Sink
 	Close()
 }
 
 // CallTool runs a tool and shapes its outcome as the original framework does (COMPAT.md §4).
 // The outcome is nil when the call never reached an engine.
-func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *sdk.Outcome, error) {
+func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, *engine.Outcome, error) {
 	if tc.Name == "" {
 		return nil, nil, invalidParams("Tool name is required")
 	}
@@ -170,11 +179,11 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 		return nil, out, rerr
 	}
 	if srv.wantsAccessMeta(meta) {
-		resultMeta(res)["mcpbash/access"] = out.Access
+		res.meta()["mcpbash/access"] = out.Access
 	}
 	// Progress and log lines over the rate limit were dropped: the result says how many.
 	if d, ok := sink.(interface{ Dropped() int }); ok && d.Dropped() > 0 {
-		resultMeta(res)["mcpbash/notificationsDropped"] = d.Dropped()
+		res.meta()["mcpbash/notificationsDropped"] = d.Dropped()
 		srv.logf("tool %s: %d progress/log notifications over MCPBASH_MAX_PROGRESS_PER_MIN / MCPBASH_MAX_LOGS_PER_MIN were dropped", tool.Name, d.Dropped())
 	}
 	return res, out, nil
@@ -183,8 +192,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (map[string]any, *
 // toolJob is the engine Job of a call of tool: the SDK call (roots, client callbacks, sink),
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
-func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (sdk.Job, CallSink) {
-	var roots []sdk.Root
+func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
+	var roots []engine.Root
 	switch {
 	case tc.Tenant != nil && tc.Roots == nil:
 		roots = tenantRoots(tc.Tenant)
@@ -196,7 +205,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 	default:
 		roots = srv.fallbackRoots()
 	}
-	call := &sdk.Call{
+	call := &engine.Call{
 		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs),
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
@@ -218,7 +227,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 			break
 		}
 	}
-	return sdk.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
+	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
 		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
@@ -137,7 +137,7 @@ func wasmMemoryMiB(t *registry.Tool) int {
 
 // wasmCommands makes `*.wasm` in the tool's directory and the project's bin/ commands of a
 // sandboxed script.
-func (srv *Server) wasmCommands(ctx context.Context, call *sdk.Call, t *registry.Tool) sdk.Commands {
+func (srv *Server) wasmCommands(ctx context.Context, call *engine.Call, t *registry.Tool) engine.Commands {
 	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: []string{call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, Call: call,
 		MemoryMiB: wasmMemoryMiB(t), Cancelled: func() bool { return ctx.Err() != nil }}
 }

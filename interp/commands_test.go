@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,12 +12,11 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // fakeCommands provides `shout` (upper-cases stdin, status from $SHOUT_STATUS) and would
 // provide `cat` if utilities did not come first.
-type fakeCommands struct{ seen []sdk.Command }
+type fakeCommands struct{ seen []engine.Command }
 
 func (f *fakeCommands) Lookup(name string) string {
 	if name == "shout" || name == "cat" {
@@ -25,7 +25,7 @@ func (f *fakeCommands) Lookup(name string) string {
 	return ""
 }
 
-func (f *fakeCommands) Run(ctx context.Context, cmd sdk.Command) int {
+func (f *fakeCommands) Run(ctx context.Context, cmd engine.Command) int {
 	f.seen = append(f.seen, cmd)
 	in, _ := io.ReadAll(cmd.Stdin)
 	fmt.Fprint(cmd.Stdout, strings.ToUpper(string(in)))
@@ -41,7 +41,7 @@ func (f *fakeCommands) Run(ctx context.Context, cmd sdk.Command) int {
 
 // runScript runs script as a tool over a fresh read-write root, with allow as its allowlist and
 // cmds as its in-process commands.
-func runScript(t *testing.T, script string, allow []string, cmds sdk.Commands) *sdk.Outcome {
+func runScript(t *testing.T, script string, allow []string, cmds engine.Commands) *engine.Outcome {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	p := filepath.Join(dir, "tool.sh")
@@ -52,7 +52,7 @@ func runScript(t *testing.T, script string, allow []string, cmds sdk.Commands) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
+	return e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
 		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
 			Allow: allow}, Commands: cmds})
 }
@@ -69,7 +69,7 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := &fakeCommands{}
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
+	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
 		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir},
 		Commands: fake})
 	got := string(out.Stdout)

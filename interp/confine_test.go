@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // mcpBashBinary is the binary that serves `__confine`: MCPBASH_TEST_BINARY, else ./cmd/mcp-bash
@@ -46,7 +46,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runJob := func(t *testing.T, script string, c *sandbox.Confiner) (*sdk.Outcome, []sandbox.Access) {
+	runJob := func(t *testing.T, script string, c *sandbox.Confiner) (*engine.Outcome, []sandbox.Access) {
 		t.Helper()
 		p := filepath.Join(project, "tool.sh")
 		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
@@ -56,7 +56,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: t.TempDir(),
+		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: t.TempDir(),
 			Confiner: c, Policy: sandbox.Policy{
 				Roots:   []sandbox.Root{{Path: project, Mode: sandbox.ReadWrite}, {Path: readOnly, Mode: sandbox.ReadOnly}},
 				ToolDir: project, Allow: []string{"fmt", "bash"}}})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"io/fs"
 	"os"
@@ -122,7 +123,7 @@ func (e *Engine) WatchMemory(cancel context.CancelCauseFunc) func() {
 
 // Job is one sandboxed run: the engine contract's Job (Script is the Bash script; Network and
 // MemoryMiB apply to the commands it runs).
-type Job = sdk.Job
+type Job = engine.Job
 
 // call is the per-run state shared by the hooks.
 type call struct {
@@ -139,7 +140,7 @@ type call struct {
 	budget  *sandbox.Budget // what the call's utilities may hold
 
 	refusedMu sync.Mutex
-	refused   *sdk.Refusal // the first construct refused, before or while running
+	refused   *engine.Refusal // the first construct refused, before or while running
 }
 
 // refuse reports a refused construct on stderr and records the first for the outcome.
@@ -148,14 +149,14 @@ func (c *call) refuse(r eval.Refusal, stderr io.Writer) {
 	c.refusedMu.Lock()
 	defer c.refusedMu.Unlock()
 	if c.refused == nil {
-		c.refused = &sdk.Refusal{File: r.File, Line: r.Line, Col: r.Col, Construct: r.Construct, Fix: r.Fix}
+		c.refused = &engine.Refusal{File: r.File, Line: r.Line, Col: r.Col, Construct: r.Construct, Fix: r.Fix}
 	}
 }
 
 // Run executes the job and reports what it produced. It never panics and never leaves
 // goroutines of the script running: the call's context is cancelled when Run returns.
-func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
-	out = &sdk.Outcome{}
+func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
+	out = &engine.Outcome{}
 	base := job.ScratchBase
 	if base == "" {
 		base = e.defaultScratch()
@@ -169,7 +170,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 			go sc.Remove()
 		}
 	}()
-	f, err := sdk.BeginFrame(ctx, &job, sc.Scratch("work"))
+	f, err := engine.BeginFrame(ctx, &job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
 	}
@@ -187,17 +188,17 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *sdk.Outcome) {
 	found := f.Finish(out, status, func(cause error) bool {
 		switch {
 		case errors.Is(cause, ErrMemoryBudget) || errors.Is(runErr, ErrMemoryBudget):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
+			out.SetLimit(engine.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.Is(cause, ErrMemoryLimit):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
+			out.SetLimit(engine.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(runErr, ErrJobLimit):
-			out.SetLimit(sdk.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
+			out.SetLimit(engine.LimitJobs, "Tool exceeded the background job limit (%d jobs)", limits.MaxJobs)
 		case errors.Is(runErr, ErrCommandLimit):
-			out.SetLimit(sdk.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
+			out.SetLimit(engine.LimitCommands, "Tool exceeded the command limit (%d commands)", limits.MaxCommands)
 		case errors.Is(runErr, ErrDepthLimit):
-			out.SetLimit(sdk.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
+			out.SetLimit(engine.LimitCallDepth, "Tool exceeded the function call depth limit (%d)", limits.MaxCallDepth)
 		case errors.Is(runErr, ErrScriptLimit):
-			out.SetLimit(sdk.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
+			out.SetLimit(engine.LimitScriptSize, "Tool script exceeds %d bytes", limits.MaxScriptBytes)
 		default:
 			return false
 		}
@@ -250,7 +251,7 @@ func panicCause(p any) string {
 	return msg
 }
 
-func internalFailure(out *sdk.Outcome, msg string) *sdk.Outcome {
+func internalFailure(out *engine.Outcome, msg string) *engine.Outcome {
 	out.ExitCode = 1
 	out.Stderr = []byte("mcp-bash: " + msg)
 	return out

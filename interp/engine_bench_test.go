@@ -3,12 +3,12 @@ package interp
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // BenchmarkHelloRun is one sandboxed run of the hello example's script, without the protocol.
@@ -20,7 +20,7 @@ func BenchmarkHelloRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	job := Job{Call: &sdk.Call{Tool: "hello", Args: json.RawMessage(`{"name":"Ada"}`)}, Script: script, Dir: dir,
+	job := Job{Call: &engine.Call{Tool: "hello", Args: json.RawMessage(`{"name":"Ada"}`)}, Script: script, Dir: dir,
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir}}
 	ctx := context.Background()
 	b.ResetTimer()

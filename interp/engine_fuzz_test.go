@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 const fuzzCanary = "CANARY-FUZZ-2b7e15-host-secret"
@@ -87,9 +87,9 @@ func FuzzRun(f *testing.F) {
 		}
 		defer os.Remove(p)
 		limits := sandbox.Limits{Timeout: 500 * time.Millisecond, MaxCommands: 200_000, MaxStdoutBytes: 1 << 20, MaxStderrBytes: 256 << 10}
-		done := make(chan *sdk.Outcome, 1)
+		done := make(chan *engine.Outcome, 1)
 		go func() {
-			done <- w.e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "fuzz", Args: json.RawMessage(`{"a":1}`)}, Script: p,
+			done <- w.e.Run(context.Background(), Job{Call: &engine.Call{Tool: "fuzz", Args: json.RawMessage(`{"a":1}`)}, Script: p,
 				Dir: w.root, ScratchBase: w.base, Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: w.root, Mode: sandbox.ReadWrite}},
 					ToolDir: w.scripts, Limits: limits}})
 		}()
@@ -127,7 +127,7 @@ func FuzzRun(f *testing.F) {
 // wall-clock time a loaded machine made a legitimate input (doubling a string to 512 MiB, whose
 // copies no deadline can interrupt) take 14 s. A run blocked without using CPU is caught by
 // the wall-clock backstop.
-func awaitRun(t *testing.T, done <-chan *sdk.Outcome, script string) *sdk.Outcome {
+func awaitRun(t *testing.T, done <-chan *engine.Outcome, script string) *engine.Outcome {
 	t.Helper()
 	const cpuBudget, backstop = 10 * time.Second, 2 * time.Minute
 	cpu0, measured := processCPU()

@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,11 +12,10 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // run executes script in a fresh project dir (a read-write root) and returns the outcome.
-func run(t *testing.T, script string, limits sandbox.Limits) (*sdk.Outcome, string) {
+func run(t *testing.T, script string, limits sandbox.Limits) (*engine.Outcome, string) {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	scratchBase := t.TempDir()
@@ -27,7 +27,7 @@ func run(t *testing.T, script string, limits sandbox.Limits) (*sdk.Outcome, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t", Args: json.RawMessage(`{"a":1}`)}, Script: p, Dir: dir,
+	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{"a":1}`)}, Script: p, Dir: dir,
 		ScratchBase: scratchBase, Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: limits}})
 	return out, scratchBase
 }
@@ -56,36 +56,36 @@ func TestLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name, script string
 		limits       sandbox.Limits
-		check        func(*sdk.Outcome) bool
+		check        func(*engine.Outcome) bool
 	}{
-		{"command limit", "while :; do :; done", sandbox.Limits{MaxCommands: 1000}, func(o *sdk.Outcome) bool {
-			return o.Limit == sdk.LimitCommands && strings.Contains(o.LimitHit, "command limit")
+		{"command limit", "while :; do :; done", sandbox.Limits{MaxCommands: 1000}, func(o *engine.Outcome) bool {
+			return o.Limit == engine.LimitCommands && strings.Contains(o.LimitHit, "command limit")
 		}},
-		{"timeout", "sleep 5", sandbox.Limits{Timeout: 100 * time.Millisecond}, func(o *sdk.Outcome) bool { return o.TimedOut }},
-		{"stdout cap", "while :; do echo aaaaaaaaaa; done", sandbox.Limits{MaxStdoutBytes: 1000}, func(o *sdk.Outcome) bool {
-			return o.Limit == sdk.LimitStdout && strings.Contains(o.LimitHit, "output exceeded 1000") && len(o.Stdout) == 1000
+		{"timeout", "sleep 5", sandbox.Limits{Timeout: 100 * time.Millisecond}, func(o *engine.Outcome) bool { return o.TimedOut }},
+		{"stdout cap", "while :; do echo aaaaaaaaaa; done", sandbox.Limits{MaxStdoutBytes: 1000}, func(o *engine.Outcome) bool {
+			return o.Limit == engine.LimitStdout && strings.Contains(o.LimitHit, "output exceeded 1000") && len(o.Stdout) == 1000
 		}},
-		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *sdk.Outcome) bool {
-			return o.Limit == sdk.LimitStderr && strings.Contains(o.LimitHit, "stderr exceeded 500")
+		{"stderr cap", "while :; do echo e >&2; done", sandbox.Limits{MaxStderrBytes: 500}, func(o *engine.Outcome) bool {
+			return o.Limit == engine.LimitStderr && strings.Contains(o.LimitHit, "stderr exceeded 500")
 		}},
-		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *sdk.Outcome) bool {
-			return o.Limit == sdk.LimitScriptSize && strings.Contains(o.LimitHit, "script exceeds 1000")
+		{"script size", "# " + strings.Repeat("x", 2000), sandbox.Limits{MaxScriptBytes: 1000}, func(o *engine.Outcome) bool {
+			return o.Limit == engine.LimitScriptSize && strings.Contains(o.LimitHit, "script exceeds 1000")
 		}},
 		{"background jobs", "for i in $(seq 50); do sleep 5 & done; wait", sandbox.Limits{MaxJobs: 10},
-			func(o *sdk.Outcome) bool {
-				return o.Limit == sdk.LimitJobs && o.LimitHit == "Tool exceeded the background job limit (10 jobs)"
+			func(o *engine.Outcome) bool {
+				return o.Limit == engine.LimitJobs && o.LimitHit == "Tool exceeded the background job limit (10 jobs)"
 			}},
 		{"background jobs in eval", "eval 'for i in $(seq 50); do (sleep 5) & done'; wait", sandbox.Limits{MaxJobs: 10},
-			func(o *sdk.Outcome) bool {
-				return o.Limit == sdk.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
+			func(o *engine.Outcome) bool {
+				return o.Limit == engine.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
 			}},
 		{"background jobs behind a function of the counter's name", "__mcpbash_job(){ :; }; for i in $(seq 50); do sleep 5 & done; wait",
-			sandbox.Limits{MaxJobs: 10}, func(o *sdk.Outcome) bool {
-				return o.Limit == sdk.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
+			sandbox.Limits{MaxJobs: 10}, func(o *engine.Outcome) bool {
+				return o.Limit == engine.LimitJobs && strings.Contains(o.LimitHit, "background job limit")
 			}},
 		{"jobs under the limit", "for i in 1 2 3; do echo $i & done; wait", sandbox.Limits{MaxJobs: 3},
-			func(o *sdk.Outcome) bool {
-				return o.Limit == sdk.LimitNone && o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6
+			func(o *engine.Outcome) bool {
+				return o.Limit == engine.LimitNone && o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,9 +189,9 @@ func TestMemoryLimit(t *testing.T) {
 	e, _ := NewEngine(256 << 20)
 	start := time.Now()
 	// The timeout is a backstop: doubling to 256 MiB took more than 20 s on a loaded machine.
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 2 * time.Minute}}})
-	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit") {
+	if out.Limit != engine.LimitMemory || !strings.Contains(out.LimitHit, "memory limit") {
 		t.Fatalf("outcome %+v after %v", out, time.Since(start))
 	}
 }
@@ -209,7 +209,7 @@ func TestMemoryLimitIgnoresGarbage(t *testing.T) {
 	}
 	runtime.KeepAlive(garbage)
 	garbage = nil
-	out := e.Run(context.Background(), Job{Call: &sdk.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
 	if out.LimitHit != "" || out.ExitCode != 0 || string(out.Stdout) != "ok\n" {
 		t.Fatalf("outcome %+v", out)

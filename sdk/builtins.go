@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"math"
 	"path"
@@ -298,7 +299,7 @@ func (s *State) failWith(io IO, code int, msg string, data json.RawMessage) int 
 	if msg == "" {
 		msg = "Tool failed"
 	}
-	f := &Failure{Code: code, Message: msg, Data: data}
+	f := &engine.Failure{Code: code, Message: msg, Data: data}
 	s.setFail(f)
 	b, _ := json.Marshal(f)
 	fmt.Fprintln(io.Stdout, string(b))
@@ -642,12 +643,12 @@ func resultWithResource(s *State, ctx context.Context, io IO, args []string) int
 		return 1
 	}
 	data := args[0]
-	var refs []ResourceRef
+	var refs []engine.ResourceRef
 	for i := 1; i < len(args); i++ {
 		switch args[i] {
 		case "--path":
 			if i+1 < len(args) {
-				refs = append(refs, ResourceRef{Path: args[i+1]})
+				refs = append(refs, engine.ResourceRef{Path: args[i+1]})
 				i++
 			}
 		case "--mime", "--uri":

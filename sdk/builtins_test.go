@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func (r *recSink) Log(_ context.Context, level, logger string, data json.RawMess
 	r.events = append(r.events, "log "+level+" "+logger+" "+string(data))
 }
 
-func runSDK(t *testing.T, call *Call, env map[string]string, args ...string) (stdout, stderr string, status int, st *State) {
+func runSDK(t *testing.T, call *engine.Call, env map[string]string, args ...string) (stdout, stderr string, status int, st *State) {
 	t.Helper()
 	st = NewState(call, nil)
 	var o, e bytes.Buffer
@@ -30,8 +31,8 @@ func runSDK(t *testing.T, call *Call, env map[string]string, args ...string) (st
 }
 
 func TestBuiltins(t *testing.T) {
-	call := &Call{Tool: "t", Args: json.RawMessage(`{"n":"12","flag":1,"user":{"name":"Ada"},"big":12345678901234567890}`),
-		Meta: json.RawMessage(`{"progressToken":"x"}`), Roots: []Root{{Path: "/r1"}, {Path: "/r2"}}}
+	call := &engine.Call{Tool: "t", Args: json.RawMessage(`{"n":"12","flag":1,"user":{"name":"Ada"},"big":12345678901234567890}`),
+		Meta: json.RawMessage(`{"progressToken":"x"}`), Roots: []engine.Root{{Path: "/r1"}, {Path: "/r2"}}}
 	for _, tc := range []struct {
 		args   []string
 		out    string
@@ -70,7 +71,7 @@ func TestBuiltins(t *testing.T) {
 
 func TestConfigPrecedence(t *testing.T) {
 	files := map[string]string{"/work/file.json": `{"b":"file","c":"file"}`, "/work/example.json": `{"a":"example","b":"example","c":"example"}`}
-	st := NewState(&Call{}, nil)
+	st := NewState(&engine.Call{}, nil)
 	var o, e bytes.Buffer
 	env := map[string]string{"CFG": `{"c":"env"}`}
 	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] },
@@ -83,7 +84,7 @@ func TestConfigPrecedence(t *testing.T) {
 
 func TestProgressAndLogs(t *testing.T) {
 	sink := &recSink{}
-	call := &Call{Tool: "t", ProgressToken: json.RawMessage(`"tok"`), Sink: sink}
+	call := &engine.Call{Tool: "t", ProgressToken: json.RawMessage(`"tok"`), Sink: sink}
 	for _, args := range [][]string{
 		{"mcp_progress", "42.7", "working"}, {"mcp_progress", "250", "clamped"}, {"mcp_progress", "-3", "negative"},
 		{"mcp_log", "WARN", "lg", `{"k":1}`}, {"mcp_log", "bogus", "lg", "text"}, {"mcp_log_error", "lg", "a", "b"},
@@ -97,7 +98,7 @@ func TestProgressAndLogs(t *testing.T) {
 	}
 	// Without a token progress is a no-op.
 	sink2 := &recSink{}
-	runSDK(t, &Call{Sink: sink2}, nil, "mcp_progress", "10", "x")
+	runSDK(t, &engine.Call{Sink: sink2}, nil, "mcp_progress", "10", "x")
 	if len(sink2.events) != 0 {
 		t.Errorf("progress without token: %v", sink2.events)
 	}
@@ -105,7 +106,7 @@ func TestProgressAndLogs(t *testing.T) {
 
 func TestJQCannotReadServerEnvironment(t *testing.T) {
 	t.Setenv("MCPBASH_SDK_CANARY", "host-secret")
-	st := NewState(&Call{Args: json.RawMessage(`{}`)}, nil)
+	st := NewState(&engine.Call{Args: json.RawMessage(`{}`)}, nil)
 	var o bytes.Buffer
 	st.Run(context.Background(), IO{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
 		[]string{"mcp_args_get", `[$ENV.MCPBASH_SDK_CANARY, env.VISIBLE]`})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path"
 	"strconv"
@@ -45,7 +46,7 @@ func parseTimeout(s string, def time.Duration) time.Duration {
 // when the wait timed out) when asking failed, err saying why; else the client's action
 // ("error" when it gave none) and content (null when none). The sandbox's mcp_elicit* print it;
 // native tools read it from their response file.
-func ElicitAnswer(ctx context.Context, call *Call, req ElicitRequest) (line []byte, action string, err error) {
+func ElicitAnswer(ctx context.Context, call *engine.Call, req engine.ElicitRequest) (line []byte, action string, err error) {
 	if !call.ElicitSupported || call.Elicit == nil {
 		return []byte(declined + "\n"), "decline", nil
 	}
@@ -70,7 +71,7 @@ func ElicitAnswer(ctx context.Context, call *Call, req ElicitRequest) (line []by
 
 // ask sends an elicitation and prints the original's {"action","content"}; status 0 only for
 // accept. Without client support it declines, as the original does.
-func (s *State) ask(ctx context.Context, io IO, req ElicitRequest) int {
+func (s *State) ask(ctx context.Context, io IO, req engine.ElicitRequest) int {
 	line, action, err := ElicitAnswer(ctx, s.Call, req)
 	io.Stdout.Write(line)
 	if err != nil {
@@ -92,14 +93,14 @@ func elicit(s *State, ctx context.Context, io IO, args []string) int {
 		timeout = parseTimeout(args[2], timeout)
 	}
 	if len(args) > 3 && args[3] == "url" {
-		return s.ask(ctx, io, ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
+		return s.ask(ctx, io, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
 	}
 	v, err := decodeJSON([]byte(args[1]))
 	if _, ok := v.(map[string]any); err != nil || !ok {
 		fmt.Fprintln(io.Stderr, "mcp_elicit: schema must be a JSON object")
 		return 2
 	}
-	return s.ask(ctx, io, ElicitRequest{Mode: "form", Message: args[0], Schema: json.RawMessage(compactJSON(v)), Timeout: timeout})
+	return s.ask(ctx, io, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: json.RawMessage(compactJSON(v)), Timeout: timeout})
 }
 
 func elicitURL(s *State, ctx context.Context, io IO, args []string) int {
@@ -111,7 +112,7 @@ func elicitURL(s *State, ctx context.Context, io IO, args []string) int {
 	if len(args) > 2 {
 		timeout = parseTimeout(args[2], timeout)
 	}
-	return s.ask(ctx, io, ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
+	return s.ask(ctx, io, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
 }
 
 // elicitSchema adapts a schema builder: MESSAGE [OPTIONS...].
@@ -122,7 +123,7 @@ func elicitSchema(build func(opts []string) any) builtinFunc {
 			return 2
 		}
 		schema, _ := json.Marshal(build(args[1:]))
-		return s.ask(ctx, io, ElicitRequest{Mode: "form", Message: args[0], Schema: schema, Timeout: defaultElicitTimeout})
+		return s.ask(ctx, io, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: schema, Timeout: defaultElicitTimeout})
 	}
 }
 
@@ -172,8 +173,8 @@ func nonNil(s []string) []string {
 
 // download runs mcp_download_safe's option parsing and fetch; the file is written through the
 // sandbox (io.WriteFile), so it lands only inside the roots.
-func (s *State) download(ctx context.Context, io IO, args []string) (p string, n int, derr *DownloadError) {
-	var req DownloadRequest
+func (s *State) download(ctx context.Context, io IO, args []string) (p string, n int, derr *engine.DownloadError) {
+	var req engine.DownloadRequest
 	out := ""
 	for i := 0; i < len(args); i++ {
 		val := func() string {
@@ -199,22 +200,22 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 		case "--retry":
 			val() // retries are the caller's business in the sandbox (mcp_with_retry)
 		default:
-			return "", 0, &DownloadError{Type: "invalid_argument", Message: "unknown option " + args[i]}
+			return "", 0, &engine.DownloadError{Type: "invalid_argument", Message: "unknown option " + args[i]}
 		}
 	}
 	if req.URL == "" || out == "" {
-		return "", 0, &DownloadError{Type: "invalid_argument", Message: "--url and --out are required"}
+		return "", 0, &engine.DownloadError{Type: "invalid_argument", Message: "--url and --out are required"}
 	}
 	if s.Call.Download == nil || io.WriteFile == nil {
-		return "", 0, &DownloadError{Type: "unavailable", Message: "downloads are not available in this server"}
+		return "", 0, &engine.DownloadError{Type: "unavailable", Message: "downloads are not available in this server"}
 	}
 	data, err := s.Call.Download(ctx, req)
 	if err != nil {
-		var de *DownloadError
+		var de *engine.DownloadError
 		if errors.As(err, &de) {
 			return "", 0, de
 		}
-		return "", 0, &DownloadError{Type: "fetch_failed", Message: err.Error()}
+		return "", 0, &engine.DownloadError{Type: "fetch_failed", Message: err.Error()}
 	}
 	if !path.IsAbs(out) {
 		out = path.Join(io.Dir, out)
@@ -224,7 +225,7 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			msg = out + " is outside the writable roots"
 		}
-		return "", 0, &DownloadError{Type: "write_failed", Message: msg}
+		return "", 0, &engine.DownloadError{Type: "write_failed", Message: msg}
 	}
 	return out, len(data), nil
 }

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"testing"
 )
 
@@ -9,7 +10,7 @@ import (
 // original's `jq -c` does (checked against jq 1.6): members in written order, a repeated key in
 // its first place with its last value, members the SDK adds appended.
 func TestSDKKeepsMemberOrder(t *testing.T) {
-	call := &Call{Tool: "t", Args: json.RawMessage(`{}`)}
+	call := &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}
 	for _, tc := range []struct {
 		args []string
 		out  string
@@ -48,7 +49,7 @@ func TestSDKKeepsMemberOrder(t *testing.T) {
 // `jq -rc` does (expected outputs from jq 1.6): members of objects passed through in the
 // client's order, objects built by one literal in written order.
 func TestArgsAndMetaKeepMemberOrder(t *testing.T) {
-	call := &Call{Tool: "t", Args: json.RawMessage(`{"z":{"b":1,"a":2},"y":[{"d":0,"c":1}]}`),
+	call := &engine.Call{Tool: "t", Args: json.RawMessage(`{"z":{"b":1,"a":2},"y":[{"d":0,"c":1}]}`),
 		Meta: json.RawMessage(`{"progressToken":"t","z":{"b":1,"a":2}}`)}
 	for _, tc := range []struct {
 		args []string

@@ -5,28 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
 )
-
-// SamplingRequest is the params of sampling/createMessage, as the tool asked for it.
-type SamplingRequest struct {
-	Messages     json.RawMessage `json:"messages"`
-	SystemPrompt string          `json:"systemPrompt,omitempty"`
-	MaxTokens    int             `json:"maxTokens"`
-}
 
 // defaultMaxTokens is mcp_sample's maxTokens when the tool names none.
 const defaultMaxTokens = 100
 
 // BuildSamplingRequest turns mcp_sample's arguments into a request: PROMPT is one user text
 // message unless --messages gives the whole list.
-func BuildSamplingRequest(args []string) (SamplingRequest, error) {
+func BuildSamplingRequest(args []string) (engine.SamplingRequest, error) {
 	pos, opts, err := flags(args, "--max-tokens", "--system", "--messages")
 	if err != nil {
-		return SamplingRequest{}, err
+		return engine.SamplingRequest{}, err
 	}
-	req := SamplingRequest{MaxTokens: defaultMaxTokens}
+	req := engine.SamplingRequest{MaxTokens: defaultMaxTokens}
 	if v := last(opts["--max-tokens"]); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -87,7 +81,7 @@ func sample(s *State, ctx context.Context, io IO, args []string) int {
 
 // RunSample is mcp_sample for engines that cannot call Go directly (native tools ask through
 // MCP_SAMPLE_REQUEST_FILE): the same parsing, answer and statuses, as captured output.
-func RunSample(ctx context.Context, c *Call, args []string) (stdout, stderr string, status int) {
+func RunSample(ctx context.Context, c *engine.Call, args []string) (stdout, stderr string, status int) {
 	var out, errOut bytes.Buffer
 	status = sample(&State{Call: c}, ctx, IO{Stdout: &out, Stderr: &errOut}, args)
 	return out.String(), errOut.String(), status

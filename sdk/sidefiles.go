@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"io/fs"
 	"path"
@@ -16,7 +17,7 @@ import (
 
 // ParseErrorFile reads MCP_TOOL_ERROR_FILE content as the original does: {code,message} wins,
 // other non-blank content is -32603 "Tool failed" with the raw text; blank content is nil.
-func ParseErrorFile(data []byte) *Failure {
+func ParseErrorFile(data []byte) *engine.Failure {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
@@ -26,44 +27,44 @@ func ParseErrorFile(data []byte) *Failure {
 		Data    json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(data, &f) == nil && f.Code != nil && f.Message != nil {
-		return &Failure{Code: *f.Code, Message: *f.Message, Data: f.Data}
+		return &engine.Failure{Code: *f.Code, Message: *f.Message, Data: f.Data}
 	}
 	raw, _ := json.Marshal(strings.TrimSpace(string(data)))
-	return &Failure{Code: -32603, Message: "Tool failed", Data: raw}
+	return &engine.Failure{Code: -32603, Message: "Tool failed", Data: raw}
 }
 
 // ParseResourcesFile reads MCP_TOOL_RESOURCES_FILE content: a JSON array of {path,mimeType,uri}
 // or strings, one object, or TSV lines `path<TAB>mime<TAB>uri`.
-func ParseResourcesFile(data []byte) []ResourceRef {
+func ParseResourcesFile(data []byte) []engine.ResourceRef {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	var refs []ResourceRef
+	var refs []engine.ResourceRef
 	var arr []json.RawMessage
 	if json.Unmarshal(data, &arr) == nil {
 		for _, el := range arr {
 			var s string
 			if json.Unmarshal(el, &s) == nil {
-				refs = append(refs, ResourceRef{Path: s})
+				refs = append(refs, engine.ResourceRef{Path: s})
 				continue
 			}
-			var r ResourceRef
+			var r engine.ResourceRef
 			if json.Unmarshal(el, &r) == nil && r.Path != "" {
 				refs = append(refs, r)
 			}
 		}
 		return refs
 	}
-	var one ResourceRef
+	var one engine.ResourceRef
 	if json.Unmarshal(data, &one) == nil && one.Path != "" {
-		return []ResourceRef{one}
+		return []engine.ResourceRef{one}
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		parts := strings.Split(strings.TrimRight(line, "\r"), "\t")
 		if parts[0] == "" {
 			continue
 		}
-		r := ResourceRef{Path: parts[0]}
+		r := engine.ResourceRef{Path: parts[0]}
 		if len(parts) > 1 {
 			r.MIMEType = parts[1]
 		}
@@ -78,7 +79,7 @@ func ParseResourcesFile(data []byte) []ResourceRef {
 // ForwardStream relays the lines of r (a side-file stream) until EOF or max bytes, and returns
 // how many bytes it read (max or more means the stream was cut there). A last line without its
 // newline is forwarded too, as the original's reader does at the end of a call.
-func ForwardStream(ctx context.Context, c *Call, r io.Reader, max int64) int64 {
+func ForwardStream(ctx context.Context, c *engine.Call, r io.Reader, max int64) int64 {
 	br := bufio.NewReader(io.LimitReader(r, max))
 	var n int64
 	for ctx.Err() == nil {
@@ -96,7 +97,7 @@ func ForwardStream(ctx context.Context, c *Call, r io.Reader, max int64) int64 {
 
 // ForwardStreamLine relays one line a tool wrote to MCP_PROGRESS_STREAM or MCP_LOG_STREAM. Only
 // progress for the call's own token and log records are forwarded, never arbitrary messages.
-func ForwardStreamLine(ctx context.Context, c *Call, line []byte) {
+func ForwardStreamLine(ctx context.Context, c *engine.Call, line []byte) {
 	if c.Sink == nil {
 		return
 	}
@@ -140,8 +141,8 @@ const MaxEmbedBytes = 10 << 20
 
 // EmbedResources reads resource files (relative paths resolved against dir) through fsys:
 // paths it cannot read are skipped, as the original skips unreadable paths.
-func EmbedResources(fsys ReadFS, dir string, refs []ResourceRef) []Embedded {
-	var out []Embedded
+func EmbedResources(fsys ReadFS, dir string, refs []engine.ResourceRef) []engine.Embedded {
+	var out []engine.Embedded
 	for _, r := range refs {
 		p := r.Path
 		if path.IsAbs(p) {
@@ -161,7 +162,7 @@ func EmbedResources(fsys ReadFS, dir string, refs []ResourceRef) []Embedded {
 		if uri == "" {
 			uri = "file://" + p
 		}
-		out = append(out, Embedded{URI: uri, MIMEType: r.MIMEType, Data: data})
+		out = append(out, engine.Embedded{URI: uri, MIMEType: r.MIMEType, Data: data})
 	}
 	return out
 }

@@ -4,19 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"slices"
 	"sync"
-
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
-// Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (sdk.Commands),
+// Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (engine.Commands),
 // run on the runtime Runtime returns (started on first use by the caller). One Commands serves
 // one call: every command the call runs, background jobs included, shares its memory budget.
 type Commands struct {
 	Runtime   func() (*Runtime, error)
 	Dirs      []string
-	Call      *sdk.Call
+	Call      *engine.Call
 	MemoryMiB int
 	Cancelled func() bool
 	// Allow, when not nil, names the only modules that are commands (a hosting tenant's wasm
@@ -36,7 +35,7 @@ func (w *Commands) Lookup(name string) string {
 }
 
 // Run runs one command with the script's stdio, environment and sandbox FS.
-func (w *Commands) Run(ctx context.Context, cmd sdk.Command) int {
+func (w *Commands) Run(ctx context.Context, cmd engine.Command) int {
 	rt, err := w.Runtime()
 	if err != nil {
 		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], err)

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"math"
 	"reflect"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // HostModule is the name of the module guests import progress, logs and cancellation from.
@@ -21,7 +20,7 @@ const HostModule = "mcp"
 type callKey struct{}
 
 type callState struct {
-	call      *sdk.Call
+	call      *engine.Call
 	cancelled func() bool
 }
 

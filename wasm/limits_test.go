@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm/wasmtest"
 )
 
@@ -180,7 +180,7 @@ func TestHostFunctionsNeverPanic(t *testing.T) {
 		sink := &recordSink{}
 		var errw bytes.Buffer
 		st, err := rt.Run(context.Background(), Program{Module: mod, Stderr: &errw, FS: fsys,
-			Call: &sdk.Call{Sink: sink, ProgressToken: json.RawMessage(`"p"`)}})
+			Call: &engine.Call{Sink: sink, ProgressToken: json.RawMessage(`"p"`)}})
 		if st != 0 || err != nil || errw.Len() > 0 || len(sink.logs) == 0 || !strings.HasPrefix(sink.logs[0], `info::""`) {
 			t.Errorf("%s: status %d err %v stderr %q logs %q", name, st, err, errw.String(), sink.logs)
 		}

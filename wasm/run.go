@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"path/filepath"
 	"runtime/debug"
@@ -19,7 +20,6 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // ErrMemoryLimit reports a guest that failed because its memory could not grow past the limit.
@@ -49,7 +49,7 @@ type Program struct {
 	// MemoryMiB is the budget when Memory is nil (0: DefaultMemoryMiB).
 	MemoryMiB int
 	// Call, when set, is what the `mcp` host functions report to.
-	Call *sdk.Call
+	Call *engine.Call
 	// Cancelled reports a client cancellation (is_cancelled).
 	Cancelled func() bool
 }

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Engine is the wasm engine of the engine contract: it runs tool modules
@@ -19,10 +19,10 @@ type Engine struct {
 }
 
 // Run runs a wasm tool (see Runtime.RunTool).
-func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
+func (e *Engine) Run(ctx context.Context, job engine.Job) *engine.Outcome {
 	rt, err := e.Runtime()
 	if err != nil {
-		return &sdk.Outcome{ExitCode: 1, Stderr: []byte("mcp-bash: " + err.Error())}
+		return &engine.Outcome{ExitCode: 1, Stderr: []byte("mcp-bash: " + err.Error())}
 	}
 	return rt.RunTool(ctx, job)
 }
@@ -31,11 +31,11 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 // arguments JSON on stdin and in MCP_TOOL_ARGS_JSON, stdout the result, the exit status, a
 // stderr tail, the call's timeout and output caps, t.MemoryMiB of memory, and the roots
 // (through sandbox.FS) as the only filesystem.
-func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
-	out := &sdk.Outcome{}
+func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
+	out := &engine.Outcome{}
 	scratch := sandbox.NewCallDir(sandbox.ScratchBase(t.ScratchBase), "mcpbash-wasm-")
 	defer scratch.Remove()
-	f, err := sdk.BeginFrame(ctx, &t, scratch.Scratch(""))
+	f, err := engine.BeginFrame(ctx, &t, scratch.Scratch(""))
 	if err != nil {
 		out.ExitCode = 1
 		out.Stderr = []byte("mcp-bash: roots: " + err.Error())
@@ -72,9 +72,9 @@ func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 	f.Finish(out, status, func(cause error) bool {
 		switch {
 		case errors.Is(cause, ErrProcessMemory), errors.Is(runErr, ErrProcessMemory):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
+			out.SetLimit(engine.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(runErr, ErrMemoryLimit):
-			out.SetLimit(sdk.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
+			out.SetLimit(engine.LimitMemory, "Tool exceeded the memory limit (%d MiB, sandbox.memoryMiB)", memMiB)
 		default:
 			return false
 		}
@@ -86,6 +86,6 @@ func (r *Runtime) RunTool(ctx context.Context, t sdk.Job) *sdk.Outcome {
 
 // Environment is the environment a tool module starts with (run-tool --print-env), with the
 // per-call scratch named rather than created.
-func (e *Engine) Environment(job sdk.Job) []string {
+func (e *Engine) Environment(job engine.Job) []string {
 	return sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 	"github.com/mcp-bash/mcp-bash/wasm/wasmtest"
 )
@@ -226,8 +226,8 @@ func TestRunToolContract(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	rt := runtimeForTest(t)
-	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"args"}`)}
-	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(),
+	call := &engine.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"args"}`)}
+	out := rt.RunTool(context.Background(), engine.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(),
 		Env: map[string]string{"MCP_TOOL_NAME": "probe"}})
 	if out.ExitCode != 0 || !strings.Contains(string(out.Stdout), `"args":{"mode":"args"}`) {
 		t.Fatalf("exit %d timed out %v stdout %s stderr %s", out.ExitCode, out.TimedOut, out.Stdout, out.Stderr)
@@ -235,17 +235,17 @@ func TestRunToolContract(t *testing.T) {
 	call.Args = json.RawMessage(`{"mode":"spew"}`)
 	pol := p.policy()
 	pol.Limits.MaxStdoutBytes = 64 << 10
-	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: pol})
-	if out.Limit != sdk.LimitStdout || !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
+	out = rt.RunTool(context.Background(), engine.Job{Call: call, Script: probe(t), Dir: p.root, Policy: pol})
+	if out.Limit != engine.LimitStdout || !strings.Contains(out.LimitHit, "output exceeded") || len(out.Stdout) != 64<<10 {
 		t.Fatalf("limit %q, %d bytes", out.LimitHit, len(out.Stdout))
 	}
 	call.Args = json.RawMessage(`{"mode":"alloc"}`)
-	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
-	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
+	out = rt.RunTool(context.Background(), engine.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy(), MemoryMiB: 64})
+	if out.Limit != engine.LimitMemory || !strings.Contains(out.LimitHit, "memory limit (64 MiB") {
 		t.Fatalf("limit %q exit %d stderr %s", out.LimitHit, out.ExitCode, out.Stderr)
 	}
 	call.Args = json.RawMessage(`{"mode":"exit","code":3}`)
-	out = rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
+	out = rt.RunTool(context.Background(), engine.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
 	if out.ExitCode != 3 || !strings.Contains(string(out.Stderr), "exiting with 3") {
 		t.Fatalf("exit %d stderr %q", out.ExitCode, out.Stderr)
 	}
@@ -268,9 +268,9 @@ func TestRunToolUnderHeapGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close(context.Background())
-	call := &sdk.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"loop"}`)}
-	out := rt.RunTool(context.Background(), sdk.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
-	if out.Limit != sdk.LimitMemory || !strings.Contains(out.LimitHit, "MCPBASH_MAX_HEAP_MB") || out.TimedOut {
+	call := &engine.Call{Tool: "probe", Args: json.RawMessage(`{"mode":"loop"}`)}
+	out := rt.RunTool(context.Background(), engine.Job{Call: call, Script: probe(t), Dir: p.root, Policy: p.policy()})
+	if out.Limit != engine.LimitMemory || !strings.Contains(out.LimitHit, "MCPBASH_MAX_HEAP_MB") || out.TimedOut {
 		t.Fatalf("limit %q %q timedOut %v exit %d stderr %s", out.Limit, out.LimitHit, out.TimedOut, out.ExitCode, out.Stderr)
 	}
 	if registered.Load() != 1 || done.Load() != 1 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"sort"
@@ -16,7 +17,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/host"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 type runToolOptions struct {
@@ -91,7 +91,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 		roots = strings.Split(o.roots, ",")
 	}
 	tc := host.ToolCall{Name: name, Arguments: argsJSON, Meta: json.RawMessage(`{"progressToken":"run-tool"}`),
-		Roots: func(context.Context) []sdk.Root { return srv.Roots(roots) }}
+		Roots: func(context.Context) []engine.Root { return srv.Roots(roots) }}
 	if o.timeout > 0 {
 		tc.TimeoutSecs = json.RawMessage(fmt.Sprint(o.timeout))
 	}
@@ -108,7 +108,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	case callErr != nil:
 		return &exitError{code: 1, msg: "Error: " + callErr.Error()}
 	default:
-		failed, _ = res["isError"].(bool)
+		failed = res.IsError
 	}
 	refused := 0
 	var access struct {
@@ -214,7 +214,7 @@ func printPlan(ctx context.Context, w io.Writer, srv *host.Server, name string, 
 	return nil
 }
 
-func printAccess(w io.Writer, entries []sandbox.Access, out *sdk.Outcome) {
+func printAccess(w io.Writer, entries []sandbox.Access, out *engine.Outcome) {
 	fmt.Fprintln(w, "\naccess record:")
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "  (nothing)")

@@ -35,9 +35,10 @@ var layers = []struct {
 	// The evaluator's own packages may import each other (Go forbids cycles among them).
 	{8, []string{"interp/internal/..."}},
 	{9, []string{"sdk"}},
-	{10, []string{"sandbox"}},
-	{11, []string{"sandbox/internal/..."}},
-	{12, []string{"sdk/wasmguest", "sdk/jqorder", "wasm/wasmtest", "test/harness"}},
+	{10, []string{"sandbox/engine"}},
+	{11, []string{"sandbox"}},
+	{12, []string{"sandbox/internal/..."}},
+	{13, []string{"sdk/wasmguest", "sdk/jqorder", "wasm/wasmtest", "test/harness"}},
 }
 
 // peersMayImport are the trees whose packages may import each other: the evaluator's packages

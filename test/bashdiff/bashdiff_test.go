@@ -7,6 +7,7 @@ package bashdiff
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
@@ -76,8 +76,8 @@ func runBash(t *testing.T, body string) result {
 
 // runEngine runs script under the sandbox engine with dir as its working directory and only
 // root, and toolDir as the tool's directory.
-func runEngine(t *testing.T, e *interp.Engine, dir, toolDir, script string) *sdk.Outcome {
-	return e.Run(t.Context(), interp.Job{Call: &sdk.Call{Tool: "snippet", Args: json.RawMessage("{}")}, Script: script, Dir: dir,
+func runEngine(t *testing.T, e *interp.Engine, dir, toolDir, script string) *engine.Outcome {
+	return e.Run(t.Context(), interp.Job{Call: &engine.Call{Tool: "snippet", Args: json.RawMessage("{}")}, Script: script, Dir: dir,
 		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: toolDir,
 			Limits: sandbox.Limits{Timeout: caseTimeout}}})
 }

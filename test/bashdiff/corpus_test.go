@@ -244,7 +244,7 @@ func engineRun(t *testing.T, e *interp.Engine, work, script string) outcome {
 // refused tells a loud difference from a silent one: the engine failed the case (non-zero
 // status, something on stderr) and either its static analysis, what `validate` and
 // `run-tool --dry-run` report, marks the script as one that will not run, or the run ended with
-// the engine's own refusal, limit or timeout (typed in its outcome: sdk.Outcome.Refused,
+// the engine's own refusal, limit or timeout (typed in its outcome: engine.Outcome.Refused,
 // Limit, TimedOut).
 func refused(script string, got outcome) bool {
 	if got.Status == 0 || !got.Stderr {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 const realisticArgs = `{"name":"  Ada  ","limit":2,"pattern":"error"}`
@@ -53,7 +53,7 @@ func runRealisticBash(tb testing.TB, dir string) []byte {
 }
 
 func runRealisticSandbox(tb testing.TB, e *interp.Engine, dir string) []byte {
-	out := e.Run(context.Background(), interp.Job{Call: &sdk.Call{Tool: "realistic", Args: json.RawMessage(realisticArgs)},
+	out := e.Run(context.Background(), interp.Job{Call: &engine.Call{Tool: "realistic", Args: json.RawMessage(realisticArgs)},
 		Script: filepath.Join(dir, "tool.sh"), Dir: dir, Env: map[string]string{"MCP_TOOL_ARGS_JSON": realisticArgs},
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir}})
 	if out.ExitCode != 0 {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"os/exec"
@@ -24,7 +25,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Defaults for one run of a hook.
@@ -53,7 +53,7 @@ type Options struct {
 	Allowed bool
 	// Sandbox is the sandbox engine that runs the hook when Allowed is false (nil: the hook is
 	// refused, with the reason).
-	Sandbox sdk.Engine
+	Sandbox engine.Engine
 	// Env reads the server's system variables a hook inherits: PATH, HOME, TMPDIR, LANG, LC_ALL
 	// and USER (see Environ).
 	Env func(string) string

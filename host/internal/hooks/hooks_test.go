@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
@@ -46,7 +46,7 @@ func project(t *testing.T, hook, body string) (string, string) {
 }
 
 // sandboxEngine is the sandbox engine hooks run in when project hooks are off.
-var sandboxEngine = sync.OnceValue(func() sdk.Engine {
+var sandboxEngine = sync.OnceValue(func() engine.Engine {
 	e, err := interp.NewEngine(0)
 	if err != nil {
 		panic(err)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // EnableHint is what a log line or error about a sandboxed hook tells the operator.
@@ -63,8 +63,8 @@ func (o Options) runSandboxed(ctx context.Context, ws *workspace, r shimRun) (ou
 		delete(env, k)
 	}
 	env["MCPBASH_JSON_TOOL"], env["MCPBASH_JSON_TOOL_BIN"] = "jq", "jq"
-	job := sdk.Job{
-		Call:   &sdk.Call{Tool: r.label, ToolPath: o.Script, ToolDir: filepath.Dir(o.Script), Args: json.RawMessage("{}"), Meta: json.RawMessage("{}")},
+	job := engine.Job{
+		Call:   &engine.Call{Tool: r.label, ToolPath: o.Script, ToolDir: filepath.Dir(o.Script), Args: json.RawMessage("{}"), Meta: json.RawMessage("{}")},
 		Script: shimPath, Dir: o.Root, Args: r.args, Env: env, ScratchBase: o.TmpDir,
 		Policy: sandbox.Policy{
 			Roots: []sandbox.Root{
@@ -83,7 +83,7 @@ func (o Options) runSandboxed(ctx context.Context, ws *workspace, r shimRun) (ou
 		if r.failOnCap {
 			out.overflow = true
 		}
-	case res.Limit != sdk.LimitNone:
+	case res.Limit != engine.LimitNone:
 		out.output = append(out.output, "\n"+res.LimitHit...)
 		if out.exitCode == 0 {
 			out.exitCode = 1

@@ -111,6 +111,25 @@ func Response(id json.RawMessage, result any) ([]byte, error) {
 		raw = r
 	case nil:
 		raw = json.RawMessage(`{}`)
+	case Appender:
+		if plainID(id) {
+			out := make([]byte, 0, 256+len(id))
+			out = append(out, `{"jsonrpc":"2.0"`...)
+			if len(id) > 0 {
+				out = append(append(out, `,"id":`...), id...)
+			}
+			out = append(out, `,"result":`...)
+			out, err := r.AppendJSON(out)
+			if err != nil {
+				return nil, fmt.Errorf("jsonrpc: marshal result: %w", err)
+			}
+			return append(out, '}'), nil
+		}
+		b, err := r.AppendJSON(nil)
+		if err != nil {
+			return nil, fmt.Errorf("jsonrpc: marshal result: %w", err)
+		}
+		raw = b
 	default:
 		b, err := json.Marshal(r)
 		if err != nil {

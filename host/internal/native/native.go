@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"io/fs"
 	"os"
@@ -70,7 +71,7 @@ type EnvPolicy struct {
 
 // job is one native run, as Run prepares it from the contract's Job.
 type job struct {
-	Call        *sdk.Call
+	Call        *engine.Call
 	Script, Dir string
 	// Args are the script's positional parameters (a provider's URI).
 	Args []string
@@ -186,7 +187,7 @@ func (e *Engine) Close() {
 }
 
 // Run runs a native tool (the Job's Script) and reports its outcome.
-func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
+func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 	lim := j.Policy.Limits.WithDefaults()
 	limits := e.Limits
 	if limits.CPUSeconds < 0 {
@@ -224,9 +225,9 @@ func (e *Engine) Run(ctx context.Context, j sdk.Job) *sdk.Outcome {
 }
 
 // run executes a prepared job and reports its outcome.
-func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
-	out := &sdk.Outcome{}
-	fail := func(msg string) *sdk.Outcome {
+func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
+	out := &engine.Outcome{}
+	fail := func(msg string) *engine.Outcome {
 		out.ExitCode, out.Stderr = 1, []byte("mcp-bash: "+msg)
 		return out
 	}
@@ -340,11 +341,11 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	case <-stdout.full:
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		waitErr = <-done
-		out.SetLimit(sdk.LimitStdout, "Tool output exceeded %d bytes", job.MaxStdout)
+		out.SetLimit(engine.LimitStdout, "Tool output exceeded %d bytes", job.MaxStdout)
 	case <-stderr.full:
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		waitErr = <-done
-		out.SetLimit(sdk.LimitStderr, "Tool stderr exceeded %d bytes", job.MaxStderr)
+		out.SetLimit(engine.LimitStderr, "Tool stderr exceeded %d bytes", job.MaxStderr)
 	}
 	// No orphans: whatever the tool left running in its group ends with the call.
 	syscall.Kill(-pgid, syscall.SIGKILL)
@@ -361,10 +362,10 @@ func (e *Engine) run(ctx context.Context, job job) *sdk.Outcome {
 	switch {
 	case job.Cancelled != nil && job.Cancelled():
 		out.Cancelled = true
-	case out.Limit == sdk.LimitNone && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+	case out.Limit == engine.LimitNone && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
-	case out.Limit == sdk.LimitNone:
-		if l, msg := job.Limits.hit(out.ExitCode, out.Stderr); l != sdk.LimitNone {
+	case out.Limit == engine.LimitNone:
+		if l, msg := job.Limits.hit(out.ExitCode, out.Stderr); l != engine.LimitNone {
 			out.SetLimit(l, "%s", msg)
 		}
 	}
@@ -448,7 +449,7 @@ const cancelName = "cancelled"
 // line once, up to sandbox.SideStreamMax bytes per stream.
 type streams struct {
 	side    *sandbox.SideDir
-	call    *sdk.Call
+	call    *engine.Call
 	offsets map[string]int64
 	notes   []string
 }
@@ -507,7 +508,7 @@ func (s *streams) forward(ctx context.Context) {
 // waits for a request file, asks, and writes the answer where the script polls for it. A
 // request that is not a regular file of at most sandbox.SideFileMax bytes is removed and
 // answered as malformed.
-func elicit(ctx context.Context, call *sdk.Call, side *sandbox.SideDir, stop chan struct{}) {
+func elicit(ctx context.Context, call *engine.Call, side *sandbox.SideDir, stop chan struct{}) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	serve := func(req, resp string, answer func([]byte) []byte) {
@@ -534,7 +535,7 @@ func elicit(ctx context.Context, call *sdk.Call, side *sandbox.SideDir, stop cha
 
 // sampleClient answers one mcp_sample request file ({"args":[...]}) with what the sandbox's
 // mcp_sample would print and return: {"status","stdout","stderr"}.
-func sampleClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
+func sampleClient(ctx context.Context, call *engine.Call, data []byte) []byte {
 	var req struct {
 		Args []string `json:"args"`
 	}
@@ -547,7 +548,7 @@ func sampleClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 }
 
 // askClient turns one request file into the {"action","content"} answer.
-func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
+func askClient(ctx context.Context, call *engine.Call, data []byte) []byte {
 	var req struct {
 		Message string          `json:"message"`
 		Schema  json.RawMessage `json:"schema"`
@@ -566,7 +567,7 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 	if req.Mode == "url" {
 		mode = "url"
 	}
-	line, _, _ := sdk.ElicitAnswer(ctx, call, sdk.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
+	line, _, _ := sdk.ElicitAnswer(ctx, call, engine.ElicitRequest{Mode: mode, Message: req.Message, Schema: req.Schema, URL: req.URL, Timeout: timeout})
 	return line
 }
 
@@ -576,18 +577,18 @@ func askClient(ctx context.Context, call *sdk.Call, data []byte) []byte {
 // stderr tail is read for those, here only: this turns them into a typed cause at the engine's
 // edge, and no caller reads the text again. bash also reports, on stderr, a child killed by
 // SIGXCPU or SIGXFSZ while the script went on.
-func (l Limits) hit(code int, stderr []byte) (sdk.Limit, string) {
+func (l Limits) hit(code int, stderr []byte) (engine.Limit, string) {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	switch {
 	case l.CPUSeconds > 0 && (code == 128+int(syscall.SIGXCPU) || has("CPU time limit exceeded")):
-		return sdk.LimitCPU, fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
+		return engine.LimitCPU, fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
 	case l.FileSizeKiB > 0 && (code == 128+int(syscall.SIGXFSZ) || has("File size limit exceeded")):
-		return sdk.LimitFileSize, fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
+		return engine.LimitFileSize, fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
 	case l.AddressSpaceKiB > 0 && code != 0 && (has("cannot allocate") || has("out of memory") ||
 		has("failed to reserve page summary memory")):
-		return sdk.LimitMemory, fmt.Sprintf("Tool exceeded the memory limit (%d MiB of address space)", l.AddressSpaceKiB>>10)
+		return engine.LimitMemory, fmt.Sprintf("Tool exceeded the memory limit (%d MiB of address space)", l.AddressSpaceKiB>>10)
 	}
-	return sdk.LimitNone, ""
+	return engine.LimitNone, ""
 }
 
 // secretName matches variables that must not reach a tool through the minimal mode's MCP_* /
@@ -598,7 +599,7 @@ var secretName = sync.OnceValue(func() *regexp.Regexp {
 
 // environment is a native tool's starting environment for the configured mode: the contract
 // variables (the Job's Env) win over anything from the server's.
-func (e *Engine) environment(j sdk.Job) []string {
+func (e *Engine) environment(j engine.Job) []string {
 	var host []string
 	if e.Env.Environ != nil {
 		host = e.Env.Environ()
@@ -652,7 +653,7 @@ func (e *Engine) environment(j sdk.Job) []string {
 
 // Environment is the environment a tool's script starts with (run-tool --print-env), with the
 // per-call paths named rather than created, as exec sees it (the last value of a name wins).
-func (e *Engine) Environment(j sdk.Job) []string {
+func (e *Engine) Environment(j engine.Job) []string {
 	env := e.environment(j)
 	sdkDir := e.SDKDir
 	if sdkDir == "" {

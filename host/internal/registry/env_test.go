@@ -1,12 +1,12 @@
 package registry
 
 import (
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"sync"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/interp"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 func noEnv(string) string { return "" }
@@ -24,7 +24,7 @@ func envOptions(tb testing.TB, dir string, getenv func(string) string) Options {
 }
 
 // sandboxEngine runs register.sh when project hooks are off.
-var sandboxEngine = sync.OnceValue(func() sdk.Engine {
+var sandboxEngine = sync.OnceValue(func() engine.Engine {
 	e, err := interp.NewEngine(0)
 	if err != nil {
 		panic(err)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"hash"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Kind names one registry; its value is the cache file stem and the cursor collection.
@@ -62,7 +62,7 @@ type Options struct {
 	// HookEnviron lists the operator's environment (hooks.Options' Environ); HookSandbox runs
 	// register.sh when project hooks are off (hooks.Options' Sandbox).
 	HookEnviron func() []string
-	HookSandbox sdk.Engine
+	HookSandbox engine.Engine
 	// Warn receives structured, non-fatal problems (malformed metadata, guardrails).
 	Warn func(Warning)
 	// Now is the clock (tests replace it).

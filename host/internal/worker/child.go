@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
@@ -34,7 +34,7 @@ type ChildOptions struct {
 
 // Serve is the worker: it reads jobs from in and runs them one at a time, writing events and
 // outcomes to out, until in ends (the parent closed the pipe) or ctx ends.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, e sdk.Engine, o ChildOptions) error {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, e engine.Engine, o ChildOptions) error {
 	c := &child{enc: json.NewEncoder(out), replies: map[int64]chan frame{}, opts: o}
 	frames := make(chan frame)
 	readErr := make(chan error, 1)
@@ -68,7 +68,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, e sdk.Engine, o Chi
 					return errors.New("worker: a job while another runs")
 				}
 				if err := c.start(ctx, f.Job, e); err != nil {
-					c.send(frame{T: "outcome", Outcome: &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: worker: " + err.Error())}})
+					c.send(frame{T: "outcome", Outcome: &engine.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: worker: " + err.Error())}})
 				}
 			case "cancel":
 				c.cancelJob(f.Client)
@@ -169,7 +169,7 @@ func rulesKey(s *Spec) string {
 }
 
 // start runs one job in the background; its outcome is the job's last frame.
-func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
+func (c *child) start(ctx context.Context, s *Spec, e engine.Engine) error {
 	if c.tenant == nil {
 		c.tenant = &s.Tenant
 	} else if *c.tenant != s.Tenant {
@@ -203,7 +203,7 @@ func (c *child) start(ctx context.Context, s *Spec, e sdk.Engine) error {
 	c.client.Store(false)
 	c.running.Store(true)
 	call := c.call(jctx, s)
-	job := sdk.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
+	job := engine.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
 		Args: s.Args, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
 	if s.Confine {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
@@ -240,18 +240,18 @@ func sameRules(a, b sandbox.ConfineRules) bool {
 	return a.Net == b.Net && eq(a.RW, b.RW) && eq(a.RO, b.RO)
 }
 
-// call rebuilds the sdk.Call; its callbacks ask the parent.
-func (c *child) call(ctx context.Context, s *Spec) *sdk.Call {
+// call rebuilds the engine.Call; its callbacks ask the parent.
+func (c *child) call(ctx context.Context, s *Spec) *engine.Call {
 	cs := s.Call
-	call := &sdk.Call{Tool: cs.Tool, ToolPath: cs.ToolPath, ToolDir: cs.ToolDir, Args: cs.Args, Meta: cs.Meta, Metadata: cs.Metadata,
+	call := &engine.Call{Tool: cs.Tool, ToolPath: cs.ToolPath, ToolDir: cs.ToolDir, Args: cs.Args, Meta: cs.Meta, Metadata: cs.Metadata,
 		ProgressToken: cs.ProgressToken, Roots: cs.Roots, ElicitSupported: cs.ElicitSupported, SamplingSupported: cs.SamplingSupported,
 		MaxTextBytes: cs.MaxTextBytes}
 	if cs.HasSink {
 		call.Sink = sink{c}
 	}
 	if cs.ElicitSupported {
-		call.Elicit = func(ctx context.Context, req sdk.ElicitRequest) (sdk.ElicitResult, error) {
-			var res sdk.ElicitResult
+		call.Elicit = func(ctx context.Context, req engine.ElicitRequest) (engine.ElicitResult, error) {
+			var res engine.ElicitResult
 			raw, err := c.ask(ctx, "elicit", elicitRequest{Mode: req.Mode, Message: req.Message, Schema: req.Schema, URL: req.URL, TimeoutNS: int64(req.Timeout)})
 			if err == nil {
 				err = json.Unmarshal(raw, &res)
@@ -260,12 +260,12 @@ func (c *child) call(ctx context.Context, s *Spec) *sdk.Call {
 		}
 	}
 	if cs.SamplingSupported {
-		call.Sample = func(ctx context.Context, req sdk.SamplingRequest) (json.RawMessage, error) {
+		call.Sample = func(ctx context.Context, req engine.SamplingRequest) (json.RawMessage, error) {
 			return c.ask(ctx, "sample", req)
 		}
 	}
 	if cs.HasDownload {
-		call.Download = func(ctx context.Context, req sdk.DownloadRequest) ([]byte, error) {
+		call.Download = func(ctx context.Context, req engine.DownloadRequest) ([]byte, error) {
 			raw, err := c.ask(ctx, "download", downloadRequest{URL: req.URL, Allow: req.Allow, Deny: req.Deny, MaxBytes: req.MaxBytes, TimeoutNS: int64(req.Timeout)})
 			if err != nil {
 				return nil, err
@@ -297,7 +297,7 @@ func (c *child) ask(ctx context.Context, kind string, req any) (json.RawMessage,
 	case f := <-ch:
 		if f.Error != nil {
 			if f.Error.DownloadType != "" {
-				return nil, &sdk.DownloadError{Type: f.Error.DownloadType, Message: f.Error.Message}
+				return nil, &engine.DownloadError{Type: f.Error.DownloadType, Message: f.Error.Message}
 			}
 			return nil, errors.New(f.Error.Message)
 		}

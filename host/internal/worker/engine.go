@@ -3,11 +3,11 @@ package worker
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 
@@ -24,7 +24,7 @@ type Engine struct {
 
 // Run runs a sandboxed job in a worker. Only wasm commands (*wasm.Commands) can cross to a
 // worker: the worker builds them again from their directories.
-func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
+func (e *Engine) Run(ctx context.Context, job engine.Job) *engine.Outcome {
 	p := job.Policy
 	spec := Spec{Call: CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: RootsOf(p), ToolDir: p.ToolDir,
 		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Env: job.Env, Args: job.Args,
@@ -41,7 +41,7 @@ func (e *Engine) Run(ctx context.Context, job sdk.Job) *sdk.Outcome {
 	case *wasm.Commands:
 		spec.Wasm = &WasmSpec{Dirs: cmds.Dirs, MemoryMiB: cmds.MemoryMiB, Allow: cmds.Allow}
 	default:
-		return &sdk.Outcome{ExitCode: 126, Stderr: []byte(fmt.Sprintf("mcp-bash: commands of type %T cannot run in a worker process", cmds))}
+		return &engine.Outcome{ExitCode: 126, Stderr: []byte(fmt.Sprintf("mcp-bash: commands of type %T cannot run in a worker process", cmds))}
 	}
 	return e.Pool.Run(ctx, spec, job.Call, job.Cancelled)
 }
@@ -63,4 +63,4 @@ func WithTenant(ctx context.Context, t Tenant) context.Context {
 }
 
 // Environment is the environment a job's script starts with (the sandbox's).
-func (e *Engine) Environment(job sdk.Job) []string { return interp.Environment(job) }
+func (e *Engine) Environment(job engine.Job) []string { return interp.Environment(job) }

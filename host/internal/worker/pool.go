@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"os/exec"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Options configure a Pool.
@@ -277,11 +277,11 @@ func (p *Pool) Close() {
 // Run runs one call in a worker. cancelled reports a client cancellation (ctx ending without it
 // is the server's own end). The call's callbacks (Sink, Elicit, Sample, Download) are answered
 // here, in the server process.
-func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled func() bool) *sdk.Outcome {
+func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled func() bool) *engine.Outcome {
 	key := rulesKey(&spec)
 	w, err := p.get(key, spec.HeapMiB)
 	if err != nil {
-		return &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: " + err.Error())}
+		return &engine.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: " + err.Error())}
 	}
 	send := func(f frame) error {
 		b, err := json.Marshal(f)
@@ -302,7 +302,7 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled fun
 	dir, err := os.MkdirTemp(base, "mcpbash-call-")
 	if err != nil {
 		p.put(w)
-		return &sdk.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: scratch: " + err.Error())}
+		return &engine.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: scratch: " + err.Error())}
 	}
 	defer os.RemoveAll(dir)
 	spec.ScratchRoot, spec.ScratchBase = base, dir
@@ -332,10 +332,10 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled fun
 			grace = time.After(p.opts.Grace)
 		case <-grace:
 			w.kill()
-			return &sdk.Outcome{Cancelled: cancelled != nil && cancelled(), TimedOut: cancelled == nil || !cancelled(), ExitCode: 137}
+			return &engine.Outcome{Cancelled: cancelled != nil && cancelled(), TimedOut: cancelled == nil || !cancelled(), ExitCode: 137}
 		case <-watchdog.C:
 			w.kill()
-			return &sdk.Outcome{TimedOut: true, ExitCode: 137, Stderr: []byte("mcp-bash: the worker stopped answering and was killed")}
+			return &engine.Outcome{TimedOut: true, ExitCode: 137, Stderr: []byte("mcp-bash: the worker stopped answering and was killed")}
 		case f, ok := <-w.frames:
 			if !ok {
 				<-w.exited
@@ -356,7 +356,7 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled fun
 					reply := frame{T: "reply", ID: f.ID, Result: res}
 					if rerr != nil {
 						reply.Error = &replyError{Message: rerr.Error()}
-						var de *sdk.DownloadError
+						var de *engine.DownloadError
 						if errors.As(rerr, &de) {
 							reply.Error = &replyError{Message: de.Message, DownloadType: de.Type}
 						}
@@ -366,7 +366,7 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled fun
 			case "outcome":
 				out := f.Outcome
 				if out == nil {
-					out = &sdk.Outcome{ExitCode: 126}
+					out = &engine.Outcome{ExitCode: 126}
 				}
 				p.release(w)
 				return out
@@ -376,20 +376,20 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *sdk.Call, cancelled fun
 }
 
 // answer runs one of the call's callbacks for the worker.
-func answer(ctx context.Context, call *sdk.Call, f frame) (json.RawMessage, error) {
+func answer(ctx context.Context, call *engine.Call, f frame) (json.RawMessage, error) {
 	switch f.Kind {
 	case "elicit":
 		var r elicitRequest
 		if err := json.Unmarshal(f.Request, &r); err != nil || call.Elicit == nil {
 			return nil, errors.New("elicitation is not available")
 		}
-		res, err := call.Elicit(ctx, sdk.ElicitRequest{Mode: r.Mode, Message: r.Message, Schema: r.Schema, URL: r.URL, Timeout: time.Duration(r.TimeoutNS)})
+		res, err := call.Elicit(ctx, engine.ElicitRequest{Mode: r.Mode, Message: r.Message, Schema: r.Schema, URL: r.URL, Timeout: time.Duration(r.TimeoutNS)})
 		if err != nil {
 			return nil, err
 		}
 		return json.Marshal(res)
 	case "sample":
-		var r sdk.SamplingRequest
+		var r engine.SamplingRequest
 		if err := json.Unmarshal(f.Request, &r); err != nil || call.Sample == nil {
 			return nil, errors.New("sampling is not available")
 		}
@@ -399,7 +399,7 @@ func answer(ctx context.Context, call *sdk.Call, f frame) (json.RawMessage, erro
 		if err := json.Unmarshal(f.Request, &r); err != nil || call.Download == nil {
 			return nil, errors.New("downloads are not available")
 		}
-		data, err := call.Download(ctx, sdk.DownloadRequest{URL: r.URL, Allow: r.Allow, Deny: r.Deny, MaxBytes: r.MaxBytes, Timeout: time.Duration(r.TimeoutNS)})
+		data, err := call.Download(ctx, engine.DownloadRequest{URL: r.URL, Allow: r.Allow, Deny: r.Deny, MaxBytes: r.MaxBytes, Timeout: time.Duration(r.TimeoutNS)})
 		if err != nil {
 			return nil, err
 		}
@@ -420,7 +420,7 @@ func (p *Pool) release(w *proc) {
 }
 
 // died builds the outcome of a worker that ended mid-call, naming the cause.
-func (p *Pool) died(w *proc, why string) *sdk.Outcome {
+func (p *Pool) died(w *proc, why string) *engine.Outcome {
 	select {
 	case <-w.exited:
 	case <-time.After(2 * time.Second):
@@ -434,8 +434,8 @@ func (p *Pool) died(w *proc, why string) *sdk.Outcome {
 	}
 	// The worker's last words (a Go traceback, say) are for the operator, not the client.
 	p.logf("worker %d died mid-call: %s\n%s", w.cmd.Process.Pid, cause, lastLines(w.stderr.String(), 8))
-	out := &sdk.Outcome{ExitCode: 1}
-	out.SetLimit(sdk.LimitWorker, "Tool worker process died: %s", cause)
+	out := &engine.Outcome{ExitCode: 1}
+	out.SetLimit(engine.LimitWorker, "Tool worker process died: %s", cause)
 	return out
 }
 

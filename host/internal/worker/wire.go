@@ -8,10 +8,10 @@ package worker
 
 import (
 	"encoding/json"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
-	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Command is the hidden subcommand a worker process runs.
@@ -79,7 +79,7 @@ type WasmSpec struct {
 	Allow []string `json:"allow"`
 }
 
-// CallSpec is sdk.Call without its callbacks; HasX says whether the parent can answer X.
+// CallSpec is engine.Call without its callbacks; HasX says whether the parent can answer X.
 type CallSpec struct {
 	Tool              string          `json:"tool"`
 	ToolPath          string          `json:"toolPath"`
@@ -88,7 +88,7 @@ type CallSpec struct {
 	Meta              json.RawMessage `json:"meta,omitempty"`
 	Metadata          json.RawMessage `json:"metadata,omitempty"`
 	ProgressToken     json.RawMessage `json:"progressToken,omitempty"`
-	Roots             []sdk.Root      `json:"roots,omitempty"`
+	Roots             []engine.Root   `json:"roots,omitempty"`
 	ElicitSupported   bool            `json:"elicitSupported,omitempty"`
 	SamplingSupported bool            `json:"samplingSupported,omitempty"`
 	MaxTextBytes      int             `json:"maxTextBytes,omitempty"`
@@ -119,7 +119,7 @@ func RootsOf(p sandbox.Policy) []RootSpec {
 }
 
 // CallOf is the wire form of a call.
-func CallOf(c *sdk.Call) CallSpec {
+func CallOf(c *engine.Call) CallSpec {
 	return CallSpec{Tool: c.Tool, ToolPath: c.ToolPath, ToolDir: c.ToolDir, Args: c.Args, Meta: c.Meta, Metadata: c.Metadata,
 		ProgressToken: c.ProgressToken, Roots: c.Roots, ElicitSupported: c.ElicitSupported && c.Elicit != nil,
 		SamplingSupported: c.SamplingSupported && c.Sample != nil, MaxTextBytes: c.MaxTextBytes,
@@ -147,7 +147,7 @@ type frame struct {
 	Level    string          `json:"level,omitempty"`
 	Logger   string          `json:"logger,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
-	Outcome  *sdk.Outcome    `json:"outcome,omitempty"`
+	Outcome  *engine.Outcome `json:"outcome,omitempty"`
 }
 
 // replyError carries an error of the parent's callback back to the worker; a download error
@@ -157,7 +157,7 @@ type replyError struct {
 	DownloadType string `json:"downloadType,omitempty"`
 }
 
-// downloadRequest is sdk.DownloadRequest on the wire.
+// downloadRequest is engine.DownloadRequest on the wire.
 type downloadRequest struct {
 	URL       string   `json:"url"`
 	Allow     []string `json:"allow,omitempty"`
@@ -166,7 +166,7 @@ type downloadRequest struct {
 	TimeoutNS int64    `json:"timeoutNs"`
 }
 
-// elicitRequest is sdk.ElicitRequest on the wire.
+// elicitRequest is engine.ElicitRequest on the wire.
 type elicitRequest struct {
 	Mode      string          `json:"mode"`
 	Message   string          `json:"message"`

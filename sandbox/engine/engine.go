@@ -1,4 +1,9 @@
-package sdk
+// Package engine is the contract every engine implements (Engine: a Job in, events out through
+// the Job's Call, an Outcome with typed Limit causes back): what a tool call receives (Call),
+// where its progress, logs and elicitations go (Sink), what it produced (Outcome), the
+// in-process programs a script engine may run (Commands), and the run frame the in-process
+// engines share (Frame). It knows nothing of any engine or of the tool SDK.
+package engine
 
 import (
 	"context"
