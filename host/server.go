@@ -67,6 +67,7 @@ type Server struct {
 	wasm         wasmHost
 	confineNote  sync.Once
 	policyNote   sync.Once
+	policyFiles  policyFiles
 	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
 	minimal    bool
 	schemas    schemaCache

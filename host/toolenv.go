@@ -13,8 +13,44 @@ import (
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the
-// operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode.
+// operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode: the call's own
+// variables over the tool's fixed ones.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
+	env := srv.fixedContractEnv(t)
+	for k, v := range callContractEnv(c) {
+		env[k] = v
+	}
+	return env
+}
+
+// fixedContractEnv is the part of the contract every call of t gets alike (a call plan's).
+// The operator's named variables never replace a contract variable; the call's own (which
+// replace these) are left out.
+func (srv *Server) fixedContractEnv(t *registry.Tool) map[string]string {
+	env := map[string]string{
+		"MCP_TOOL_NAME": t.Name, "MCP_TOOL_PATH": t.Abs, "MCP_TOOL_METADATA_JSON": string(t.Item),
+		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
+		"MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCPBASH_TOOLS_DIR": srv.cfg.Dirs.Tools,
+		"MCPBASH_RESOURCES_DIR": srv.cfg.Dirs.Resources, "MCPBASH_PROMPTS_DIR": srv.cfg.Dirs.Prompts,
+	}
+	for _, k := range callContractNames {
+		env[k] = "" // held: an operator's variable of the same name must not come in
+	}
+	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
+	srv.namedEnv(env, srv.toolEnvNames())
+	for _, k := range callContractNames {
+		delete(env, k)
+	}
+	return env
+}
+
+// callContractNames are the contract variables each call sets (callContractEnv).
+var callContractNames = []string{"MCP_TOOL_ARGS_JSON", "MCP_TOOL_META_JSON", "MCP_PROGRESS_TOKEN", "MCP_ELICIT_SUPPORTED",
+	"MCP_SAMPLING_SUPPORTED", "MCP_ROOTS_JSON", "MCP_ROOTS_PATHS", "MCP_ROOTS_COUNT"}
+
+// callContractEnv is the part of the contract that is the call's own: its arguments, _meta,
+// progress token, the client's capabilities and roots.
+func callContractEnv(c *engine.Call) map[string]string {
 	rootsJSON, _ := json.Marshal(c.Roots)
 	paths := make([]string, len(c.Roots))
 	for i, r := range c.Roots {
@@ -37,18 +73,11 @@ func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]stri
 	if c.SamplingSupported {
 		sampling = "1"
 	}
-	env := map[string]string{
-		"MCP_TOOL_NAME": c.Tool, "MCP_TOOL_PATH": c.ToolPath,
-		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_METADATA_JSON": string(t.Item), "MCP_TOOL_META_JSON": string(c.Meta),
+	return map[string]string{
+		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
 		"MCP_ROOTS_JSON": string(rootsJSON), "MCP_ROOTS_PATHS": strings.Join(paths, "\n"), "MCP_ROOTS_COUNT": strconv.Itoa(len(c.Roots)),
-		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
-		"MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCPBASH_TOOLS_DIR": srv.cfg.Dirs.Tools,
-		"MCPBASH_RESOURCES_DIR": srv.cfg.Dirs.Resources, "MCPBASH_PROMPTS_DIR": srv.cfg.Dirs.Prompts,
 	}
-	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
-	srv.namedEnv(env, srv.toolEnvNames())
-	return env
 }
 
 // ToolEnvironment is the environment a tool's script starts with (run-tool --print-env).

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -126,13 +125,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	if err := srv.checkPolicy(ctx, tool); err != nil {
 		return nil, nil, err
 	}
-	if res := srv.checkArguments(tool, args); res != nil {
+	plan := srv.planOf(tool)
+	argsValue, argsOrder := decodeArgs(args)
+	if res := srv.checkArguments(tool, plan.input, argsValue); res != nil {
 		return res, nil, nil
 	}
 	if err := srv.inheritRefused(tool); err != nil {
 		return nil, nil, err
 	}
-	kind := srv.engineFor(tool)
+	kind := plan.engine
 	if kind == ExecNative && tc.Tenant != nil {
 		// Real bash runs any binary it finds: no tenant's command list could hold.
 		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' runs in the native engine, which hosting mode does not offer tenants; run it sandboxed", tool.Name))
@@ -148,7 +149,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		timeout = min(timeout, tc.Tenant.Limits().Timeout)
 		runCtx = srv.withTenantWorkers(ctx, tc.Tenant)
 	}
-	job, sink := srv.toolJob(ctx, tc, tool, args, meta, timeout)
+	job, sink := srv.toolJob(ctx, tc, tool, plan, args, meta, timeout)
+	job.Call.ArgsValue, job.Call.ArgsOrder = argsValue, argsOrder
 	if tc.Tenant != nil {
 		if err := srv.tenantJob(&job, tc.Tenant); err != nil {
 			if sink != nil {
@@ -174,7 +176,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	if out.Cancelled {
 		return nil, out, errSuppressed
 	}
-	res, rerr := shapeOutcome(srv, tool, out, timeout)
+	res, rerr := shapeOutcome(srv, tool, plan.output, out, timeout)
 	if rerr != nil {
 		return nil, out, rerr
 	}
@@ -192,7 +194,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 // toolJob is the engine Job of a call of tool: the SDK call (roots, client callbacks, sink),
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
-func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
+func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, plan *callPlan, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
 	var roots []engine.Root
 	switch {
 	case tc.Tenant != nil && tc.Roots == nil:
@@ -206,7 +208,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 		roots = srv.fallbackRoots()
 	}
 	call := &engine.Call{
-		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs),
+		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: plan.toolDir,
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
 		SamplingSupported: tc.SamplingSupported && tc.Sample != nil, Sample: tc.Sample,
@@ -218,7 +220,7 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 		sink = tc.Sink(call.ProgressToken)
 		call.Sink = sink
 	}
-	policy := srv.toolPolicy(tool, call.ToolDir, roots, timeout)
+	policy := srv.toolPolicy(plan.allow, call.ToolDir, roots, timeout)
 	// A call starts in the project root when a root covers it, else in the tool's directory.
 	dir := call.ToolDir
 	for _, rt := range roots {
@@ -228,6 +230,6 @@ func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool
 		}
 	}
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
-		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink
+		Env: callContractEnv(call), Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
+		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(ctx, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

@@ -108,7 +108,7 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	}
 	static := staticEnv()
 	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
+		static: static, base: eval.NewBase(static, identity, prelude), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
 		programs: builtins.Names()}, nil
 }
 
@@ -138,6 +138,7 @@ type call struct {
 	work    string // scratch root visible to the script
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
+	plan    *planState      // what every call of the tool shares (nil: the job has no plan)
 
 	refusedMu sync.Mutex
 	refused   *engine.Refusal // the first construct refused, before or while running
@@ -177,7 +178,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	defer f.Close()
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
-	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
+	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp, plan: e.planState(&job)}
 	c.state = sdk.NewState(job.Call, f.Cancelled)
 	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
 
@@ -293,14 +294,16 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	l := c.limits
+	base := c.e.base
+	if c.plan != nil {
+		base = c.plan.base
+	}
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
-		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: base, Parsed: c.e.parsed, Vars: c.callVars(c.plan), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
-	c.setCallEnv(r.SetenvVar)
-	r.Define(c.e.prelude)
 	status, err = r.Run(ctx, pf.prog)
 	return status, c.runError(err, stderr)
 }
@@ -347,9 +350,22 @@ func (c *call) runError(err error, stderr io.Writer) error {
 var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP_TOOL_RESOURCES_FILE": ".mcp-resources.json",
 	"MCP_PROGRESS_STREAM": ".mcp-progress.ndjson", "MCP_LOG_STREAM": ".mcp-log.ndjson"}
 
+// sideFileList is sideFiles in a fixed order (a call's environment is built from it).
+var sideFileList = []struct{ env, name string }{{"MCP_TOOL_ERROR_FILE", ".mcp-error.json"}, {"MCP_TOOL_RESOURCES_FILE", ".mcp-resources.json"},
+	{"MCP_PROGRESS_STREAM", ".mcp-progress.ndjson"}, {"MCP_LOG_STREAM", ".mcp-log.ndjson"}}
+
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
 func (c *call) parseFile(p string) (*parsed, error) {
+	planned := c.plan != nil && p == c.job.Script
+	if planned {
+		if ps := c.plan.script.Load(); ps != nil && ps.key.path == p {
+			if ps.key.size > c.limits.MaxScriptBytes {
+				return nil, fmt.Errorf("%s: %w (%d bytes)", p, ErrScriptLimit, ps.key.size)
+			}
+			return ps.pf, nil
+		}
+	}
 	var fi os.FileInfo
 	var err error
 	if p == c.job.Script {
@@ -370,6 +386,9 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	pf := c.e.cache[key]
 	c.e.mu.Unlock()
 	if pf != nil {
+		if planned {
+			c.plan.script.Store(&planScript{key: key, pf: pf})
+		}
 		return pf, nil
 	}
 	data, err := c.fs.ReadFile(p)
@@ -386,6 +405,9 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	}
 	c.e.cache[key] = pf
 	c.e.mu.Unlock()
+	if planned {
+		c.plan.script.Store(&planScript{key: key, pf: pf})
+	}
 	return pf, nil
 }
 
@@ -461,7 +483,7 @@ func absIn(dir, p string) string {
 // Environment is the environment a job's script starts with (run-tool --print-env), with the
 // per-call paths named rather than created.
 func Environment(job Job) []string {
-	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
+	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.AllEnv())
 	return append(env, "MCP_SDK="+SDKDir)
 }
 

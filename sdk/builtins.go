@@ -228,6 +228,10 @@ func (s *State) argsWithOrder() (any, jqorder.KeyOrder) {
 
 func (s *State) argsValue() any {
 	s.argsOnce.Do(func() {
+		if v := s.Call.ArgsValue; v != nil && s.Call.ArgsOrder != nil {
+			s.args, s.argsOrder = normalizeNumbers(v), s.Call.ArgsOrder
+			return
+		}
 		s.argsOrder = jqorder.KeyOrder{}
 		v, err := decodeOrderedJSON(s.Call.Args, s.argsOrder)
 		if err != nil || v == nil {

@@ -154,8 +154,10 @@ type Config struct {
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string
 	Base    *Base
-	// Vars is how many variables the caller sets with SetenvVar after New (sizes the scope).
-	Vars int
+	// Vars are the run's own exported variables over Base (a later one of a name wins): read
+	// where they are, never copied into a map, so that a run's start allocates for the
+	// variables the script sets, not for its environment.
+	Vars []Var
 	// Home is the virtual user's home for ~ when HOME is unset ("": Environ's HOME, else /).
 	Home string
 	// Parsed keeps text parsed at run time (sourced files, eval and trap strings); an engine
@@ -181,6 +183,9 @@ type Config struct {
 	// Run ends its goroutines through it instead of deriving a context of its own.
 	Cancel context.CancelCauseFunc
 }
+
+// Var is a variable of Config.Vars.
+type Var struct{ Name, Value string }
 
 // LimitKind names a limit of Limits.
 type LimitKind int

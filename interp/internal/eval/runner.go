@@ -250,10 +250,14 @@ func New(cfg *Config) *Runner {
 	if base == nil {
 		base = NewBase(cfg.Environ, cfg.Identity)
 	}
-	// The global scope holds the call's environment (Setenv) besides the script's variables:
-	// sized for both, it is not rehashed while the run starts.
-	r.scopes = []*scope{{vars: make(map[string]variable, len(cfg.Environ)+cfg.Vars+16), owner: r.id, base: base.vars}}
-	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
+	// The global scope: the shared base, the run's own environment (Vars and PWD) read where
+	// it is, and a map for what the script sets, made on its first write (writable).
+	r.scopes = []*scope{{owner: r.id, base: base.vars, call: callLayer(cfg.Dir, cfg.Vars)}}
+	if base.funcs != nil {
+		r.funcs = base.funcs // shared: the first definition copies it (owner 0 is no runner)
+	} else {
+		r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
+	}
 	r.opts = defaultSetOpts
 	r.shopts = defaultShopts
 	r.params = cfg.Args
@@ -268,7 +272,6 @@ func New(cfg *Config) *Runner {
 	r.lastArg = "/bin/bash"
 	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
 	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
-	r.initVars()
 	return r
 }
 

@@ -68,18 +68,41 @@ type scope struct {
 	fn, temp bool
 	// savedOpts are the set options `local -` saved, restored when the function returns.
 	savedOpts *optSet
-	// base holds the global scope's initial variables, shared read-only between runs;
-	// vars overrides it.
+	// base holds the global scope's initial variables, shared read-only between runs; call
+	// the run's own initial variables (its exported environment), read-only too: vars
+	// overrides both, and call overrides base. Only the writes of the run allocate a map.
 	base map[string]variable
+	call []callVar
 }
 
-// get reads a variable of the scope (its own, else the shared base's).
+// callVar is one initial variable of a run (an exported scalar), in the global scope's call
+// layer.
+type callVar struct {
+	name, value string
+}
+
+// callGet finds a variable of the call layer.
+func (s *scope) callGet(name string) (variable, bool) {
+	for i := range s.call {
+		if s.call[i].name == name {
+			return variable{attrs: attrExport, set: true, str: s.call[i].value}, true
+		}
+	}
+	return variable{}, false
+}
+
+// get reads a variable of the scope (its own, else the call layer's, else the shared base's).
 func (s *scope) get(name string) (variable, bool) {
 	if v, ok := s.vars[name]; ok {
 		if v.attrs&attrDeleted != 0 {
 			return variable{}, false
 		}
 		return v, true
+	}
+	if s.call != nil {
+		if v, ok := s.callGet(name); ok {
+			return v, true
+		}
 	}
 	if s.base != nil {
 		v, ok := s.base[name]
@@ -88,9 +111,13 @@ func (s *scope) get(name string) (variable, bool) {
 	return variable{}, false
 }
 
-// del removes a variable (leaving a tombstone over the base).
+// del removes a variable (leaving a tombstone over the base and the call layer).
 func (s *scope) del(name string) {
 	if _, ok := s.base[name]; ok {
+		s.vars[name] = variable{attrs: attrDeleted}
+		return
+	}
+	if _, ok := s.callGet(name); ok {
 		s.vars[name] = variable{attrs: attrDeleted}
 		return
 	}
@@ -104,8 +131,16 @@ func (s *scope) each(fn func(name string, v variable)) {
 			fn(n, v)
 		}
 	}
+	for _, cv := range s.call {
+		if _, shadowed := s.vars[cv.name]; !shadowed {
+			fn(cv.name, variable{attrs: attrExport, set: true, str: cv.value})
+		}
+	}
 	for n, v := range s.base {
-		if _, shadowed := s.vars[n]; !shadowed {
+		if _, shadowed := s.vars[n]; shadowed {
+			continue
+		}
+		if _, shadowed := s.callGet(n); !shadowed {
 			fn(n, v)
 		}
 	}
@@ -113,7 +148,7 @@ func (s *scope) each(fn func(name string, v variable)) {
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, savedOpts: s.savedOpts}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, call: s.call, savedOpts: s.savedOpts}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}
