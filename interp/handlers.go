@@ -184,6 +184,11 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	return nil
 }
 
+// pureBuiltin: every SDK builtin only reads the shell (its variables through Getenv and
+// Environ, its directory and descriptors): none sets a variable, option or trap, so a command
+// substitution of one needs no subshell.
+func pureBuiltin(name string) bool { return name == sdk.BuiltinName || sdk.Has(name) }
+
 // lookup is command search for type, command -v and hash: the first of pathSearch, else the
 // virtual path of a utility or allowlisted command (found whatever PATH says), else a
 // project's command; never the host's PATH.

@@ -138,6 +138,10 @@ type Config struct {
 	Exec ExecFunc
 	// Builtin finds Go commands with shell access (nil: none).
 	Builtin func(name string) BuiltinFunc
+	// Pure reports the Builtin commands that only read the shell (its variables, directory and
+	// descriptors) and never change it: a command substitution that is one of them with plain
+	// words runs it in place, with no subshell (nil: none is).
+	Pure func(name string) bool
 	// Source intercepts `source PATH` / `. PATH` before the file is read: handled=true makes the
 	// command succeed without reading anything (the SDK's own files).
 	Source func(path string) (handled bool)
