@@ -62,6 +62,8 @@ type Engine struct {
 	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
 	// commands: what command search finds there.
 	programs []string
+	// sdkPrograms are the virtual SDK files, parsed once (eval.Config.Sources).
+	sdkPrograms map[string]*eval.Program
 }
 
 type cacheKey struct {
@@ -107,7 +109,15 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 		logf = func(string, ...any) {}
 	}
 	static := staticEnv()
-	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+	sdkPrograms := map[string]*eval.Program{}
+	for name, text := range sdkFiles {
+		p, err := eval.Parse(SDKDir+"/"+name, []byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("interp: %s: %w", name, err)
+		}
+		sdkPrograms[SDKDir+"/"+name] = p
+	}
+	return &Engine{sdkPrograms: sdkPrograms, prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
 		static: static, base: eval.NewBase(static, identity, prelude), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
 		programs: builtins.Names()}, nil
 }
@@ -300,7 +310,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	}
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
-		Base: base, Parsed: c.e.parsed, Vars: c.callVars(c.plan), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})

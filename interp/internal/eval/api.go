@@ -142,6 +142,11 @@ type Config struct {
 	// descriptors) and never change it: a command substitution that is one of them with plain
 	// words runs it in place, with no subshell (nil: none is).
 	Pure func(name string) bool
+	// Sources are files whose text never changes (an engine's own virtual files), parsed:
+	// sourcing one takes its Program instead of reading and parsing the text, and one that is
+	// only `set` commands with literal options sets them directly, as running it would, when
+	// nothing could tell the difference (see Runner.setOnly).
+	Sources map[string]*Program
 	// Source intercepts `source PATH` / `. PATH` before the file is read: handled=true makes the
 	// command succeed without reading anything (the SDK's own files).
 	Source func(path string) (handled bool)
