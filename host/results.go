@@ -51,12 +51,14 @@ func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallTo
 	if err != nil && !errors.As(err, &je) {
 		return res, err
 	}
-	debug := map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
+	debug := func() map[string]any {
+		return map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
+	}
 	if srv.jsonrpcToolErrors() {
 		if je != nil && srv.cfg.Settings.DebugErrors {
 			data := map[string]any{}
 			if len(je.Data) == 0 || json.Unmarshal(je.Data, &data) == nil {
-				for k, v := range debug {
+				for k, v := range debug() {
 					if _, ok := data[k]; !ok {
 						data[k] = v
 					}
@@ -74,7 +76,7 @@ func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallTo
 		res.Structured, res.HasStructured = nil, false
 	}
 	if srv.cfg.Settings.DebugErrors && res.IsError {
-		res.meta()["mcpbash/debug"] = debug
+		res.meta()["mcpbash/debug"] = debug()
 	}
 	return res, nil
 }

@@ -68,6 +68,7 @@ type Server struct {
 	confineNote  sync.Once
 	policyNote   sync.Once
 	policyFiles  policyFiles
+	rootsVars    rootsVarsCache
 	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
 	minimal    bool
 	schemas    schemaCache

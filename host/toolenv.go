@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -17,7 +19,7 @@ import (
 // variables over the tool's fixed ones.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
 	env := srv.fixedContractEnv(t)
-	for k, v := range callContractEnv(c) {
+	for k, v := range srv.callContractEnv(c) {
 		env[k] = v
 	}
 	return env
@@ -50,12 +52,8 @@ var callContractNames = []string{"MCP_TOOL_ARGS_JSON", "MCP_TOOL_META_JSON", "MC
 
 // callContractEnv is the part of the contract that is the call's own: its arguments, _meta,
 // progress token, the client's capabilities and roots.
-func callContractEnv(c *engine.Call) map[string]string {
-	rootsJSON, _ := json.Marshal(c.Roots)
-	paths := make([]string, len(c.Roots))
-	for i, r := range c.Roots {
-		paths[i] = r.Path
-	}
+func (srv *Server) callContractEnv(c *engine.Call) map[string]string {
+	rv := srv.rootsVars.of(c.Roots)
 	token := ""
 	if c.ProgressToken != nil {
 		var s string
@@ -76,8 +74,41 @@ func callContractEnv(c *engine.Call) map[string]string {
 	return map[string]string{
 		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
-		"MCP_ROOTS_JSON": string(rootsJSON), "MCP_ROOTS_PATHS": strings.Join(paths, "\n"), "MCP_ROOTS_COUNT": strconv.Itoa(len(c.Roots)),
+		"MCP_ROOTS_JSON": rv.json, "MCP_ROOTS_PATHS": rv.paths, "MCP_ROOTS_COUNT": rv.count,
 	}
+}
+
+// rootsVars are the contract variables of a list of roots. A session's roots change rarely:
+// the last list's are kept and reused while calls come with an equal one.
+type rootsVars struct {
+	json, paths, count string
+}
+
+type rootsVarsCache struct {
+	mu         sync.Mutex
+	valid, wasNil bool // wasNil: the list was nil (its JSON is null, an empty one's [])
+	roots      []engine.Root
+	vars       rootsVars
+}
+
+func (rc *rootsVarsCache) of(roots []engine.Root) rootsVars {
+	rc.mu.Lock()
+	if rc.valid && rc.wasNil == (roots == nil) && slices.Equal(rc.roots, roots) {
+		v := rc.vars
+		rc.mu.Unlock()
+		return v
+	}
+	rc.mu.Unlock()
+	rootsJSON, _ := json.Marshal(roots)
+	paths := make([]string, len(roots))
+	for i, r := range roots {
+		paths[i] = r.Path
+	}
+	v := rootsVars{json: string(rootsJSON), paths: strings.Join(paths, "\n"), count: strconv.Itoa(len(roots))}
+	rc.mu.Lock()
+	rc.valid, rc.wasNil, rc.roots, rc.vars = true, roots == nil, slices.Clone(roots), v
+	rc.mu.Unlock()
+	return v
 }
 
 // ToolEnvironment is the environment a tool's script starts with (run-tool --print-env).

@@ -165,7 +165,8 @@ type Config struct {
 	Base    *Base
 	// Vars are the run's own exported variables over Base (a later one of a name wins): read
 	// where they are, never copied into a map, so that a run's start allocates for the
-	// variables the script sets, not for its environment.
+	// variables the script sets, not for its environment. The run keeps the slice: the caller
+	// must not change it.
 	Vars []Var
 	// Home is the virtual user's home for ~ when HOME is unset ("": Environ's HOME, else /).
 	Home string

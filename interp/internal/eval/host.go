@@ -69,7 +69,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	id := c.cfg.Identity
 	id.PPID = r.bashpid
 	child := &Runner{c: c, id: c.ids.Add(1), ctx: ctx}
-	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars, call: callLayer(sc.Dir, nil)}}
+	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars, call: &callLayer{pwd: sc.Dir}}}
 	child.funcs = &funcTable{m: map[string]*funcDef{}, owner: child.id}
 	child.opts = defaultSetOpts
 	child.shopts = defaultShopts

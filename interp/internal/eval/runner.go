@@ -252,7 +252,7 @@ func New(cfg *Config) *Runner {
 	}
 	// The global scope: the shared base, the run's own environment (Vars and PWD) read where
 	// it is, and a map for what the script sets, made on its first write (writable).
-	r.scopes = []*scope{{owner: r.id, base: base.vars, call: callLayer(cfg.Dir, cfg.Vars)}}
+	r.scopes = []*scope{{owner: r.id, base: base.vars, call: &callLayer{vars: cfg.Vars, pwd: cfg.Dir}}}
 	if base.funcs != nil {
 		r.funcs = base.funcs // shared: the first definition copies it (owner 0 is no runner)
 	} else {

@@ -235,24 +235,3 @@ func newBase(environ []string, id Identity) *Base {
 	setDefault("TERM", "dumb")
 	return &Base{vars: g}
 }
-
-// callLayer is a run's own initial variables: PWD, then vars, each name once (the last one
-// wins).
-func callLayer(dir string, vars []Var) []callVar {
-	out := make([]callVar, 0, len(vars)+1)
-	out = append(out, callVar{"PWD", dir})
-next:
-	for _, v := range vars {
-		if !validName(v.Name) {
-			continue
-		}
-		for i := range out {
-			if out[i].name == v.Name {
-				out[i].value = v.Value
-				continue next
-			}
-		}
-		out = append(out, callVar{v.Name, v.Value})
-	}
-	return out
-}

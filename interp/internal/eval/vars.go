@@ -72,23 +72,57 @@ type scope struct {
 	// the run's own initial variables (its exported environment), read-only too: vars
 	// overrides both, and call overrides base. Only the writes of the run allocate a map.
 	base map[string]variable
-	call []callVar
+	call *callLayer
 }
 
-// callVar is one initial variable of a run (an exported scalar), in the global scope's call
-// layer.
-type callVar struct {
-	name, value string
+// callLayer is a run's own initial variables (exported scalars): Config.Vars as the caller
+// gave them (a later one of a name wins) over PWD, read where they are.
+type callLayer struct {
+	vars []Var
+	pwd  string
 }
 
 // callGet finds a variable of the call layer.
 func (s *scope) callGet(name string) (variable, bool) {
-	for i := range s.call {
-		if s.call[i].name == name {
-			return variable{attrs: attrExport, set: true, str: s.call[i].value}, true
+	if s.call == nil {
+		return variable{}, false
+	}
+	for i := len(s.call.vars) - 1; i >= 0; i-- {
+		if s.call.vars[i].Name == name {
+			return variable{attrs: attrExport, set: true, str: s.call.vars[i].Value}, true
 		}
 	}
+	if name == "PWD" {
+		return variable{attrs: attrExport, set: true, str: s.call.pwd}, true
+	}
 	return variable{}, false
+}
+
+// eachCall calls fn for every variable of the call layer, once per name (its winning value).
+func (l *callLayer) each(fn func(name, value string)) {
+	if l == nil {
+		return
+	}
+	pwd := true
+next:
+	for i := len(l.vars) - 1; i >= 0; i-- {
+		v := l.vars[i]
+		if !validName(v.Name) {
+			continue
+		}
+		for j := i + 1; j < len(l.vars); j++ {
+			if l.vars[j].Name == v.Name {
+				continue next // a later one won
+			}
+		}
+		if v.Name == "PWD" {
+			pwd = false
+		}
+		fn(v.Name, v.Value)
+	}
+	if pwd {
+		fn("PWD", l.pwd)
+	}
 }
 
 // get reads a variable of the scope (its own, else the call layer's, else the shared base's).
@@ -99,10 +133,8 @@ func (s *scope) get(name string) (variable, bool) {
 		}
 		return v, true
 	}
-	if s.call != nil {
-		if v, ok := s.callGet(name); ok {
-			return v, true
-		}
+	if v, ok := s.callGet(name); ok {
+		return v, true
 	}
 	if s.base != nil {
 		v, ok := s.base[name]
@@ -131,11 +163,11 @@ func (s *scope) each(fn func(name string, v variable)) {
 			fn(n, v)
 		}
 	}
-	for _, cv := range s.call {
-		if _, shadowed := s.vars[cv.name]; !shadowed {
-			fn(cv.name, variable{attrs: attrExport, set: true, str: cv.value})
+	s.call.each(func(name, value string) {
+		if _, shadowed := s.vars[name]; !shadowed {
+			fn(name, variable{attrs: attrExport, set: true, str: value})
 		}
-	}
+	})
 	for n, v := range s.base {
 		if _, shadowed := s.vars[n]; shadowed {
 			continue
