@@ -85,10 +85,10 @@ type rootsVars struct {
 }
 
 type rootsVarsCache struct {
-	mu         sync.Mutex
+	mu            sync.Mutex
 	valid, wasNil bool // wasNil: the list was nil (its JSON is null, an empty one's [])
-	roots      []engine.Root
-	vars       rootsVars
+	roots         []engine.Root
+	vars          rootsVars
 }
 
 func (rc *rootsVarsCache) of(roots []engine.Root) rootsVars {
