@@ -7,6 +7,7 @@ package host
 // (progress and logs), client.go (questions to the client).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,11 +35,57 @@ type callParams struct {
 	RequestState   string          `json:"requestState"`
 }
 
+// scan reads raw (valid JSON: the envelope was checked) as json.Unmarshal into p would, for
+// the usual shapes; false, with p untouched, sends it to json.Unmarshal (any other shape, and
+// its errors).
+func (p *callParams) scan(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	var q callParams
+	plain := true
+	// encoding/json matches a field's name case-insensitively, and the last member wins.
+	ok := jsonrpc.Members(raw, func(k, v []byte) {
+		switch {
+		case bytes.EqualFold(k, []byte("name")):
+			if string(v) == "null" {
+				q.Name = nil
+			} else if s, ok := jsonrpc.PlainString(v); ok {
+				name := string(s)
+				q.Name = &name
+			} else {
+				plain = false
+			}
+		case bytes.EqualFold(k, []byte("arguments")):
+			q.Arguments = v
+		case bytes.EqualFold(k, []byte("_meta")):
+			q.Meta = v
+		case bytes.EqualFold(k, []byte("timeoutSecs")):
+			q.TimeoutSecs = v
+		case bytes.EqualFold(k, []byte("inputResponses")):
+			q.InputResponses = v
+		case bytes.EqualFold(k, []byte("requestState")):
+			if s, ok := jsonrpc.PlainString(v); ok {
+				q.RequestState = string(s)
+			} else if string(v) != "null" {
+				plain = false
+			}
+		}
+	})
+	if !ok || !plain {
+		return false
+	}
+	*p = q
+	return true
+}
+
 // toolsCall answers tools/call for a session.
 func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, error) {
 	var p callParams
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
+	if !p.scan(r.Params) {
+		if err := decodeParams(r.Params, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Name == nil || *p.Name == "" {
 		return nil, invalidParams("Tool name is required")
