@@ -108,7 +108,7 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 // that exists is read by every call, as before.
 type policyFiles struct {
 	mu   sync.Mutex
-	seen os.FileInfo // server.d when both files were missing (nil: nothing remembered)
+	seen dirIdentity // server.d when both files were missing (zero: nothing remembered)
 }
 
 // policySettle is how old server.d's last change must be before its identity is trusted.
@@ -117,7 +117,7 @@ const policySettle = 2 * time.Second
 // absent reports whether server (server.d) is known to hold neither policy file: it does not
 // exist, or its identity is the one remembered.
 func (p *policyFiles) absent(server string) bool {
-	fi, err := os.Stat(server)
+	id, err := identityOf(server)
 	if errors.Is(err, os.ErrNotExist) {
 		return true // no directory, no files in it
 	}
@@ -127,19 +127,18 @@ func (p *policyFiles) absent(server string) bool {
 	p.mu.Lock()
 	seen := p.seen
 	p.mu.Unlock()
-	return seen != nil && os.SameFile(seen, fi) && seen.ModTime().Equal(fi.ModTime()) && seen.Size() == fi.Size() && seen.Mode() == fi.Mode()
+	return seen.equal(id)
 }
 
 // sawAbsent records server's identity after both files were found missing in it (a stat after
-// the lookups: a change racing them makes the identity newer than the answer, so it is not
-// trusted below).
+// the lookups: a change racing them makes the directory's time recent, so it is not trusted).
 func (p *policyFiles) sawAbsent(server string) {
-	fi, err := os.Stat(server)
-	if err != nil || time.Since(fi.ModTime()) < policySettle {
+	id, err := identityOf(server)
+	if err != nil || time.Since(time.Unix(0, id.mtime)) < policySettle {
 		return
 	}
 	p.mu.Lock()
-	p.seen = fi
+	p.seen = id
 	p.mu.Unlock()
 }
 

@@ -641,35 +641,45 @@ func shellCtx(sh *eval.Shell) cmdCtx {
 
 func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
 	dir := sh.Dir()
-	return sdk.IO{
-		Stdin: sh.Stdin(), Stdout: sh.Stdout(), Stderr: sh.Stderr(), Dir: dir,
-		Getenv: func(k string) string {
-			v, _ := sh.Get(k)
-			return v
-		},
-		Environ: sh.Environ,
-		ReadFile: func(name string) ([]byte, error) {
-			return c.fs.ReadFile(absIn(dir, name))
-		},
-		WriteFile: func(name string, data []byte) error {
-			return c.fs.WriteFile(absIn(dir, name), data, 0o644)
-		},
-		AppendFile: func(name string, data []byte) error {
-			f, err := c.fs.Open(absIn(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = f.Write(data)
-			f.Close()
-			return err
-		},
-		RealPath: func(name string) (string, error) { return c.fs.RealPath(absIn(dir, name)) },
-		Now:      now,
-		Exec: func(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
-			return c.builtinEnv(shellCtx(sh)).Exec(ctx, argv, nil, in, out, errw)
-		},
-		Filters: &c.e.filters,
+	return sdk.IO{Stdin: sh.Stdin(), Stdout: sh.Stdout(), Stderr: sh.Stderr(), Dir: dir, Now: now, Filters: &c.e.filters,
+		Host: &sdkHost{c: c, sh: sh, dir: dir}}
+}
+
+// sdkHost is an SDK builtin's side of the script: its variables, and the sandbox filesystem
+// and commands from its working directory.
+type sdkHost struct {
+	c   *call
+	sh  *eval.Shell
+	dir string
+}
+
+func (h *sdkHost) Getenv(k string) string {
+	v, _ := h.sh.Get(k)
+	return v
+}
+
+func (h *sdkHost) Environ() []string { return h.sh.Environ() }
+
+func (h *sdkHost) ReadFile(name string) ([]byte, error) { return h.c.fs.ReadFile(absIn(h.dir, name)) }
+
+func (h *sdkHost) WriteFile(name string, data []byte) error {
+	return h.c.fs.WriteFile(absIn(h.dir, name), data, 0o644)
+}
+
+func (h *sdkHost) AppendFile(name string, data []byte) error {
+	f, err := h.c.fs.Open(absIn(h.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
 	}
+	_, err = f.Write(data)
+	f.Close()
+	return err
+}
+
+func (h *sdkHost) RealPath(name string) (string, error) { return h.c.fs.RealPath(absIn(h.dir, name)) }
+
+func (h *sdkHost) Exec(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
+	return h.c.builtinEnv(shellCtx(h.sh)).Exec(ctx, argv, nil, in, out, errw)
 }
 
 // umaskOf is the file-creation mask of the shell running a utility (bash's default without one).

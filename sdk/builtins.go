@@ -40,6 +40,80 @@ type IO struct {
 	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Filters caches compiled jq filters across calls (nil: compile every time).
 	Filters *FilterCache
+	// Host, when set, serves what Getenv, Environ, ReadFile, WriteFile, AppendFile, RealPath
+	// and Exec do (an engine gives one object per command instead of a closure per function).
+	Host Host
+}
+
+// Host is the script side of a builtin's IO as one object (IO.Host).
+type Host interface {
+	Getenv(name string) string
+	Environ() []string
+	ReadFile(name string) ([]byte, error)
+	WriteFile(name string, data []byte) error
+	AppendFile(name string, data []byte) error
+	RealPath(name string) (string, error)
+	Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func (o *IO) getenv(k string) string {
+	if o.Host != nil {
+		return o.Host.Getenv(k)
+	}
+	return o.Getenv(k)
+}
+
+// environ is the Environ function of the IO (nil: none).
+func (o *IO) environ() func() []string {
+	if o.Host != nil {
+		return o.Host.Environ
+	}
+	return o.Environ
+}
+
+func (o *IO) canReadFile() bool { return o.Host != nil || o.ReadFile != nil }
+
+func (o *IO) readFile(name string) ([]byte, error) {
+	if o.Host != nil {
+		return o.Host.ReadFile(name)
+	}
+	return o.ReadFile(name)
+}
+
+func (o *IO) canWriteFile() bool { return o.Host != nil || o.WriteFile != nil }
+
+func (o *IO) writeFile(name string, data []byte) error {
+	if o.Host != nil {
+		return o.Host.WriteFile(name, data)
+	}
+	return o.WriteFile(name, data)
+}
+
+func (o *IO) canAppendFile() bool { return o.Host != nil || o.AppendFile != nil }
+
+func (o *IO) appendFile(name string, data []byte) error {
+	if o.Host != nil {
+		return o.Host.AppendFile(name, data)
+	}
+	return o.AppendFile(name, data)
+}
+
+func (o *IO) canRealPath() bool { return o.Host != nil || o.RealPath != nil }
+
+func (o *IO) realPath(name string) (string, error) {
+	if o.Host != nil {
+		return o.Host.RealPath(name)
+	}
+	return o.RealPath(name)
+}
+
+func (o *IO) canExec() bool { return o.Host != nil || o.Exec != nil }
+
+func (o *IO) exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if o.Host != nil {
+		return o.Host.Exec(ctx, argv, stdin, stdout, stderr)
+	}
+	return o.Exec(ctx, argv, stdin, stdout, stderr)
 }
 
 // Prelude is Bash that defines the SDK functions that need the shell itself (setting a variable,
@@ -255,7 +329,7 @@ func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
 func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
 	p := &jqorder.Printer{Input: order}
-	out, err := io.Filters.run(filter, v, io.Environ, p)
+	out, err := io.Filters.run(filter, v, io.environ(), p)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -273,7 +347,7 @@ func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
 // value evaluates a filter to one string ("" for null or no result).
 func value(io IO, filter string, v any, order jqorder.KeyOrder) (string, error) {
 	p := &jqorder.Printer{Input: order}
-	out, err := io.Filters.run(filter, v, io.Environ, p)
+	out, err := io.Filters.run(filter, v, io.environ(), p)
 	if err != nil {
 		return "", err
 	}
@@ -508,12 +582,12 @@ func logLevel(level string) builtinFunc {
 }
 
 func debugLog(s *State, _ context.Context, io IO, args []string) int {
-	p := io.Getenv("MCPBASH_DEBUG_LOG")
-	if p == "" || io.AppendFile == nil {
+	p := io.getenv("MCPBASH_DEBUG_LOG")
+	if p == "" || !io.canAppendFile() {
 		return 0
 	}
 	line := fmt.Sprintf("[%s] %s\n", io.Now().Format("15:04:05"), strings.Join(args, " "))
-	_ = io.AppendFile(p, []byte(line))
+	_ = io.appendFile(p, []byte(line))
 	return 0
 }
 
@@ -786,8 +860,8 @@ func (s *State) physical(io IO, p string) string {
 		p = path.Join(io.Dir, p)
 	}
 	p = path.Clean(p)
-	if io.RealPath != nil {
-		if real, err := io.RealPath(p); err == nil {
+	if io.canRealPath() {
+		if real, err := io.realPath(p); err == nil {
 			return real
 		}
 	}
@@ -897,13 +971,13 @@ func configLoad(s *State, _ context.Context, io IO, args []string) int {
 		}
 	}
 	readFile := func(p string) string {
-		if io.ReadFile == nil {
+		if !io.canReadFile() {
 			return ""
 		}
 		if !path.IsAbs(p) {
 			p = path.Join(io.Dir, p)
 		}
-		b, err := io.ReadFile(p)
+		b, err := io.readFile(p)
 		if err != nil {
 			return ""
 		}
@@ -920,7 +994,7 @@ func configLoad(s *State, _ context.Context, io IO, args []string) int {
 		layer(p[0], readFile(p[0]))
 	}
 	if e, ok := opts["--env"]; ok {
-		layer("$"+e[0], io.Getenv(e[0]))
+		layer("$"+e[0], io.getenv(e[0]))
 	}
 	fmt.Fprintln(io.Stdout, compactJSON(merged))
 	return 0
@@ -934,7 +1008,7 @@ func configGet(s *State, _ context.Context, io IO, args []string) int {
 	}
 	var cfg any = map[string]any{}
 	order := jqorder.KeyOrder{}
-	if raw := io.Getenv("MCP_CONFIG_JSON"); raw != "" {
+	if raw := io.getenv("MCP_CONFIG_JSON"); raw != "" {
 		if v, err := decodeOrderedJSON([]byte(raw), order); err == nil {
 			cfg = v
 		}

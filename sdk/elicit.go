@@ -206,7 +206,7 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 	if req.URL == "" || out == "" {
 		return "", 0, &engine.DownloadError{Type: "invalid_argument", Message: "--url and --out are required"}
 	}
-	if s.Call.Download == nil || io.WriteFile == nil {
+	if s.Call.Download == nil || !io.canWriteFile() {
 		return "", 0, &engine.DownloadError{Type: "unavailable", Message: "downloads are not available in this server"}
 	}
 	data, err := s.Call.Download(ctx, req)
@@ -220,7 +220,7 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 	if !path.IsAbs(out) {
 		out = path.Join(io.Dir, out)
 	}
-	if err := io.WriteFile(out, data); err != nil {
+	if err := io.writeFile(out, data); err != nil {
 		msg := err.Error()
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			msg = out + " is outside the writable roots"

@@ -55,12 +55,12 @@ func runWithProgress(s *State, ctx context.Context, io IO, args []string) int {
 		fmt.Fprintf(io.Stderr, "mcp_run_with_progress: bad pattern: %v\n", err)
 		return 2
 	}
-	if io.Exec == nil {
+	if !io.canExec() {
 		fmt.Fprintln(io.Stderr, "mcp_run_with_progress: cannot run commands here")
 		return 126
 	}
 	p := &progressParser{ctx: ctx, s: s, re: re, extract: extract, total: total, out: io.Stderr}
-	rc := io.Exec(ctx, cmd, io.Stdin, io.Stdout, p)
+	rc := io.exec(ctx, cmd, io.Stdin, io.Stdout, p)
 	p.flush()
 	return rc
 }
