@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 

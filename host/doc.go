@@ -17,7 +17,9 @@
 //
 // Options say which project and which environment: settings are read from Options.Getenv only,
 // parsed once (docs/CONFIG.md), and a malformed one is a *ConfigError. Config and NewServer are
-// the lower-level constructor behind Open and Serve, for tests and transports of this module.
+// the lower-level constructor behind Open and Serve, for tests and transports of this module;
+// what a transport adds to the core (a logger, hosting) is a ServerOption given to NewServer,
+// never a field set on a built Server.
 //
 // docs/ARCHITECTURE.md has the packages, their layering and the path of a call.
 package host

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/metrics"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // tenantOf resolves id under a tenants file given as JSON ({DIR} is replaced by dir).
@@ -96,8 +96,7 @@ func TestTenantLists(t *testing.T) {
 // contain it.
 func TestTenantUsable(t *testing.T) {
 	base := t.TempDir()
-	srv := testServer(t)
-	srv.host = &hosting{m: metrics.New(metrics.Options{}), log: slog.New(slog.DiscardHandler), usable: map[*tenants.Tenant]error{}}
+	srv := testServer(t, withHosting(&hosting{m: metrics.New(metrics.Options{}), log: slog.New(slog.DiscardHandler), usable: map[*tenants.Tenant]error{}}))
 	project := srv.cfg.Dirs.Root
 	outside := filepath.Join(base, "t")
 	for _, d := range []string{outside, filepath.Join(project, "data")} {

@@ -69,18 +69,8 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		}
 		log = slog.New(slog.NewJSONHandler(w, nil))
 	}
-	srv, err := open(ctx, o.Options, set, p, boot, true)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	srv.log = log
-	addr := o.Addr
-	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
 	m := metrics.New(metrics.Options{Runtime: true})
-	a, err := loadAuth(set, p.dirs, log, srv.cfg.MaxLineBytes, m)
+	a, err := loadAuth(set, p.dirs, log, set.MaxLineBytes, m)
 	if err != nil {
 		return err
 	}
@@ -92,13 +82,15 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	if h.store != nil && a == nil {
 		return ErrTenantsWithoutAuth
 	}
-	h.idle = func() int {
-		if srv.pool == nil {
-			return 0
-		}
-		return srv.pool.Idle()
+	srv, err := open(ctx, o.Options, set, p, boot, true, WithLogger(log), withHosting(h))
+	if err != nil {
+		return err
 	}
-	srv.host = h
+	defer srv.Close()
+	addr := o.Addr
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -9,10 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Multi round-trip requests (2026-07-28). The server sends no requests of its own on stdio in

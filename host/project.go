@@ -138,7 +138,7 @@ func Open(ctx context.Context, o Options) (*Server, error) {
 
 // open builds the server for a located project; serving a session (not a CLI verb), the file
 // server.d/.debug turns on debug logging when MCPBASH_LOG_LEVEL is unset.
-func open(ctx context.Context, o Options, set *config.Config, p Project, boot, serving bool) (*Server, error) {
+func open(ctx context.Context, o Options, set *config.Config, p Project, boot, serving bool, opts ...ServerOption) (*Server, error) {
 	meta, err := registry.LoadServerMeta(p.dirs)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func open(ctx context.Context, o Options, set *config.Config, p Project, boot, s
 			cfg.LogLevel = LevelDebug
 		}
 	}
-	srv, err := NewServer(ctx, cfg)
+	srv, err := NewServer(ctx, cfg, opts...)
 	if err == nil && serving {
 		// Metadata served with defaults is logged at every start, cached registry or not.
 		for _, f := range toolMetaFindings(p.dirs.Tools) {

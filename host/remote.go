@@ -3,13 +3,13 @@ package host
 import (
 	"context"
 	"errors"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/providers"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // wireRemote sets up the https and git providers and the SDK's safe downloads from the

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // rootsTimeout bounds how long a roots/list answer is awaited; the fallback roots stay in force

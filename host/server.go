@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"log/slog"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/worker"
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Request is one incoming request as a handler sees it.
@@ -97,9 +97,34 @@ type Server struct {
 	bg         sync.WaitGroup // background registry work
 }
 
-// NewServer builds a server from cfg. It fails when the project cannot be served (for example
-// an invalid server.d/register.json), so that the server refuses to start with a clear message.
-func NewServer(ctx context.Context, cfg Config) (*Server, error) {
+// ServerOption configures a Server as NewServer builds it: what a transport adds to the core
+// is given at construction, never set on a Server afterwards.
+type ServerOption func(*serverOptions)
+
+type serverOptions struct {
+	log     *slog.Logger
+	hosting *hosting
+}
+
+// WithLogger sends the server's diagnostics to log as structured records instead of lines on
+// Config.Stderr (serve --http).
+func WithLogger(log *slog.Logger) ServerOption {
+	return func(o *serverOptions) { o.log = log }
+}
+
+// withHosting installs hosting mode (serve --http): tenants, admission, audit and metrics.
+func withHosting(h *hosting) ServerOption {
+	return func(o *serverOptions) { o.hosting = h }
+}
+
+// NewServer builds a server from cfg and opts. It fails when the project cannot be served (for
+// example an invalid server.d/register.json), so that the server refuses to start with a clear
+// message.
+func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, error) {
+	var so serverOptions
+	for _, o := range opts {
+		o(&so)
+	}
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = 16
 	}
@@ -121,7 +146,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("unknown --exec engine %q (want sandbox or native)", cfg.Exec)
 	}
-	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs)}
+	srv := &Server{cfg: cfg, notifications: map[string]notificationFunc{}, protected: protectedDirs(cfg.Dirs), log: so.log}
 	var err error
 	if srv.remote, err = newRemoteToken(cfg); err != nil {
 		return nil, err
@@ -163,6 +188,15 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv.engines = srv.newEngines()
+	if h := so.hosting; h != nil {
+		h.idle = func() int {
+			if srv.pool == nil {
+				return 0
+			}
+			return srv.pool.Idle()
+		}
+		srv.host = h
+	}
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()
 	srv.wireRemote()

@@ -56,10 +56,10 @@ func TestParseRequestMeta(t *testing.T) {
 	}
 }
 
-func testServer(t *testing.T) *Server {
+func testServer(t *testing.T, opts ...ServerOption) *Server {
 	t.Helper()
 	cfg := Config{Dirs: registry.ResolveDirs(t.TempDir(), config.Dirs{}), Meta: registry.ServerMeta{Name: "test", Version: "1.0.0"}}
-	srv, err := NewServer(context.Background(), cfg)
+	srv, err := NewServer(context.Background(), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

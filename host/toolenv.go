@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,31 +11,38 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // fakeCommands provides `shout` (upper-cases stdin, status from $SHOUT_STATUS) and would
 // provide `cat` if utilities did not come first.
-type fakeCommands struct{ seen []engine.Command }
+type fakeCommands struct{ seen []fakeRun }
 
-func (f *fakeCommands) Lookup(name string) string {
-	if name == "shout" || name == "cat" {
-		return "/virtual/" + name + ".wasm"
-	}
-	return ""
+// fakeRun is what one run of a fake command saw.
+type fakeRun struct {
+	prog, dir string
+	argv      []string
+	env       *engine.Env
 }
 
-func (f *fakeCommands) Run(ctx context.Context, cmd engine.Command) int {
-	f.seen = append(f.seen, cmd)
-	in, _ := io.ReadAll(cmd.Stdin)
-	fmt.Fprint(cmd.Stdout, strings.ToUpper(string(in)))
-	for _, kv := range cmd.Env {
-		if v, ok := strings.CutPrefix(kv, "SHOUT_STATUS="); ok {
-			var st int
-			fmt.Sscan(v, &st)
-			return st
-		}
+func (f *fakeCommands) Lookup(name string) (string, engine.Program) {
+	if name != "shout" && name != "cat" {
+		return "", nil
 	}
-	return 0
+	prog := "/virtual/" + name + ".wasm"
+	return prog, func(ctx context.Context, env *engine.Env, argv []string) int {
+		f.seen = append(f.seen, fakeRun{prog: prog, dir: env.Dir, argv: argv, env: env})
+		in, _ := io.ReadAll(env.Stdin)
+		fmt.Fprint(env.Stdout, strings.ToUpper(string(in)))
+		for _, kv := range env.Environ() {
+			if v, ok := strings.CutPrefix(kv, "SHOUT_STATUS="); ok {
+				var st int
+				fmt.Sscan(v, &st)
+				return st
+			}
+		}
+		return 0
+	}
 }
 
 // runScript runs script as a tool over a fresh read-write root, with allow as its allowlist and
@@ -81,11 +87,11 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 	if len(fake.seen) != 3 {
 		t.Fatalf("ran %d times (cat must stay the utility)", len(fake.seen))
 	}
-	if c := fake.seen[0]; c.Args[0] != "shout" || c.Dir != dir || c.FS == nil || c.Program != "/virtual/shout.wasm" {
+	if c := fake.seen[0]; c.argv[0] != "shout" || c.dir != dir || c.env.FS == nil || c.prog != "/virtual/shout.wasm" {
 		t.Errorf("first run: %+v", c)
 	}
-	if fake.seen[2].Dir != "/" {
-		t.Errorf("cwd not passed: %q", fake.seen[2].Dir)
+	if fake.seen[2].dir != "/" {
+		t.Errorf("cwd not passed: %q", fake.seen[2].dir)
 	}
 	if !strings.Contains(string(out.Access), `"wasm command"`) {
 		t.Errorf("not in the access record: %s", out.Access)

@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // mcpBashBinary is the binary that serves `__confine`: MCPBASH_TEST_BINARY, else ./cmd/mcp-bash

@@ -3,12 +3,12 @@ package interp
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // BenchmarkHelloRun is one sandboxed run of the hello example's script, without the protocol.

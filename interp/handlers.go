@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
@@ -168,11 +169,11 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	switch {
 	case name == sdk.BuiltinName:
 		return func(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
-			return c.state.Run(ctx, c.sdkIO(sh), args[1:]), nil
+			return c.state.Run(ctx, c.sdkEnv(sh), args[1:]), nil
 		}
 	case sdk.Has(name):
 		return func(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
-			st := c.state.Run(ctx, c.sdkIO(sh), args)
+			st := c.state.Run(ctx, c.sdkEnv(sh), args)
 			if st != 0 && sdk.Exits(name) {
 				// Ends the script or the subshell it is in, with EXIT traps, as the original's
 				// `exit 1` does.
@@ -199,7 +200,7 @@ func (c *call) lookup(name, pathVar, dir string) (string, bool) {
 	if c.isUtility(name) {
 		return "/usr/bin/" + name, true
 	}
-	if prog := c.extCommand(name); prog != "" {
+	if prog, _ := c.extCommand(name); prog != "" {
 		return prog, true
 	}
 	return "", false
@@ -217,7 +218,7 @@ func (c *call) lookupAll(name, pathVar, dir string) []string {
 		out = append(out, "/usr/bin/"+name) // found whatever PATH says, as lookup has it
 	}
 	if len(out) == 0 {
-		if prog := c.extCommand(name); prog != "" {
+		if prog, _ := c.extCommand(name); prog != "" {
 			out = append(out, prog)
 		}
 	}
@@ -285,7 +286,7 @@ func (c *call) pathSearch(name, pathVar, dir string, all bool) []pathHit {
 			noExec = &pathHit{path: found}
 		}
 	}
-	if noExec != nil && (all || len(hits) == 0 && !util && c.extCommand(name) == "") {
+	if noExec != nil && (all || len(hits) == 0 && !util && !c.hasExtCommand(name)) {
 		hits = append(hits, *noExec)
 	}
 	return hits
@@ -346,7 +347,7 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 		if dir, base := path.Split(name); slices.Contains(binDirs, strings.TrimSuffix(dir, "/")) {
 			if f, ok := builtins.Lookup(base); ok {
 				c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
-				return f(ctx, c.builtinEnv(cc), append([]string{base}, args[1:]...)), nil
+				return f(ctx, c.programEnv(cc), append([]string{base}, args[1:]...)), nil
 			}
 			if c.job.Policy.Allowed(base) {
 				return c.external(ctx, cc, append([]string{base}, args[1:]...))
@@ -368,15 +369,16 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	}
 	if f, ok := builtins.Lookup(name); ok {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: true, Reason: "builtin"})
-		return f(ctx, c.builtinEnv(cc), args), nil
+		return f(ctx, c.programEnv(cc), args), nil
 	}
 	// An allowlisted host command comes before a project's wasm command of the same name: a
 	// module a tool managed to put in bin/ must never receive what the operator allowlisted.
 	if c.job.Policy.Allowed(name) {
 		return c.external(ctx, cc, args)
 	}
-	if prog := c.extCommand(name); prog != "" {
-		return c.runExt(ctx, cc, prog, args), nil
+	if prog, run := c.extCommand(name); run != nil {
+		c.rec.Add(sandbox.Access{Op: "exec", Path: prog, Allowed: true, Reason: "wasm command"})
+		return run(ctx, c.programEnv(cc), args), nil
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: name, Allowed: false, Reason: "not allowed"})
 	// bash's words, then why: the host's bash might have found the program, and the sandbox
@@ -634,52 +636,30 @@ func (c *call) confineRules() sandbox.ConfineRules {
 	return r
 }
 
-// shellCtx is the command context of a Go builtin run by a shell.
-func shellCtx(sh *eval.Shell) cmdCtx {
-	return cmdCtx{shell: sh, dir: sh.Dir(), environ: sh.Environ, stdin: sh.Stdin(), stdout: sh.Stdout(), stderr: sh.Stderr()}
+// hasExtCommand reports whether the job's Commands has a program called name.
+func (c *call) hasExtCommand(name string) bool {
+	prog, _ := c.extCommand(name)
+	return prog != ""
 }
 
-func (c *call) sdkIO(sh *eval.Shell) sdk.IO {
-	dir := sh.Dir()
-	return sdk.IO{Stdin: sh.Stdin(), Stdout: sh.Stdout(), Stderr: sh.Stderr(), Dir: dir, Now: now, Filters: &c.e.filters,
-		Host: &sdkHost{c: c, sh: sh, dir: dir}}
-}
-
-// sdkHost is an SDK builtin's side of the script: its variables, and the sandbox filesystem
-// and commands from its working directory.
-type sdkHost struct {
-	c   *call
-	sh  *eval.Shell
-	dir string
-}
-
-func (h *sdkHost) Getenv(k string) string {
-	v, _ := h.sh.Get(k)
-	return v
-}
-
-func (h *sdkHost) Environ() []string { return h.sh.Environ() }
-
-func (h *sdkHost) ReadFile(name string) ([]byte, error) { return h.c.fs.ReadFile(absIn(h.dir, name)) }
-
-func (h *sdkHost) WriteFile(name string, data []byte) error {
-	return h.c.fs.WriteFile(absIn(h.dir, name), data, 0o644)
-}
-
-func (h *sdkHost) AppendFile(name string, data []byte) error {
-	f, err := h.c.fs.Open(absIn(h.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
+// sdkEnv is what an SDK builtin sees: the shell's stdio, directory and filesystem, with the
+// shell's own variables (not only the exported ones) behind Getenv, as the original's SDK
+// functions, being shell functions, see them. It is built lean (no command search, no
+// budget: SDK builtins use neither) because every SDK call of every tool builds one.
+func (c *call) sdkEnv(sh *eval.Shell) *engine.Env {
+	return &engine.Env{
+		Stdin: sh.Stdin(), Stdout: sh.Stdout(), Stderr: sh.Stderr(), Dir: sh.Dir(), FS: c.fs, Umask: sh.Umask(),
+		Getenv: func(k string) string {
+			v, _ := sh.Get(k)
+			return v
+		},
+		Environ: sh.Environ,
+		Now:     now,
+		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
+			cc := cmdCtx{shell: sh, dir: sh.Dir(), environ: sh.Environ, stdin: sh.Stdin(), stdout: sh.Stdout(), stderr: sh.Stderr()}
+			return c.programEnv(cc).Exec(ctx, argv, environ, in, out, errw)
+		},
 	}
-	_, err = f.Write(data)
-	f.Close()
-	return err
-}
-
-func (h *sdkHost) RealPath(name string) (string, error) { return h.c.fs.RealPath(absIn(h.dir, name)) }
-
-func (h *sdkHost) Exec(ctx context.Context, argv []string, in io.Reader, out, errw io.Writer) int {
-	return h.c.builtinEnv(shellCtx(h.sh)).Exec(ctx, argv, nil, in, out, errw)
 }
 
 // umaskOf is the file-creation mask of the shell running a utility (bash's default without one).
@@ -690,13 +670,14 @@ func umaskOf(sh *eval.Shell) fs.FileMode {
 	return sh.Umask()
 }
 
-// builtinEnv is what an in-process utility sees of the command that runs it.
-func (c *call) builtinEnv(cc cmdCtx) *builtins.Env {
+// programEnv is what an in-process program (a utility, an SDK builtin, a wasm command) sees of
+// the command that runs it: the one interface of them all (engine.Program).
+func (c *call) programEnv(cc cmdCtx) *engine.Env {
 	stdin := cc.stdin
 	if stdin == nil {
 		stdin = bytes.NewReader(nil)
 	}
-	return &builtins.Env{
+	return &engine.Env{
 		Stdin: stdin, Stdout: cc.stdout, Stderr: cc.stderr, Dir: cc.dir, FS: c.fs, Budget: c.budget, OpenFD: cc.openFD,
 		Umask:   umaskOf(cc.shell),
 		Getenv:  cc.getenv(),

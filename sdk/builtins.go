@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
-	"io"
 	"math"
 	"path"
 	"regexp"
@@ -17,104 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
-
-// IO is what an SDK builtin may touch: the call's stdio, the script's environment, and files
-// through the sandbox (never the host directly).
-type IO struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Getenv reads the script's current variables; Environ lists its exported ones.
-	Getenv  func(string) string
-	Environ func() []string
-	// Dir is the script's working directory.
-	Dir string
-	// ReadFile, AppendFile and RealPath go through the sandbox filesystem.
-	ReadFile   func(name string) ([]byte, error)
-	WriteFile  func(name string, data []byte) error
-	AppendFile func(name string, data []byte) error
-	RealPath   func(name string) (string, error)
-	Now        func() time.Time
-	// Exec runs a command (not a shell function) through the sandbox's command resolution.
-	Exec func(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
-	// Filters caches compiled jq filters across calls (nil: compile every time).
-	Filters *FilterCache
-	// Host, when set, serves what Getenv, Environ, ReadFile, WriteFile, AppendFile, RealPath
-	// and Exec do (an engine gives one object per command instead of a closure per function).
-	Host Host
-}
-
-// Host is the script side of a builtin's IO as one object (IO.Host).
-type Host interface {
-	Getenv(name string) string
-	Environ() []string
-	ReadFile(name string) ([]byte, error)
-	WriteFile(name string, data []byte) error
-	AppendFile(name string, data []byte) error
-	RealPath(name string) (string, error)
-	Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int
-}
-
-func (o *IO) getenv(k string) string {
-	if o.Host != nil {
-		return o.Host.Getenv(k)
-	}
-	return o.Getenv(k)
-}
-
-// environ is the Environ function of the IO (nil: none).
-func (o *IO) environ() func() []string {
-	if o.Host != nil {
-		return o.Host.Environ
-	}
-	return o.Environ
-}
-
-func (o *IO) canReadFile() bool { return o.Host != nil || o.ReadFile != nil }
-
-func (o *IO) readFile(name string) ([]byte, error) {
-	if o.Host != nil {
-		return o.Host.ReadFile(name)
-	}
-	return o.ReadFile(name)
-}
-
-func (o *IO) canWriteFile() bool { return o.Host != nil || o.WriteFile != nil }
-
-func (o *IO) writeFile(name string, data []byte) error {
-	if o.Host != nil {
-		return o.Host.WriteFile(name, data)
-	}
-	return o.WriteFile(name, data)
-}
-
-func (o *IO) canAppendFile() bool { return o.Host != nil || o.AppendFile != nil }
-
-func (o *IO) appendFile(name string, data []byte) error {
-	if o.Host != nil {
-		return o.Host.AppendFile(name, data)
-	}
-	return o.AppendFile(name, data)
-}
-
-func (o *IO) canRealPath() bool { return o.Host != nil || o.RealPath != nil }
-
-func (o *IO) realPath(name string) (string, error) {
-	if o.Host != nil {
-		return o.Host.RealPath(name)
-	}
-	return o.RealPath(name)
-}
-
-func (o *IO) canExec() bool { return o.Host != nil || o.Exec != nil }
-
-func (o *IO) exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if o.Host != nil {
-		return o.Host.Exec(ctx, argv, stdin, stdout, stderr)
-	}
-	return o.Exec(ctx, argv, stdin, stdout, stderr)
-}
 
 // Prelude is Bash that defines the SDK functions that need the shell itself (setting a variable,
 // calling shell functions) around the Go builtin `__mcpbash_sdk`; every other SDK function is
@@ -126,7 +29,7 @@ var Prelude string
 // BuiltinName is the command the prelude calls.
 const BuiltinName = "__mcpbash_sdk"
 
-type builtinFunc func(s *State, ctx context.Context, io IO, args []string) int
+type builtinFunc func(s *State, ctx context.Context, env *engine.Env, args []string) int
 
 var builtins map[string]builtinFunc
 
@@ -189,11 +92,11 @@ var unavailable = []string{
 }
 
 func unavailableFunc(name string) builtinFunc {
-	return func(s *State, ctx context.Context, io IO, args []string) int {
+	return func(s *State, ctx context.Context, env *engine.Env, args []string) int {
 		if strings.HasPrefix(name, "mcp_elicit") {
-			fmt.Fprintln(io.Stdout, declined)
+			fmt.Fprintln(env.Stdout, declined)
 		}
-		fmt.Fprintf(io.Stderr, "mcp-bash: %s is not available in sandbox mode yet (run the tool with \"exec\": \"native\")\n", name)
+		fmt.Fprintf(env.Stderr, "mcp-bash: %s is not available in sandbox mode yet (run the tool with \"exec\": \"native\")\n", name)
 		return 1
 	}
 }
@@ -226,20 +129,22 @@ func Names() []string {
 }
 
 // Run executes one SDK builtin and returns its exit status.
-func (s *State) Run(ctx context.Context, io IO, args []string) int {
+func (s *State) Run(ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io.Stderr, BuiltinName+": missing function name")
+		fmt.Fprintln(env.Stderr, BuiltinName+": missing function name")
 		return 2
 	}
 	f, ok := builtins[args[0]]
 	if !ok {
-		fmt.Fprintf(io.Stderr, "%s: unknown SDK function %s\n", BuiltinName, args[0])
+		fmt.Fprintf(env.Stderr, "%s: unknown SDK function %s\n", BuiltinName, args[0])
 		return 127
 	}
-	if io.Now == nil {
-		io.Now = time.Now
+	if env.Now == nil {
+		e := *env
+		e.Now = time.Now
+		env = &e
 	}
-	return f(s, ctx, io, args[1:])
+	return f(s, ctx, env, args[1:])
 }
 
 func jsonString(s string) string {
@@ -247,14 +152,14 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-func jsonEscape(_ *State, _ context.Context, io IO, args []string) int {
-	fmt.Fprintln(io.Stdout, jsonString(strings.Join(args, " ")))
+func jsonEscape(_ *State, _ context.Context, env *engine.Env, args []string) int {
+	fmt.Fprintln(env.Stdout, jsonString(strings.Join(args, " ")))
 	return 0
 }
 
-func jsonObj(_ *State, _ context.Context, io IO, args []string) int {
+func jsonObj(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args)%2 != 0 {
-		fmt.Fprintln(io.Stderr, "mcp_json_obj: expected key/value pairs")
+		fmt.Fprintln(env.Stderr, "mcp_json_obj: expected key/value pairs")
 		return 1
 	}
 	var b strings.Builder
@@ -266,20 +171,20 @@ func jsonObj(_ *State, _ context.Context, io IO, args []string) int {
 		b.WriteString(jsonString(args[i]) + ":" + jsonString(args[i+1]))
 	}
 	b.WriteByte('}')
-	fmt.Fprintln(io.Stdout, b.String())
+	fmt.Fprintln(env.Stdout, b.String())
 	return 0
 }
 
-func jsonArr(_ *State, _ context.Context, io IO, args []string) int {
+func jsonArr(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		parts[i] = jsonString(a)
 	}
-	fmt.Fprintln(io.Stdout, "["+strings.Join(parts, ",")+"]")
+	fmt.Fprintln(env.Stdout, "["+strings.Join(parts, ",")+"]")
 	return 0
 }
 
-func isValidJSON(_ *State, _ context.Context, io IO, args []string) int {
+func isValidJSON(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
 		return 1
 	}
@@ -289,8 +194,8 @@ func isValidJSON(_ *State, _ context.Context, io IO, args []string) int {
 	return 0
 }
 
-func byteLength(_ *State, _ context.Context, io IO, args []string) int {
-	fmt.Fprintln(io.Stdout, len(strings.Join(args, " ")))
+func byteLength(_ *State, _ context.Context, env *engine.Env, args []string) int {
+	fmt.Fprintln(env.Stdout, len(strings.Join(args, " ")))
 	return 0
 }
 
@@ -316,22 +221,22 @@ func (s *State) argsValue() any {
 	return s.args
 }
 
-func argsRaw(s *State, _ context.Context, io IO, _ []string) int {
+func argsRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 	raw := string(s.Call.Args)
 	if raw == "" {
 		raw = "{}"
 	}
-	fmt.Fprintln(io.Stdout, raw)
+	fmt.Fprintln(env.Stdout, raw)
 	return 0
 }
 
 // query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
-func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
+func (s *State) query(env *engine.Env, filter string, v any, order jqorder.KeyOrder) int {
 	p := &jqorder.Printer{Input: order}
-	out, err := io.Filters.run(filter, v, io.environ(), p)
+	out, err := s.Filters.run(filter, v, env.Environ, p)
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		var ce compileError
 		if errors.As(err, &ce) {
 			return 3
@@ -339,15 +244,15 @@ func query(io IO, filter string, v any, order jqorder.KeyOrder) int {
 		return 5
 	}
 	for _, x := range out {
-		fmt.Fprintln(io.Stdout, rawOrderedOutput(p, x))
+		fmt.Fprintln(env.Stdout, rawOrderedOutput(p, x))
 	}
 	return 0
 }
 
 // value evaluates a filter to one string ("" for null or no result).
-func value(io IO, filter string, v any, order jqorder.KeyOrder) (string, error) {
+func (s *State) value(env *engine.Env, filter string, v any, order jqorder.KeyOrder) (string, error) {
 	p := &jqorder.Printer{Input: order}
-	out, err := io.Filters.run(filter, v, io.environ(), p)
+	out, err := s.Filters.run(filter, v, env.Environ, p)
 	if err != nil {
 		return "", err
 	}
@@ -362,43 +267,43 @@ func value(io IO, filter string, v any, order jqorder.KeyOrder) (string, error) 
 	return strings.Join(parts, "\n"), nil
 }
 
-func argsGet(s *State, _ context.Context, io IO, args []string) int {
+func argsGet(s *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_args_get: filter required")
+		fmt.Fprintln(env.Stderr, "mcp_args_get: filter required")
 		return 2
 	}
 	args0, order := s.argsWithOrder()
-	return query(io, args[0], args0, order)
+	return s.query(env, args[0], args0, order)
 }
 
 // failWith records a JSON-RPC failure, prints it to stdout and the message to stderr (as
 // mcp_fail does) and returns 1; the prelude wrapper then exits.
-func (s *State) failWith(io IO, code int, msg string, data json.RawMessage) int {
+func (s *State) failWith(env *engine.Env, code int, msg string, data json.RawMessage) int {
 	if msg == "" {
 		msg = "Tool failed"
 	}
 	f := &engine.Failure{Code: code, Message: msg, Data: data}
 	s.setFail(f)
 	b, _ := json.Marshal(f)
-	fmt.Fprintln(io.Stdout, string(b))
-	fmt.Fprintln(io.Stderr, msg)
+	fmt.Fprintln(env.Stdout, string(b))
+	fmt.Fprintln(env.Stderr, msg)
 	return 1
 }
 
-func argsRequire(s *State, _ context.Context, io IO, args []string) int {
+func argsRequire(s *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		return s.failWith(io, -32602, "mcp_args_require: filter required", nil)
+		return s.failWith(env, -32602, "mcp_args_require: filter required", nil)
 	}
 	a, order := s.argsWithOrder()
-	v, err := value(io, args[0], a, order)
+	v, err := s.value(env, args[0], a, order)
 	if err != nil || v == "" || v == "null" {
 		msg := args[0] + " is required"
 		if len(args) > 1 && args[1] != "" {
 			msg = args[1]
 		}
-		return s.failWith(io, -32602, msg, nil)
+		return s.failWith(env, -32602, msg, nil)
 	}
-	fmt.Fprintln(io.Stdout, v)
+	fmt.Fprintln(env.Stdout, v)
 	return 0
 }
 
@@ -420,63 +325,63 @@ func flags(args []string, known ...string) (pos []string, opts map[string][]stri
 	return pos, opts, nil
 }
 
-func argsBool(s *State, _ context.Context, io IO, args []string) int {
+func argsBool(s *State, _ context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default")
 	if err != nil || len(pos) == 0 {
-		return s.failWith(io, -32602, "mcp_args_bool: usage: mcp_args_bool FILTER [--default true|false]", nil)
+		return s.failWith(env, -32602, "mcp_args_bool: usage: mcp_args_bool FILTER [--default true|false]", nil)
 	}
 	a, order := s.argsWithOrder()
-	v, _ := value(io, pos[0], a, order)
+	v, _ := s.value(env, pos[0], a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
-			return s.failWith(io, -32602, pos[0]+" is required", nil)
+			return s.failWith(env, -32602, pos[0]+" is required", nil)
 		}
 		v = d[0]
 	}
 	if v == "true" || v == "1" {
-		fmt.Fprintln(io.Stdout, "true")
+		fmt.Fprintln(env.Stdout, "true")
 	} else {
-		fmt.Fprintln(io.Stdout, "false")
+		fmt.Fprintln(env.Stdout, "false")
 	}
 	return 0
 }
 
 var intRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[0-9]+$`) })
 
-func argsInt(s *State, _ context.Context, io IO, args []string) int {
+func argsInt(s *State, _ context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default", "--min", "--max")
 	if err != nil || len(pos) == 0 {
-		return s.failWith(io, -32602, "mcp_args_int: usage: mcp_args_int FILTER [--default N] [--min N] [--max N]", nil)
+		return s.failWith(env, -32602, "mcp_args_int: usage: mcp_args_int FILTER [--default N] [--min N] [--max N]", nil)
 	}
 	f := pos[0]
 	a, order := s.argsWithOrder()
-	v, _ := value(io, f, a, order)
+	v, _ := s.value(env, f, a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
-			return s.failWith(io, -32602, f+" is required", nil)
+			return s.failWith(env, -32602, f+" is required", nil)
 		}
 		v = d[0]
 	}
 	if !intRE().MatchString(v) {
-		return s.failWith(io, -32602, f+" must be an integer", nil)
+		return s.failWith(env, -32602, f+" must be an integer", nil)
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return s.failWith(io, -32602, f+" must be an integer", nil)
+		return s.failWith(env, -32602, f+" must be an integer", nil)
 	}
 	if m, ok := opts["--min"]; ok {
 		if lo, err := strconv.ParseInt(m[0], 10, 64); err == nil && n < lo {
-			return s.failWith(io, -32602, fmt.Sprintf("%s must be >= %d", f, lo), nil)
+			return s.failWith(env, -32602, fmt.Sprintf("%s must be >= %d", f, lo), nil)
 		}
 	}
 	if m, ok := opts["--max"]; ok {
 		if hi, err := strconv.ParseInt(m[0], 10, 64); err == nil && n > hi {
-			return s.failWith(io, -32602, fmt.Sprintf("%s must be <= %d", f, hi), nil)
+			return s.failWith(env, -32602, fmt.Sprintf("%s must be <= %d", f, hi), nil)
 		}
 	}
-	fmt.Fprintln(io.Stdout, n)
+	fmt.Fprintln(env.Stdout, n)
 	return 0
 }
 
@@ -490,29 +395,29 @@ func (s *State) metaValue() (any, jqorder.KeyOrder) {
 	return v, order
 }
 
-func metaRaw(s *State, _ context.Context, io IO, _ []string) int {
+func metaRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 	v, order := s.metaValue()
-	fmt.Fprintln(io.Stdout, rawOrderedOutput(&jqorder.Printer{Input: order}, v))
+	fmt.Fprintln(env.Stdout, rawOrderedOutput(&jqorder.Printer{Input: order}, v))
 	return 0
 }
 
-func metaGet(s *State, _ context.Context, io IO, args []string) int {
+func metaGet(s *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_meta_get: filter required")
+		fmt.Fprintln(env.Stderr, "mcp_meta_get: filter required")
 		return 2
 	}
 	v, order := s.metaValue()
-	return query(io, args[0], v, order)
+	return s.query(env, args[0], v, order)
 }
 
-func isCancelled(s *State, ctx context.Context, _ IO, _ []string) int {
+func isCancelled(s *State, ctx context.Context, _ *engine.Env, _ []string) int {
 	if s.cancelled() {
 		return 0
 	}
 	return 1
 }
 
-func progress(s *State, ctx context.Context, io IO, args []string) int {
+func progress(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if s.Call.ProgressToken == nil || s.Call.Sink == nil {
 		return 0
 	}
@@ -550,9 +455,9 @@ func normLevel(l string) string {
 	return "info"
 }
 
-func logJSON(s *State, ctx context.Context, io IO, args []string) int {
+func logJSON(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) < 3 {
-		fmt.Fprintln(io.Stderr, "mcp_log: usage: mcp_log LEVEL LOGGER JSON")
+		fmt.Fprintln(env.Stderr, "mcp_log: usage: mcp_log LEVEL LOGGER JSON")
 		return 1
 	}
 	data := json.RawMessage(jsonString(args[2]))
@@ -566,7 +471,7 @@ func logJSON(s *State, ctx context.Context, io IO, args []string) int {
 }
 
 func logLevel(level string) builtinFunc {
-	return func(s *State, ctx context.Context, io IO, args []string) int {
+	return func(s *State, ctx context.Context, env *engine.Env, args []string) int {
 		logger, msg := "", ""
 		if len(args) > 0 {
 			logger = args[0]
@@ -581,30 +486,30 @@ func logLevel(level string) builtinFunc {
 	}
 }
 
-func debugLog(s *State, _ context.Context, io IO, args []string) int {
-	p := io.getenv("MCPBASH_DEBUG_LOG")
-	if p == "" || !io.canAppendFile() {
+func debugLog(s *State, _ context.Context, env *engine.Env, args []string) int {
+	p := env.Getenv("MCPBASH_DEBUG_LOG")
+	if p == "" || env.FS == nil {
 		return 0
 	}
-	line := fmt.Sprintf("[%s] %s\n", io.Now().Format("15:04:05"), strings.Join(args, " "))
-	_ = io.appendFile(p, []byte(line))
+	line := fmt.Sprintf("[%s] %s\n", env.Now().Format("15:04:05"), strings.Join(args, " "))
+	_ = env.AppendFile(p, []byte(line))
 	return 0
 }
 
-func emitText(_ *State, _ context.Context, io IO, args []string) int {
-	fmt.Fprint(io.Stdout, strings.Join(args, " "))
+func emitText(_ *State, _ context.Context, env *engine.Env, args []string) int {
+	fmt.Fprint(env.Stdout, strings.Join(args, " "))
 	return 0
 }
 
-func emitJSON(_ *State, _ context.Context, io IO, args []string) int {
+func emitJSON(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	in := strings.Join(args, " ")
 	o := newOrdered()
 	v, err := o.decode([]byte(in))
 	if err != nil {
-		fmt.Fprintln(io.Stderr, "mcp_emit_json: invalid JSON")
+		fmt.Fprintln(env.Stderr, "mcp_emit_json: invalid JSON")
 		return 1
 	}
-	fmt.Fprintln(io.Stdout, o.encode(v))
+	fmt.Fprintln(env.Stdout, o.encode(v))
 	return 0
 }
 
@@ -626,7 +531,7 @@ func (s *State) maxText(args []string, idx int) int {
 	return 100 * 1024
 }
 
-func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
+func resultSuccess(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	in := "null"
 	if len(args) > 0 {
 		in = args[0]
@@ -634,10 +539,10 @@ func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
 	o := newOrdered()
 	v, err := o.decode([]byte(in))
 	if err != nil {
-		return resultError(s, ctx, io, []string{`{"type":"internal_error","message":"mcp_result_success: invalid JSON input"}`})
+		return resultError(s, ctx, env, []string{`{"type":"internal_error","message":"mcp_result_success: invalid JSON input"}`})
 	}
 	compact := o.encode(v)
-	env := o.object("success", true, "result", v)
+	result := o.object("success", true, "result", v)
 	text := `{"success":true,"result":` + compact + `}`
 	if max := s.maxText(args, 1); len(text) > max {
 		switch x := v.(type) {
@@ -650,11 +555,11 @@ func resultSuccess(s *State, ctx context.Context, io IO, args []string) int {
 			text = string(r[:min(100, len(r))])
 		}
 	}
-	fmt.Fprintln(io.Stdout, toolResult(o, text, env, false))
+	fmt.Fprintln(env.Stdout, toolResult(o, text, result, false))
 	return 0
 }
 
-func resultError(s *State, _ context.Context, io IO, args []string) int {
+func resultError(s *State, _ context.Context, env *engine.Env, args []string) int {
 	in := "{}"
 	if len(args) > 0 {
 		in = args[0]
@@ -680,14 +585,14 @@ func resultError(s *State, _ context.Context, io IO, args []string) int {
 		msg = "Unknown error"
 		o.set(e, "message", msg)
 	}
-	fmt.Fprintln(io.Stdout, toolResult(o, o.raw(msg), o.object("success", false, "error", e), true))
+	fmt.Fprintln(env.Stdout, toolResult(o, o.raw(msg), o.object("success", false, "error", e), true))
 	return 0
 }
 
-func errorResult(s *State, ctx context.Context, io IO, args []string) int {
+func errorResult(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	pos, _, err := flags(args, "--hint", "--data")
 	if err != nil || len(pos) < 2 {
-		fmt.Fprintln(io.Stderr, "mcp_error: usage: mcp_error TYPE MESSAGE [--hint H] [--data JSON]")
+		fmt.Fprintln(env.Stderr, "mcp_error: usage: mcp_error TYPE MESSAGE [--hint H] [--data JSON]")
 		return 1
 	}
 	o := newOrdered()
@@ -712,12 +617,12 @@ func errorResult(s *State, ctx context.Context, io IO, args []string) int {
 	if s.Call.Sink != nil {
 		s.Call.Sink.Log(ctx, "error", s.Call.Tool, json.RawMessage(text))
 	}
-	return resultError(s, ctx, io, []string{text})
+	return resultError(s, ctx, env, []string{text})
 }
 
-func resultWithResource(s *State, ctx context.Context, io IO, args []string) int {
+func resultWithResource(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_result_text_with_resource: data required")
+		fmt.Fprintln(env.Stderr, "mcp_result_text_with_resource: data required")
 		return 1
 	}
 	data := args[0]
@@ -742,17 +647,17 @@ func resultWithResource(s *State, ctx context.Context, io IO, args []string) int
 	}
 	for i := range refs {
 		if !path.IsAbs(refs[i].Path) {
-			refs[i].Path = path.Join(io.Dir, refs[i].Path)
+			refs[i].Path = path.Join(env.Dir, refs[i].Path)
 		}
 	}
 	s.addResources(refs)
 	if !json.Valid([]byte(data)) {
 		data = jsonString(data)
 	}
-	return resultSuccess(s, ctx, io, []string{data})
+	return resultSuccess(s, ctx, env, []string{data})
 }
 
-func fail(s *State, _ context.Context, io IO, args []string) int {
+func fail(s *State, _ context.Context, env *engine.Env, args []string) int {
 	code := -32603
 	if len(args) > 0 {
 		if n, err := strconv.Atoi(strings.TrimSpace(args[0])); err == nil {
@@ -771,10 +676,10 @@ func fail(s *State, _ context.Context, io IO, args []string) int {
 			data = json.RawMessage(jsonString(args[2]))
 		}
 	}
-	return s.failWith(io, code, msg, data)
+	return s.failWith(env, code, msg, data)
 }
 
-func failInvalidArgs(s *State, ctx context.Context, io IO, args []string) int {
+func failInvalidArgs(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	msg := "Invalid params"
 	if len(args) > 0 && args[0] != "" {
 		msg = args[0]
@@ -783,10 +688,10 @@ func failInvalidArgs(s *State, ctx context.Context, io IO, args []string) int {
 	if len(args) > 1 {
 		rest = append(rest, args[1])
 	}
-	return fail(s, ctx, io, rest)
+	return fail(s, ctx, env, rest)
 }
 
-func extractCLIError(_ *State, _ context.Context, io IO, args []string) int {
+func extractCLIError(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	get := func(i int) string {
 		if i < len(args) {
 			return args[i]
@@ -798,24 +703,24 @@ func extractCLIError(_ *State, _ context.Context, io IO, args []string) int {
 		if m, ok := v.(map[string]any); ok {
 			if e, ok := m["error"].(map[string]any); ok {
 				if msg, ok := e["message"].(string); ok && msg != "" {
-					fmt.Fprintln(io.Stdout, msg)
+					fmt.Fprintln(env.Stdout, msg)
 					return 0
 				}
 			}
 			if msg, ok := m["error"].(string); ok && msg != "" {
-				fmt.Fprintln(io.Stdout, msg)
+				fmt.Fprintln(env.Stdout, msg)
 				return 0
 			}
 			if m["success"] == false || m["ok"] == false {
 				if msg, ok := m["message"].(string); ok && msg != "" {
-					fmt.Fprintln(io.Stdout, msg)
+					fmt.Fprintln(env.Stdout, msg)
 					return 0
 				}
 			}
 			if errs, ok := m["errors"].([]any); ok && len(errs) > 0 {
 				if e, ok := errs[0].(map[string]any); ok {
 					if msg, ok := e["message"].(string); ok && msg != "" {
-						fmt.Fprintln(io.Stdout, msg)
+						fmt.Fprintln(env.Stdout, msg)
 						return 0
 					}
 				}
@@ -823,25 +728,25 @@ func extractCLIError(_ *State, _ context.Context, io IO, args []string) int {
 		}
 	}
 	if strings.TrimSpace(stderr) != "" {
-		fmt.Fprintln(io.Stdout, strings.TrimRight(stderr, "\n"))
+		fmt.Fprintln(env.Stdout, strings.TrimRight(stderr, "\n"))
 		return 0
 	}
 	if rc == "" {
 		rc = "1"
 	}
-	fmt.Fprintf(io.Stdout, "CLI exited with code %s\n", rc)
+	fmt.Fprintf(env.Stdout, "CLI exited with code %s\n", rc)
 	return 0
 }
 
-func rootsList(s *State, _ context.Context, io IO, _ []string) int {
+func rootsList(s *State, _ context.Context, env *engine.Env, _ []string) int {
 	for _, r := range s.Call.Roots {
-		fmt.Fprintln(io.Stdout, r.Path)
+		fmt.Fprintln(env.Stdout, r.Path)
 	}
 	return 0
 }
 
-func rootsCount(s *State, _ context.Context, io IO, _ []string) int {
-	fmt.Fprintln(io.Stdout, len(s.Call.Roots))
+func rootsCount(s *State, _ context.Context, env *engine.Env, _ []string) int {
+	fmt.Fprintln(env.Stdout, len(s.Call.Roots))
 	return 0
 }
 
@@ -855,38 +760,38 @@ func (s *State) inRoots(p string) bool {
 	return false
 }
 
-func (s *State) physical(io IO, p string) string {
+func (s *State) physical(env *engine.Env, p string) string {
 	if !path.IsAbs(p) {
-		p = path.Join(io.Dir, p)
+		p = path.Join(env.Dir, p)
 	}
 	p = path.Clean(p)
-	if io.canRealPath() {
-		if real, err := io.realPath(p); err == nil {
+	if env.FS != nil {
+		if real, err := env.FS.RealPath(p); err == nil {
 			return real
 		}
 	}
 	return p
 }
 
-func rootsContains(s *State, _ context.Context, io IO, args []string) int {
+func rootsContains(s *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 || args[0] == "" {
 		return 1
 	}
-	if s.inRoots(s.physical(io, args[0])) {
+	if s.inRoots(s.physical(env, args[0])) {
 		return 0
 	}
 	return 1
 }
 
-func requirePath(s *State, _ context.Context, io IO, args []string) int {
+func requirePath(s *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		return s.failWith(io, -32602, "mcp_require_path: filter required", nil)
+		return s.failWith(env, -32602, "mcp_require_path: filter required", nil)
 	}
 	f := args[0]
 	single := slices.Contains(args[1:], "--default-to-single-root")
 	allowEmpty := slices.Contains(args[1:], "--allow-empty")
 	a, order := s.argsWithOrder()
-	v, _ := value(io, f, a, order)
+	v, _ := s.value(env, f, a, order)
 	if v == "null" {
 		v = ""
 	}
@@ -895,23 +800,23 @@ func requirePath(s *State, _ context.Context, io IO, args []string) int {
 		case single && len(s.Call.Roots) == 1:
 			v = s.Call.Roots[0].Path
 		case allowEmpty:
-			fmt.Fprintln(io.Stdout, "")
+			fmt.Fprintln(env.Stdout, "")
 			return 0
 		case single:
-			return s.failWith(io, -32602, f+" is required when zero or multiple roots are configured", nil)
+			return s.failWith(env, -32602, f+" is required when zero or multiple roots are configured", nil)
 		default:
-			return s.failWith(io, -32602, f+" is required", nil)
+			return s.failWith(env, -32602, f+" is required", nil)
 		}
 	}
-	p := s.physical(io, v)
+	p := s.physical(env, v)
 	if len(s.Call.Roots) > 0 && !s.inRoots(p) {
-		return s.failWith(io, -32602, f+" is outside configured MCP roots", nil)
+		return s.failWith(env, -32602, f+" is outside configured MCP roots", nil)
 	}
-	fmt.Fprintln(io.Stdout, p)
+	fmt.Fprintln(env.Stdout, p)
 	return 0
 }
 
-func pathNormalize(s *State, _ context.Context, io IO, args []string) int {
+func pathNormalize(s *State, _ context.Context, env *engine.Env, args []string) int {
 	physical := true
 	var rest []string
 	for _, a := range args {
@@ -925,34 +830,34 @@ func pathNormalize(s *State, _ context.Context, io IO, args []string) int {
 		}
 	}
 	if len(rest) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_path_normalize: path required")
+		fmt.Fprintln(env.Stderr, "mcp_path_normalize: path required")
 		return 1
 	}
 	p := rest[0]
 	if physical {
-		fmt.Fprintln(io.Stdout, s.physical(io, p))
+		fmt.Fprintln(env.Stdout, s.physical(env, p))
 		return 0
 	}
 	if !path.IsAbs(p) {
-		p = path.Join(io.Dir, p)
+		p = path.Join(env.Dir, p)
 	}
-	fmt.Fprintln(io.Stdout, path.Clean(p))
+	fmt.Fprintln(env.Stdout, path.Clean(p))
 	return 0
 }
 
-func pathCollapse(_ *State, _ context.Context, io IO, args []string) int {
+func pathCollapse(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_path_collapse: path required")
+		fmt.Fprintln(env.Stderr, "mcp_path_collapse: path required")
 		return 1
 	}
-	fmt.Fprintln(io.Stdout, path.Clean(args[0]))
+	fmt.Fprintln(env.Stdout, path.Clean(args[0]))
 	return 0
 }
 
-func configLoad(s *State, _ context.Context, io IO, args []string) int {
+func configLoad(s *State, _ context.Context, env *engine.Env, args []string) int {
 	_, opts, err := flags(args, "--env", "--file", "--example", "--defaults")
 	if err != nil {
-		fmt.Fprintln(io.Stderr, "mcp_config_load: "+err.Error())
+		fmt.Fprintln(env.Stderr, "mcp_config_load: "+err.Error())
 		return 1
 	}
 	merged := map[string]any{}
@@ -963,7 +868,7 @@ func configLoad(s *State, _ context.Context, io IO, args []string) int {
 		v, err := decodeJSON([]byte(raw))
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
-			fmt.Fprintf(io.Stderr, "mcp_config_load: %s is not a JSON object; ignored\n", src)
+			fmt.Fprintf(env.Stderr, "mcp_config_load: %s is not a JSON object; ignored\n", src)
 			return
 		}
 		for k, x := range m {
@@ -971,13 +876,13 @@ func configLoad(s *State, _ context.Context, io IO, args []string) int {
 		}
 	}
 	readFile := func(p string) string {
-		if !io.canReadFile() {
+		if env.FS == nil {
 			return ""
 		}
 		if !path.IsAbs(p) {
-			p = path.Join(io.Dir, p)
+			p = path.Join(env.Dir, p)
 		}
-		b, err := io.readFile(p)
+		b, err := env.ReadFile(p)
 		if err != nil {
 			return ""
 		}
@@ -994,28 +899,28 @@ func configLoad(s *State, _ context.Context, io IO, args []string) int {
 		layer(p[0], readFile(p[0]))
 	}
 	if e, ok := opts["--env"]; ok {
-		layer("$"+e[0], io.getenv(e[0]))
+		layer("$"+e[0], env.Getenv(e[0]))
 	}
-	fmt.Fprintln(io.Stdout, compactJSON(merged))
+	fmt.Fprintln(env.Stdout, compactJSON(merged))
 	return 0
 }
 
-func configGet(s *State, _ context.Context, io IO, args []string) int {
+func configGet(s *State, _ context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default")
 	if err != nil || len(pos) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_config_get: usage: mcp_config_get FILTER [--default V]")
+		fmt.Fprintln(env.Stderr, "mcp_config_get: usage: mcp_config_get FILTER [--default V]")
 		return 1
 	}
 	var cfg any = map[string]any{}
 	order := jqorder.KeyOrder{}
-	if raw := io.getenv("MCP_CONFIG_JSON"); raw != "" {
+	if raw := env.Getenv("MCP_CONFIG_JSON"); raw != "" {
 		if v, err := decodeOrderedJSON([]byte(raw), order); err == nil {
 			cfg = v
 		}
 	}
-	v, err := value(io, pos[0], cfg, order)
+	v, err := s.value(env, pos[0], cfg, order)
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "jq: error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		return 5
 	}
 	if v == "" || v == "null" {
@@ -1025,13 +930,13 @@ func configGet(s *State, _ context.Context, io IO, args []string) int {
 			v = "null"
 		}
 	}
-	fmt.Fprintln(io.Stdout, v)
+	fmt.Fprintln(env.Stdout, v)
 	return 0
 }
 
 // backoffSleep sleeps delay*2^(attempt-1) seconds plus up to 25% jitter, ending early when the
 // call ends (used by the shell implementation of mcp_with_retry).
-func backoffSleep(_ *State, ctx context.Context, io IO, args []string) int {
+func backoffSleep(_ *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) < 2 {
 		return 2
 	}
@@ -1041,7 +946,7 @@ func backoffSleep(_ *State, ctx context.Context, io IO, args []string) int {
 		return 2
 	}
 	d := delay * math.Pow(2, float64(min(attempt-1, 16)))
-	d += d * 0.25 * float64(io.Now().UnixNano()%1000) / 1000
+	d += d * 0.25 * float64(env.Now().UnixNano()%1000) / 1000
 	t := time.NewTimer(time.Duration(d * float64(time.Second)))
 	defer t.Stop()
 	select {
@@ -1054,20 +959,20 @@ func backoffSleep(_ *State, ctx context.Context, io IO, args []string) int {
 
 // jsonTruncate keeps the largest prefix of an array (top level or at --array-path) whose JSON
 // fits in max bytes.
-func jsonTruncate(s *State, _ context.Context, io IO, args []string) int {
+func jsonTruncate(s *State, _ context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--array-path")
 	if err != nil || len(pos) == 0 {
-		fmt.Fprintln(io.Stderr, "mcp_json_truncate: usage: mcp_json_truncate JSON [MAX] [--array-path .p]")
+		fmt.Fprintln(env.Stderr, "mcp_json_truncate: usage: mcp_json_truncate JSON [MAX] [--array-path .p]")
 		return 1
 	}
 	v, err := decodeJSON([]byte(pos[0]))
 	if err != nil {
-		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":false,"error":"invalid JSON"}`)
+		fmt.Fprintln(env.Stdout, `{"result":null,"truncated":false,"error":"invalid JSON"}`)
 		return 0
 	}
 	max := s.maxText(pos, 1)
 	if len(compactJSON(v)) <= max {
-		fmt.Fprintln(io.Stdout, `{"result":`+compactJSON(v)+`,"truncated":false}`)
+		fmt.Fprintln(env.Stdout, `{"result":`+compactJSON(v)+`,"truncated":false}`)
 		return 0
 	}
 	arrPath := "."
@@ -1080,7 +985,7 @@ func jsonTruncate(s *State, _ context.Context, io IO, args []string) int {
 		arr, ok = out[0].([]any)
 	}
 	if !ok {
-		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":`+jsonString("no array at "+arrPath+" to truncate")+`}`)
+		fmt.Fprintln(env.Stdout, `{"result":null,"truncated":true,"error":`+jsonString("no array at "+arrPath+" to truncate")+`}`)
 		return 0
 	}
 	build := func(k int) (any, error) {
@@ -1096,7 +1001,7 @@ func jsonTruncate(s *State, _ context.Context, io IO, args []string) int {
 		mid := (lo + hi) / 2
 		cand, err := build(mid)
 		if err != nil {
-			fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":`+jsonString(err.Error())+`}`)
+			fmt.Fprintln(env.Stdout, `{"result":null,"truncated":true,"error":`+jsonString(err.Error())+`}`)
 			return 0
 		}
 		if len(compactJSON(cand)) <= max {
@@ -1106,9 +1011,9 @@ func jsonTruncate(s *State, _ context.Context, io IO, args []string) int {
 		}
 	}
 	if best == nil {
-		fmt.Fprintln(io.Stdout, `{"result":null,"truncated":true,"error":"does not fit even when empty"}`)
+		fmt.Fprintln(env.Stdout, `{"result":null,"truncated":true,"error":"does not fit even when empty"}`)
 		return 0
 	}
-	fmt.Fprintf(io.Stdout, `{"result":%s,"truncated":true,"kept":%d,"total":%d}`+"\n", compactJSON(best), lo-1, len(arr))
+	fmt.Fprintf(env.Stdout, `{"result":%s,"truncated":true,"kept":%d,"total":%d}`+"\n", compactJSON(best), lo-1, len(arr))
 	return 0
 }

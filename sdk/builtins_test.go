@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
@@ -25,8 +28,7 @@ func runSDK(t *testing.T, call *engine.Call, env map[string]string, args ...stri
 	t.Helper()
 	st = NewState(call, nil)
 	var o, e bytes.Buffer
-	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] }}
-	status = st.Run(context.Background(), io, args)
+	status = st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] }}, args)
 	return o.String(), e.String(), status, st
 }
 
@@ -70,13 +72,21 @@ func TestBuiltins(t *testing.T) {
 }
 
 func TestConfigPrecedence(t *testing.T) {
-	files := map[string]string{"/work/file.json": `{"b":"file","c":"file"}`, "/work/example.json": `{"a":"example","b":"example","c":"example"}`}
+	work := t.TempDir()
+	for name, data := range map[string]string{"file.json": `{"b":"file","c":"file"}`, "example.json": `{"a":"example","b":"example","c":"example"}`} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys, err := sandbox.NewFS(sandbox.Policy{Roots: []sandbox.Root{{Path: work, Mode: sandbox.ReadOnly}}}, sandbox.Scratch{}, &sandbox.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
 	st := NewState(&engine.Call{}, nil)
 	var o, e bytes.Buffer
 	env := map[string]string{"CFG": `{"c":"env"}`}
-	io := IO{Stdout: &o, Stderr: &e, Dir: "/work", Getenv: func(k string) string { return env[k] },
-		ReadFile: func(p string) ([]byte, error) { return []byte(files[p]), nil }}
-	st.Run(context.Background(), io, []string{"mcp_config_load", "--defaults", `{"a":"d","z":"d"}`, "--example", "example.json", "--file", "file.json", "--env", "CFG"})
+	st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &e, Dir: work, FS: fsys, Getenv: func(k string) string { return env[k] }}, []string{"mcp_config_load", "--defaults", `{"a":"d","z":"d"}`, "--example", "example.json", "--file", "file.json", "--env", "CFG"})
 	if got := o.String(); got != `{"a":"example","b":"file","c":"env","z":"d"}`+"\n" {
 		t.Errorf("merged %s (stderr %s)", got, e.String())
 	}
@@ -108,7 +118,7 @@ func TestJQCannotReadServerEnvironment(t *testing.T) {
 	t.Setenv("MCPBASH_SDK_CANARY", "host-secret")
 	st := NewState(&engine.Call{Args: json.RawMessage(`{}`)}, nil)
 	var o bytes.Buffer
-	st.Run(context.Background(), IO{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
+	st.Run(context.Background(), &engine.Env{Stdout: &o, Stderr: &o, Environ: func() []string { return []string{"VISIBLE=1"} }},
 		[]string{"mcp_args_get", `[$ENV.MCPBASH_SDK_CANARY, env.VISIBLE]`})
 	if strings.Contains(o.String(), "host-secret") || !strings.Contains(o.String(), `"1"`) {
 		t.Errorf("jq env: %s", o.String())

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // elicitBuiltins are the elicitation and download functions.
@@ -71,11 +72,11 @@ func ElicitAnswer(ctx context.Context, call *engine.Call, req engine.ElicitReque
 
 // ask sends an elicitation and prints the original's {"action","content"}; status 0 only for
 // accept. Without client support it declines, as the original does.
-func (s *State) ask(ctx context.Context, io IO, req engine.ElicitRequest) int {
+func (s *State) ask(ctx context.Context, env *engine.Env, req engine.ElicitRequest) int {
 	line, action, err := ElicitAnswer(ctx, s.Call, req)
-	io.Stdout.Write(line)
+	env.Stdout.Write(line)
 	if err != nil {
-		fmt.Fprintln(io.Stderr, "mcp_elicit: "+err.Error())
+		fmt.Fprintln(env.Stderr, "mcp_elicit: "+err.Error())
 	}
 	if action != "accept" {
 		return 1
@@ -83,9 +84,9 @@ func (s *State) ask(ctx context.Context, io IO, req engine.ElicitRequest) int {
 	return 0
 }
 
-func elicit(s *State, ctx context.Context, io IO, args []string) int {
+func elicit(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) < 2 {
-		fmt.Fprintln(io.Stderr, "mcp_elicit: usage: mcp_elicit MESSAGE SCHEMA_JSON [TIMEOUT] [MODE]")
+		fmt.Fprintln(env.Stderr, "mcp_elicit: usage: mcp_elicit MESSAGE SCHEMA_JSON [TIMEOUT] [MODE]")
 		return 2
 	}
 	timeout := defaultElicitTimeout
@@ -93,37 +94,37 @@ func elicit(s *State, ctx context.Context, io IO, args []string) int {
 		timeout = parseTimeout(args[2], timeout)
 	}
 	if len(args) > 3 && args[3] == "url" {
-		return s.ask(ctx, io, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
+		return s.ask(ctx, env, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
 	}
 	v, err := decodeJSON([]byte(args[1]))
 	if _, ok := v.(map[string]any); err != nil || !ok {
-		fmt.Fprintln(io.Stderr, "mcp_elicit: schema must be a JSON object")
+		fmt.Fprintln(env.Stderr, "mcp_elicit: schema must be a JSON object")
 		return 2
 	}
-	return s.ask(ctx, io, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: json.RawMessage(compactJSON(v)), Timeout: timeout})
+	return s.ask(ctx, env, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: json.RawMessage(compactJSON(v)), Timeout: timeout})
 }
 
-func elicitURL(s *State, ctx context.Context, io IO, args []string) int {
+func elicitURL(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) < 2 {
-		fmt.Fprintln(io.Stderr, "mcp_elicit_url: usage: mcp_elicit_url MESSAGE URL [TIMEOUT]")
+		fmt.Fprintln(env.Stderr, "mcp_elicit_url: usage: mcp_elicit_url MESSAGE URL [TIMEOUT]")
 		return 2
 	}
 	timeout := defaultElicitTimeout
 	if len(args) > 2 {
 		timeout = parseTimeout(args[2], timeout)
 	}
-	return s.ask(ctx, io, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
+	return s.ask(ctx, env, engine.ElicitRequest{Mode: "url", Message: args[0], URL: args[1], Timeout: timeout})
 }
 
 // elicitSchema adapts a schema builder: MESSAGE [OPTIONS...].
 func elicitSchema(build func(opts []string) any) builtinFunc {
-	return func(s *State, ctx context.Context, io IO, args []string) int {
+	return func(s *State, ctx context.Context, env *engine.Env, args []string) int {
 		if len(args) == 0 {
-			fmt.Fprintln(io.Stderr, "mcp_elicit: message required")
+			fmt.Fprintln(env.Stderr, "mcp_elicit: message required")
 			return 2
 		}
 		schema, _ := json.Marshal(build(args[1:]))
-		return s.ask(ctx, io, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: schema, Timeout: defaultElicitTimeout})
+		return s.ask(ctx, env, engine.ElicitRequest{Mode: "form", Message: args[0], Schema: schema, Timeout: defaultElicitTimeout})
 	}
 }
 
@@ -172,8 +173,8 @@ func nonNil(s []string) []string {
 }
 
 // download runs mcp_download_safe's option parsing and fetch; the file is written through the
-// sandbox (io.WriteFile), so it lands only inside the roots.
-func (s *State) download(ctx context.Context, io IO, args []string) (p string, n int, derr *engine.DownloadError) {
+// sandbox (env.WriteFile), so it lands only inside the roots.
+func (s *State) download(ctx context.Context, env *engine.Env, args []string) (p string, n int, derr *engine.DownloadError) {
 	var req engine.DownloadRequest
 	out := ""
 	for i := 0; i < len(args); i++ {
@@ -206,7 +207,7 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 	if req.URL == "" || out == "" {
 		return "", 0, &engine.DownloadError{Type: "invalid_argument", Message: "--url and --out are required"}
 	}
-	if s.Call.Download == nil || !io.canWriteFile() {
+	if s.Call.Download == nil || env.FS == nil {
 		return "", 0, &engine.DownloadError{Type: "unavailable", Message: "downloads are not available in this server"}
 	}
 	data, err := s.Call.Download(ctx, req)
@@ -218,9 +219,9 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 		return "", 0, &engine.DownloadError{Type: "fetch_failed", Message: err.Error()}
 	}
 	if !path.IsAbs(out) {
-		out = path.Join(io.Dir, out)
+		out = path.Join(env.Dir, out)
 	}
-	if err := io.writeFile(out, data); err != nil {
+	if err := env.WriteFile(out, data); err != nil {
 		msg := err.Error()
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			msg = out + " is outside the writable roots"
@@ -230,21 +231,21 @@ func (s *State) download(ctx context.Context, io IO, args []string) (p string, n
 	return out, len(data), nil
 }
 
-func downloadSafe(s *State, ctx context.Context, io IO, args []string) int {
-	p, n, derr := s.download(ctx, io, args)
+func downloadSafe(s *State, ctx context.Context, env *engine.Env, args []string) int {
+	p, n, derr := s.download(ctx, env, args)
 	if derr != nil {
-		fmt.Fprintf(io.Stdout, `{"success":false,"error":{"type":%s,"message":%s}}`+"\n", jsonString(derr.Type), jsonString(derr.Message))
+		fmt.Fprintf(env.Stdout, `{"success":false,"error":{"type":%s,"message":%s}}`+"\n", jsonString(derr.Type), jsonString(derr.Message))
 		return 0
 	}
-	fmt.Fprintf(io.Stdout, `{"success":true,"bytes":%d,"path":%s}`+"\n", n, jsonString(p))
+	fmt.Fprintf(env.Stdout, `{"success":true,"bytes":%d,"path":%s}`+"\n", n, jsonString(p))
 	return 0
 }
 
-func downloadSafeOrFail(s *State, ctx context.Context, io IO, args []string) int {
-	p, _, derr := s.download(ctx, io, args)
+func downloadSafeOrFail(s *State, ctx context.Context, env *engine.Env, args []string) int {
+	p, _, derr := s.download(ctx, env, args)
 	if derr != nil {
-		return s.failWith(io, -32602, fmt.Sprintf("Download failed (%s): %s", derr.Type, derr.Message), nil)
+		return s.failWith(env, -32602, fmt.Sprintf("Download failed (%s): %s", derr.Type, derr.Message), nil)
 	}
-	fmt.Fprintln(io.Stdout, p)
+	fmt.Fprintln(env.Stdout, p)
 	return 0
 }

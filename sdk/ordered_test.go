@@ -2,8 +2,9 @@ package sdk
 
 import (
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"testing"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // TestSDKKeepsMemberOrder: the SDK functions that pass a script's JSON through print it as the

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,7 +20,7 @@ import (
 //   - match1 (default): the first capture group is a percentage;
 //   - ratio: two groups are done and total (percent = done*100/total);
 //   - json: the matching line is JSON with progress (and optional total, message).
-func runWithProgress(s *State, ctx context.Context, io IO, args []string) int {
+func runWithProgress(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	var pattern, extract string
 	var total float64
 	i := 0
@@ -38,12 +40,12 @@ func runWithProgress(s *State, ctx context.Context, io IO, args []string) int {
 		case "--total":
 			total, _ = strconv.ParseFloat(next(), 64)
 		default:
-			fmt.Fprintf(io.Stderr, "mcp_run_with_progress: unsupported option %s\n", args[i])
+			fmt.Fprintf(env.Stderr, "mcp_run_with_progress: unsupported option %s\n", args[i])
 			return 2
 		}
 	}
 	if i >= len(args)-1 {
-		fmt.Fprintln(io.Stderr, "mcp_run_with_progress: usage: mcp_run_with_progress --pattern RE [--extract match1|ratio|json] -- CMD...")
+		fmt.Fprintln(env.Stderr, "mcp_run_with_progress: usage: mcp_run_with_progress --pattern RE [--extract match1|ratio|json] -- CMD...")
 		return 2
 	}
 	cmd := args[i+1:]
@@ -52,15 +54,15 @@ func runWithProgress(s *State, ctx context.Context, io IO, args []string) int {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcp_run_with_progress: bad pattern: %v\n", err)
+		fmt.Fprintf(env.Stderr, "mcp_run_with_progress: bad pattern: %v\n", err)
 		return 2
 	}
-	if !io.canExec() {
-		fmt.Fprintln(io.Stderr, "mcp_run_with_progress: cannot run commands here")
+	if env.Exec == nil {
+		fmt.Fprintln(env.Stderr, "mcp_run_with_progress: cannot run commands here")
 		return 126
 	}
-	p := &progressParser{ctx: ctx, s: s, re: re, extract: extract, total: total, out: io.Stderr}
-	rc := io.exec(ctx, cmd, io.Stdin, io.Stdout, p)
+	p := &progressParser{ctx: ctx, s: s, re: re, extract: extract, total: total, out: env.Stderr}
+	rc := env.Exec(ctx, cmd, nil, env.Stdin, env.Stdout, p)
 	p.flush()
 	return rc
 }

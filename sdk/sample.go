@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // defaultMaxTokens is mcp_sample's maxTokens when the tool names none.
@@ -55,27 +56,27 @@ func last(v []string) string {
 // mcp_sample asks the client's model (sampling/createMessage) and prints its result object
 // ({"role","content","model","stopReason"}) on one line; status 1 with a message on stderr when
 // the client cannot sample or the request fails.
-func sample(s *State, ctx context.Context, io IO, args []string) int {
+func sample(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	req, err := BuildSamplingRequest(args)
 	if err != nil {
-		fmt.Fprintln(io.Stderr, "mcp_sample: "+err.Error())
+		fmt.Fprintln(env.Stderr, "mcp_sample: "+err.Error())
 		return 2
 	}
 	if !s.Call.SamplingSupported || s.Call.Sample == nil {
-		fmt.Fprintln(io.Stderr, "mcp_sample: the client does not support sampling")
+		fmt.Fprintln(env.Stderr, "mcp_sample: the client does not support sampling")
 		return 1
 	}
 	res, err := s.Call.Sample(ctx, req)
 	if err != nil {
-		fmt.Fprintln(io.Stderr, "mcp_sample: "+err.Error())
+		fmt.Fprintln(env.Stderr, "mcp_sample: "+err.Error())
 		return 1
 	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, res) != nil {
-		fmt.Fprintln(io.Stderr, "mcp_sample: malformed answer from the client")
+		fmt.Fprintln(env.Stderr, "mcp_sample: malformed answer from the client")
 		return 1
 	}
-	fmt.Fprintln(io.Stdout, buf.String())
+	fmt.Fprintln(env.Stdout, buf.String())
 	return 0
 }
 
@@ -83,6 +84,6 @@ func sample(s *State, ctx context.Context, io IO, args []string) int {
 // MCP_SAMPLE_REQUEST_FILE): the same parsing, answer and statuses, as captured output.
 func RunSample(ctx context.Context, c *engine.Call, args []string) (stdout, stderr string, status int) {
 	var out, errOut bytes.Buffer
-	status = sample(&State{Call: c}, ctx, IO{Stdout: &out, Stderr: &errOut}, args)
+	status = sample(&State{Call: c}, ctx, &engine.Env{Stdout: &out, Stderr: &errOut}, args)
 	return out.String(), errOut.String(), status
 }

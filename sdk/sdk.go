@@ -6,9 +6,9 @@ package sdk
 
 import (
 	_ "embed"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"sync"
 
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
@@ -20,6 +20,8 @@ var BashSDK string
 // State is the per-call mutable state the SDK builtins share across subshells.
 type State struct {
 	Call *engine.Call
+	// Filters caches compiled jq filters across calls (nil: compile every time).
+	Filters *FilterCache
 
 	mu        sync.Mutex
 	fail      *engine.Failure

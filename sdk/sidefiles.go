@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // The original framework's file contract (COMPAT.md §4): tools that write these files directly,

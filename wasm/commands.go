@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"slices"
 	"sync"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Commands makes `*.wasm` programs in Dirs commands of a sandboxed script (engine.Commands),
@@ -27,30 +28,38 @@ type Commands struct {
 }
 
 // Lookup finds NAME.wasm in Dirs.
-func (w *Commands) Lookup(name string) string {
+func (w *Commands) Lookup(name string) (string, engine.Program) {
 	if w.Allow != nil && !slices.Contains(w.Allow, name) {
-		return ""
+		return "", nil
 	}
-	return FindCommand(w.Dirs, name)
+	module := FindCommand(w.Dirs, name)
+	if module == "" {
+		return "", nil
+	}
+	return module, func(ctx context.Context, env *engine.Env, argv []string) int { return w.run(ctx, module, env, argv) }
 }
 
-// Run runs one command with the script's stdio, environment and sandbox FS.
-func (w *Commands) Run(ctx context.Context, cmd engine.Command) int {
+// run runs one command with the script's stdio, exported variables and sandbox FS.
+func (w *Commands) run(ctx context.Context, module string, env *engine.Env, argv []string) int {
 	rt, err := w.Runtime()
 	if err != nil {
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: %v\n", cmd.Args[0], err)
+		fmt.Fprintf(env.Stderr, "mcp-bash: %s: %v\n", argv[0], err)
 		return 126
 	}
 	w.once.Do(func() { w.budget = NewCallMemory(w.MemoryMiB, rt.opts.Meter) })
-	st, err := rt.Run(ctx, Program{Module: cmd.Program, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
-		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, FS: cmd.FS, Memory: w.budget,
+	var environ []string
+	if env.Environ != nil {
+		environ = env.Environ()
+	}
+	st, err := rt.Run(ctx, Program{Module: module, Args: argv, Env: environ, Dir: env.Dir,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, FS: env.FS, Memory: w.budget,
 		Call: w.Call, Cancelled: w.Cancelled})
 	switch {
 	case errors.Is(err, ErrMemoryLimit):
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB for the call's wasm commands together, sandbox.memoryMiB)\n",
-			cmd.Args[0], w.budget.Limit()>>20)
+		fmt.Fprintf(env.Stderr, "mcp-bash: %s: exceeded the memory limit (%d MiB for the call's wasm commands together, sandbox.memoryMiB)\n",
+			argv[0], w.budget.Limit()>>20)
 	case errors.Is(err, ErrProcessMemory):
-		fmt.Fprintf(cmd.Stderr, "mcp-bash: %s: exceeded the server's memory limit for all guests (MCPBASH_MAX_HEAP_MB)\n", cmd.Args[0])
+		fmt.Fprintf(env.Stderr, "mcp-bash: %s: exceeded the server's memory limit for all guests (MCPBASH_MAX_HEAP_MB)\n", argv[0])
 	}
 	return st
 }

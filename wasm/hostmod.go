@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"math"
 	"reflect"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // HostModule is the name of the module guests import progress, logs and cancellation from.

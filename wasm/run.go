@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"io"
 	"path/filepath"
 	"runtime/debug"
@@ -20,6 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // ErrMemoryLimit reports a guest that failed because its memory could not grow past the limit.

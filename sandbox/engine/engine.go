@@ -8,7 +8,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -103,30 +102,6 @@ func (p *Plan) Derived(key any, build func() any) any {
 	}
 	v, _ := p.derived.LoadOrStore(key, build())
 	return v
-}
-
-// Commands are programs a script engine runs in-process besides its own utilities (wasm
-// commands): found by name, run over the call's sandbox filesystem with the script's stdio,
-// working directory and exported variables.
-type Commands interface {
-	// Lookup returns the program a command name runs ("" when none).
-	Lookup(name string) string
-	// Run runs a program found by Lookup and returns its exit status.
-	Run(ctx context.Context, cmd Command) int
-}
-
-// Command is one run of a program from Commands.
-type Command struct {
-	Program string
-	// Args is argv, the command name first.
-	Args []string
-	// Dir is the script's working directory; Env its exported variables.
-	Dir            string
-	Env            []string
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// FS is the call's sandbox filesystem, the only one the program may see.
-	FS *sandbox.FS
 }
 
 // Limit is the limit that ended a run early. The host decides how to answer from it alone;

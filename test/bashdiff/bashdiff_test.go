@@ -7,7 +7,6 @@ package bashdiff
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 

@@ -1,12 +1,12 @@
 package registry
 
 import (
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"sync"
 	"testing"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 func noEnv(string) string { return "" }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"hash"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Kind names one registry; its value is the cache file stem and the cursor collection.

@@ -3,11 +3,11 @@ package worker
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/wasm"
 )
 

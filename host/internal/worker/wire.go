@@ -8,10 +8,10 @@ package worker
 
 import (
 	"encoding/json"
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // Command is the hidden subcommand a worker process runs.

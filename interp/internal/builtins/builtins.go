@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"syscall"
@@ -18,59 +17,24 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
-// Env is what a utility may touch.
-type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Dir is the working directory (absolute); relative paths are taken from it.
-	Dir string
-	FS  *sandbox.FS
-	// Getenv reads the script's variables; Environ lists the exported ones.
-	Getenv  func(string) string
-	Environ func() []string
-	Now     func() time.Time
-	// Exec runs a command through the sandbox's command resolution (utilities, allowlisted
-	// externals, scripts in the roots); used by xargs, env, timeout. environ is the command's
-	// whole environment (K=V): env's changes must reach a new shell or script it runs.
-	// Nil means unavailable.
-	Exec func(ctx context.Context, argv []string, environ func() []string, stdin io.Reader, stdout, stderr io.Writer) int
-	// Budget is the call's memory budget for utilities (nil: none; see budget.go).
-	Budget *sandbox.Budget
-	// OpenFD opens descriptor N of the shell that runs the utility, for /dev/fd/N operands
-	// (process substitution); nil: only 0, 1 and 2 exist.
-	OpenFD func(n int) (io.ReadWriteCloser, error)
-	// Umask is the shell's file-creation mask, applied to the files and directories utilities
-	// create (the host process's own umask is not the script's).
-	Umask fs.FileMode
-	// LookPath is the shell's command search for which: the first path it finds for name, or
-	// with all every match in PATH order (nil: none is found). It never consults the host.
-	LookPath func(name string, all bool) []string
-}
-
-// Perm is the mode a utility creates a file or directory with when it asks for want.
-func (e *Env) Perm(want fs.FileMode) fs.FileMode { return want &^ e.Umask }
+// Env is what a utility may touch: the engine's one interface of in-process programs
+// (engine.Env), which the SDK's builtins and wasm commands get too.
+type Env = engine.Env
 
 // fixPerm sets a just-created p to want under the shell's umask when the host process's own
 // umask (bash's usual 022) took bits the script's umask leaves.
-func (e *Env) fixPerm(p string, want fs.FileMode) error {
+func fixPerm(e *Env, p string, want fs.FileMode) error {
 	if e.Perm(want)&0o022 == 0 {
 		return nil
 	}
 	return e.FS.Chmod(p, e.Perm(want))
 }
 
-// Abs resolves p against the working directory.
-func (e *Env) Abs(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(e.Dir, p)
-}
-
 // Func runs a utility; argv[0] is its name. It returns the exit status.
-type Func func(ctx context.Context, env *Env, argv []string) int
+type Func = engine.Program
 
 // table is fixed at init; lookups never mutate it.
 var table = map[string]Func{}

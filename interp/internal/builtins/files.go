@@ -64,7 +64,7 @@ func mkdir(ctx context.Context, env *Env, argv []string) int {
 			err = env.FS.Mkdir(p, env.Perm(0o777))
 		}
 		if err == nil && !hasMode {
-			err = env.fixPerm(p, 0o777)
+			err = fixPerm(env, p, 0o777)
 		}
 		if err == nil && hasMode {
 			err = env.FS.Chmod(p, mode)
@@ -367,7 +367,7 @@ func touchOne(env *Env, p string, when time.Time, now bool, fl *flagSet) error {
 			return err
 		}
 		f.Close()
-		if err := env.fixPerm(p, 0o666); err != nil {
+		if err := fixPerm(env, p, 0o666); err != nil {
 			return err
 		}
 		if now {

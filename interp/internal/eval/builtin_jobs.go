@@ -1,0 +1,408 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Background jobs and signals: the job table, wait, kill, jobs, disown, times.
+
+// job is a background job.
+type job struct {
+	pid    int
+	done   chan struct{}
+	status int
+	cancel context.CancelCauseFunc
+	// procsub: a process substitution. `wait` and `wait $!` wait for it; job specs, jobs
+	// and disown do not see it.
+	procsub bool
+}
+
+func (j *job) finish(st int) {
+	j.status = st
+	close(j.done)
+}
+
+// jobTable holds a shell's background jobs.
+type jobTable struct {
+	mu   sync.Mutex
+	list []*job
+}
+
+func (t *jobTable) add(pid int, cancel context.CancelCauseFunc) *job {
+	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel}
+	t.mu.Lock()
+	t.list = append(t.list, j)
+	t.mu.Unlock()
+	return j
+}
+
+// addProc adds a process substitution, forgetting finished earlier ones (bash remembers
+// only the last).
+func (t *jobTable) addProc(pid int, cancel context.CancelCauseFunc) *job {
+	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel, procsub: true}
+	t.mu.Lock()
+	t.list = slices.DeleteFunc(t.list, func(o *job) bool {
+		if !o.procsub {
+			return false
+		}
+		select {
+		case <-o.done:
+			return true
+		default:
+			return false
+		}
+	})
+	t.list = append(t.list, j)
+	t.mu.Unlock()
+	return j
+}
+
+func (t *jobTable) jobs() []*job {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.list)
+}
+
+// visible are the jobs proper (no process substitutions).
+func (t *jobTable) visible() []*job {
+	return slices.DeleteFunc(t.jobs(), func(j *job) bool { return j.procsub })
+}
+
+func (t *jobTable) remove(j *job) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i := slices.Index(t.list, j); i >= 0 {
+		t.list = slices.Delete(t.list, i, i+1)
+	}
+}
+
+func (t *jobTable) killAll() {
+	for _, j := range t.jobs() {
+		j.cancel(errRunDone)
+	}
+}
+
+// find returns the job of a pid or a %jobspec.
+func (t *jobTable) find(spec string) *job {
+	list := t.jobs()
+	if strings.HasPrefix(spec, "%") {
+		list = t.visible()
+		s := spec[1:]
+		switch s {
+		case "", "%", "+":
+			if len(list) > 0 {
+				return list[len(list)-1]
+			}
+			return nil
+		case "-":
+			if len(list) > 1 {
+				return list[len(list)-2]
+			}
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > len(list) {
+			return nil
+		}
+		return list[n-1]
+	}
+	pid, err := strconv.Atoi(spec)
+	if err != nil {
+		return nil
+	}
+	for _, j := range list {
+		if j.pid == pid {
+			return j
+		}
+	}
+	return nil
+}
+
+// biWait waits for background jobs.
+func biWait(r *Runner, args []string) int {
+	opts, rest, ok := r.parseOpts("wait", args[1:], "fnp:", false)
+	if !ok {
+		return 2
+	}
+	anyOne, pvar := false, ""
+	for _, o := range opts {
+		switch o.c {
+		case 'n':
+			anyOne = true
+		case 'p':
+			pvar = o.arg
+		}
+	}
+	waitJob := func(j *job) (int, error) {
+		select {
+		case <-j.done:
+		case <-r.ctx.Done():
+			return 0, r.checkCtx()
+		}
+		r.jobs.remove(j)
+		return j.status, nil
+	}
+	if anyOne {
+		list := r.jobs.visible()
+		if len(rest) > 0 {
+			list = nil
+			for _, s := range rest {
+				if j := r.jobs.find(s); j != nil {
+					list = append(list, j)
+				}
+			}
+		}
+		if len(list) == 0 {
+			return 127
+		}
+		for {
+			for _, j := range list {
+				select {
+				case <-j.done:
+					r.jobs.remove(j)
+					if pvar != "" {
+						if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
+							return r.raise(err)
+						}
+					}
+					return j.status
+				default:
+				}
+			}
+			if err := r.waitAny(list); err != nil {
+				return r.raise(err)
+			}
+		}
+	}
+	if len(rest) == 0 {
+		for _, j := range r.jobs.jobs() {
+			if _, err := waitJob(j); err != nil {
+				return r.raise(err)
+			}
+		}
+		return 0
+	}
+	st := 0
+	for _, s := range rest {
+		j := r.jobs.find(s)
+		if j == nil {
+			if strings.HasPrefix(s, "%") {
+				r.errorf("wait: %s: no such job", s)
+			} else if _, err := strconv.Atoi(s); err != nil {
+				r.errorf("wait: `%s': not a pid or valid job spec", s)
+				st = 1
+				continue
+			} else {
+				r.errorf("wait: pid %s is not a child of this shell", s)
+			}
+			st = 127
+			continue
+		}
+		var err error
+		st, err = waitJob(j)
+		if err != nil {
+			return r.raise(err)
+		}
+		if pvar != "" {
+			if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
+				return r.raise(err)
+			}
+		}
+	}
+	return st
+}
+
+// waitAny blocks until one of the jobs finishes or the run ends.
+func (r *Runner) waitAny(list []*job) error {
+	done := make(chan struct{})
+	var once sync.Once
+	for _, j := range list {
+		go func() {
+			select {
+			case <-j.done:
+				once.Do(func() { close(done) })
+			case <-done:
+			}
+		}()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-r.ctx.Done():
+		once.Do(func() { close(done) })
+		return r.checkCtx()
+	}
+}
+
+// biKill sends a signal to one of the shell's own jobs (or to itself).
+func biKill(r *Runner, args []string) int {
+	args = args[1:]
+	sig := 15
+	if len(args) == 0 {
+		r.usage("kill")
+		return 2
+	}
+	if args[0] == "-l" || args[0] == "-L" {
+		if len(args) == 1 {
+			var b strings.Builder
+			for i := 1; i < len(signals); i++ {
+				fmt.Fprintf(&b, "%2d) SIG%s", i, signals[i])
+				if i%5 == 0 {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte('\t')
+				}
+			}
+			b.WriteByte('\n')
+			return r.out("kill", b.String())
+		}
+		st := 0
+		for _, a := range args[1:] {
+			if n, err := strconv.Atoi(a); err == nil {
+				if n > 128 {
+					n -= 128
+				}
+				if n > 0 && n < len(signals) {
+					r.out("kill", signals[n]+"\n")
+					continue
+				}
+			} else if n, ok := sigNumber(a); ok {
+				r.out("kill", strconv.Itoa(n)+"\n")
+				continue
+			}
+			r.errorf("kill: %s: invalid signal specification", a)
+			st = 1
+		}
+		return st
+	}
+	switch {
+	case args[0] == "-s" || args[0] == "-n":
+		if len(args) < 2 {
+			r.errorf("kill: %s: option requires an argument", args[0])
+			return 2
+		}
+		n, ok := sigNumber(args[1])
+		if !ok {
+			r.errorf("kill: %s: invalid signal specification", args[1])
+			return 1
+		}
+		sig, args = n, args[2:]
+	case args[0] == "--":
+		args = args[1:]
+	case strings.HasPrefix(args[0], "-") && len(args[0]) > 1:
+		n, ok := sigNumber(args[0][1:])
+		if !ok {
+			r.errorf("kill: %s: invalid signal specification", args[0][1:])
+			return 1
+		}
+		sig, args = n, args[1:]
+	}
+	st := 0
+	for _, a := range args {
+		if a == strconv.Itoa(r.shellPID) || a == strconv.Itoa(r.bashpid) {
+			r.signalSelf(sig)
+			continue
+		}
+		j := r.jobs.find(a)
+		if j == nil {
+			if _, err := strconv.Atoi(a); err != nil && !strings.HasPrefix(a, "%") {
+				r.errorf("kill: %s: arguments must be process or job IDs", a)
+			} else {
+				r.errorf("kill: (%s) - No such process", a)
+			}
+			st = 1
+			continue
+		}
+		if sig == 0 {
+			select {
+			case <-j.done:
+				r.errorf("kill: (%s) - No such process", a)
+				st = 1
+			default:
+			}
+			continue
+		}
+		j.cancel(&killSignal{sig})
+	}
+	return st
+}
+
+// killSignal is the cancellation cause of a job killed by `kill`.
+type killSignal struct{ sig int }
+
+func (k *killSignal) Error() string { return "killed by signal " + strconv.Itoa(k.sig) }
+
+// signalSelf delivers a signal to the shell itself: its trap, or its end.
+func (r *Runner) signalSelf(sig int) {
+	if sig == 0 {
+		return
+	}
+	name := "SIG" + signals[sig]
+	if action, ok := r.traps.get(name); ok {
+		if action != "" {
+			r.runTrapString(action)
+		}
+		return
+	}
+	switch sig {
+	case 17, 18, 23, 28: // CHLD CONT URG WINCH are ignored by default
+		return
+	case 13: // PIPE: bash's parent reports nothing
+	default:
+		// bash's parent reports the death ("Terminated", "PID Killed  (cmd)"...) with the
+		// real pid and its job text, which the engine cannot reproduce exactly.
+		r.status = r.raise(r.refuseHere("kill of the shell itself with SIG"+signals[sig], "exit with a status instead (exit 143), or run the tool with the native engine"))
+		return
+	}
+	r.flow, r.exitStatus = flowExit, 128+sig
+}
+
+func biJobs(r *Runner, args []string) int {
+	opts, _, ok := r.parseOpts("jobs", args[1:], "lnprs", false)
+	if !ok {
+		return 2
+	}
+	if len(opts) > 0 && opts[0].c == 'p' {
+		var b strings.Builder
+		for _, j := range r.jobs.visible() {
+			b.WriteString(strconv.Itoa(j.pid) + "\n")
+		}
+		return r.out("jobs", b.String())
+	}
+	return biRefusedOpt(r, "jobs")
+}
+
+func biDisown(r *Runner, args []string) int {
+	_, rest, ok := r.parseOpts("disown", args[1:], "har", false)
+	if !ok {
+		return 2
+	}
+	for _, s := range rest {
+		if j := r.jobs.find(s); j != nil {
+			r.jobs.remove(j)
+		} else {
+			r.errorf("disown: %s: no such job", s)
+			return 1
+		}
+	}
+	if len(rest) == 0 {
+		list := r.jobs.visible()
+		if len(list) > 0 {
+			r.jobs.remove(list[len(list)-1])
+		}
+	}
+	return 0
+}
+
+func biTimes(r *Runner, args []string) int {
+	if len(args) > 1 {
+		r.usage("times")
+		return 2
+	}
+	return r.out("times", "0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+}
