@@ -7,6 +7,7 @@ package host
 // running sessions at their next call.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -418,9 +419,11 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 			}
 		}
 	}
-	hash, _ := audit.ArgumentsHash(rec.args)
-	h.audit.Log(ctx, audit.Record{Tenant: s.tenant, Subject: s.subject, Session: s.id, Kind: kind, Name: rec.name,
-		ArgsSHA256: hash, Duration: d, Outcome: outcome, Cause: cause, Access: acc})
+	if h.audit.Enabled() {
+		hash, _ := audit.ArgumentsHash(rec.args)
+		h.audit.Log(ctx, audit.Record{Tenant: s.tenant, Subject: s.subject, Session: s.id, Kind: kind, Name: rec.name,
+			ArgsSHA256: hash, Duration: d, Outcome: outcome, Cause: cause, Access: acc})
+	}
 	if h.adm != nil {
 		h.quota(s.tenant)
 	}
@@ -435,6 +438,27 @@ func isErrorResult(res any) bool {
 // workName is the name a work request's audit record carries (tool or prompt name, resource
 // URI, completion ref) and its arguments.
 func workName(m *jsonrpc.Message) (string, json.RawMessage) {
+	if m.Method == "tools/call" || m.Method == "prompts/get" {
+		// The usual shape, read as encoding/json would (case-insensitive names, the last
+		// member winning) without decoding the rest.
+		var name, args []byte
+		plain := true
+		if jsonrpc.Members(m.Params, func(k, v []byte) {
+			switch {
+			case bytes.EqualFold(k, []byte("name")):
+				if string(v) == "null" {
+					break // decoding null into a string leaves it as it was
+				}
+				s, ok := jsonrpc.PlainString(v)
+				plain = plain && ok
+				name = s
+			case bytes.EqualFold(k, []byte("arguments")):
+				args = v
+			}
+		}) && plain {
+			return string(name), args
+		}
+	}
 	var p struct {
 		Name      string          `json:"name"`
 		URI       string          `json:"uri"`
