@@ -10,7 +10,7 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples
+.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -72,6 +72,17 @@ stress: build
 	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 30m ./test/stress/ -full
 	MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_TENANTS_LOAD_ROUNDS=10 $(GO) test -count=1 -v -timeout 30m \
 	  -run TestTenantsQuotasAndFairness ./test/security/
+
+# The differential harness (test/bashdiff) over a corpus kept outside the repository: the Oils
+# spec tests' spec/*.test.sh, or files of test/bashdiff's format. It measures, never fails:
+# identical, loudly different and silently different cases per subject (the bare evaluator,
+# the sandbox engine through the binary). OUT=FILE writes every case's result as JSON. bash runs
+# the cases as the user who runs make: run it as an unprivileged one.
+bashdiff-external: build
+	@test -n "$(CORPUS)" || { echo "usage: make bashdiff-external CORPUS=DIR [OUT=FILE]" >&2; exit 2; }
+	@MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 60m -run '^TestExternal$$' ./test/bashdiff/ \
+	  -bashdiff.external=$(abspath $(CORPUS)) $(if $(OUT),-bashdiff.out=$(abspath $(OUT))) \
+	  | grep -E '^\s+corpus_test\.go:[0-9]+: (eval|engine) |^(ok|FAIL|---)'
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)

@@ -78,6 +78,13 @@ func doctorHosting(set *config.Config, p Project, problems int) (map[string]any,
 	if set.StateKeyFile != "" {
 		h["stateKey"] = set.StateKeyFile
 	}
+	// Where /metrics is served and how it is protected (the token file's path, never its
+	// content).
+	metrics := map[string]any{"listener": "the MCP listener", "token": set.MetricsTokenFile != ""}
+	if set.MetricsAddr != "" {
+		metrics["listener"] = set.MetricsAddr
+	}
+	h["metrics"] = metrics
 	authPath := set.AuthFile
 	if authPath == "" {
 		if def := filepath.Join(p.dirs.Server, "auth.json"); fileExists(def) {

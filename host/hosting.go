@@ -1,13 +1,13 @@
 package host
 
-// Hosting mode (serve --http with a tenants file): which tenant a request belongs to, what that
-// tenant may see and run (roots, commands, wasm modules, limits, visible items), admission
-// before any work is queued, and the audit record and metrics of every call. The session core
-// asks the tenant afresh for each call (tenantFor), so a reload of the tenants file applies to
-// running sessions at their next call.
+// Hosting mode (serve --http, with a tenants file or without): the links it installs in the
+// request pipeline (pipeline.go). With a tenants file, each request's scope is its tenant's
+// (tenantScope): what it may see and run (roots, commands, wasm modules, limits, visible
+// items) and its admission before any work is queued; always, the audit record and metrics of
+// every costed request. The scope is resolved afresh for each request, so a reload of the
+// tenants file applies to running sessions at their next request.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,23 +162,6 @@ func (h *hosting) gate(srv *Server, next http.Handler) http.Handler {
 	})
 }
 
-// tenantFor is the tenant of a session's calls, resolved now (nil outside hosting mode).
-func (srv *Server) tenantFor(s *Session) (*tenants.Tenant, error) {
-	h := srv.host
-	if h == nil || h.store == nil {
-		return nil, nil
-	}
-	t, err := h.store.Lookup(s.tenant)
-	if err == nil {
-		err = srv.tenantUsable(t)
-	}
-	if err != nil {
-		h.log.Info("tenant refused", "tenant", strconv.Quote(s.tenant), "why", err.Error())
-		return nil, jsonrpc.NewError(codeTenantRefused, "This tenant is not served here (any more)", nil)
-	}
-	return t, nil
-}
-
 // tenantUsable checks a tenant's roots once per configuration: each must pass vetRoot (never
 // /, /proc, the scratch base or the wasm cache); none may lie inside the project or the
 // resource roots, which every tenant's prompts, completions and resources read; and a
@@ -305,46 +288,111 @@ func (srv *Server) tenantJob(job *engine.Job, t *tenants.Tenant) error {
 	return nil
 }
 
-// workMethods are the requests that run project code or read resources: they pass admission.
-var workMethods = map[string]tenants.Kind{
-	"tools/call":          tenants.KindTool,
-	"resources/read":      tenants.KindResource,
-	"resources/subscribe": tenants.KindResource,
-	"prompts/get":         tenants.KindPrompt,
-	"completion/complete": "completion",
+// install puts hosting mode's links into srv's request pipeline: the audit log and metrics
+// of every costed request, and, with a tenants file, each request's tenant scope.
+func (h *hosting) install(srv *Server) {
+	h.idle = func() int {
+		if srv.pool == nil {
+			return 0
+		}
+		return srv.pool.Idle()
+	}
+	srv.host = h
+	srv.pipe.audit = h
+	srv.pipe.auditLog = h.audit
+	if h.store != nil {
+		srv.pipe.scopes = func(id, _ string) (scope, error) { return h.scope(srv, id) }
+	}
 }
 
-// admit passes a work request of a tenanted session through its tenant's quotas before it is
-// queued: nil ticket and nil error when no admission applies; a *jsonrpc.Error when refused.
-func (s *Session) admit(m *jsonrpc.Message) (*tenants.Ticket, *tenants.Tenant, error) {
-	h := s.srv.host
-	if h == nil || h.store == nil {
-		return nil, nil, nil
+// scope resolves tenant id's scope now, so that a reload of the tenants file applies to
+// running sessions at their next request.
+func (h *hosting) scope(srv *Server, id string) (scope, error) {
+	t, err := h.store.Lookup(id)
+	if err == nil {
+		err = srv.tenantUsable(t)
 	}
-	if _, work := workMethods[m.Method]; !work {
-		return nil, nil, nil
-	}
-	t, err := s.srv.tenantFor(s)
 	if err != nil {
-		return nil, nil, err
+		h.log.Info("tenant refused", "tenant", strconv.Quote(id), "why", err.Error())
+		return nil, &refusal{cause: tenants.CauseNotServed, rpc: jsonrpc.NewError(codeTenantRefused, "This tenant is not served here (any more)", nil)}
 	}
-	tk, err := h.adm.Enqueue(t)
+	return &tenantScope{srv: srv, h: h, t: t}, nil
+}
+
+// tenantScope is what a tenant's request may see and do: the tenants file's entry for it,
+// resolved for this request.
+type tenantScope struct {
+	srv *Server
+	h   *hosting
+	t   *tenants.Tenant
+}
+
+func (ts *tenantScope) tenant() string { return ts.t.ID() }
+
+func (ts *tenantScope) visible(kind tenants.Kind, name string) bool { return ts.t.Visible(kind, name) }
+
+func (ts *tenantScope) seesAll(kind tenants.Kind) bool { return !ts.t.Filters(kind) }
+
+func (ts *tenantScope) toolAllowed(tool *registry.Tool) bool {
+	return ts.t.Visible(tenants.KindTool, tool.Name) && tenantMayRun(ts.t, tool)
+}
+
+func (ts *tenantScope) engineAllowed(tool *registry.Tool, engine string) error {
+	if engine == ExecNative {
+		// Real bash runs any binary it finds: no tenant's command list could hold.
+		return invalidParams(fmt.Sprintf("Tool '%s' runs in the native engine, which hosting mode does not offer tenants; run it sandboxed", tool.Name))
+	}
+	return nil
+}
+
+func (ts *tenantScope) roots(ctx context.Context, client func(context.Context) []engine.Root, fromClient bool) []engine.Root {
+	if client == nil || !fromClient {
+		return tenantRoots(ts.t) // as configured now: a reload may move them
+	}
+	// A client's roots can only narrow the tenant's (the one place every call passes).
+	return narrowRoots(ts.t, client(ctx))
+}
+
+func (ts *tenantScope) fallbackRoots() []engine.Root { return tenantRoots(ts.t) }
+
+func (ts *tenantScope) timeout(d time.Duration) time.Duration { return min(d, ts.t.Limits().Timeout) }
+
+func (ts *tenantScope) prepare(ctx context.Context, job *engine.Job) (context.Context, error) {
+	if err := ts.srv.tenantJob(job, ts.t); err != nil {
+		return nil, err
+	}
+	return ts.srv.withTenantWorkers(ctx, ts.t), nil
+}
+
+func (ts *tenantScope) page(ctx context.Context, k registry.Kind, items []json.RawMessage, _ int) ([]json.RawMessage, int, error) {
+	// Hidden items are neither listed nor counted: a tenant learns nothing of them.
+	return ts.srv.tenantPage(ctx, ts.t, k, items)
+}
+
+// private: each tenant sees its own lists, so a shared cache must not hand one to another.
+func (ts *tenantScope) private() bool { return true }
+
+func (ts *tenantScope) admit(string) (ticket, error) {
+	tk, err := ts.h.adm.Enqueue(ts.t)
 	var le *tenants.LimitError
 	if errors.As(err, &le) {
-		h.m.LimitHit(t.ID(), le.Cause)
-		data := map[string]any{"limit": le.Cause}
-		msg := "Tenant limit reached: " + le.Cause
-		if le.RetryAfter > 0 {
-			data["retryAfterMs"] = le.RetryAfter.Milliseconds()
-			msg += fmt.Sprintf("; retry in %s", le.RetryAfter.Round(time.Millisecond))
-		}
-		return nil, t, jsonrpc.NewError(codeTenantLimit, msg, data)
+		return nil, limitRefusal(le.Cause, le.RetryAfter, "")
 	}
 	if err != nil {
-		return nil, t, err
+		return nil, err
 	}
-	h.quota(t.ID())
-	return tk, t, nil
+	ts.h.quota(ts.t.ID())
+	return tk, nil
+}
+
+func (ts *tenantScope) review() bool { return ts.t.Review() }
+
+// pending: a tenant's change sets share one cap, whatever their sessions.
+func (ts *tenantScope) pending(string) (string, string) { return ts.t.ID(), "" }
+
+func (ts *tenantScope) seats() seatLimits {
+	l := ts.t.Limits()
+	return seatLimits{listens: l.Listens, subscriptions: l.Subscriptions, bufferedBytes: l.BufferedBytes}
 }
 
 // quota publishes a tenant's quota use and the global occupancy.
@@ -355,44 +403,27 @@ func (h *hosting) quota(id string) {
 	h.m.Workers(st.Busy, h.idle(), st.Slots, st.Waiting)
 }
 
-// callRecord collects what the audit log and the metrics need from a call's handler.
-type callRecord struct {
-	name    string
-	args    json.RawMessage
-	outcome *engine.Outcome
-	// refused is set when the call was refused before it ran (policy, visibility, quota).
-	cause string
-}
-
-type callRecordKey struct{}
-
-func recordOf(ctx context.Context) *callRecord {
-	rec, _ := ctx.Value(callRecordKey{}).(*callRecord)
+// begin starts the audit record of a costed request: its name and arguments, from the
+// pipeline's parse.
+func (h *hosting) begin(r *Request, kind string) *callRecord {
+	rec := &callRecord{kind: kind}
+	rec.name, rec.args = workName(r)
 	return rec
 }
 
-// account writes the audit record and the metrics of one work request.
-func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callRecord, res any, err error, d time.Duration) {
-	h := s.srv.host
-	kind := string(workMethods[m.Method])
-	switch kind {
-	case string(tenants.KindTool):
-		kind = "tool"
-	case string(tenants.KindResource):
-		kind = "resource"
-	case string(tenants.KindPrompt):
-		kind = "prompt"
-	}
-	outcome, cause := metrics.OutcomeOK, rec.cause
-	var je *jsonrpc.Error
+// account writes the audit record and the metrics of one costed request: its outcome, and
+// for a refusal the limit that refused it.
+func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *callRecord, res any, err error, d time.Duration) {
+	tenant := s.tenant
+	outcome, cause := metrics.OutcomeOK, ""
 	switch {
+	case errors.Is(err, errHeld):
+		// opened (a listen stream): the request succeeded, its answer comes later
+	case causeOf(err) != "":
+		outcome, cause = metrics.OutcomeRefused, causeOf(err)
+		h.m.LimitHit(tenant, cause)
 	case errors.Is(err, errSuppressed) || (err != nil && ctx.Err() != nil && !errors.Is(context.Cause(ctx), errShuttingDown)):
 		outcome = metrics.OutcomeCancelled
-	case errors.As(err, &je) && (je.Code == codeTenantLimit || je.Code == codeTenantRefused):
-		outcome = metrics.OutcomeRefused
-		if cause == "" {
-			cause = je.Message
-		}
 	case err != nil:
 		outcome = metrics.OutcomeError
 	case rec.outcome != nil && rec.outcome.TimedOut:
@@ -401,10 +432,10 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 		outcome = metrics.OutcomeToolError
 		if rec.outcome != nil && rec.outcome.Limit != engine.LimitNone {
 			cause = rec.outcome.LimitHit
-			h.m.LimitHit(s.tenant, string(rec.outcome.Limit))
+			h.m.LimitHit(tenant, string(rec.outcome.Limit))
 		}
 	}
-	h.m.Call(s.tenant, kind, outcome, d)
+	h.m.Call(tenant, rec.kind, outcome, d)
 	var acc []sandbox.Access
 	if rec.outcome != nil && len(rec.outcome.Access) > 0 {
 		var doc struct {
@@ -415,17 +446,18 @@ func (s *Session) account(ctx context.Context, m *jsonrpc.Message, rec *callReco
 		}
 		for _, a := range acc {
 			if !a.Allowed {
-				h.m.Refusal(s.tenant, a.Op)
+				h.m.Refusal(tenant, a.Op)
 			}
 		}
 	}
 	if h.audit.Enabled() {
+		// The arguments' hash decodes and re-encodes them: only for a log that is written.
 		hash, _ := audit.ArgumentsHash(rec.args)
-		h.audit.Log(ctx, audit.Record{Tenant: s.tenant, Subject: s.subject, Session: s.id, Kind: kind, Name: rec.name,
+		h.audit.Log(ctx, audit.Record{Tenant: tenant, Subject: s.subject, Session: s.id, Kind: rec.kind, Name: rec.name,
 			ArgsSHA256: hash, Duration: d, Outcome: outcome, Cause: cause, Access: acc})
 	}
 	if h.adm != nil {
-		h.quota(s.tenant)
+		h.quota(tenant)
 	}
 }
 
@@ -435,29 +467,14 @@ func isErrorResult(res any) bool {
 	return ok && r != nil && r.IsError
 }
 
-// workName is the name a work request's audit record carries (tool or prompt name, resource
-// URI, completion ref) and its arguments.
-func workName(m *jsonrpc.Message) (string, json.RawMessage) {
-	if m.Method == "tools/call" || m.Method == "prompts/get" {
-		// The usual shape, read as encoding/json would (case-insensitive names, the last
-		// member winning) without decoding the rest.
-		var name, args []byte
-		plain := true
-		if jsonrpc.Members(m.Params, func(k, v []byte) {
-			switch {
-			case bytes.EqualFold(k, []byte("name")):
-				if string(v) == "null" {
-					break // decoding null into a string leaves it as it was
-				}
-				s, ok := jsonrpc.PlainString(v)
-				plain = plain && ok
-				name = s
-			case bytes.EqualFold(k, []byte("arguments")):
-				args = v
-			}
-		}) && plain {
-			return string(name), args
+// workName is the name a costed request's audit record carries (tool or prompt name,
+// resource URI, completion ref) and its arguments: a tool's from the pipeline's one parse.
+func workName(r *Request) (string, json.RawMessage) {
+	if r.Method == "tools/call" {
+		if r.call == nil {
+			return "", nil
 		}
+		return r.tool(), r.call.Arguments
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -469,24 +486,16 @@ func workName(m *jsonrpc.Message) (string, json.RawMessage) {
 		} `json:"ref"`
 		Argument json.RawMessage `json:"argument"`
 	}
-	_ = json.Unmarshal(m.Params, &p)
-	switch m.Method {
+	_ = json.Unmarshal(r.Params, &p)
+	switch r.Method {
 	case "resources/read", "resources/subscribe":
 		return p.URI, nil
 	case "completion/complete":
 		return strings.TrimSpace(p.Ref.Name + p.Ref.URI), p.Argument
+	case "subscriptions/listen":
+		return "", nil
 	}
 	return p.Name, p.Arguments
-}
-
-// visible reports whether the session's tenant sees an item (true outside hosting mode). A
-// hidden item is answered exactly as a missing one.
-func (srv *Server) visible(s *Session, kind tenants.Kind, name string) bool {
-	t, err := srv.tenantFor(s)
-	if err != nil {
-		return false
-	}
-	return t == nil || t.Visible(kind, name)
 }
 
 // withTenantWorkers marks ctx's engine runs as t's: its own workers, confined to its roots,
@@ -561,10 +570,10 @@ func (srv *Server) tenantPage(ctx context.Context, t *tenants.Tenant, k registry
 	return out, total, nil
 }
 
-// resourceVisible reports whether the session's tenant sees a resource: a registered one by
-// its name, a URI of a template by the template's name, any other URI by the URI itself.
-func (srv *Server) resourceVisible(ctx context.Context, s *Session, res *registry.Resource, uri string) bool {
-	if srv.host == nil || srv.host.store == nil {
+// resourceVisible reports whether sc sees a resource: a registered one by its name, a URI of a
+// template by the template's name, any other URI by the URI itself.
+func (srv *Server) resourceVisible(ctx context.Context, sc scope, res *registry.Resource, uri string) bool {
+	if sc.seesAll(tenants.KindResource) {
 		return true
 	}
 	name := uri
@@ -582,7 +591,7 @@ func (srv *Server) resourceVisible(ctx context.Context, s *Session, res *registr
 			if all, err := srv.reg.Resources(ctx); err == nil {
 				for _, x := range all {
 					if xp, err := srv.fileURIPath(x.URI); err == nil && providerFor(x.URI) == "file" && sandbox.Physical(xp) == p {
-						if !srv.visible(s, tenants.KindResource, x.Name) {
+						if !sc.visible(tenants.KindResource, x.Name) {
 							return false
 						}
 					}
@@ -590,5 +599,5 @@ func (srv *Server) resourceVisible(ctx context.Context, s *Session, res *registr
 			}
 		}
 	}
-	return srv.visible(s, tenants.KindResource, name)
+	return sc.visible(tenants.KindResource, name)
 }

@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/fairq"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/sse"
 )
@@ -61,9 +62,13 @@ type httpTransport struct {
 	perTenant map[string]int
 	live      map[*exchange]struct{} // exchanges open now (keep-alives)
 
-	// statelessSlots bound the concurrent 2026-07-28 requests, as a session's slots do.
-	statelessSlots chan struct{}
-	stateless      sync.WaitGroup // 2026-07-28 requests in flight
+	// statelessSlots bound the concurrent 2026-07-28 requests, as a session's slots do,
+	// handed out fairly across tenants (each holding at most half of them).
+	statelessSlots *fairq.Scheduler[string]
+	// buffers bounds the bytes SSE streams hold for readers that are not attached, globally
+	// and per tenant.
+	buffers   *sse.Budget
+	stateless sync.WaitGroup // 2026-07-28 requests in flight
 
 	base     context.Context // cancelled (errShuttingDown) when the drain gives up waiting
 	cancel   context.CancelCauseFunc
@@ -76,6 +81,9 @@ type httpTransport struct {
 type httpHooks struct {
 	// principal names who makes a request: tenant and subject ("" without authentication).
 	principal func(r *http.Request) (tenant, subject string)
+	// authorize checks the principal's scopes for one call of a POST (method, and the tool of
+	// a tools/call), answering the refusal itself (false).
+	authorize func(w http.ResponseWriter, r *http.Request, method, tool string) bool
 	// sessionOpened/Closed count sessions.
 	sessionOpened, sessionClosed func()
 	// maxSessions is a tenant's cap on open sessions (0: none), and sessionRefused is told when
@@ -102,6 +110,8 @@ type httpSession struct {
 
 	// tenant is who the session is counted for in perTenant ("": not counted).
 	tenant string
+	// owner is the share of the transport's buffer budget the session's streams count against.
+	owner *sse.Owner
 
 	active   atomic.Int32 // HTTP requests being served for this session
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
@@ -110,8 +120,8 @@ type httpSession struct {
 func newHTTPTransport(srv *Server, log *slog.Logger, loopback bool) *httpTransport {
 	base, cancel := context.WithCancelCause(context.Background())
 	t := &httpTransport{srv: srv, log: log, loopback: loopback, sessions: map[[sha256.Size]byte]*httpSession{}, perTenant: map[string]int{},
-		live: map[*exchange]struct{}{}, statelessSlots: make(chan struct{}, max(srv.cfg.MaxConcurrent, 1)),
-		base: base, cancel: cancel, drainCh: make(chan struct{})}
+		live: map[*exchange]struct{}{}, statelessSlots: fairq.New[string](fairq.Options{Slots: max(srv.cfg.MaxConcurrent, 1)}),
+		buffers: sse.NewBudget(srv.cfg.Settings.HTTP.MaxBufferedBytes), base: base, cancel: cancel, drainCh: make(chan struct{})}
 	for _, o := range srv.cfg.Settings.HTTP.AllowedOrigins {
 		if o == "*" {
 			t.anyOrig = true
@@ -142,7 +152,7 @@ func (hs *httpSession) newStream() *sse.Stream {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.nextID++
-	st := sse.New(strconv.Itoa(hs.nextID), hs.s.srv.cfg.Settings.HTTP.StreamBuffer)
+	st := sse.NewOwned(strconv.Itoa(hs.nextID), hs.s.srv.cfg.Settings.HTTP.StreamBuffer, hs.owner)
 	if hs.streams == nil {
 		hs.streams = map[string]*sse.Stream{}
 	}
@@ -151,19 +161,36 @@ func (hs *httpSession) newStream() *sse.Stream {
 }
 
 // streamEnded marks a POST stream ended: it stays findable until finishedStreamsKept newer
-// ones have ended.
+// ones have ended (or its backlog is evicted: sse.Budget), and is released with its session.
 func (hs *httpSession) streamEnded(st *sse.Stream) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
+	if hs.closed {
+		delete(hs.streams, st.ID())
+		st.Release() // nobody can resume a stream of a closed session
+		return
+	}
 	hs.finished = append(hs.finished, st.ID())
 	for len(hs.finished) > finishedStreamsKept {
 		old := hs.finished[0]
 		hs.finished = hs.finished[1:]
 		if s := hs.streams[old]; s != nil {
-			s.Close()
+			s.Release()
 		}
 		delete(hs.streams, old)
 	}
+}
+
+// bufferOwner is the share of the buffer budget of a principal's streams: its tenant's,
+// capped at its scope's bufferedBytes.
+func (t *httpTransport) bufferOwner(tenant, subject string) *sse.Owner {
+	max := t.srv.cfg.Settings.HTTP.MaxBufferedBytes
+	if sc, err := t.srv.pipe.scopes(tenant, subject); err == nil {
+		if b := sc.seats().bufferedBytes; b > 0 && b < max {
+			max = b
+		}
+	}
+	return t.buffers.Owner(tenant, max)
 }
 
 func (hs *httpSession) stream(id string) *sse.Stream {
@@ -331,8 +358,11 @@ func (t *httpTransport) principal(r *http.Request) (string, string) {
 // readBody reads a POST body within the line cap, answering 413/400 itself when it cannot.
 func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.EqualFold(ct, "application/json") {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			writeHTTPError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json", nil))
+		mt, params, err := mime.ParseMediaType(ct)
+		if cs, ok := params["charset"]; err != nil || mt != "application/json" || ok && !strings.EqualFold(cs, "utf-8") {
+			// JSON is UTF-8 (RFC 8259): a body declared in another charset is refused, not
+			// guessed at.
+			writeHTTPError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json (in UTF-8)", nil))
 			return nil, false
 		}
 	}
@@ -391,6 +421,17 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, nil, items[0].Err)
 		return
 	}
+	// The pipeline's parse, once: what authorization checks here is what is dispatched below.
+	reqs := make([]*Request, len(items))
+	for i, it := range items {
+		if it.Msg != nil {
+			reqs[i] = parseRequest(it.Msg)
+		}
+	}
+	if !t.authorizePOST(w, r, reqs) {
+		return
+	}
+	first := reqs[0]
 	hv := r.Header.Get(hdrProtocol)
 	if hv != "" && hv != StatelessVersion && !slices.Contains(supportedVersions, hv) {
 		// A later revision than any this server speaks (ServeHTTP refused earlier ones).
@@ -399,17 +440,17 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	// A 2026-07-28 request is served on its own, whatever session it names (that revision has
 	// none; MCP 2026-07-28 transports: ignore Mcp-Session-Id).
-	if !batch && items[0].Msg != nil && (hv == StatelessVersion || metaVersion(items[0].Msg) != "") {
-		t.serveStateless(w, r, items[0].Msg, jsonOK, sseOK)
+	if !batch && first != nil && (hv == StatelessVersion || metaVersion(first.msg) != "") {
+		t.serveStateless(w, r, first, jsonOK, sseOK)
 		return
 	}
 	if r.Header.Get(hdrSessionID) == "" {
-		if !batch && items[0].Msg != nil && items[0].Msg.Method == "initialize" && items[0].Msg.Kind() == jsonrpc.KindRequest {
-			t.initialize(w, r, items[0].Msg, jsonOK, sseOK)
+		if !batch && first != nil && first.Method == "initialize" && first.msg.Kind() == jsonrpc.KindRequest {
+			t.initialize(w, r, first, jsonOK, sseOK)
 			return
 		}
-		if !batch && items[0].Msg != nil && items[0].Msg.Method == "server/discover" && items[0].Msg.Kind() == jsonrpc.KindRequest {
-			t.serveStateless(w, r, items[0].Msg, jsonOK, sseOK)
+		if !batch && first != nil && first.Method == "server/discover" && first.msg.Kind() == jsonrpc.KindRequest {
+			t.serveStateless(w, r, first, jsonOK, sseOK)
 			return
 		}
 		badRequest(w, items[0].ID, "Mcp-Session-Id header is required (send initialize first)")
@@ -436,8 +477,8 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 	if requests == 0 {
 		// Notifications and responses: accepted (202), handled before the answer so that a
 		// client that sends notifications/cancelled and then a request sees them in order.
-		for _, it := range items {
-			s.dispatch(s.ctx, it.Msg)
+		for _, q := range reqs {
+			s.dispatchRequest(s.ctx, q)
 		}
 		w.WriteHeader(http.StatusAccepted)
 		t.srv.backgroundRefresh(t.base)
@@ -452,8 +493,8 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 	ex.prime = s.Protocol() == "2025-11-25"
 	t.runExchange(ex, r, func(ctx context.Context) {
 		var wg sync.WaitGroup
-		for _, it := range items {
-			switch {
+		for i, it := range items {
+			switch q := reqs[i]; {
 			case it.Err != nil:
 				s.sendTo(ex, jsonrpc.ErrorResponse(it.ID, it.Err), kindResponse)
 			case batch && it.Msg.Kind() == jsonrpc.KindRequest:
@@ -461,15 +502,33 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					s.dispatch(ctx, it.Msg)
+					s.dispatchRequest(ctx, q)
 				}()
 			default:
-				s.dispatch(ctx, it.Msg)
+				s.dispatchRequest(ctx, q)
 			}
 		}
 		wg.Wait()
 	}, s.ctx)
 	t.srv.backgroundRefresh(t.base)
+}
+
+// authorizePOST is the pipeline's authorization of one POST: the scopes of every request and
+// notification in it, read from the very parse that is dispatched. One that falls short
+// refuses the whole POST (403 with the scopes to ask for) before any of it runs.
+func (t *httpTransport) authorizePOST(w http.ResponseWriter, r *http.Request, reqs []*Request) bool {
+	if t.hooks.authorize == nil {
+		return true
+	}
+	for _, q := range reqs {
+		if q == nil || q.msg.Kind() == jsonrpc.KindResponse {
+			continue // an invalid item runs nothing; a response answers the server's own request
+		}
+		if !t.hooks.authorize(w, r, q.Method, q.tool()) {
+			return false
+		}
+	}
+	return true
 }
 
 // runExchange runs the dispatch of a POST's messages with ex as their outbox, keeps a held
@@ -524,7 +583,8 @@ func metaVersion(m *jsonrpc.Message) string {
 }
 
 // initialize opens a session: the answer to initialize carries its id.
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, jsonOK, sseOK bool) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, req *Request, jsonOK, sseOK bool) {
+	m := req.msg
 	if t.draining.Load() {
 		w.Header().Set("Retry-After", "5")
 		writeHTTPError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down", nil))
@@ -535,7 +595,8 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *js
 	hs := &httpSession{id: id, key: sessionKey(tenant, subject, id), t: t}
 	sctx, cancel := context.WithCancelCause(t.base)
 	hs.cancel = cancel
-	hs.standalone = sse.New("0", t.srv.cfg.Settings.HTTP.StreamBuffer)
+	hs.owner = t.bufferOwner(tenant, subject)
+	hs.standalone = sse.NewOwned("0", t.srv.cfg.Settings.HTTP.StreamBuffer, hs.owner)
 	s := t.srv.newSession(sctx, hs, "http")
 	s.schedule = s.runLimited
 	s.tenant, s.subject, s.id = tenant, subject, id
@@ -555,6 +616,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *js
 		}
 	}
 	t.mu.Unlock()
+	if full || capped {
+		hs.standalone.Release()
+	}
 	if full {
 		cancel(nil)
 		w.Header().Set("Retry-After", "30")
@@ -590,10 +654,11 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, m *js
 		return id
 	}
 	ex.prime = initializeVersion(m) == "2025-11-25"
-	t.runExchange(ex, r, func(ctx context.Context) { s.dispatch(ctx, m) }, sctx)
+	t.runExchange(ex, r, func(ctx context.Context) { s.dispatchRequest(ctx, req) }, sctx)
 	if s.state.Load() == stateNew {
 		cancel(nil)
 		t.releaseSeat(hs)
+		hs.standalone.Release()
 	}
 }
 
@@ -717,15 +782,16 @@ func (t *httpTransport) closeSession(hs *httpSession, why string) {
 	s := hs.s
 	t.srv.removeSession(s)
 	s.endInput()
-	s.endListeners(false)
+	s.endSubscriptions()
 	hs.cancel(errShuttingDown)
-	hs.standalone.Close()
+	hs.standalone.Release()
 	hs.mu.Lock()
-	for _, st := range hs.streams {
+	for id, st := range hs.streams {
 		if !st.Finished() {
-			continue // the request's own answer (-32003) ends it
+			continue // the request's own answer (-32003) ends it, and streamEnded releases it
 		}
-		st.Close()
+		st.Release()
+		delete(hs.streams, id)
 	}
 	hs.mu.Unlock()
 	if t.hooks.sessionClosed != nil {

@@ -40,7 +40,9 @@ type exchange struct {
 	sessionID func() string
 	// cancelReq cancels the request (2026-07-28: a disconnect is a cancellation).
 	cancelReq func()
-	started   time.Time
+	// owner is the buffer budget share its stream counts against.
+	owner   *sse.Owner
+	started time.Time
 
 	mu        sync.Mutex
 	mode      int
@@ -55,8 +57,12 @@ type exchange struct {
 }
 
 func (t *httpTransport) newExchange(w http.ResponseWriter, hs *httpSession, jsonOK, sseOK bool, want int, batch bool) *exchange {
-	return &exchange{t: t, hs: hs, w: w, jsonOK: jsonOK, sseOK: sseOK, want: want, batch: batch,
+	ex := &exchange{t: t, hs: hs, w: w, jsonOK: jsonOK, sseOK: sseOK, want: want, batch: batch,
 		started: time.Now(), done: make(chan struct{})}
+	if hs != nil {
+		ex.owner = hs.owner
+	}
+	return ex
 }
 
 // hold keeps the exchange open after its request's handler returned without an answer
@@ -195,7 +201,7 @@ func (ex *exchange) startSSE() {
 	if ex.hs != nil && !ex.stateless {
 		ex.stream = ex.hs.newStream()
 	} else {
-		ex.stream = sse.New("", ex.t.srv.cfg.Settings.HTTP.StreamBuffer)
+		ex.stream = sse.NewOwned("", ex.t.srv.cfg.Settings.HTTP.StreamBuffer, ex.owner)
 	}
 	if !ex.gone {
 		ex.w.WriteHeader(http.StatusOK)
@@ -266,6 +272,8 @@ func (ex *exchange) end() {
 		ex.stream.Close()
 		if ex.hs != nil && !ex.stateless {
 			ex.hs.streamEnded(ex.stream)
+		} else {
+			ex.stream.Release() // a stream without ids cannot be resumed
 		}
 	}
 	ex.mode = modeEnded

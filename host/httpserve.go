@@ -70,7 +70,7 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		log = slog.New(slog.NewJSONHandler(w, nil))
 	}
 	m := metrics.New(metrics.Options{Runtime: true})
-	a, err := loadAuth(set, p.dirs, log, set.MaxLineBytes, m)
+	a, err := loadAuth(set, p.dirs, log, m)
 	if err != nil {
 		return err
 	}
@@ -100,11 +100,17 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		ln.Close()
 		return ErrUnauthenticatedBind
 	}
+	ops, err := openOperatorSurfaces(set, m, log, a != nil)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer ops.close()
+	health := ops.health
 	t := newHTTPTransport(srv, log, loopback)
 	t.hooks.sessionOpened = func() { m.SessionOpened("http") }
 	t.hooks.sessionClosed = func() { m.SessionClosed("http") }
-	health := metrics.NewHealth()
-	health.AddCheck("registry", func() error { return nil })
+	m.Buffers(func() float64 { return float64(t.buffers.Used()) }, func() float64 { return float64(t.buffers.Evicted()) })
 	mux := http.NewServeMux()
 	var endpoint http.Handler = t
 	if a != nil {
@@ -115,15 +121,28 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 			}
 			return "", ""
 		}
+		t.hooks.authorize = func(w http.ResponseWriter, r *http.Request, method, tool string) bool {
+			p := auth.FromContext(r.Context())
+			err := a.Authorize(p, method, tool)
+			if err == nil {
+				return true
+			}
+			e := auth.AsError(err)
+			m.AuthDecision(string(p.Method), string(e.Reason))
+			a.Deny(w, r, e)
+			return false
+		}
 		for _, path := range a.MetadataPaths() {
 			mux.Handle(path, a.MetadataHandler())
 		}
-		health.AddCheck("auth", a.Ready)
+		health.AddCheck("auth", "keys_unavailable", a.Ready)
 	}
 	mux.Handle(MCPEndpoint, endpoint)
-	mux.Handle("/healthz", health.Healthz())
-	mux.Handle("/readyz", health.Readyz())
-	mux.Handle("/metrics", m.Handler())
+	ops.mount(mux, false)
+	if ch := srv.changesHandler(); ch != nil {
+		mux.Handle(ChangesEndpoint, ch)
+		mux.Handle(ChangesEndpoint+"/", ch)
+	}
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: httpReadHeaderTimeout,
@@ -154,7 +173,7 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		}
 		t.hooks.sessionRefused = func(tenant string) { m.LimitHit(tenant, tenants.CauseSessions) }
 		go h.store.Watch(hctx, 2*time.Second)
-		health.AddCheck("workers", func() error {
+		health.AddCheck("workers", "saturated", func() error {
 			if st := h.adm.Stats(); st.Busy >= st.Slots && st.Waiting > st.Slots {
 				return fmt.Errorf("all %d call slots busy and %d calls waiting", st.Slots, st.Waiting)
 			}
@@ -168,6 +187,7 @@ func ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	ops.serve()
 	log.Info("listening", "addr", ln.Addr().String(), "url", scheme+"://"+ln.Addr().String()+MCPEndpoint, "auth", a != nil, "tenants", tpath)
 	if o.Listening != nil {
 		o.Listening(ln.Addr())
@@ -206,7 +226,7 @@ func isLoopbackAddr(a net.Addr) bool {
 
 // loadAuth builds the authenticator from the auth file (MCPBASH_AUTH_FILE, else
 // server.d/auth.json when present) and MCPBASH_REMOTE_TOKEN; nil when neither is configured.
-func loadAuth(set *config.Config, dirs registry.Dirs, log *slog.Logger, maxBody int, m *metrics.Metrics) (*auth.Authenticator, error) {
+func loadAuth(set *config.Config, dirs registry.Dirs, log *slog.Logger, m *metrics.Metrics) (*auth.Authenticator, error) {
 	path := set.AuthFile
 	if path == "" {
 		def := filepath.Join(dirs.Server, "auth.json")
@@ -232,7 +252,7 @@ func loadAuth(set *config.Config, dirs registry.Dirs, log *slog.Logger, maxBody 
 	if path == "" && rt == nil {
 		return nil, nil
 	}
-	return auth.New(cfg, auth.Options{Log: log, RemoteToken: rt, MaxBodyBytes: int64(maxBody),
+	return auth.New(cfg, auth.Options{Log: log, RemoteToken: rt,
 		OnDecision: func(p *auth.Principal, e *auth.Error) {
 			switch {
 			case p != nil:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcp-bash/mcp-bash/host/internal/fairq"
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 )
 
@@ -15,7 +16,8 @@ import (
 // response stream cancels it (MCP 2026-07-28, Streamable HTTP, Cancellation).
 
 // serveStateless answers one 2026-07-28 request (or a server/discover probe).
-func (t *httpTransport) serveStateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, jsonOK, sseOK bool) {
+func (t *httpTransport) serveStateless(w http.ResponseWriter, r *http.Request, req *Request, jsonOK, sseOK bool) {
+	m := req.msg
 	if m.Kind() != jsonrpc.KindRequest {
 		// That revision defines no client notification over HTTP; accepted and ignored.
 		w.WriteHeader(http.StatusAccepted)
@@ -40,18 +42,34 @@ func (t *httpTransport) serveStateless(w http.ResponseWriter, r *http.Request, m
 	ex.stateless = true
 	ex.cancelReq = func() { cancel(context.Canceled) }
 	s := t.srv.newSession(ctx, ex, "http")
-	s.slots = t.statelessSlots
-	s.schedule = s.runLimited
 	s.tenant, s.subject = t.principal(r)
+	ex.owner = t.bufferOwner(s.tenant, s.subject)
+	s.schedule = t.fairSlot(s)
 	if m.Method == "subscriptions/listen" {
 		// An open listen stream is told about changes like any session.
 		t.srv.addSession(s)
 		defer t.srv.removeSession(s)
 	}
-	t.runExchange(ex, r, func(ctx context.Context) { s.dispatch(ctx, m) }, ctx)
+	t.runExchange(ex, r, func(ctx context.Context) { s.dispatchRequest(ctx, req) }, ctx)
 	t.srv.backgroundRefresh(t.base)
 	if m.Method == "subscriptions/listen" {
 		s.dropListener(jsonrpc.IDKey(m.ID)) // the client went away or the stream ended
+	}
+}
+
+// fairSlot runs a 2026-07-28 request's job once one of the transport's slots is free for its
+// tenant: slots go round-robin across the tenants that wait, and no tenant holds more than half
+// of them, so one tenant's flood of requests waits behind its own (fairq).
+func (t *httpTransport) fairSlot(s *Session) func(job func()) {
+	share := max(1, t.statelessSlots.Stats().Slots/2)
+	return func(job func()) {
+		release, err := t.statelessSlots.Acquire(s.ctx, s.tenant, fairq.Limit{Running: share})
+		if err != nil {
+			job() // the request ended while it waited: the job runs its own abort path
+			return
+		}
+		defer release()
+		job()
 	}
 }
 

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 )
@@ -13,7 +12,9 @@ import (
 // the server acknowledges what it agreed to, and every notification sent for it carries the
 // request's id as _meta.io.modelcontextprotocol/subscriptionId. The stream ends with a result
 // when the server tears it down (here: the client's input ended) and with no answer when the
-// client cancels it. An open stream holds no worker, so any number of them cannot starve calls.
+// client cancels it. An open stream holds no worker; the streams and the resources watched
+// that a scope may hold at once are its seats (seatTable), and opening one is admitted and
+// audited as a call is (pipeline.go).
 
 // listener is one open subscriptions/listen stream.
 type listener struct {
@@ -21,6 +22,7 @@ type listener struct {
 	out                       outbox // the stream its notifications and its end go to
 	tools, prompts, resources bool
 	subs                      []*subscription // its resourceSubscriptions
+	release                   func()          // gives back its seats (once)
 }
 
 type subscriptionFilter struct {
@@ -59,19 +61,42 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 		PromptsListChanged:   want.PromptsListChanged && has["prompts"],
 		ResourcesListChanged: want.ResourcesListChanged && has["resources"],
 	}
-	var subs []*subscription
+	var uris []string
 	if _, ok := srv.handlers["resources/read"]; ok {
+		seen, most := map[string]bool{}, r.scope.seats().subscriptions
 		for _, uri := range want.ResourceSubscriptions {
-			if uri == "" || slices.Contains(agreed.ResourceSubscriptions, uri) {
-				continue
+			if uri != "" && !seen[uri] {
+				seen[uri] = true
+				uris = append(uris, uri)
 			}
-			c, err := srv.readResource(ctx, s, uri, "")
-			if err != nil {
-				continue
+			if most > 0 && len(uris) > most {
+				break // refused below; the rest need not be looked at
 			}
-			agreed.ResourceSubscriptions = append(agreed.ResourceSubscriptions, uri)
-			subs = append(subs, &subscription{id: "listen-" + jsonrpc.IDKey(r.ID) + "-" + uri, uri: uri, hash: contentHash(c), listenID: r.ID})
 		}
+	}
+	// The stream's seats are taken before any resource is read: a scope over its share is
+	// refused at once, whatever it asked for.
+	release, err := srv.pipe.seats.take(r.scope, true, len(uris))
+	if err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			release()
+		}
+	}()
+	var subs []*subscription
+	for _, uri := range uris {
+		if ctx.Err() != nil {
+			return nil, errSuppressed // the client hung up (or cancelled) while it was being opened
+		}
+		c, err := srv.readResource(ctx, s, r.scope, uri, "")
+		if err != nil {
+			continue
+		}
+		agreed.ResourceSubscriptions = append(agreed.ResourceSubscriptions, uri)
+		subs = append(subs, &subscription{id: "listen-" + jsonrpc.IDKey(r.ID) + "-" + uri, uri: uri, hash: contentHash(c), listenID: r.ID})
 	}
 	// Load and scan the registries first, so that changes from the acknowledgement on are seen
 	// as changes (a stateless client may listen before it ever lists).
@@ -79,7 +104,8 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 	srv.notifyChanges(ctx)
 	// The acknowledgement comes before anything else carrying this subscription's id.
 	s.notifyFor(ctx, "notifications/subscriptions/acknowledged", map[string]any{"notifications": agreed, "_meta": subscriptionMeta(r.ID)})
-	l := &listener{id: r.ID, out: s.outFor(ctx), tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged, subs: subs}
+	l := &listener{id: r.ID, out: s.outFor(ctx), tools: agreed.ToolsListChanged, prompts: agreed.PromptsListChanged, resources: agreed.ResourcesListChanged,
+		subs: subs, release: release}
 	key := jsonrpc.IDKey(r.ID)
 	s.listenMu.Lock()
 	if s.listenEnded {
@@ -97,6 +123,7 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 		s.listeners = map[string]*listener{}
 	}
 	s.listeners[key] = l
+	opened = true
 	s.listenMu.Unlock()
 	s.subs.mu.Lock()
 	if s.subs.byID == nil {
@@ -119,7 +146,7 @@ func (srv *Server) subscriptionsListen(ctx context.Context, s *Session, r *Reque
 	}
 	// The stream stays open without holding a worker: it is answered when the input ends
 	// (endListeners) and dropped without an answer when the client cancels it (dropListener).
-	return nil, errSuppressed
+	return nil, errHeld
 }
 
 func listenEnd(id json.RawMessage) map[string]any {
@@ -138,6 +165,7 @@ func (s *Session) dropListener(key string) bool {
 			delete(s.subs.byID, sub.id)
 		}
 		s.subs.mu.Unlock()
+		l.release()
 	}
 	return ok
 }
@@ -150,11 +178,19 @@ func (s *Session) endListeners(answer bool) {
 	ls := s.listeners
 	s.listeners = nil
 	s.listenMu.Unlock()
+	s.subs.mu.Lock()
+	for _, l := range ls {
+		for _, sub := range l.subs {
+			delete(s.subs.byID, sub.id)
+		}
+		l.release()
+	}
+	s.subs.mu.Unlock()
 	if !answer {
 		return
 	}
 	for _, l := range ls {
-		res, err := s.srv.finishStateless("subscriptions/listen", listenEnd(l.id))
+		res, err := s.srv.finishStateless("subscriptions/listen", listenEnd(l.id), false)
 		if line := s.replyLine(l.id, res, err); line != nil {
 			s.sendTo(l.out, line, kindResponse)
 		}

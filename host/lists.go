@@ -54,21 +54,13 @@ func (srv *Server) registerLists() {
 				srv.logf("%s: %v", lk.method, err)
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 			}
-			items := page.Items
-			total := page.Total
-			t, err := srv.tenantFor(s)
+			items, total, err := r.scope.page(ctx, lk.kind, page.Items, page.Total)
 			if err != nil {
-				return nil, err
-			}
-			if t != nil {
-				// Hidden items are neither listed nor counted: a tenant learns nothing of them.
-				if items, total, err = srv.tenantPage(ctx, t, lk.kind, items); err != nil {
-					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
-				}
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, lk.loadErr, err.Error())
 			}
 			if lk.kind == registry.KindResources && !s.capsFor(ctx).ui() {
 				// MCP Apps resources are for clients that declared the UI extension.
-				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, s)
+				items, total = withoutUI(items), total-srv.uiResourceCount(ctx, r.scope)
 			}
 			return &listResult{member: lk.member, items: items, total: total, nextCursor: page.NextCursor}, nil
 		}}
@@ -131,15 +123,15 @@ func withoutUI(items []json.RawMessage) []json.RawMessage {
 	return out
 }
 
-func (srv *Server) uiResourceCount(ctx context.Context, s *Session) int {
+func (srv *Server) uiResourceCount(ctx context.Context, sc scope) int {
 	res, err := srv.reg.Resources(ctx)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, r := range res {
-		// Only those the session's total counted (its tenant's visible ones).
-		if r.Provider == "ui" && srv.visible(s, tenants.KindResource, r.Name) {
+		// Only those the total counted (the ones the scope sees).
+		if r.Provider == "ui" && sc.visible(tenants.KindResource, r.Name) {
 			n++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
@@ -32,9 +33,13 @@ const maxInputRounds = 32
 
 // mrtrState is what requestState carries between rounds.
 type mrtrState struct {
-	// Tenant binds the state to the tenant it was issued to: another tenant's call presenting
-	// it is refused like a forged one.
-	Tenant  string            `json:"n,omitempty"`
+	// Tenant and Subject bind the state to the principal it was issued to: another tenant's or
+	// another user's call presenting it is refused like a forged one.
+	TenantID string `json:"n,omitempty"`
+	Subject  string `json:"s,omitempty"`
+	// Exp is when the state stops being accepted (unix seconds; MCPBASH_STATE_TTL_SECS after
+	// it was issued), so that a leaked one is not good forever.
+	Exp     int64             `json:"e"`
 	Tool    string            `json:"t"`
 	Args    string            `json:"a"` // sha256 of the compacted arguments
 	Roots   json.RawMessage   `json:"r,omitempty"`
@@ -47,14 +52,21 @@ func argsDigest(args json.RawMessage) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
+// signState issues st: it expires MCPBASH_STATE_TTL_SECS from now unless it says otherwise.
 func (srv *Server) signState(st *mrtrState) string {
+	if st.Exp == 0 {
+		st.Exp = time.Now().Add(srv.cfg.Settings.StateTTL).Unix()
+	}
 	b, _ := json.Marshal(st)
 	mac := hmac.New(sha256.New, srv.stateKey[:])
 	mac.Write(b)
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-var errBadState = invalidParams("Invalid requestState: it was not issued by this server for this tool call")
+var (
+	errBadState     = invalidParams("Invalid requestState: it was not issued by this server for this tool call")
+	errExpiredState = invalidParams("Invalid requestState: it has expired (MCPBASH_STATE_TTL_SECS); call the tool again without it")
+)
 
 func (srv *Server) openState(token string) (*mrtrState, error) {
 	body, sig, ok := strings.Cut(token, ".")
@@ -94,16 +106,21 @@ type roundTrip struct {
 // startRoundTrip validates requestState and inputResponses against the call and returns the
 // round, or an InputRequiredResult-worthy roots question when the client offers roots and has
 // not answered them yet.
-func (srv *Server) startRoundTrip(ri *reqInfo, tenant, tool string, args json.RawMessage, token string, responses map[string]json.RawMessage) (*roundTrip, error) {
-	rt := &roundTrip{srv: srv, state: mrtrState{Tenant: tenant, Tool: tool, Args: argsDigest(args)}}
+func (srv *Server) startRoundTrip(ri *reqInfo, tenant, subject, tool string, args json.RawMessage, token string, responses map[string]json.RawMessage) (*roundTrip, error) {
+	rt := &roundTrip{srv: srv, state: mrtrState{TenantID: tenant, Subject: subject, Tool: tool, Args: argsDigest(args)}}
 	if token != "" {
 		st, err := srv.openState(token)
 		if err != nil {
 			return nil, err
 		}
-		if st.Tenant != tenant || st.Tool != tool || st.Args != rt.state.Args {
+		if st.TenantID != tenant || st.Subject != subject || st.Tool != tool || st.Args != rt.state.Args || st.Exp == 0 {
 			return nil, errBadState
 		}
+		// Checked after the binding: only the principal it was issued to learns it expired.
+		if time.Now().Unix() > st.Exp {
+			return nil, errExpiredState
+		}
+		st.Exp = 0 // the next round's state is issued afresh
 		rt.state = *st
 	} else if len(responses) > 0 {
 		return nil, invalidParams("Invalid params: inputResponses without the requestState they answer")
@@ -209,7 +226,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 		compact.Reset()
 		compact.Write(args) // CallTool rejects it below with a clear error
 	}
-	rt, err := srv.startRoundTrip(ri, s.tenant, tc.Name, compact.Bytes(), p.RequestState, responses)
+	rt, err := srv.startRoundTrip(ri, s.tenant, s.subject, tc.Name, compact.Bytes(), p.RequestState, responses)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +234,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 		return res, nil // the roots come first: the sandbox is built from them
 	}
 	if roots, ok := rt.roots(); ok {
-		tc.Roots = func(context.Context) []engine.Root { return roots }
+		tc.Roots, tc.clientRoots = func(context.Context) []engine.Root { return roots }, true
 	} else {
 		tc.Roots = nil
 	}
@@ -225,6 +242,7 @@ func (srv *Server) statelessToolsCall(ctx context.Context, s *Session, ri *reqIn
 	defer cancel()
 	rt.cancel = cancel
 	srv.askThrough(&tc, rt, StatelessVersion, &ri.caps)
+	tc.stateless = true
 	res, err := answer(srv.CallTool(rctx, tc))
 	if ir := rt.inputRequired(); ir != nil && ctx.Err() == nil {
 		return ir, nil

@@ -139,6 +139,7 @@ func (srv *Server) Close() {
 	if srv.pool != nil {
 		srv.pool.Close()
 	}
+	srv.closeReview()
 }
 
 // nativeEngine is the native engine with the server's configuration: the environment mode, the
@@ -160,5 +161,6 @@ func (srv *Server) nativeEngine(self string) *native.Engine {
 			FileSizeKiB:     int64(n.MaxFileMiB) << 10,
 		},
 		BeforeConfine: srv.noteConfinement,
+		Hide:          srv.changesHide(),
 	}
 }

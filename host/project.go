@@ -202,7 +202,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	defer srv.Close()
 	in, out := o.Stdin, o.Stdout
 	if o.PayloadLog != "" {
-		pl, err := payloadlog.Open(o.PayloadLog, []string{set.RemoteToken})
+		pl, err := payloadlog.Open(o.PayloadLog, []string{set.RemoteToken, set.OperatorToken})
 		if err != nil {
 			return err
 		}

@@ -50,8 +50,8 @@ func (srv *Server) promptsGet(ctx context.Context, s *Session, r *Request) (any,
 		}
 	}
 	prompt, err := srv.reg.Prompt(ctx, p.Name)
-	if err == nil && !srv.visible(s, tenants.KindPrompt, p.Name) {
-		err = registry.ErrNotFound // hidden from the tenant: answered as a missing prompt
+	if err == nil && !r.scope.visible(tenants.KindPrompt, p.Name) {
+		err = registry.ErrNotFound // hidden from the scope: answered as a missing prompt
 	}
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
@@ -281,7 +281,7 @@ func (srv *Server) complete(ctx context.Context, s *Session, r *Request) (any, e
 	if p.Ref.Type == "ref/resource" {
 		refKind = tenants.KindResource
 	}
-	if !srv.visible(s, refKind, name) {
+	if !r.scope.visible(refKind, name) {
 		script = "" // a hidden item completes as an unknown one does (the built-in generator)
 	}
 	offset := 0

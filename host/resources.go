@@ -55,7 +55,7 @@ func (srv *Server) registerResources() {
 }
 
 func (srv *Server) resourcesRead(ctx context.Context, s *Session, r *Request) (any, error) {
-	c, _, err := srv.readResourceParams(ctx, s, r.Params)
+	c, _, err := srv.readResourceParams(ctx, s, r.scope, r.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (srv *Server) resourcesRead(ctx context.Context, s *Session, r *Request) (a
 // readResourceParams reads the resource that resources/read or resources/subscribe params name
 // (by uri, or by name as the original also allows); uri is the one the params gave ("" when
 // they named it).
-func (srv *Server) readResourceParams(ctx context.Context, s *Session, params json.RawMessage) (c resourceContent, uri string, err error) {
+func (srv *Server) readResourceParams(ctx context.Context, s *Session, sc scope, params json.RawMessage) (c resourceContent, uri string, err error) {
 	var p struct {
 		URI  string `json:"uri"`
 		Name string `json:"name"`
@@ -76,12 +76,13 @@ func (srv *Server) readResourceParams(ctx context.Context, s *Session, params js
 	if p.URI == "" && p.Name == "" {
 		return resourceContent{}, "", invalidParams("Resource name or uri required")
 	}
-	c, err = srv.readResource(ctx, s, p.URI, p.Name)
+	c, err = srv.readResource(ctx, s, sc, p.URI, p.Name)
 	return c, p.URI, err
 }
 
-// readResource resolves a resource by uri or name and reads it through its provider.
-func (srv *Server) readResource(ctx context.Context, s *Session, uri, name string) (resourceContent, error) {
+// readResource resolves a resource by uri or name and reads it through its provider, as sc
+// sees it.
+func (srv *Server) readResource(ctx context.Context, s *Session, sc scope, uri, name string) (resourceContent, error) {
 	resources, err := srv.reg.Resources(ctx)
 	if err != nil {
 		return resourceContent{}, jsonrpc.NewError(jsonrpc.CodeInternalError, "Unable to load resource registry", err.Error())
@@ -96,8 +97,8 @@ func (srv *Server) readResource(ctx context.Context, s *Session, uri, name strin
 	if res == nil && uri == "" {
 		return resourceContent{}, errNotFound
 	}
-	if !srv.resourceVisible(ctx, s, res, uri) {
-		return resourceContent{}, errNotFound // hidden from the tenant: answered as a missing resource
+	if !srv.resourceVisible(ctx, sc, res, uri) {
+		return resourceContent{}, errNotFound // hidden from the scope: answered as a missing resource
 	}
 	provider, declaredMIME := providerFor(uri), ""
 	if res != nil {
@@ -396,6 +397,9 @@ type subscription struct {
 	failed  bool
 	// listenID is the subscriptions/listen request that opened it (nil: resources/subscribe).
 	listenID json.RawMessage
+	// release gives back its seat in the scope's subscriptions (resources/subscribe; a
+	// listen's are its listener's).
+	release func()
 }
 
 type subscriptions struct {
@@ -406,7 +410,11 @@ type subscriptions struct {
 
 func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Request) (any, error) {
 	// The original also subscribes by the resource's name (non-standard, as for reads).
-	c, uri, err := srv.readResourceParams(ctx, s, r.Params)
+	c, uri, err := srv.readResourceParams(ctx, s, r.scope, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	release, err := srv.pipe.seats.take(r.scope, false, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +424,7 @@ func (srv *Server) resourcesSubscribe(ctx context.Context, s *Session, r *Reques
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
 	id := fmt.Sprintf("sub-%x-%x-%x-%x-%x", idb[0:4], idb[4:6], idb[6:8], idb[8:10], idb[10:16])
-	sub := &subscription{id: id, uri: uri, hash: contentHash(c)}
+	sub := &subscription{id: id, uri: uri, hash: contentHash(c), release: release}
 	s.subs.mu.Lock()
 	if s.subs.byID == nil {
 		s.subs.byID = map[string]*subscription{}
@@ -447,11 +455,25 @@ func (srv *Server) resourcesUnsubscribe(ctx context.Context, s *Session, r *Requ
 	s.subs.mu.Lock()
 	defer s.subs.mu.Unlock()
 	for id, sub := range s.subs.byID {
-		if id == p.SubscriptionID || (p.SubscriptionID == "" && sub.uri == p.URI) {
+		if sub.listenID == nil && (id == p.SubscriptionID || (p.SubscriptionID == "" && sub.uri == p.URI)) {
 			delete(s.subs.byID, id)
+			sub.release()
 		}
 	}
 	return struct{}{}, nil
+}
+
+// endSubscriptions ends every subscription of a session that ends, giving their seats back.
+func (s *Session) endSubscriptions() {
+	s.endListeners(false)
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	for id, sub := range s.subs.byID {
+		delete(s.subs.byID, id)
+		if sub.release != nil {
+			sub.release()
+		}
+	}
 }
 
 func contentHash(c resourceContent) [32]byte {
@@ -490,10 +512,26 @@ func (srv *Server) pollOnce(s *Session) {
 		subs = append(subs, sub)
 	}
 	s.subs.mu.Unlock()
+	// The session's scope as it is now: a tenant the tenants file stopped serving reads
+	// nothing (each subscription is told once that its resource changed).
+	sc, serr := s.sessionScope()
 	for _, sub := range subs {
-		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-		c, err := srv.readResource(ctx, s, sub.uri, "")
-		cancel()
+		if s.ctx.Err() != nil {
+			return // the session ended: nobody to tell
+		}
+		s.subs.mu.Lock()
+		_, still := s.subs.byID[sub.id]
+		s.subs.mu.Unlock()
+		if !still {
+			continue // unsubscribed, or its listen stream ended, since the round began
+		}
+		var c resourceContent
+		err := serr
+		if err == nil {
+			ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+			c, err = srv.readResource(ctx, s, sc, sub.uri, "")
+			cancel()
+		}
 		changed := false
 		s.subs.mu.Lock()
 		if err != nil {
@@ -502,7 +540,7 @@ func (srv *Server) pollOnce(s *Session) {
 		} else if h := contentHash(c); h != sub.hash || sub.failed {
 			sub.hash, sub.failed, changed = h, false, true
 		}
-		_, still := s.subs.byID[sub.id]
+		_, still = s.subs.byID[sub.id]
 		s.subs.mu.Unlock()
 		switch {
 		case !changed || !still:

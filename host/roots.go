@@ -162,16 +162,13 @@ func (s *Session) startRoots(ctx context.Context) {
 }
 
 // fallbackRoots are the roots of a session's calls until the client names its own: its
-// tenant's in hosting mode (none when the tenant is refused), else the server's.
+// scope's (none when the scope is refused).
 func (s *Session) fallbackRoots() []engine.Root {
-	if s.srv.host == nil || s.srv.host.store == nil {
-		return s.srv.fallbackRoots()
-	}
-	t, err := s.srv.tenantFor(s)
+	sc, err := s.sessionScope()
 	if err != nil {
 		return nil
 	}
-	return tenantRoots(t)
+	return sc.fallbackRoots()
 }
 
 // rootsChanged handles notifications/roots/list_changed: ask again, now or at the next call.

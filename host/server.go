@@ -27,13 +27,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
-// Request is one incoming request as a handler sees it.
-type Request struct {
-	ID     json.RawMessage
-	Method string
-	Params json.RawMessage
-}
-
 type handlerFunc func(ctx context.Context, s *Session, r *Request) (any, error)
 
 type handler struct {
@@ -77,8 +70,12 @@ type Server struct {
 	// remote verifies MCPBASH_REMOTE_TOKEN on every message (nil when unset).
 	remote *auth.RemoteToken
 	// host is hosting mode's state (serve --http): tenants, admission, audit, metrics; nil on
-	// stdio.
+	// stdio. Only the links it installs in pipe (withHosting) and the HTTP transport use it.
 	host *hosting
+	// pipe are the links of the request pipeline (pipeline.go).
+	pipe pipeline
+	// review is review mode's change store (review.go).
+	review reviewState
 	// stateKey signs 2026-07-28 requestState tokens; fresh per process.
 	stateKey [32]byte
 	// statelessInfo is the serverInfo every 2026-07-28 result carries, written once.
@@ -188,14 +185,10 @@ func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, 
 		return nil, err
 	}
 	srv.engines = srv.newEngines()
+	srv.pipe.scopes = func(string, string) (scope, error) { return operatorScope{srv}, nil }
+	srv.pipe.audit = noAudit{}
 	if h := so.hosting; h != nil {
-		h.idle = func() int {
-			if srv.pool == nil {
-				return 0
-			}
-			return srv.pool.Idle()
-		}
-		srv.host = h
+		h.install(srv)
 	}
 	srv.handlers["tools/call"] = handler{fn: srv.toolsCall}
 	srv.registerResources()

@@ -2,11 +2,14 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,6 +122,10 @@ type Session struct {
 
 	slots chan struct{}
 	wg    sync.WaitGroup
+
+	// reviewKey identifies a session without an id of its own (stdio) to review mode.
+	reviewOnce sync.Once
+	reviewKey  string
 	// draining: drain has begun waiting on wg; no request starts after it (guarded by mu).
 	draining bool
 	exitReq  chan struct{}
@@ -141,6 +148,40 @@ func (srv *Server) newSession(ctx context.Context, out outbox, transport string)
 	}
 	s.level.Store(int32(srv.cfg.LogLevel))
 	return s
+}
+
+// reviewID identifies the session to review mode: its id, else a random one of its own.
+func (s *Session) reviewID() string {
+	if s.id != "" {
+		return s.id
+	}
+	s.reviewOnce.Do(func() {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.reviewKey = s.transport + "-" + hex.EncodeToString(b[:])
+	})
+	return s.reviewKey
+}
+
+// clientName says who answers the session's elicitations, for review mode's audit log: the
+// client's declared name and version, the session and, in hosting mode, the principal.
+func (s *Session) clientName() string {
+	var ci struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	s.mu.Lock()
+	_ = json.Unmarshal(s.client.Info, &ci)
+	s.mu.Unlock()
+	name := strings.TrimSpace(ci.Name + " " + ci.Version)
+	if name == "" {
+		name = "a client"
+	}
+	name += " (session " + s.reviewID()
+	if s.tenant != "" {
+		name += ", tenant " + s.tenant + ", subject " + s.subject
+	}
+	return name + ")"
 }
 
 // clientInfo is what the client declared in initialize.
@@ -224,15 +265,21 @@ func (s *Session) pending() int {
 	return len(s.inflight)
 }
 
-// dispatch handles one decoded client message; ctx may carry the request's outbox.
+// dispatch handles one decoded client message; ctx may carry the request's outbox. It is the
+// pipeline's parse for transports that authorize nothing themselves (stdio).
 func (s *Session) dispatch(ctx context.Context, m *jsonrpc.Message) {
-	switch m.Kind() {
+	s.dispatchRequest(ctx, parseRequest(m))
+}
+
+// dispatchRequest handles one message as the pipeline parsed it.
+func (s *Session) dispatchRequest(ctx context.Context, r *Request) {
+	switch r.msg.Kind() {
 	case jsonrpc.KindResponse:
-		s.handleResponse(m)
+		s.handleResponse(r.msg)
 	case jsonrpc.KindNotification:
-		s.handleNotification(ctx, m)
+		s.handleNotification(ctx, r.msg)
 	case jsonrpc.KindRequest:
-		s.handleRequest(ctx, m)
+		s.handleRequest(ctx, r)
 	}
 }
 
@@ -283,7 +330,11 @@ func (s *Session) gate(m *jsonrpc.Message, known bool, ri *reqInfo) *jsonrpc.Err
 	return nil
 }
 
-func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
+// handleRequest runs the pipeline's steps after parse and authorization: the request's
+// scope, its admission, its accounting and its handler (pipeline.go), the same for every
+// method, transport and revision.
+func (s *Session) handleRequest(ctx context.Context, r *Request) {
+	m := r.msg
 	ob := s.outFor(ctx)
 	h, known := s.srv.handlers[m.Method]
 	// Outside an initialized session a request may carry its own protocol version (2026-07-28).
@@ -303,8 +354,23 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		s.stateless.Store(true)
 		ctx = withReqInfo(ctx, ri)
 	}
+	// Who asks, and what they may see and do: resolved once, for every method.
+	kind, isCosted := costed[m.Method]
+	var rec *callRecord
+	if isCosted {
+		rec = s.srv.pipe.audit.begin(r, kind)
+	}
+	sc, serr := s.srv.pipe.scopes(s.tenant, s.subject)
+	if serr != nil {
+		if rec != nil {
+			s.srv.pipe.audit.account(ctx, s, r, rec, nil, serr, 0)
+		}
+		s.sendTo(ob, s.replyLine(m.ID, nil, serr), kindResponse)
+		return
+	}
+	r.scope = sc
 	if h.inline {
-		res, err := s.invoke(ctx, h, m)
+		res, err := s.invoke(ctx, h, r)
 		if line := s.replyLine(m.ID, res, err); line != nil {
 			s.sendTo(ob, line, kindResponse)
 		}
@@ -331,28 +397,31 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 	s.inflight[key] = inf
 	s.wg.Add(1) // under mu, so that it happens before or after drain's Wait, never beside it
 	s.mu.Unlock()
-	// Hosting mode: the tenant's quotas decide before anything is queued (hosting.go).
-	var rec *callRecord
-	if _, work := workMethods[m.Method]; work && s.srv.host != nil {
-		rec = &callRecord{}
-		rec.name, rec.args = workName(m)
+	if rec != nil {
 		rctx = context.WithValue(rctx, callRecordKey{}, rec)
 	}
-	ticket, _, aerr := s.admit(m)
-	if aerr != nil {
-		s.mu.Lock()
-		delete(s.inflight, key)
-		s.mu.Unlock()
-		s.wg.Done()
-		cancel(nil)
-		s.account(rctx, m, rec, nil, aerr, 0)
-		s.sendTo(ob, s.replyLine(m.ID, nil, aerr), kindResponse)
-		return
+	// Admission: the scope's quotas decide before anything is queued.
+	var ticket ticket
+	if isCosted {
+		tk, aerr := sc.admit(kind)
+		if aerr != nil {
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.mu.Unlock()
+			s.wg.Done()
+			if rec != nil {
+				s.srv.pipe.audit.account(rctx, s, r, rec, nil, aerr, 0)
+			}
+			cancel(nil)
+			s.sendTo(ob, s.replyLine(m.ID, nil, aerr), kindResponse)
+			return
+		}
+		ticket = tk
 	}
 	if ticket != nil {
-		// Wait for the tenant's turn before taking any of the session's or the server's
-		// slots, so that a tenant's queue holds nothing the others need. (Hosting mode is HTTP
-		// only, where dispatch runs on the request's own goroutine.)
+		// Wait for the scope's turn before taking any of the session's or the server's
+		// slots, so that a tenant's queue holds nothing the others need. (Admission applies
+		// over HTTP only, where dispatch runs on the request's own goroutine.)
 		select {
 		case <-ticket.Ready():
 		case <-rctx.Done():
@@ -371,13 +440,13 @@ func (s *Session) handleRequest(ctx context.Context, m *jsonrpc.Message) {
 		}
 		var line []byte
 		if rctx.Err() != nil && rec != nil {
-			s.account(rctx, m, rec, nil, context.Cause(rctx), 0) // cancelled while queued
+			s.srv.pipe.audit.account(rctx, s, r, rec, nil, context.Cause(rctx), 0) // cancelled while queued
 		}
 		if rctx.Err() == nil {
 			start := time.Now()
-			res, err := s.invoke(rctx, h, m)
+			res, err := s.invoke(rctx, h, r)
 			if rec != nil {
-				s.account(rctx, m, rec, res, err, time.Since(start))
+				s.srv.pipe.audit.account(rctx, s, r, rec, res, err, time.Since(start))
 			}
 			line = s.replyLine(m.ID, res, err)
 		}
@@ -413,16 +482,16 @@ func (s *Session) runLimited(job func()) {
 
 // invoke runs a handler, turning a panic into an internal error so one bad request cannot
 // take the server down.
-func (s *Session) invoke(ctx context.Context, h handler, m *jsonrpc.Message) (res any, err error) {
+func (s *Session) invoke(ctx context.Context, h handler, r *Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.srv.logf("panic in %s: %v\n%s", m.Method, p, debug.Stack())
-			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", fmt.Sprintf("handler for %s failed unexpectedly", m.Method))
+			s.srv.logf("panic in %s: %v\n%s", r.Method, p, debug.Stack())
+			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error", fmt.Sprintf("handler for %s failed unexpectedly", r.Method))
 		}
 	}()
-	res, err = h.fn(ctx, s, &Request{ID: m.ID, Method: m.Method, Params: m.Params})
+	res, err = h.fn(ctx, s, r)
 	if err == nil && statelessInfo(ctx) != nil {
-		res, err = s.srv.finishStateless(m.Method, res)
+		res, err = s.srv.finishStateless(r.Method, res, r.scope.private())
 	}
 	return res, err
 }

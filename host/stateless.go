@@ -156,13 +156,13 @@ func parseRequestMeta(method string, params json.RawMessage) (*reqInfo, *jsonrpc
 
 // finishStateless adds what every 2026-07-28 result carries: resultType (complete unless the
 // handler set one), the server's identity in _meta, and the cache hints of cacheable results.
-func (srv *Server) finishStateless(method string, res any) (any, error) {
+func (srv *Server) finishStateless(method string, res any, private bool) (any, error) {
 	// The typed results take the members directly.
 	switch r := res.(type) {
 	case *listResult:
 		r.stateless = statelessFields{on: true, resultType: resultComplete, serverInfo: srv.statelessInfo}
 		if scope, ok := cacheable[method]; ok {
-			r.stateless.ttl, r.stateless.cacheScope = true, srv.cacheScope(scope)
+			r.stateless.ttl, r.stateless.cacheScope = true, cacheScope(scope, private)
 		}
 		return r, nil
 	case *CallToolResult:
@@ -202,16 +202,16 @@ func (srv *Server) finishStateless(method string, res any) (any, error) {
 			m["ttlMs"] = json.RawMessage("0")
 		}
 		if _, ok := m["cacheScope"]; !ok {
-			m["cacheScope"], _ = json.Marshal(srv.cacheScope(scope))
+			m["cacheScope"], _ = json.Marshal(cacheScope(scope, private))
 		}
 	}
 	return m, nil
 }
 
-// cacheScope is the cache scope of a cacheable result: with tenants every list is private, as
-// each tenant sees its own.
-func (srv *Server) cacheScope(scope string) string {
-	if srv.host != nil && srv.host.store != nil {
+// cacheScope is the cache scope of a cacheable result: private when the request's scope says
+// its results are its own (a tenant's lists).
+func cacheScope(scope string, private bool) string {
+	if private {
 		return "private"
 	}
 	return scope
@@ -241,7 +241,7 @@ func (srv *Server) discover(ctx context.Context, s *Session, r *Request) (any, e
 	if srv.cfg.Meta.Instructions != "" {
 		res["instructions"] = srv.cfg.Meta.Instructions
 	}
-	return srv.finishStateless("server/discover", res)
+	return srv.finishStateless("server/discover", res, r.scope != nil && r.scope.private())
 }
 
 // statelessOnly are methods that exist only in 2026-07-28; a legacy session does not have them.

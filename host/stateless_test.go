@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -81,7 +82,7 @@ func TestFinishStateless(t *testing.T) {
 		{"nil", "completion/complete", nil, []string{`"resultType":"complete"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := srv.finishStateless(tc.method, tc.res)
+			out, err := srv.finishStateless(tc.method, tc.res, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,32 +108,35 @@ func TestRequestState(t *testing.T) {
 	args := json.RawMessage(`{"a":1}`)
 	tok := srv.signState(&mrtrState{Tool: "t", Args: argsDigest(args), Answers: []json.RawMessage{json.RawMessage(`{"action":"accept"}`)}, Pending: []string{"input-2"}})
 	ok := map[string]json.RawMessage{"input-2": json.RawMessage(`{"action":"decline"}`)}
-	tokA := srv.signState(&mrtrState{Tenant: "a", Tool: "t", Args: argsDigest(args), Pending: []string{"input-1"}})
+	tokA := srv.signState(&mrtrState{TenantID: "a", Subject: "u1", Tool: "t", Args: argsDigest(args), Pending: []string{"input-1"}})
 	okA := map[string]json.RawMessage{"input-1": json.RawMessage(`{"action":"accept"}`)}
+	expired := srv.signState(&mrtrState{TenantID: "a", Subject: "u1", Tool: "t", Args: argsDigest(args), Pending: []string{"input-1"}, Exp: time.Now().Add(-time.Second).Unix()})
 	for _, tc := range []struct {
-		name, tenant, tool, token string
-		args                      json.RawMessage
-		responses                 map[string]json.RawMessage
-		fail                      bool
-		answers                   int
+		name, tenant, subject, tool, token string
+		args                               json.RawMessage
+		responses                          map[string]json.RawMessage
+		fail                               bool
+		answers                            int
 	}{
-		{"fresh call", "", "t", "", args, nil, false, 0},
-		{"valid retry", "", "t", tok, args, ok, false, 2},
-		{"responses without state", "", "t", "", args, ok, true, 0},
-		{"other tool", "", "u", tok, args, ok, true, 0},
-		{"other arguments", "", "t", tok, json.RawMessage(`{"a":2}`), ok, true, 0},
-		{"missing answer", "", "t", tok, args, map[string]json.RawMessage{}, true, 0},
-		{"answer not an object", "", "t", tok, args, map[string]json.RawMessage{"input-2": json.RawMessage(`"yes"`)}, true, 0},
-		{"garbage", "", "t", "abc", args, ok, true, 0},
-		{"bad signature", "", "t", tok[:len(tok)-2] + "AA", args, ok, true, 0},
-		{"another process's state", "", "t", other.signState(&mrtrState{Tool: "t", Args: argsDigest(args)}), args, nil, true, 0},
-		{"tenant's own state", "a", "t", tokA, args, okA, false, 1},
-		{"another tenant's state", "b", "t", tokA, args, okA, true, 0},
-		{"tenant state outside hosting", "", "t", tokA, args, okA, true, 0},
-		{"untenanted state in a tenant's call", "a", "t", tok, args, ok, true, 0},
+		{"fresh call", "", "", "t", "", args, nil, false, 0},
+		{"valid retry", "", "", "t", tok, args, ok, false, 2},
+		{"responses without state", "", "", "t", "", args, ok, true, 0},
+		{"other tool", "", "", "u", tok, args, ok, true, 0},
+		{"other arguments", "", "", "t", tok, json.RawMessage(`{"a":2}`), ok, true, 0},
+		{"missing answer", "", "", "t", tok, args, map[string]json.RawMessage{}, true, 0},
+		{"answer not an object", "", "", "t", tok, args, map[string]json.RawMessage{"input-2": json.RawMessage(`"yes"`)}, true, 0},
+		{"garbage", "", "", "t", "abc", args, ok, true, 0},
+		{"bad signature", "", "", "t", tok[:len(tok)-2] + "AA", args, ok, true, 0},
+		{"another process's state", "", "", "t", other.signState(&mrtrState{Tool: "t", Args: argsDigest(args)}), args, nil, true, 0},
+		{"tenant's own state", "a", "u1", "t", tokA, args, okA, false, 1},
+		{"another user of the tenant", "a", "u2", "t", tokA, args, okA, true, 0},
+		{"expired", "a", "u1", "t", expired, args, okA, true, 0},
+		{"another tenant's state", "b", "u1", "t", tokA, args, okA, true, 0},
+		{"tenant state outside hosting", "", "", "t", tokA, args, okA, true, 0},
+		{"untenanted state in a tenant's call", "a", "u1", "t", tok, args, ok, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rt, err := srv.startRoundTrip(ri, tc.tenant, tc.tool, tc.args, tc.token, tc.responses)
+			rt, err := srv.startRoundTrip(ri, tc.tenant, tc.subject, tc.tool, tc.args, tc.token, tc.responses)
 			if (err != nil) != tc.fail {
 				t.Fatalf("err = %v, want failure %v", err, tc.fail)
 			}
@@ -142,7 +146,7 @@ func TestRequestState(t *testing.T) {
 		})
 	}
 	// A client with roots is asked for them before anything runs.
-	rt, err := srv.startRoundTrip(&reqInfo{version: StatelessVersion, caps: clientCaps{Roots: &struct{}{}}}, "", "t", args, "", nil)
+	rt, err := srv.startRoundTrip(&reqInfo{version: StatelessVersion, caps: clientCaps{Roots: &struct{}{}}}, "", "", "t", args, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func TestRequestState(t *testing.T) {
 		t.Fatalf("no roots request: %v", ir)
 	}
 	// Answers are replayed in order; the first new question ends the round.
-	rt, _ = srv.startRoundTrip(ri, "", "t", args, tok, ok)
+	rt, _ = srv.startRoundTrip(ri, "", "", "t", args, tok, ok)
 	for i, want := range []string{`{"action":"accept"}`, `{"action":"decline"}`} {
 		got, err := rt.ask("elicitation/create", nil)
 		if err != nil || string(got) != want {

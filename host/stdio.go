@@ -60,6 +60,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	s.endInput()
 	s.endListeners(true)
 	s.drain(srv.cfg.ShutdownTimeout)
+	s.endSubscriptions()
 	cancel()
 	srv.bg.Wait()
 	if werr := c.w.Close(); err == nil && werr != nil && !errors.Is(werr, io.ErrClosedPipe) {

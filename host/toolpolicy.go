@@ -209,7 +209,7 @@ func protectedDirs(d registry.Dirs) []string {
 // given by default (with the project's own directories inside read-write roots read-only), its
 // directory, its allowed commands (allow) and its limits.
 func (srv *Server) toolPolicy(allow []string, toolDir string, roots []engine.Root, timeout time.Duration) sandbox.Policy {
-	policy := sandbox.Policy{ToolDir: toolDir, Allow: allow,
+	policy := sandbox.Policy{ToolDir: toolDir, Allow: slices.Clip(allow), // shared by the calls of a plan: an append copies it
 		Limits: sandbox.Limits{
 			Timeout:         timeout,
 			MaxStdoutBytes:  srv.cfg.Settings.MaxToolOutput,

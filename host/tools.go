@@ -17,13 +17,16 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
-	"github.com/mcp-bash/mcp-bash/host/internal/tenants"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // errSuppressed marks a request whose response must not be sent (cancelled calls).
 var errSuppressed = errors.New("response suppressed")
+
+// errHeld marks a request answered later, not now (an open subscriptions/listen stream): no
+// response is sent yet, and the request succeeded.
+var errHeld = fmt.Errorf("%w: the answer comes when the stream ends", errSuppressed)
 
 type callParams struct {
 	Name        *string         `json:"name"`
@@ -81,34 +84,30 @@ func (p *callParams) scan(raw json.RawMessage) bool {
 
 // toolsCall answers tools/call for a session.
 func (srv *Server) toolsCall(ctx context.Context, s *Session, r *Request) (any, error) {
-	var p callParams
-	if !p.scan(r.Params) {
-		if err := decodeParams(r.Params, &p); err != nil {
-			return nil, err
-		}
+	// The params as the pipeline decoded them: the tool authorized is the tool that runs.
+	p := r.call
+	if r.callErr != nil {
+		return nil, r.callErr
 	}
 	if p.Name == nil || *p.Name == "" {
 		return nil, invalidParams("Tool name is required")
 	}
-	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs}
-	t, err := srv.tenantFor(s)
-	if err != nil {
-		return nil, err
-	}
-	tc.Tenant = t
+	tc := ToolCall{Name: *p.Name, Arguments: p.Arguments, Meta: p.Meta, TimeoutSecs: p.TimeoutSecs, scope: r.scope}
+	tc.Session, tc.Subject, tc.Client = s.reviewID(), s.subject, s.clientName()
 	tc.Sink = func(token json.RawMessage) CallSink {
 		k := newToolSink(ctx, s, token, srv.cfg.ProgressPerMinute, srv.cfg.Settings.LogsPerMinute)
 		k.level = func() (Level, bool) { return s.logLevelFor(ctx) }
 		return k
 	}
 	if ri := statelessInfo(ctx); ri != nil {
-		return srv.statelessToolsCall(ctx, s, ri, tc, &p)
+		return srv.statelessToolsCall(ctx, s, ri, tc, p)
 	}
 	srv.askThrough(&tc, s, s.Protocol(), &s.client.caps)
+	// The session's roots: the client's, or (without the roots capability) the fallback it
+	// computed once; a scope that must not take a fallback from the past (a tenant's, which a
+	// reload may move) computes its own when they are not the client's.
 	tc.Roots = func(ctx context.Context) []engine.Root { return s.waitRoots(ctx) }
-	if t != nil && s.client.caps.Roots == nil {
-		tc.Roots = nil // no client roots: the tenant's, as configured now (a reload may move them)
-	}
+	tc.clientRoots = s.client.caps.Roots != nil
 	return answer(srv.CallTool(ctx, tc))
 }
 
@@ -135,10 +134,19 @@ type ToolCall struct {
 	Sink func(token json.RawMessage) CallSink
 	// Roots returns the roots the call runs in (nil: the server's fallback roots).
 	Roots func(ctx context.Context) []engine.Root
-	// Tenant is the hosting tenant the call runs for (nil outside hosting mode): its roots
-	// bound the call's, its lists bound commands and wasm modules, its limits cap the call's,
-	// and the call runs in its own workers.
-	Tenant *tenants.Tenant
+	// clientRoots says Roots are the roots a client named (a session's may be its fallback).
+	clientRoots bool
+	// scope is who the call runs for (nil: the operator, as for run-tool): its roots bound
+	// the call's, it sees and may run tools, it caps the timeout and applies its limits,
+	// commands and workers to the job, and it may ask for review mode (pipeline.go).
+	scope scope
+	// Session identifies the session the call belongs to and Subject its principal (review
+	// mode: change sets wait per session, and the audit log says whose they were); Client
+	// names who answers its elicitations ("" for run-tool).
+	Session, Subject, Client string
+	// stateless: a 2026-07-28 call, re-run on every round, so that the change set a person
+	// would approve could differ from the one committed: review mode keeps it waiting instead.
+	stateless bool
 }
 
 // CallSink receives a running call's progress and logs; Close is called when the call ends,
@@ -159,9 +167,13 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		return nil, nil, err
 	}
 	meta = srv.withoutRemoteToken(meta)
+	if tc.scope == nil {
+		tc.scope = operatorScope{srv}
+	}
+	sc := tc.scope
 	tool, err := srv.reg.Tool(ctx, tc.Name)
-	if err == nil && tc.Tenant != nil && (!tc.Tenant.Visible(tenants.KindTool, tc.Name) || !tenantMayRun(tc.Tenant, tool)) {
-		err = registry.ErrNotFound // hidden from the tenant: answered exactly as a missing tool
+	if err == nil && !sc.toolAllowed(tool) {
+		err = registry.ErrNotFound // hidden from the scope: answered exactly as a missing tool
 	}
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
@@ -181,29 +193,32 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		return nil, nil, err
 	}
 	kind := plan.engine
-	if kind == ExecNative && tc.Tenant != nil {
-		// Real bash runs any binary it finds: no tenant's command list could hold.
-		return nil, nil, invalidParams(fmt.Sprintf("Tool '%s' runs in the native engine, which hosting mode does not offer tenants; run it sandboxed", tool.Name))
+	if err := sc.engineAllowed(tool, kind); err != nil {
+		return nil, nil, err
 	}
 	if kind == ExecNative {
 		if err := srv.nativePreflight(tool); err != nil {
 			return nil, nil, err
 		}
 	}
-	timeout := srv.toolTimeout(tool, tc.TimeoutSecs)
-	runCtx := ctx
-	if tc.Tenant != nil {
-		timeout = min(timeout, tc.Tenant.Limits().Timeout)
-		runCtx = srv.withTenantWorkers(ctx, tc.Tenant)
-	}
-	job, sink := srv.toolJob(ctx, tc, tool, plan, args, meta, timeout)
+	timeout := sc.timeout(srv.toolTimeout(tool, tc.TimeoutSecs))
+	job, sink := srv.toolJob(ctx, sc, tc, tool, plan, args, meta, timeout)
 	job.Call.ArgsValue, job.Call.ArgsOrder = argsValue, argsOrder
-	if tc.Tenant != nil {
-		if err := srv.tenantJob(&job, tc.Tenant); err != nil {
+	runCtx, err := sc.prepare(ctx, &job)
+	if err != nil {
+		if sink != nil {
+			sink.Close()
+		}
+		return nil, nil, err
+	}
+	var review *reviewCall
+	if srv.writeMode(tool, sc) == WriteReview {
+		var refused *CallToolResult
+		if review, refused, err = srv.startReview(ctx, tc, tool, kind, &job); review == nil {
 			if sink != nil {
 				sink.Close()
 			}
-			return nil, nil, err
+			return refused, nil, err
 		}
 	}
 	out := srv.engines[kind].Run(runCtx, job)
@@ -221,9 +236,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		sink.Close()
 	}
 	if out.Cancelled {
+		if review != nil {
+			srv.finishReview(ctx, review, tc, tool, out, nil)
+		}
 		return nil, out, errSuppressed
 	}
 	res, rerr := shapeOutcome(srv, tool, plan.output, out, timeout)
+	if review != nil {
+		srv.finishReview(ctx, review, tc, tool, out, res)
+	}
 	if rerr != nil {
 		return nil, out, rerr
 	}
@@ -241,19 +262,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 // toolJob is the engine Job of a call of tool: the SDK call (roots, client callbacks, sink),
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
-func (srv *Server) toolJob(ctx context.Context, tc ToolCall, tool *registry.Tool, plan *callPlan, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
-	var roots []engine.Root
-	switch {
-	case tc.Tenant != nil && tc.Roots == nil:
-		roots = tenantRoots(tc.Tenant)
-	case tc.Tenant != nil:
-		// A client's roots can only narrow the tenant's (the one place every call passes).
-		roots = narrowRoots(tc.Tenant, tc.Roots(ctx))
-	case tc.Roots != nil:
-		roots = tc.Roots(ctx)
-	default:
-		roots = srv.fallbackRoots()
-	}
+func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, plan *callPlan, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
+	roots := sc.roots(ctx, tc.Roots, tc.clientRoots)
 	call := &engine.Call{
 		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: plan.toolDir,
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),

@@ -18,7 +18,7 @@ func TestAnalyze(t *testing.T) {
 		{"eval \"$x\"", "eval of a computed string"},
 		{"source \"$f\"", "source of a computed path"},
 		{"source \"${MCP_SDK}/tool-sdk.sh\"", ""},
-		{"coproc cat", "coproc is not supported in the sandbox"},
+		{"echo ${x@P}", "${var@P} (prompt expansion) is not supported in the sandbox"},
 		// The evaluator runs these as bash does: nothing to report.
 		{"read -t 5 x", ""},
 		{"(( a[1] += 2 ))", ""},

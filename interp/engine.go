@@ -245,7 +245,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
 	c.forwardStreams(ctx, side, f.Stderr)
 	out.Stderr = f.Stderr.Tail()
-	out.Access = f.AccessJSON()
+	f.Report(out)
 	out.Refused = c.refused
 	return out
 }
@@ -312,7 +312,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
-		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel,
+		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
 	status, err = r.Run(ctx, pf.prog)
@@ -500,3 +500,37 @@ func Environment(job Job) []string {
 
 // Environment is the package's Environment, for the engine contract's optional Environment.
 func (e *Engine) Environment(job Job) []string { return Environment(job) }
+
+// ulimit is what the ulimit builtin reports in the sandbox: the call's own limits (open files,
+// bytes written as the largest file, the in-process memory budget, background jobs, the
+// timeout as CPU seconds), in ulimit's units, none of which a script may change; and the
+// resources the sandbox has no use for (core files, priorities, locks), which it may.
+func (c *call) ulimit(opt byte) (soft, hard int64, settable bool) {
+	l := c.limits
+	fixed := func(n int64) (int64, int64, bool) { return n, n, false }
+	switch opt {
+	case 'n':
+		return fixed(int64(l.MaxOpenFiles))
+	case 'f':
+		return fixed(l.MaxBytesWritten / 1024)
+	case 'v':
+		return fixed(l.MaxUtilityBytes / 1024)
+	case 'u':
+		return fixed(l.MaxJobs)
+	case 't':
+		return fixed(int64((l.Timeout + time.Second - 1) / time.Second))
+	case 'd', 'm', 's':
+		// Memory is the call's budget (-v); recursion is bounded by depth, not stack.
+		return fixed(eval.Unlimited)
+	case 'p':
+		return fixed(8) // bash's PIPE_BUF in 512-byte blocks
+	case 'c', 'i', 'l', 'q':
+		// No core files, queued signals, locked memory or message queues: none now, and a
+		// script may set what it likes.
+		return 0, eval.Unlimited, true
+	case 'R', 'x':
+		return eval.Unlimited, eval.Unlimited, true
+	}
+	// e, r: priorities, which an unprivileged user may not raise.
+	return 0, 0, true
+}

@@ -170,14 +170,14 @@ func TestArrayArithmetic(t *testing.T) {
 // TestRefusedBeforeRun: a construct the evaluator refuses fails the call before anything of
 // the script runs, naming the file, line, construct and fix.
 func TestRefusedBeforeRun(t *testing.T) {
-	out, _ := run(t, "echo first\ncoproc cat\n", sandbox.Limits{})
-	if out.ExitCode != 2 || len(out.Stdout) != 0 || !strings.Contains(string(out.Stderr), "tool.sh:2:1: coproc is not supported in the sandbox") ||
+	out, _ := run(t, "echo first\necho ${x@P}\n", sandbox.Limits{})
+	if out.ExitCode != 2 || len(out.Stdout) != 0 || !strings.Contains(string(out.Stderr), "tool.sh:2:6: ${var@P} (prompt expansion) is not supported in the sandbox") ||
 		!strings.Contains(string(out.Stderr), `"exec": "native"`) {
 		t.Fatalf("exit %d stdout %q stderr %s", out.ExitCode, out.Stdout, out.Stderr)
 	}
 	// Reached at run time through eval: refused there, before it runs.
-	out, _ = run(t, "echo first\neval 'coproc cat'\necho not-reached", sandbox.Limits{})
-	if out.ExitCode == 0 || strings.Contains(string(out.Stdout), "not-reached") || !strings.Contains(string(out.Stderr), "coproc is not supported") {
+	out, _ = run(t, "echo first\neval 'echo ${x@P}'\necho not-reached", sandbox.Limits{})
+	if out.ExitCode == 0 || strings.Contains(string(out.Stdout), "not-reached") || !strings.Contains(string(out.Stderr), "(prompt expansion) is not supported") {
 		t.Fatalf("exit %d stdout %q stderr %s", out.ExitCode, out.Stdout, out.Stderr)
 	}
 }

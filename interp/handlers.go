@@ -567,6 +567,13 @@ func shebangProg(head []byte) (prog string, plainEnv bool) {
 // exports, so LD_PRELOAD and friends cannot ride along), in its own process group, killed with
 // the call.
 func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, error) {
+	if c.job.Policy.Layer != "" {
+		// A host program writes the roots itself, past the layer, and reads them without the
+		// call's own writes: it cannot take part in a review.
+		c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: false, Reason: reviewExternalReason})
+		fmt.Fprintf(cc.stderr, "mcp-bash: %s: %s; fix: set the tool's \"writeMode\" to \"direct\" (when the operator allows it), or do this with the sandbox's own utilities\n", args[0], reviewExternalReason)
+		return 126, nil
+	}
 	bin, err := exec.LookPath(args[0])
 	if err != nil {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: false, Reason: "not installed"})
@@ -612,6 +619,9 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	fmt.Fprintf(cc.stderr, "mcp-bash: %s: %v\n", args[0], err)
 	return 126, nil
 }
+
+// reviewExternalReason refuses host commands in review mode.
+const reviewExternalReason = "host commands cannot run in review mode (their writes would bypass the review layer, and they would not see the call's own writes)"
 
 // externalEnv is the whole environment of an allowlisted host command: an allowlist, never the
 // script's exports (so no LD_PRELOAD, GIT_*, PYTHON*, BASH_ENV, NODE_OPTIONS, *_CONFIG* ...

@@ -1,6 +1,10 @@
 package sandbox
 
-import "github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
+import (
+	"syscall"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
+)
 
 // Confinement of the programs that leave the in-process sandbox (allowlisted external commands,
 // native tools, the process-isolation worker): Landlock, a seccomp network filter and resource
@@ -13,6 +17,10 @@ type (
 	Rlimit = confine.Rlimit
 	// Confiner wraps command lines so that they run confined; a nil *Confiner wraps nothing.
 	Confiner = confine.Confiner
+	// LayerSpec is what the review layer's helper mounts for a native tool (Linux).
+	LayerSpec = confine.LayerSpec
+	// LayerMount is one read-write root with the overlay's upper and work directories.
+	LayerMount = confine.LayerMount
 )
 
 const (
@@ -20,7 +28,24 @@ const (
 	ConfineCommand = confine.Command
 	// LandlockNetABI is the first Landlock ABI that can restrict TCP.
 	LandlockNetABI = confine.NetABI
+	// LayerCommand is the hidden subcommand of the review layer's helper.
+	LayerCommand = confine.LayerCommand
 )
+
+// WrapLayer is the command line that runs argv (a native tool, confined) over the review
+// layer s; start it with LayerAttr.
+func WrapLayer(self string, s LayerSpec, argv []string) ([]string, error) {
+	return confine.WrapLayer(self, s, argv)
+}
+
+// LayerAttr is how the review layer's helper is started (its namespaces; Linux).
+func LayerAttr(uid, gid int) *syscall.SysProcAttr { return confine.LayerAttr(uid, gid) }
+
+// LayerExec is the helper's side (`mcp-bash __layer`).
+func LayerExec(args []string) (int, error) { return confine.LayerExec(args) }
+
+// LayerProbe reports whether a native tool's writes can be held in a review layer made in dir.
+func LayerProbe(self, dir string) error { return confine.LayerProbe(self, dir) }
 
 // LandlockStatus reports the running kernel's Landlock ABI version, or why Landlock is unavailable.
 func LandlockStatus() (abi int, err error) { return confine.Status() }

@@ -28,6 +28,10 @@ type File interface {
 type mount struct {
 	Root
 	r *os.Root
+	// t is the namespace the call uses: r itself, or the call's review layer over it.
+	t tree
+	// review, when set, makes t a copy-on-write layer over r (review mode, layer.go).
+	review *Layer
 	// create, when set, makes the directory on first use (a call's scratch root usually stays
 	// untouched, and then costs nothing).
 	create func() error
@@ -42,10 +46,10 @@ type mount struct {
 	physical bool
 }
 
-// root returns the opened root, opening it (and creating a lazy one) on first use. Roots are
-// opened lazily because most calls touch few of them or none (a script that only computes and
-// prints never opens any), and opening and closing one costs three system calls.
-func (m *mount) root() (*os.Root, error) {
+// root returns the opened root's namespace, opening it (and creating a lazy one) on first use.
+// Roots are opened lazily because most calls touch few of them or none (a script that only
+// computes and prints never opens any), and opening and closing one costs three system calls.
+func (m *mount) root() (tree, error) {
 	m.once.Do(func() {
 		if m.create != nil {
 			if m.err = m.create(); m.err != nil {
@@ -57,12 +61,18 @@ func (m *mount) root() (*os.Root, error) {
 		} else {
 			m.r, m.err = os.OpenRoot(m.Path)
 		}
+		if m.err == nil {
+			m.t = hostTree{m.r}
+			if m.review != nil {
+				m.t = m.review.over(m.Root, m.r, m.nested)
+			}
+		}
 	})
 	if m.r == nil && m.err == nil {
 		// Close ran first: a background job of the script outlived its call.
 		return nil, os.ErrClosed
 	}
-	return m.r, m.err
+	return m.t, m.err
 }
 
 // FS is the only filesystem a sandboxed call sees: every path is mapped to one of the roots and
@@ -81,6 +91,8 @@ type FS struct {
 	writes writeBudget
 	// linkMu serialises link creation and renames (each checks links another could move).
 	linkMu sync.Mutex
+	// layer holds the call's writes in review mode (nil in direct mode).
+	layer *Layer
 	// programs (sorted, shared, never modified) and morePrograms are the commands the call
 	// runs by name, shown in /usr/bin and /bin.
 	programs, morePrograms []string
@@ -174,6 +186,14 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(scratch.Path), Name: "scratch", Mode: ReadWrite}, create: scratch.Create})
 	}
 	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
+	if p.Layer != "" {
+		f.layer = newLayer(p.Layer, &f.writes)
+		for _, m := range f.mounts {
+			if m.Mode == ReadWrite && m.create == nil {
+				m.review = f.layer
+			}
+		}
+	}
 	for _, m := range f.mounts {
 		if m.Mode != ReadWrite || m.create != nil {
 			continue
@@ -247,12 +267,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 			out = append(out, c)
 			break
 		}
-		fi, err := m.r.Lstat(cand)
+		fi, err := m.t.Lstat(cand)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			out = append(out, c) // a directory, a file, or not there yet: taken literally
 			continue
 		}
-		target, err := m.r.Readlink(cand)
+		target, err := m.t.Readlink(cand)
 		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
 			return false // os.Root fails the same way
 		}
@@ -274,13 +294,16 @@ func (f *FS) covered(p string) bool {
 	return ok
 }
 
-// Close releases the roots.
+// Close releases the roots (a review layer keeps what it holds: FS.Review still answers).
 func (f *FS) Close() error {
 	for _, m := range f.mounts {
 		m.once.Do(func() {}) // no opening after this point (and m.r is safe to read)
 		if m.r != nil {
 			m.r.Close()
 		}
+	}
+	if f.layer != nil {
+		f.layer.close()
 	}
 	return nil
 }
@@ -486,7 +509,7 @@ const specialReason = "FIFOs, sockets and device files in a root are not opened"
 var errSpecial = errors.New(specialReason)
 
 // notSpecial closes file and returns errSpecial unless it is a regular file or a directory.
-func notSpecial(file *os.File) error {
+func notSpecial(file File) error {
 	fi, err := file.Stat()
 	if err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
 		return nil
@@ -592,18 +615,11 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
-	// O_NONBLOCK and O_DIRECTORY: listing a FIFO must not wait for a writer (Open).
-	d, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
-	}
-	defer d.Close()
-	ents, err := d.ReadDir(-1)
+	ents, err := r.ReadDir(rel)
 	if err != nil {
 		return nil, f.deny("list", p, reasonOf(err), unwrap(err))
 	}
 	f.allow("list", p)
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil
 }
 
@@ -687,7 +703,7 @@ func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
 
 // rootRef is an opened writable root and its mount (compared for same-root renames).
 type rootRef struct {
-	r *os.Root
+	r tree
 	m *mount
 }
 
@@ -732,15 +748,15 @@ func (f *FS) holdsRoot(p string) bool {
 
 // Remove removes a file or an empty directory; a root itself cannot be removed.
 func (f *FS) Remove(name string) error {
-	return f.remove(name, (*os.Root).Remove)
+	return f.remove(name, tree.Remove)
 }
 
 // RemoveAll removes a tree; a root itself cannot be removed.
 func (f *FS) RemoveAll(name string) error {
-	return f.remove(name, (*os.Root).RemoveAll)
+	return f.remove(name, tree.RemoveAll)
 }
 
-func (f *FS) remove(name string, rm func(*os.Root, string) error) error {
+func (f *FS) remove(name string, rm func(tree, string) error) error {
 	defer f.lockNS()()
 	m, rel, p, err := f.writable("remove", name)
 	if err != nil {
@@ -883,16 +899,22 @@ func (f *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // RealPath resolves symlinks of an existing path without leaving the roots, component by
 // component.
 func (f *FS) RealPath(name string) (string, error) {
-	p, err := clean(name)
-	if err != nil {
+	if _, err := clean(name); err != nil {
 		return "", err
 	}
+	// ".." is taken after the links before it are resolved (d/link/.. is the link target's
+	// parent), as the kernel and realpath(3) take it, so the name is not cleaned first.
+	p := name
 	out := "/"
 	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for hops := 0; len(rest) > 0; {
 		c := rest[0]
 		rest = rest[1:]
 		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			out = path.Dir(out)
 			continue
 		}
 		next := path.Join(out, c)

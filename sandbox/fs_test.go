@@ -809,3 +809,29 @@ func TestRootReplacedBySymlink(t *testing.T) {
 		})
 	}
 }
+
+// TestRealPathDotDotAfterLinks: ".." is the parent of where the links before it lead, as
+// realpath(3) has it (cd -P link/..), not a lexical step back.
+func TestRealPathDotDotAfterLinks(t *testing.T) {
+	l := newLayout(t)
+	if err := os.MkdirAll(filepath.Join(l.rw, "r", "s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("r/s", filepath.Join(l.rw, "ls")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{l.rw + "/ls/..", l.rw + "/r"},
+		{l.rw + "/ls/../s/.", l.rw + "/r/s"},
+		{l.rw + "/sub/..", l.rw},
+		{l.rw + "/ok-link", l.rw + "/file.txt"},
+	} {
+		got, err := l.fs.RealPath(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("RealPath(%s) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := l.fs.RealPath(l.rw + "/dir-link/.."); err == nil {
+		t.Errorf("RealPath through a link leaving the roots succeeded")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"syscall"
@@ -53,7 +52,7 @@ func splitPath(p string) []string {
 // every symlink that exists now, and returns the physical components. A component that does not
 // exist ends the walk: the rest is appended as it is when it only descends (what is created
 // there later is checked when it is created), else the path is refused.
-func (m *mount) resolvePhysical(r *os.Root, comps []string) ([]string, error) {
+func (m *mount) resolvePhysical(r tree, comps []string) ([]string, error) {
 	var out []string
 	rest := append([]string(nil), comps...)
 	for hops := 0; len(rest) > 0; {
@@ -125,7 +124,7 @@ func linkForm(target string) (int, []string, error) {
 
 // checkLink validates target for a link at rel (inside m, opened as r) and returns the text to
 // store: absolute targets inside the root become relative to the link's physical directory.
-func (f *FS) checkLink(m *mount, r *os.Root, rel, target string) (string, error) {
+func (f *FS) checkLink(m *mount, r tree, rel, target string) (string, error) {
 	if target == "" || strings.ContainsRune(target, 0) {
 		return "", errors.New("empty link target")
 	}
@@ -174,7 +173,7 @@ func (f *FS) checkLink(m *mount, r *os.Root, rel, target string) (string, error)
 
 // checkMove validates every relative link that a rename of rel1 to rel2 (both in m) would move:
 // rel1 itself when it is a link, else every link below it (at most maxRenameScan entries).
-func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
+func (f *FS) checkMove(m *mount, r tree, rel1, rel2 string) error {
 	fi, err := r.Lstat(rel1)
 	if err != nil {
 		return nil // the rename itself will fail
@@ -198,13 +197,7 @@ func (f *FS) checkMove(m *mount, r *os.Root, rel1, rel2 string) error {
 	// directory; the link's new physical depth is len(newDir)+1+depth.
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
-		// A directory swapped for a FIFO since it was listed must not block the walk (fs.go, Open).
-		d, err := r.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
-		if err != nil {
-			return err
-		}
-		ents, err := d.ReadDir(-1)
-		d.Close()
+		ents, err := r.ReadDir(dir)
 		if err != nil {
 			return err
 		}

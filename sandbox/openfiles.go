@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -40,33 +41,63 @@ func (o *openFiles) take() error {
 
 // track returns the opened file counted until it is closed (or gives the reservation back
 // when the open failed); w, when not nil, is the write budget its writes count against.
-func (o *openFiles) track(f *os.File, err error, w *writeBudget) File {
-	if o.max <= 0 && w == nil {
-		if f == nil {
-			return nil
-		}
-		return f
-	}
+func (o *openFiles) track(f File, err error, w *writeBudget) File {
 	if err != nil || f == nil {
 		if o.max > 0 {
 			o.open.Add(-1)
 		}
 		return nil
 	}
-	return &countedFile{File: f, o: o, w: w}
+	var c *countedFile
+	switch f := f.(type) {
+	case *os.File:
+		c = &countedFile{File: f}
+	case *layerFile:
+		c = &countedFile{File: f.File, layer: f}
+	default:
+		// A directory of a review layer holds no descriptor.
+		if o.max > 0 {
+			o.open.Add(-1)
+		}
+		return f
+	}
+	if o.max <= 0 && w == nil && c.layer == nil {
+		return c.File
+	}
+	c.o, c.w = o, w
+	return c
 }
 
 // countedFile is an open file of the call; closing it gives its descriptor back to the budget.
-// Opened for writing under a write budget, its writes count against it (writebudget.go).
+// Opened for writing under a write budget, its writes count against it (writebudget.go). A
+// file of a review layer (layer != nil) shows the layer's name and metadata, not its data
+// file's.
 type countedFile struct {
 	*os.File
 	o      *openFiles
 	w      *writeBudget
+	layer  *layerFile
 	closed atomic.Bool
 }
 
+// Stat is the layer's view of a layer file, else the file's own.
+func (c *countedFile) Stat() (fs.FileInfo, error) {
+	if c.layer != nil {
+		return c.layer.Stat()
+	}
+	return c.File.Stat()
+}
+
+// Name is the file's name in its root.
+func (c *countedFile) Name() string {
+	if c.layer != nil {
+		return c.layer.Name()
+	}
+	return c.File.Name()
+}
+
 func (c *countedFile) Close() error {
-	if c.closed.CompareAndSwap(false, true) && c.o.max > 0 {
+	if c.closed.CompareAndSwap(false, true) && c.o != nil && c.o.max > 0 {
 		c.o.open.Add(-1)
 	}
 	return c.File.Close()

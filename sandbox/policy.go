@@ -140,6 +140,22 @@ type Policy struct {
 	// the operator's ceiling).
 	Allow  []string
 	Limits Limits
+	// Layer, when set, puts the call in review mode: its writes to read-write roots land in a
+	// copy-on-write layer whose data files go in this directory (private to the server, outside
+	// every root), not in the roots (layer.go; FS.Review returns what it holds).
+	Layer string
+}
+
+// Nested lists the read-only roots of the policy below the root at p, relative to it: the
+// protected paths a write to p never reaches.
+func (p Policy) Nested(root string) []string {
+	var out []string
+	for _, r := range p.Roots {
+		if r.Mode == ReadOnly && r.Path != root && isUnder(r.Path, root) {
+			out = append(out, strings.TrimPrefix(r.Path[len(root):], "/"))
+		}
+	}
+	return out
 }
 
 // Allowed reports whether an external command name is allowlisted.

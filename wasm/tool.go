@@ -78,7 +78,7 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 		}
 		return true
 	})
-	out.Access = f.AccessJSON()
+	f.Report(out)
 	return out
 }
 

@@ -21,3 +21,21 @@ func newConfineCmd() *cobra.Command {
 		},
 	}
 }
+
+// newLayerCmd is the hidden `mcp-bash __layer SPEC -- PROG ARGS...` that runs a native tool in
+// review mode over overlays of its roots (sandbox.WrapLayer). It exits with PROG's status.
+func newLayerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                sandbox.LayerCommand + " SPEC -- PROG [ARGS...]",
+		Short:              "Run a program over a review layer (internal)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			code, err := sandbox.LayerExec(args)
+			if err != nil {
+				return &exitError{code: code, msg: "mcp-bash: " + err.Error()}
+			}
+			return &exitError{code: code}
+		},
+	}
+}

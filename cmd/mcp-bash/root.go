@@ -48,8 +48,9 @@ when none is found).`,
 	root.PersistentFlags().StringVar(&projectRoot, "project-root", "", "project directory (default: MCPBASH_PROJECT_ROOT, else the nearest parent with server.d/server.meta.json)")
 	root.AddCommand(newNewCmd(), newInitCmd(), newScaffoldCmd(&projectRoot, withExec), newRunToolCmd(&projectRoot, withExec),
 		newRegistryCmd(&projectRoot, withExec), newHealthCmd(&projectRoot, withExec), newValidateCmd(&projectRoot, withExec),
-		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd())
-	root.AddCommand(newConfineCmd(), newWorkerCmd())
+		newConfigCmd(&projectRoot, withExec), newDoctorCmd(&projectRoot, withExec), newDebugCmd(&projectRoot, withExec), newJQCmd(),
+		newRunScriptCmd(getenv))
+	root.AddCommand(newConfineCmd(), newLayerCmd(), newWorkerCmd(), newChangesCmd(getenv))
 	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
 	root.AddCommand(&cobra.Command{
 		Use: "version", Short: "Print the version (as --version does)", Args: cobra.NoArgs,

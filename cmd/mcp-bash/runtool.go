@@ -122,8 +122,12 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 			}
 		}
 	}
+	review := reviewOf(res)
 	if o.asJSON && o.audit {
 		report := map[string]any{"result": doc, "access": access.Entries, "refused": refused}
+		if review != nil {
+			report["changes"] = review.meta
+		}
 		if out != nil {
 			report["limitHit"] = out.LimitHit
 			report["timedOut"] = out.TimedOut
@@ -134,6 +138,9 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 		writeResult(stdout, doc)
 		if o.audit {
 			printAccess(stdout, access.Entries, out)
+			if review != nil {
+				review.print(stdout)
+			}
 		}
 	}
 	switch {
@@ -260,3 +267,42 @@ func (s *stderrSink) Log(_ context.Context, level, logger string, data json.RawM
 }
 
 func (s *stderrSink) Close() {}
+
+// runReview is what review mode did with a call's writes (its result's _meta["mcpbash/changes"]
+// and the diff resource).
+type runReview struct {
+	meta         map[string]any
+	status, id   string
+	summaryPatch string
+}
+
+func reviewOf(res *host.CallToolResult) *runReview {
+	if res == nil {
+		return nil
+	}
+	ch, _ := res.Meta["mcpbash/changes"].(map[string]any)
+	if ch == nil {
+		return nil
+	}
+	r := &runReview{meta: ch}
+	r.status, _ = ch["status"].(string)
+	r.id, _ = ch["id"].(string)
+	for _, c := range res.Content {
+		if c.Resource != nil && c.Resource.URI == "mcpbash://changes/"+r.id && c.Resource.Text != nil {
+			r.summaryPatch = *c.Resource.Text
+		}
+	}
+	return r
+}
+
+func (r *runReview) print(w io.Writer) {
+	if r.id == "" {
+		detail, _ := r.meta["detail"].(string)
+		fmt.Fprintf(w, "\nreview mode: %s %s\n", r.status, detail)
+		return
+	}
+	fmt.Fprintf(w, "\nchange set (%s): %s\n%s\n", r.status, r.id, strings.TrimRight(r.summaryPatch, "\n"))
+	if r.status == "pending" || r.status == "conflict" {
+		fmt.Fprintf(w, "nothing was written: mcp-bash changes commit %s (or discard %s)\n", r.id, r.id)
+	}
+}

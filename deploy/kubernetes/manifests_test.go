@@ -203,6 +203,17 @@ func TestManifests(t *testing.T) {
 		if !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "http" && p.ContainerPort == 8080 }) {
 			t.Errorf("container %s does not expose http/8080", c.Name)
 		}
+		// /metrics names every tenant: on a listener of its own, never the MCP port.
+		if !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "metrics" && p.ContainerPort == 9090 }) ||
+			!slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "MCPBASH_METRICS_ADDR" && e.Value == "0.0.0.0:9090" }) ||
+			d.Spec.Template.Annotations["prometheus.io/port"] != "9090" {
+			t.Errorf("container %s: /metrics is not on its own listener, metrics/9090, where Prometheus scrapes", c.Name)
+		}
+		if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
+			return e.Name == "GOMEMLIMIT" && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory"
+		}) {
+			t.Errorf("container %s: GOMEMLIMIT does not follow the memory limit", c.Name)
+		}
 		if strings.HasSuffix(c.Image, ":latest") || !strings.Contains(c.Image, ":") {
 			t.Errorf("container %s: pin the image tag (%s)", c.Name, c.Image)
 		}
@@ -230,6 +241,7 @@ func TestManifests(t *testing.T) {
 	}
 
 	svc := one[*corev1.Service](t, m, "v1/Service")
+	// One port, http: the Service never exposes the metrics listener.
 	if !matches(svc.Spec.Selector, podLabels) || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.String() != "http" {
 		t.Errorf("service does not route to the pods' http port: %+v", svc.Spec)
 	}
@@ -267,7 +279,12 @@ func checkNetworkPolicy(t *testing.T, np *networkingv1.NetworkPolicy, podLabels 
 	}
 	for _, r := range np.Spec.Ingress {
 		for _, p := range r.Ports {
-			if p.Port == nil || p.Port.IntValue() != 8080 {
+			switch {
+			case p.Port == nil:
+				t.Error("an ingress rule allows every port")
+			case p.Port.IntValue() == 9090 && len(r.From) == 0:
+				t.Error("ingress opens the metrics port to everyone")
+			case p.Port.IntValue() != 8080 && p.Port.IntValue() != 9090:
 				t.Errorf("ingress allows port %v", p.Port)
 			}
 		}

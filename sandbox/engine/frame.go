@@ -79,7 +79,7 @@ func (f *Frame) Close() {
 // Finish ends the run and fills out with what is common to the in-process engines: stdout,
 // the exit status, the first cause that ended the run (a client cancellation, the output caps,
 // then the engine's own, which own sets and reports, then the timeout) and the stderr tail. It
-// reports whether a cause was found. The engine sets out.Access (AccessJSON) last, once nothing
+// reports whether a cause was found. The engine calls Report last, once nothing
 // more is read through FS.
 func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) bool {
 	f.End()
@@ -104,6 +104,14 @@ func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) boo
 	}
 	out.Stderr = f.Stderr.Tail()
 	return found
+}
+
+// Report sets what the run left for the host: the access record and, in review mode, the
+// manifest of the layer holding its writes. Engines call it last, once nothing more is read or
+// written through FS.
+func (f *Frame) Report(out *Outcome) {
+	out.Access = f.AccessJSON()
+	out.Review = f.FS.Review()
 }
 
 // AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with

@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+)
 
 // Failure is a tool-chosen JSON-RPC error (mcp_fail or the error file).
 type Failure struct {
@@ -33,6 +37,9 @@ type Outcome struct {
 	Embedded []Embedded
 	// Access is the access record ({"entries":[...]}).
 	Access json.RawMessage
+	// Review is what the layer of a review-mode call holds (nil in direct mode): the host
+	// shows it as a change set and commits it only on a person's word.
+	Review *sandbox.LayerManifest `json:",omitempty"`
 	// Refused is the construct the engine refused to run because it cannot run it exactly as
 	// bash does (nil when none): the call failed loudly rather than differently.
 	Refused *Refusal `json:",omitempty"`

@@ -28,7 +28,7 @@ var layers = []struct {
 	{3, []string{"host/internal/worker", "host/internal/auth/authtest"}},
 	{4, []string{"host/internal/registry", "host/internal/bundle", "host/internal/scaffold", "host/internal/bootstrap",
 		"host/internal/payloadlog", "host/internal/providers", "host/internal/native", "host/internal/auth",
-		"host/internal/tenants", "host/internal/audit", "host/internal/metrics"}},
+		"host/internal/tenants", "host/internal/audit", "host/internal/metrics", "host/internal/changes"}},
 	{5, []string{"host/internal/hooks"}},
 	{6, []string{"host/internal/config", "host/internal/jsonrpc", "host/internal/sse", "host/internal/fairq", "host/internal/glob"}},
 	{7, []string{"interp", "wasm"}},
@@ -38,7 +38,7 @@ var layers = []struct {
 	{10, []string{"sandbox/engine"}},
 	{11, []string{"sandbox"}},
 	{12, []string{"sandbox/internal/..."}},
-	{13, []string{"sdk/wasmguest", "sdk/jqorder", "wasm/wasmtest", "test/harness"}},
+	{13, []string{"sdk/wasmguest", "sdk/jqorder", "interp/udiff", "wasm/wasmtest", "test/harness"}},
 }
 
 // peersMayImport are the trees whose packages may import each other: the evaluator's packages

@@ -50,7 +50,7 @@ func TestParseSection(t *testing.T) {
 // every section parses, names are unique, the corpus is as large as issue 19 asks, no script
 // is repeated, and known.txt names only cases that exist, each with a reason.
 func TestCorpusFiles(t *testing.T) {
-	sections, cases := loadCorpus(t)
+	sections, cases := loadCorpus(t, "testdata/corpus")
 	total := 0
 	scripts := map[string]string{}
 	for _, sec := range sections {
@@ -70,6 +70,15 @@ func TestCorpusFiles(t *testing.T) {
 		t.Errorf("the corpus has %d cases; issue 19 wants far more than 2,000", total)
 	}
 	for name, reason := range harness.ReadKnown(t, "testdata/corpus/known.txt") {
+		if strings.HasPrefix(reason, hostRunner) && !strings.HasPrefix(name, "eval:") {
+			t.Errorf("known.txt: %s: only the eval subject has a host runner", name)
+		}
+		if sub, id, ok := strings.Cut(name, ":"); ok {
+			if !slices.ContainsFunc(subjects, func(s subject) bool { return s.name == sub }) {
+				t.Errorf("known.txt lists %s for %s, which is not a subject", id, sub)
+			}
+			name = id
+		}
 		sec, cname, _ := strings.Cut(name, "/")
 		if !slices.ContainsFunc(cases[sec], func(c corpusCase) bool { return c.name == cname }) {
 			t.Errorf("known.txt lists %s, which is not a case", name)
@@ -87,4 +96,34 @@ func fixtureKey(files []fixtureFile) string {
 		b.WriteString(f.path + "\x00" + f.content + "\x00")
 	}
 	return b.String()
+}
+
+func TestParseOils(t *testing.T) {
+	data := `## compare_shells: bash dash
+## oils_failures_allowed: 1
+
+#### echo one
+echo 1
+## stdout: 1
+
+#### Two lines / with a slash
+echo a
+echo b
+## STDOUT:
+a
+b
+## END
+## N-I dash status: 2
+
+#### echo one
+echo again
+#### only expectations
+## stdout: x
+`
+	got := parseOils("s", data)
+	want := []corpusCase{{section: "s", name: "echo-one", script: oilsDirs + "echo 1\n"}, {section: "s", name: "two-lines-with-a-slash", script: oilsDirs + "echo a\necho b\n"},
+		{section: "s", name: "echo-one-2", script: oilsDirs + "echo again\n"}}
+	if !slices.EqualFunc(got, want, func(a, b corpusCase) bool { return a.section == b.section && a.name == b.name && a.script == b.script }) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
 }

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -40,4 +42,56 @@ func writeFile(t testing.TB, p string, data []byte) {
 	if err := os.WriteFile(p, data, mode); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Tree is every entry below dir by slash path, each as "file MODE CONTENT" (quoted), "dir MODE"
+// or "link TARGET": what a test compares before and after something that must (not) write.
+func Tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = TreeEntry(fi, func() (string, error) { return os.Readlink(p) }, func() ([]byte, error) { return os.ReadFile(p) })
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TreeEntry describes one entry as Tree does, reading its target or content through the given
+// functions (a test may read through another filesystem than the host's).
+func TreeEntry(fi os.FileInfo, readlink func() (string, error), read func() ([]byte, error)) string {
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := readlink()
+		return "link " + target
+	case fi.IsDir():
+		return fmt.Sprintf("dir %v", fi.Mode().Perm())
+	}
+	b, _ := read()
+	return fmt.Sprintf("file %v %q", fi.Mode().Perm(), b)
+}
+
+// TreeDiff lists how two Trees differ ("" when they are the same).
+func TreeDiff(want, got map[string]string) string {
+	var out []string
+	for k, v := range want {
+		if g, ok := got[k]; !ok {
+			out = append(out, fmt.Sprintf("%s: missing, want %s", k, v))
+		} else if g != v {
+			out = append(out, fmt.Sprintf("%s: %s, want %s", k, g, v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			out = append(out, fmt.Sprintf("%s: %s, not wanted", k, v))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }

@@ -87,6 +87,9 @@ func (s *HTTPServer) Stderr() string {
 	return s.stderr.String()
 }
 
+// PID is the server process's id (to read its memory from /proc).
+func (s *HTTPServer) PID() int { return s.cmd.Process.Pid }
+
 // Signal sends sig to the server process.
 func (s *HTTPServer) Signal(sig os.Signal) { _ = s.cmd.Process.Signal(sig) }
 

@@ -1,10 +1,7 @@
 package security
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,18 +34,10 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
              "limits": {"callsPerMinute": 100000, "concurrentCalls": 2, "queueLength": 1000, "timeoutSecs": 120}},
  "tenants": {"hog": {"limits": {"concurrentCalls": 1, "queueLength": 3, "timeoutSecs": 3600}},
              "flood": {"limits": {"callsPerMinute": 1}}}}`
-	w := newTenantWorld(t, ids, cfg, "MCPBASH_HTTP_MAX_SESSIONS=2000", "MCPBASH_WORKERS_IDLE=64", "MCPBASH_CALL_SLOTS=8")
-
-	limitOf := func(r reply) string {
-		if r.Msg.Error == nil || r.Msg.Error.Code != -32029 {
-			return ""
-		}
-		var d struct {
-			Limit string `json:"limit"`
-		}
-		_ = json.Unmarshal(r.Msg.Error.Data, &d)
-		return d.Limit
-	}
+	token := filepath.Join(t.TempDir(), "metrics-token")
+	secret := "metrics-" + strings.Repeat("m", 40)
+	write(t, token, secret)
+	w := newTenantWorld(t, ids, cfg, "MCPBASH_HTTP_MAX_SESSIONS=2000", "MCPBASH_WORKERS_IDLE=64", "MCPBASH_CALL_SLOTS=8", "MCPBASH_METRICS_TOKEN_FILE="+token)
 
 	// The hog: 6 calls that block until released. One runs, three wait, two are refused.
 	hog := w.client(t, "hog")
@@ -148,15 +137,7 @@ func TestTenantsQuotasAndFairness(t *testing.T) {
 	}
 
 	// The metrics count the refusals per tenant and cause.
-	resp, err := w.http.Get(w.srv.Base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/metrics: %d", resp.StatusCode)
-	}
+	body := []byte(scrape(t, w, w.srv.Base+"/metrics", secret))
 	metric := func(re string) int {
 		m := regexp.MustCompile(re + ` (\d+)`).FindSubmatch(body)
 		if m == nil {

@@ -2,6 +2,7 @@ package security
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
@@ -31,12 +33,33 @@ type tenantWorld struct {
 	keys                                 map[string]string
 	canary                               string
 	http                                 *http.Client
+	env                                  []string
 }
 
 // newTenantWorld serves a project to the tenants named in keys (id → nothing yet; keys are
 // made here). tenantsJSON is the tenants file with {TENANTS} and {SHARED} placeholders.
 func newTenantWorld(t *testing.T, ids []string, tenantsJSON string, env ...string) *tenantWorld {
 	t.Helper()
+	return newTenantWorldWith(t, worldOptions{ids: ids, tenantsJSON: tenantsJSON, env: env})
+}
+
+// worldOptions shape a tenant world beyond its tenants: a key id "b/2" is a second key of
+// tenant b; scopes gives a key's scopes (default "mcp"); authJSON replaces server.d/auth.json
+// (it must name "apiKeysFile": "api-keys"); tools adds tools (name → script body).
+type worldOptions struct {
+	ids         []string
+	tenantsJSON string
+	env         []string
+	scopes      map[string]string
+	authJSON    string
+	tools       map[string]string
+	// noStart leaves the server to the caller (w.start).
+	noStart bool
+}
+
+func newTenantWorldWith(t *testing.T, o worldOptions) *tenantWorld {
+	t.Helper()
+	ids, tenantsJSON := o.ids, o.tenantsJSON
 	bin := harness.Binary(t)
 	dir := t.TempDir()
 	w := &tenantWorld{dir: dir, project: filepath.Join(dir, "proj"), tenants: filepath.Join(dir, "tenants"),
@@ -75,20 +98,41 @@ func newTenantWorld(t *testing.T, ids []string, tenantsJSON string, env ...strin
 	// block: waits until the file "release" appears in the tenant's first root (an event the
 	// test sends), so that calls can be held in flight without a clock.
 	tool("block", `r="${MCP_ROOTS_PATHS%%$'\n'*}"; while [ ! -e "$r/release" ]; do sleep 0.02; done; mcp_result_success "$(mcp_json_obj released yes)"`)
+	for name, body := range o.tools {
+		tool(name, body)
+	}
 	var keyLines strings.Builder
 	for _, id := range ids {
-		k := "key-" + id + "-" + rand.Text() + rand.Text()
+		k := "key-" + strings.ReplaceAll(id, "/", "-") + "-" + rand.Text() + rand.Text()
 		w.keys[id] = k
-		fmt.Fprintf(&keyLines, "%s %s mcp\n", id, k)
+		scopes := "mcp"
+		if s, ok := o.scopes[id]; ok {
+			scopes = s
+		}
+		tenant, _, _ := strings.Cut(id, "/")
+		fmt.Fprintf(&keyLines, "%s %s %s\n", tenant, k, scopes)
 	}
 	write(t, filepath.Join(w.project, "server.d", "api-keys"), keyLines.String())
-	write(t, filepath.Join(w.project, "server.d", "auth.json"), `{"apiKeysFile":"api-keys"}`)
+	authJSON := o.authJSON
+	if authJSON == "" {
+		authJSON = `{"apiKeysFile":"api-keys"}`
+	}
+	write(t, filepath.Join(w.project, "server.d", "auth.json"), authJSON)
 	cfg := strings.NewReplacer("{TENANTS}", w.tenants, "{SHARED}", w.shared).Replace(tenantsJSON)
 	write(t, filepath.Join(w.project, "server.d", "tenants.json"), cfg)
 	w.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	t.Cleanup(w.http.CloseIdleConnections)
-	w.srv = harness.StartHTTP(t, harness.Options{Dir: w.project, Env: append([]string{"MCPBASH_AUDIT_LOG=" + w.audit, "TMPDIR=" + t.TempDir()}, env...)})
+	w.env = append([]string{"MCPBASH_AUDIT_LOG=" + w.audit, "TMPDIR=" + t.TempDir()}, o.env...)
+	if !o.noStart {
+		w.start(t)
+	}
 	return w
+}
+
+// start serves the world's project.
+func (w *tenantWorld) start(t *testing.T) {
+	t.Helper()
+	w.srv = harness.StartHTTP(t, harness.Options{Dir: w.project, Env: w.env})
 }
 
 func write(t *testing.T, path, data string) {
@@ -103,7 +147,12 @@ type client struct {
 	t   *testing.T
 	w   *tenantWorld
 	key string
-	sid string // session id (2025-11-25); "" for 2026-07-28 requests
+	sid string // session id; "" for 2026-07-28 requests
+	// version is the session's revision (MCP-Protocol-Version); "" means 2025-11-25.
+	version string
+	// hangup bounds each request (0: none): an answer held open past it is reported as
+	// status -1, so that a regression that runs a call fails instead of hanging.
+	hangup time.Duration
 }
 
 func (w *tenantWorld) client(t *testing.T, tenant string) *client {
@@ -124,10 +173,22 @@ type reply struct {
 }
 
 // post sends one message; headers add to the defaults.
-func (c *client) post(msg map[string]any, headers map[string]string) reply {
+func (c *client) post(msg any, headers map[string]string) reply {
 	c.t.Helper()
 	b, _ := json.Marshal(msg)
-	req, err := http.NewRequest(http.MethodPost, c.w.srv.URL, bytes.NewReader(b))
+	return c.raw(b, headers)
+}
+
+// raw sends body as it is; headers add to the defaults ("" deletes one).
+func (c *client) raw(b []byte, headers map[string]string) reply {
+	c.t.Helper()
+	ctx := context.Background()
+	if c.hangup > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.hangup)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.w.srv.URL, bytes.NewReader(b))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -138,19 +199,33 @@ func (c *client) post(msg map[string]any, headers map[string]string) reply {
 	}
 	if c.sid != "" {
 		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		v := c.version
+		if v == "" {
+			v = "2025-11-25"
+		}
+		req.Header.Set("Mcp-Protocol-Version", v)
 	}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := c.w.http.Do(req)
+	if err != nil && ctx.Err() != nil {
+		return reply{Status: -1, Body: []byte("no answer within the hang-up bound: " + err.Error())}
+	}
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	var r reply
 	r.Status = resp.StatusCode
-	r.Body, _ = io.ReadAll(resp.Body)
+	r.Body, err = io.ReadAll(resp.Body)
+	if err != nil && ctx.Err() != nil {
+		return reply{Status: -1, Body: append(r.Body, "... held open past the hang-up bound"...)}
+	}
 	if len(r.Body) > 0 {
 		_ = json.Unmarshal(r.Body, &r.Msg)
 	}
@@ -160,11 +235,15 @@ func (c *client) post(msg map[string]any, headers map[string]string) reply {
 	return r
 }
 
-// open starts a 2025-11-25 session.
+// open starts a 2025-11-25 session (c.version's, when set).
 func (c *client) open() {
 	c.t.Helper()
+	v := c.version
+	if v == "" {
+		v = "2025-11-25"
+	}
 	r := c.post(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
-		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}, nil)
+		"protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}}, nil)
 	if r.Status != 200 || c.sid == "" {
 		c.t.Fatalf("initialize: %d %s", r.Status, r.Body)
 	}
@@ -197,6 +276,32 @@ func (c *client) statelessCall(method, name string, params map[string]any, caps 
 	c.sid = ""
 	defer func() { c.sid = save }()
 	return c.post(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": p}, h)
+}
+
+// requestState makes a 2026-07-28 call of eval that asks for the client's roots and returns
+// the requestState of its answer.
+func (c *client) requestState(args, caps map[string]any) string {
+	c.t.Helper()
+	first := c.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args}, caps)
+	var ir struct {
+		RequestState string `json:"requestState"`
+	}
+	if json.Unmarshal(first.Msg.Result, &ir) != nil || ir.RequestState == "" {
+		c.t.Fatalf("no requestState: %s", first.Body)
+	}
+	return ir.RequestState
+}
+
+// limitOf is the tenant limit that refused a call ("" when it was not refused by one).
+func limitOf(r reply) string {
+	if r.Msg.Error == nil || r.Msg.Error.Code != -32029 {
+		return ""
+	}
+	var d struct {
+		Limit string `json:"limit"`
+	}
+	_ = json.Unmarshal(r.Msg.Error.Data, &d)
+	return d.Limit
 }
 
 // eval runs script as the client's tenant and returns the whole answer.
@@ -332,17 +437,11 @@ func TestCrossTenant(t *testing.T) {
 	t.Run("requestState", func(t *testing.T) {
 		caps := map[string]any{"roots": map[string]any{}}
 		args := map[string]any{"script": "printf hi"}
-		first := b.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args}, caps)
-		var ir struct {
-			RequestState string `json:"requestState"`
-		}
-		if json.Unmarshal(first.Msg.Result, &ir) != nil || ir.RequestState == "" {
-			t.Fatalf("no requestState for b: %s", first.Body)
-		}
-		retry := map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState,
+		state := b.requestState(args, caps)
+		retry := map[string]any{"name": "eval", "arguments": args, "requestState": state,
 			"inputResponses": map[string]any{"roots": map[string]any{"roots": []any{map[string]any{"uri": "file://" + bDir}}}}}
 		stolen := a.statelessCall("tools/call", "eval", retry, caps)
-		forged := a.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": ir.RequestState + "x",
+		forged := a.statelessCall("tools/call", "eval", map[string]any{"name": "eval", "arguments": args, "requestState": state + "x",
 			"inputResponses": retry["inputResponses"]}, caps)
 		if stolen.Msg.Error == nil || stolen.Msg.Error.Code != -32602 || forged.Msg.Error == nil || stolen.Msg.Error.Message != forged.Msg.Error.Message {
 			t.Fatalf("b's requestState as a: %s; forged: %s", stolen.Body, forged.Body)

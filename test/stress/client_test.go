@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,10 +74,20 @@ type client struct {
 	stderr  bytes.Buffer
 	done    chan struct{}
 	waitErr error
+	// requests are the requests the server sent (elicitation/create ...); killed marks a
+	// server the test killed, whose last line may be cut short.
+	requests []json.RawMessage
+	killed   bool
 }
 
 // start runs the server on dir; when paused is true nobody reads its stdout until resume.
 func start(t *testing.T, dir string, paused bool, env ...string) *client {
+	t.Helper()
+	return startWith(t, dir, paused, `{}`, env...)
+}
+
+// startWith is start for a client with capabilities caps (a JSON object).
+func startWith(t *testing.T, dir string, paused bool, caps string, env ...string) *client {
 	t.Helper()
 	cmd := exec.Command(harness.Binary(t))
 	cmd.Dir = dir
@@ -109,7 +120,7 @@ func start(t *testing.T, dir string, paused bool, env ...string) *client {
 	if !paused {
 		go c.read()
 	}
-	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"stress","version":"1"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"stress","version":"1"}}}`)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return c
 }
@@ -125,6 +136,15 @@ func (l *lockedBuf) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+// kill ends the server with SIGKILL and waits for it; its last line may be cut short.
+func (c *client) kill() {
+	c.mu.Lock()
+	c.killed = true
+	c.mu.Unlock()
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	<-c.done
+}
+
 // resume starts reading stdout (for a client started paused).
 func (c *client) resume() { go c.read() }
 
@@ -132,7 +152,10 @@ func (c *client) read() {
 	br := bufio.NewReaderSize(c.out, 1<<20)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
+		c.mu.Lock()
+		cut := c.killed && err != nil
+		c.mu.Unlock()
+		if len(line) > 0 && !cut {
 			c.accept(bytes.TrimSuffix(line, []byte("\n")))
 		}
 		if err != nil {
@@ -163,6 +186,9 @@ func (c *client) accept(line []byte) {
 		return
 	}
 	if m.Method != "" {
+		if m.ID != nil {
+			c.requests = append(c.requests, append(json.RawMessage(nil), line...))
+		}
 		return // notifications
 	}
 	if m.ID == nil || (m.Result == nil) == (m.Error == nil) {

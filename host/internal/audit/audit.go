@@ -142,6 +142,37 @@ func (l *Logger) Log(ctx context.Context, r Record) {
 	l.log.LogAttrs(ctx, slog.LevelInfo, "call", attrs...)
 }
 
+// Change is what happened to a change set of review mode (docs/REVIEW.md): kept for review,
+// committed, discarded, expired, stopped by a conflict; By says who decided it.
+type Change struct {
+	Action, ID, Tool      string
+	Tenant, Subject, Sess string
+	By, Digest, Detail    string
+	Files                 []string
+}
+
+// LogChange writes one change-set record (event "changes").
+func (l *Logger) LogChange(ctx context.Context, c Change) {
+	if l == nil || l.log == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("action", c.Action), slog.String("id", c.ID), slog.String("tool", c.Tool)}
+	for _, kv := range [][2]string{{"tenant", c.Tenant}, {"subject", c.Subject}, {"session", c.Sess}, {"by", c.By}, {"digest", c.Digest}, {"detail", c.Detail}} {
+		if kv[1] != "" {
+			attrs = append(attrs, slog.String(kv[0], kv[1]))
+		}
+	}
+	if len(c.Files) > 0 {
+		files := c.Files
+		if len(files) > maxListed {
+			files = files[:maxListed]
+			attrs = append(attrs, slog.Int("files_not_listed", len(c.Files)-maxListed))
+		}
+		attrs = append(attrs, slog.Any("files", files))
+	}
+	l.log.LogAttrs(ctx, slog.LevelInfo, "changes", attrs...)
+}
+
 // Refusal is one operation the sandbox refused.
 type Refusal struct {
 	Op     string `json:"op"`

@@ -144,18 +144,24 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Principal, err
 		return nil, &Error{Reason: ReasonKeysUnavailable, Description: "the authorization server's keys are unavailable",
 			RetryAfter: v.keys.minRefresh, Err: err}
 	}
-	var std jwt.Claims
-	var extra accessClaims
-	var all map[string]any
-	verified := false
+	// The signature first, then the claims: a signed token whose claims do not decode (a
+	// claim given twice, a claim of the wrong type) is refused for that, not for its
+	// signature.
+	var key any
 	for _, k := range keys {
-		if tok.Claims(k.Key, &std, &extra, &all) == nil {
-			verified = true
+		if tok.Claims(k.Key) == nil {
+			key = k.Key
 			break
 		}
 	}
-	if !verified {
+	if key == nil {
 		return nil, fail(ReasonSignature, "signature does not verify", nil)
+	}
+	var std jwt.Claims
+	var extra accessClaims
+	var all map[string]any
+	if err := tok.Claims(key, &std, &extra, &all); err != nil {
+		return nil, fail(ReasonClaims, "the token's claims are malformed (a claim given twice, or of the wrong type)", err)
 	}
 	if err := v.checkClaims(std); err != nil {
 		return nil, err

@@ -1,21 +1,15 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 )
-
-// DefaultMaxBodyBytes bounds the request body the middleware reads to find the JSON-RPC
-// methods a request needs scopes for.
-const DefaultMaxBodyBytes = 4 << 20
 
 // Options are the Authenticator's collaborators; zero values are production defaults.
 type Options struct {
@@ -27,8 +21,6 @@ type Options struct {
 	RemoteToken *RemoteToken
 	// APIKeys overrides loading cfg.APIKeysFile (tests).
 	APIKeys *APIKeys
-	// MaxBodyBytes bounds the body read for per-method scopes (default DefaultMaxBodyBytes).
-	MaxBodyBytes int64
 	// OnDecision is called once per request with the principal or the failure (metrics).
 	OnDecision func(p *Principal, err *Error)
 }
@@ -41,7 +33,6 @@ type Authenticator struct {
 	keys     *APIKeys
 	remote   *RemoteToken
 	log      *slog.Logger
-	maxBody  int64
 	decision func(*Principal, *Error)
 }
 
@@ -54,10 +45,7 @@ func New(cfg Config, o Options) (*Authenticator, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	a := &Authenticator{cfg: cfg, remote: o.RemoteToken, keys: o.APIKeys, log: o.Log, maxBody: o.MaxBodyBytes, decision: o.OnDecision}
-	if a.maxBody <= 0 {
-		a.maxBody = DefaultMaxBodyBytes
-	}
+	a := &Authenticator{cfg: cfg, remote: o.RemoteToken, keys: o.APIKeys, log: o.Log, decision: o.OnDecision}
 	if a.decision == nil {
 		a.decision = func(*Principal, *Error) {}
 	}
@@ -139,20 +127,23 @@ func (a *Authenticator) verify(ctx context.Context, token string) (*Principal, e
 }
 
 // Authorize checks p's scopes for one JSON-RPC call (method, and the tool name of a
-// tools/call); the transport calls it for calls it decodes itself.
+// tools/call). The transport calls it for every call of a request, on the one decode of the
+// body it dispatches: the middleware never reads the body, so no second reading of it can
+// disagree with what runs.
 func (a *Authenticator) Authorize(p *Principal, method, tool string) error {
 	return a.cfg.Scopes.Check(p, method, tool)
 }
 
-// Middleware authenticates every request and checks the scopes of the JSON-RPC calls in a POST
-// body. On success the next handler gets the Principal in the request context and no
-// Authorization header; otherwise the client gets 401/403/400/503 with a WWW-Authenticate
-// challenge that names the resource metadata.
+// Middleware authenticates every request and checks the scopes every request needs
+// (scopes.required). On success the next handler gets the Principal in the request context and
+// no Authorization header; otherwise the client gets 401/403/400/503 with a WWW-Authenticate
+// challenge that names the resource metadata. The scopes of methods and tools are the
+// transport's to check, with Authorize.
 func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.Authenticate(r.Context(), r)
 		if err == nil {
-			err = a.checkScopes(w, r, p)
+			err = a.cfg.Scopes.Check(p, "", "")
 		}
 		if err != nil {
 			e := AsError(err)
@@ -171,93 +162,6 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		r2.Header.Del("Authorization")
 		next.ServeHTTP(w, r2)
 	})
-}
-
-// checkScopes applies the scope policy: the required scopes for every request, and per method
-// and tool for the calls of a POST body (which is read, bounded, and handed on unchanged).
-func (a *Authenticator) checkScopes(w http.ResponseWriter, r *http.Request, p *Principal) error {
-	calls := []call{{}}
-	if a.cfg.Scopes.needsBody() && r.Method == http.MethodPost && r.Body != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
-		_ = r.Body.Close()
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return fail(ReasonMalformed, "request body too large", err)
-			}
-			return fail(ReasonMalformed, "reading the request body failed", err)
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		calls = callsOf(body)
-	}
-	for _, c := range calls {
-		if err := a.cfg.Scopes.Check(p, c.method, c.tool); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-type call struct{ method, tool string }
-
-// callsOf lists the calls in a JSON-RPC body, a single message or a batch, for their scopes.
-// It is deliberately conservative: every member whose key equals "method" (or, in params,
-// "name") ignoring case counts, so that no difference between this reading and the
-// dispatcher's (case-sensitive members, or a struct decoder's case-insensitive last match) can
-// let a call through with fewer scopes than it needs. A body that is not JSON yields one empty
-// call: the required scopes still apply, and the transport answers the parse error.
-func callsOf(body []byte) []call {
-	trimmed := bytes.TrimSpace(body)
-	var raws []json.RawMessage
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if json.Unmarshal(trimmed, &raws) != nil || len(raws) == 0 {
-			return []call{{}}
-		}
-	} else {
-		raws = []json.RawMessage{trimmed}
-	}
-	var out []call
-	for _, raw := range raws {
-		out = append(out, callsOfMessage(raw)...)
-	}
-	return out
-}
-
-func callsOfMessage(raw json.RawMessage) []call {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(raw, &members) != nil {
-		return []call{{}} // a malformed member still needs the required scopes
-	}
-	var methods, tools []string
-	for k, v := range members {
-		var s string
-		if strings.EqualFold(k, "method") && json.Unmarshal(v, &s) == nil {
-			methods = append(methods, s)
-		}
-		if strings.EqualFold(k, "params") {
-			var params map[string]json.RawMessage
-			if json.Unmarshal(v, &params) == nil {
-				for pk, pv := range params {
-					if strings.EqualFold(pk, "name") && json.Unmarshal(pv, &s) == nil {
-						tools = append(tools, s)
-					}
-				}
-			}
-		}
-	}
-	if len(methods) == 0 {
-		return []call{{}}
-	}
-	var out []call
-	for _, m := range methods {
-		out = append(out, call{method: m})
-		if strings.EqualFold(m, "tools/call") {
-			for _, tool := range tools {
-				out = append(out, call{method: "tools/call", tool: tool})
-			}
-		}
-	}
-	return out
 }
 
 // Deny writes the error response for e: status, WWW-Authenticate challenge (with

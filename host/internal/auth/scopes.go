@@ -100,9 +100,6 @@ func (p *ScopePolicy) everything() []string {
 	return slices.Compact(out)
 }
 
-// needsBody reports whether the policy looks inside requests (methods or tools).
-func (p *ScopePolicy) needsBody() bool { return len(p.Methods) > 0 || len(p.Tools) > 0 }
-
 // For returns the scopes a call of method (and tool, for tools/call) needs, sorted and
 // without repeats.
 func (p *ScopePolicy) For(method, tool string) []string {

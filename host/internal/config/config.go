@@ -115,6 +115,28 @@ type Config struct {
 	// CallSlots is MCPBASH_CALL_SLOTS: calls running at once across all tenants (hosting
 	// mode's admission; each tenant holds at most its concurrentCalls of them).
 	CallSlots int
+	// StateTTL is MCPBASH_STATE_TTL_SECS: how long a 2026-07-28 requestState is accepted.
+	StateTTL time.Duration
+	// MaxListens and MaxSubscriptions are what one client (one tenant with a tenants file,
+	// which has its own limits) may hold open at once: subscriptions/listen streams, and
+	// resources watched across them and its sessions.
+	MaxListens, MaxSubscriptions int
+	// MetricsAddr is MCPBASH_METRICS_ADDR: a listener of its own for /metrics ("": none);
+	// MetricsTokenFile is MCPBASH_METRICS_TOKEN_FILE: the bearer token /metrics requires ("":
+	// none).
+	MetricsAddr, MetricsTokenFile string
+
+	// Review mode (docs/REVIEW.md): WriteMode is MCPBASH_WRITE_MODE, the operator's floor for
+	// every tool ("direct" or "review"); ChangesDir is MCPBASH_CHANGES_DIR, where change sets
+	// wait ("": $XDG_STATE_HOME/mcp-bash/changes); ChangesTTL how long they wait;
+	// ChangesMaxPending how many may wait per session (per tenant in hosting mode).
+	WriteMode         string
+	ChangesDir        string
+	ChangesTTL        time.Duration
+	ChangesMaxPending int
+	// OperatorToken is MCPBASH_OPERATOR_TOKEN, a secret: the bearer credential of hosting
+	// mode's operator endpoints (/changes), which no tenant's credential opens.
+	OperatorToken string
 
 	// Passthrough are the raw values (set ones only) of the variables project hooks see, as the
 	// original's hooks saw them (hookVars).
@@ -191,6 +213,9 @@ type HTTP struct {
 	// slow or absent reader.
 	StreamBuffer int
 	KeepAlive    time.Duration
+	// MaxBufferedBytes bounds the bytes of SSE events held across all streams for readers
+	// that are not attached; past it the backlogs nobody reads are evicted.
+	MaxBufferedBytes int64
 }
 
 // Git are the git resource provider's settings (0: the provider's defaults).
@@ -242,6 +267,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if c.LogsPerMinute == 0 {
 		c.LogsPerMinute = c.ProgressPerMinute
+	}
+	if c.OperatorToken != "" && len(c.OperatorToken) < 32 {
+		errs = append(errs, errors.New("MCPBASH_OPERATOR_TOKEN=(redacted): must be at least 32 characters; refusing a weak operator credential"))
 	}
 	if len(errs) > 0 {
 		return c, errs
@@ -483,6 +511,17 @@ func cacheDir(name string, p *string) setting {
 	}}
 }
 
+// absDir is an absolute directory ("" when unset).
+func absDir(name string, p *string) setting {
+	return setting{name: name, show: func() string { return *p }, set: func(v string) error {
+		if !filepath.IsAbs(v) {
+			return errors.New("want an absolute directory")
+		}
+		*p = filepath.Clean(v)
+		return nil
+	}}
+}
+
 // nativeCPU is MCPBASH_NATIVE_CPU_SECS: unset means twice the call's timeout + 2 (-1).
 func nativeCPU(name string, p *int) setting {
 	s := integer(name, p, -1, 0, 1<<30)
@@ -599,6 +638,17 @@ func (c *Config) settings() []setting {
 		meaning(str("MCPBASH_TENANTS_FILE", &c.TenantsFile, ""), "server.d/tenants.json when present"),
 		meaning(str("MCPBASH_AUDIT_LOG", &c.AuditLog, ""), "off"),
 		integer("MCPBASH_CALL_SLOTS", &c.CallSlots, 16, 1, 4096),
+		seconds("MCPBASH_STATE_TTL_SECS", &c.StateTTL, 600, 10, 7*86400),
+		integer("MCPBASH_MAX_LISTENS", &c.MaxListens, 16, 1, 1<<20),
+		integer("MCPBASH_MAX_SUBSCRIPTIONS", &c.MaxSubscriptions, 1024, 1, 1<<20),
+		bytes("MCPBASH_HTTP_MAX_BUFFERED_BYTES", &c.HTTP.MaxBufferedBytes, 256<<20, 1<<20, 1<<40),
+		meaning(str("MCPBASH_METRICS_ADDR", &c.MetricsAddr, ""), "none: /metrics on the MCP listener, behind MCPBASH_METRICS_TOKEN_FILE"),
+		meaning(str("MCPBASH_METRICS_TOKEN_FILE", &c.MetricsTokenFile, ""), "none"),
+		oneOf("MCPBASH_WRITE_MODE", &c.WriteMode, "direct", "direct", "review"),
+		meaning(absDir("MCPBASH_CHANGES_DIR", &c.ChangesDir), "$XDG_STATE_HOME/mcp-bash/changes (else under ~/.local/state)"),
+		seconds("MCPBASH_CHANGES_TTL_SECS", &c.ChangesTTL, 86400, 60, 90*86400),
+		integer("MCPBASH_CHANGES_MAX_PENDING", &c.ChangesMaxPending, 20, 1, 10000),
+		secret("MCPBASH_OPERATOR_TOKEN", &c.OperatorToken),
 		// Handed to project hooks as the original's hooks saw them, never read by the server.
 		passthrough("MCPBASH_TOOL_ALLOW_DEFAULT"),
 		passthrough("MCPBASH_LOG_VERBOSE"),

@@ -57,3 +57,43 @@ func TestResponseAppender(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignEncodings: JSON in UTF-16 or UTF-32, with or without a byte order mark, is a
+// parse error that names the encoding; nothing of it is decoded.
+func TestForeignEncodings(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"admin"}}`
+	utf16 := func(big bool) []byte {
+		var b []byte
+		for _, r := range msg {
+			if big {
+				b = append(b, 0, byte(r))
+			} else {
+				b = append(b, byte(r), 0)
+			}
+		}
+		return b
+	}
+	utf32 := func(big bool) []byte {
+		var b []byte
+		for _, r := range msg {
+			if big {
+				b = append(b, 0, 0, 0, byte(r))
+			} else {
+				b = append(b, byte(r), 0, 0, 0)
+			}
+		}
+		return b
+	}
+	for name, body := range map[string][]byte{
+		"UTF-16LE (with a byte order mark)": append([]byte{0xFF, 0xFE}, utf16(false)...),
+		"UTF-16BE (with a byte order mark)": append([]byte{0xFE, 0xFF}, utf16(true)...),
+		"UTF-32LE (with a byte order mark)": append([]byte{0xFF, 0xFE, 0, 0}, utf32(false)...),
+		"UTF-32BE (with a byte order mark)": append([]byte{0, 0, 0xFE, 0xFF}, utf32(true)...),
+		"UTF-16LE":                          utf16(false), "UTF-16BE": utf16(true), "UTF-32LE": utf32(false), "UTF-32BE": utf32(true),
+	} {
+		items, batch := Decode(Normalize(body))
+		if batch || len(items) != 1 || items[0].Msg != nil || items[0].Err == nil || items[0].Err.Code != CodeParseError || !strings.Contains(string(items[0].Err.Data), name) {
+			t.Errorf("%s: %+v", name, items[0])
+		}
+	}
+}

@@ -14,6 +14,31 @@ func Normalize(line []byte) []byte {
 	return bytes.TrimSpace(line)
 }
 
+// foreignEncoding names the encoding of text that is not UTF-8 but UTF-16 or UTF-32, by its
+// byte order mark or, without one, by where a JSON text's first ASCII character puts its NUL
+// bytes (RFC 4627 §3); "" when it is neither.
+func foreignEncoding(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte{0x00, 0x00, 0xFE, 0xFF}):
+		return "UTF-32BE (with a byte order mark)"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0x00, 0x00}):
+		return "UTF-32LE (with a byte order mark)"
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return "UTF-16BE (with a byte order mark)"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return "UTF-16LE (with a byte order mark)"
+	case len(b) >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0:
+		return "UTF-32BE"
+	case len(b) >= 4 && b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0:
+		return "UTF-32LE"
+	case len(b) >= 2 && b[0] == 0 && b[1] != 0:
+		return "UTF-16BE"
+	case len(b) >= 2 && b[0] != 0 && b[1] == 0:
+		return "UTF-16LE"
+	}
+	return ""
+}
+
 // Item is one decoded element of a line: either a well-formed Message or an Error to answer
 // (with the id when it could be read).
 type Item struct {
@@ -26,6 +51,11 @@ type Item struct {
 // becomes its own Item. Invalid JSON yields a single parse-error Item.
 func Decode(line []byte) (items []Item, batch bool) {
 	if !json.Valid(line) {
+		if enc := foreignEncoding(line); enc != "" {
+			// Said loudly: a client sending UTF-16 or UTF-32 gets the reason, not a guess.
+			d, _ := json.Marshal("The message is " + enc + "; JSON messages must be UTF-8 (RFC 8259)")
+			return []Item{{Err: &Error{Code: CodeParseError, Message: "Parse error", Data: d}}}, false
+		}
 		return []Item{{Err: &Error{Code: CodeParseError, Message: "Parse error", Data: json.RawMessage(`"Failed to normalize input"`)}}}, false
 	}
 	if line[0] == '[' {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -9,25 +10,36 @@ import (
 
 // Health answers the probes. Liveness says only that the process serves HTTP; readiness says
 // whether this replica should get traffic: every registered check passes and it is not draining.
+// The probes need no credentials, so they report states only: a check's error (which may name
+// a URL or a dial error) goes to the log, never into the answer.
 type Health struct {
 	draining atomic.Bool
+	log      *slog.Logger
 	mu       sync.Mutex
 	checks   []check
+	logged   map[string]string // the last error logged per check (logged again when it changes)
 }
 
 type check struct {
-	name string
-	fn   func() error
+	name, state string
+	fn          func() error
 }
 
-// NewHealth returns probes with no checks.
-func NewHealth() *Health { return &Health{} }
+// NewHealth returns probes with no checks; failing checks' errors are logged to log (nil: not
+// logged).
+func NewHealth(log *slog.Logger) *Health {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Health{log: log, logged: map[string]string{}}
+}
 
-// AddCheck registers a readiness check (for example "registry": the project was loaded;
-// "workers": a worker slot can be had; "auth": the issuer's keys are loaded).
-func (h *Health) AddCheck(name string, fn func() error) {
+// AddCheck registers a readiness check (for example "auth": the issuer's keys are loaded;
+// "workers": a worker slot can be had). A failing check is answered as name: state (a fixed
+// word such as "keys_unavailable"); its error is logged.
+func (h *Health) AddCheck(name, state string, fn func() error) {
 	h.mu.Lock()
-	h.checks = append(h.checks, check{name, fn})
+	h.checks = append(h.checks, check{name, state, fn})
 	h.mu.Unlock()
 }
 
@@ -47,20 +59,22 @@ func (h *Health) Healthz() http.Handler {
 	})
 }
 
-// Readyz is the readiness probe: 200 with {"status":"ready"} or 503 with the failing checks
-// (names and messages, never secrets: checks report states, not configuration).
+// Readyz is the readiness probe: 200 with {"status":"ready"} or 503 with the failing checks'
+// states (never their errors: those are logged).
 func (h *Health) Readyz() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		failing := map[string]string{}
 		if h.draining.Load() {
-			failing["draining"] = "the server is shutting down"
+			failing["draining"] = "draining"
 		}
 		h.mu.Lock()
 		checks := append([]check(nil), h.checks...)
 		h.mu.Unlock()
 		for _, c := range checks {
-			if err := c.fn(); err != nil {
-				failing[c.name] = err.Error()
+			err := c.fn()
+			h.note(r, c.name, err)
+			if err != nil {
+				failing[c.name] = c.state
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -72,4 +86,23 @@ func (h *Health) Readyz() http.Handler {
 		}
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ready"})
 	})
+}
+
+// note logs a check's error when it differs from the last one logged for that check, so a
+// probe every few seconds does not repeat it.
+func (h *Health) note(r *http.Request, name string, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	h.mu.Lock()
+	changed := h.logged[name] != msg
+	h.logged[name] = msg
+	h.mu.Unlock()
+	switch {
+	case changed && err != nil:
+		h.log.WarnContext(r.Context(), "readiness check failing", "check", name, "error", msg)
+	case changed:
+		h.log.InfoContext(r.Context(), "readiness check passing again", "check", name)
+	}
 }

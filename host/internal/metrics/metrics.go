@@ -72,7 +72,7 @@ func New(o Options) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), maxTenants: o.MaxTenants, tenants: map[string]bool{}}
 	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
 	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "calls_total", Help: "Calls answered, by tenant, kind (tool, resource, prompt, completion, other) and outcome.",
+		Namespace: "mcpbash", Name: "calls_total", Help: "Calls answered, by tenant, kind (tool, resource, prompt, completion, listen) and outcome (ok, tool_error, error, refused, cancelled, timeout).",
 	}, []string{"tenant", "kind", "outcome"})
 	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "mcpbash", Name: "call_duration_seconds", Help: "Call duration from admission to answer, by tenant and kind.",
@@ -183,6 +183,16 @@ func (m *Metrics) SessionOpened(transport string) { m.sessions.WithLabelValues(t
 
 // SessionClosed is SessionOpened's counterpart.
 func (m *Metrics) SessionClosed(transport string) { m.sessions.WithLabelValues(transport).Dec() }
+
+// Buffers publishes, read at each scrape, the bytes SSE streams hold for readers that are not
+// attached (used) and how many such backlogs were evicted over the budget (evicted).
+func (m *Metrics) Buffers(used, evicted func() float64) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "sse_buffered_bytes",
+			Help: "Bytes of SSE events held for replay or for a reader that is not attached (MCPBASH_HTTP_MAX_BUFFERED_BYTES bounds it)."}, used),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "mcpbash", Name: "sse_evictions_total",
+			Help: "Backlogs of SSE streams nobody read, evicted to keep the buffer budget."}, evicted))
+}
 
 // TenantsReloaded counts a tenants-file reload.
 func (m *Metrics) TenantsReloaded() { m.tenantsReloads.Inc() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,10 +107,11 @@ func TestTwoInstances(t *testing.T) {
 }
 
 func TestProbes(t *testing.T) {
-	h := NewHealth()
-	registryErr := errors.New("registry not loaded")
-	h.AddCheck("registry", func() error { return registryErr })
-	h.AddCheck("workers", func() error { return nil })
+	var logged strings.Builder
+	h := NewHealth(slog.New(slog.NewTextHandler(&logged, nil)))
+	registryErr := errors.New("dial tcp 10.0.0.7:443: https://idp.internal/jwks unreachable")
+	h.AddCheck("auth", "keys_unavailable", func() error { return registryErr })
+	h.AddCheck("workers", "saturated", func() error { return nil })
 	get := func(handler http.Handler) (int, map[string]any) {
 		srv := httptest.NewServer(handler)
 		defer srv.Close()
@@ -126,8 +128,13 @@ func TestProbes(t *testing.T) {
 		t.Fatalf("healthz %d", code)
 	}
 	code, body := get(h.Readyz())
-	if code != 503 || fmt.Sprint(body["failing"]) != "map[registry:registry not loaded]" {
+	// The state, never the error: the probe needs no credentials, and the error names
+	// configuration (a URL, an address), which goes to the log.
+	if code != 503 || fmt.Sprint(body["failing"]) != "map[auth:keys_unavailable]" {
 		t.Fatalf("readyz with a failing check: %d %v", code, body)
+	}
+	if !strings.Contains(logged.String(), "idp.internal") {
+		t.Fatalf("the check's error was not logged: %s", logged.String())
 	}
 	registryErr = nil
 	if code, body := get(h.Readyz()); code != 200 || body["status"] != "ready" {

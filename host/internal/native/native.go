@@ -53,6 +53,9 @@ type Engine struct {
 	// BeforeConfine, when set, is called before a tool's command line is confined (the server
 	// says once when Landlock is unavailable).
 	BeforeConfine func()
+	// Hide are directories a tool in review mode must not even see (the change store): covered
+	// by an empty read-only file system in its namespace.
+	Hide []string
 
 	once   sync.Once
 	sdkDir string
@@ -91,6 +94,10 @@ type job struct {
 	Wrap func(argv []string, scratch string) (out []string, limited bool, err error)
 	// Limits are resource limits of the tool's processes (zero fields: none).
 	Limits Limits
+	// Attr, when set, starts the tool's first process (review mode's namespaces; else its own
+	// process group); Review, when set, reads what the call left in its review layer.
+	Attr   *syscall.SysProcAttr
+	Review func(out *engine.Outcome)
 }
 
 // Limits are the rlimits a native tool runs under, set with bash's ulimit (hard and soft, so
@@ -221,7 +228,69 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 		out, err := j.Confiner.Wrap(r, argv)
 		return out, err == nil && len(out) != len(argv), err
 	}
+	if j.Policy.Layer != "" {
+		if err := e.review(&run, j); err != nil {
+			return &engine.Outcome{ExitCode: 126, Stderr: []byte("mcp-bash: review mode: " + err.Error() + "\n")}
+		}
+	}
 	return e.run(ctx, run)
+}
+
+// review runs the job over overlays of its read-write roots whose upper layers are in the
+// call's layer directory (sandbox.WrapLayer): the tool's writes land there, and what it changed
+// is read back into the layer's manifest when it has ended.
+func (e *Engine) review(run *job, j engine.Job) error {
+	layer := j.Policy.Layer
+	spec := sandbox.LayerSpec{Dir: run.Dir, UID: os.Geteuid(), GID: os.Getegid(), Hide: e.Hide}
+	var uppers []sandbox.UpperRoot
+	for i, r := range j.Policy.Roots {
+		if r.Mode != sandbox.ReadWrite || r.Protected {
+			continue
+		}
+		u, w := fmt.Sprintf("u%d", i), fmt.Sprintf("w%d", i)
+		for _, d := range []string{u, w} {
+			if err := os.Mkdir(filepath.Join(layer, d), 0o700); err != nil {
+				return err
+			}
+		}
+		spec.Mounts = append(spec.Mounts, sandbox.LayerMount{Root: r.Path, Upper: filepath.Join(layer, u), Work: filepath.Join(layer, w)})
+		uppers = append(uppers, sandbox.UpperRoot{Root: r, Upper: u, Nested: j.Policy.Nested(r.Path)})
+	}
+	wrap := run.Wrap
+	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
+		argv, limited, err := wrap(argv, scratch)
+		if err != nil {
+			return nil, false, err
+		}
+		if !limited {
+			// Landlock keeps the tool out of the change store and off the roots' other paths.
+			return nil, false, errors.New("a native tool runs in review mode only under Landlock, which is unavailable here")
+		}
+		argv, err = sandbox.WrapLayer(e.Self, spec, argv)
+		return argv, limited, err
+	}
+	run.Attr = sandbox.LayerAttr(spec.UID, spec.GID)
+	run.Review = func(out *engine.Outcome) {
+		m, err := sandbox.UpperManifest(layer, uppers, j.Policy.Limits.MaxBytesWritten)
+		for i := range spec.Mounts {
+			// The overlay's work directory keeps a directory no one may enter: opened first.
+			w := filepath.Join(spec.Mounts[i].Work, "work")
+			os.Chmod(w, 0o700)
+			os.RemoveAll(spec.Mounts[i].Work)
+			os.RemoveAll(spec.Mounts[i].Upper)
+		}
+		var budget sandbox.ErrWriteBudget
+		switch {
+		case errors.As(err, &budget):
+			out.SetLimit(engine.LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten, else MCPBASH_MAX_BYTES_WRITTEN_PER_CALL)", budget.Max)
+		case err != nil:
+			out.ExitCode = 126
+			out.Stderr = append(out.Stderr, []byte("mcp-bash: review mode: the tool's writes cannot be held for review (nothing was written): "+err.Error()+"\n")...)
+		default:
+			out.Review = m
+		}
+	}
+	return nil
 }
 
 // run executes a prepared job and reports its outcome.
@@ -311,6 +380,9 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = job.Dir, env, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if job.Attr != nil {
+		cmd.SysProcAttr = job.Attr
+	}
 	if err := cmd.Start(); err != nil {
 		return fail("cannot start tool: " + err.Error())
 	}
@@ -379,6 +451,9 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 			}
 		}
 		return data
+	}
+	if job.Review != nil {
+		job.Review(out)
 	}
 	out.Fail = sdk.ParseErrorFile(read("MCP_TOOL_ERROR_FILE"))
 	out.Resources = sdk.ParseResourcesFile(read("MCP_TOOL_RESOURCES_FILE"))

@@ -39,7 +39,7 @@ func CheckToolMeta(data []byte) []MetaProblem {
 		line, col := offsetPos(data, keyOffset(data, key))
 		out = append(out, MetaProblem{Line: line, Col: col, Message: msg, Fix: fix})
 	}
-	for _, key := range []string{"name", "title", "description", "exec"} {
+	for _, key := range []string{"name", "title", "description", "exec", "writeMode"} {
 		if raw, ok := doc[key]; ok && kindOf(raw) != "string" {
 			add(key, fmt.Sprintf("%q must be a string, not %s", key, article(kindOf(raw))), fmt.Sprintf(`write "%s": "..."`, key))
 		}
@@ -49,6 +49,13 @@ func CheckToolMeta(data []byte) []MetaProblem {
 		_ = json.Unmarshal(raw, &s)
 		if s != "sandbox" && s != "native" {
 			add("exec", fmt.Sprintf(`"exec" must be "sandbox" or "native", not %q`, s), `remove it (sandbox) or write "exec": "native"`)
+		}
+	}
+	if raw, ok := doc["writeMode"]; ok && kindOf(raw) == "string" {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		if s != "direct" && s != "review" {
+			add("writeMode", fmt.Sprintf(`"writeMode" must be "direct" or "review", not %q (the tool runs in review mode until it is fixed)`, s), `write "writeMode": "review" (or "direct")`)
 		}
 	}
 	for _, key := range []string{"inputSchema", "arguments", "outputSchema"} {

@@ -21,6 +21,8 @@ func TestCheckToolMeta(t *testing.T) {
 		{"schema not an object", `{"arguments":"none","outputSchema":[]}`, []string{`1:2 "arguments" must be a JSON Schema object, not a string`, `1:21 "outputSchema" must be a JSON Schema object, not an array`}},
 		{"required not a list", `{"inputSchema":{"required":"a"}}`, []string{`1:2 inputSchema.required must be an array of names, not a string`}},
 		{"exec", `{"exec":"bash"}`, []string{`1:2 "exec" must be "sandbox" or "native", not "bash"`}},
+		{"writeMode", `{"writeMode":"later"}`, []string{`1:2 "writeMode" must be "direct" or "review", not "later" (the tool runs in review mode until it is fixed)`}},
+		{"writeMode type", `{"writeMode":true}`, []string{`1:2 "writeMode" must be a string, not a boolean`}},
 		{"name not a string", `{"name":["x"]}`, []string{`1:2 "name" must be a string, not an array`}},
 		{"timeout", `{"timeoutSecs":"soon"}`, []string{`1:2 "timeoutSecs" must be a whole number of seconds, not "soon" (it is ignored)`}},
 		{"containers", `{"annotations":"ro","icons":{}}`, []string{`1:2 "annotations" must be an object, not a string`, `1:21 "icons" must be an array, not an object`}},

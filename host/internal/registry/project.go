@@ -104,6 +104,9 @@ type ServerMeta struct {
 	// Env is the project's declared environment policy (the "env" object): defaults for the
 	// settings in ProjectEnvSettings that the operator's environment leaves unset.
 	Env map[string]string
+	// WriteMode is "writeMode": "review" puts every tool of the project in review mode
+	// (docs/REVIEW.md); "" or "direct" leaves it to the tools and the operator.
+	WriteMode string
 }
 
 // ProjectEnvSettings are the settings a project may declare in server.meta.json "env", as the
@@ -123,6 +126,7 @@ func LoadServerMeta(d Dirs) (ServerMeta, error) {
 		WebsiteURL  string            `json:"websiteUrl"`
 		Icons       json.RawMessage   `json:"icons"`
 		Env         map[string]string `json:"env"`
+		WriteMode   string            `json:"writeMode"`
 	}
 	path := filepath.Join(d.Server, "server.meta.json")
 	data, err := os.ReadFile(path)
@@ -135,7 +139,10 @@ func LoadServerMeta(d Dirs) (ServerMeta, error) {
 			return ServerMeta{}, fmt.Errorf("registry: %s: invalid JSON: %w", path, err)
 		}
 	}
-	m := ServerMeta{Name: raw.Name, Title: raw.Title, Version: raw.Version, Description: raw.Description, WebsiteURL: raw.WebsiteURL}
+	m := ServerMeta{Name: raw.Name, Title: raw.Title, Version: raw.Version, Description: raw.Description, WebsiteURL: raw.WebsiteURL, WriteMode: raw.WriteMode}
+	if m.WriteMode != "" && m.WriteMode != "direct" && m.WriteMode != "review" {
+		return ServerMeta{}, fmt.Errorf(`registry: %s: "writeMode" must be "direct" or "review", not %q`, path, m.WriteMode)
+	}
 	for k, v := range raw.Env {
 		if !slices.Contains(ProjectEnvSettings, k) {
 			return ServerMeta{}, fmt.Errorf("registry: %s: env: %s is not a setting a project may declare (allowed: %s; anything else is the operator's to set in the client configuration)",

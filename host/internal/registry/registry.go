@@ -318,6 +318,20 @@ func (r *Registry) Tool(ctx context.Context, name string) (*Tool, error) {
 	return nil, ErrNotFound
 }
 
+// Tools returns every tool, in no particular order.
+func (r *Registry) Tools(ctx context.Context) ([]*Tool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.ensure(KindTools, false); err != nil {
+		return nil, err
+	}
+	out := make([]*Tool, 0, len(r.toolByName))
+	for _, t := range r.toolByName {
+		out = append(out, t)
+	}
+	return out, ctx.Err()
+}
+
 // Resources returns every resource (for reads by name or uri).
 func (r *Registry) Resources(ctx context.Context) ([]*Resource, error) {
 	r.mu.Lock()

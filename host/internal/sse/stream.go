@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -79,6 +80,14 @@ type Stream struct {
 	final    bool // the last event has been pushed
 	done     chan struct{}
 	dropped  int
+	released bool
+
+	// owner is the budget the stream's bytes count against (nil: none); attached, held and
+	// lastUse mirror conn != nil, bufBytes and the last push or attach for its eviction.
+	owner    *Owner
+	attached atomic.Bool
+	held     atomic.Int64
+	lastUse  atomic.Int64
 }
 
 // New makes a stream whose event ids are id + "_" + sequence number (id "": no ids, nothing
@@ -88,7 +97,71 @@ func New(id string, budget int) *Stream {
 	if budget <= 0 {
 		budget = 1 << 20
 	}
-	return &Stream{id: id, budget: budget, next: 1, done: make(chan struct{})}
+	s := &Stream{id: id, budget: budget, next: 1, done: make(chan struct{})}
+	s.lastUse.Store(now())
+	return s
+}
+
+// NewOwned is New with the stream's bytes counted against owner's budget; Release gives them
+// back when the stream is dropped.
+func NewOwned(id string, budget int, owner *Owner) *Stream {
+	s := New(id, budget)
+	if owner != nil {
+		s.owner = owner
+		owner.add(s)
+	}
+	return s
+}
+
+// grow changes the bytes buffered by n; mu is held. It reports whether the budget is over.
+func (s *Stream) grow(n int) bool {
+	s.bufBytes += n
+	s.held.Store(int64(s.bufBytes))
+	if s.owner == nil || n == 0 {
+		return false
+	}
+	return s.owner.charge(int64(n))
+}
+
+// evict drops the backlog of a stream nobody reads (Budget): its buffered events are gone,
+// a resumption before them fails with ErrGone, later events are kept as usual. It reports
+// false when a connection is attached (the stream is being read: nothing is evicted).
+func (s *Stream) evict() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		return false
+	}
+	if s.bufBytes > 0 && s.owner != nil {
+		s.owner.b.evicted.Add(1)
+	}
+	clear(s.buf)
+	s.buf = nil
+	s.grow(-s.bufBytes)
+	s.unsent = 0
+	s.written = s.next - 1
+	if s.final {
+		s.finishLocked()
+	}
+	return true
+}
+
+// Release drops the stream's buffered events and gives their bytes back to its budget: the
+// stream can no longer be resumed or written. Call it once nobody can reach the stream.
+func (s *Stream) Release() {
+	s.mu.Lock()
+	s.final = true
+	s.finishLocked()
+	clear(s.buf)
+	s.buf = nil
+	s.grow(-s.bufBytes)
+	s.unsent = 0
+	first := !s.released
+	s.released = true
+	s.mu.Unlock()
+	if first && s.owner != nil {
+		s.owner.remove(s)
+	}
 }
 
 // ID is the stream's id.
@@ -139,21 +212,29 @@ func (s *Stream) encode(seq uint64, data []byte) []byte {
 // delivered (their number is bounded by the requests in flight). final marks the last event.
 func (s *Stream) Push(data []byte, droppable, final bool) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.final {
+		s.mu.Unlock()
 		return ErrClosed
 	}
 	ev := s.encode(s.next, data)
 	if droppable && s.unsent+len(ev) > s.budget && s.unsent > 0 {
 		s.dropped++
+		s.mu.Unlock()
 		return ErrDropped
 	}
 	s.buf = append(s.buf, event{seq: s.next, data: ev})
 	s.next++
-	s.bufBytes += len(ev)
+	over := s.grow(len(ev))
 	s.unsent += len(ev)
 	s.final = final
 	s.flush()
+	over = over && s.owner != nil && s.owner.charge(0)
+	s.lastUse.Store(now())
+	s.mu.Unlock()
+	if over {
+		// Past the budget: the backlogs nobody reads go (this one too, if nobody reads it).
+		s.owner.reclaim()
+	}
 	return nil
 }
 
@@ -168,7 +249,7 @@ func (s *Stream) Prime() {
 	ev := []byte(fmt.Sprintf("id: %s_%d\ndata: \n\n", s.id, s.next))
 	s.buf = append(s.buf, event{seq: s.next, data: ev})
 	s.next++
-	s.bufBytes += len(ev)
+	s.grow(len(ev))
 	s.unsent += len(ev)
 	s.flush()
 }
@@ -195,7 +276,7 @@ func (s *Stream) flush() {
 	}
 	// Keep written events for replay within the budget (none at all without ids).
 	for len(s.buf) > 0 && s.buf[0].seq <= s.written && (s.id == "" || s.bufBytes > s.budget) {
-		s.bufBytes -= len(s.buf[0].data)
+		s.grow(-len(s.buf[0].data))
 		s.buf[0] = event{}
 		s.buf = s.buf[1:]
 	}
@@ -211,6 +292,7 @@ func (s *Stream) finishLocked() {
 		s.conn.release()
 		s.conn = nil
 	}
+	s.attached.Store(false)
 }
 
 func (s *Stream) detachLocked() {
@@ -218,6 +300,7 @@ func (s *Stream) detachLocked() {
 		s.conn.release()
 		s.conn = nil
 	}
+	s.attached.Store(false)
 }
 
 // Attach makes c the stream's connection (releasing any other) and writes to it every event
@@ -244,6 +327,8 @@ func (s *Stream) Attach(c *Conn, after uint64, resume bool) error {
 	}
 	s.detachLocked()
 	s.conn = c
+	s.attached.Store(true)
+	s.lastUse.Store(now())
 	// The headers go out now even when there is nothing to replay, and under mu: a write to
 	// the response outside it would race with events pushed from another goroutine (two writers
 	// on one bufio.Writer corrupt the chunked framing of the connection).

@@ -16,6 +16,12 @@ const (
 	CauseQueue    = "queue_full"
 	CauseDraining = "draining"
 	CauseSessions = "sessions"
+	// CauseListens and CauseSubscriptions: the tenant's open subscriptions/listen streams and
+	// watched resources.
+	CauseListens       = "listens"
+	CauseSubscriptions = "subscriptions"
+	// CauseNotServed: the tenants file no longer serves the tenant (or its roots are unusable).
+	CauseNotServed = "tenant_not_served"
 )
 
 // LimitError is a call refused before any work was queued.
@@ -37,9 +43,12 @@ func (e *LimitError) Error() string {
 // Admission enforces per-tenant quotas before work is queued, then queues admitted calls
 // fairly: a token bucket of CallsPerMinute (refused at once when empty), then one FIFO queue
 // per tenant (at most QueueLength waiting, refused beyond) served round-robin into a bounded
-// global pool of slots, each tenant holding at most ConcurrentCalls of them.
+// global pool of slots, each tenant holding at most ConcurrentCalls of them and never more than
+// half of them (rounded up): whatever a tenants file says, one tenant's long calls cannot hold
+// every slot while another waits.
 type Admission struct {
 	sched *fairq.Scheduler[string]
+	share int
 	now   func() time.Time
 
 	mu      sync.Mutex
@@ -59,7 +68,8 @@ func NewAdmission(o AdmissionOptions) *Admission {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Admission{sched: fairq.New[string](fairq.Options{Slots: o.Slots}), now: o.Now, buckets: map[string]*bucket{}}
+	slots := max(o.Slots, 1)
+	return &Admission{sched: fairq.New[string](fairq.Options{Slots: slots}), share: (slots + 1) / 2, now: o.Now, buckets: map[string]*bucket{}}
 }
 
 // bucket is a token bucket: capacity callsPerMinute, refilled continuously.
@@ -123,7 +133,7 @@ func (a *Admission) Enqueue(t *Tenant) (*Ticket, error) {
 	if !ok {
 		return nil, &LimitError{Tenant: t.ID(), Cause: CauseRate, RetryAfter: wait}
 	}
-	tk, err := a.sched.Enqueue(t.ID(), fairq.Limit{Running: l.ConcurrentCalls, Waiting: l.QueueLength})
+	tk, err := a.sched.Enqueue(t.ID(), fairq.Limit{Running: min(l.ConcurrentCalls, a.share), Waiting: l.QueueLength})
 	switch {
 	case errors.Is(err, fairq.ErrQueueFull):
 		return nil, &LimitError{Tenant: t.ID(), Cause: CauseQueue}

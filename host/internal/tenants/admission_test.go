@@ -188,3 +188,31 @@ func TestAdmitMany(t *testing.T) {
 		t.Fatalf("leaked: %+v", st)
 	}
 }
+
+// TestShareOfSlots: a tenant allowed every slot still holds at most half of them, so another
+// tenant's call runs while the first one's calls never end.
+func TestShareOfSlots(t *testing.T) {
+	a := NewAdmission(AdmissionOptions{Slots: 4})
+	l := DefaultLimits()
+	l.ConcurrentCalls = 4
+	hog, calm := tenantWith("hog", l), tenantWith("calm", l)
+	var held []*Ticket
+	for range 4 {
+		tk, err := a.Enqueue(hog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, tk)
+	}
+	if !isReady(held[0]) || !isReady(held[1]) || isReady(held[2]) || isReady(held[3]) {
+		t.Fatal("the hog holds more than half of the slots")
+	}
+	tk, err := a.Enqueue(calm)
+	if err != nil || !isReady(tk) {
+		t.Fatalf("calm waits while half the slots are free: %v", err)
+	}
+	tk.Release()
+	for _, tk := range held {
+		tk.Release()
+	}
+}

@@ -68,6 +68,8 @@ type Template struct {
 	Tools     *Visibility `json:"tools,omitempty"`
 	Resources *Visibility `json:"resources,omitempty"`
 	Prompts   *Visibility `json:"prompts,omitempty"`
+	// WriteMode is "direct" or "review" (review mode, docs/REVIEW.md): a floor over the tools'.
+	WriteMode string `json:"writeMode,omitempty"`
 }
 
 // RootSpec is a root as written in the file.
@@ -88,6 +90,9 @@ type LimitSpec struct {
 	CallsPerMinute  *int   `json:"callsPerMinute,omitempty"`
 	BytesWritten    *int64 `json:"bytesWritten,omitempty"`
 	Sessions        *int   `json:"sessions,omitempty"`
+	Listens         *int   `json:"listens,omitempty"`
+	Subscriptions   *int   `json:"subscriptions,omitempty"`
+	BufferedBytes   *int64 `json:"bufferedBytes,omitempty"`
 }
 
 // Visibility filters names with * and ? patterns: a name is visible when it matches an allow
@@ -107,6 +112,9 @@ type Limits struct {
 	CallsPerMinute  int           // admitted calls per minute (token bucket)
 	BytesWritten    int64         // bytes one call may write into the roots
 	Sessions        int           // HTTP sessions open at once
+	Listens         int           // subscriptions/listen streams open at once
+	Subscriptions   int           // resources watched at once, across listens and sessions
+	BufferedBytes   int64         // SSE bytes held for the tenant's streams no client reads
 }
 
 // DefaultLimits apply to every limit the file leaves out.
@@ -120,6 +128,9 @@ func DefaultLimits() Limits {
 		CallsPerMinute:  600,
 		BytesWritten:    100 << 20,
 		Sessions:        100,
+		Listens:         8,
+		Subscriptions:   256,
+		BufferedBytes:   64 << 20,
 	}
 }
 
@@ -130,28 +141,24 @@ func (l Limits) with(s *LimitSpec) Limits {
 	if s.TimeoutSecs != nil {
 		l.Timeout = time.Duration(*s.TimeoutSecs) * time.Second
 	}
-	if s.MemoryMiB != nil {
-		l.MemoryMiB = *s.MemoryMiB
-	}
-	if s.OutputBytes != nil {
-		l.OutputBytes = *s.OutputBytes
-	}
-	if s.ConcurrentCalls != nil {
-		l.ConcurrentCalls = *s.ConcurrentCalls
-	}
-	if s.QueueLength != nil {
-		l.QueueLength = *s.QueueLength
-	}
-	if s.CallsPerMinute != nil {
-		l.CallsPerMinute = *s.CallsPerMinute
-	}
-	if s.BytesWritten != nil {
-		l.BytesWritten = *s.BytesWritten
-	}
-	if s.Sessions != nil {
-		l.Sessions = *s.Sessions
-	}
+	override(&l.MemoryMiB, s.MemoryMiB)
+	override(&l.OutputBytes, s.OutputBytes)
+	override(&l.ConcurrentCalls, s.ConcurrentCalls)
+	override(&l.QueueLength, s.QueueLength)
+	override(&l.CallsPerMinute, s.CallsPerMinute)
+	override(&l.BytesWritten, s.BytesWritten)
+	override(&l.Sessions, s.Sessions)
+	override(&l.Listens, s.Listens)
+	override(&l.Subscriptions, s.Subscriptions)
+	override(&l.BufferedBytes, s.BufferedBytes)
 	return l
+}
+
+// override sets *dst to what the file wrote, when it wrote it.
+func override[T any](dst *T, written *T) {
+	if written != nil {
+		*dst = *written
+	}
 }
 
 // Problem is one thing wrong with a tenants file, at a JSON pointer.

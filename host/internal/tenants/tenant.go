@@ -58,6 +58,7 @@ type Tenant struct {
 	wasm     []string
 	limits   Limits
 	vis      map[Kind]Visibility
+	review   bool
 }
 
 // ID is the tenant id.
@@ -72,6 +73,9 @@ func (t *Tenant) Roots() []Root { return slices.Clone(t.roots) }
 
 // Limits are the tenant's limits.
 func (t *Tenant) Limits() Limits { return t.limits }
+
+// Review reports whether the tenant's calls run in review mode whatever their tools say.
+func (t *Tenant) Review() bool { return t.review }
 
 // Commands are the host commands the tenant's tools may run (the allowlist).
 func (t *Tenant) Commands() []string { return slices.Clone(t.commands) }
@@ -90,6 +94,12 @@ func (t *Tenant) Visible(kind Kind, name string) bool {
 		return false
 	}
 	return !slices.ContainsFunc(v.Deny, func(p string) bool { return glob.Match(p, name) })
+}
+
+// Filters reports whether the tenant's file hides any names of kind (Visible can be false).
+func (t *Tenant) Filters(kind Kind) bool {
+	_, ok := t.vis[kind]
+	return ok
 }
 
 // NarrowRoots intersects a client's roots (roots/list, file paths) with the tenant's: a client
@@ -201,9 +211,12 @@ func (f *File) resolve(id string, gen uint64) (*Tenant, error) {
 		if entry.Prompts != nil {
 			eff.Prompts = entry.Prompts
 		}
+		if entry.WriteMode != "" {
+			eff.WriteMode = entry.WriteMode
+		}
 		limits = limits.with(entry.Limits)
 	}
-	t := &Tenant{id: id, gen: gen, limits: limits, vis: map[Kind]Visibility{}}
+	t := &Tenant{id: id, gen: gen, limits: limits, vis: map[Kind]Visibility{}, review: eff.WriteMode == "review"}
 	if eff.Commands != nil {
 		t.commands = slices.Clone(*eff.Commands)
 	}

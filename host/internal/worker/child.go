@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,6 +146,9 @@ func rulesOf(s *Spec, self string) sandbox.ConfineRules {
 		r.RW = append(r.RW, s.ScratchRoot)
 	} else {
 		r.RW = append(r.RW, sandbox.ScratchBase(s.ScratchBase))
+	}
+	if s.Layer != "" {
+		r.RW = append(r.RW, filepath.Dir(s.Layer))
 	}
 	if s.Project != "" {
 		r.RO = append(r.RO, s.Project)

@@ -55,6 +55,10 @@ type Spec struct {
 	// that a directory swapped for a symlink between the check and the confinement cannot point
 	// the rules at another tenant's files.
 	ConfineRoots []RootSpec `json:"confineRoots"`
+	// Layer is the call's review layer directory (sandbox.Policy.Layer; "" in direct mode). A
+	// confined worker may write its parent, the layers of the call's scope, so that its rules
+	// stay the same from call to call.
+	Layer string `json:"layer,omitempty"`
 	// HeapMiB, when set (a hosting tenant's memoryMiB), is the heap limit of the worker that
 	// runs the call (0: the pool's): the parent starts the worker with it and matches workers by
 	// it, so it is part of the key.
@@ -98,7 +102,7 @@ type CallSpec struct {
 
 // Policy returns the sandbox policy the spec describes.
 func (s *Spec) Policy() sandbox.Policy {
-	p := sandbox.Policy{ToolDir: s.ToolDir, Allow: s.Allow, Limits: s.Limits}
+	p := sandbox.Policy{ToolDir: s.ToolDir, Allow: s.Allow, Limits: s.Limits, Layer: s.Layer}
 	for _, r := range s.Roots {
 		mode := sandbox.ReadWrite
 		if r.ReadOnly {

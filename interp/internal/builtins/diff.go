@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/interp/udiff"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -20,9 +21,8 @@ var diffSpec = optSpec{short: "uU:qsiwbBaN", long: []string{"unified=?", "brief:
 
 // diffFile is one side of a comparison.
 type diffFile struct {
+	udiff.Text
 	label   string
-	lines   []string
-	noEOL   bool // the last line lacked its newline
 	labeled bool // --label: no timestamp in unified headers
 	mtime   time.Time
 }
@@ -144,14 +144,14 @@ func readDiffFile(ctx context.Context, env *Env, name, other string, absentEmpty
 		if err := mem.grow(lineCost(len(line)) + 16); err != nil { // the line, and its id later
 			return nil, err
 		}
-		f.lines = append(f.lines, string(line))
-		f.noEOL = !nl
+		f.Lines = append(f.Lines, string(line))
+		f.NoEOL = !nl
 	}
 }
 
 func diffBinary(f *diffFile) bool {
 	n := 0
-	for _, l := range f.lines {
+	for _, l := range f.Lines {
 		if strings.IndexByte(l, 0) >= 0 {
 			return true
 		}
@@ -162,7 +162,7 @@ func diffBinary(f *diffFile) bool {
 	return false
 }
 
-func diffKeys(f *diffFile) string { return strings.Join(f.lines, "\n") + fmt.Sprint(f.noEOL) }
+func diffKeys(f *diffFile) string { return strings.Join(f.Lines, "\n") + fmt.Sprint(f.NoEOL) }
 
 // normalizeLine applies -i, -w, -b for comparison only.
 func normalizeLine(s string, fl *flagSet) string {
@@ -183,57 +183,34 @@ func normalizeLine(s string, fl *flagSet) string {
 	return s
 }
 
-// change is a run of deleted lines a[a0:a1] replaced by b[b0:b1].
-type change struct{ a0, a1, b0, b1 int }
-
-func diffChanges(ctx context.Context, a, b *diffFile, fl *flagSet) ([]change, error) {
-	ids := map[string]int{}
-	toIDs := func(f *diffFile) []int {
-		out := make([]int, len(f.lines))
-		for i, l := range f.lines {
-			k := normalizeLine(l, fl)
-			if i == len(f.lines)-1 && f.noEOL {
-				k += "\x00noeol" // "a" and "a\n" differ at the end of a file
-			}
-			id, ok := ids[k]
-			if !ok {
-				id = len(ids)
-				ids[k] = id
-			}
-			out[i] = id
+// diffChanges compares the sides as -i, -w, -b, -B and --strip-trailing-cr say.
+func diffChanges(ctx context.Context, a, b *diffFile, fl *flagSet) ([]udiff.Change, error) {
+	ia, ib := udiff.IDs(a.Lines, b.Lines, func(l string, noEOL bool) string {
+		k := normalizeLine(l, fl)
+		if noEOL {
+			k += "\x00noeol" // "a" and "a\n" differ at the end of a file
 		}
-		return out
+		return k
+	}, a.NoEOL, b.NoEOL)
+	all, err := udiff.Lines(ctx, ia, ib, udiffMeter{meterOf(ctx)})
+	if err != nil || !fl.has("B") {
+		return all, err
 	}
-	m := &myers{ctx: ctx, mem: meterOf(ctx), a: toIDs(a), b: toIDs(b)}
-	m.ca, m.cb = make([]bool, len(m.a)), make([]bool, len(m.b))
-	if err := m.discardUnmatched(); err != nil {
-		return nil, err
-	}
-	if err := m.err; err != nil {
-		return nil, err
-	}
-	var out []change
-	i, j := 0, 0
-	for i < len(m.a) || j < len(m.b) {
-		if i < len(m.a) && j < len(m.b) && !m.ca[i] && !m.cb[j] {
-			i, j = i+1, j+1
-			continue
-		}
-		c := change{a0: i, b0: j}
-		for i < len(m.a) && m.ca[i] {
-			i++
-		}
-		for j < len(m.b) && m.cb[j] {
-			j++
-		}
-		c.a1, c.b1 = i, j
-		if fl.has("B") && blankOnly(a.lines[c.a0:c.a1]) && blankOnly(b.lines[c.b0:c.b1]) {
+	var out []udiff.Change
+	for _, c := range all {
+		if blankOnly(a.Lines[c.A0:c.A1]) && blankOnly(b.Lines[c.B0:c.B1]) {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+// udiffMeter charges the comparison's work to the run's meter.
+type udiffMeter struct{ m *meter }
+
+func (u udiffMeter) Grow(n int64) error { return u.m.grow(n) }
+func (u udiffMeter) Release(n int64)    { u.m.release(n) }
 
 func blankOnly(lines []string) bool {
 	for _, l := range lines {
@@ -244,147 +221,6 @@ func blankOnly(lines []string) bool {
 	return true
 }
 
-// myers marks changed lines (ca, cb) with Myers' linear-space O(ND) algorithm. It checks
-// cancellation as it goes (a large D costs seconds) and charges its work arrays.
-type myers struct {
-	a, b   []int
-	ca, cb []bool
-	ctx    context.Context
-	mem    *meter
-	err    error
-}
-
-// discardUnmatched marks every line that occurs nowhere in the other file as changed (no
-// common subsequence can use it) and runs the comparison on the lines left: the result is the
-// same minimal diff, and files with nothing in common (`diff <(seq 1 100000) <(seq 100001
-// 200000)`) cost O(N) instead of O(N*D).
-func (m *myers) discardUnmatched() error {
-	inA, inB := map[int]bool{}, map[int]bool{}
-	for _, x := range m.a {
-		inA[x] = true
-	}
-	for _, x := range m.b {
-		inB[x] = true
-	}
-	keep := func(xs []int, other map[int]bool, changed []bool) (kept, index []int) {
-		for i, x := range xs {
-			if other[x] {
-				kept, index = append(kept, x), append(index, i)
-			} else {
-				changed[i] = true
-			}
-		}
-		return kept, index
-	}
-	ka, ia := keep(m.a, inB, m.ca)
-	kb, ib := keep(m.b, inA, m.cb)
-	if err := m.mem.grow(int64(len(ka)+len(kb)) * 16); err != nil {
-		return err
-	}
-	sub := &myers{ctx: m.ctx, mem: m.mem, a: ka, b: kb, ca: make([]bool, len(ka)), cb: make([]bool, len(kb))}
-	sub.compare(0, len(ka), 0, len(kb))
-	if sub.err != nil {
-		return sub.err
-	}
-	for i, c := range sub.ca {
-		m.ca[ia[i]] = c
-	}
-	for j, c := range sub.cb {
-		m.cb[ib[j]] = c
-	}
-	return nil
-}
-
-func (m *myers) compare(aLo, aHi, bLo, bHi int) {
-	if m.err != nil {
-		return
-	}
-	for aLo < aHi && bLo < bHi && m.a[aLo] == m.b[bLo] {
-		aLo, bLo = aLo+1, bLo+1
-	}
-	for aLo < aHi && bLo < bHi && m.a[aHi-1] == m.b[bHi-1] {
-		aHi, bHi = aHi-1, bHi-1
-	}
-	if aLo == aHi || bLo == bHi {
-		for i := aLo; i < aHi; i++ {
-			m.ca[i] = true
-		}
-		for j := bLo; j < bHi; j++ {
-			m.cb[j] = true
-		}
-		return
-	}
-	x, y, u, v := m.middleSnake(aLo, aHi, bLo, bHi)
-	if m.err != nil {
-		return
-	}
-	if (x == aLo && y == bLo && u == aLo) || (u == aHi && v == bHi && x == aHi) {
-		// No progress possible (should not happen): mark the rest changed.
-		for i := aLo; i < aHi; i++ {
-			m.ca[i] = true
-		}
-		for j := bLo; j < bHi; j++ {
-			m.cb[j] = true
-		}
-		return
-	}
-	m.compare(aLo, x, bLo, y)
-	m.compare(u, aHi, v, bHi)
-}
-
-// middleSnake finds the middle snake of the shortest edit path, in absolute coordinates.
-func (m *myers) middleSnake(aLo, aHi, bLo, bHi int) (int, int, int, int) {
-	a, b := m.a[aLo:aHi], m.b[bLo:bHi]
-	n, mm := len(a), len(b)
-	maxD := (n + mm + 1) / 2
-	off := maxD + 1
-	cost := int64(2*(2*maxD+3)) * 8
-	if m.err = m.mem.grow(cost); m.err != nil {
-		return aLo, bLo, aLo, bLo
-	}
-	defer m.mem.release(cost)
-	vf, vb := make([]int, 2*maxD+3), make([]int, 2*maxD+3)
-	delta := n - mm
-	odd := delta%2 != 0
-	for d := 0; d <= maxD; d++ {
-		if d&63 == 63 && m.ctx.Err() != nil {
-			m.err = m.ctx.Err()
-			return aLo, bLo, aLo, bLo
-		}
-		for k := -d; k <= d; k += 2 {
-			x := vf[off+k-1] + 1
-			if k == -d || (k != d && vf[off+k-1] < vf[off+k+1]) {
-				x = vf[off+k+1]
-			}
-			y := x - k
-			sx, sy := x, y
-			for x < n && y < mm && a[x] == b[y] {
-				x, y = x+1, y+1
-			}
-			vf[off+k] = x
-			if kb := delta - k; odd && kb >= -(d-1) && kb <= d-1 && vf[off+k]+vb[off+kb] >= n {
-				return aLo + sx, bLo + sy, aLo + x, bLo + y
-			}
-		}
-		for k := -d; k <= d; k += 2 {
-			x := vb[off+k-1] + 1
-			if k == -d || (k != d && vb[off+k-1] < vb[off+k+1]) {
-				x = vb[off+k+1]
-			}
-			y := x - k
-			sx, sy := x, y
-			for x < n && y < mm && a[n-x-1] == b[mm-y-1] {
-				x, y = x+1, y+1
-			}
-			vb[off+k] = x
-			if kf := delta - k; !odd && kf >= -d && kf <= d && vf[off+kf]+vb[off+k] >= n {
-				return aLo + n - x, bLo + mm - y, aLo + n - sx, bLo + mm - sy
-			}
-		}
-	}
-	return aLo, bLo, aLo, bLo
-}
-
 func rangeNormal(lo, hi int) string {
 	if hi-lo <= 1 {
 		return strconv.Itoa(max(hi, lo))
@@ -392,69 +228,30 @@ func rangeNormal(lo, hi int) string {
 	return fmt.Sprintf("%d,%d", lo+1, hi)
 }
 
-func writeLines(w *bufio.Writer, prefix string, f *diffFile, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		w.WriteString(prefix + f.lines[i] + "\n")
-		if i == len(f.lines)-1 && f.noEOL {
-			w.WriteString("\\ No newline at end of file\n")
-		}
-	}
-}
-
-func writeNormal(w *bufio.Writer, a, b *diffFile, hunks []change) {
+func writeNormal(w *bufio.Writer, a, b *diffFile, hunks []udiff.Change) {
 	for _, c := range hunks {
 		switch {
-		case c.b0 == c.b1:
-			fmt.Fprintf(w, "%sd%d\n", rangeNormal(c.a0, c.a1), c.b0)
-			writeLines(w, "< ", a, c.a0, c.a1)
-		case c.a0 == c.a1:
-			fmt.Fprintf(w, "%da%s\n", c.a0, rangeNormal(c.b0, c.b1))
-			writeLines(w, "> ", b, c.b0, c.b1)
+		case c.B0 == c.B1:
+			fmt.Fprintf(w, "%sd%d\n", rangeNormal(c.A0, c.A1), c.B0)
+			udiff.WriteLines(w, "< ", &a.Text, c.A0, c.A1)
+		case c.A0 == c.A1:
+			fmt.Fprintf(w, "%da%s\n", c.A0, rangeNormal(c.B0, c.B1))
+			udiff.WriteLines(w, "> ", &b.Text, c.B0, c.B1)
 		default:
-			fmt.Fprintf(w, "%sc%s\n", rangeNormal(c.a0, c.a1), rangeNormal(c.b0, c.b1))
-			writeLines(w, "< ", a, c.a0, c.a1)
+			fmt.Fprintf(w, "%sc%s\n", rangeNormal(c.A0, c.A1), rangeNormal(c.B0, c.B1))
+			udiff.WriteLines(w, "< ", &a.Text, c.A0, c.A1)
 			w.WriteString("---\n")
-			writeLines(w, "> ", b, c.b0, c.b1)
+			udiff.WriteLines(w, "> ", &b.Text, c.B0, c.B1)
 		}
 	}
 }
 
-func rangeUnified(lo, hi int) string {
-	switch n := hi - lo; {
-	case n == 0:
-		return fmt.Sprintf("%d,0", lo)
-	case n == 1:
-		return strconv.Itoa(lo + 1)
-	default:
-		return fmt.Sprintf("%d,%d", lo+1, n)
-	}
-}
-
-func writeUnified(w *bufio.Writer, a, b *diffFile, hunks []change, ctxLines int, loc *time.Location) {
-	stamp := func(f *diffFile) string {
-		if f.labeled {
-			return f.label
+func writeUnified(w *bufio.Writer, a, b *diffFile, hunks []udiff.Change, ctxLines int, loc *time.Location) {
+	for _, f := range []*diffFile{a, b} {
+		f.Header = f.label
+		if !f.labeled {
+			f.Header += "\t" + f.mtime.In(loc).Format("2006-01-02 15:04:05.000000000 -0700")
 		}
-		return f.label + "\t" + f.mtime.In(loc).Format("2006-01-02 15:04:05.000000000 -0700")
 	}
-	fmt.Fprintf(w, "--- %s\n+++ %s\n", stamp(a), stamp(b))
-	for i := 0; i < len(hunks); {
-		j := i
-		for j+1 < len(hunks) && hunks[j+1].a0-hunks[j].a1 <= 2*ctxLines {
-			j++
-		}
-		aStart, bStart := max(hunks[i].a0-ctxLines, 0), max(hunks[i].b0-ctxLines, 0)
-		aEnd, bEnd := min(hunks[j].a1+ctxLines, len(a.lines)), min(hunks[j].b1+ctxLines, len(b.lines))
-		fmt.Fprintf(w, "@@ -%s +%s @@\n", rangeUnified(aStart, aEnd), rangeUnified(bStart, bEnd))
-		pos := aStart
-		for k := i; k <= j; k++ {
-			c := hunks[k]
-			writeLines(w, " ", a, pos, c.a0)
-			writeLines(w, "-", a, c.a0, c.a1)
-			writeLines(w, "+", b, c.b0, c.b1)
-			pos = c.a1
-		}
-		writeLines(w, " ", a, pos, aEnd)
-		i = j + 1
-	}
+	udiff.WriteUnified(w, &a.Text, &b.Text, hunks, ctxLines)
 }

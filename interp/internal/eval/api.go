@@ -170,6 +170,16 @@ type Config struct {
 	Vars []Var
 	// Home is the virtual user's home for ~ when HOME is unset ("": Environ's HOME, else /).
 	Home string
+	// Ulimit reports a resource limit of the run for the ulimit builtin (by its option
+	// letter: 'n' open files, 'f' file size, ...), soft and hard, in the units ulimit shows
+	// (Unlimited for none), and whether a script may change it (the run has no use for the
+	// value: core size, priorities) or not (the run enforces the limit itself, so a change
+	// would be pretended). Nil refuses ulimit.
+	Ulimit func(opt byte) (soft, hard int64, settable bool)
+	// UserHome is the user database for ~name (other than Identity.User, whose home is
+	// Home): the home directory, or false for no such user (the tilde stays literal). Nil
+	// refuses ~name: the sandbox's identity is virtual and has no other users.
+	UserHome func(name string) (string, bool)
 	// Parsed keeps text parsed at run time (sourced files, eval and trap strings); an engine
 	// shares one between runs (nil: each run has its own).
 	Parsed *ParseCache
@@ -185,6 +195,11 @@ type Config struct {
 	Limits         Limits
 	// Flags are letters appended to $- that describe the invocation ("c" for bash -c).
 	Flags string
+	// Command is bash -c's command string: $BASH_EXECUTION_STRING when Flags has "c".
+	Command string
+	// Umask is the file-creation mask the shell starts with (nil: bash's usual 022), as a
+	// new process inherits its parent's.
+	Umask *fs.FileMode
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Seed seeds $RANDOM (0: from the clock).

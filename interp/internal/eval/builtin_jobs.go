@@ -20,6 +20,8 @@ type job struct {
 	// procsub: a process substitution. `wait` and `wait $!` wait for it; job specs, jobs
 	// and disown do not see it.
 	procsub bool
+	// output: a >(...) process substitution, which writes to its shell's output.
+	output bool
 }
 
 func (j *job) finish(st int) {
@@ -145,6 +147,7 @@ func biWait(r *Runner, args []string) int {
 			return 0, r.checkCtx()
 		}
 		r.jobs.remove(j)
+		r.reapCoproc(j)
 		return j.status, nil
 	}
 	if anyOne {
@@ -165,6 +168,7 @@ func biWait(r *Runner, args []string) int {
 				select {
 				case <-j.done:
 					r.jobs.remove(j)
+					r.reapCoproc(j)
 					if pvar != "" {
 						if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
 							return r.raise(err)

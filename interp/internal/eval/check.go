@@ -48,7 +48,7 @@ func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
 
 // refusedBuiltins are builtins whose behaviour the sandbox does not reproduce.
 var refusedBuiltins = map[string]bool{"enable": true, "complete": true, "compopt": true,
-	"bind": true, "history": true, "fc": true, "suspend": true, "ulimit": true, "fg": true, "bg": true, "help": true}
+	"bind": true, "history": true, "fc": true, "suspend": true, "fg": true, "bg": true, "help": true}
 
 func checkNode(file string, n syntax.Node, lineBase int, funcs map[string]bool) []Refusal {
 	var out []Refusal
@@ -57,12 +57,6 @@ func checkNode(file string, n syntax.Node, lineBase int, funcs map[string]bool) 
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
 		switch x := node.(type) {
-		case *syntax.CoprocClause:
-			add(x.Pos(), "coproc")
-		case *syntax.ForClause:
-			if x.Select {
-				add(x.Pos(), "select")
-			}
 		case *syntax.TestDecl:
 			add(x.Pos(), "@test")
 		case *syntax.ParamExp:

@@ -183,7 +183,7 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 	case *syntax.TimeClause:
 		r.timeClause(c)
 	case *syntax.CoprocClause:
-		r.refuse(c.Pos(), "coproc", DefaultFix)
+		r.coprocClause(c)
 	case *syntax.TestDecl:
 		r.refuse(c.Pos(), "@test", DefaultFix)
 	default:
@@ -368,7 +368,7 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		if c.Select {
-			r.refuse(c.Pos(), "select", DefaultFix)
+			r.selectClause(c, l)
 			return
 		}
 		r.lineno = r.line(c.Pos())

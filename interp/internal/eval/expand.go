@@ -656,6 +656,13 @@ func (e *expander) tilde(s string, parts []syntax.WordPart, i int) (string, erro
 		return s, nil
 	}
 	val, ok := e.r.tildeValue(prefix)
+	if !ok && e.r.otherUser(prefix) {
+		if e.r.c.cfg.UserHome == nil {
+			return s, e.r.refuseHere("~"+prefix+" (the home directory of a user other than the sandbox's)",
+				"write the directory out; the sandbox has one user, "+e.r.c.cfg.Identity.User+", whose home is ~ ($HOME)")
+		}
+		val, ok = e.r.c.cfg.UserHome(prefix)
+	}
 	if !ok {
 		return s, nil
 	}
@@ -695,6 +702,19 @@ func (r *Runner) tildeValue(prefix string) (string, bool) {
 		return r.homeDir(), true
 	}
 	return "", false
+}
+
+// otherUser reports whether ~prefix names a user (not ~, ~+, ~-, ~N, or the shell's user).
+func (r *Runner) otherUser(prefix string) bool {
+	switch {
+	case prefix == "" || prefix == r.c.cfg.Identity.User:
+		return false
+	case prefix == "+" || prefix == "-":
+		return false
+	case isDigits(strings.TrimLeft(prefix, "+-")) && len(strings.TrimLeft(prefix, "+-")) > 0:
+		return false
+	}
+	return true
 }
 
 // homeDir is the virtual user's home when HOME is unset.

@@ -82,12 +82,14 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	// A new process inherits the umask and the open descriptors (its 0, 1 and 2 are the
 	// command's).
 	child.umaskVal, child.umaskSet = r.umaskVal, r.umaskSet
+	child.ulimits = r.ulimits
 	child.traps = &traps{}
 	child.jobs = &jobTable{}
 	child.secondsBase = c.now()
 	child.lastArg = sc.Name
 	child.depth = r.depth + 1
 	child.fds = r.fds.dup()
+	child.dropCoproc(r)
 	std := newFdTable(sc.Stdin, sc.Stdout, sc.Stderr)
 	for n := range 3 {
 		child.fds.set(n, std.lo[n])
@@ -121,12 +123,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	p := sc.Program
 	child.cur = p.src
 	child.runTop(p.stmts, true)
-	if child.flow != flowAbort && p.err != nil && child.flow != flowExit {
-		child.lineno = int(p.err.Pos.Line())
-		child.errorf("syntax error: %s", p.err.Text)
-		child.status = 2
-		child.flow, child.exitStatus = flowExit, 2
-	}
+	child.reachSyntaxError(p)
 	child.runExitTrap()
 	if child.flow == flowAbort {
 		return 1, c.fatal()

@@ -502,7 +502,7 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 			}
 		}
 		pv.mapEach(f)
-	case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+	case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll, opToggleFirst, opToggleAll:
 		pat := ""
 		if word != nil {
 			var err error
@@ -510,9 +510,15 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 				return true, err
 			}
 		}
-		all := op == syntax.UpperAll || op == syntax.LowerAll
-		upper := op == syntax.UpperFirst || op == syntax.UpperAll
-		pv.mapEach(func(s string) string { return r.caseMod(s, pat, upper, all) })
+		all := op == syntax.UpperAll || op == syntax.LowerAll || op == opToggleAll
+		conv := unicode.ToLower
+		switch op {
+		case syntax.UpperFirst, syntax.UpperAll:
+			conv = unicode.ToUpper
+		case opToggleFirst, opToggleAll:
+			conv = toggleCase
+		}
+		pv.mapEach(func(s string) string { return r.caseMod(s, pat, conv, all) })
 	case syntax.OtherParamOps:
 		return false, r.atOp(pe, pv, word.Lit())
 	default:
@@ -777,6 +783,12 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 	if err != nil {
 		return err
 	}
+	if negatedCloseFirst(pat) {
+		// Bash 5.2 reads such a bracket differently in ${x/p/r} than in every other pattern
+		// (it then matches nothing, unless a * follows it): no one rule reproduces it.
+		return r.refuseHere("${var/pattern/...} with a bracket expression whose first member is ] after ^ or ! ([^]...])",
+			`escape the bracket's ] ([^\]...]) or put it later ([^a]]), which bash reads as every other pattern reads it`)
+	}
 	with, err := r.replacement(pe.Repl.With)
 	if err != nil {
 		return err
@@ -786,6 +798,20 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 		return r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
 	})
 	return nil
+}
+
+// negatedCloseFirst reports whether a pattern holds an unescaped bracket expression opening
+// with [^] or [!] (a ] as its first member).
+func negatedCloseFirst(pat string) bool {
+	for i := 0; i+2 < len(pat); i++ {
+		switch {
+		case pat[i] == '\\':
+			i++
+		case pat[i] == '[' && (pat[i+1] == '^' || pat[i+1] == '!') && pat[i+2] == ']':
+			return true
+		}
+	}
+	return false
 }
 
 // replacementText is a ${x/p/r} replacement: literal pieces and & (the match).
@@ -918,7 +944,7 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 
 // caseMod applies ${x^pat} and friends: characters matching pat (any character when pat is
 // empty) change case, the first one only unless all.
-func (r *Runner) caseMod(s, pat string, upper, all bool) string {
+func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
 	var b strings.Builder
 	first := true
 	for _, c := range s {
@@ -928,15 +954,19 @@ func (r *Runner) caseMod(s, pat string, upper, all bool) string {
 		}
 		first = false
 		if pat == "" || r.matchPattern(pat, string(c), false) {
-			if upper {
-				c = unicode.ToUpper(c)
-			} else {
-				c = unicode.ToLower(c)
-			}
+			c = conv(c)
 		}
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// toggleCase is the case toggle of ${x~}: upper to lower, lower to upper.
+func toggleCase(c rune) rune {
+	if unicode.IsUpper(c) {
+		return unicode.ToLower(c)
+	}
+	return unicode.ToUpper(c)
 }
 
 // varNamesWithPrefix lists the set variables whose names start with prefix, sorted.

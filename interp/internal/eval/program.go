@@ -69,7 +69,7 @@ func Parse(name string, src []byte) (p *Program, err error) {
 		return nil, err
 	}
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
-	f, err := newParser().Parse(bytes.NewReader(src), name)
+	f, parsed, toggles, err := parseBash(name, src)
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -85,11 +85,12 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	last := 0 // end of the last complete statement
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
 	// (The loop never stops the parser early: mvdan's parser panics when it is stopped.)
-	for s, err := range newParser().StmtsSeq(bytes.NewReader(src)) {
+	for s, err := range newParser().StmtsSeq(bytes.NewReader(parsed)) {
 		if err != nil {
 			break
 		}
 		if s.End().Line() < pe.Pos.Line() {
+			markToggles(s, toggles)
 			p.stmts = append(p.stmts, s)
 		}
 		if e := int(s.End().Offset()); e > last && e <= int(pe.Pos.Offset()) {
@@ -120,7 +121,7 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 	if err := checkNesting(name, text); err != nil {
 		return s, nil, err
 	}
-	f, err := newParser().Parse(strings.NewReader(text), name)
+	f, _, _, err := parseBash(name, []byte(text))
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -128,6 +129,72 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 		return s, nil, err
 	}
 	return s, f.Stmts, nil
+}
+
+// The case toggles ${var~pattern} and ${var~~pattern}, which mvdan.cc/sh's parser does not
+// know, are read as ${var^...} and ${var^^...} and their operator then set to one of these.
+const (
+	opToggleFirst syntax.ParExpOperator = 1<<16 + iota
+	opToggleAll
+)
+
+// maxToggles bounds the case toggles one text may hold: each costs a parse of the whole text.
+const maxToggles = 64
+
+// parseBash parses src as bash. Where the parser stops at the ~ of a case toggle, that ~ (or
+// ~~) becomes ^ (^^) in a copy of the text, which is parsed again, and the expansions found
+// there are marked as toggles. The copy keeps the text's length, so every node's offsets are
+// the original text's (which messages and declare -f slice). It returns the text it parsed
+// and the offsets it changed.
+func parseBash(name string, src []byte) (*syntax.File, []byte, []int, error) {
+	text := src
+	var at []int
+	for {
+		f, err := newParser().Parse(bytes.NewReader(text), name)
+		var pe syntax.ParseError
+		if err != nil && errors.As(err, &pe) && len(at) < maxToggles && pe.Text == "not a valid parameter expansion operator: `~`" {
+			if off := int(pe.Pos.Offset()); off < len(text) && text[off] == '~' {
+				if at == nil {
+					text = bytes.Clone(src)
+				}
+				text[off] = '^'
+				if off+1 < len(text) && text[off+1] == '~' {
+					text[off+1] = '^'
+				}
+				at = append(at, off)
+				continue
+			}
+		}
+		if f != nil {
+			markToggles(f, at)
+		}
+		return f, text, at, err
+	}
+}
+
+// markToggles sets the operator of the ${var^...} expansions under n whose ^ was a ~ of the
+// text (at its offsets) to the toggle.
+func markToggles(n syntax.Node, at []int) {
+	if len(at) == 0 {
+		return
+	}
+	syntax.Walk(n, func(node syntax.Node) bool {
+		pe, ok := node.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || pe.Exp == nil || (pe.Exp.Op != syntax.UpperFirst && pe.Exp.Op != syntax.UpperAll) {
+			return true
+		}
+		lo, hi := int(pe.Param.End().Offset()), int(pe.Rbrace.Offset())
+		if w := pe.Exp.Word; w != nil && w.Pos().IsValid() {
+			hi = int(w.Pos().Offset())
+		}
+		for _, k := range at {
+			if k >= lo && k < hi {
+				pe.Exp.Op = opToggleFirst + pe.Exp.Op - syntax.UpperFirst
+				break
+			}
+		}
+		return true
+	})
 }
 
 // slice returns the source text between two positions of its nodes.

@@ -148,8 +148,8 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 			return err
 		}
 		if varName != "" && word == "-" {
-			// {var}>&- closes the descriptor whose number var holds.
-			v, ok := r.scalar(varName)
+			// {var}>&- closes the descriptor whose number var (or var[sub]) holds.
+			v, ok := r.redirVarValue(varName)
 			n, err := strconv.Atoi(v)
 			if !ok || err != nil {
 				r.errorf("%s: ambiguous redirect", v)
@@ -235,22 +235,54 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 // place installs f at fd, or at a new descriptor from 10 stored in varName ({var}>).
 func (r *Runner) place(fd int, varName string, f *ofile, rs *redirState) error {
 	if varName != "" {
-		if !validName(varName) {
+		name, sub, hasSub, ok := parseParamRef(varName)
+		if !ok || !validName(name) || sub == "@" || sub == "*" {
 			f.release()
 			r.errorf("{%s}: invalid variable name for redirection", varName)
 			return errStatus1
 		}
 		fd = r.fds.lowestFree(10)
-		old, wasSet := r.scalar(varName)
-		rs.keptVars = append(rs.keptVars, savedVar{name: varName, val: old, set: wasSet})
-		if err := r.assign(varName, strconv.Itoa(fd), 0); err != nil {
-			f.release()
-			return err
+		if hasSub {
+			// {a[i]}>file stores the descriptor in an element (kept in a child as well).
+			var err error
+			if sub, err = r.expandSubscriptText(sub); err == nil {
+				err = r.assignElem(name, sub, strconv.Itoa(fd), 0, true)
+			}
+			if err != nil {
+				f.release()
+				return err
+			}
+		} else {
+			old, wasSet := r.scalar(varName)
+			rs.keptVars = append(rs.keptVars, savedVar{name: varName, val: old, set: wasSet})
+			if err := r.assign(varName, strconv.Itoa(fd), 0); err != nil {
+				f.release()
+				return err
+			}
 		}
 		rs.kept = append(rs.kept, fd)
 	}
 	r.fds.set(fd, f)
 	return nil
+}
+
+// redirVarValue is the value of a {var} redirection's variable, which may be an element.
+func (r *Runner) redirVarValue(ref string) (string, bool) {
+	name, sub, hasSub, ok := parseParamRef(ref)
+	if !ok {
+		return "", false
+	}
+	if hasSub {
+		var err error
+		if sub, err = r.expandSubscriptText(sub); err != nil {
+			return "", false
+		}
+	}
+	pv, err := r.paramValue(name, sub, hasSub)
+	if err != nil || pv.isList {
+		return "", false
+	}
+	return pv.str, pv.set
 }
 
 // redirWord expands a redirection target: one field after splitting and globbing.

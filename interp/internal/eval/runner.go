@@ -50,6 +50,42 @@ type call struct {
 
 	// parsed is Config.Parsed, or a cache of this run's own.
 	parsed *ParseCache
+
+	// runCtx is the run's context: output process substitutions live in it, not in the
+	// context of the subshell that started them.
+	runCtx context.Context
+	// orphans are output process substitutions whose shell ended before them: bash's go on
+	// writing to the output they inherited, so the run waits for them before it ends.
+	orphansMu sync.Mutex
+	orphans   []*job
+}
+
+// adopt keeps an output process substitution running after its shell ends.
+func (c *call) adopt(j *job) {
+	c.orphansMu.Lock()
+	c.orphans = append(c.orphans, j)
+	c.orphansMu.Unlock()
+}
+
+// awaitOrphans waits for the adopted process substitutions (and any they adopt in turn) to
+// end, or for ctx to end.
+func (c *call) awaitOrphans(ctx context.Context) {
+	for waited := 0; ; {
+		c.orphansMu.Lock()
+		pending := c.orphans[waited:]
+		c.orphansMu.Unlock()
+		if len(pending) == 0 {
+			return
+		}
+		for _, j := range pending {
+			select {
+			case <-j.done:
+			case <-ctx.Done():
+				return
+			}
+		}
+		waited += len(pending)
+	}
 }
 
 func (c *call) setFatal(err error) {
@@ -208,8 +244,13 @@ type Runner struct {
 	// pinned are the scopes this concurrent shell may read (see pinScopes).
 	pinned      []*scope
 	pinnedFuncs *funcTable
-	umaskVal    uint32
-	umaskSet    bool
+	// coproc is the shell's coprocess (nil: none).
+	coproc *coproc
+	// ulimits are the limits the shell set (ulimit); never changed in place (subshells
+	// share it).
+	ulimits  map[byte]ulimitValue
+	umaskVal uint32
+	umaskSet bool
 	// shellPID is $$ and flags the invocation letters of $- ("c"): a new shell (RunScript)
 	// has its own.
 	shellPID    int
@@ -266,6 +307,9 @@ func New(cfg *Config) *Runner {
 	r.bashpid = cfg.Identity.PID
 	r.shellPID = cfg.Identity.PID
 	r.flags = cfg.Flags
+	if cfg.Umask != nil {
+		r.umaskVal, r.umaskSet = uint32(*cfg.Umask&0o777), true
+	}
 	r.traps = &traps{}
 	r.jobs = &jobTable{}
 	r.secondsBase = c.start
@@ -285,10 +329,18 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		ctx, cancel = context.WithCancelCause(ctx)
 	}
 	r.c.cancel = cancel
-	r.ctx = ctx
+	r.ctx, r.c.runCtx = ctx, ctx
 	defer func() {
 		if pv := recover(); pv != nil {
 			r.c.setFatal(&InternalError{Cause: pv, Stack: string(debug.Stack())})
+		}
+		if r.c.fatal() == nil {
+			// The script has ended: its descriptors close (an output process substitution
+			// reads its end of input), and what those still write reaches the output
+			// first, as bash's output does before the reader of the script's sees its end.
+			r.adoptOutputSubsts()
+			r.fds.closeAll()
+			r.c.awaitOrphans(ctx)
 		}
 		cancel(errRunDone)
 		r.jobs.killAll()
@@ -299,17 +351,14 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		}
 	}()
 	r.cur = p.src
-	r.runTop(p.stmts, true)
-	if r.flow != flowAbort && p.err != nil && r.flow != flowExit {
-		r.lineno = int(p.err.Pos.Line())
-		if !p.condQuiet {
-			r.errorf("syntax error: %s", p.err.Text)
+	if strings.Contains(r.c.cfg.Flags, "c") {
+		// A plain variable over one from the environment (which keeps its export).
+		if err := r.assign("BASH_EXECUTION_STRING", r.c.cfg.Command, 0); err != nil {
+			return 1, err
 		}
-		if !p.condErr {
-			r.status = 2
-		}
-		r.flow, r.exitStatus = flowExit, r.status
 	}
+	r.runTop(p.stmts, true)
+	r.reachSyntaxError(p)
 	r.runExitTrap()
 	if r.flow == flowAbort {
 		return 1, r.c.fatal()
@@ -321,6 +370,24 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		return r.exitStatus, nil
 	}
 	return r.status, nil
+}
+
+// reachSyntaxError ends a script whose text stops at a syntax error once the lines before it
+// have run, as bash reads and runs a script a line at a time: the message, and status 2 (a
+// [[ ]] syntax error keeps the last status, as bash's does). A script or a new shell (bash -c,
+// bash FILE) ends the same way.
+func (r *Runner) reachSyntaxError(p *Program) {
+	if r.flow == flowAbort || p.err == nil || r.flow == flowExit {
+		return
+	}
+	r.lineno = int(p.err.Pos.Line())
+	if !p.condQuiet {
+		r.errorf("syntax error: %s", p.err.Text)
+	}
+	if !p.condErr {
+		r.status = 2
+	}
+	r.flow, r.exitStatus = flowExit, r.status
 }
 
 // errRunDone cancels what is left of a run once it has returned.
@@ -635,6 +702,7 @@ func (r *Runner) fork(async bool) *Runner {
 		unsetSpecial: r.unsetSpecial,
 		umaskVal:     r.umaskVal,
 		umaskSet:     r.umaskSet,
+		ulimits:      r.ulimits,
 		shellPID:     r.shellPID,
 		flags:        r.flags,
 		aliasDefs:    maps.Clone(r.aliasDefs),
@@ -642,6 +710,7 @@ func (r *Runner) fork(async bool) *Runner {
 		boundAliases: r.boundAliases,
 	}
 	s.fds = r.fds.dup()
+	s.dropCoproc(r)
 	r.hashOwned = false // shared with s now: the next write copies it
 	if async {
 		r.pinScopes(s)
@@ -652,8 +721,25 @@ func (r *Runner) fork(async bool) *Runner {
 // finish releases what a subshell holds (its file descriptors, its jobs).
 func (s *Runner) finish() {
 	s.unpin()
+	s.adoptOutputSubsts()
 	s.jobs.killAll()
 	s.fds.closeAll()
+}
+
+// adoptOutputSubsts hands the shell's running output process substitutions to the run: bash's
+// are processes of their own that outlive the subshell that started them.
+func (s *Runner) adoptOutputSubsts() {
+	for _, j := range s.jobs.jobs() {
+		if !j.output {
+			continue
+		}
+		select {
+		case <-j.done:
+		default:
+			s.jobs.remove(j)
+			s.c.adopt(j)
+		}
+	}
 }
 
 // subshellStatus is the status a finished subshell reports to its parent, and whether it

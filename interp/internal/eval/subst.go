@@ -304,7 +304,12 @@ func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	if err := r.startJob(); err != nil {
 		return "", err
 	}
-	p := newPipe(r.ctx)
+	// An output substitution lives in the run's context: it may outlive its shell.
+	parent := r.ctx
+	if ps.Op != syntax.CmdIn && r.c.runCtx != nil {
+		parent = r.c.runCtx
+	}
+	p := newPipe(parent)
 	rd := newOfile(pipeReader{p}, nil, pipeReader{p})
 	wr := newOfile(nil, pipeWriter{p}, pipeWriter{p})
 	child := r.fork(true)
@@ -319,9 +324,10 @@ func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	}
 	r.procFDs = append(r.procFDs, procFD{t: r.fds, n: n})
 	stmts := ps.Stmts
-	ctx, cancel := context.WithCancelCause(r.ctx)
+	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
 	j := r.jobs.addProc(child.bashpid, cancel)
+	j.output = ps.Op != syntax.CmdIn
 	r.c.goRun(func() {
 		defer r.c.live.Add(-1)
 		defer cancel(errRunDone)

@@ -144,6 +144,13 @@ func (r *Runner) varIsSet(s string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	if hasSub && sub != "@" && sub != "*" {
+		// The subscript is expanded (test -v 'm[$k]'), as bash expands an array reference's.
+		var err error
+		if sub, err = r.expandSubscriptText(sub); err != nil {
+			return false, err
+		}
+	}
 	pv, err := r.paramValue(name, sub, hasSub)
 	if err != nil {
 		return false, err

@@ -678,6 +678,12 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 	if err != nil {
 		return err
 	}
+	if v.attrs&attrNameref != 0 {
+		// A nameref that names nothing (ref=(x y) after declare -n ref): bash makes it an
+		// array, saying so.
+		r.errorf("warning: %s: removing nameref attribute", name)
+		v.attrs &^= attrNameref
+	}
 	appending := fl&asAppend != 0
 	var delta int64
 	if v.attrs&attrAssoc != 0 || assocDecl {

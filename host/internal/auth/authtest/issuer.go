@@ -183,15 +183,21 @@ func Sign(t testing.TB, k *Key, claims map[string]any) string {
 // SignWithHeader signs claims with k and the extra header fields given (kid, typ, jwk, ...).
 func SignWithHeader(t testing.TB, k *Key, header, claims map[string]any) string {
 	t.Helper()
-	opts := (&jose.SignerOptions{}).WithType("at+jwt")
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SignPayload(t, k, header, payload)
+}
+
+// SignPayload signs a claims payload written by hand (a claim given twice, ...) with k.
+func SignPayload(t testing.TB, k *Key, header map[string]any, payload []byte) string {
+	t.Helper()
+	opts := (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", k.ID)
 	for name, v := range header {
 		opts = opts.WithHeader(jose.HeaderKey(name), v)
 	}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: k.signer}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload, err := json.Marshal(claims)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"os/user"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
@@ -34,25 +38,16 @@ func run() int {
 	args := os.Args[1:]
 	var pre []string // options to apply with `set` before the script
 	var code string
-	hasCode := false
+	hasCode, fromStdin := false, false
 	for len(args) > 0 {
 		a := args[0]
-		if a == "--" {
+		if a == "--" || a == "-" {
 			args = args[1:]
 			break
 		}
-		if a == "--norc" || a == "--noprofile" || a == "--posix" || a == "-i" || a == "-l" || a == "--login" {
+		if a == "--norc" || a == "--noprofile" || a == "--posix" || a == "--login" {
 			args = args[1:]
 			continue
-		}
-		if a == "-c" {
-			if len(args) < 2 {
-				fmt.Fprintln(os.Stderr, "evalsh: -c: option requires an argument")
-				return 2
-			}
-			code, hasCode = args[1], true
-			args = args[2:]
-			break
 		}
 		if a == "-o" || a == "+o" {
 			if len(args) < 2 {
@@ -74,12 +69,29 @@ func run() int {
 			args = args[2:]
 			continue
 		}
-		if len(a) > 1 && (a[0] == '-' || a[0] == '+') && !strings.ContainsAny(a[1:], "c") {
-			pre = append(pre, a)
-			args = args[1:]
-			continue
+		if len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			break
 		}
-		break
+		// Single-letter flags, combined as bash takes them (-ec, -xs).
+		args = args[1:]
+		for _, c := range a[1:] {
+			switch {
+			case c == 'c' && a[0] == '-':
+				hasCode = true
+			case c == 's' && a[0] == '-':
+				fromStdin = true
+			case c == 'i' || c == 'l':
+			default:
+				pre = append(pre, string(a[0])+string(c))
+			}
+		}
+	}
+	if hasCode {
+		if len(args) == 0 {
+			fmt.Fprintln(os.Stderr, "evalsh: -c: option requires an argument")
+			return 2
+		}
+		code, args = args[0], args[1:]
 	}
 	name := "bash"
 	var src []byte
@@ -89,7 +101,7 @@ func run() int {
 		if len(args) > 0 {
 			name, args = args[0], args[1:]
 		}
-	case len(args) > 0:
+	case len(args) > 0 && !fromStdin:
 		name = args[0]
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -137,8 +149,25 @@ func run() int {
 			GID: os.Getgid(), User: os.Getenv("USER")},
 	}
 	cfg.Identity.Hostname, _ = os.Hostname()
-	if hasCode {
-		cfg.Flags = "c"
+	cfg.Ulimit = hostUlimit
+	// The process's umask is the one its parent gave it (bash -c under umask 027).
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	um := fs.FileMode(mask)
+	cfg.Umask = &um
+	// On the host, ~name is the host's user database's, as bash's getpwnam.
+	cfg.UserHome = func(name string) (string, bool) {
+		u, err := user.Lookup(name)
+		if err != nil {
+			return "", false
+		}
+		return u.HomeDir, true
+	}
+	switch {
+	case hasCode:
+		cfg.Flags, cfg.Command = "c", code
+	case fromStdin || len(os.Args) == 1:
+		cfg.Flags = "s"
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -150,7 +179,8 @@ func run() int {
 	}
 	prog, err := eval.Parse(name, src)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		// mvdan.cc/sh's parser refused the text: bash may accept it, so it is a refusal.
+		fmt.Fprintf(os.Stderr, "evalsh: refused: %s: %v\n", name, err)
 		return 2
 	}
 	if f := prog.File(); f != nil {
@@ -163,6 +193,12 @@ func run() int {
 	}
 	r := eval.New(cfg)
 	st, err := r.Run(ctx, prog)
+	if perr := prog.Err(); perr != nil && st != 0 && err == nil {
+		// The parser stopped at text bash may well accept: the failure is the evaluator's
+		// refusal as much as the script's (what validate reports for the sandbox). Said in
+		// the report file only: the script's own stderr stays bash's.
+		report("the parser rejects: " + perr.Error())
+	}
 	if err != nil {
 		var re *eval.RefusalError
 		if errors.As(err, &re) {
@@ -173,4 +209,53 @@ func run() int {
 		return 98
 	}
 	return st
+}
+
+// hostUlimit is the host process's resource limits, as bash's ulimit shows them; only the
+// limits that have no effect on what the evaluator does may be changed (they are recorded).
+func hostUlimit(opt byte) (soft, hard int64, settable bool) {
+	res := map[byte]struct {
+		id   int
+		unit uint64
+	}{
+		't': {unix.RLIMIT_CPU, 1}, 'f': {unix.RLIMIT_FSIZE, 1024}, 'd': {unix.RLIMIT_DATA, 1024},
+		's': {unix.RLIMIT_STACK, 1024}, 'c': {unix.RLIMIT_CORE, 1024}, 'm': {unix.RLIMIT_RSS, 1024},
+		'u': {unix.RLIMIT_NPROC, 1}, 'n': {unix.RLIMIT_NOFILE, 1}, 'l': {unix.RLIMIT_MEMLOCK, 1024},
+		'v': {unix.RLIMIT_AS, 1024}, 'x': {unix.RLIMIT_LOCKS, 1}, 'i': {unix.RLIMIT_SIGPENDING, 1},
+		'q': {unix.RLIMIT_MSGQUEUE, 1}, 'e': {unix.RLIMIT_NICE, 1}, 'r': {unix.RLIMIT_RTPRIO, 1},
+		'R': {unix.RLIMIT_RTTIME, 1},
+	}
+	settable = strings.IndexByte("ceilqrxR", opt) >= 0
+	if opt == 'p' {
+		return 8, 8, false
+	}
+	r, ok := res[opt]
+	if !ok {
+		return eval.Unlimited, eval.Unlimited, false
+	}
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(r.id, &lim); err != nil {
+		return eval.Unlimited, eval.Unlimited, settable
+	}
+	conv := func(v uint64) int64 {
+		if v == unix.RLIM_INFINITY {
+			return eval.Unlimited
+		}
+		return int64(v / r.unit)
+	}
+	return conv(lim.Cur), conv(lim.Max), settable
+}
+
+// report records a refusal in $EVALSH_REPORT (a file the differential harness reads), if set.
+func report(msg string) {
+	p := os.Getenv("EVALSH_REPORT")
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(f, "evalsh: refused: "+msg)
+	f.Close()
 }

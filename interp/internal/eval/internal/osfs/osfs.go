@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -144,14 +146,14 @@ func Exec(self string) eval.ExecFunc {
 			closers = append(closers, pr)
 			_ = i
 		}
-		err := cmd.Run()
+		err := run(cmd, c)
 		if errors.Is(err, syscall.ENOEXEC) && self != "" {
 			// An executable without a #! line: bash runs it as a shell script.
 			cmd = exec.CommandContext(ctx, self, append([]string{path}, argv[1:]...)...)
 			cmd.Dir, cmd.Env = c.Dir, c.Environ()
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 			isShell = true
-			err = cmd.Run()
+			err = run(cmd, c)
 		}
 		for _, c := range closers {
 			c.Close()
@@ -172,4 +174,35 @@ func Exec(self string) eval.ExecFunc {
 		io.WriteString(c.Stderr, "bash: "+name+": "+err.Error()+"\n")
 		return 126, nil
 	}
+}
+
+// umaskMu serializes the process umask while a command starts under the shell's.
+var umaskMu sync.Mutex
+
+// run runs cmd with the umask of the shell that runs it (a new process inherits its shell's
+// umask; the host process's own is not the script's).
+func run(cmd *exec.Cmd, c *eval.Command) error {
+	mask := 0o022
+	if c.Shell != nil {
+		mask = int(c.Shell.Umask())
+	}
+	// A command that never reads the shell's input must not wait for its end: bash's does
+	// not (its stdin is a descriptor, here a copy from the shell's reader).
+	cmd.WaitDelay = time.Second
+	umaskMu.Lock()
+	old := syscall.Umask(mask)
+	err := cmd.Start()
+	syscall.Umask(old)
+	umaskMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Wait(); !errors.Is(err, exec.ErrWaitDelay) {
+		return err
+	}
+	// The command ended; only the copy of the shell's input to it had not.
+	if cmd.ProcessState.Success() {
+		return nil
+	}
+	return &exec.ExitError{ProcessState: cmd.ProcessState}
 }

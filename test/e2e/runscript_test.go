@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunScript: `mcp-bash run-script` runs a script in the sandbox engine with the working
+// directory as its root: its output and status as the script's, arguments as its own (flags
+// included), a write outside the root refused, a refusal named in --json.
+func TestRunScript(t *testing.T) {
+	t.Parallel()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	work := filepath.Join(base, "w")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(base, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := write("plain.sh", "echo \"out $*\"; echo err >&2; echo x > inside.txt; echo y > ../outside.txt || echo refused; exit 3\n")
+	out, errOut, code := runCLI(t, work, nil, "run-script", plain, "-a", "--b")
+	if code != 3 || out != "out -a --b\nrefused\n" || !strings.Contains(errOut, "err\n") || !strings.Contains(errOut, "(sandbox: ") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(work, "inside.txt")); err != nil {
+		t.Errorf("the write inside the root did not happen: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "outside.txt")); err == nil {
+		t.Errorf("the write outside the root happened")
+	}
+
+	refused := write("refused.sh", "echo before\necho ~root\n")
+	out, _, code = runCLI(t, work, nil, "run-script", "--json", refused)
+	var r struct {
+		Stdout, Stderr string
+		ExitCode       int
+		Refused        *struct {
+			File      string
+			Line      int
+			Construct string
+			Fix       string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("--json: %v: %s", err, out)
+	}
+	if code == 0 || r.ExitCode != code || r.Refused == nil || r.Refused.File != refused || r.Refused.Line != 2 ||
+		!strings.Contains(r.Refused.Construct, "~root") || r.Refused.Fix == "" || r.Stdout != "before\n" {
+		t.Fatalf("exit %d, report %s", code, out)
+	}
+
+	_, errOut, code = runCLI(t, work, nil, "run-script", filepath.Join(base, "missing.sh"))
+	if code != 1 || !strings.Contains(errOut, "missing.sh") {
+		t.Fatalf("missing script: exit %d, stderr %q", code, errOut)
+	}
+}
