@@ -437,7 +437,7 @@ func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *call
 	}
 	h.m.Call(tenant, rec.kind, outcome, d)
 	var acc []sandbox.Access
-	if rec.outcome != nil && len(rec.outcome.Access) > 0 {
+	if rec.outcome != nil && len(rec.outcome.Access) > 0 && string(rec.outcome.Access) != engine.NoAccess {
 		var doc struct {
 			Entries []sandbox.Access `json:"entries"`
 		}

@@ -344,7 +344,11 @@ func resourceContents(e engine.Embedded) resourceContent {
 }
 
 func metaString(m map[string]json.RawMessage, key string) string {
+	raw, ok := m[key]
+	if !ok {
+		return "" // the usual case, and no error to build for it
+	}
 	var s string
-	_ = json.Unmarshal(m[key], &s)
+	_ = json.Unmarshal(raw, &s)
 	return s
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -126,6 +127,10 @@ type Session struct {
 	// reviewKey identifies a session without an id of its own (stdio) to review mode.
 	reviewOnce sync.Once
 	reviewKey  string
+	// clientNameOf is the clientInfo clientName was worked out from, clientNameIs the answer
+	// (guarded by mu): every tools/call asks for it.
+	clientNameOf json.RawMessage
+	clientNameIs string
 	// draining: drain has begun waiting on wg; no request starts after it (guarded by mu).
 	draining bool
 	exitReq  chan struct{}
@@ -171,8 +176,14 @@ func (s *Session) clientName() string {
 		Version string `json:"version"`
 	}
 	s.mu.Lock()
-	_ = json.Unmarshal(s.client.Info, &ci)
+	info := s.client.Info
+	if s.clientNameIs != "" && bytes.Equal(s.clientNameOf, info) {
+		name := s.clientNameIs
+		s.mu.Unlock()
+		return name
+	}
 	s.mu.Unlock()
+	_ = json.Unmarshal(info, &ci)
 	name := strings.TrimSpace(ci.Name + " " + ci.Version)
 	if name == "" {
 		name = "a client"
@@ -181,7 +192,11 @@ func (s *Session) clientName() string {
 	if s.tenant != "" {
 		name += ", tenant " + s.tenant + ", subject " + s.subject
 	}
-	return name + ")"
+	name += ")"
+	s.mu.Lock()
+	s.clientNameOf, s.clientNameIs = info, name
+	s.mu.Unlock()
+	return name
 }
 
 // clientInfo is what the client declared in initialize.

@@ -114,12 +114,15 @@ func (f *Frame) Report(out *Outcome) {
 	out.Review = f.FS.Review()
 }
 
+// NoAccess is the access record of a run that accessed nothing.
+const NoAccess = `{"entries":[]}`
+
 // AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with
 // "truncated" when entries were dropped.
 func (f *Frame) AccessJSON() json.RawMessage {
 	entries, truncated := f.Record.Entries()
 	if len(entries) == 0 && truncated == 0 {
-		return json.RawMessage(`{"entries":[]}`) // most calls touch no file
+		return json.RawMessage(NoAccess) // most calls touch no file
 	}
 	if entries == nil {
 		entries = []sandbox.Access{}
