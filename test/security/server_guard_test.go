@@ -130,6 +130,8 @@ var serverFileAllowlist = map[string]string{
 	"host/internal/registry/project.go:NotADirectory:os.Stat":              "the operator's --project-root / MCPBASH_PROJECT_ROOT, checked by CLI verbs before anything runs",
 	"host/scripts.go:readScriptMeta:os.ReadFile":                           "<script>.meta.json of a provider or completion script (providers/, completions/: read-only to tools, T-FS-5)",
 	"host/toolpolicy.go:Server.checkPolicy:os.Lstat":                       "whether server.d/policy.sh exists, for a one-time warning (read-only to tools, T-FS-5)",
+	"host/dirident_linux.go:identityOf:syscall.Stat":                       "server.d's identity, remembered while it holds no policy file (read-only to tools, T-FS-5; T-HOOK-6)",
+	"host/dirident_other.go:identityOf:os.Stat":                            "server.d's identity, remembered while it holds no policy file (read-only to tools, T-FS-5; T-HOOK-6)",
 	"host/validate.go:toolMetaFindings:filepath.WalkDir":                   "validate walks tools/ for metadata files (read-only to tools, T-FS-5)",
 	"host/validate.go:toolMetaFindings:os.ReadFile":                        "validate reads tools/**/*.meta.json (read-only to tools, T-FS-5)",
 	"host/internal/hooks/policy.go:PolicyCheck:os.Lstat":                   "whether server.d/policy.sh exists (read-only to tools, T-FS-5)",
