@@ -51,6 +51,11 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 	// server.d/policy.sh (after the allowlist, so it can only restrict: COMPAT §7 #11), in real
 	// bash with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox.
 	d := srv.cfg.Dirs
+	// Most projects have neither file: server.d's identity, unchanged since both were seen
+	// missing, says so with one stat (policyFiles).
+	if srv.policyFiles.absent(d.Server) {
+		return nil
+	}
 	script := filepath.Join(d.Server, "policy.sh")
 	allowed := srv.cfg.Settings.Registry.AllowProjectHooks
 	if !allowed {
@@ -59,11 +64,6 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 				srv.logf("warning: server.d/policy.sh runs in the sandbox because project hooks are off (the project read-only, only the sandbox's commands); %s", hooks.EnableHint)
 			}
 		})
-	}
-	// Most projects have neither file: server.d's identity, unchanged since both were seen
-	// missing, says so with one stat (policyFiles).
-	if srv.policyFiles.absent(d.Server) {
-		return nil
 	}
 	// Look before building the hook's options (a map and closures per call otherwise).
 	// PolicyCheck looks again, so a race only costs a stat.

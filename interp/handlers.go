@@ -589,7 +589,7 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	argv := append([]string{bin}, args[1:]...)
 	reason := "external (leaves the sandbox)"
 	if c.job.Confiner != nil {
-		wrapped, err := c.job.Confiner.Wrap(c.confineRules(), argv)
+		wrapped, err := c.job.Confiner.Wrap(c.confineRules(home), argv)
 		if err != nil {
 			c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: false, Reason: "cannot be confined: " + err.Error()})
 			fmt.Fprintf(cc.stderr, "mcp-bash: %s: %v\n", args[0], err)
@@ -635,14 +635,15 @@ func externalEnv(home, tmp string) []string {
 }
 
 // confineRules are what a confined external command may use: the read-write roots and the
-// call's scratch dir, the read-only roots and the tool's directory; no network.
-func (c *call) confineRules() sandbox.ConfineRules {
+// call's scratch dir, the read-only roots, the tool's directory and the empty home (home, made
+// by emptyHome); no network.
+func (c *call) confineRules(home string) sandbox.ConfineRules {
 	r := c.job.Policy.ConfineRules()
 	r.RW = append([]string{c.work}, r.RW...)
 	if c.job.Policy.ToolDir != "" {
 		r.RO = append(r.RO, c.job.Policy.ToolDir)
 	}
-	r.RO = append(r.RO, c.scratch.home)
+	r.RO = append(r.RO, home)
 	return r
 }
 
