@@ -58,7 +58,7 @@ var sandboxCorpus = []attack{
 	{ID: "T-FS-3/dangling-symlink-write", Script: "cd {{DATA}} && ln -s {{TMPNAME}} d; echo x > d; echo y >> d; cp inside.txt d; echo rc=$?", Want: `rc=\d`},
 	{ID: "T-FS-4/procsubst-leaves-nothing", Script: "cat <(echo hi); diff <(echo a) <(echo a) && echo same", Want: `hi\s+same`},
 	// Host identity.
-	{ID: "T-ID-1/tilde-root", Script: "echo ~root ~nobody", Want: `^~root ~nobody`},
+	{ID: "T-ID-1/tilde-root", Script: "echo ~root ~nobody", Want: `~root \(the home directory of a user other than the sandbox's\) is not supported`, Deny: []string{"/root", "/nonexistent"}},
 	{ID: "T-ID-1/identity-vars", Script: "echo $HOME $UID $$ $PPID $USER $HOSTNAME $EUID $BASHPID", Want: `1000 4242 4241 mcp mcp-sandbox 1000`},
 	{ID: "T-ID-1/env-set-declare", Script: "env; set; declare -p; export -p; printenv", Want: `USER=mcp`, Deny: []string{"SECRET_TOKEN", "MCPBASH_TEST_CANARY", "AWS_SECRET"}},
 	{ID: "T-ID-2/type-command-v", Script: "type ls; command -v bash; type -a sh; hash -r; type -P python3 perl; echo done", Want: `done`, Deny: []string{"/bin/bash", "/usr/bin/perl", "/usr/bin/python3"}},

@@ -43,6 +43,8 @@ var serverRules = guardRules{
 // directories the server created with unguessable names before any tool ran. A side file or
 // anything else in a directory a tool writes goes through sandbox.SideDir or sandbox.FS.
 var serverFileAllowlist = map[string]string{
+	"host/operator.go:openOperatorSurfaces:os.ReadFile":                    "the metrics token file the operator named (MCPBASH_METRICS_TOKEN_FILE), read once at start before any tool runs",
+	"host/runscript.go:RunScript:os.Stat":                                  "the script the run-script verb's caller named on the command line, checked once before any tool code runs (a CLI verb, not the server)",
 	"host/internal/native/native.go:Engine.review:os.Mkdir":                "the overlay's upper and work directories in the call's layer directory, which the server made in the change store (unguessable name, outside every root) before the tool runs",
 	"host/internal/native/native.go:Engine.review:os.Chmod":                "the overlay's own work/work directory (mode 0, made by the kernel; the tool's merged view cannot reach the work directory), opened so that it can be removed",
 	"host/internal/native/native.go:Engine.review:os.RemoveAll":            "the overlay's work and what is left of its upper directory once its files moved into the layer (RemoveAll never follows symlinks)",

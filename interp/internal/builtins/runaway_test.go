@@ -198,9 +198,11 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 	}
 }
 
-// loops makes a tree without end: two links to the top directory.
+// loops makes a tree no run can finish: six links to the top directory. Following links ends
+// only at the sandbox's limit on links in one path (ELOOP, nine deep), so two links made a tree
+// of ~1,000 paths that a fast run could walk before its call ended; six make ~10 million.
 func loops(t *testing.T, dir string) {
-	for _, n := range []string{"l1", "l2"} {
+	for _, n := range []string{"l1", "l2", "l3", "l4", "l5", "l6"} {
 		if err := os.Symlink(".", filepath.Join(dir, n)); err != nil {
 			t.Fatal(err)
 		}
