@@ -1,8 +1,14 @@
 # mcp-bash build and test entry points. `make test` is what CI runs.
 GO            ?= go
 BIN           := bin/mcp-bash
-VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-LDFLAGS       := -s -w -X main.version=$(VERSION)
+# The version stamped into the binary (docs/CLI.md, "version"): the tag without its v (1.2.3),
+# git describe's form past a tag (1.2.3-4-gabcdef0), or 0.0.0-<commit> when no v* tag exists
+# (-dirty for uncommitted changes); outside a git checkout none, and the binary reports what the
+# Go toolchain recorded.
+VERSION       ?= $(shell v=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null) && echo "$${v\#v}" || \
+                   { c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && echo "0.0.0-$$c$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"; })
+COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 STATICCHECK   := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME     ?= 1s
 BENCHCOUNT    ?= 5
@@ -10,7 +16,7 @@ FUZZTIME      ?= 60s
 CI_FUZZTIME   ?= 5s
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external
+.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external cross wine
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -47,11 +53,23 @@ prereqs:
 TEST_P        ?= 4
 TEST_TIMEOUT  ?= 30m
 TEST_ENV      := MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) MCPBASH_REQUIRE_SHELLCHECK=1
-test: prereqs build wasm-examples lint $(NODE_DEPS)
+test: prereqs build wasm-examples lint cross wine $(NODE_DEPS)
 	$(TEST_ENV) MCPBASH_CONFORMANCE=1 $(GO) test -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) ./...
 	cd test/clients/go && $(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory test-race
 	GO=$(GO) test/fuzz.sh $(CI_FUZZTIME)
+
+# Every release target builds and vets with CGO_ENABLED=0, and the test code of every GOOS
+# compiles (test/crossbuild.sh): linux/amd64, linux/arm64, darwin/amd64, darwin/arm64,
+# windows/amd64, windows/arm64.
+cross:
+	GO=$(GO) test/crossbuild.sh
+
+# The Windows build under Wine: the engines' and the sandbox filesystem's unit tests as
+# windows/amd64 test binaries, and the stdio end-to-end tests of the Windows server
+# (test/wine.sh; needs wine64 and mingw-w64: .ci/run installs them).
+wine: build
+	GO=$(GO) VERSION=$(VERSION) MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) test/wine.sh
 
 # The concurrent paths under the race detector: the unit tests of the stream, queue and tenant
 # packages, and the HTTP end-to-end tests against a -race build of the server (the harness fails
@@ -127,10 +145,18 @@ clean:
 # (push with crane, skopeo or podman); dist/image.tar loads with `docker load`.
 IMAGE_EPOCH   ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARCH    ?= amd64
-.PHONY: image
+.PHONY: image release-snapshot
 image:
 	@mkdir -p dist/image-build
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/image-build/mcp-bash ./cmd/mcp-bash
 	rm -rf dist/image dist/image.tar
 	SOURCE_DATE_EPOCH=$(IMAGE_EPOCH) $(GO) run ./deploy/image -binary dist/image-build/mcp-bash -arch $(IMAGE_ARCH) \
 	  -version $(VERSION) -revision "$$(git rev-parse HEAD 2>/dev/null)" -out dist/image -tar dist/image.tar
+
+# The release dry run (deploy/release/dry-run.sh): GoReleaser's snapshot of HEAD, twice, from
+# clones at two paths, the second with an empty build cache; fails unless every release file
+# (archives, checksums.txt, SBOMs, image tarballs, Homebrew formula) is the same bytes. Leaves
+# the first run's release in dist/, where bundle finds its binaries. Not part of `make test`:
+# it compiles everything twice (tens of minutes on 2 loaded cores).
+release-snapshot:
+	GO=$(GO) deploy/release/dry-run.sh

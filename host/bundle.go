@@ -22,9 +22,13 @@ type BundleOptions struct {
 	Source string
 	// Author and Version override server.d/server.meta.json's.
 	Author, Version string
-	// Self is the running mcp-bash binary (a physical path); BinaryVersion is stamped into
-	// cross-compiled binaries.
-	Self, BinaryVersion string
+	// Self is the running mcp-bash binary (a physical path); BinaryVersion and BinaryCommit are
+	// its own, stamped into cross-compiled binaries.
+	Self, BinaryVersion, BinaryCommit string
+	// Binaries is a GoReleaser dist/ folder (make release-snapshot's, or a release's): its
+	// binaries are used instead of building when its metadata.json says they are BinaryVersion
+	// ("": the source checkout's dist/).
+	Binaries string
 	// Log receives progress lines and warnings (nil: discarded).
 	Log io.Writer
 }
@@ -79,11 +83,14 @@ func (srv *Server) Bundle(ctx context.Context, o BundleOptions) (*BundleResult, 
 		info.Author = map[string]any{"name": o.Author}
 	}
 	info.Tools, info.Prompts = srv.bundleListing(ctx)
-	b := &bundle.Builder{Self: o.Self, Source: o.Source, Version: o.BinaryVersion, Log: o.Log}
+	b := &bundle.Builder{Self: o.Self, Source: o.Source, Version: o.BinaryVersion, Commit: o.BinaryCommit, ReleaseDir: o.Binaries, Log: o.Log}
 	if b.Source == "" {
 		b.Source = bundle.FindSource(o.Self)
 	} else if abs, err := filepath.Abs(b.Source); err == nil {
 		b.Source = abs
+	}
+	if b.ReleaseDir == "" && b.Source != "" {
+		b.ReleaseDir = filepath.Join(b.Source, "dist")
 	}
 	b.GoBin, _ = exec.LookPath("go")
 	log := o.Log

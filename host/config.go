@@ -18,7 +18,8 @@ const LatestVersion = "2025-11-25"
 // the session layer uses of them directly. Open and Serve build it (ConfigFromEnv); tests and
 // transports may build one themselves (nil Settings: parsed from Getenv by NewServer).
 type Config struct {
-	// Version is the binary's version, reported in serverInfo when the project has none.
+	// Version is the binary's version, reported in serverInfo by the built-in getting-started
+	// project (a project reports its own: server.meta.json, VERSION, package.json, else 0.0.0).
 	Version string
 	// Dirs locates the project; Meta is its server.d metadata.
 	Dirs registry.Dirs

@@ -43,6 +43,7 @@ func Doctor(ctx context.Context, o Options) (report map[string]any, problems int
 	doctorRuntime(ctx, report, o, set)
 	abi, refuse := landlockReport(report, set.RequireConfinement)
 	report["landlockABI"] = abi
+	nativeReport(report, set, o.getenv())
 	if refuse {
 		problems++ // MCPBASH_REQUIRE_CONFINEMENT is set and would refuse tools
 	}
@@ -157,20 +158,28 @@ func doctorRuntime(ctx context.Context, report map[string]any, o Options, set *c
 	report["wasmCache"] = cache
 }
 
-// landlockReport adds the Landlock status and what MCPBASH_REQUIRE_CONFINEMENT=true would do,
-// and returns the ABI (0 when unavailable) and whether the variable is set and refuses tools.
+// landlockReport adds the OS confinement this host has (Landlock on Linux, Seatbelt on macOS,
+// none on Windows), the Landlock status, and what MCPBASH_REQUIRE_CONFINEMENT=true would do, and
+// returns the Landlock ABI (0 when unavailable) and whether the variable is set and refuses tools.
 func landlockReport(report map[string]any, set bool) (abi int, refusing bool) {
+	s := sandbox.Confinement()
+	report["confinement"] = s.String()
 	abi, err := sandbox.LandlockStatus()
-	var refused string // what MCPBASH_REQUIRE_CONFINEMENT=true refuses on this host
 	switch {
 	case err != nil:
 		report["landlock"] = "unavailable: " + err.Error()
-		refused = "every external command and native tool (nothing can be confined)"
 	case abi < sandbox.LandlockNetABI:
 		report["landlock"] = fmt.Sprintf("ABI %d (filesystem only: network rules need ABI %d)", abi, sandbox.LandlockNetABI)
-		refused = "external commands and native tools that must not use the network"
 	default:
 		report["landlock"] = fmt.Sprintf("ABI %d (filesystem and TCP)", abi)
+	}
+	var refused string // what MCPBASH_REQUIRE_CONFINEMENT=true refuses on this host
+	switch {
+	case !s.Files:
+		refused = "every external command and native tool (nothing can be confined)"
+	case !s.Net:
+		refused = "external commands and native tools that must not use the network"
+	default:
 		refused = "no tools"
 	}
 	req := "not set; MCPBASH_REQUIRE_CONFINEMENT=true would refuse " + refused
@@ -178,5 +187,30 @@ func landlockReport(report map[string]any, set bool) (abi int, refusing bool) {
 		req = "set: refuses " + refused
 	}
 	report["requireConfinement"] = req
-	return abi, set && (err != nil || abi < sandbox.LandlockNetABI)
+	return abi, set && (!s.Files || !s.Net)
+}
+
+// nativeReport adds what native tools and allowlisted commands get on this host: the bash they
+// run with, how they are confined (or why not, and whether they run then), and which per-call
+// limits hold them.
+func nativeReport(report map[string]any, set *config.Config, getenv func(string) string) {
+	bash, err := findBash(set.Bash, getenv)
+	if err != nil {
+		report["bash"] = "not found: " + err.Error()
+	} else {
+		report["bash"] = bash
+	}
+	c := &sandbox.Confiner{Required: set.RequireConfinement, Unconfined: set.NativeUnconfined}
+	s := sandbox.Confinement()
+	switch {
+	case s.Files:
+		report["native"] = c.Describe()
+	case set.RequireConfinement:
+		report["native"] = "refused: " + s.Err.Error() + " (MCPBASH_REQUIRE_CONFINEMENT)"
+	case s.Absent && !set.NativeUnconfined:
+		report["native"] = "refused: " + s.Err.Error() + "; set MCPBASH_NATIVE_UNCONFINED=true to run native tools and allowlisted commands unconfined"
+	default:
+		report["native"] = c.Describe()
+	}
+	report["nativeLimits"] = sandbox.LimitsMechanism()
 }

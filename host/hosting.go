@@ -208,7 +208,7 @@ func (srv *Server) tenantUsable(t *tenants.Tenant) error {
 func tenantRoots(t *tenants.Tenant) []engine.Root {
 	var out []engine.Root
 	for _, r := range t.Roots() {
-		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: sandbox.FileURI(r.Path), Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }
@@ -221,7 +221,7 @@ func narrowRoots(t *tenants.Tenant, roots []engine.Root) []engine.Root {
 	}
 	var out []engine.Root
 	for _, r := range t.NarrowRoots(client) {
-		out = append(out, engine.Root{URI: "file://" + r.Path, Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
+		out = append(out, engine.Root{URI: sandbox.FileURI(r.Path), Name: r.Name, Path: r.Path, ReadOnly: r.ReadOnly})
 	}
 	return out
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/native"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
@@ -65,10 +65,12 @@ func toolPathProblem(toolsDir, file string) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "tool file is not a regular file"
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
+	// Windows has no group or world bits (Go reports 0666 for every writable file; who may
+	// write a file is its ACL, which is not read here: docs/SANDBOX.md, Platforms).
+	if fi.Mode().Perm()&0o022 != 0 && runtime.GOOS != "windows" {
 		return "tool file is group- or world-writable"
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if st := sandbox.StatOf(fi); st.Owned && int(st.Uid) != os.Getuid() {
 		return "tool file is owned by another user"
 	}
 	return ""
@@ -104,11 +106,11 @@ func sandboxNetwork(sandboxMeta json.RawMessage) bool {
 // be confined by the OS.
 func (srv *Server) noteConfinement() {
 	srv.confineNote.Do(func() {
-		if _, err := sandbox.LandlockStatus(); err != nil {
+		if s := sandbox.Confinement(); !s.Files {
 			if srv.confiner.Required {
-				srv.logf("warning: %v; MCPBASH_REQUIRE_CONFINEMENT=true, so native tools and allowlisted commands will refuse to run", err)
+				srv.logf("warning: %v; MCPBASH_REQUIRE_CONFINEMENT=true, so native tools and allowlisted commands will refuse to run", s.Err)
 			} else {
-				srv.logf("warning: %v; native tools and allowlisted commands run without OS confinement", err)
+				srv.logf("warning: %v; native tools and allowlisted commands run without OS confinement", s.Err)
 			}
 		}
 	})
@@ -150,7 +152,8 @@ func (srv *Server) Close() {
 // turns one off.
 func (srv *Server) nativeEngine(self string) *native.Engine {
 	n := srv.cfg.Settings.Native
-	return &native.Engine{Self: self, Base: srv.cfg.Settings.TmpRoot, Project: srv.cfg.Dirs.Root,
+	bash, bashErr := findBash(srv.cfg.Settings.Bash, srv.cfg.Getenv)
+	return &native.Engine{Self: self, Bash: bash, BashErr: bashErr, Base: srv.cfg.Settings.TmpRoot, Project: srv.cfg.Dirs.Root,
 		Env:    native.EnvPolicy{Environ: srv.cfg.Environ, Mode: n.EnvMode, Allow: n.EnvAllowlist},
 		Spill:  n.PayloadThreshold,
 		SDKDir: srv.nativeSDKDir(),

@@ -27,7 +27,8 @@ type Options struct {
 	Getenv func(string) string
 	// Environ lists the environment, for native tools' env modes (nil: empty).
 	Environ func() []string
-	// Version is the binary's version, reported in serverInfo when the project has none.
+	// Version is the binary's version, reported in serverInfo by the built-in getting-started
+	// project (a project reports its own: server.meta.json, VERSION, package.json, else 0.0.0).
 	Version string
 	// Stderr receives diagnostics (nil: discarded); stdout carries protocol only.
 	Stderr io.Writer

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -38,7 +37,7 @@ func (srv *Server) fallbackRoots() []engine.Root {
 				return
 			}
 		}
-		out = append(out, engine.Root{URI: "file://" + p, Name: name, Path: p})
+		out = append(out, engine.Root{URI: sandbox.FileURI(p), Name: name, Path: p})
 	}
 	if rs := srv.cfg.Settings.Roots; rs != nil {
 		for _, p := range rs {
@@ -76,7 +75,8 @@ func (srv *Server) fallbackRoots() []engine.Root {
 }
 
 // systemDirs are never roots: the kernel's views of processes (the server's environment is in
-// /proc/<pid>/environ), devices and kernel objects.
+// /proc/<pid>/environ), devices and kernel objects. Windows has none in its file system (its
+// device namespace, \\.\, is not a path filepath.EvalSymlinks resolves).
 var systemDirs = []string{"/proc", "/sys", "/dev"}
 
 // vetRoot canonicalises a root from any source (the operator's MCPBASH_ROOTS or
@@ -102,7 +102,7 @@ func (srv *Server) vetRoot(p, source string) (string, bool) {
 	if fi, err := os.Stat(phys); err != nil || !fi.IsDir() {
 		return "", false
 	}
-	if phys == "/" {
+	if sandbox.IsVolumeRoot(phys) {
 		return refuse("the whole filesystem cannot be a root")
 	}
 	for _, d := range systemDirs {
@@ -128,10 +128,9 @@ func (srv *Server) vetRoot(p, source string) (string, bool) {
 	return phys, true
 }
 
-// under reports whether p is dir or below it (both clean and absolute).
-func under(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
+// under reports whether p is dir or below it (both clean and absolute host paths), comparing
+// names as the host's file system does (without regard to case on Windows and macOS).
+func under(p, dir string) bool { return sandbox.PathUnder(p, dir) }
 
 // logRootRefusal writes a refused root to the server's log, once per source and path.
 func (srv *Server) logRootRefusal(source, p, why string) {
@@ -296,7 +295,7 @@ func (srv *Server) Roots(paths []string) []engine.Root {
 			p = filepath.Join(srv.cfg.Dirs.Root, p)
 		}
 		if p, ok := srv.vetRoot(p, "given"); ok {
-			out = append(out, engine.Root{URI: "file://" + p, Path: p})
+			out = append(out, engine.Root{URI: sandbox.FileURI(p), Path: p})
 		}
 	}
 	return out
@@ -318,10 +317,14 @@ func (srv *Server) parseRoots(raw json.RawMessage) (roots []engine.Root, offered
 	}
 	for _, r := range res.Roots {
 		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || u.Path == "" {
+		if err != nil {
 			continue
 		}
-		p, ok := srv.vetRoot(u.Path, "client")
+		p, ok := sandbox.PathOfFileURI(u)
+		if !ok {
+			continue
+		}
+		p, ok = srv.vetRoot(p, "client")
 		if !ok {
 			continue
 		}

@@ -170,7 +170,7 @@ func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, 
 		return nil, err
 	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,
-		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookEnviron: cfg.Environ, HookSandbox: srv.engine,
+		TmpRoot: cfg.Settings.TmpRoot, HookEnv: cfg.Getenv, HookEnviron: cfg.Environ, HookSandbox: srv.engine, HookBash: srv.hookBash(),
 		HookPassthrough: cfg.Settings.Passthrough, Warn: srv.registryWarning})
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, 
 	self := selfBinary(cfg)
 	srv.native = srv.nativeEngine(self)
 	srv.scriptNative = srv.scriptNativeEngine(self)
-	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement}
+	srv.confiner = &sandbox.Confiner{Self: self, Required: cfg.Settings.RequireConfinement, Unconfined: cfg.Settings.NativeUnconfined}
 	if srv.pool, err = newWorkerPool(cfg, self, int(maxHeap>>20), srv.logf); err != nil {
 		return nil, err
 	}
@@ -425,7 +425,8 @@ func (srv *Server) features() []feature {
 func (srv *Server) serverInfo(version string) map[string]any {
 	m := srv.cfg.Meta
 	info := map[string]any{"name": m.Name, "version": m.Version}
-	if info["version"] == "" {
+	if m.Version == "" || srv.cfg.Bootstrap && srv.cfg.Version != "" {
+		// The built-in getting-started project is mcp-bash itself: it reports the binary's version.
 		info["version"] = srv.cfg.Version
 	}
 	if version == "2024-11-05" || version == "2025-03-26" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
@@ -19,7 +20,7 @@ import (
 // variables over the tool's fixed ones.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
 	env := srv.fixedContractEnv(t)
-	for k, v := range srv.callContractEnv(c) {
+	for k, v := range srv.callContractEnv(c, t) {
 		env[k] = v
 	}
 	return env
@@ -29,11 +30,12 @@ func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]stri
 // The operator's named variables never replace a contract variable; the call's own (which
 // replace these) are left out.
 func (srv *Server) fixedContractEnv(t *registry.Tool) map[string]string {
+	sh := srv.toolPathForm(t)
 	env := map[string]string{
-		"MCP_TOOL_NAME": t.Name, "MCP_TOOL_PATH": t.Abs, "MCP_TOOL_METADATA_JSON": string(t.Item),
+		"MCP_TOOL_NAME": t.Name, "MCP_TOOL_PATH": sh(t.Abs), "MCP_TOOL_METADATA_JSON": string(t.Item),
 		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
-		"MCPBASH_PROJECT_ROOT": srv.cfg.Dirs.Root, "MCPBASH_TOOLS_DIR": srv.cfg.Dirs.Tools,
-		"MCPBASH_RESOURCES_DIR": srv.cfg.Dirs.Resources, "MCPBASH_PROMPTS_DIR": srv.cfg.Dirs.Prompts,
+		"MCPBASH_PROJECT_ROOT": sh(srv.cfg.Dirs.Root), "MCPBASH_TOOLS_DIR": sh(srv.cfg.Dirs.Tools),
+		"MCPBASH_RESOURCES_DIR": sh(srv.cfg.Dirs.Resources), "MCPBASH_PROMPTS_DIR": sh(srv.cfg.Dirs.Prompts),
 	}
 	for _, k := range callContractNames {
 		env[k] = "" // held: an operator's variable of the same name must not come in
@@ -51,9 +53,9 @@ var callContractNames = []string{"MCP_TOOL_ARGS_JSON", "MCP_TOOL_META_JSON", "MC
 	"MCP_SAMPLING_SUPPORTED", "MCP_ROOTS_JSON", "MCP_ROOTS_PATHS", "MCP_ROOTS_COUNT"}
 
 // callContractEnv is the part of the contract that is the call's own: its arguments, _meta,
-// progress token, the client's capabilities and roots.
-func (srv *Server) callContractEnv(c *engine.Call) map[string]string {
-	rv := srv.rootsVars.of(c.Roots)
+// progress token, the client's capabilities and roots (in t's path form).
+func (srv *Server) callContractEnv(c *engine.Call, t *registry.Tool) map[string]string {
+	rv := srv.rootsVars.of(c.Roots, srv.wantsNative(t))
 	token := ""
 	if c.ProgressToken != nil {
 		var s string
@@ -78,35 +80,55 @@ func (srv *Server) callContractEnv(c *engine.Call) map[string]string {
 	}
 }
 
+// toolPathForm is how t's script sees host paths: on Windows Git-Bash's form (/c/Users/...),
+// as the in-process engines show the host and as Git-Bash's bash.exe (native tools, which keep
+// MSYS's //server/share) resolves them; on Unix the paths themselves.
+func (srv *Server) toolPathForm(t *registry.Tool) func(string) string {
+	if srv.wantsNative(t) {
+		return sandbox.MSYSPath
+	}
+	return sandbox.ShellPath
+}
+
 // rootsVars are the contract variables of a list of roots. A session's roots change rarely:
-// the last list's are kept and reused while calls come with an equal one.
+// the last list's are kept, per path form, and reused while calls come with an equal one.
 type rootsVars struct {
 	json, paths, count string
 }
 
 type rootsVarsCache struct {
-	mu            sync.Mutex
-	valid, wasNil bool // wasNil: the list was nil (its JSON is null, an empty one's [])
-	roots         []engine.Root
-	vars          rootsVars
+	mu    sync.Mutex
+	forms [2]rootsVarsEntry // [0] the sandbox's paths (ShellPath), [1] native tools' (MSYSPath)
 }
 
-func (rc *rootsVarsCache) of(roots []engine.Root) rootsVars {
+type rootsVarsEntry struct {
+	valid bool
+	roots []engine.Root // as the client gave them (the key)
+	vars  rootsVars
+}
+
+func (rc *rootsVarsCache) of(roots []engine.Root, native bool) rootsVars {
+	form, sh := 0, sandbox.ShellPath
+	if native {
+		form, sh = 1, sandbox.MSYSPath
+	}
 	rc.mu.Lock()
-	if rc.valid && rc.wasNil == (roots == nil) && slices.Equal(rc.roots, roots) {
-		v := rc.vars
+	if e := &rc.forms[form]; e.valid && slices.Equal(e.roots, roots) {
+		v := e.vars
 		rc.mu.Unlock()
 		return v
 	}
 	rc.mu.Unlock()
-	rootsJSON, _ := json.Marshal(roots)
+	shown := make([]engine.Root, len(roots))
 	paths := make([]string, len(roots))
 	for i, r := range roots {
-		paths[i] = r.Path
+		r.Path = sh(r.Path)
+		shown[i], paths[i] = r, r.Path
 	}
+	rootsJSON, _ := json.Marshal(shown) // never null: no roots are []
 	v := rootsVars{json: string(rootsJSON), paths: strings.Join(paths, "\n"), count: strconv.Itoa(len(roots))}
 	rc.mu.Lock()
-	rc.valid, rc.wasNil, rc.roots, rc.vars = true, roots == nil, slices.Clone(roots), v
+	rc.forms[form] = rootsVarsEntry{valid: true, roots: slices.Clone(roots), vars: v}
 	rc.mu.Unlock()
 	return v
 }

@@ -26,7 +26,7 @@ import (
 // policyHook runs server.d/policy.sh for a call of t.
 func (srv *Server) policyHook(ctx context.Context, t *registry.Tool, script string, allowed bool) error {
 	d := srv.cfg.Dirs
-	err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine,
+	err := hooks.PolicyCheck(ctx, hooks.Options{Root: d.Root, Script: script, Allowed: allowed, Sandbox: srv.engine, Bash: srv.hookBash(),
 		Env: srv.cfg.Getenv, Environ: srv.cfg.Environ, Passthrough: srv.cfg.Settings.Passthrough, Vars: d.Vars(), TmpDir: srv.cfg.Settings.TmpRoot,
 		Warn: func(msg string) { srv.logf("warning: %s", msg) }}, t.Name, t.Item)
 	if err == nil {

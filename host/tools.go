@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
@@ -281,12 +280,12 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 	// A call starts in the project root when a root covers it, else in the tool's directory.
 	dir := call.ToolDir
 	for _, rt := range roots {
-		if srv.cfg.Dirs.Root == rt.Path || strings.HasPrefix(srv.cfg.Dirs.Root, rt.Path+"/") {
+		if under(srv.cfg.Dirs.Root, rt.Path) {
 			dir = srv.cfg.Dirs.Root
 			break
 		}
 	}
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: srv.callContractEnv(call), Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
+		Env: srv.callContractEnv(call, tool), Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(ctx, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 	if len(fake.seen) != 3 {
 		t.Fatalf("ran %d times (cat must stay the utility)", len(fake.seen))
 	}
-	if c := fake.seen[0]; c.argv[0] != "shout" || c.dir != dir || c.env.FS == nil || c.prog != "/virtual/shout.wasm" {
+	if c := fake.seen[0]; c.argv[0] != "shout" || c.dir != sandbox.ShellPath(dir) || c.env.FS == nil || c.prog != "/virtual/shout.wasm" {
 		t.Errorf("first run: %+v", c)
 	}
 	if fake.seen[2].dir != "/" {
@@ -117,13 +118,13 @@ func TestWasmCommandNeverShadowsAllowlisted(t *testing.T) {
 // script's (GIT_*, LD_*, *_CONFIG*, PYTHON*, BASH_ENV, NODE_OPTIONS ...) reaches it.
 func TestExternalEnvironment(t *testing.T) {
 	got := externalEnv("/h", "/t")
-	want := []string{"PATH=" + sandbox.VirtualPath, "HOME=/h", "TMPDIR=/t", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+	want := append([]string{"PATH=" + hostProgramPath(), "HOME=/h", "TMPDIR=/t", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
 		"XDG_CONFIG_HOME=/h", "XDG_DATA_HOME=/h", "XDG_CACHE_HOME=/h", "XDG_STATE_HOME=/h", "XDG_CONFIG_DIRS=/h",
-		"GIT_CONFIG_NOSYSTEM=1"}
+		"GIT_CONFIG_NOSYSTEM=1"}, hostSystemEnv()...)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("external environment:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if _, err := os.Stat("/usr/bin/perl"); err != nil {
+	if _, err := os.Stat("/usr/bin/perl"); err != nil || runtime.GOOS == "windows" {
 		t.Skip("no /usr/bin/perl on this host (a host program that prints its environment as it got it)")
 	}
 	out := runScript(t, "export GIT_CONFIG_GLOBAL=/x LD_PRELOAD=/x BASH_ENV=/x PYTHONSTARTUP=/x NODE_OPTIONS=--x HOME=/x\n"+

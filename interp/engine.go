@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -145,10 +147,13 @@ type call struct {
 	rec     *sandbox.Record
 	state   *sdk.State
 	cancel  context.CancelCauseFunc
-	work    string // scratch root visible to the script
+	work    string // scratch root visible to the script (host path)
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
 	plan    *planState      // what every call of the tool shares (nil: the job has no plan)
+	// sh are the call's paths as the script sees them (sandbox.ShellPath: the host paths on
+	// Unix, /c/... on Windows).
+	sh struct{ work, tmp, dir, script string }
 
 	refusedMu sync.Mutex
 	refused   *engine.Refusal // the first construct refused, before or while running
@@ -189,6 +194,8 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
 	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp, plan: e.planState(&job)}
+	c.sh.work, c.sh.tmp = sandbox.ShellPath(sc.work), sandbox.ShellPath(sc.tmp)
+	c.sh.dir, c.sh.script = sandbox.ShellPath(job.Dir), sandbox.ShellPath(job.Script)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
 	c.state.Filters = &e.filters
 	c.budget = sandbox.NewBudget(limits.MaxUtilityBytes, func() { f.Stop(ErrMemoryBudget) })
@@ -242,7 +249,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	if data, ok := c.sideFile(side, "MCP_TOOL_RESOURCES_FILE", f.Stderr); ok {
 		out.Resources = append(out.Resources, sdk.ParseResourcesFile(data)...)
 	}
-	out.Embedded = sdk.EmbedResources(c.fs, c.job.Dir, out.Resources)
+	out.Embedded = sdk.EmbedResources(c.fs, c.sh.dir, out.Resources)
 	c.forwardStreams(ctx, side, f.Stderr)
 	out.Stderr = f.Stderr.Tail()
 	f.Report(out)
@@ -291,7 +298,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	pf, err := c.parseFile(c.job.Script)
+	pf, err := c.parseFile(c.sh.script)
 	if err != nil {
 		if errors.Is(err, ErrScriptLimit) {
 			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
@@ -311,7 +318,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	}
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
-		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.work, Dir: c.job.Dir, Name: c.job.Script, Args: c.job.Args,
+		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
 	})
@@ -368,7 +375,7 @@ var sideFileList = []struct{ env, name string }{{"MCP_TOOL_ERROR_FILE", ".mcp-er
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
 func (c *call) parseFile(p string) (*parsed, error) {
-	planned := c.plan != nil && p == c.job.Script
+	planned := c.plan != nil && p == c.sh.script
 	if planned {
 		if ps := c.plan.script.Load(); ps != nil && ps.key.path == p {
 			if ps.key.size > c.limits.MaxScriptBytes {
@@ -379,10 +386,10 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	}
 	var fi os.FileInfo
 	var err error
-	if p == c.job.Script {
+	if p == c.sh.script {
 		// The tool's own script is always readable (its directory is a root); a plain stat is
 		// enough to key the cache, and content is only ever read through the sandbox.
-		fi, err = os.Stat(p)
+		fi, err = os.Stat(c.job.Script)
 	} else {
 		fi, err = c.fs.Stat(p)
 	}
@@ -422,8 +429,15 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	return pf, nil
 }
 
-// parseScript parses a script and checks it for refused constructs.
+// parseScript parses a script and checks it for refused constructs. On Windows a carriage
+// return before a line feed is not part of the script (bash's igncr, which Git-Bash's MSYS
+// bash has too): editors and git's autocrlf write scripts with CRLF line ends there, and a
+// Windows user's tool must run as on Linux. Elsewhere bash reads the CR, and so does the
+// evaluator.
 func parseScript(name string, data []byte) (*parsed, error) {
+	if ignoreCR && bytes.Contains(data, []byte("\r\n")) {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
 	prog, err := eval.Parse(name, data)
 	if err != nil {
 		return nil, err
@@ -479,6 +493,9 @@ func (c *call) forwardStreams(ctx context.Context, side *sandbox.SideDir, stderr
 		f.Close()
 	}
 }
+
+// ignoreCR is whether scripts are read with bash's igncr (parseScript).
+const ignoreCR = runtime.GOOS == "windows"
 
 // now is the clock used by builtins.
 func now() time.Time { return time.Now() }

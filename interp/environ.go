@@ -63,8 +63,8 @@ func sortedEnv(env map[string]string) []string {
 	return out
 }
 
-// callVars is the call's own part of its initial environment (all exported), over the base:
-// the call's scratch as HOME and its tmp directory as TMPDIR, then the job's contract
+// callVars is the call's own part of its initial environment (all exported), over the base, in
+// the paths the script sees (c.sh): the call's scratch as HOME and its tmp directory as TMPDIR, then the job's contract
 // variables, then the engine's (a later one of the same name wins). A planned job's fixed
 // variables are in its base already; one of them named HOME or TMPDIR keeps its value, as it
 // did when every variable was set per call.
@@ -73,10 +73,10 @@ func (c *call) callVars(st *planState) []eval.Var {
 	_, planHome := planEnv(c.job, "HOME")
 	_, planTmp := planEnv(c.job, "TMPDIR")
 	if !planHome {
-		vars = append(vars, eval.Var{Name: "HOME", Value: c.work})
+		vars = append(vars, eval.Var{Name: "HOME", Value: c.sh.work})
 	}
 	if !planTmp {
-		vars = append(vars, eval.Var{Name: "TMPDIR", Value: c.tmpDir})
+		vars = append(vars, eval.Var{Name: "TMPDIR", Value: c.sh.tmp})
 	}
 	for k, v := range c.job.Env {
 		vars = append(vars, eval.Var{Name: k, Value: v})
@@ -87,9 +87,9 @@ func (c *call) callVars(st *planState) []eval.Var {
 	// The side-channel files of the original's contract are created by the script when it
 	// writes them (appending works on a missing file); the server reads them after the run.
 	for _, sf := range sideFileList {
-		vars = append(vars, eval.Var{Name: sf.env, Value: c.work + "/" + sf.name})
+		vars = append(vars, eval.Var{Name: sf.env, Value: c.sh.work + "/" + sf.name})
 	}
-	cancelFile := c.work + "/.mcp-cancelled"
+	cancelFile := c.sh.work + "/.mcp-cancelled"
 	return append(vars, eval.Var{Name: "MCP_CANCEL_FILE", Value: cancelFile}, eval.Var{Name: "MCP_TOOL_CANCELLATION_FILE", Value: cancelFile})
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -126,21 +127,21 @@ func (s sdkFileInfo) Size() int64      { return int64(len(sdkFiles[s.name])) }
 func (sdkFileInfo) Mode() fs.FileMode  { return 0o444 }
 func (sdkFileInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (sdkFileInfo) IsDir() bool        { return false }
-func (sdkFileInfo) Sys() any           { return &syscall.Stat_t{} }
+func (sdkFileInfo) Sys() any           { return &sandbox.StatT{} }
 func (s sdkFileInfo) String() string   { return s.name }
 func (sdkDirInfo) Name() string        { return "sdk" }
 func (sdkDirInfo) Size() int64         { return 4096 }
 func (sdkDirInfo) Mode() fs.FileMode   { return fs.ModeDir | 0o555 }
 func (sdkDirInfo) ModTime() time.Time  { return time.Unix(0, 0) }
 func (sdkDirInfo) IsDir() bool         { return true }
-func (sdkDirInfo) Sys() any            { return &syscall.Stat_t{} }
+func (sdkDirInfo) Sys() any            { return &sandbox.StatT{} }
 func (sdkDirInfo) String() string      { return "sdk" }
 func (d devInfo) Name() string         { return path.Base(d.p) }
 func (devInfo) Size() int64            { return 0 }
 func (devInfo) Mode() fs.FileMode      { return fs.ModeDevice | fs.ModeCharDevice | 0o666 }
 func (devInfo) ModTime() time.Time     { return time.Unix(0, 0) }
 func (devInfo) IsDir() bool            { return false }
-func (devInfo) Sys() any               { return &syscall.Stat_t{} }
+func (devInfo) Sys() any               { return &sandbox.StatT{} }
 func (d devInfo) String() string       { return d.p }
 
 type sdkDirInfo struct{}
@@ -277,7 +278,7 @@ func (c *call) pathSearch(name, pathVar, dir string, all bool) []pathHit {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if fi.Mode().Perm()&0o111 != 0 {
+		if c.executable(path.Join(d, name), fi) {
 			hits = append(hits, pathHit{path: found, exec: true})
 			if !all {
 				return hits
@@ -432,6 +433,16 @@ func notAvailable(name string) string {
 	return "not available in the sandbox; fix: " + notAvailableFix(name)
 }
 
+// executable reports whether the file p (fi) may run as a program: an execute bit, or on
+// Windows, which has none, a file that begins as a program does (FS.Access: #! or MZ, as
+// Git-Bash decides).
+func (c *call) executable(p string, fi fs.FileInfo) bool {
+	if fi.Mode().Perm()&0o111 != 0 {
+		return true
+	}
+	return runtime.GOOS == "windows" && fi.Mode().IsRegular() && c.fs.Access(p, sandbox.AccessExec) == nil
+}
+
 // script runs a shell script inside the roots as bash runs an executable script: in a child
 // shell of the evaluator with the exported environment, sharing the call's limits.
 func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error) {
@@ -442,7 +453,7 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		fmt.Fprintf(cc.stderr, "%s%s: No such file or directory\n", cc.errorPrefix(), args[0])
 		return 127, nil
 	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+	if fi.IsDir() || !c.executable(p, fi) {
 		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "not executable"})
 		fmt.Fprintf(cc.stderr, "%s%s: Permission denied\n", cc.errorPrefix(), args[0])
 		return 126, nil
@@ -595,9 +606,7 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 			fmt.Fprintf(cc.stderr, "mcp-bash: %s: %v\n", args[0], err)
 			return 126, nil
 		}
-		if len(wrapped) != len(argv) {
-			reason = "external (leaves the sandbox, confined by Landlock)"
-		}
+		reason = "external (leaves the sandbox, " + c.job.Confiner.Describe() + ")"
 		argv = wrapped
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: true, Reason: reason})
@@ -605,14 +614,18 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	cmd.Env = externalEnv(home, c.tmpDir)
 	cmd.Dir = c.work
 	if fi, err := c.fs.Stat(cc.dir); err == nil && fi.IsDir() {
-		cmd.Dir = cc.dir
+		if host, ok := sandbox.HostPathOf(cc.dir); ok {
+			cmd.Dir = host
+		}
 	}
 	// A redirected file goes to the child as the file itself (as bash does), not a pipe.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = sandbox.HostReader(cc.stdin), sandbox.HostWriter(cc.stdout), sandbox.HostWriter(cc.stderr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	g, _, err := sandbox.StartGroup(cmd, nil)
+	if err == nil {
+		err = cmd.Wait()
+		g.Close()
+	}
 	if st, ok := sandbox.ExitStatus(err); ok {
 		return st, nil
 	}
@@ -629,9 +642,9 @@ const reviewExternalReason = "host commands cannot run in review mode (their wri
 // programs execute what their configuration says: git aliases and hooks, ssh ProxyCommand,
 // pip, npm scripts) and git's system configuration off.
 func externalEnv(home, tmp string) []string {
-	return []string{"PATH=" + sandbox.VirtualPath, "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+	return append([]string{"PATH=" + hostProgramPath(), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
 		"XDG_CONFIG_HOME=" + home, "XDG_DATA_HOME=" + home, "XDG_CACHE_HOME=" + home, "XDG_STATE_HOME=" + home,
-		"XDG_CONFIG_DIRS=" + home, "GIT_CONFIG_NOSYSTEM=1"}
+		"XDG_CONFIG_DIRS=" + home, "GIT_CONFIG_NOSYSTEM=1"}, hostSystemEnv()...)
 }
 
 // confineRules are what a confined external command may use: the read-write roots and the

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os/exec"
 	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/sandbox/internal/confine"
@@ -17,6 +18,8 @@ type (
 	Rlimit = confine.Rlimit
 	// Confiner wraps command lines so that they run confined; a nil *Confiner wraps nothing.
 	Confiner = confine.Confiner
+	// ConfineSupport is what this host confines processes with (Landlock, Seatbelt, none).
+	ConfineSupport = confine.Support
 	// LayerSpec is what the review layer's helper mounts for a native tool (Linux).
 	LayerSpec = confine.LayerSpec
 	// LayerMount is one read-write root with the overlay's upper and work directories.
@@ -28,9 +31,25 @@ const (
 	ConfineCommand = confine.Command
 	// LandlockNetABI is the first Landlock ABI that can restrict TCP.
 	LandlockNetABI = confine.NetABI
+
+	// The resources of an Rlimit: the platform's RLIMIT_* numbers on Unix.
+	LimitAddressSpace = confine.LimitAddressSpace
+	LimitCPU          = confine.LimitCPU
+	LimitOpenFiles    = confine.LimitOpenFiles
+	LimitFileSize     = confine.LimitFileSize
 	// LayerCommand is the hidden subcommand of the review layer's helper.
 	LayerCommand = confine.LayerCommand
 )
+
+// Confinement reports what this host confines the processes that leave the sandbox with:
+// Landlock on Linux, Seatbelt on macOS, nothing for files and network elsewhere.
+func Confinement() ConfineSupport { return confine.Available() }
+
+// SeatbeltProfile is the macOS Seatbelt profile a Confiner runs a program under for r (the
+// same policy as Landlock's); resolve maps a path to its physical form (nil: as given).
+func SeatbeltProfile(r ConfineRules, resolve func(string) string) (string, error) {
+	return confine.SeatbeltProfile(r, resolve)
+}
 
 // WrapLayer is the command line that runs argv (a native tool, confined) over the review
 // layer s; start it with LayerAttr.
@@ -81,3 +100,23 @@ func (p Policy) ConfineRules() ConfineRules {
 	}
 	return r
 }
+
+// ProcessGroup is a started program and every process it starts, ended together: a process
+// group on Unix, a Job Object on Windows (which also holds the program's limits there).
+type ProcessGroup = confine.Group
+
+// StartGroup starts cmd as a ProcessGroup; a context cmd was made with kills the whole group.
+// On Windows the limits are set on the group's Job Object (address space as committed memory,
+// CPU as user time); unenforced lists the limits this platform cannot hold this way (all of
+// them on Unix, where the confinement wrapper or bash's ulimit sets them in the child).
+func StartGroup(cmd *exec.Cmd, limits []Rlimit) (g *ProcessGroup, unenforced []Rlimit, err error) {
+	return confine.StartGroup(cmd, limits)
+}
+
+// KilledStatus is the status of a program its ProcessGroup's Kill ended (128+SIGKILL, 137, on
+// every platform).
+const KilledStatus = confine.KilledStatus
+
+// LimitsMechanism says how this platform holds the per-call limits of native tools and
+// allowlisted commands (doctor reports it).
+func LimitsMechanism() string { return confine.LimitsMechanism }

@@ -7,8 +7,6 @@ import (
 	"path"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // DevNull is one of the devices the sandbox serves itself.
@@ -83,25 +81,17 @@ func (deviceInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (deviceInfo) IsDir() bool        { return false }
 func (d deviceInfo) Sys() any         { return deviceStat(1, d.minor) }
 
-// deviceStat is the Stat_t of a virtual character device; set converts to the field types,
-// which differ per OS.
-func deviceStat(major, minor uint32) *syscall.Stat_t {
-	var st syscall.Stat_t
-	set(&st.Nlink, 1)
-	set(&st.Mode, syscall.S_IFCHR|0o666)
-	set(&st.Rdev, unix.Mkdev(major, minor))
-	return &st
+// deviceStat is the stat of a virtual character device.
+func deviceStat(major, minor uint32) *StatT {
+	return &StatT{Nlink: 1, Mode: sIFCHR | 0o666, Major: major, Minor: minor}
 }
-
-func set[T ~int16 | ~uint16 | ~int32 | ~uint32 | ~uint64](f *T, v uint64) { *f = T(v) }
 
 // DeviceNumbers returns the major and minor numbers of a device file (ls -l, stat %t %T);
 // zero for other files.
 func DeviceNumbers(fi fs.FileInfo) (major, minor uint32) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || fi.Mode()&fs.ModeDevice == 0 {
+	if fi.Mode()&fs.ModeDevice == 0 {
 		return 0, 0
 	}
-	rdev := uint64(st.Rdev)
-	return unix.Major(rdev), unix.Minor(rdev)
+	st := StatOf(fi)
+	return st.Major, st.Minor
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -27,7 +28,9 @@ type File interface {
 
 type mount struct {
 	Root
-	r *os.Root
+	// host is the root's host path (Root.Path is the path scripts see: ShellPath).
+	host string
+	r    *os.Root
 	// t is the namespace the call uses: r itself, or the call's review layer over it.
 	t tree
 	// review, when set, makes t a copy-on-write layer over r (review mode, layer.go).
@@ -57,14 +60,18 @@ func (m *mount) root() (tree, error) {
 			}
 		}
 		if m.physical {
-			m.r, m.err = openRootAt(m.Path)
+			m.r, m.err = openRootAt(m.host)
 		} else {
-			m.r, m.err = os.OpenRoot(m.Path)
+			m.r, m.err = os.OpenRoot(m.host)
 		}
 		if m.err == nil {
 			m.t = hostTree{m.r}
 			if m.review != nil {
-				m.t = m.review.over(m.Root, m.r, m.nested)
+				// The manifest names the root by its host path (C:\... on Windows), as
+				// the native engine's does: a commit writes there.
+				hr := m.Root
+				hr.Path = m.host
+				m.t = m.review.over(hr, m.r, m.nested)
 			}
 		}
 	})
@@ -135,10 +142,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
 	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
-		if !path.IsAbs(r.Path) {
+		if !filepath.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
 		}
-		r.Path = path.Clean(r.Path)
+		host := filepath.Clean(r.Path)
+		r.Path = path.Clean(ShellPath(host))
 		for _, m := range f.mounts {
 			if m.Path == r.Path {
 				if r.Mode == ReadWrite {
@@ -149,19 +157,19 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 		if r.Protected {
 			r.Mode = ReadOnly
-			f.mounts = append(f.mounts, &mount{Root: r})
+			f.mounts = append(f.mounts, &mount{Root: r, host: host})
 			return nil
 		}
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
 		// a missing root is dropped and one that is not a directory is an error.
-		fi, err := os.Stat(r.Path)
+		fi, err := os.Stat(host)
 		if err != nil {
 			return err
 		}
 		if !fi.IsDir() {
-			return &fs.PathError{Op: "openat", Path: r.Path, Err: syscall.ENOTDIR}
+			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r, physical: physical})
+		f.mounts = append(f.mounts, &mount{Root: r, host: host, physical: physical})
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -176,14 +184,15 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 	}
 	physical = false
-	if p.ToolDir != "" && !f.covered(p.ToolDir) {
+	if p.ToolDir != "" && !f.covered(ShellPath(p.ToolDir)) {
 		if err := add(Root{Path: p.ToolDir, Name: "tool", Mode: ReadOnly}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			f.Close()
 			return nil, err
 		}
 	}
 	if scratch.Path != "" {
-		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(scratch.Path), Name: "scratch", Mode: ReadWrite}, create: scratch.Create})
+		host := filepath.Clean(scratch.Path)
+		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host: host, create: scratch.Create})
 	}
 	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
 	if p.Layer != "" {
@@ -207,9 +216,19 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	return f, nil
 }
 
-// isUnder reports whether p is dir or below it (both clean and absolute).
+// errNotDir is ENOTDIR for a root that is not a directory, and never "does not exist" (Windows
+// spells ENOTDIR as ERROR_PATH_NOT_FOUND, which os takes for a missing path, and NewFS drops
+// missing roots).
+type errNotDir struct{}
+
+func (errNotDir) Error() string        { return "not a directory" }
+func (errNotDir) Is(target error) bool { return target == syscall.ENOTDIR }
+
+// isUnder reports whether p is dir or below it (both clean, both absolute or both relative),
+// comparing names as the host's file system does.
 func isUnder(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+	_, ok := cutPathPrefix(p, dir)
+	return ok
 }
 
 // lockNS takes the namespace lock when some mount has nested read-only mounts.
@@ -233,12 +252,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 	hit := func(p string) bool {
 		for _, n := range m.nested {
 			if dir, ok := hiddenPattern(n); ok {
-				if isHiddenIn(p, dir) || (holds && (p == "." || p == dir || strings.HasPrefix(dir, p+"/"))) {
+				if isHiddenIn(p, dir) || (holds && (p == "." || isUnder(dir, p))) {
 					return true
 				}
 				continue
 			}
-			if isUnder(p, n) || (holds && (p == "." || strings.HasPrefix(n, p+"/"))) {
+			if isUnder(p, n) || (holds && (p == "." || isUnder(n, p))) {
 				return true
 			}
 		}
@@ -272,7 +291,7 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 			out = append(out, c) // a directory, a file, or not there yet: taken literally
 			continue
 		}
-		target, err := m.t.Readlink(cand)
+		target, err := readLink(m.t, cand)
 		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
 			return false // os.Root fails the same way
 		}
@@ -331,15 +350,11 @@ func Abs(cwd, p string) string {
 // lookup maps an absolute clean path to its root and the path relative to it.
 func (f *FS) lookup(p string) (*mount, string, bool) {
 	for _, m := range f.mounts {
-		if p == m.Path {
-			return m, ".", true
-		}
-		prefix := m.Path
-		if prefix != "/" {
-			prefix += "/"
-		}
-		if strings.HasPrefix(p, prefix) {
-			return m, p[len(prefix):], true
+		if rest, ok := cutPathPrefix(p, m.Path); ok {
+			if rest == "" {
+				rest = "."
+			}
+			return m, rest, true
 		}
 	}
 	return nil, "", false
@@ -400,6 +415,12 @@ func (f *FS) inVirtualDir(p string) bool {
 }
 
 func clean(name string) (string, error) {
+	if windowsHost {
+		var err error
+		if name, err = windowsSyntax(name); err != nil {
+			return "", err
+		}
+	}
 	if !path.IsAbs(name) {
 		return "", &fs.PathError{Op: "open", Path: name, Err: errors.New("sandbox: path must be absolute")}
 	}
@@ -479,7 +500,7 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	// O_NONBLOCK: opening a FIFO (one a native tool, an allowlisted command or the host left in
 	// a root) would block in the kernel until a peer came, beyond the call's timeout and
 	// cancellation, holding a thread; the open returns at once and notSpecial refuses it.
-	file, err := r.OpenFile(rel, flag|syscall.O_NONBLOCK, perm&^setIDBits)
+	file, err := r.OpenFile(rel, flag|oNonblock, perm&^setIDBits)
 	if err == nil {
 		err = notSpecial(file)
 	}
@@ -623,6 +644,25 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// startsLikeProgram reports whether the file p of m begins as a program does (#! or a Windows
+// executable's MZ): Windows has no execute bits, and Git-Bash takes such a file for
+// executable, so test -x and command search answer as they do there.
+func (f *FS) startsLikeProgram(m *mount, p string) bool {
+	r, err := m.root()
+	if err != nil {
+		return false
+	}
+	_, rel, _ := f.lookup(p)
+	file, err := r.OpenFile(rel, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	var head [2]byte
+	n, _ := io.ReadFull(file, head[:])
+	return n == 2 && (string(head[:]) == "#!" || string(head[:]) == "MZ")
+}
+
 // Access modes, as access(2).
 const (
 	AccessRead  = 4
@@ -650,7 +690,9 @@ func (f *FS) Access(name string, mode uint32) error {
 	// Which permission triad applies, as access(2) would pick it for the server's user: the
 	// answer must be what opening the file then does. A server running as root reads and
 	// writes files in the roots whatever their mode, and executes those with an x bit.
-	if st, ok := fi.Sys().(*syscall.Stat_t); inRoot && os.Geteuid() == 0 {
+	st := StatOf(fi)
+	ok := st.Owned
+	if inRoot && os.Geteuid() == 0 {
 		perm = 0o666
 		if fi.IsDir() || fi.Mode().Perm()&0o111 != 0 {
 			perm |= 0o111
@@ -661,6 +703,9 @@ func (f *FS) Access(name string, mode uint32) error {
 		perm = (perm >> 3) & 7 * 0o111
 	} else if ok {
 		perm = perm & 7 * 0o111
+	}
+	if windowsHost && inRoot && mode&AccessExec != 0 && perm&0o111 == 0 && fi.Mode().IsRegular() && f.startsLikeProgram(m, p) {
+		perm |= 0o111
 	}
 	if mode&AccessRead != 0 && perm&0o444 == 0 {
 		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
@@ -811,6 +856,11 @@ func (f *FS) Symlink(target, link string) error {
 	if err != nil {
 		return err
 	}
+	if windowsHost {
+		// Windows makes links only with a privilege, and reads their targets with its own
+		// path rules; the sandbox does not make them there.
+		return f.deny("symlink", p, "the sandbox makes no symbolic links on Windows", &refused{"the sandbox makes no symbolic links on Windows"})
+	}
 	if len(m.m.nested) > 0 {
 		// A link's meaning changes when it or its directory is renamed, so no lexical check of
 		// the target can keep it out of the protected directories later: none are made here.
@@ -837,7 +887,7 @@ func (f *FS) Readlink(name string) (string, error) {
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
 	}
-	s, err := r.Readlink(rel)
+	s, err := readLink(r, rel)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: p, Err: unwrap(err)}
 	}
@@ -948,7 +998,7 @@ func (programInfo) Size() int64        { return 0 }
 func (programInfo) Mode() fs.FileMode  { return 0o111 }
 func (programInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (programInfo) IsDir() bool        { return false }
-func (programInfo) Sys() any           { return &syscall.Stat_t{} }
+func (programInfo) Sys() any           { return &StatT{} }
 
 // ancestorInfo describes a directory on the way to a root: read-only, except that the
 // world-writable sticky directories show the mode every Linux host gives them (test -k, ls -ld;
@@ -983,8 +1033,8 @@ func (a ancestorInfo) Mode() fs.FileMode {
 func (ancestorInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (ancestorInfo) IsDir() bool        { return true }
 
-// Sys returns an empty Stat_t so code that type-asserts it (test -O/-G) does not panic.
-func (ancestorInfo) Sys() any { return &syscall.Stat_t{} }
+// Sys returns empty stat fields (StatOf).
+func (ancestorInfo) Sys() any { return &StatT{} }
 
 type ancestorDir struct {
 	f *FS

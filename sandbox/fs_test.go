@@ -8,13 +8,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // layout: base/{rw,ro,outside}; rw has a file, a planted symlink to outside and one to a
@@ -71,6 +69,9 @@ func TestReadConfinement(t *testing.T) {
 		{"proc", "/proc/self/environ", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "symlink") || strings.Contains(tc.name, "link out") {
+				needPlantedLinks(t)
+			}
 			data, err := l.fs.ReadFile(tc.path)
 			if tc.want == "" {
 				if err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -151,6 +152,9 @@ func TestWritesNeedReadWriteRoot(t *testing.T) {
 		{"create through dir link out", func() error { return l.fs.WriteFile(filepath.Join(l.rw, "dir-link", "new"), []byte("x"), 0o644) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "link") {
+				needPlantedLinks(t)
+			}
 			err := tc.op()
 			want := fs.ErrNotExist
 			if tc.perm {
@@ -197,6 +201,7 @@ func TestRenameAcrossRoots(t *testing.T) {
 }
 
 func TestSymlinkTargetsMustStayInside(t *testing.T) {
+	needSandboxLinks(t)
 	l := newLayout(t)
 	for _, tc := range []struct {
 		target string
@@ -228,7 +233,7 @@ func TestAncestorsShowOnlyTheWayToRoots(t *testing.T) {
 		t.Errorf("listing of the parent = %v (outside must not show)", names)
 	}
 	// / holds the way to the roots, and the virtual /dev and /tmp.
-	want := []string{strings.Split(strings.TrimPrefix(l.base, "/"), "/")[0], "dev", "tmp"}
+	want := []string{strings.Split(strings.TrimPrefix(ShellPath(l.base), "/"), "/")[0], "dev", "tmp"}
 	slices.Sort(want)
 	want = slices.Compact(want)
 	ents, _ = l.fs.ReadDir("/")
@@ -292,8 +297,8 @@ func TestDevices(t *testing.T) {
 			if err != nil || fi.Mode() != fs.ModeDevice|fs.ModeCharDevice|0o666 || fi.Name() != path.Base(tc.path) {
 				t.Fatalf("stat: %v %v", fi, err)
 			}
-			if st := fi.Sys().(*syscall.Stat_t); unix.Major(uint64(st.Rdev)) != 1 || unix.Minor(uint64(st.Rdev)) != tc.minor {
-				t.Errorf("rdev %d,%d", unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev)))
+			if major, minor := DeviceNumbers(fi); major != 1 || minor != tc.minor {
+				t.Errorf("rdev %d,%d", major, minor)
 			}
 			if err := l.fs.Access(tc.path, AccessRead|AccessWrite); err != nil {
 				t.Errorf("access: %v", err)
@@ -344,6 +349,10 @@ func TestTmpIsStickyAndRefused(t *testing.T) {
 func TestAccess(t *testing.T) {
 	l := newLayout(t)
 	os.WriteFile(filepath.Join(l.rw, "noperm"), nil, 0o000)
+	// Windows has no execute bits (a file is executable when it starts as a program does, as
+	// Git-Bash decides) and mode 0 is the read-only attribute: readable, not writable (but
+	// Wine running as root writes it anyway, as root does on Unix: no open check there).
+	win := runtime.GOOS == "windows"
 	for _, tc := range []struct {
 		path string
 		mode uint32
@@ -353,10 +362,10 @@ func TestAccess(t *testing.T) {
 		{filepath.Join(l.rw, "file.txt"), AccessWrite, true},
 		{filepath.Join(l.rw, "file.txt"), AccessExec, false},
 		{filepath.Join(l.ro, "ro.txt"), AccessRead, true},
-		{filepath.Join(l.ro, "ro.txt"), AccessExec, true},
+		{filepath.Join(l.ro, "ro.txt"), AccessExec, !win},
 		{filepath.Join(l.ro, "ro.txt"), AccessWrite, false},
 		// What opening it does: root reads and writes whatever the mode, executes on an x bit.
-		{filepath.Join(l.rw, "noperm"), AccessRead, os.Geteuid() == 0},
+		{filepath.Join(l.rw, "noperm"), AccessRead, os.Geteuid() == 0 || win},
 		{filepath.Join(l.rw, "noperm"), AccessWrite, os.Geteuid() == 0},
 		{filepath.Join(l.rw, "noperm"), AccessExec, false},
 		{filepath.Join(l.rw, "sub"), AccessExec | AccessWrite, true},
@@ -367,6 +376,9 @@ func TestAccess(t *testing.T) {
 			t.Errorf("access(%s, %d) = %v, want ok=%v", tc.path, tc.mode, err, tc.ok)
 		}
 		// test -r/-w must predict what opening the file does.
+		if win && underWine() && strings.HasSuffix(tc.path, "noperm") {
+			continue
+		}
 		if flag := map[uint32]int{AccessRead: os.O_RDONLY, AccessWrite: os.O_WRONLY | os.O_APPEND}[tc.mode]; tc.mode != AccessExec && tc.mode&(tc.mode-1) == 0 {
 			f, err := l.fs.Open(tc.path, flag, 0)
 			if err == nil {
@@ -431,7 +443,7 @@ func TestBaseEnvHasNothingFromTheHost(t *testing.T) {
 	t.Setenv("MCPBASH_CANARY_ENV", "leak-me")
 	env := BaseEnv("/h", "/t", map[string]string{"EXTRA": "1"})
 	joined := strings.Join(env, "\n")
-	if strings.Contains(joined, "leak-me") || strings.Contains(joined, os.Getenv("HOME")+"\n") {
+	if strings.Contains(joined, "leak-me") || (os.Getenv("HOME") != "" && strings.Contains(joined, os.Getenv("HOME")+"\n")) {
 		t.Fatalf("host env leaked: %s", joined)
 	}
 	for k, want := range map[string]string{"HOME": "/h", "TMPDIR": "/t", "USER": VirtualUser, "UID": VirtualUID, "EXTRA": "1", "PATH": VirtualPath} {
@@ -477,6 +489,7 @@ func TestNestedRootsCannotBeRemoved(t *testing.T) {
 }
 
 func TestAbsoluteSymlinkInsideRootWorks(t *testing.T) {
+	needSandboxLinks(t)
 	l := newLayout(t)
 	link := filepath.Join(l.rw, "sub", "abs")
 	if err := l.fs.Symlink(filepath.Join(l.rw, "file.txt"), link); err != nil {
@@ -494,6 +507,7 @@ func TestAbsoluteSymlinkInsideRootWorks(t *testing.T) {
 // (a project's tools/ inside the project root) cannot be written through any path of the outer
 // root: not lexically, not through a link the operator left there, and no new links are made.
 func TestNestedReadOnlyRootsHoldAgainstSymlinks(t *testing.T) {
+	needPlantedLinks(t)
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	proj, tools := filepath.Join(base, "proj"), filepath.Join(base, "proj", "tools")
 	meta := filepath.Join(tools, "t", "tool.meta.json")
@@ -693,82 +707,12 @@ func TestShownPrograms(t *testing.T) {
 	}
 }
 
-// TestSpecialFilesAreNotOpened: a FIFO (or socket) left in a root by a native tool, an
-// allowlisted command or the host is refused at once, for reading, writing and listing, instead
-// of blocking the call's goroutine in open(2) beyond its timeout.
-func TestSpecialFilesAreNotOpened(t *testing.T) {
-	l := newLayout(t)
-	fifo := filepath.Join(l.rw, "fifo")
-	if err := unix.Mkfifo(fifo, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(l.rw, "sock")
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("fifo", filepath.Join(l.rw, "fifo-link"))
-	type op struct {
-		name string
-		do   func() error
-	}
-	open := func(p string, flag int) func() error {
-		return func() error {
-			f, err := l.fs.Open(p, flag, 0o644)
-			if err == nil {
-				f.Close()
-			}
-			return err
-		}
-	}
-	var ops []op
-	for _, p := range []string{fifo, sock, filepath.Join(l.rw, "fifo-link")} {
-		ops = append(ops,
-			op{"read " + filepath.Base(p), open(p, os.O_RDONLY)},
-			op{"write " + filepath.Base(p), open(p, os.O_WRONLY|os.O_TRUNC)},
-			op{"append " + filepath.Base(p), open(p, os.O_WRONLY|os.O_APPEND)},
-			op{"read-write " + filepath.Base(p), open(p, os.O_RDWR)},
-			op{"list " + filepath.Base(p), func() error { _, err := l.fs.ReadDir(p); return err }},
-		)
-	}
-	for _, tc := range ops {
-		t.Run(tc.name, func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() { done <- tc.do() }()
-			select {
-			case err := <-done:
-				if err == nil {
-					t.Fatal("opened")
-				}
-				if !strings.HasPrefix(tc.name, "list") && Reason(err) != specialReason {
-					t.Errorf("err %v, reason %q; want %q", err, Reason(err), specialReason)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("blocked in open") // the goroutine stays blocked: the test binary leaks it
-			}
-		})
-	}
-	// Regular files and directories still open, with O_NONBLOCK harmless on them.
-	if b, err := l.fs.ReadFile(filepath.Join(l.rw, "file.txt")); err != nil || string(b) != "hello" {
-		t.Errorf("read = %q, %v", b, err)
-	}
-	if ents, err := l.fs.ReadDir(l.rw); err != nil || len(ents) == 0 {
-		t.Errorf("list = %v, %v", ents, err)
-	}
-	if err := l.fs.WriteFile(filepath.Join(l.rw, "new.txt"), []byte("x"), 0o644); err != nil {
-		t.Error(err)
-	}
-}
-
 // TestRootReplacedBySymlink: a root (vetted at its physical path) whose path later leads
 // through a symlink, the root itself or a directory above it swapped for a link (by a native
 // tool, an allowlisted command, a checkout), is refused when a call opens it, never followed
 // to what the link names.
 func TestRootReplacedBySymlink(t *testing.T) {
+	needPlantedLinks(t)
 	for _, swap := range []string{"root", "parent"} {
 		t.Run(swap, func(t *testing.T) {
 			base, _ := filepath.EvalSymlinks(t.TempDir())

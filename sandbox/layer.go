@@ -537,7 +537,7 @@ func (o *overlay) copyUp(p string, e lentry, trunc bool) (*node, error) {
 // copyFrom copies the root's file src into w, charging the write budget, and records the
 // content's digest in src's base (what the call read is what a commit checks for).
 func (o *overlay) copyFrom(src string, w io.Writer) error {
-	in, err := o.lower.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	in, err := o.lower.OpenFile(src, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,6 @@ func setStatTimes(st *syscall.Stat_t, atime, mtime time.Time) {
 // processUmask is the usual 022 (these systems do not show the umask without changing it).
 func processUmask() fs.FileMode { return 0o022 }
 
-const oNonblockOpen = syscall.O_NONBLOCK
-
 // isWhiteout: no overlays here (native tools cannot run in review mode).
 func isWhiteout(fs.FileInfo) bool { return false }
 

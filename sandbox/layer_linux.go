@@ -42,9 +42,6 @@ func processUmask() fs.FileMode {
 	return 0o022
 }
 
-// oNonblockOpen keeps an open of a FIFO from waiting for a writer.
-const oNonblockOpen = syscall.O_NONBLOCK
-
 // isWhiteout reports whether fi is an overlay's whiteout: a character device 0/0.
 func isWhiteout(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -24,8 +24,6 @@ func layerStat(fs.FileInfo, *layerInfo) any { return nil }
 
 func processUmask() fs.FileMode { return 0o022 }
 
-const oNonblockOpen = 0
-
 func isWhiteout(fs.FileInfo) bool { return false }
 
 func isOpaque(string) bool { return false }

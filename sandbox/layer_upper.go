@@ -189,7 +189,7 @@ func (u *upperReader) root(ur UpperRoot, lower *os.Root) (LayerRoot, error) {
 
 // hashIn is the digest of a regular file of r ("" when it cannot be read).
 func hashIn(r *os.Root, p string) string {
-	f, err := r.OpenFile(p, os.O_RDONLY|oNonblockOpen, 0)
+	f, err := r.OpenFile(p, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return ""
 	}

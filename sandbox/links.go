@@ -88,7 +88,7 @@ func (m *mount) resolvePhysical(r tree, comps []string) ([]string, error) {
 		if hops++; hops > maxLinkHops {
 			return nil, &fs.PathError{Op: "symlink", Path: cand, Err: syscall.ELOOP}
 		}
-		target, err := r.Readlink(cand)
+		target, err := readLink(r, cand)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +183,7 @@ func (f *FS) checkMove(m *mount, r tree, rel1, rel2 string) error {
 		return fmt.Errorf("the destination's directory %w", err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := r.Readlink(rel1)
+		target, err := readLink(r, rel1)
 		if err != nil || path.IsAbs(target) {
 			return nil // an absolute target means the same from anywhere
 		}
@@ -208,7 +208,7 @@ func (f *FS) checkMove(m *mount, r tree, rel1, rel2 string) error {
 			p := dir + "/" + e.Name()
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				target, err := r.Readlink(p)
+				target, err := readLink(r, p)
 				if err != nil {
 					return err
 				}
@@ -260,4 +260,20 @@ func Reason(err error) string {
 		return d.reason
 	}
 	return ""
+}
+
+// readLink reads the link rel of r as a slash path. On Windows a link's target is a Windows
+// path (..\tools), which os.Root follows with backslashes as separators: the sandbox's checks
+// must read it the same way, and a target with a volume or a leading separator (C:\x,
+// \\server\share, \x) is absolute, which os.Root refuses to follow, as it refuses /x on Unix.
+func readLink(r interface{ Readlink(string) (string, error) }, rel string) (string, error) {
+	t, err := r.Readlink(rel)
+	if err != nil || !windowsHost {
+		return t, err
+	}
+	t = strings.ReplaceAll(t, `\`, "/")
+	if len(t) >= 2 && t[1] == ':' {
+		return "/" + t, nil
+	}
+	return t, nil
 }

@@ -23,6 +23,7 @@ func kernelTarget(t *testing.T, p string) string {
 // TestSymlinksResolvedAsTheKernelDoes (T-FS-3): the red team's chains, and variants, never
 // leave a link that the host resolves outside its root; a rename never moves one out either.
 func TestSymlinksResolvedAsTheKernelDoes(t *testing.T) {
+	needSandboxLinks(t)
 	type step struct {
 		op     string // "ln" target link | "mv" old new | "mkdir" dir
 		a, b   string
@@ -147,6 +148,7 @@ func TestSymlinksResolvedAsTheKernelDoes(t *testing.T) {
 
 // An absolute target inside the root is stored relative to the link's physical directory.
 func TestAbsoluteTargetStoredRelative(t *testing.T) {
+	needSandboxLinks(t)
 	l := newLayout(t)
 	if err := l.fs.MkdirAll(filepath.Join(l.rw, "a", "b"), 0o755); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,13 @@ func TestOpenFileLimit(t *testing.T) {
 	}
 	defer f.Close()
 	var held []File
+	// Windows cannot remove a directory whose files are open: close them before TempDir's
+	// cleanup (a second close is harmless, as the test shows).
+	t.Cleanup(func() {
+		for _, h := range held {
+			h.Close()
+		}
+	})
 	for i := range 4 {
 		h, err := f.Open(p, os.O_RDONLY, 0)
 		if err != nil {
@@ -73,6 +80,7 @@ func TestOpenFileLimit(t *testing.T) {
 	if _, ok := HostReader(h).(*os.File); !ok {
 		t.Error("HostReader did not give the *os.File")
 	}
+	h.Close()
 }
 
 // TestWriteBudget: a call's writes through its FS stop at Limits.MaxBytesWritten, whichever way

@@ -59,8 +59,8 @@ func hiddenPattern(rel string) (string, bool) {
 // isHiddenIn reports whether the relative path p is, or is below, a hidden entry of dir.
 func isHiddenIn(p, dir string) bool {
 	if dir != "." {
-		rest, ok := strings.CutPrefix(p, dir+"/")
-		if !ok {
+		rest, ok := cutPathPrefix(p, dir)
+		if !ok || rest == "" {
 			return false
 		}
 		p = rest

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"syscall"
 	"time"
 )
 
@@ -42,7 +41,7 @@ func (h hostTree) OpenFile(name string, flag int, perm fs.FileMode) (File, error
 
 func (h hostTree) ReadDir(name string) ([]fs.DirEntry, error) {
 	// O_NONBLOCK and O_DIRECTORY: listing a FIFO must not wait for a writer (FS.Open).
-	d, err := h.Root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+	d, err := h.Root.OpenFile(name, os.O_RDONLY|oNonblock|oDirectory, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,10 @@ for tool in shellcheck jq git; do
   command -v "$tool" >/dev/null || need "$tool is required: apt-get install $tool"
 done
 
+# Wine and mingw-w64: the Windows build's tests run under Wine (make wine, test/wine.sh).
+command -v wine64 >/dev/null || [[ -x /usr/lib/wine/wine64 ]] || need "wine64 is required for the Windows tests: apt-get install wine64"
+command -v x86_64-w64-mingw32-gcc >/dev/null || need "x86_64-w64-mingw32-gcc is required for the Windows tests: apt-get install gcc-mingw-w64-x86-64"
+
 # A C compiler: the race detector (make test-race) needs cgo.
 command -v gcc >/dev/null || need "gcc is required for the race detector (cgo): apt-get install gcc"
 

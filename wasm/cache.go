@@ -17,9 +17,10 @@ import (
 	"runtime"
 	"sort"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // The compilation cache holds native code the server executes, so nothing reaches wazero
@@ -89,26 +90,11 @@ func openCache(dir string, physical bool, stageBase string, logf func(string, ..
 	return &diskCache{dir: phys, key: key, stage: stage, logf: logf}, nil
 }
 
-// ownedPrivate checks that fi (of p) is a directory (or a regular file) owned by the server's
-// user with no access for group or others.
-func ownedPrivate(p string, fi fs.FileInfo, dir bool) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is a %v, not a %s", ErrCacheUnsafe, p, fi.Mode().Type(), map[bool]string{true: "directory", false: "regular file"}[dir])
-	case !ok || st.Uid != uint32(os.Geteuid()):
-		return fmt.Errorf("%w: %s is not owned by the server's user (uid %d)", ErrCacheUnsafe, p, os.Geteuid())
-	case fi.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("%w: %s has mode %v; it must allow nobody but its owner (chmod go= %s)", ErrCacheUnsafe, p, fi.Mode().Perm(), p)
-	}
-	return nil
-}
-
 // loadKey reads the key at p, creating it first when it does not exist (a new key makes every
 // existing entry fail verification, so they are compiled again).
 func loadKey(p string) ([]byte, error) {
 	for range 2 {
-		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		f, err := sandbox.OpenNoFollow(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := createKey(p); err != nil {
 				return nil, err
@@ -187,7 +173,7 @@ type stagedFile struct {
 // verification, which removes it).
 func (c *diskCache) load(module [32]byte) []stagedFile {
 	p := c.entryPath(module)
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := sandbox.OpenNoFollow(p)
 	if err != nil {
 		return nil
 	}

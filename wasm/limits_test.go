@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -251,6 +252,9 @@ func cacheEntry(t *testing.T, dir string, module []byte) string {
 // tampered entry, or an entry moved to another module's name, is ignored and removed; files
 // planted in wazero's own format in the cache directory are never read.
 func TestCacheVerifiesEverything(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no disk cache on Windows (TestNoDiskCacheOnWindows)")
+	}
 	dir := filepath.Join(t.TempDir(), "cache")
 	stage := t.TempDir()
 	log := &logBuf{}
@@ -324,6 +328,9 @@ func TestCacheVerifiesEverything(t *testing.T) {
 // is not a directory, is not used (memory only, with a warning); a symlinked directory is used
 // at its physical path.
 func TestCacheRefusesWhatOthersCanWrite(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no disk cache on Windows (TestNoDiskCacheOnWindows)")
+	}
 	base := t.TempDir()
 	base, _ = filepath.EvalSymlinks(base)
 	log := &logBuf{}

@@ -12,10 +12,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -141,6 +141,9 @@ func (o Options) logf(format string, args ...any) {
 // DefaultCacheDir is $XDG_CACHE_HOME/mcp-bash/wazero-<version> (else ~/.cache/...), from the
 // given environment lookup; "" when neither is set.
 func DefaultCacheDir(getenv func(string) string) string {
+	if runtime.GOOS == "windows" {
+		return "" // no disk cache on Windows (cache_windows.go)
+	}
 	base := getenv("XDG_CACHE_HOME")
 	if base == "" || !filepath.IsAbs(base) {
 		home := getenv("HOME")
@@ -285,10 +288,8 @@ func (r *Runtime) forget(sum [32]byte, path string) {
 
 func versionOf(fi os.FileInfo) fileVersion {
 	v := fileVersion{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		v.dev, v.ino = uint64(st.Dev), st.Ino
-		v.ctime = st.Ctim.Nano()
-	}
+	st := sandbox.StatOf(fi)
+	v.dev, v.ino, v.ctime = st.Dev, st.Ino, st.Ctime.UnixNano()
 	return v
 }
 
@@ -363,7 +364,7 @@ func (r *Runtime) reread(path string) ([32]byte, []byte, error) {
 // openModule opens a module file, never through a symlink in its last component (a planted
 // link must not make the server read a file outside the project).
 func openModule(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := sandbox.OpenNoFollow(path)
 	if err != nil {
 		return nil, nil, err
 	}

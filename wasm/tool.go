@@ -49,7 +49,8 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 	}
 	extra := map[string]string{}
 	t.EachEnv(func(k, v string) { extra[k] = v })
-	env := sandbox.BaseEnv(scratch.Path, scratch.Path, extra)
+	sh := sandbox.ShellPath(scratch.Path) // the guest sees the sandbox's paths
+	env := sandbox.BaseEnv(sh, sh, extra)
 	args := []byte("{}")
 	if t.Call != nil && len(t.Call.Args) > 0 {
 		args = t.Call.Args
@@ -59,7 +60,7 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 		name = t.Call.Tool
 	}
 	status, runErr := r.Run(f.Ctx, Program{
-		Module: t.Script, Args: []string{name}, Env: env, Dir: t.Dir,
+		Module: t.Script, Args: []string{name}, Env: env, Dir: sandbox.ShellPath(t.Dir),
 		Stdin: bytes.NewReader(args), Stdout: f.Stdout, Stderr: f.Stderr,
 		FS: f.FS, Memory: NewCallMemory(t.MemoryMiB, r.opts.Meter), Call: t.Call, Cancelled: f.Cancelled,
 	})

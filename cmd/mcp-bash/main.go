@@ -11,9 +11,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
-
 // exitError carries a process exit status through cobra.
 type exitError struct {
 	code int

@@ -10,7 +10,7 @@ import (
 
 // options are the host options every verb starts from: the project flag and the environment.
 func options(projectRoot string, getenv func(string) string) host.Options {
-	return host.Options{ProjectRoot: projectRoot, Getenv: getenv, Environ: os.Environ, Version: version, Stderr: os.Stderr}
+	return host.Options{ProjectRoot: projectRoot, Getenv: getenv, Environ: os.Environ, Version: currentBuild().Version, Stderr: os.Stderr}
 }
 
 // cliProject finds the project for a CLI verb: --project-root, MCPBASH_PROJECT_ROOT, or the

@@ -27,7 +27,7 @@ Model Context Protocol server over stdio. Tool scripts run in an in-process Bash
 With no subcommand it serves the project found from --project-root, MCPBASH_PROJECT_ROOT, or the
 nearest directory upwards containing server.d/server.meta.json (a built-in getting-started project
 when none is found).`,
-		Version:       version,
+		Version:       currentBuild().Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -52,10 +52,7 @@ when none is found).`,
 		newRunScriptCmd(getenv))
 	root.AddCommand(newConfineCmd(), newLayerCmd(), newWorkerCmd(), newChangesCmd(getenv))
 	root.AddCommand(newBundleCmd(&projectRoot, withExec), newServeCmd(&projectRoot, withExec))
-	root.AddCommand(&cobra.Command{
-		Use: "version", Short: "Print the version (as --version does)", Args: cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "mcp-bash "+version) },
-	})
+	root.AddCommand(newVersionCmd())
 	root.InitDefaultCompletionCmd() // now rather than at Execute, so strictGroup sees it
 	for _, c := range root.Commands() {
 		strictGroup(c)

@@ -119,8 +119,12 @@ const NoAccess = `{"entries":[]}`
 
 // AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with
 // "truncated" when entries were dropped.
-func (f *Frame) AccessJSON() json.RawMessage {
-	entries, truncated := f.Record.Entries()
+func (f *Frame) AccessJSON() json.RawMessage { return AccessJSON(f.Record) }
+
+// AccessJSON is rec as an outcome carries it (Frame.AccessJSON; engines without a frame, such
+// as the native engine, record what they did in a Record of their own).
+func AccessJSON(rec *sandbox.Record) json.RawMessage {
+	entries, truncated := rec.Entries()
 	if len(entries) == 0 && truncated == 0 {
 		return json.RawMessage(NoAccess) // most calls touch no file
 	}

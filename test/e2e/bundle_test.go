@@ -70,9 +70,10 @@ type mcpbManifest struct {
 		Type       string
 		EntryPoint string `json:"entry_point"`
 		MCPConfig  struct {
-			Command string
-			Args    []string
-			Env     map[string]string
+			Command           string
+			Args              []string
+			Env               map[string]string
+			PlatformOverrides map[string]struct{ Command string } `json:"platform_overrides"`
 		} `json:"mcp_config"`
 	}
 	Tools         []struct{ Name, Description string }
@@ -212,8 +213,15 @@ func TestBundleErrors(t *testing.T) {
 	}
 }
 
-// A multi-platform bundle cross-compiles the other platforms from the source checkout and
-// starts the right binary through its launcher.
+// A multi-platform bundle cross-compiles the other platforms from the source checkout with
+// progress on stderr and starts the right binary through its launcher; a second bundle reuses
+// the binaries of a GoReleaser dist/ of the same version instead of building, and passes over
+// one of another version.
+//
+// Linux targets only, for now: the server does not yet build for darwin or windows (the
+// platforms work lands that); the layout of a bundle with a Windows binary and the manifest's
+// win32 override are covered by host/internal/bundle's TestLayoutAndManifest, and several builds
+// at once by its TestBinariesParallel.
 func TestBundleCrossPlatform(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles the server")
@@ -234,9 +242,17 @@ func TestBundleCrossPlatform(t *testing.T) {
 			env = append(env, k+"="+strings.TrimSpace(string(v)))
 		}
 	}
-	out, e, code := runCLI(t, proj, env, "bundle", "--author", "A", "--platform", "linux-amd64,linux-arm64", "--source", harness.RepoRoot(), "--output", "multi.mcpb")
+	noRelease := t.TempDir() // so that a dist/ in the checkout is not used
+	out, e, code := runCLI(t, proj, env, "bundle", "--author", "A", "--platform", "linux-amd64,linux-arm64",
+		"--source", harness.RepoRoot(), "--binaries", noRelease, "--output", "multi.mcpb")
 	if code != 0 {
 		t.Fatalf("bundle: exit %d\n%s\n%s", code, out, e)
+	}
+	for _, want := range []string{"linux-amd64: this binary", "building 1 platform(s) from " + harness.RepoRoot() + ", 1 at a time",
+		"linux-arm64: building", "linux-arm64: built in", "(1 of 1)", "built 1 platform(s) in"} {
+		if !strings.Contains(e, want) {
+			t.Errorf("progress lacks %q:\n%s", want, e)
+		}
 	}
 	dir, names := unzipBundle(t, filepath.Join(proj, "multi.mcpb"))
 	have := strings.Join(names, "\n")
@@ -245,18 +261,71 @@ func TestBundleCrossPlatform(t *testing.T) {
 			t.Errorf("bundle lacks %s:\n%s", want, have)
 		}
 	}
-	if f, err := elf.Open(filepath.Join(dir, "server", "bin", "linux-arm64", "mcp-bash")); err != nil || f.Machine != elf.EM_AARCH64 {
+	arm64 := filepath.Join(dir, "server", "bin", "linux-arm64", "mcp-bash")
+	if f, err := elf.Open(arm64); err != nil || f.Machine != elf.EM_AARCH64 {
 		t.Errorf("linux-arm64 binary: %v", err)
 	} else {
 		f.Close()
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "server", "mcp-bash")); !strings.HasPrefix(string(b), "#!/bin/sh") {
-		t.Errorf("entry point is not the launcher:\n%.200s", b)
+		t.Errorf("entry point is not the launcher:\n%.400s", b)
 	}
 	m := readManifest(t, dir)
+	if _, ok := m.Server.MCPConfig.PlatformOverrides["win32"]; ok {
+		t.Errorf("a bundle without a Windows binary has a win32 override")
+	}
 	c := startBundle(t, dir, m)
 	r := c.Call("tools/call", map[string]any{"name": "hello", "arguments": map[string]any{}})
 	if !strings.Contains(string(r.Raw), "Hello, World!") {
 		t.Errorf("tools/call through the launcher: %s\n%s", r.Raw, c.Stderr())
+	}
+
+	// The binaries of a GoReleaser dist/ of this version are used as they are, with no source
+	// checkout and no go command.
+	o, _, _ := runCLI(t, proj, nil, "version")
+	version := strings.TrimSpace(strings.TrimPrefix(o, "mcp-bash "))
+	dist := t.TempDir()
+	distBin := filepath.Join(dist, "mcp-bash_linux_arm64_v8.0", "mcp-bash")
+	copyFile(t, arm64, distBin)
+	writeMeta := func(v string) {
+		t.Helper()
+		meta, _ := json.Marshal(map[string]any{"project_name": "mcp-bash", "version": v})
+		if err := os.WriteFile(filepath.Join(dist, "metadata.json"), meta, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeMeta(version)
+	out, e, code = runCLI(t, proj, nil, "bundle", "--author", "A", "--platform", "linux-amd64,linux-arm64",
+		"--source", "/nonexistent", "--binaries", dist, "--output", "reuse.mcpb")
+	if code != 0 || strings.Contains(e, "building") || !strings.Contains(e, "linux-arm64: release binary "+distBin) {
+		t.Fatalf("bundle from release binaries: exit %d\n%s\n%s", code, out, e)
+	}
+	dir2, _ := unzipBundle(t, filepath.Join(proj, "reuse.mcpb"))
+	a, _ := os.ReadFile(arm64)
+	b, _ := os.ReadFile(filepath.Join(dir2, "server", "bin", "linux-arm64", "mcp-bash"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("the bundle does not hold the release binary")
+	}
+
+	// A dist/ of another version is not used, and says so.
+	writeMeta(version + ".other")
+	out, e, code = runCLI(t, proj, nil, "bundle", "--author", "A", "--platform", "linux-arm64",
+		"--source", "/nonexistent", "--binaries", dist, "--output", "stale.mcpb")
+	if code != 2 || !strings.Contains(e, "they are version "+version+".other, this binary is "+version) || !strings.Contains(e, "cannot build linux-arm64") {
+		t.Errorf("bundle with a dist/ of another version: exit %d (want 2)\n%s\n%s", code, out, e)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

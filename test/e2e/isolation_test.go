@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,7 +108,7 @@ func TestProcessIsolation(t *testing.T) {
 	})
 	for _, pid := range workerPids(t, c.Pid()) {
 		// The busy worker is the one with the sleep in flight; killing every worker is fine too.
-		syscall.Kill(pid, syscall.SIGKILL)
+		harness.KillPid(pid)
 	}
 	m := c.Response(`"k"`)
 	if !strings.Contains(string(m.Result), `"isError":true`) || !strings.Contains(text(m), "Tool worker process died: killed by SIGKILL") {

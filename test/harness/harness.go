@@ -111,6 +111,8 @@ type Options struct {
 	Revision string
 	// Binary overrides the binary under test (e.g. TestHooksBinary).
 	Binary string
+	// Prefix runs the binary through another program: ["wine64"] runs a Windows build.
+	Prefix []string
 }
 
 // Client is one running server and the lines it wrote.
@@ -188,7 +190,8 @@ func (o Options) command(t testing.TB, args []string) *exec.Cmd {
 	if bin == "" {
 		bin = Binary(t)
 	}
-	cmd := exec.Command(bin, args...)
+	argv := append(append(append([]string(nil), o.Prefix...), bin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.Dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + os.TempDir()}, o.Env...)
 	return cmd

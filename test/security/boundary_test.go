@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -375,8 +374,8 @@ func noSetID(dir string) func(t *testing.T, w *world) {
 func plantSpecial(dir string) func(t *testing.T, w *world) {
 	return func(t *testing.T, w *world) {
 		base := filepath.Join(w.root, dir)
-		if err := syscall.Mkfifo(filepath.Join(base, "fifo"), 0o666); err != nil {
-			t.Fatal(err)
+		if ok, err := harness.Mkfifo(filepath.Join(base, "fifo")); !ok || err != nil {
+			t.Fatalf("mkfifo: %v (this test needs FIFOs)", err)
 		}
 		mustSymlink(t, "fifo", filepath.Join(base, "fifo-link"))
 		l, err := net.Listen("unix", filepath.Join(base, "sock"))

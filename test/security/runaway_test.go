@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
 // TestRunawayUtilitiesAndSIGTERM (T-DOS-7): with a utility running away inside a call whose
@@ -47,7 +48,7 @@ func TestRunawayUtilitiesAndSIGTERM(t *testing.T) {
 						t.Fatalf("the call never started; stderr:\n%s", w.c.Stderr())
 					}
 				}
-				if err := syscall.Kill(w.c.Pid(), syscall.SIGTERM); err != nil {
+				if err := harness.TerminatePid(w.c.Pid()); err != nil {
 					t.Fatal(err)
 				}
 				w.c.Wait(2 * time.Minute) // fails the test if the server does not exit

@@ -63,15 +63,13 @@ var guardExceptions = map[string]string{
 	"wasm/memory_other.go:syscall.Mmap":    "the same mapping where there is no mremap",
 	"wasm/memory_other.go:syscall.Munmap":  "releases it",
 	"wasm/memory_linux.go:syscall.Madvise": "MADV_HUGEPAGE advice on that same anonymous mapping (no file, no host data)",
-	"wasm/runtime.go:os.OpenFile":          "openModule: O_NOFOLLOW open of a module file the registry or the command lookup found, bounded to MaxModuleBytes",
 	// The compilation cache is server state that no guest path reaches (its directory and key
 	// are refused as roots and turn the cache off when a root contains them, host/roots.go).
 	"wasm/cache.go:os.MkdirAll":           "creates the cache directory (0700) and the staging directory's subdirectories",
 	"wasm/cache.go:filepath.EvalSymlinks": "resolves the cache directory physically before its owner and mode are checked",
 	"wasm/cache.go:os.Lstat":              "checks the cache directory's owner and mode",
-	"wasm/cache.go:os.Geteuid":            "the cache directory and its key must belong to the server's user",
+	"wasm/cache_unix.go:os.Geteuid":       "the cache directory and its key must belong to the server's user",
 	"wasm/cache.go:os.MkdirTemp":          "the private staging directory wazero's own file cache points at",
-	"wasm/cache.go:os.OpenFile":           "O_NOFOLLOW reads of the cache key and of entries (verified with the key before use)",
 	"wasm/cache.go:os.CreateTemp":         "a new key or entry, written then linked or renamed into place",
 	"wasm/cache.go:os.Link":               "puts a new key in place without ever replacing one",
 	"wasm/cache.go:os.Rename":             "puts a signed entry in place atomically",

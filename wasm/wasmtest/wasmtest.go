@@ -54,6 +54,15 @@ func BuildGo(t testing.TB, pkg string) string {
 	out := dir
 	mu.Unlock()
 	b.once.Do(func() {
+		// Prebuilt guests (WASMTEST_GUESTS): where the tests run without a Go toolchain,
+		// as the Windows test binaries do under Wine (test/wine.sh builds them first).
+		if pre := os.Getenv("WASMTEST_GUESTS"); pre != "" {
+			b.path = filepath.Join(pre, filepath.Base(pkg)+".wasm")
+			if _, err := os.Stat(b.path); err != nil {
+				b.err = fmt.Errorf("prebuilt guest %s: %v (WASMTEST_GUESTS)", b.path, err)
+			}
+			return
+		}
 		b.path = filepath.Join(out, filepath.Base(pkg)+".wasm")
 		cmd := exec.Command("go", "build", "-trimpath", "-o", b.path, "./"+pkg)
 		cmd.Dir = RepoRoot()

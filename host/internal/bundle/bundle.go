@@ -114,17 +114,13 @@ func Create(ctx context.Context, o Options, warn io.Writer) (*Result, error) {
 	m = Merge(m, overlay)
 
 	// The binaries and the launcher.
-	multi := len(o.Platforms) > 1
+	_, paths := archivePaths(o.Platforms)
 	var bins []entry
-	if multi {
+	if len(paths) > 1 {
 		bins = append(bins, entry{Name: EntryPoint, Data: []byte(launcher(o.Platforms)), Mode: 0o755})
 	}
 	for _, p := range o.Platforms {
-		name := EntryPoint
-		if multi {
-			name = path.Join(BinDir, p.String(), "mcp-bash")
-		}
-		bins = append(bins, entry{Name: name, Mode: 0o755})
+		bins = append(bins, entry{Name: paths[p], Mode: 0o755})
 	}
 	files = append(bins, files...)
 
@@ -149,15 +145,16 @@ func Create(ctx context.Context, o Options, warn io.Writer) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	for i, p := range o.Platforms {
-		src, err := o.Builder.Binary(ctx, p, tmp)
-		if err != nil {
-			return nil, err
+	built, err := o.Builder.Binaries(ctx, o.Platforms, tmp)
+	if err != nil {
+		return nil, err
+	}
+	for i := range files {
+		for p, name := range paths {
+			if files[i].Name == name {
+				files[i].Src = built[p]
+			}
 		}
-		if multi {
-			i++ // after the launcher
-		}
-		files[i].Src = src
 	}
 	manifest, _ := json.MarshalIndent(m, "", "  ")
 	files = append([]entry{{Name: "manifest.json", Data: append(manifest, '\n'), Mode: 0o644}}, files...)
@@ -220,6 +217,21 @@ func archiveProblems(m map[string]any, files []entry) []Problem {
 		if ep, ok := srv["entry_point"].(string); ok && !has(ep) {
 			ps = append(ps, Problem{"server.entry_point", fmt.Sprintf("%q is not in the bundle", ep)})
 		}
+		// A command inside the bundle (${__dirname}/...) must be there on every platform.
+		cfg, _ := srv["mcp_config"].(map[string]any)
+		commands := map[string]any{"server.mcp_config.command": cfg["command"]}
+		overrides, _ := cfg["platform_overrides"].(map[string]any)
+		for os, o := range overrides {
+			if o, ok := o.(map[string]any); ok {
+				commands["server.mcp_config.platform_overrides."+os+".command"] = o["command"]
+			}
+		}
+		for field, c := range commands {
+			if c, ok := c.(string); ok && strings.HasPrefix(c, "${__dirname}/") && !has(c) {
+				ps = append(ps, Problem{field, fmt.Sprintf("%q is not in the bundle", c)})
+			}
+		}
+		slices.SortFunc(ps, func(a, b Problem) int { return strings.Compare(a.Field, b.Field) })
 	}
 	if icon, ok := m["icon"].(string); ok && !strings.HasPrefix(icon, "https://") && !has(icon) {
 		ps = append(ps, Problem{"icon", fmt.Sprintf("%q is not in the bundle", icon)})

@@ -2,7 +2,9 @@ package bundle
 
 import (
 	"encoding/json"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,21 +88,97 @@ func TestParsePlatforms(t *testing.T) {
 	if ps, _ := ParsePlatforms(""); len(ps) != 1 || ps[0] != Current() {
 		t.Errorf("default: %v", ps)
 	}
-	if ps, _ := ParsePlatforms("all"); len(ps) != len(Supported) {
+	if ps, _ := ParsePlatforms("all"); !slices.Equal(ps, All) || len(ps) != len(Supported)-1 {
 		t.Errorf("all: %v", ps)
 	}
-	if _, err := ParsePlatforms("windows-386"); err == nil || !strings.Contains(err.Error(), "unknown platform") {
-		t.Errorf("bad platform: %v", err)
+	for _, tc := range []struct{ in, err string }{
+		{"windows-386", "unknown platform"},
+		{"freebsd-amd64", "unknown platform"},
+		{",", "names no platform"},
+		{"all,windows-arm64", "a bundle holds one Windows binary"},
+		{"windows-amd64,windows/arm64", "not windows-amd64, windows-arm64"},
+	} {
+		if _, err := ParsePlatforms(tc.in); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.err)
+		}
+	}
+	if ps, err := ParsePlatforms("windows-arm64,linux-arm64"); err != nil || len(ps) != 2 {
+		t.Errorf("windows-arm64 alone: %v %v", ps, err)
 	}
 }
 
-// The launcher is valid POSIX sh and names every platform.
+// Where each platform's binary lands and what starts it: one platform is the entry point
+// itself; several get the launcher, and Windows its own command.
+func TestLayoutAndManifest(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		ps       []Platform
+		entry    string
+		bins     map[Platform]string
+		override string // win32 command, "" for none
+	}{
+		{name: "linux alone", ps: []Platform{{"linux", "arm64"}}, entry: "server/mcp-bash",
+			bins: map[Platform]string{{"linux", "arm64"}: "server/mcp-bash"}},
+		{name: "windows alone", ps: []Platform{{"windows", "amd64"}}, entry: "server/mcp-bash.exe",
+			bins: map[Platform]string{{"windows", "amd64"}: "server/mcp-bash.exe"}},
+		{name: "all", ps: All, entry: "server/mcp-bash", bins: map[Platform]string{
+			{"linux", "amd64"}: "server/bin/linux-amd64/mcp-bash", {"linux", "arm64"}: "server/bin/linux-arm64/mcp-bash",
+			{"darwin", "amd64"}: "server/bin/darwin-amd64/mcp-bash", {"darwin", "arm64"}: "server/bin/darwin-arm64/mcp-bash",
+			{"windows", "amd64"}: "server/bin/windows-amd64/mcp-bash.exe"},
+			override: "${__dirname}/server/bin/windows-amd64/mcp-bash.exe"},
+		{name: "unix only", ps: []Platform{{"linux", "amd64"}, {"darwin", "arm64"}}, entry: "server/mcp-bash", bins: map[Platform]string{
+			{"linux", "amd64"}: "server/bin/linux-amd64/mcp-bash", {"darwin", "arm64"}: "server/bin/darwin-arm64/mcp-bash"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ep, bins := archivePaths(tc.ps)
+			if ep != tc.entry || !maps.Equal(bins, tc.bins) {
+				t.Fatalf("entry %q bins %v, want %q %v", ep, bins, tc.entry, tc.bins)
+			}
+			m := Manifest(Info{Name: "demo", Version: "1.0.0", Description: "d", Author: map[string]any{"name": "A"}, Platforms: tc.ps})
+			if ps := Validate(m); len(ps) != 0 {
+				t.Fatalf("problems: %v", ps)
+			}
+			srv := m["server"].(map[string]any)
+			cfg := srv["mcp_config"].(map[string]any)
+			if srv["entry_point"] != tc.entry || cfg["command"] != "${__dirname}/"+tc.entry {
+				t.Errorf("entry_point %v command %v", srv["entry_point"], cfg["command"])
+			}
+			got := ""
+			if o, ok := cfg["platform_overrides"].(map[string]any); ok {
+				got = o["win32"].(map[string]any)["command"].(string)
+			}
+			if got != tc.override {
+				t.Errorf("win32 override %q, want %q", got, tc.override)
+			}
+			// Every path the manifest names is in an archive with these binaries.
+			var files []entry
+			for _, b := range bins {
+				files = append(files, entry{Name: b})
+			}
+			if len(bins) > 1 {
+				files = append(files, entry{Name: EntryPoint})
+			}
+			if ps := archiveProblems(m, files); len(ps) != 0 {
+				t.Errorf("archive problems: %v", ps)
+			}
+			if ps := archiveProblems(m, files[:0]); len(ps) == 0 || ps[0].Field != "server.entry_point" {
+				t.Errorf("an empty archive: %v", ps)
+			}
+		})
+	}
+}
+
+// The launcher is valid POSIX sh and names every platform but Windows (which the manifest
+// starts directly).
 func TestLauncher(t *testing.T) {
-	s := launcher(Supported)
+	s := launcher(All)
 	for _, want := range []string{"Linux-x86_64|Linux-amd64) platform=linux-amd64 ;;", "Darwin-aarch64|Darwin-arm64) platform=darwin-arm64 ;;"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("missing %q in:\n%s", want, s)
 		}
+	}
+	if strings.Contains(s, "windows") {
+		t.Errorf("the launcher names windows:\n%s", s)
 	}
 	if sh, err := exec.LookPath("sh"); err == nil {
 		if out, err := exec.Command(sh, "-n", "-c", s).CombinedOutput(); err != nil {

@@ -3,6 +3,7 @@ package bundle
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -21,6 +22,26 @@ const (
 	BinDir     = "server/bin"
 	ProjectDir = "server/project"
 )
+
+// archivePaths says where each platform's binary goes in the archive, and what the entry point
+// is: the binary itself for one platform (server/mcp-bash, or server/mcp-bash.exe for Windows),
+// else the /bin/sh launcher at EntryPoint with the binaries under BinDir/<os-arch>/. Windows
+// does not run the launcher: the manifest's platform_overrides name its binary.
+func archivePaths(ps []Platform) (entry string, bins map[Platform]string) {
+	if len(ps) == 0 {
+		ps = []Platform{Current()}
+	}
+	bins = map[Platform]string{}
+	if len(ps) == 1 {
+		entry = path.Join(path.Dir(EntryPoint), ps[0].binaryName())
+		bins[ps[0]] = entry
+		return entry, bins
+	}
+	for _, p := range ps {
+		bins[p] = path.Join(BinDir, p.String(), p.binaryName())
+	}
+	return EntryPoint, bins
+}
 
 // Tool is a tool listed in the manifest for discovery before installation.
 type Tool struct {
@@ -41,6 +62,19 @@ type Info struct {
 // Manifest builds the manifest for info. The server starts with --project-root pointing at the
 // bundled project and, as `mcp-bash config` snippets do, MCPBASH_TOOL_ALLOWLIST="*".
 func Manifest(info Info) map[string]any {
+	entry, bins := archivePaths(info.Platforms)
+	launch := map[string]any{
+		"command": "${__dirname}/" + entry,
+		"args":    []any{"--project-root", "${__dirname}/" + ProjectDir},
+		"env":     map[string]any{"MCPBASH_TOOL_ALLOWLIST": "*"},
+	}
+	if len(bins) > 1 {
+		for p, bin := range bins {
+			if p.OS == "windows" {
+				launch["platform_overrides"] = map[string]any{p.mcpbOS(): map[string]any{"command": "${__dirname}/" + bin}}
+			}
+		}
+	}
 	m := map[string]any{
 		"manifest_version": ManifestVersion,
 		"name":             info.Name,
@@ -48,12 +82,8 @@ func Manifest(info Info) map[string]any {
 		"description":      info.Description,
 		"server": map[string]any{
 			"type":        "binary",
-			"entry_point": EntryPoint,
-			"mcp_config": map[string]any{
-				"command": "${__dirname}/" + EntryPoint,
-				"args":    []any{"--project-root", "${__dirname}/" + ProjectDir},
-				"env":     map[string]any{"MCPBASH_TOOL_ALLOWLIST": "*"},
-			},
+			"entry_point": entry,
+			"mcp_config":  launch,
 		},
 	}
 	if info.Title != "" && info.Title != info.Name {

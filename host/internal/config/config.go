@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Config is every setting, parsed.
@@ -74,7 +76,7 @@ type Config struct {
 	// ProjectRootWritable grants tools writes to the project root when nobody names roots.
 	ProjectRootWritable bool
 	AccessMeta          bool
-	// Roots is MCPBASH_ROOTS, split on ':' (nil when unset).
+	// Roots is MCPBASH_ROOTS, split on ':' (on Windows ';', or Git-Bash's /c/a:/d/b) (nil when unset).
 	Roots   []string
 	TmpRoot string
 	// WasmCacheDir is MCPBASH_WASM_CACHE_DIR: "" (the default location), "off", or an absolute path.
@@ -82,6 +84,12 @@ type Config struct {
 	ElicitationTimeout time.Duration
 	SamplingTimeout    time.Duration
 	RequireConfinement bool
+	// NativeUnconfined is MCPBASH_NATIVE_UNCONFINED: the operator's consent to run native tools
+	// and allowlisted commands without OS confinement on a platform that has none (Windows).
+	NativeUnconfined bool
+	// Bash is MCPBASH_BASH: the bash of native tools and hooks ("" = found: bash on PATH; on
+	// Windows Git-Bash's bash.exe).
+	Bash string
 
 	Isolation string // "inproc" or "process"
 	Worker    Worker
@@ -463,12 +471,8 @@ func splitting(name string, p *[]string, seps string) setting {
 
 // paths is a colon-separated list of paths (nil when unset).
 func paths(name string, p *[]string) setting {
-	return setting{name: name, show: func() string { return strings.Join(*p, ":") }, set: func(v string) error {
-		for _, s := range strings.Split(v, ":") {
-			if s = strings.TrimSpace(s); s != "" {
-				*p = append(*p, s)
-			}
-		}
+	return setting{name: name, show: func() string { return strings.Join(*p, string(filepath.ListSeparator)) }, set: func(v string) error {
+		*p = append(*p, sandbox.SplitPathList(v)...)
 		return nil
 	}}
 }
@@ -613,6 +617,8 @@ func (c *Config) settings() []setting {
 		seconds("MCPBASH_RESOURCES_POLL_INTERVAL_SECS", &c.ResourcesPollInterval, 2, 0, 86400),
 		seconds("MCPBASH_HEALTH_TIMEOUT_SECS", &c.HealthTimeout, 5, 1, 3600),
 		boolean("MCPBASH_REQUIRE_CONFINEMENT", &c.RequireConfinement),
+		boolean("MCPBASH_NATIVE_UNCONFINED", &c.NativeUnconfined),
+		meaning(str("MCPBASH_BASH", &c.Bash, ""), "bash on PATH; on Windows Git-Bash's bin\\bash.exe"),
 		str("MCPBASH_HOME", &c.Home, ""),
 		secret("MCPBASH_REMOTE_TOKEN", &c.RemoteToken),
 		str("MCPBASH_REMOTE_TOKEN_KEY", &c.RemoteTokenKey, "mcpbash/remoteToken"),

@@ -18,9 +18,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -78,6 +78,9 @@ type Options struct {
 	// Warn receives PolicyCheck's non-fatal problems (may be nil); RunRegister returns its
 	// warnings in the Registration instead.
 	Warn func(string)
+	// Bash is the bash that runs a project hook ("": bash on the hook's PATH, else the usual
+	// places); the server finds Git-Bash's on Windows (MCPBASH_BASH).
+	Bash string
 }
 
 func (o *Options) defaults() {
@@ -137,10 +140,12 @@ func readTrusted(script, root string) ([]byte, error) {
 		if p == root {
 			fix = "<project root>"
 		}
-		if fi.Mode().Perm()&0o022 != 0 {
+		// Windows has no group or world bits (every writable file shows 0666); its ACLs are
+		// not read here (docs/SANDBOX.md, Platforms).
+		if fi.Mode().Perm()&0o022 != 0 && runtime.GOOS != "windows" {
 			return refuse(p, "writable", "%s is group- or world-writable (fix: chmod g-w,o-w %s)", label(p), fix)
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		if st := sandbox.StatOf(fi); st.Owned && int(st.Uid) != os.Getuid() {
 			return refuse(p, "owner", "%s is owned by uid %d, not by the user running mcp-bash (uid %d)", label(p), st.Uid, os.Getuid())
 		}
 		return nil
@@ -156,7 +161,7 @@ func readTrusted(script, root string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, refuse(script, "regular", "%s is not a regular file", hook)
 	}
-	f, err := os.OpenFile(script, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := sandbox.OpenNoFollow(script)
 	if err != nil {
 		return nil, refuse(script, "unreadable", "cannot open %s: %v", hook, cause(err))
 	}
@@ -416,15 +421,15 @@ func execute(ctx context.Context, bash string, r run) (outcome, error) {
 	cmd := exec.Command(bash, r.args...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	g, _, err := sandbox.StartGroup(cmd, nil)
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return out, fmt.Errorf("cannot start bash: %w", err)
 	}
+	defer g.Close()
 	pw.Close()
-	pgid := cmd.Process.Pid
-	kill := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	kill := g.Kill
 
 	var buf bytes.Buffer
 	full := make(chan struct{})

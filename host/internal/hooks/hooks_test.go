@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -350,31 +349,15 @@ func TestRunRegisterKillsProcessGroup(t *testing.T) {
 				t.Fatalf("no pid file: %v", rerr)
 			}
 			deadline := time.Now().Add(time.Minute)
-			for alive(pid) {
+			for harness.PidAlive(pid) {
 				if time.Now().After(deadline) {
-					syscall.Kill(pid, syscall.SIGKILL)
+					harness.KillPid(pid)
 					t.Fatalf("background sleep %d still running", pid)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
 	}
-}
-
-// alive reports whether pid runs (a zombie waiting for a reaper does not count).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
 }
 
 func TestRunRegisterUntrusted(t *testing.T) {

@@ -34,9 +34,12 @@ func (o Options) run(ctx context.Context, ws *workspace, r shimRun) (outcome, er
 		return o.runSandboxed(ctx, ws, r)
 	}
 	env := Environ(o)
-	bash, err := bashPath(pathOf(env))
-	if err != nil {
-		return outcome{}, err
+	bash := o.Bash
+	if bash == "" {
+		var err error
+		if bash, err = bashPath(pathOf(env)); err != nil {
+			return outcome{}, err
+		}
 	}
 	ru := run{
 		args: append([]string{"--noprofile", "--norc", "-c", r.shim, r.label}, r.args...),

@@ -33,8 +33,10 @@ import (
 // the call's roots. It owns the SDK directory (created once, read-only).
 type Engine struct {
 	// Self is the mcp-bash binary (for `mcp-bash jq` and the confinement wrapper); Bash is the
-	// shell (default "bash").
+	// shell (default "bash"; on Windows Git-Bash's bash.exe, found by the server).
 	Self, Bash string
+	// BashErr, when set, is why no bash was found: every run fails with it.
+	BashErr error
 	// Base is where per-call scratch directories go ("" = sandbox.ScratchBase("")).
 	Base string
 	// Project is the project root: every native tool starts there, as in the original, and it
@@ -94,6 +96,8 @@ type job struct {
 	Wrap func(argv []string, scratch string) (out []string, limited bool, err error)
 	// Limits are resource limits of the tool's processes (zero fields: none).
 	Limits Limits
+	// Confinement says how the tool runs (Confiner.Describe), for the access record.
+	Confinement string
 	// Attr, when set, starts the tool's first process (review mode's namespaces; else its own
 	// process group); Review, when set, reads what the call left in its review layer.
 	Attr   *syscall.SysProcAttr
@@ -118,10 +122,10 @@ func (l Limits) Rlimits() []sandbox.Rlimit {
 			out = append(out, sandbox.Rlimit{Resource: res, Cur: uint64(soft), Max: uint64(hard)})
 		}
 	}
-	add(syscall.RLIMIT_AS, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
-	add(syscall.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds+1)
-	add(syscall.RLIMIT_NOFILE, l.OpenFiles, l.OpenFiles)
-	add(syscall.RLIMIT_FSIZE, l.FileSizeKiB<<10, l.FileSizeKiB<<10)
+	add(sandbox.LimitAddressSpace, l.AddressSpaceKiB<<10, l.AddressSpaceKiB<<10)
+	add(sandbox.LimitCPU, l.CPUSeconds, l.CPUSeconds+1)
+	add(sandbox.LimitOpenFiles, l.OpenFiles, l.OpenFiles)
+	add(sandbox.LimitFileSize, l.FileSizeKiB<<10, l.FileSizeKiB<<10)
 	return out
 }
 
@@ -173,8 +177,9 @@ func (e *Engine) sdk() (string, error) {
 			e.sdkErr = err
 			return
 		}
-		// jq is the binary itself under that name (it dispatches on argv[0]).
-		if err := os.Symlink(e.Self, filepath.Join(dir, "jq")); err != nil {
+		// jq is the binary itself under that name (it dispatches on argv[0]); where links need a
+		// privilege (Windows), a script that runs `mcp-bash jq`.
+		if err := jqCommand(e.Self, filepath.Join(dir, "jq")); err != nil {
 			e.sdkErr = err
 			return
 		}
@@ -214,6 +219,7 @@ func (e *Engine) Run(ctx context.Context, j engine.Job) *engine.Outcome {
 		// ../providers/https.sh): the checkout is readable, never writable.
 		rules.RO = append(rules.RO, filepath.Dir(run.SDKDir))
 	}
+	run.Confinement = j.Confiner.Describe()
 	run.Wrap = func(argv []string, scratch string) ([]string, bool, error) {
 		r := rules
 		r.RW = append(append([]string(nil), r.RW...), scratch)
@@ -300,6 +306,8 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 		out.ExitCode, out.Stderr = 1, []byte("mcp-bash: "+msg)
 		return out
 	}
+	// The paths the tool is given, as its bash names them (Git-Bash's /c/... on Windows).
+	sh := sandbox.MSYSPath
 	sdkDir, err := e.sdk()
 	if err != nil {
 		return fail("SDK directory: " + err.Error())
@@ -323,18 +331,18 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 				return fail("side file: " + err.Error())
 			}
 		}
-		env = append(env, k+"="+filepath.Join(work, f))
+		env = append(env, k+"="+sh(filepath.Join(work, f)))
 	}
-	cancelFile := filepath.Join(work, cancelName)
+	cancelFile := sh(filepath.Join(work, cancelName))
 	env = append(env, "MCP_CANCEL_FILE="+cancelFile, "MCP_TOOL_CANCELLATION_FILE="+cancelFile,
-		"MCP_SDK="+sdkDir, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+filepath.Join(sdkDir, "jq"))
+		"MCP_SDK="+sh(sdkDir), "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+sh(filepath.Join(sdkDir, "jq")))
 	if job.SDKDir != "" {
-		env = append(env, "MCP_SDK="+job.SDKDir)
+		env = append(env, "MCP_SDK="+sh(job.SDKDir))
 	}
 	if err := side.Mkdir("tmp", 0o700); err != nil {
 		return fail("scratch directory: " + err.Error())
 	}
-	env = append(env, "TMPDIR="+filepath.Join(work, "tmp"))
+	env = append(env, "TMPDIR="+sh(filepath.Join(work, "tmp")))
 	// Large payloads go through files, as the original does: the variable is emptied and
 	// <NAME>_FILE names the file (else unset).
 	for _, name := range []string{"MCP_TOOL_ARGS", "MCP_TOOL_METADATA", "MCP_TOOL_META"} {
@@ -346,7 +354,7 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 		if err := side.WriteFile(f, []byte(val)); err != nil {
 			return fail("payload file: " + err.Error())
 		}
-		env = append(env, name+"_JSON=", name+"_FILE="+filepath.Join(work, f))
+		env = append(env, name+"_JSON=", name+"_FILE="+sh(filepath.Join(work, f)))
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, job.Timeout)
@@ -354,23 +362,35 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 	stdout := &capped{max: job.MaxStdout, full: make(chan struct{})}
 	stderr := &capped{max: job.MaxStderr, tail: true, full: make(chan struct{})}
 	argv := []string{job.Script}
-	if fi, err := os.Stat(job.Script); err != nil || fi.Mode()&0o111 == 0 {
+	if fi, err := os.Stat(job.Script); err != nil || fi.Mode()&0o111 == 0 || bashArgs() != nil {
 		bash := e.Bash
 		if bash == "" {
 			bash = "bash"
 		}
-		argv = []string{bash, job.Script}
+		argv = append(append([]string{bash}, bashArgs()...), sh(job.Script))
 	}
 	argv = append(argv, job.Args...)
 	limited := false
+	// The access record of a native run is one entry: the script, and how it ran (confined by
+	// which mechanism, or unconfined and why), as run-tool --sandbox shows it.
+	rec := &sandbox.Record{}
 	if job.Wrap != nil {
 		if argv, limited, err = job.Wrap(argv, work); err != nil {
+			rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Reason: "native: cannot run: " + err.Error()})
+			out.Access = engine.AccessJSON(rec)
 			return fail(err.Error())
 		}
 	}
+	if e.BashErr != nil {
+		rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Reason: "native: cannot run: " + e.BashErr.Error()})
+		out.Access = engine.AccessJSON(rec)
+		return fail(e.BashErr.Error())
+	}
+	rec.Add(sandbox.Access{Op: "exec", Path: job.Script, Allowed: true, Reason: "native (" + job.Confinement + ")"})
+	out.Access = engine.AccessJSON(rec)
 	// Without a wrapper that sets them (no Landlock), bash sets the limits and becomes the tool:
-	// one more bash start per call.
-	if p := job.Limits.prefix(); p != "" && !limited {
+	// one more bash start per call. On Windows the process group's Job Object holds them.
+	if p := job.Limits.prefix(); p != "" && !limited && !jobLimits {
 		bash := e.Bash
 		if bash == "" {
 			bash = "bash"
@@ -379,14 +399,18 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = job.Dir, env, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if job.Attr != nil {
 		cmd.SysProcAttr = job.Attr
 	}
-	if err := cmd.Start(); err != nil {
+	var groupLimits []sandbox.Rlimit
+	if jobLimits {
+		groupLimits = job.Limits.Rlimits()
+	}
+	g, _, err := sandbox.StartGroup(cmd, groupLimits)
+	if err != nil {
 		return fail("cannot start tool: " + err.Error())
 	}
-	pgid := cmd.Process.Pid
+	defer g.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	stop := make(chan struct{})
@@ -403,24 +427,24 @@ func (e *Engine) run(ctx context.Context, job job) *engine.Outcome {
 		if ctx.Err() != nil {
 			_ = side.Create(cancelName)
 		}
-		syscall.Kill(-pgid, syscall.SIGTERM)
+		g.Terminate()
 		select {
 		case waitErr = <-done:
 		case <-time.After(grace):
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			g.Kill()
 			waitErr = <-done
 		}
 	case <-stdout.full:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		g.Kill()
 		waitErr = <-done
 		out.SetLimit(engine.LimitStdout, "Tool output exceeded %d bytes", job.MaxStdout)
 	case <-stderr.full:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		g.Kill()
 		waitErr = <-done
 		out.SetLimit(engine.LimitStderr, "Tool stderr exceeded %d bytes", job.MaxStderr)
 	}
 	// No orphans: whatever the tool left running in its group ends with the call.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	g.Kill()
 	close(stop)
 	wg.Wait()
 	st.forward(ctx)
@@ -655,9 +679,9 @@ func askClient(ctx context.Context, call *engine.Call, data []byte) []byte {
 func (l Limits) hit(code int, stderr []byte) (engine.Limit, string) {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	switch {
-	case l.CPUSeconds > 0 && (code == 128+int(syscall.SIGXCPU) || has("CPU time limit exceeded")):
+	case l.CPUSeconds > 0 && (code == cpuLimitStatus || has("CPU time limit exceeded")):
 		return engine.LimitCPU, fmt.Sprintf("Tool exceeded the CPU time limit (%d s)", l.CPUSeconds)
-	case l.FileSizeKiB > 0 && (code == 128+int(syscall.SIGXFSZ) || has("File size limit exceeded")):
+	case l.FileSizeKiB > 0 && (code == fileSizeLimitStatus || has("File size limit exceeded")):
 		return engine.LimitFileSize, fmt.Sprintf("Tool exceeded the file size limit (%d KiB)", l.FileSizeKiB)
 	case l.AddressSpaceKiB > 0 && code != 0 && (has("cannot allocate") || has("out of memory") ||
 		has("failed to reserve page summary memory")):

@@ -14,10 +14,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/config"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Git defaults.
@@ -399,14 +399,14 @@ func lockRepo(ctx context.Context, repo string) (func(), error) {
 		return nil, err
 	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := sandbox.TryLock(f)
 		if err == nil {
 			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				sandbox.Unlock(f)
 				f.Close()
 			}, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, sandbox.ErrLocked) {
 			f.Close()
 			return nil, err
 		}

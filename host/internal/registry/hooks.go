@@ -100,7 +100,7 @@ func (r *Registry) reloadRegisterSh() error {
 func (r *Registry) runRegisterSh() (*manual, error) {
 	d := r.opts.Dirs
 	res, err := hooks.RunRegister(context.Background(), hooks.Options{
-		Root: d.Root, Script: r.hook.path, Allowed: r.hook.native, Sandbox: r.opts.HookSandbox, Env: r.opts.HookEnv,
+		Root: d.Root, Script: r.hook.path, Allowed: r.hook.native, Sandbox: r.opts.HookSandbox, Env: r.opts.HookEnv, Bash: r.opts.HookBash,
 		Environ: r.opts.HookEnviron, Passthrough: r.opts.HookPassthrough, Vars: d.Vars(),
 		MaxOutput: r.manualMax, MaxRegistrations: r.hook.maxBuf, TmpDir: r.opts.TmpRoot,
 	})

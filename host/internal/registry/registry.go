@@ -63,6 +63,8 @@ type Options struct {
 	// register.sh when project hooks are off (hooks.Options' Sandbox).
 	HookEnviron func() []string
 	HookSandbox engine.Engine
+	// HookBash is the bash of project hooks (hooks.Options' Bash; "": found on PATH).
+	HookBash string
 	// Warn receives structured, non-fatal problems (malformed metadata, guardrails).
 	Warn func(Warning)
 	// Now is the clock (tests replace it).

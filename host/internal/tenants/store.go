@@ -9,8 +9,9 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // maxCached bounds the resolved tenants kept per generation (a default template admits any
@@ -50,9 +51,8 @@ type fileStamp struct {
 
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{mtime: fi.ModTime(), size: fi.Size(), configured: true}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino, s.dev = uint64(st.Ino), uint64(st.Dev)
-	}
+	st := sandbox.StatOf(fi)
+	s.ino, s.dev = st.Ino, st.Dev
 	return s
 }
 

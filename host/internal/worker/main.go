@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -43,33 +40,10 @@ const cpuExitCode = 152
 // parent writes on stdin, answering on stdout, until stdin ends. With confineSelf and Landlock,
 // the worker confines itself to its first call's roots (and then serves only such calls).
 func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSelf bool) error {
-	set := func(res int, v uint64) error {
-		if v == 0 {
-			return nil
-		}
-		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: v}); err != nil {
-			return fmt.Errorf("worker: setrlimit %d: %w", res, err)
-		}
-		return nil
+	setCPU, err := setLimits(l)
+	if err != nil {
+		return err
 	}
-	for _, r := range []struct {
-		res int
-		v   uint64
-	}{{asLimit, l.AddressSpace}, {syscall.RLIMIT_NOFILE, l.OpenFiles}, {syscall.RLIMIT_FSIZE, l.FileSize}, {nprocLimit, l.Processes}} {
-		if err := set(r.res, r.v); err != nil {
-			return err
-		}
-	}
-	// Go ignores SIGXCPU unless asked; the soft CPU limit below raises it once per call budget.
-	xcpu := make(chan os.Signal, 1)
-	signal.Notify(xcpu, syscall.SIGXCPU)
-	go func() {
-		<-xcpu
-		fmt.Fprintln(os.Stderr, "mcp-bash worker: CPU time limit exceeded")
-		os.Exit(cpuExitCode)
-	}()
-	// The write-size limit is reported by the failing write (EFBIG), not by a signal.
-	signal.Ignore(syscall.SIGXFSZ)
 
 	// One budget for the heap and the wasm guests' memory, as in the server.
 	meter := sandbox.NewMeter(int64(maxHeap))
@@ -78,18 +52,7 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 	if err != nil {
 		return err
 	}
-	opts := ChildOptions{Self: self, CPUUsed: cpuUsed, Meter: meter, SetCPULimit: func(total time.Duration) error {
-		var cur syscall.Rlimit
-		if err := syscall.Getrlimit(syscall.RLIMIT_CPU, &cur); err != nil {
-			return err
-		}
-		secs := uint64(total/time.Second) + 1
-		if secs > cur.Max {
-			secs = cur.Max
-		}
-		// Only the soft limit moves (an unprivileged process cannot raise a hard limit again).
-		return syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: secs, Max: cur.Max})
-	}}
+	opts := ChildOptions{Self: self, CPUUsed: cpuUsed, Meter: meter, SetCPULimit: setCPU}
 	if confineSelf {
 		if _, err := sandbox.LandlockStatus(); err == nil {
 			opts.Confine = sandbox.ConfineSelf

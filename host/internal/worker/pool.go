@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -68,6 +67,7 @@ func NewPool(o Options) *Pool {
 // proc is one worker process.
 type proc struct {
 	cmd    *exec.Cmd
+	group  *sandbox.ProcessGroup
 	stdin  io.WriteCloser
 	frames chan frame // closed when the worker's stdout ends
 	stderr *tail
@@ -137,7 +137,7 @@ func (p *Pool) spawn(heapMiB int) (*proc, error) {
 	}
 	w := &proc{cmd: cmd, stdin: stdin, frames: make(chan frame, 64), stderr: &tail{}, exited: make(chan struct{}), heap: heapMiB}
 	cmd.Stderr = w.stderr
-	if err := cmd.Start(); err != nil {
+	if w.group, _, err = sandbox.StartGroup(cmd, nil); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	readDone := make(chan struct{})
@@ -157,6 +157,7 @@ func (p *Pool) spawn(heapMiB int) (*proc, error) {
 		// Wait only after stdout is drained (exec.Cmd's rule), so no last frame is lost.
 		<-readDone
 		cmd.Wait()
+		w.group.Close()
 		close(w.exited)
 	}()
 	f, ok := <-w.frames
@@ -170,8 +171,8 @@ func (p *Pool) spawn(heapMiB int) (*proc, error) {
 }
 
 func (w *proc) kill() {
-	if w.cmd.Process != nil {
-		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	if w.group != nil {
+		w.group.Kill()
 		w.cmd.Process.Kill()
 	}
 	w.stdin.Close()
@@ -457,17 +458,8 @@ func Cause(st *os.ProcessState, stderr string) string {
 	if st == nil {
 		return "unknown"
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		sig := ws.Signal()
-		switch sig {
-		case syscall.SIGXCPU:
-			return "CPU time limit (SIGXCPU)"
-		case syscall.SIGXFSZ:
-			return "file size limit (SIGXFSZ)"
-		case syscall.SIGKILL:
-			return "killed by SIGKILL (out of memory, or the CPU time limit)"
-		}
-		return "killed by signal " + sig.String()
+	if why := exitCause(st); why != "" {
+		return why
 	}
 	return "exit status " + strconv.Itoa(st.ExitCode())
 }

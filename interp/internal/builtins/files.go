@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() {
@@ -386,11 +388,7 @@ func touchOne(env *Env, p string, when time.Time, now bool, fl *flagSet) error {
 }
 
 func accessTime(fi fs.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		atime, _ := statTimes(st)
-		return atime
-	}
-	return fi.ModTime()
+	return sandbox.StatOf(fi).Atime
 }
 
 // parseTouchStamp reads touch -t [[CC]YY]MMDDhhmm[.ss] in the script's time zone.

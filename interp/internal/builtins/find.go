@@ -549,9 +549,9 @@ func (p *findParser) timeTest(name, v string) (findPred, error) {
 		st := statT(e.fi)
 		switch name[1] {
 		case 'a':
-			t, _ = statTimes(st)
+			t = st.Atime
 		case 'c':
-			_, t = statTimes(st)
+			t = st.Ctime
 		}
 		age := now.Sub(t)
 		if unit == time.Minute {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -60,13 +59,8 @@ func modeString(m fs.FileMode) string {
 	return string(b)
 }
 
-// statT returns the raw stat fields, zero where the info has none.
-func statT(fi fs.FileInfo) *syscall.Stat_t {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st
-	}
-	return &syscall.Stat_t{Nlink: 1}
-}
+// statT returns the raw stat fields (sandbox.StatOf).
+func statT(fi fs.FileInfo) sandbox.StatT { return sandbox.StatOf(fi) }
 
 // humanSize renders n as ls -h and du -h do: powers of 1024, one decimal below 10, rounded up.
 func humanSize(n int64) string {
@@ -289,7 +283,7 @@ func (l *lister) print(items []lsEntry) {
 			major, minor := sandbox.DeviceNumbers(it.fi)
 			size = fmt.Sprintf("%d, %d", major, minor)
 		}
-		row := []string{modeString(it.fi.Mode()), strconv.FormatUint(uint64(st.Nlink), 10), owner, group, size}
+		row := []string{modeString(it.fi.Mode()), strconv.FormatUint(st.Nlink, 10), owner, group, size}
 		if l.fl.has("g") {
 			row[2] = ""
 		}
@@ -420,7 +414,7 @@ func statTime(t time.Time, loc *time.Location) string {
 func statFormat(env *Env, format, name, p string, fi fs.FileInfo) string {
 	st := statT(fi)
 	loc := envLocation(env)
-	atime, ctime := statTimes(st)
+	atime, ctime := st.Atime, st.Ctime
 	var b strings.Builder
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' || i+1 >= len(format) {
@@ -473,7 +467,7 @@ func statFormat(env *Env, format, name, p string, fi fs.FileInfo) string {
 		case 'i':
 			b.WriteString(strconv.FormatUint(st.Ino, 10))
 		case 'h':
-			b.WriteString(strconv.FormatUint(uint64(st.Nlink), 10))
+			b.WriteString(strconv.FormatUint(st.Nlink, 10))
 		case 'b':
 			b.WriteString(strconv.FormatInt(st.Blocks, 10))
 		case 'B':
@@ -481,9 +475,9 @@ func statFormat(env *Env, format, name, p string, fi fs.FileInfo) string {
 		case 'o':
 			b.WriteString(strconv.FormatInt(int64(st.Blksize), 10))
 		case 'd':
-			b.WriteString(strconv.FormatUint(statDev(st), 10))
+			b.WriteString(strconv.FormatUint(st.Dev, 10))
 		case 'D':
-			b.WriteString(strconv.FormatUint(statDev(st), 16))
+			b.WriteString(strconv.FormatUint(st.Dev, 16))
 		case 't':
 			major, _ := sandbox.DeviceNumbers(fi)
 			b.WriteString(strconv.FormatUint(uint64(major), 16))

@@ -7,7 +7,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/printf"
 	"github.com/mcp-bash/mcp-bash/interp/internal/testexpr"
@@ -174,10 +173,8 @@ func (t *testProgEnv) info(name string, follow bool) (testexpr.FileInfo, error) 
 		return testexpr.FileInfo{}, err
 	}
 	out := testexpr.FileInfo{Mode: fi.Mode(), Size: fi.Size(), ModTime: fi.ModTime(), AccessTime: fi.ModTime(), Uid: uid, Gid: uid}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		out.Dev, out.Ino = statDev(st), uint64(st.Ino)
-		out.AccessTime, _ = statTimes(st)
-	}
+	st := sandbox.StatOf(fi)
+	out.Dev, out.Ino, out.AccessTime = st.Dev, st.Ino, st.Atime
 	return out, nil
 }
 

@@ -6,12 +6,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/testexpr"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // testClause evaluates [[ ... ]].
@@ -429,9 +429,8 @@ func (t testEnv) info(name string, follow bool) (testexpr.FileInfo, error) {
 	// Every file the sandbox shows belongs to the virtual user.
 	out := testexpr.FileInfo{Mode: fi.Mode(), Size: fi.Size(), ModTime: fi.ModTime(), AccessTime: accessTime(fi),
 		Uid: t.Euid(), Gid: t.Egid()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		out.Dev, out.Ino = uint64(st.Dev), st.Ino
-	}
+	st := sandbox.StatOf(fi)
+	out.Dev, out.Ino = st.Dev, st.Ino
 	return out, nil
 }
 

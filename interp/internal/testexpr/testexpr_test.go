@@ -1,3 +1,5 @@
+//go:build linux
+
 package testexpr
 
 import (
@@ -12,15 +14,16 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/bashtest"
 	"github.com/mcp-bash/mcp-bash/interp/internal/shquote"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // osEnv is an Env over the real file system, to compare with Bash.
 type osEnv struct{ vars map[string]bool }
 
 func info(fi os.FileInfo) FileInfo {
-	st := fi.Sys().(*syscall.Stat_t)
+	st := sandbox.StatOf(fi)
 	return FileInfo{Mode: fi.Mode(), Size: fi.Size(), Uid: st.Uid, Gid: st.Gid, Dev: st.Dev, Ino: st.Ino,
-		ModTime: fi.ModTime(), AccessTime: time.Unix(st.Atim.Sec, st.Atim.Nsec)}
+		ModTime: fi.ModTime(), AccessTime: st.Atime}
 }
 
 func (osEnv) Stat(n string) (FileInfo, error) {

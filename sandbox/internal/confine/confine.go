@@ -61,17 +61,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"syscall"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // Command is the hidden mcp-bash subcommand Wrap re-executes: `mcp-bash __confine RULES -- PROG ARGS...`.
@@ -101,90 +93,133 @@ type Rules struct {
 	Physical []string
 }
 
-// Rlimit is one resource limit: Resource is a syscall.RLIMIT_* number; Cur and Max the soft and
-// hard values.
+// Rlimit is one resource limit: Resource is one of the Limit* numbers (the platform's
+// RLIMIT_* on Unix); Cur and Max the soft and hard values.
 type Rlimit struct {
 	Resource int
 	Cur, Max uint64
 }
 
-// setLimits lowers the process's limits to ls (a limit already lower stays).
-func setLimits(ls []Rlimit) error {
-	for _, l := range ls {
-		var cur syscall.Rlimit
-		if err := syscall.Getrlimit(l.Resource, &cur); err != nil {
-			return fmt.Errorf("confine: getrlimit %d: %w", l.Resource, err)
-		}
-		want := syscall.Rlimit{Cur: min(l.Cur, uint64(cur.Max)), Max: min(l.Max, uint64(cur.Max))}
-		if err := syscall.Setrlimit(l.Resource, &want); err != nil {
-			return fmt.Errorf("confine: setrlimit %d: %w", l.Resource, err)
-		}
-	}
-	return nil
+// Support is what this host can confine a process with.
+type Support struct {
+	// Mechanism names it: "landlock" (Linux), "seatbelt" (macOS sandbox-exec), "job object"
+	// (Windows: resource limits only, no filesystem or network rules), or "" when there is none.
+	Mechanism string
+	// ABI is the Landlock ABI the kernel reports (0 elsewhere).
+	ABI int
+	// Files and Net report whether the mechanism confines the filesystem and can deny the network.
+	Files, Net bool
+	// Absent is set where the platform has no confinement of files and network at all
+	// (Windows), as opposed to a Linux kernel without Landlock: there, native tools and
+	// allowlisted commands need the operator's consent to run unconfined (Confiner.Unconfined).
+	Absent bool
+	// Err says why there is no file and network confinement (nil when Files).
+	Err error
 }
 
-var (
-	systemDirs    = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
-	systemFiles   = []string{"/etc/ld.so.cache", "/etc/localtime", "/dev/zero", "/dev/random", "/dev/urandom"}
-	systemRWFiles = []string{"/dev/null"}
-	// netPaths are readable only with Rules.Net: name resolution and TLS trust stores.
-	netPaths = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
-		"/etc/services", "/etc/protocols", "/etc/ssl/certs", "/etc/ca-certificates", "/etc/pki/tls/certs",
-		"/etc/pki/ca-trust/extracted"}
-)
-
-// Status reports the running kernel's Landlock ABI version, or why Landlock is unavailable.
-func Status() (abi int, err error) {
-	if runtime.GOOS != "linux" {
-		return 0, fmt.Errorf("landlock: Linux only (this is %s)", runtime.GOOS)
-	}
-	v, err := llsys.LandlockGetABIVersion()
+// String describes the support for doctor and logs.
+func (s Support) String() string {
 	switch {
-	case errors.Is(err, syscall.ENOSYS):
-		return 0, errors.New("landlock: not supported by this kernel (needs Linux 5.13+ built with CONFIG_SECURITY_LANDLOCK)")
-	case errors.Is(err, syscall.EOPNOTSUPP):
-		return 0, errors.New("landlock: supported by the kernel but not enabled at boot (add landlock to the lsm= kernel parameter)")
-	case err != nil:
-		return 0, fmt.Errorf("landlock: ABI version query failed (a seccomp filter?): %w", err)
-	case v < 1:
-		return 0, fmt.Errorf("landlock: kernel reports ABI %d", v)
+	case s.Mechanism == "landlock" && s.Net:
+		return fmt.Sprintf("Landlock ABI %d (filesystem and TCP)", s.ABI)
+	case s.Mechanism == "landlock":
+		return fmt.Sprintf("Landlock ABI %d (filesystem only: network rules need ABI %d)", s.ABI, NetABI)
+	case s.Mechanism == "seatbelt":
+		return "Seatbelt (" + SandboxExec + ": filesystem and network)"
+	case s.Err != nil:
+		return "unavailable: " + s.Err.Error()
 	}
-	return v, nil
+	return "unavailable"
 }
 
-// Confiner wraps command lines so that they run under Landlock. A nil *Confiner wraps nothing.
+// Confiner wraps command lines so that they run confined (Landlock, Seatbelt). A nil *Confiner
+// wraps nothing.
 type Confiner struct {
 	// Self is the path of the mcp-bash binary (it serves the __confine subcommand).
 	Self string
 	// Required refuses to run commands that cannot be confined (MCPBASH_REQUIRE_CONFINEMENT).
 	Required bool
+	// Unconfined is the operator's consent to run commands unconfined where the platform has
+	// no confinement (MCPBASH_NATIVE_UNCONFINED); without it they are refused there.
+	Unconfined bool
 
-	status func() (int, error) // nil: Status; tests force other kernels
+	support func() Support // nil: Available; tests force other hosts
 }
 
-func (c *Confiner) abi() (int, error) {
-	if c.status != nil {
-		return c.status()
+func (c *Confiner) host() Support {
+	if c.support != nil {
+		return c.support()
 	}
-	return Status()
+	return Available()
 }
 
-// Wrap returns argv rewritten to run under r: `Self __confine RULES -- argv...`. When Landlock
-// is unavailable it returns argv unchanged, unless c.Required, in which case it fails and says
-// why; with Required it also fails when r denies the network and the kernel cannot (ABI < 4).
+// Name is the mechanism's name as people write it ("Landlock", "Seatbelt"; "" for none).
+func (s Support) Name() string {
+	switch s.Mechanism {
+	case "landlock":
+		return "Landlock"
+	case "seatbelt":
+		return "Seatbelt"
+	}
+	return ""
+}
+
+// Describe says how a command Wrap wrapped (or let through) runs, for the access record and
+// logs: "confined by Landlock", "confined by Seatbelt", or "unconfined: <why>".
+func (c *Confiner) Describe() string {
+	if m := c.Mechanism(); m != "" {
+		return "confined by " + m
+	}
+	if c == nil {
+		return "unconfined"
+	}
+	s := c.host()
+	why := "no OS confinement"
+	if s.Err != nil {
+		why = s.Err.Error()
+	}
+	if s.Absent {
+		why += "; MCPBASH_NATIVE_UNCONFINED=true"
+	}
+	return "unconfined: " + why
+}
+
+// Mechanism is the name of what Wrap confines with on this host ("" when nothing).
+func (c *Confiner) Mechanism() string {
+	if c == nil {
+		return ""
+	}
+	if s := c.host(); s.Files {
+		return s.Name()
+	}
+	return ""
+}
+
+// Wrap returns argv rewritten to run under r: `Self __confine RULES -- argv...`. When the host
+// cannot confine files it returns argv unchanged (the rules' resource limits then have no
+// process to set them: the caller applies its own fallback), unless c.Required, in which case it
+// fails and says why; with Required it also fails when r denies the network and the host cannot
+// (Landlock ABI < 4).
 func (c *Confiner) Wrap(r Rules, argv []string) ([]string, error) {
 	if c == nil || len(argv) == 0 {
 		return argv, nil
 	}
-	abi, err := c.abi()
-	if err != nil {
-		if c.Required {
+	s := c.host()
+	if !s.Files {
+		err := s.Err
+		if err == nil {
+			err = errors.New("no OS confinement on this host")
+		}
+		switch {
+		case c.Required:
 			return nil, fmt.Errorf("confinement is required (MCPBASH_REQUIRE_CONFINEMENT) but unavailable: %w", err)
+		case s.Absent && !c.Unconfined:
+			return nil, fmt.Errorf("%w; it runs only with the operator's consent to run it unconfined (MCPBASH_NATIVE_UNCONFINED=true)", err)
 		}
 		return argv, nil
 	}
-	if c.Required && !r.Net && abi < NetABI {
-		return nil, fmt.Errorf("confinement is required (MCPBASH_REQUIRE_CONFINEMENT) but Landlock ABI %d cannot deny network access (needs %d)", abi, NetABI)
+	if c.Required && !r.Net && !s.Net {
+		return nil, fmt.Errorf("confinement is required (MCPBASH_REQUIRE_CONFINEMENT) but Landlock ABI %d cannot deny network access (needs %d)", s.ABI, NetABI)
 	}
 	if c.Self == "" {
 		return nil, errors.New("confine: no mcp-bash binary to run the confinement (Confiner.Self is empty)")
@@ -198,8 +233,9 @@ func (c *Confiner) Wrap(r Rules, argv []string) ([]string, error) {
 
 // Exec is the child side of Wrap, what `mcp-bash __confine` runs: args are `RULES -- PROG
 // ARGS...`. It resolves PROG on PATH, confines the process with the rules (plus PROG itself,
-// read and execute) and replaces the process with PROG. It returns only on failure, with the
-// status a shell would use: 127 when PROG is not found, 126 otherwise.
+// read and execute) and replaces the process with PROG (execConfined, per platform). It
+// returns only on failure, with the status a shell would use: 127 when PROG is not found, 126
+// otherwise.
 func Exec(args []string) (status int, err error) {
 	if len(args) < 3 || args[1] != "--" {
 		return 126, fmt.Errorf("confine: usage: %s RULES -- PROG [ARGS...]", Command)
@@ -217,92 +253,7 @@ func Exec(args []string) (status int, err error) {
 		return 126, fmt.Errorf("confine: %s: %w", argv[0], err)
 	}
 	r.RO = append(r.RO[:len(r.RO):len(r.RO)], prog)
-	if err := Apply(r); err != nil {
-		return 126, err
-	}
-	// The limits come last, right before exec: under a low address-space limit this Go process
-	// itself cannot map memory any more (it already uses more than a tool's limit may allow), so
-	// nothing between here and exec may need to, and no GC may start.
-	env := os.Environ()
-	debug.SetGCPercent(-1)
-	if err := setLimits(r.Limits); err != nil {
-		return 126, err
-	}
-	err = syscall.Exec(prog, argv, env)
-	return 126, fmt.Errorf("confine: %s: %w", argv[0], err)
-}
-
-// configs are go-landlock's presets, index = ABI - 1.
-var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
-	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
-
-// Apply confines the calling process, and every program it later executes, to r and the system
-// paths. It cannot be undone. It fails when Landlock is unavailable, a rule cannot be added or,
-// with r.Net false, the seccomp network filter cannot be installed; with r.Net false on a kernel
-// below ABI 4 it leaves TCP open and writes a note to stderr (Wrap refuses that case up front
-// when confinement is required).
-func Apply(r Rules) error {
-	abi, err := Status()
-	if err != nil {
-		return err
-	}
-	if err := checkPhysical(r.Physical); err != nil {
-		return err
-	}
-	cfg := configs[min(abi, len(configs))-1] // strict: exactly what this kernel can enforce
-	if r.Net {
-		cfg.HandledAccessNet = 0
-	} else if abi < NetABI {
-		fmt.Fprintf(os.Stderr, "mcp-bash: Landlock ABI %d cannot deny TCP bind and connect (needs %d); they stay open\n", abi, NetABI)
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs(systemDirs...).IgnoreIfMissing(),
-		landlock.ROFiles(systemFiles...).IgnoreIfMissing(),
-		landlock.RWFiles(systemRWFiles...).IgnoreIfMissing(),
-	}
-	if r.Net {
-		rules = append(rules, pathRules(netPaths, false, abi)...)
-	}
-	rules = append(rules, pathRules(r.RO, false, abi)...)
-	for _, p := range r.RW {
-		if holdsProtected(r.Protect, p) {
-			rules = append(rules, splitRW(r.Protect, p, abi)...)
-		} else {
-			rules = append(rules, pathRules([]string{p}, true, abi)...)
-		}
-	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("confine: landlock (ABI %d): %w", abi, err)
-	}
-	if !r.Net {
-		return denyNetSockets() // what Landlock's network rule does not see (seccomp_linux.go)
-	}
-	return nil
-}
-
-// pathRules makes one rule per existing path: directory rights for directories, file rights for
-// anything else (Landlock refuses directory rights on a file). Missing paths grant nothing.
-func pathRules(paths []string, rw bool, abi int) []landlock.Rule {
-	var out []landlock.Rule
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		switch {
-		case fi.IsDir() && rw && abi >= 2:
-			out = append(out, landlock.RWDirs(p).WithRefer().IgnoreIfMissing())
-		case fi.IsDir() && rw:
-			out = append(out, landlock.RWDirs(p).IgnoreIfMissing())
-		case fi.IsDir():
-			out = append(out, landlock.RODirs(p).IgnoreIfMissing())
-		case rw:
-			out = append(out, landlock.RWFiles(p).IgnoreIfMissing())
-		default:
-			out = append(out, landlock.ROFiles(p).IgnoreIfMissing())
-		}
-	}
-	return out
+	return 126, execConfined(r, prog, argv)
 }
 
 // HiddenEntries, as the last component of a protected path ("/project/.*"), stands for every
@@ -336,39 +287,6 @@ func holdsProtected(protect []string, dir string) bool {
 		}
 	}
 	return false
-}
-
-// splitRW grants dir read-only and, below it, read-write to each entry that holds nothing
-// protected, recursing into those that do. Protected entries stay read-only (dir's rule covers
-// them), symbolic links get nothing (a link could name anything, and its target is covered by
-// its own entry if it is inside), and new entries cannot be created in dir itself: what
-// Landlock cannot express (a directory writable except for some of its children) is given up
-// on the side of safety (docs/SANDBOX.md).
-func splitRW(protect []string, dir string, abi int) []landlock.Rule {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return pathRules([]string{dir}, false, abi)
-	}
-	out := []landlock.Rule{landlock.RODirs(dir).IgnoreIfMissing()}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return out
-	}
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case isProtected(protect, p), e.Type()&fs.ModeSymlink != 0:
-		case e.IsDir() && holdsProtected(protect, p):
-			out = append(out, splitRW(protect, p, abi)...)
-		case e.IsDir() && abi >= 2:
-			out = append(out, landlock.RWDirs(p).WithRefer().IgnoreIfMissing())
-		case e.IsDir():
-			out = append(out, landlock.RWDirs(p).IgnoreIfMissing())
-		default:
-			out = append(out, landlock.RWFiles(p).IgnoreIfMissing())
-		}
-	}
-	return out
 }
 
 // The rules travel as one argument: "1." and base64url of NUL-separated tokens ("n" for Net,
@@ -420,14 +338,17 @@ func decode(s string) (Rules, error) {
 				return Rules{}, fmt.Errorf("confine: malformed rules (token %q)", t)
 			}
 			r.Limits = append(r.Limits, l)
-		case strings.HasPrefix(t, "w/"):
-			r.RW = append(r.RW, t[1:])
-		case strings.HasPrefix(t, "r/"):
-			r.RO = append(r.RO, t[1:])
-		case strings.HasPrefix(t, "p/"):
-			r.Protect = append(r.Protect, t[1:])
-		case strings.HasPrefix(t, "f/"):
-			r.Physical = append(r.Physical, t[1:])
+		case len(t) > 1 && strings.ContainsRune("wrpf", rune(t[0])) && filepath.IsAbs(t[1:]):
+			switch p := t[1:]; t[0] {
+			case 'w':
+				r.RW = append(r.RW, p)
+			case 'r':
+				r.RO = append(r.RO, p)
+			case 'p':
+				r.Protect = append(r.Protect, p)
+			case 'f':
+				r.Physical = append(r.Physical, p)
+			}
 		default:
 			return Rules{}, fmt.Errorf("confine: malformed rules (token %q)", t)
 		}

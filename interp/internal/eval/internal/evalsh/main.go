@@ -13,14 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"os/user"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
@@ -151,9 +148,7 @@ func run() int {
 	cfg.Identity.Hostname, _ = os.Hostname()
 	cfg.Ulimit = hostUlimit
 	// The process's umask is the one its parent gave it (bash -c under umask 027).
-	mask := syscall.Umask(0)
-	syscall.Umask(mask)
-	um := fs.FileMode(mask)
+	um := processUmask()
 	cfg.Umask = &um
 	// On the host, ~name is the host's user database's, as bash's getpwnam.
 	cfg.UserHome = func(name string) (string, bool) {
@@ -214,36 +209,31 @@ func run() int {
 // hostUlimit is the host process's resource limits, as bash's ulimit shows them; only the
 // limits that have no effect on what the evaluator does may be changed (they are recorded).
 func hostUlimit(opt byte) (soft, hard int64, settable bool) {
-	res := map[byte]struct {
-		id   int
-		unit uint64
-	}{
-		't': {unix.RLIMIT_CPU, 1}, 'f': {unix.RLIMIT_FSIZE, 1024}, 'd': {unix.RLIMIT_DATA, 1024},
-		's': {unix.RLIMIT_STACK, 1024}, 'c': {unix.RLIMIT_CORE, 1024}, 'm': {unix.RLIMIT_RSS, 1024},
-		'u': {unix.RLIMIT_NPROC, 1}, 'n': {unix.RLIMIT_NOFILE, 1}, 'l': {unix.RLIMIT_MEMLOCK, 1024},
-		'v': {unix.RLIMIT_AS, 1024}, 'x': {unix.RLIMIT_LOCKS, 1}, 'i': {unix.RLIMIT_SIGPENDING, 1},
-		'q': {unix.RLIMIT_MSGQUEUE, 1}, 'e': {unix.RLIMIT_NICE, 1}, 'r': {unix.RLIMIT_RTPRIO, 1},
-		'R': {unix.RLIMIT_RTTIME, 1},
-	}
 	settable = strings.IndexByte("ceilqrxR", opt) >= 0
 	if opt == 'p' {
 		return 8, 8, false
 	}
-	r, ok := res[opt]
+	r, ok := rlimitResources()[opt]
 	if !ok {
 		return eval.Unlimited, eval.Unlimited, false
 	}
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(r.id, &lim); err != nil {
+	cur, max, ok := getrlimit(r.id)
+	if !ok {
 		return eval.Unlimited, eval.Unlimited, settable
 	}
 	conv := func(v uint64) int64 {
-		if v == unix.RLIM_INFINITY {
+		if v == rlimInfinity {
 			return eval.Unlimited
 		}
 		return int64(v / r.unit)
 	}
-	return conv(lim.Cur), conv(lim.Max), settable
+	return conv(cur), conv(max), settable
+}
+
+// rlimit is one of ulimit's resources: the host's RLIMIT_* number and ulimit's unit.
+type rlimit struct {
+	id   int
+	unit uint64
 }
 
 // report records a refusal in $EVALSH_REPORT (a file the differential harness reads), if set.

@@ -35,9 +35,7 @@ func (FS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
 func (FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (FS) RealPath(name string) (string, error)       { return filepath.EvalSymlinks(name) }
 func (FS) Chmod(name string, mode fs.FileMode) error  { return os.Chmod(name, mode) }
-func (FS) Access(name string, mode uint32) error {
-	return syscall.Access(name, mode)
-}
+func (FS) Access(name string, mode uint32) error      { return access(name, mode) }
 
 // Lookup finds a command in a PATH, as bash does: the first executable regular file.
 func Lookup(name, path, cwd string) (string, bool) {
@@ -190,9 +188,9 @@ func run(cmd *exec.Cmd, c *eval.Command) error {
 	// not (its stdin is a descriptor, here a copy from the shell's reader).
 	cmd.WaitDelay = time.Second
 	umaskMu.Lock()
-	old := syscall.Umask(mask)
+	old := setUmask(mask)
 	err := cmd.Start()
-	syscall.Umask(old)
+	setUmask(old)
 	umaskMu.Unlock()
 	if err != nil {
 		return err

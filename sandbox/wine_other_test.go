@@ -1,0 +1,5 @@
+//go:build !windows
+
+package sandbox
+
+func wineWindows() bool { return false }

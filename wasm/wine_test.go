@@ -1,0 +1,6 @@
+//go:build wine
+
+package wasm
+
+// Under Wine, file removal needs Go's classic delete (test/wine/deletefallback).
+import _ "github.com/mcp-bash/mcp-bash/test/wine/deletefallback"
