@@ -503,6 +503,10 @@ func emitText(_ *State, _ context.Context, env *engine.Env, args []string) int {
 
 func emitJSON(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	in := strings.Join(args, " ")
+	if compactAsIs(in) {
+		fmt.Fprintln(env.Stdout, in)
+		return 0
+	}
 	o := newOrdered()
 	v, err := o.decode([]byte(in))
 	if err != nil {
