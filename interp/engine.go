@@ -298,7 +298,7 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			status, err = 1, fmt.Errorf("interpreter failure: %s", panicCause(p))
 		}
 	}()
-	pf, err := c.parseFile(c.sh.script)
+	pf, err := c.parseFile(ctx, c.sh.script)
 	if err != nil {
 		if errors.Is(err, ErrScriptLimit) {
 			fmt.Fprintf(stderr, "mcp-bash: %v\n", err)
@@ -320,7 +320,8 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
 		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
-		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes},
+		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
+			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	status, err = r.Run(ctx, pf.prog)
 	return status, c.runError(err, stderr)
@@ -350,6 +351,8 @@ func (c *call) runError(err error, stderr io.Writer) error {
 			return ErrJobLimit
 		case eval.LimitMemory:
 			return ErrMemoryBudget
+		case eval.LimitScript:
+			return ErrScriptLimit
 		}
 		return fmt.Errorf("%w (%d)", ErrFDLimit, le.Max)
 	case errors.As(err, &ce):
@@ -374,7 +377,7 @@ var sideFileList = []struct{ env, name string }{{"MCP_TOOL_ERROR_FILE", ".mcp-er
 
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
-func (c *call) parseFile(p string) (*parsed, error) {
+func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	planned := c.plan != nil && p == c.sh.script
 	if planned {
 		if ps := c.plan.script.Load(); ps != nil && ps.key.path == p {
@@ -413,7 +416,7 @@ func (c *call) parseFile(p string) (*parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	pf, err = parseScript(p, data)
+	pf, err = parseScript(ctx, p, data)
 	if err != nil {
 		return nil, err
 	}
@@ -434,11 +437,11 @@ func (c *call) parseFile(p string) (*parsed, error) {
 // bash has too): editors and git's autocrlf write scripts with CRLF line ends there, and a
 // Windows user's tool must run as on Linux. Elsewhere bash reads the CR, and so does the
 // evaluator.
-func parseScript(name string, data []byte) (*parsed, error) {
+func parseScript(ctx context.Context, name string, data []byte) (*parsed, error) {
 	if ignoreCR && bytes.Contains(data, []byte("\r\n")) {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
-	prog, err := eval.Parse(name, data)
+	prog, err := eval.ParseContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}

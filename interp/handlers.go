@@ -493,7 +493,7 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 		opts = inv.options
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: "script"})
-	pf, err := c.parseFile(p)
+	pf, err := c.parseFile(ctx, p)
 	return c.startShell(ctx, cc, pf, err, eval.Script{Name: args[0], Args: args[1:], Stdin: cc.stdin, Options: opts})
 }
 

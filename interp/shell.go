@@ -171,7 +171,7 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 			fmt.Fprintf(cc.stderr, "mcp-bash: bash -c: %v (%d bytes)\n", ErrScriptLimit, len(inv.command))
 			return 2, nil
 		}
-		pf, err = parseScript(name, []byte(inv.command))
+		pf, err = parseScript(ctx, name, []byte(inv.command))
 	case inv.fromStdin:
 		var data []byte
 		if stdin != nil {
@@ -186,7 +186,7 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 			return 2, nil
 		}
 		stdin, flags = stdinIsScript{c: c, sh: cc.shell, where: strings.Join(args, " ")}, "s"
-		pf, err = parseScript("bash", data)
+		pf, err = parseScript(ctx, "bash", data)
 	default:
 		name, params = params[0], params[1:]
 		p := absIn(cc.dir, name)
@@ -199,7 +199,7 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 			fmt.Fprintf(cc.stderr, "bash: %s: No such file or directory\n", name)
 			return 127, nil
 		}
-		pf, err = c.parseFile(p)
+		pf, err = c.parseFile(ctx, p)
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: true, Reason: "sandboxed shell"})
 	return c.startShell(ctx, cc, pf, err, eval.Script{Name: name, Args: params, Stdin: stdin, Options: inv.options, Flags: flags,

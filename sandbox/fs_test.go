@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -406,16 +407,39 @@ func TestRecord(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("record:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	var r Record
-	for range maxRecord + 5 {
-		r.Add(Access{Op: "read", Path: "a"})
-		r.Add(Access{Op: "read", Path: "b"})
-	}
-	if e, tr := r.Entries(); len(e) != maxRecord || tr == 0 {
-		t.Errorf("cap: %d entries, %d truncated", len(e), tr)
-	}
 	var nilRec *Record
 	nilRec.Add(Access{})
+}
+
+// TestRecordKeepsWhatMatters (issue 27): reads are capped, never a write, a refusal or a
+// command; repeats are counted on one entry; a call that would make the record drop one of
+// those is ended instead.
+func TestRecordKeepsWhatMatters(t *testing.T) {
+	var r Record
+	full := 0
+	r.OnFull(func(error) { full++ })
+	for i := range maxReadEntries + 500 {
+		r.Add(Access{Op: "read", Path: fmt.Sprint("f", i), Allowed: true})
+	}
+	for range 1000 {
+		r.Add(Access{Op: "read", Path: "/etc/passwd", Allowed: false, Reason: "outside the roots"})
+	}
+	r.Add(Access{Op: "write", Path: "out", Allowed: true})
+	r.Add(Access{Op: "exec", Path: "curl", Allowed: false, Reason: "not allowed"})
+	entries, truncated := r.Entries()
+	if truncated != 500 || len(entries) != maxReadEntries+3 {
+		t.Fatalf("%d entries, %d reads left out; want %d and 500", len(entries), truncated, maxReadEntries+3)
+	}
+	last := entries[len(entries)-3:]
+	if last[0].Count != 1000 || last[1].Op != "write" || last[2].Op != "exec" || Refusals(entries) != 1001 {
+		t.Errorf("kept entries %+v, %d refusals; want the refused read ×1000, the write, the command", last, Refusals(entries))
+	}
+	for i := range MaxKeptEntries {
+		r.Add(Access{Op: "write", Path: fmt.Sprint("w", i), Allowed: true})
+	}
+	if full != 1 {
+		t.Errorf("the record passed its bound %d times before ending the call, want once", full)
+	}
 }
 
 func TestLazyScratch(t *testing.T) {

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"sync"
 )
 
@@ -82,4 +84,18 @@ func (w *TailBuffer) Tail() []byte {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return bytes.Clone(w.buf)
+}
+
+// CtxReader fails its reads once Ctx has ended: a reader of a call's input or text stops with
+// the call (the utilities' inputs; the shell parser, which reads a kilobyte at a time).
+type CtxReader struct {
+	Ctx context.Context
+	R   io.Reader
+}
+
+func (c CtxReader) Read(p []byte) (int, error) {
+	if err := c.Ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.R.Read(p)
 }

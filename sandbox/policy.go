@@ -92,6 +92,13 @@ type Limits struct {
 	MaxBytesWritten int64
 }
 
+// MaxNesting bounds how deeply anything a call's script or client gives may nest once parsed
+// or built: shell text, awk, jq and bc programs, sed blocks, and the values jq builds. Parsers
+// and the code that walks what they build recurse on the Go stack, and a Go stack overflow is
+// a fatal error that ends the process (issue 27), so every parser is held to this bound before
+// it runs. Real programs nest a few dozen levels.
+const MaxNesting = 10000
+
 // DefaultLimits are used for every zero field of a policy's limits.
 func DefaultLimits() Limits {
 	return Limits{

@@ -160,15 +160,6 @@ func reservedWindowsName(c string) bool {
 // defaults of Windows and macOS): a protected directory must not be written as TOOLS.
 const foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
 
-// sameName compares two slash paths as the host's file system compares names (Windows and
-// macOS fold case: NTFS and APFS by default; ſ is s on NTFS, so this folds by rune, not by byte).
-func sameName(a, b string) bool {
-	if foldNames {
-		return strings.EqualFold(a, b)
-	}
-	return a == b
-}
-
 // cutPathPrefix reports whether the slash path p is dir or below it, comparing names as the
 // host's file system does, and returns the rest of p below dir ("" for dir itself). dir "/" or
 // "." holds every path (absolute or relative, as p is).

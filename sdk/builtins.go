@@ -232,9 +232,9 @@ func argsRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 
 // query runs a filter over v and prints each result like `jq -r -c`; an error prints nothing
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
-func (s *State) query(env *engine.Env, filter string, v any, order jqorder.KeyOrder) int {
+func (s *State) query(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) int {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(filter, v, env.Environ, p)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -250,9 +250,9 @@ func (s *State) query(env *engine.Env, filter string, v any, order jqorder.KeyOr
 }
 
 // value evaluates a filter to one string ("" for null or no result).
-func (s *State) value(env *engine.Env, filter string, v any, order jqorder.KeyOrder) (string, error) {
+func (s *State) value(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) (string, error) {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(filter, v, env.Environ, p)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p)
 	if err != nil {
 		return "", err
 	}
@@ -267,13 +267,13 @@ func (s *State) value(env *engine.Env, filter string, v any, order jqorder.KeyOr
 	return strings.Join(parts, "\n"), nil
 }
 
-func argsGet(s *State, _ context.Context, env *engine.Env, args []string) int {
+func argsGet(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(env.Stderr, "mcp_args_get: filter required")
 		return 2
 	}
 	args0, order := s.argsWithOrder()
-	return s.query(env, args[0], args0, order)
+	return s.query(ctx, env, args[0], args0, order)
 }
 
 // failWith records a JSON-RPC failure, prints it to stdout and the message to stderr (as
@@ -290,12 +290,12 @@ func (s *State) failWith(env *engine.Env, code int, msg string, data json.RawMes
 	return 1
 }
 
-func argsRequire(s *State, _ context.Context, env *engine.Env, args []string) int {
+func argsRequire(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
 		return s.failWith(env, -32602, "mcp_args_require: filter required", nil)
 	}
 	a, order := s.argsWithOrder()
-	v, err := s.value(env, args[0], a, order)
+	v, err := s.value(ctx, env, args[0], a, order)
 	if err != nil || v == "" || v == "null" {
 		msg := args[0] + " is required"
 		if len(args) > 1 && args[1] != "" {
@@ -325,13 +325,13 @@ func flags(args []string, known ...string) (pos []string, opts map[string][]stri
 	return pos, opts, nil
 }
 
-func argsBool(s *State, _ context.Context, env *engine.Env, args []string) int {
+func argsBool(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default")
 	if err != nil || len(pos) == 0 {
 		return s.failWith(env, -32602, "mcp_args_bool: usage: mcp_args_bool FILTER [--default true|false]", nil)
 	}
 	a, order := s.argsWithOrder()
-	v, _ := s.value(env, pos[0], a, order)
+	v, _ := s.value(ctx, env, pos[0], a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
@@ -349,14 +349,14 @@ func argsBool(s *State, _ context.Context, env *engine.Env, args []string) int {
 
 var intRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[0-9]+$`) })
 
-func argsInt(s *State, _ context.Context, env *engine.Env, args []string) int {
+func argsInt(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default", "--min", "--max")
 	if err != nil || len(pos) == 0 {
 		return s.failWith(env, -32602, "mcp_args_int: usage: mcp_args_int FILTER [--default N] [--min N] [--max N]", nil)
 	}
 	f := pos[0]
 	a, order := s.argsWithOrder()
-	v, _ := s.value(env, f, a, order)
+	v, _ := s.value(ctx, env, f, a, order)
 	if v == "" || v == "null" {
 		d, ok := opts["--default"]
 		if !ok {
@@ -401,13 +401,13 @@ func metaRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 	return 0
 }
 
-func metaGet(s *State, _ context.Context, env *engine.Env, args []string) int {
+func metaGet(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(env.Stderr, "mcp_meta_get: filter required")
 		return 2
 	}
 	v, order := s.metaValue()
-	return s.query(env, args[0], v, order)
+	return s.query(ctx, env, args[0], v, order)
 }
 
 func isCancelled(s *State, ctx context.Context, _ *engine.Env, _ []string) int {
@@ -787,7 +787,7 @@ func rootsContains(s *State, _ context.Context, env *engine.Env, args []string) 
 	return 1
 }
 
-func requirePath(s *State, _ context.Context, env *engine.Env, args []string) int {
+func requirePath(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	if len(args) == 0 {
 		return s.failWith(env, -32602, "mcp_require_path: filter required", nil)
 	}
@@ -795,7 +795,7 @@ func requirePath(s *State, _ context.Context, env *engine.Env, args []string) in
 	single := slices.Contains(args[1:], "--default-to-single-root")
 	allowEmpty := slices.Contains(args[1:], "--allow-empty")
 	a, order := s.argsWithOrder()
-	v, _ := s.value(env, f, a, order)
+	v, _ := s.value(ctx, env, f, a, order)
 	if v == "null" {
 		v = ""
 	}
@@ -909,7 +909,7 @@ func configLoad(s *State, _ context.Context, env *engine.Env, args []string) int
 	return 0
 }
 
-func configGet(s *State, _ context.Context, env *engine.Env, args []string) int {
+func configGet(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--default")
 	if err != nil || len(pos) == 0 {
 		fmt.Fprintln(env.Stderr, "mcp_config_get: usage: mcp_config_get FILTER [--default V]")
@@ -922,7 +922,7 @@ func configGet(s *State, _ context.Context, env *engine.Env, args []string) int 
 			cfg = v
 		}
 	}
-	v, err := s.value(env, pos[0], cfg, order)
+	v, err := s.value(ctx, env, pos[0], cfg, order)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		return 5
@@ -963,7 +963,7 @@ func backoffSleep(_ *State, ctx context.Context, env *engine.Env, args []string)
 
 // jsonTruncate keeps the largest prefix of an array (top level or at --array-path) whose JSON
 // fits in max bytes.
-func jsonTruncate(s *State, _ context.Context, env *engine.Env, args []string) int {
+func jsonTruncate(s *State, ctx context.Context, env *engine.Env, args []string) int {
 	pos, opts, err := flags(args, "--array-path")
 	if err != nil || len(pos) == 0 {
 		fmt.Fprintln(env.Stderr, "mcp_json_truncate: usage: mcp_json_truncate JSON [MAX] [--array-path .p]")
@@ -983,7 +983,7 @@ func jsonTruncate(s *State, _ context.Context, env *engine.Env, args []string) i
 	if p, ok := opts["--array-path"]; ok {
 		arrPath = p[0]
 	}
-	out, err := runFilter(arrPath, v, nil)
+	out, err := runFilter(ctx, arrPath, v, nil)
 	arr, ok := []any(nil), false
 	if err == nil && len(out) == 1 {
 		arr, ok = out[0].([]any)
@@ -993,7 +993,7 @@ func jsonTruncate(s *State, _ context.Context, env *engine.Env, args []string) i
 		return 0
 	}
 	build := func(k int) (any, error) {
-		res, err := runFilter(arrPath+" |= .[:"+strconv.Itoa(k)+"]", v, nil)
+		res, err := runFilter(ctx, arrPath+" |= .[:"+strconv.Itoa(k)+"]", v, nil)
 		if err != nil || len(res) != 1 {
 			return nil, fmt.Errorf("cannot truncate at %s", arrPath)
 		}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
@@ -141,11 +143,11 @@ func TestPreludeDefinesOnlyShellFunctions(t *testing.T) {
 func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	var fc FilterCache
 	for _, want := range []string{"one", "two"} {
-		out, err := fc.run(`$ENV.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
+		out, err := fc.run(context.Background(), `$ENV.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("$ENV.X = %v %v, want %s", out, err, want)
 		}
-		out, err = fc.run(`env.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
+		out, err = fc.run(context.Background(), `env.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("env.X = %v %v, want %s", out, err, want)
 		}
@@ -154,7 +156,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 		t.Errorf("environment-reading filters cached: %v", fc.m)
 	}
 	for _, in := range []string{"Ada", "Bob"} {
-		out, err := fc.run(`.name + ""`, map[string]any{"name": in}, nil, &jqorder.Printer{}) // jq's: not a pathFilter
+		out, err := fc.run(context.Background(), `.name + ""`, map[string]any{"name": in}, nil, &jqorder.Printer{}) // jq's: not a pathFilter
 		if err != nil || len(out) != 1 || out[0] != in {
 			t.Fatalf("got %v %v, want %s", out, err, in)
 		}
@@ -162,7 +164,41 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	if len(fc.m) != 1 {
 		t.Errorf("filter not cached: %v", fc.m)
 	}
-	if _, err := fc.run(`.[`, nil, nil, &jqorder.Printer{}); err == nil {
+	if _, err := fc.run(context.Background(), `.[`, nil, nil, &jqorder.Printer{}); err == nil {
 		t.Error("broken filter compiled")
+	}
+}
+
+// TestFilterBounds (issue 27): the SDK's jq helpers run a script's filter over a client's
+// values, so they are bounded as the jq utility is: the filter's text before it is parsed, the
+// walks of deep values and long paths, and the run by the call's context.
+func TestFilterBounds(t *testing.T) {
+	var fc FilterCache
+	deep := `reduce range(20000) as $i (0; [.])`
+	for _, c := range []struct{ filter, want string }{
+		{deep + ` | . == .`, "deeper than 10000"},
+		{deep + ` | tojson | length`, ""}, // printed as jq prints it: stripped past depth 256
+		{`null | setpath([range(20000) | 0]; 1)`, "longer than 10000"},
+		{strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "longer than 16384 tokens"},
+	} {
+		_, err := fc.run(context.Background(), c.filter, nil, nil, &jqorder.Printer{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%.50s...: %v, want %q", c.filter, err, c.want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := fc.run(ctx, `last(range(1e18))`, nil, nil, &jqorder.Printer{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("an endless filter ended with %v, want the call's end", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("an endless filter did not end with its call")
 	}
 }

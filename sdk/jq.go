@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -16,8 +17,8 @@ import (
 
 // runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
 // backs the environment, so a filter can never see the server's own.
-func runFilter(filter string, input any, environ func() []string) ([]any, error) {
-	return (*FilterCache)(nil).run(filter, input, environ, &jqorder.Printer{})
+func runFilter(ctx context.Context, filter string, input any, environ func() []string) ([]any, error) {
+	return (*FilterCache)(nil).run(ctx, filter, input, environ, &jqorder.Printer{})
 }
 
 // FilterCache keeps compiled jq filters of the SDK helpers (mcp_args_get and friends), keyed
@@ -45,7 +46,8 @@ const maxCachedFilters = 1024
 
 // run is runFilter through the cache. p prints the results: run sets its literal orders
 // and, for a filter that needs them, the orders of the objects the filter changed.
-func (fc *FilterCache) run(filter string, input any, environ func() []string, p *jqorder.Printer) ([]any, error) {
+// The run ends with ctx (the call's): a filter is the script's, and `last(range(1e18))` loops.
+func (fc *FilterCache) run(ctx context.Context, filter string, input any, environ func() []string, p *jqorder.Printer) ([]any, error) {
 	if pf, ok := parsePathFilter(filter); ok {
 		if v, ok := pf.eval(input); ok {
 			return []any{v}, nil
@@ -59,7 +61,7 @@ func (fc *FilterCache) run(filter string, input any, environ func() []string, p 
 	code := cf.code
 	if cf.ordered != nil {
 		p.Derived, p.Normalize = &jqorder.Derived{}, func(n json.Number) any { return normalizeNumbers(n) }
-		if code, err = gojq.Compile(cf.ordered, append(p.Functions(), gojq.WithEnvironLoader(func() []string {
+		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions()), gojq.WithEnvironLoader(func() []string {
 			if environ == nil {
 				return nil
 			}
@@ -69,11 +71,14 @@ func (fc *FilterCache) run(filter string, input any, environ func() []string, p 
 		}
 	}
 	var out []any
-	iter := code.Run(input)
+	iter := code.RunWithContext(ctx, input)
 	for {
 		v, ok := iter.Next()
 		if !ok {
 			return out, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
 		}
 		if e, isErr := v.(error); isErr {
 			if h, halt := e.(*gojq.HaltError); halt && h.Value() == nil {
@@ -163,28 +168,35 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 			return cf, nil
 		}
 	}
+	// Bounded before gojq parses it, and guarded as the jq utility's (jqorder.CheckText, Guard).
+	if err := jqorder.CheckText(filter); err != nil {
+		return nil, compileError{err}
+	}
 	q, err := gojq.Parse(filter)
 	if err != nil {
 		return nil, compileError{err}
 	}
 	cf := &compiledFilter{built: jqorder.BuiltOrders(q)}
 	readsEnv := false
-	if jqorder.NeedsOrder(q) {
+	needsOrder := jqorder.NeedsOrder(q)
+	jqorder.Guard(q)
+	q.FuncDefs = append(slices.Clip(jqorder.GuardDefs()), q.FuncDefs...)
+	if needsOrder {
 		jqorder.Rewrite(q)
-		q.FuncDefs = append(slices.Clip(jqorder.OrderedDefs()), q.FuncDefs...)
+		q.FuncDefs = slices.Concat(jqorder.GuardDefs(), jqorder.OrderedDefs(), q.FuncDefs[len(jqorder.GuardDefs()):])
 		// Compiled here too, so that a filter that does not compile fails on first use.
-		if _, err := gojq.Compile(q, (&jqorder.Printer{}).Functions()...); err != nil {
+		if _, err := gojq.Compile(q, slices.Concat((&jqorder.Printer{}).Functions(), jqorder.GuardFunctions())...); err != nil {
 			return nil, compileError{err}
 		}
 		cf.ordered = q
 	} else {
-		cf.code, err = gojq.Compile(q, gojq.WithEnvironLoader(func() []string {
+		cf.code, err = gojq.Compile(q, append(jqorder.GuardFunctions(), gojq.WithEnvironLoader(func() []string {
 			readsEnv = true
 			if environ == nil {
 				return nil
 			}
 			return environ()
-		}))
+		}))...)
 		if err != nil {
 			return nil, compileError{err}
 		}
@@ -258,9 +270,10 @@ func rawOrderedOutput(p *jqorder.Printer, v any) string {
 	return string(b)
 }
 
-// compactJSON renders v as compact JSON (gojq's encoder: jq-compatible number formatting).
+// compactJSON renders v as compact JSON (gojq's encoder: jq-compatible number formatting),
+// stripped past jq's printing depth as jq prints it.
 func compactJSON(v any) string {
-	b, err := gojq.Marshal(v)
+	b, err := (*jqorder.Printer)(nil).Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(v)
 	}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // runWithProgress implements mcp_run_with_progress --pattern RE [--extract match1|ratio|json]
@@ -52,7 +54,7 @@ func runWithProgress(s *State, ctx context.Context, env *engine.Env, args []stri
 	if pattern == "" {
 		pattern = `([0-9]+(?:\.[0-9]+)?)%`
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := sandbox.CompileRegexp(pattern)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "mcp_run_with_progress: bad pattern: %v\n", err)
 		return 2

@@ -110,21 +110,17 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	default:
 		failed = res.IsError
 	}
-	refused := 0
 	var access struct {
-		Entries []sandbox.Access `json:"entries"`
+		Entries   []sandbox.Access `json:"entries"`
+		Truncated int              `json:"truncated"`
 	}
 	if out != nil {
 		_ = json.Unmarshal(out.Access, &access)
-		for _, e := range access.Entries {
-			if !e.Allowed {
-				refused++
-			}
-		}
 	}
+	refused := sandbox.Refusals(access.Entries)
 	review := reviewOf(res)
 	if o.asJSON && o.audit {
-		report := map[string]any{"result": doc, "access": access.Entries, "refused": refused}
+		report := map[string]any{"result": doc, "access": access.Entries, "refused": refused, "truncated": access.Truncated}
 		if review != nil {
 			report["changes"] = review.meta
 		}
@@ -137,7 +133,7 @@ func runTool(ctx context.Context, stdout, stderr io.Writer, projectRoot string, 
 	} else {
 		writeResult(stdout, doc)
 		if o.audit {
-			printAccess(stdout, access.Entries, out)
+			printAccess(stdout, access.Entries, access.Truncated, out)
 			if review != nil {
 				review.print(stdout)
 			}
@@ -221,7 +217,7 @@ func printPlan(ctx context.Context, w io.Writer, srv *host.Server, name string, 
 	return nil
 }
 
-func printAccess(w io.Writer, entries []sandbox.Access, out *engine.Outcome) {
+func printAccess(w io.Writer, entries []sandbox.Access, truncated int, out *engine.Outcome) {
 	fmt.Fprintln(w, "\naccess record:")
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "  (nothing)")
@@ -235,7 +231,13 @@ func printAccess(w io.Writer, entries []sandbox.Access, out *engine.Outcome) {
 		if e.Reason != "" {
 			line += "  (" + e.Reason + ")"
 		}
+		if e.Count > 1 {
+			line += fmt.Sprintf("  ×%d", e.Count)
+		}
 		fmt.Fprintln(w, line)
+	}
+	if truncated > 0 {
+		fmt.Fprintf(w, "  ... and %d more reads, not listed (the record keeps every write, refusal and command)\n", truncated)
 	}
 	if out != nil {
 		switch {

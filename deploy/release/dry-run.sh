@@ -7,7 +7,9 @@
 # Environment: GO (default go); GORELEASER, a goreleaser binary (default: built once from the Go
 # module proxy into bin/goreleaser-$GORELEASER_VERSION); KEEP=1 keeps the work folder;
 # RELEASE_GOOS, a space-separated list (e.g. "linux"), narrows the release's operating systems
-# in the clones' .goreleaser.yaml (for a checkout where the others do not build yet).
+# in the clones' .goreleaser.yaml (for a checkout where the others do not build yet);
+# EMPTY_CACHE=0 lets the second run share the build cache (quicker: it then checks paths and
+# packaging, not compilation).
 set -euo pipefail
 
 GO=${GO:-go}
@@ -53,7 +55,7 @@ for run in 1 2; do
     sed -i "s/^    goos: \[linux, darwin, windows\]\$/    goos: [$goos]/" "$src/.goreleaser.yaml"
   fi
   env=(MCPBASH_VERSION="$(cd "$src" && version)")
-  if [[ $run == 2 ]]; then env+=(GOCACHE="$work/gocache-2"); fi
+  if [[ $run == 2 && ${EMPTY_CACHE:-1} != 0 ]]; then env+=(GOCACHE="$work/gocache-2"); fi
   echo "release dry run $run of 2 in $src (${env[*]})" >&2
   start=$(date +%s)
   (cd "$src" && env "${env[@]}" "$GORELEASER" release --snapshot --clean) >"$work/run$run.log" 2>&1 || {
@@ -86,7 +88,7 @@ done
 
 rm -rf "$root/dist"
 cp -a "$d1" "$root/dist"
-echo "release dry run: ${#files[@]} release files ($(awk '{print $2}' "$d1/checksums.txt" | grep -c '\.tar\.gz$\|\.zip$') archives), run 1 ${seconds[1]}s, run 2 ${seconds[2]}s (empty build cache)"
+echo "release dry run: ${#files[@]} release files ($(awk '{print $2}' "$d1/checksums.txt" | grep -c '\.tar\.gz$\|\.zip$') archives), run 1 ${seconds[1]}s, run 2 ${seconds[2]}s ($([[ ${EMPTY_CACHE:-1} != 0 ]] && echo empty || echo shared) build cache)"
 echo "release dry run: $same identical ($((bytes / 1024)) KiB), $differ different"
 if ((differ > 0)); then
   echo "release dry run: the two runs differ: the release is not reproducible" >&2

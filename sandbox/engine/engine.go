@@ -127,6 +127,9 @@ const (
 	LimitFileSize Limit = "fileSize"
 	// LimitBytesWritten: the call's writes through its FS passed Limits.MaxBytesWritten.
 	LimitBytesWritten Limit = "bytesWritten"
+	// LimitRecord: the call made more distinct writes, refusals and commands than its access
+	// record keeps (sandbox.MaxKeptEntries); the record never drops one, so the call ends.
+	LimitRecord Limit = "accessRecord"
 	// LimitWorker: the isolation worker running the call died (its own limits, a crash).
 	LimitWorker Limit = "worker"
 )

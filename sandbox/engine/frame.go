@@ -56,6 +56,7 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 	// A write past the call's bytes-written budget ends the call, as output past its cap does:
 	// a script that ignores the write error must not pass for a success.
 	f.FS.OnWriteLimit(func(err error) { stop(err) })
+	f.Record.OnFull(stop)
 	f.Stdout = &sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: func() { stop(sandbox.ErrStdoutLimit) }}
 	f.Stderr = &sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: func() { stop(sandbox.ErrStderrLimit) }}
 	return f, nil
@@ -94,6 +95,8 @@ func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) boo
 		out.SetLimit(LimitStdout, "Tool output exceeded %d bytes", f.Limits.MaxStdoutBytes)
 	case errors.Is(cause, sandbox.ErrStderrLimit):
 		out.SetLimit(LimitStderr, "Tool stderr exceeded %d bytes", f.Limits.MaxStderrBytes)
+	case errors.Is(cause, sandbox.ErrRecordFull):
+		out.SetLimit(LimitRecord, "Tool made more than %d distinct writes, refusals and commands (the access record keeps every one)", sandbox.MaxKeptEntries)
 	case errors.As(cause, new(sandbox.ErrWriteBudget)):
 		out.SetLimit(LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten, else MCPBASH_MAX_BYTES_WRITTEN_PER_CALL)", f.Limits.MaxBytesWritten)
 	case own != nil && own(cause):
@@ -118,7 +121,7 @@ func (f *Frame) Report(out *Outcome) {
 const NoAccess = `{"entries":[]}`
 
 // AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with
-// "truncated" when entries were dropped.
+// "truncated" the number of allowed reads left out (writes, refusals and commands never are).
 func (f *Frame) AccessJSON() json.RawMessage { return AccessJSON(f.Record) }
 
 // AccessJSON is rec as an outcome carries it (Frame.AccessJSON; engines without a frame, such

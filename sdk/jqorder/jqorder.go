@@ -181,18 +181,32 @@ type Printer struct {
 	Normalize func(json.Number) any
 }
 
-// Marshal renders v compactly as gojq.Marshal does, with the member order above.
+// MaxPrintDepth is jq 1.6's printing depth: a value nested deeper prints as Stripped at that
+// level (jv_dump_term), in output, tojson and tostring alike. It also keeps the printer's
+// recursion short whatever the value (issue 27: printing a value three million levels deep
+// ended the server).
+const MaxPrintDepth = 256
+
+// Stripped is what jq 1.6 prints in place of a value nested deeper than MaxPrintDepth.
+const Stripped = "<stripped: exceeds max depth>"
+
+// Marshal renders v compactly as gojq.Marshal does, with the member order above, and values
+// deeper than MaxPrintDepth stripped as jq strips them.
 func (p *Printer) Marshal(v any) ([]byte, error) {
-	if p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 && (p.Derived == nil || len(p.Derived.m) == 0) {
+	if (p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 && (p.Derived == nil || len(p.Derived.m) == 0)) &&
+		depthOver(v, MaxPrintDepth) <= MaxPrintDepth {
 		return gojq.Marshal(v)
 	}
 	var b []byte
-	err := p.write(&b, v)
+	err := p.write(&b, v, 0)
 	return b, err
 }
 
 // KeysOf is the order to print m's members in.
 func (p *Printer) KeysOf(m map[string]any) []string {
+	if p == nil {
+		return slices.Sorted(maps.Keys(m))
+	}
 	id := mapID(m)
 	keys, ok := p.Input[id]
 	if !ok {
@@ -227,7 +241,11 @@ func sameKeys(keys []string, m map[string]any) bool {
 	return true
 }
 
-func (p *Printer) write(b *[]byte, v any) error {
+func (p *Printer) write(b *[]byte, v any, depth int) error {
+	if depth > MaxPrintDepth {
+		*b = append(*b, Stripped...)
+		return nil
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		keys := p.KeysOf(x)
@@ -241,7 +259,7 @@ func (p *Printer) write(b *[]byte, v any) error {
 				return err
 			}
 			*b = append(append(*b, kb...), ':')
-			if err := p.write(b, x[k]); err != nil {
+			if err := p.write(b, x[k], depth+1); err != nil {
 				return err
 			}
 		}
@@ -253,7 +271,7 @@ func (p *Printer) write(b *[]byte, v any) error {
 			if i > 0 {
 				*b = append(*b, ',')
 			}
-			if err := p.write(b, e); err != nil {
+			if err := p.write(b, e, depth+1); err != nil {
 				return err
 			}
 		}

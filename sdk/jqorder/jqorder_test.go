@@ -2,6 +2,7 @@ package jqorder
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -106,6 +107,40 @@ func TestBuiltOrdersFindsNestedLiterals(t *testing.T) {
 		got := BuiltOrders(q)["a\x00b"]
 		if len(got) != 2 || got[0] != "b" || got[1] != "a" {
 			t.Errorf("%s: literal {b, a} not found: %v", filter, BuiltOrders(q))
+		}
+	}
+}
+
+// TestPrinterStripsAsJq: a value nested deeper than jq's printing depth prints jq 1.6's marker
+// at that level (checked against jq 1.6: `jq -nc 'reduce range(257) as $i (0; [.])'`), with
+// or without member orders, and however deep it goes.
+func TestPrinterStripsAsJq(t *testing.T) {
+	nest := func(n int, leaf any, obj bool) any {
+		v := leaf
+		for range n {
+			if obj {
+				v = map[string]any{"a": v}
+			} else {
+				v = []any{v}
+			}
+		}
+		return v
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{nest(256, 0, false), strings.Repeat("[", 256) + "0" + strings.Repeat("]", 256)},
+		{nest(257, 0, false), strings.Repeat("[", 257) + Stripped + strings.Repeat("]", 257)},
+		{nest(257, 0, true), strings.Repeat(`{"a":`, 257) + Stripped + strings.Repeat("}", 257)},
+		{[]any{1, nest(300, "x", false)}, "[1," + strings.Repeat("[", 256) + Stripped + strings.Repeat("]", 256) + "]"},
+		{nest(3_000_000, 0, false), strings.Repeat("[", 257) + Stripped + strings.Repeat("]", 257)},
+	} {
+		for _, p := range []*Printer{nil, {}, {Built: map[string][]string{"a\x00b": {"b", "a"}}}} {
+			b, err := p.Marshal(c.v)
+			if err != nil || string(b) != c.want {
+				t.Errorf("printer %v: %v %.80q...%.80q, want %.80q", p, err, b, b[max(0, len(b)-80):], c.want)
+			}
 		}
 	}
 }

@@ -37,15 +37,26 @@ var rewriteInputs = []string{
 // printer that records no order (so every object is in gojq's sorted order again): the two
 // must agree on every result and error. ok is false when a run did not finish in time.
 func runFilterForTest(filter, input string, rewritten bool) (out []string, ok bool) {
+	return runFilterModes(filter, input, rewritten, false)
+}
+
+// runFilterModes is runFilterForTest with, when guarded, Guard applied first (as the jq
+// utility and the SDK apply it).
+func runFilterModes(filter, input string, rewritten, guarded bool) (out []string, ok bool) {
 	q, err := gojq.Parse(filter)
 	if err != nil {
 		return []string{"parse: " + err.Error()}, true
 	}
 	var opts []gojq.CompilerOption
+	if guarded {
+		Guard(q)
+		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+		opts = GuardFunctions()
+	}
 	if rewritten {
 		Rewrite(q)
 		q.FuncDefs = append(OrderedDefs(), q.FuncDefs...)
-		opts = (&Printer{}).Functions()
+		opts = append(opts, (&Printer{}).Functions()...)
 	}
 	code, err := gojq.Compile(q, opts...)
 	if err != nil {

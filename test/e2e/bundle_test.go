@@ -3,6 +3,7 @@ package e2e
 import (
 	"archive/zip"
 	"debug/elf"
+	"debug/pe"
 	"encoding/json"
 	"io"
 	"os"
@@ -213,15 +214,11 @@ func TestBundleErrors(t *testing.T) {
 	}
 }
 
-// A multi-platform bundle cross-compiles the other platforms from the source checkout with
-// progress on stderr and starts the right binary through its launcher; a second bundle reuses
-// the binaries of a GoReleaser dist/ of the same version instead of building, and passes over
-// one of another version.
-//
-// Linux targets only, for now: the server does not yet build for darwin or windows (the
-// platforms work lands that); the layout of a bundle with a Windows binary and the manifest's
-// win32 override are covered by host/internal/bundle's TestLayoutAndManifest, and several builds
-// at once by its TestBinariesParallel.
+// A multi-platform bundle cross-compiles the other platforms from the source checkout, two at
+// once with progress on stderr, starts the right Unix binary through its launcher and names the
+// Windows binary in the manifest's win32 override; a second bundle reuses the binaries of a
+// GoReleaser dist/ of the same version instead of building, and passes over one of another
+// version. (darwin is left to host/internal/bundle's tests, to build one platform less here.)
 func TestBundleCrossPlatform(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles the server")
@@ -243,20 +240,20 @@ func TestBundleCrossPlatform(t *testing.T) {
 		}
 	}
 	noRelease := t.TempDir() // so that a dist/ in the checkout is not used
-	out, e, code := runCLI(t, proj, env, "bundle", "--author", "A", "--platform", "linux-amd64,linux-arm64",
+	out, e, code := runCLI(t, proj, env, "bundle", "--author", "A", "--platform", "linux-amd64,linux-arm64,windows-amd64",
 		"--source", harness.RepoRoot(), "--binaries", noRelease, "--output", "multi.mcpb")
 	if code != 0 {
 		t.Fatalf("bundle: exit %d\n%s\n%s", code, out, e)
 	}
-	for _, want := range []string{"linux-amd64: this binary", "building 1 platform(s) from " + harness.RepoRoot() + ", 1 at a time",
-		"linux-arm64: building", "linux-arm64: built in", "(1 of 1)", "built 1 platform(s) in"} {
+	for _, want := range []string{"linux-amd64: this binary", "building 2 platform(s) from " + harness.RepoRoot() + ", 2 at a time",
+		"linux-arm64: building", "windows-amd64: building", "linux-arm64: built in", "windows-amd64: built in", "(2 of 2)", "built 2 platform(s) in"} {
 		if !strings.Contains(e, want) {
 			t.Errorf("progress lacks %q:\n%s", want, e)
 		}
 	}
 	dir, names := unzipBundle(t, filepath.Join(proj, "multi.mcpb"))
 	have := strings.Join(names, "\n")
-	for _, want := range []string{"server/mcp-bash", "server/bin/linux-amd64/mcp-bash", "server/bin/linux-arm64/mcp-bash"} {
+	for _, want := range []string{"server/mcp-bash", "server/bin/linux-amd64/mcp-bash", "server/bin/linux-arm64/mcp-bash", "server/bin/windows-amd64/mcp-bash.exe"} {
 		if !strings.Contains(have, want) {
 			t.Errorf("bundle lacks %s:\n%s", want, have)
 		}
@@ -267,12 +264,20 @@ func TestBundleCrossPlatform(t *testing.T) {
 	} else {
 		f.Close()
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "server", "mcp-bash")); !strings.HasPrefix(string(b), "#!/bin/sh") {
-		t.Errorf("entry point is not the launcher:\n%.400s", b)
+	if f, err := pe.Open(filepath.Join(dir, "server", "bin", "windows-amd64", "mcp-bash.exe")); err != nil || f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
+		t.Errorf("windows-amd64 binary: %v", err)
+	} else {
+		f.Close()
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "server", "mcp-bash")); !strings.HasPrefix(string(b), "#!/bin/sh") || strings.Contains(string(b), "windows") {
+		t.Errorf("entry point is not the launcher of the Unix binaries:\n%.400s", b)
 	}
 	m := readManifest(t, dir)
-	if _, ok := m.Server.MCPConfig.PlatformOverrides["win32"]; ok {
-		t.Errorf("a bundle without a Windows binary has a win32 override")
+	if got := m.Server.MCPConfig.PlatformOverrides["win32"].Command; got != "${__dirname}/server/bin/windows-amd64/mcp-bash.exe" {
+		t.Errorf("win32 command %q", got)
+	}
+	if got := strings.Join(m.Compatibility.Platforms, ","); got != "linux,win32" {
+		t.Errorf("compatibility.platforms %q", got)
 	}
 	c := startBundle(t, dir, m)
 	r := c.Call("tools/call", map[string]any{"name": "hello", "arguments": map[string]any{}})

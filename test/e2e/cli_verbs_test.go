@@ -153,6 +153,44 @@ func TestRunToolAuditRefusals(t *testing.T) {
 	}
 }
 
+// TestRunToolRecordFlood (T-DOS-14, issue 27): after more harmless reads than the record lists,
+// a write and a refused read are still in run-tool's access record, the reads left out are
+// counted, repeats are counted, and the refusal makes run-tool exit 3 in JSON and in text.
+func TestRunToolRecordFlood(t *testing.T) {
+	t.Parallel()
+	p := newSecProject(t, nil)
+	script := `for i in $(seq 12000); do : > "$TMPDIR/f$i"; done; for i in $(seq 12000); do cat "$TMPDIR/f$i"; done; ` +
+		`echo w > "$TMPDIR/written"; for i in 1 2 3; do cat /etc/passwd; done; echo done`
+	args, _ := json.Marshal(map[string]string{"script": script})
+	out, _, code := runCLI(t, p.root, nil, "run-tool", "sh", "--sandbox", "--json", "--timeout", "120", "--args", string(args))
+	var report struct {
+		Refused, Truncated int
+		Access             []struct {
+			Op, Path string
+			Allowed  bool
+			Count    int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("json: %v\n%.2000s", err, out)
+	}
+	wrote, refusedRead := false, 0
+	for _, a := range report.Access {
+		wrote = wrote || a.Op == "write" && strings.HasSuffix(a.Path, "/written") && a.Allowed
+		if !a.Allowed && strings.HasSuffix(a.Path, "/etc/passwd") {
+			refusedRead = a.Count
+		}
+	}
+	if code != 3 || !wrote || refusedRead != 3 || report.Refused != 3 || report.Truncated == 0 {
+		t.Errorf("exit %d, the write recorded %v, the refused read %d times, refused %d, truncated %d; want 3, true, 3, 3, > 0",
+			code, wrote, refusedRead, report.Refused, report.Truncated)
+	}
+	text, _, code := runCLI(t, p.root, nil, "run-tool", "sh", "--sandbox", "--timeout", "120", "--args", string(args))
+	if code != 3 || !strings.Contains(text, "more reads, not listed") || !strings.Contains(text, "×3") {
+		t.Errorf("text: exit %d\n%.3000s", code, text[max(0, len(text)-3000):])
+	}
+}
+
 // debug serves as usual and records every line in a payload log with secrets redacted.
 func TestDebugPayloadLog(t *testing.T) {
 	t.Parallel()

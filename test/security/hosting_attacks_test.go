@@ -516,3 +516,78 @@ func TestRequestStateBoundToSubject(t *testing.T) {
 		t.Fatalf("the issuing key's retry: %s", own.Body)
 	}
 }
+
+// TestRecordFloodIsAudited (T-DOS-14, issue 27 finding 5): after more harmless reads than an
+// access record lists, the hosting audit log still has the call's write and its refused read
+// (with how many times it was refused) and counts the reads it left out; the refusal metric
+// counts every repeat.
+func TestRecordFloodIsAudited(t *testing.T) {
+	token := filepath.Join(t.TempDir(), "metrics-token")
+	secret := "metrics-token-" + strings.Repeat("f", 40)
+	write(t, token, secret)
+	w := newAttackWorld(t, "MCPBASH_METRICS_TOKEN_FILE="+token)
+	// The harmless reads: 12,000 files, more than the record lists, made here so that the call
+	// makes no writes but one.
+	root := filepath.Join(w.tenants, "a")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12000 {
+		write(t, filepath.Join(root, fmt.Sprintf("f%d", i)), "x")
+	}
+	a := w.client(t, "a")
+	a.open()
+	script := `r="${MCP_ROOTS_PATHS%%$'\n'*}"; cat "$r"/f* > /dev/null; ` +
+		`echo w > "$r/written"; for i in 1 2 3; do cat /etc/passwd; done; echo done`
+	if r := a.call("tools/call", map[string]any{"name": "eval", "arguments": map[string]any{"script": script}}); r.Msg.Error != nil {
+		t.Fatalf("call: %s", r.Body)
+	}
+	data, err := os.ReadFile(w.audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Tenant, Name string
+			Files        []string `json:"files_written"`
+			Refusals     []struct {
+				Op, Path string
+				Count    int
+			}
+			ReadsNotRecorded int `json:"reads_not_recorded"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Tenant != "a" || rec.Name != "eval" {
+			continue
+		}
+		found = true
+		wrote, refused := false, 0
+		for _, f := range rec.Files {
+			wrote = wrote || strings.HasSuffix(f, "/written")
+		}
+		for _, r := range rec.Refusals {
+			if strings.HasSuffix(r.Path, "/etc/passwd") {
+				refused = r.Count
+			}
+		}
+		if !wrote || refused != 3 || rec.ReadsNotRecorded == 0 {
+			t.Errorf("audit record: the write %v, the refused read ×%d, reads not recorded %d; want true, 3, > 0\n%.2000s",
+				wrote, refused, rec.ReadsNotRecorded, line)
+		}
+	}
+	if !found {
+		t.Fatalf("no audit record of the call:\n%.2000s", data)
+	}
+	body := scrape(t, w, w.srv.Base+"/metrics", secret)
+	var counted float64
+	for _, l := range strings.Split(grepLines(body, "mcpbash_refusals_total{"), "\n") {
+		if strings.Contains(l, `tenant="a"`) {
+			var n float64
+			fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &n)
+			counted += n
+		}
+	}
+	if counted != 3 {
+		t.Errorf("the refusal metric counts %v of tenant a's refusals, want 3:\n%s", counted, grepLines(body, "mcpbash_refusals_total"))
+	}
+}

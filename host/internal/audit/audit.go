@@ -42,6 +42,9 @@ type Record struct {
 	Outcome, Cause string
 	// Access is the call's access record: files written and refusals are taken from it.
 	Access []sandbox.Access
+	// ReadsNotRecorded counts the allowed reads the access record left out past its cap (it
+	// never leaves out a write, a refusal or a command).
+	ReadsNotRecorded int
 }
 
 // Logger writes records to a sink. It is safe for concurrent use.
@@ -139,6 +142,9 @@ func (l *Logger) Log(ctx context.Context, r Record) {
 	if truncated > 0 {
 		attrs = append(attrs, slog.Int("entries_not_listed", truncated))
 	}
+	if r.ReadsNotRecorded > 0 {
+		attrs = append(attrs, slog.Int("reads_not_recorded", r.ReadsNotRecorded))
+	}
 	l.log.LogAttrs(ctx, slog.LevelInfo, "call", attrs...)
 }
 
@@ -173,11 +179,12 @@ func (l *Logger) LogChange(ctx context.Context, c Change) {
 	l.log.LogAttrs(ctx, slog.LevelInfo, "changes", attrs...)
 }
 
-// Refusal is one operation the sandbox refused.
+// Refusal is one operation the sandbox refused (Count times, when more than once).
 type Refusal struct {
 	Op     string `json:"op"`
 	Path   string `json:"path"`
 	Reason string `json:"reason,omitempty"`
+	Count  int    `json:"count,omitempty"`
 }
 
 // writeOps are the access-record operations that change the filesystem.
@@ -191,7 +198,7 @@ func summarize(acc []sandbox.Access) (written []string, refusals []Refusal, trun
 		switch {
 		case !a.Allowed:
 			if len(refusals) < maxListed {
-				refusals = append(refusals, Refusal{Op: a.Op, Path: a.Path, Reason: a.Reason})
+				refusals = append(refusals, Refusal{Op: a.Op, Path: a.Path, Reason: a.Reason, Count: a.Count})
 			} else {
 				truncated++
 			}

@@ -47,7 +47,7 @@ func goCommand(t *testing.T) string {
 // and commit, with a progress line as each starts and ends. The builds' link steps wait for one
 // another (a -toolexec barrier), so that builds one at a time would never finish: the test
 // fails at the barrier's backstop rather than passing. The platforms are of every OS the
-// release targets; the program is a few lines, so it builds where the server does not yet.
+// release targets; the program is a few lines, so that the test stays quick.
 func TestBinariesParallel(t *testing.T) {
 	goBin := goCommand(t)
 	src := miniSource(t, "package main\n\nvar version, commit string\n\nfunc main() { println(version, commit) }\n")

@@ -145,8 +145,12 @@ func (m *Metrics) Call(tenant, kind, outcome string, d time.Duration) {
 }
 
 // Refusal records an operation the sandbox refused.
-func (m *Metrics) Refusal(tenant, reason string) {
-	m.refusals.WithLabelValues(m.tenant(tenant), reason).Inc()
+func (m *Metrics) Refusal(tenant, reason string) { m.Refusals(tenant, reason, 1) }
+
+// Refusals records n refusals of one kind (an access record counts a repeated refusal once,
+// with its count).
+func (m *Metrics) Refusals(tenant, reason string, n int) {
+	m.refusals.WithLabelValues(m.tenant(tenant), reason).Add(float64(n))
 }
 
 // LimitHit records a limit that stopped or refused a call.

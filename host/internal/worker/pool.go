@@ -32,7 +32,8 @@ type Options struct {
 	// MaxRSS recycles a worker whose peak resident memory passed this many bytes (default 512 MiB).
 	MaxRSS int64
 	// Grace is how long a worker may take to answer after its call was cancelled or its time is
-	// up before it is killed (default 2s).
+	// up before it is killed (default 200ms): a call answers within its timeout and this, however
+	// its script runs away (issue 27: within the timeout + 250 ms).
 	Grace time.Duration
 	// Logf receives diagnostics (nil: none).
 	Logf func(format string, args ...any)
@@ -59,7 +60,7 @@ func NewPool(o Options) *Pool {
 		o.MaxRSS = 512 << 20
 	}
 	if o.Grace <= 0 {
-		o.Grace = 2 * time.Second
+		o.Grace = 200 * time.Millisecond
 	}
 	return &Pool{opts: o}
 }
@@ -309,18 +310,20 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled 
 	spec.ScratchRoot, spec.ScratchBase = base, dir
 	w.calls++
 	w.key = key
-	if err := send(frame{T: "job", Job: &spec}); err != nil {
-		w.kill()
-		return p.died(w, "the worker could not take the call")
-	}
-	// The engine enforces the call's timeout; the watchdog only catches a worker that stopped
-	// answering (a runaway that ignores cancellation).
+	// The engine enforces the call's timeout; the watchdog catches a worker that does not
+	// answer by then (a runaway that ignores cancellation, a loop in a library that cannot be
+	// stopped): it is killed, and the call answers on time. It starts before the job is sent:
+	// sending megabytes of arguments is part of the call's time.
 	timeout := spec.Limits.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	watchdog := time.NewTimer(timeout + p.opts.Grace + time.Second)
+	watchdog := time.NewTimer(timeout + p.opts.Grace)
 	defer watchdog.Stop()
+	if err := send(frame{T: "job", Job: &spec}); err != nil {
+		w.kill()
+		return p.died(w, "the worker could not take the call")
+	}
 	var grace <-chan time.Time
 	done := ctx.Done()
 	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -336,7 +339,10 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled 
 			return &engine.Outcome{Cancelled: cancelled != nil && cancelled(), TimedOut: cancelled == nil || !cancelled(), ExitCode: 137}
 		case <-watchdog.C:
 			w.kill()
-			return &engine.Outcome{TimedOut: true, ExitCode: 137, Stderr: []byte("mcp-bash: the worker stopped answering and was killed")}
+			// A timeout as the engine reports one: the worker was only late to say so, or ran
+			// away past its own end; either way the call answers now and nothing goes on.
+			p.logf("worker %d had not answered %v after its call's timeout: killed", w.cmd.Process.Pid, p.opts.Grace)
+			return &engine.Outcome{TimedOut: true, ExitCode: 137}
 		case f, ok := <-w.frames:
 			if !ok {
 				<-w.exited

@@ -12,6 +12,7 @@ import (
 	"github.com/benhoyt/goawk/interp"
 	"github.com/benhoyt/goawk/lexer"
 	"github.com/benhoyt/goawk/parser"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() {
@@ -109,12 +110,20 @@ func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int 
 func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string) (status int) {
 	defer func() {
 		if p := recover(); p != nil {
-			if _, ok := p.(awkStopped); !ok {
+			switch p := p.(type) {
+			case awkStopped:
+				status = 130
+			case awkRegexRefused:
+				status = errorf(env, 2, "awk", "%v", p.err)
+			default:
 				panic(p)
 			}
-			status = 130
 		}
 	}()
+	// Before the rewrite and GoAWK's parser, both of which recurse on the program's nesting.
+	if err := awkNesting(src); err != nil {
+		return errorf(env, 2, "awk", "%v", err)
+	}
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()
@@ -228,7 +237,20 @@ func (a *awkIO) funcs() map[string]any {
 		"__mcp_one":      func(string) int { return 1 },
 		"__mcp_out":      a.out,
 		"__mcp_tick":     a.tick,
+		"__mcp_re":       a.re,
 	}
+}
+
+// awkRegexRefused unwinds GoAWK from __mcp_re with the reason.
+type awkRegexRefused struct{ err error }
+
+// re passes a regular expression built at run time on to GoAWK, unless compiling it would take
+// more than a moment (sandbox.CheckRegexp): GoAWK's compile cannot be stopped.
+func (a *awkIO) re(expr string) string {
+	if err := sandbox.CheckRegexp(expr); err != nil {
+		panic(awkRegexRefused{err})
+	}
+	return expr
 }
 
 // awkStopped unwinds GoAWK from __mcp_tick when the call ended or the budget ran out.
@@ -257,7 +279,7 @@ func (a *awkIO) getline(name string) int {
 			a.status = -1
 			return -1
 		}
-		lr = newLineReader(ctxReader{a.ctx, r})
+		lr = newLineReader(ctxRead(a.ctx, r))
 		a.readers[name], a.closers[name] = lr, r
 	}
 	line, _, ok := lr.next()
@@ -364,7 +386,7 @@ func (in *awkInput) Read(p []byte) (int, error) {
 		}
 		in.cur, in.curName = r, name
 	}
-	n, err := ctxReader{in.ctx, in.cur}.Read(p)
+	n, err := ctxRead(in.ctx, in.cur).Read(p)
 	if errors.Is(err, io.EOF) {
 		in.cur.Close()
 		in.cur = nil

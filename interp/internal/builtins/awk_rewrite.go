@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/benhoyt/goawk/lexer"
@@ -25,6 +26,13 @@ import (
 //	while (c) / do ... while (c)  -> while (__mcp_tick() && (c))
 //	for (i; c; p)                  -> for (i; __mcp_tick() && (c); p)   (for (;;): __mcp_tick())
 //	function f(...) {             -> function f(...) { __mcp_tick();
+//
+// and so that a regular expression built at run time passes through __mcp_re(), which refuses
+// one Go's regexp would compile for seconds (sandbox.CheckRegexp) before GoAWK compiles it:
+//
+//	x ~ e, x !~ e                  -> x ~ __mcp_re(e)            (e not a /regex/ literal)
+//	match(s, e), split(s, a, e)    -> match(s, __mcp_re(e)), ...
+//	sub(e, r, t), gsub(e, r, t)    -> sub(__mcp_re(e), r, t), ...
 //
 // The rewrite works on goawk's own tokens, so strings, regexes and comments are never touched.
 
@@ -62,15 +70,7 @@ func awkTokens(src string) ([]awkTok, bool) {
 }
 
 func regexAllowed(toks []awkTok) bool {
-	if len(toks) == 0 {
-		return true
-	}
-	switch toks[len(toks)-1].tok {
-	case lexer.NAME, lexer.NUMBER, lexer.STRING, lexer.REGEX, lexer.RPAREN, lexer.RBRACKET,
-		lexer.DOLLAR, lexer.INCR, lexer.DECR, lexer.F_LENGTH:
-		return false
-	}
-	return true
+	return len(toks) == 0 || awkOperandExpected(toks[len(toks)-1].tok)
 }
 
 // edit replaces src[from:to] with text.
@@ -97,7 +97,7 @@ func applyEdits(src string, edits []edit) string {
 // rewriteAwk applies the three passes; each pass re-lexes the previous one's output. It
 // returns src unchanged if it cannot lex it (goawk then reports the syntax error).
 func rewriteAwk(src string) string {
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass} {
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, regexPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src
@@ -336,4 +336,67 @@ func tickPass(src string, toks []awkTok) []edit {
 // tickAnd makes the condition src[from:to] "__mcp_tick() && (condition)".
 func tickAnd(from, to int) []edit {
 	return []edit{{from, from, "__mcp_tick() && ("}, {to, to, ")"}}
+}
+
+// regexPass routes every dynamic regular expression through __mcp_re (see the top).
+func regexPass(src string, toks []awkTok) []edit {
+	var edits []edit
+	wrap := func(from, to int) {
+		if to <= from || to == from+1 && toks[from].tok == lexer.REGEX {
+			return // a literal: its size was bounded with the program (awkNesting)
+		}
+		edits = append(edits, edit{toks[from].start, toks[from].start, "__mcp_re("}, edit{toks[to].start, toks[to].start, ")"})
+	}
+	for i, t := range toks {
+		switch t.tok {
+		case lexer.MATCH, lexer.NOT_MATCH:
+			if end := matchOperand(toks, i+1); end > 0 {
+				wrap(i+1, end)
+			}
+		case lexer.F_MATCH, lexer.F_SPLIT, lexer.F_SUB, lexer.F_GSUB:
+			if i+1 >= len(toks) || toks[i+1].tok != lexer.LPAREN {
+				continue
+			}
+			end := skipGroup(toks, i+1)
+			if end < 0 {
+				continue
+			}
+			commas := topLevel(toks, i+2, end-1, lexer.COMMA)
+			bounds := append(append([]int{i + 1}, commas...), end-1) // the argument k is bounds[k]+1 .. bounds[k+1]
+			k := map[lexer.Token]int{lexer.F_MATCH: 1, lexer.F_SPLIT: 2, lexer.F_SUB: 0, lexer.F_GSUB: 0}[t.tok]
+			if k+1 < len(bounds) {
+				wrap(bounds[k]+1, bounds[k+1])
+			}
+		}
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.from - b.from })
+	return edits
+}
+
+// matchOperand returns the index after the right operand of ~ or !~ starting at toks[i]: what
+// GoAWK's parser reads there (a comparison and all that binds tighter), up to the first token
+// of lower precedence outside brackets; -1 when the operand holds something this does not
+// follow (getline), which is then left alone.
+func matchOperand(toks []awkTok, i int) int {
+	depth := 0
+	for k := i; k < len(toks); k++ {
+		switch toks[k].tok {
+		case lexer.LPAREN, lexer.LBRACKET:
+			depth++
+		case lexer.RPAREN, lexer.RBRACKET:
+			if depth == 0 {
+				return k
+			}
+			depth--
+		case lexer.GETLINE, lexer.PIPE:
+			return -1
+		case lexer.MATCH, lexer.NOT_MATCH, lexer.IN, lexer.AND, lexer.OR, lexer.QUESTION, lexer.COLON, lexer.COMMA,
+			lexer.RBRACE, lexer.LBRACE, lexer.SEMICOLON, lexer.NEWLINE, lexer.EOF, lexer.ASSIGN, lexer.ADD_ASSIGN,
+			lexer.SUB_ASSIGN, lexer.MUL_ASSIGN, lexer.DIV_ASSIGN, lexer.MOD_ASSIGN, lexer.POW_ASSIGN:
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
 }

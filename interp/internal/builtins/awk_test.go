@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,10 @@ func TestAwkMatchesGNU(t *testing.T) {
 		{"awk", "BEGIN{x = 10 / 4; print x, int(x), x % 3}"}, {"awk", "{print $1}", "missing.txt"}, {"awk", "{print $2}", "words.txt"},
 		{"awk", "BEGIN{n=split(\"a:b:c\",arr,\":\"); print n, arr[1] arr[3]}"}, {"awk", "match($0,/[0-9]+/){print RSTART, RLENGTH}"},
 		{"awk", "{print $1}", "-", "a.txt"}, {"awk", "{print v, $1}", "v=1", "a.txt", "v=2", "csv.txt"},
+		// Dynamic regular expressions pass through __mcp_re (awk_rewrite.go): the same results.
+		{"awk", "-v", "r=[xy]", `{print ($0 ~ r), ($1 !~ r ""), match($0, r), RSTART; n = split($0, p, r); print n; sub(r, "<&>"); print; gsub("[0-9]", "#"); print}`},
+		{"awk", "-v", "r=y", `$1 ~ r || $2 ~ 1 + 1 {print "m", $0} $0 !~ r "|z" {print "n", $0}`},
+		{"awk", "-v", "r=x", `{x = $0 ~ r ? "yes" : "no"; print x, ($0 ~ (r "|" "z")), $0 ~ /1/}`},
 	} {
 		cases = append(cases, gnuCase{in, argv})
 	}
@@ -112,6 +117,63 @@ func TestAwkSubstrPOSIX(t *testing.T) {
 		out, errOut, rc := te.run(t, "", "awk", "BEGIN { printf \"[%s]\", "+tc.expr+" }")
 		if out != "["+tc.want+"]" || rc != 0 {
 			t.Errorf("%s = %q (rc %d, %s), want %q", tc.expr, out, rc, errOut, tc.want)
+		}
+	}
+}
+
+// TestAwkNesting (issue 27): a program that could make GoAWK's parser recurse past the sandbox's
+// nesting bound is refused before GoAWK parses it, whatever makes it deep; long programs whose
+// statements are shallow run.
+func TestAwkNesting(t *testing.T) {
+	te := fixture(t)
+	const n = 20000
+	rep := func(s string, k int) string { return strings.Repeat(s, k) }
+	for _, prog := range []string{
+		"BEGIN { x = " + rep("(", n) + "1" + rep(")", n) + " }",
+		"BEGIN { x = " + rep("(", n),
+		"BEGIN { x = " + rep("!", n) + "1 }",
+		"BEGIN { x = " + rep("- ", n) + "1 }",
+		"BEGIN { x = " + rep("$", n) + "0 }",
+		"BEGIN { " + rep("x = ", n) + "1 }",
+		"BEGIN { x = " + rep("1 ? 2 : ", n) + "3 }",
+		"BEGIN { x = " + rep("a ", n) + "}",
+		"BEGIN { x = " + rep("a &&\n", n) + "b }",
+		"BEGIN { " + rep("if (1)\n", n) + "x = 1 }",
+		"BEGIN { if (0) x = 0\n" + rep("else if (0) x = 1\n", n) + "}",
+		"BEGIN " + rep("{", n) + rep("}", n),
+		"BEGIN { x = a" + rep("[a", n) + rep("]", n) + " }",
+	} {
+		_, errOut, rc := te.run(t, "", "awk", prog)
+		if rc != 2 || !strings.Contains(errOut, "nests deeper than") {
+			t.Errorf("%.60q...: rc %d, stderr %.200q; want the nesting refusal", prog, rc, errOut)
+		}
+	}
+	// A regular expression that would compile for seconds: refused, literal or built at run time.
+	for _, argv := range [][]string{
+		{"awk", "-v", "r=" + rep("x{1,100}", 8000), "BEGIN { print \"x\" ~ r }"},
+		{"awk", "-v", "r=" + rep("x", 100000), "BEGIN { print match(\"x\", r) }"},
+		{"awk", "BEGIN { r = \"x\"; for (i = 0; i < 17; i++) r = r r; gsub(r, \"y\", s) }"},
+		{"awk", "BEGIN { print \"x\" ~ /" + rep("x", 100000) + "/ }"},
+	} {
+		_, errOut, rc := te.run(t, "", argv...)
+		if rc != 2 || !strings.Contains(errOut, "too large for the sandbox") {
+			t.Errorf("%.60q...: rc %d, stderr %.200q; want the regular expression refused", argv, rc, errOut)
+		}
+	}
+	var many, ifs strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&many, "x = x + %d; y = y \"a\"\n", i)
+		fmt.Fprintf(&ifs, "if (x > %d) z++\nelse w++\n", i)
+	}
+	for _, c := range []struct{ prog, want string }{
+		{"BEGIN {\n" + many.String() + "print x, length(y) }", "1249975000 50000\n"},
+		{"BEGIN { x = 1e9\n" + ifs.String() + "print z, w }", "50000 \n"},
+		{"BEGIN { print " + rep("(", 5000) + "7" + rep(")", 5000) + " }", "7\n"},
+		{rep("NR == 1 { n++ }\n", 20000) + "END { print n }", "20000\n"},
+	} {
+		out, errOut, rc := te.run(t, "a\n", "awk", c.prog)
+		if rc != 0 || out != c.want {
+			t.Errorf("%.60q...: rc %d, out %q, stderr %.200q; want %q", c.prog, rc, out, errOut, c.want)
 		}
 	}
 }

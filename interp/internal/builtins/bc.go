@@ -23,6 +23,10 @@ const (
 	bcMaxScale  = 100000
 	bcMaxDigits = 1000000
 	bcMaxDepth  = 1000
+	// bcMaxEval bounds how deeply evaluation nests, expressions within function calls within
+	// expressions: each level is a few Go frames, so this keeps a bc run's stack to tens of MiB
+	// (parsing bounds one expression; calls multiply it).
+	bcMaxEval = 100000
 )
 
 type bcNum struct {
@@ -195,7 +199,7 @@ func bc(ctx context.Context, env *Env, argv []string) int {
 		var src []byte
 		r, err := openInput(env, name)
 		if err == nil {
-			src, err = readAll(ctx, ctxReader{ctx, r})
+			src, err = readAll(ctx, ctxRead(ctx, r))
 			r.Close()
 		}
 		if err != nil {
@@ -237,6 +241,7 @@ type bcMachine struct {
 	lineLen, col        int
 	mathlib             bool
 	depth               int
+	nest                int // evaluation nesting (bcMaxEval)
 }
 
 // run parses and runs src a line (a complete statement list) at a time; done is set by quit

@@ -25,6 +25,11 @@ func (m *bcMachine) exec(s bcStmt) (bcNum, error) {
 	if err := m.ctx.Err(); err != nil {
 		return bcNum{}, err
 	}
+	if m.nest++; m.nest > bcMaxEval {
+		m.nest--
+		return bcNum{}, bcRefusal{fmt.Sprintf("evaluation nested deeper than %d levels", bcMaxEval)}
+	}
+	defer func() { m.nest-- }()
 	switch s := s.(type) {
 	case bcExprStmt:
 		v, err := m.eval(s.e)
@@ -267,6 +272,11 @@ func (m *bcMachine) arith(op string, a, b bcNum) (bcNum, error) {
 }
 
 func (m *bcMachine) eval(e bcExpr) (bcNum, error) {
+	if m.nest++; m.nest > bcMaxEval {
+		m.nest--
+		return bcNum{}, bcRefusal{fmt.Sprintf("evaluation nested deeper than %d levels", bcMaxEval)}
+	}
+	defer func() { m.nest-- }()
 	switch e := e.(type) {
 	case bcLit:
 		return m.literal(e.text)
@@ -282,41 +292,27 @@ func (m *bcMachine) eval(e bcExpr) (bcNum, error) {
 		}
 		return bcNum{new(big.Int).Neg(x.v), x.scale}, nil
 	case bcBin:
-		l, err := m.eval(e.l)
-		if err != nil {
-			return bcNum{}, err
-		}
-		switch e.op {
-		case "&&", "||":
-			// Short-circuit, as GNU bc.
-			if l.isZero() == (e.op == "&&") {
-				return bool01(e.op == "||"), nil
+		// A left-associative chain (1+2+...+n, what paste -sd+ feeds bc) is a spine of bcBin
+		// down the left: walked with a slice, so its length never becomes Go stack depth.
+		var buf [8]bcBin
+		spine := append(buf[:0], e)
+		for {
+			l, ok := spine[len(spine)-1].l.(bcBin)
+			if !ok {
+				break
 			}
-			r, err := m.eval(e.r)
-			if err != nil {
-				return bcNum{}, err
+			spine = append(spine, l)
+			if len(spine)&1023 == 0 {
+				if err := m.ctx.Err(); err != nil {
+					return bcNum{}, err
+				}
 			}
-			return bool01(!r.isZero()), nil
 		}
-		r, err := m.eval(e.r)
-		if err != nil {
-			return bcNum{}, err
+		acc, err := m.eval(spine[len(spine)-1].l)
+		for i := len(spine) - 1; i >= 0 && err == nil; i-- {
+			acc, err = m.binary(spine[i], acc)
 		}
-		switch c := bcCmp(l, r); e.op {
-		case "<":
-			return bool01(c < 0), nil
-		case "<=":
-			return bool01(c <= 0), nil
-		case ">":
-			return bool01(c > 0), nil
-		case ">=":
-			return bool01(c >= 0), nil
-		case "==":
-			return bool01(c == 0), nil
-		case "!=":
-			return bool01(c != 0), nil
-		}
-		return m.arith(e.op, l, r)
+		return acc, err
 	case bcAssign:
 		v, err := m.eval(e.x)
 		if err != nil {
@@ -372,6 +368,41 @@ func (m *bcMachine) eval(e bcExpr) (bcNum, error) {
 		return m.call(e)
 	}
 	return bcNum{}, fmt.Errorf("internal: unknown bc expression %T", e)
+}
+
+// binary applies e to its left operand's value l: it evaluates e.r unless && or || is
+// decided by l already (short-circuit, as GNU bc).
+func (m *bcMachine) binary(e bcBin, l bcNum) (bcNum, error) {
+	switch e.op {
+	case "&&", "||":
+		if l.isZero() == (e.op == "&&") {
+			return bool01(e.op == "||"), nil
+		}
+		r, err := m.eval(e.r)
+		if err != nil {
+			return bcNum{}, err
+		}
+		return bool01(!r.isZero()), nil
+	}
+	r, err := m.eval(e.r)
+	if err != nil {
+		return bcNum{}, err
+	}
+	switch c := bcCmp(l, r); e.op {
+	case "<":
+		return bool01(c < 0), nil
+	case "<=":
+		return bool01(c <= 0), nil
+	case ">":
+		return bool01(c > 0), nil
+	case ">=":
+		return bool01(c >= 0), nil
+	case "==":
+		return bool01(c == 0), nil
+	case "!=":
+		return bool01(c != 0), nil
+	}
+	return m.arith(e.op, l, r)
 }
 
 func (m *bcMachine) call(c bcCall) (bcNum, error) {

@@ -3,6 +3,8 @@ package builtins
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // bc's tokens.
@@ -184,7 +186,24 @@ type bcParser struct {
 	quit  bool
 	inFn  bool
 	loops int
+	// depth counts the parser's own recursion (parentheses, prefix operators, right-associative
+	// operators, nested statements): bounded by sandbox.MaxNesting before the Go stack could be
+	// (a million nested parentheses ended the server; GNU bc stops at 10,000 too).
+	depth int
 }
+
+// enter is called on entry to each recursive rule; false (with the error set) past the bound.
+func (p *bcParser) enter() bool {
+	if p.depth++; p.depth > sandbox.MaxNesting {
+		if p.err == nil {
+			p.err = bcRefusal{fmt.Sprintf("nesting deeper than %d levels", sandbox.MaxNesting)}
+		}
+		return false
+	}
+	return true
+}
+
+func (p *bcParser) leave() { p.depth-- }
 
 func (p *bcParser) next() {
 	if p.err != nil {
@@ -203,7 +222,11 @@ func (p *bcParser) fail(msg string) error {
 	return p.err
 }
 
-func (p *bcParser) isOp(op string) bool { return p.tok.kind == bcOp && p.tok.text == op }
+// isOp is false once the parse failed: the token no longer advances then, and every loop of
+// the parser stops on it.
+func (p *bcParser) isOp(op string) bool {
+	return p.err == nil && p.tok.kind == bcOp && p.tok.text == op
+}
 
 func (p *bcParser) expect(op string) bool {
 	if !p.isOp(op) {
@@ -256,6 +279,10 @@ func (p *bcParser) line() ([]bcStmt, bool, error) {
 var bcRefusedWords = map[string]string{"read": "read()", "limits": "limits", "warranty": "warranty"}
 
 func (p *bcParser) stmt() bcStmt {
+	defer p.leave()
+	if !p.enter() {
+		return nil
+	}
 	t := p.tok
 	if t.kind == bcString {
 		p.next()
@@ -435,6 +462,10 @@ func (p *bcParser) define() bcStmt {
 }
 
 func (p *bcParser) expr() bcExpr {
+	defer p.leave()
+	if !p.enter() {
+		return bcLit{"0"}
+	}
 	l := p.andExpr()
 	for p.isOp("||") {
 		p.next()
@@ -454,6 +485,10 @@ func (p *bcParser) andExpr() bcExpr {
 
 func (p *bcParser) notExpr() bcExpr {
 	if p.isOp("!") {
+		defer p.leave()
+		if !p.enter() {
+			return bcLit{"0"}
+		}
 		p.next()
 		return bcUnary{"!", p.notExpr()}
 	}
@@ -462,7 +497,7 @@ func (p *bcParser) notExpr() bcExpr {
 
 func (p *bcParser) relExpr() bcExpr {
 	l := p.assignExpr()
-	for p.tok.kind == bcOp {
+	for p.err == nil && p.tok.kind == bcOp {
 		switch op := p.tok.text; op {
 		case "<", "<=", ">", ">=", "==", "!=":
 			p.next()
@@ -489,6 +524,10 @@ func (p *bcParser) assignExpr() bcExpr {
 		case "=", "+=", "-=", "*=", "/=", "%=", "^=":
 			if !isLvalue(l) {
 				p.fail("assignment to a non-variable")
+				return l
+			}
+			defer p.leave()
+			if !p.enter() {
 				return l
 			}
 			p.next()
@@ -521,6 +560,10 @@ func (p *bcParser) mulExpr() bcExpr {
 func (p *bcParser) powExpr() bcExpr {
 	l := p.unary()
 	if p.isOp("^") {
+		defer p.leave()
+		if !p.enter() {
+			return l
+		}
 		p.next()
 		return bcBin{"^", l, p.powExpr()}
 	}
@@ -530,6 +573,10 @@ func (p *bcParser) powExpr() bcExpr {
 func (p *bcParser) unary() bcExpr {
 	switch {
 	case p.isOp("-"):
+		defer p.leave()
+		if !p.enter() {
+			return bcLit{"0"}
+		}
 		p.next()
 		return bcUnary{"-", p.unary()}
 	case p.isOp("++") || p.isOp("--"):

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,13 @@ func TestBcMatchesGNU(t *testing.T) {
 	} {
 		cases = append(cases, gnuCase{prog + "\n", []string{"bc"}})
 	}
+	// A long left-associative chain (seq | paste -sd+ | bc) is evaluated without recursion.
+	var terms []string
+	for i := range 200000 {
+		terms = append(terms, strconv.Itoa(i))
+	}
+	cases = append(cases, gnuCase{strings.Join(terms, "+") + "\n", []string{"bc"}},
+		gnuCase{strings.Join(terms, " - ") + "\n", []string{"bc"}})
 	cases = append(cases, gnuCase{"10/3\n", []string{"bc", "-l"}}, gnuCase{"scale\n", []string{"bc", "-l"}},
 		gnuCase{"1+1\n", []string{"bc", "-q"}})
 	compareGNU(t, cases)
@@ -40,6 +48,16 @@ func TestBcRefusals(t *testing.T) {
 		{"obase=20", "obase above 16"}, {"read()", "read()"}, {"1 +\n2", "syntax error"}, {"2^100000000", "sandbox's bc"},
 		{"define f(x) { return f(x) }; f(1)", "recursion deeper"}, {"print \"\\e\"", "escape"}, {"define f(a[]) { }", "array parameter"},
 		{"x = 10^50000; while (1) x = x * x", "product of about"},
+		// Nesting from the input is bounded before the Go stack is (issue 27: a million nested
+		// parentheses ended the server): parentheses, prefix and right-associative operators,
+		// blocks, and evaluation nested through recursive calls.
+		{strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000), "nesting deeper than 10000"},
+		{strings.Repeat("- ", 20000) + "1", "nesting deeper than 10000"},
+		{strings.Repeat("!", 20000) + "1", "nesting deeper than 10000"},
+		{strings.Repeat("2^", 20000) + "1", "nesting deeper than 10000"},
+		{strings.Repeat("x=", 20000) + "1", "nesting deeper than 10000"},
+		{strings.Repeat("{", 20000) + strings.Repeat("}", 20000), "nesting deeper than 10000"},
+		{"define f(n) { if (n == 0) return (0); return (" + strings.Repeat("- ", 500) + "f(n-1)) }; f(900)", "evaluation nested deeper"},
 	} {
 		args := []string{"bc"}
 		if strings.HasPrefix(tc.prog, "s(") {

@@ -86,6 +86,35 @@ func (m *meter) close() {
 	}
 }
 
+// fillChunk is the most writeFill holds: a width taken from the arguments (expand -t, a
+// date field's width) is written in pieces of this size, never allocated whole.
+const fillChunk = 32 << 10
+
+var (
+	spaces = bytes.Repeat([]byte{' '}, fillChunk)
+	zeros  = bytes.Repeat([]byte{'0'}, fillChunk)
+)
+
+// writeFill writes n copies of c (a space or a zero; anything else is written as a space) in
+// chunks, checking ctx between them, so that filling a huge width ends with the call.
+func writeFill(ctx context.Context, w io.Writer, c byte, n int) error {
+	chunk := spaces
+	if c == '0' {
+		chunk = zeros
+	}
+	for n > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(n, len(chunk))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
+}
+
 // lineCost is what a kept line costs: its bytes and a string header.
 func lineCost(n int) int64 { return int64(n) + 16 }
 

@@ -104,17 +104,9 @@ func openInput(env *Env, name string) (io.ReadCloser, error) {
 }
 
 // ctxReader ends reads when the call's context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
+type ctxReader = sandbox.CtxReader
 
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
+func ctxRead(ctx context.Context, r io.Reader) ctxReader { return ctxReader{Ctx: ctx, R: r} }
 
 func init() {
 	register("cat", cat)

@@ -71,10 +71,10 @@ func cat(ctx context.Context, env *Env, argv []string) int {
 		}
 		if m.plain() {
 			if err = w.Flush(); err == nil {
-				_, err = io.Copy(env.Stdout, ctxReader{ctx, r})
+				_, err = io.Copy(env.Stdout, ctxRead(ctx, r))
 			}
 		} else {
-			err = m.copy(w, bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10), state)
+			err = m.copy(w, bufio.NewReaderSize(ctxRead(ctx, r), 64<<10), state)
 		}
 		r.Close()
 		if err != nil {

@@ -215,7 +215,7 @@ func paste(ctx context.Context, env *Env, argv []string) int {
 	}
 	var readers []*lineReader
 	status := 0
-	stdin := newLineReader(ctxReader{ctx, env.Stdin})
+	stdin := newLineReader(ctxRead(ctx, env.Stdin))
 	for _, f := range files {
 		if f == "-" {
 			readers = append(readers, stdin)
@@ -226,7 +226,7 @@ func paste(ctx context.Context, env *Env, argv []string) int {
 			return errorf(env, 1, "paste", "%s: %s", f, describe(err))
 		}
 		defer r.Close()
-		readers = append(readers, newLineReader(ctxReader{ctx, r}))
+		readers = append(readers, newLineReader(ctxRead(ctx, r)))
 	}
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
@@ -288,7 +288,7 @@ func comm(ctx context.Context, env *Env, argv []string) int {
 			return errorf(env, 1, "comm", "%s: %s", f, describe(err))
 		}
 		defer r.Close()
-		lrs[i] = newLineReader(ctxReader{ctx, r})
+		lrs[i] = newLineReader(ctxRead(ctx, r))
 	}
 	sep, ok := fl.val("output-delimiter")
 	if !ok {

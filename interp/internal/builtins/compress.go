@@ -78,7 +78,7 @@ func (j *gzipJob) one(name string) error {
 		return err
 	}
 	defer in.Close()
-	r := io.Reader(ctxReader{j.ctx, in})
+	r := io.Reader(ctxRead(j.ctx, in))
 	if name == "-" || j.stdout || j.test {
 		out := j.env.Stdout
 		if j.test {

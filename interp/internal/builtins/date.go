@@ -1,9 +1,12 @@
 package builtins
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -86,7 +89,20 @@ func date(ctx context.Context, env *Env, argv []string) int {
 		}
 		format = a[1:]
 	}
-	fmt.Fprintln(env.Stdout, strftime(t.In(loc), format))
+	w := bufio.NewWriter(env.Stdout)
+	err := strftimeTo(ctx, w, t.In(loc), format)
+	if err == nil {
+		err = w.WriteByte('\n')
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return 130
+		}
+		return 1 // the reader went away, as yes
+	}
 	return 0
 }
 
@@ -213,9 +229,11 @@ func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string,
 			return now.AddDate(0, 0, kw.days), rest, false, true
 		}
 	}
-	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day").
+	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day"); no layout
+	// has more than six words, so longer prefixes are not tried (each try joins the prefix:
+	// quadratic in a string of half a million words).
 	words := strings.Fields(s)
-	for n := len(words); n > 0; n-- {
+	for n := min(len(words), 8); n > 0; n-- {
 		head := strings.Join(words[:n], " ")
 		for _, layout := range dateLayouts {
 			if t, err := time.ParseInLocation(layout, head, loc); err == nil {
@@ -238,12 +256,21 @@ func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string,
 	return time.Time{}, "", false, false
 }
 
-// strftime renders GNU date's % codes, with the - _ 0 ^ # flags and a field width.
+// strftime renders GNU date's % codes, with the - _ 0 ^ # flags and a field width, as a string
+// (the fixed formats of %F, %T, ... and find's -printf, whose widths are the caller's).
 func strftime(t time.Time, f string) string {
 	var b strings.Builder
+	strftimeTo(context.Background(), &b, t, f)
+	return b.String()
+}
+
+// strftimeTo writes the rendering of f to w. A field's width comes from the format, so its
+// padding is written in chunks that check ctx, never built as one string of the width's size:
+// `date +%1000000000Y` writes a billion zeros as GNU date does, and ends with the call.
+func strftimeTo(ctx context.Context, w io.Writer, t time.Time, f string) error {
+	lit := 0 // start of the literal text not yet written
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' || i+1 >= len(f) {
-			b.WriteByte(f[i])
 			continue
 		}
 		j := i + 1
@@ -257,7 +284,10 @@ func strftime(t time.Time, f string) string {
 			for k < len(f) && f[k] >= '0' && f[k] <= '9' {
 				k++
 			}
-			width, _ = strconv.Atoi(f[j:k])
+			var err error
+			if width, err = strconv.Atoi(f[j:k]); err != nil {
+				width = math.MaxInt // GNU takes an overflowing width as the largest
+			}
 			j = k
 		}
 		colons := 0
@@ -266,20 +296,32 @@ func strftime(t time.Time, f string) string {
 			j++
 		}
 		if j >= len(f) {
-			b.WriteString(f[i:])
 			break
 		}
-		b.WriteString(strftimeField(t, f[j], flags, width, colons))
-		i = j
+		if _, err := io.WriteString(w, f[lit:i]); err != nil {
+			return err
+		}
+		body, pad, n := strftimeField(t, f[j], flags, width, colons)
+		if n > len(body) {
+			if err := writeFill(ctx, w, pad, n-len(body)); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(w, body); err != nil {
+			return err
+		}
+		i, lit = j, j+1
 	}
-	return b.String()
+	_, err := io.WriteString(w, f[min(lit, len(f)):])
+	return err
 }
 
-// strftimeField renders one conversion.
-func strftimeField(t time.Time, c byte, flags string, width, colons int) string {
-	num := func(v, w int, pad byte) string {
+// strftimeField renders one conversion: its text, and the character and width it is padded
+// to on the left (no padding when the width is not more than the text).
+func strftimeField(t time.Time, c byte, flags string, width, colons int) (string, byte, int) {
+	num := func(v, w int, pad byte) (string, byte, int) {
 		if strings.Contains(flags, "-") {
-			return strconv.Itoa(v)
+			return strconv.Itoa(v), 0, 0
 		}
 		if strings.Contains(flags, "_") {
 			pad = ' '
@@ -289,23 +331,21 @@ func strftimeField(t time.Time, c byte, flags string, width, colons int) string 
 		if width >= 0 {
 			w = width
 		}
-		s := strconv.Itoa(v)
-		for len(s) < w {
-			s = string(pad) + s
-		}
-		return s
+		return strconv.Itoa(v), pad, w
 	}
-	str := func(s string) string {
+	str := func(s string) (string, byte, int) {
 		if strings.Contains(flags, "^") {
 			s = strings.ToUpper(s)
 		} else if strings.Contains(flags, "#") {
 			s = swapCase(s)
 		}
-		for width > len(s) {
-			s = " " + s
+		pad := byte(' ')
+		if strings.Contains(flags, "0") {
+			pad = '0' // GNU pads text with zeros too when asked: %010a is 0000000Tue
 		}
-		return s
+		return s, pad, width
 	}
+	plain := func(s string) (string, byte, int) { return s, 0, 0 }
 	hour12 := t.Hour() % 12
 	if hour12 == 0 {
 		hour12 = 12
@@ -359,9 +399,9 @@ func strftimeField(t time.Time, c byte, flags string, width, colons int) string 
 	case 'N':
 		ns := fmt.Sprintf("%09d", t.Nanosecond())
 		if width > 0 && width < 9 {
-			return ns[:width]
+			return plain(ns[:width])
 		}
-		return ns
+		return plain(ns)
 	case 'a':
 		return str(t.Format("Mon"))
 	case 'A':
@@ -393,13 +433,13 @@ func strftimeField(t time.Time, c byte, flags string, width, colons int) string 
 	case 'c':
 		return str(strftime(t, "%a %b %e %H:%M:%S %Y"))
 	case 'n':
-		return "\n"
+		return plain("\n")
 	case 't':
-		return "\t"
+		return plain("\t")
 	case '%':
-		return "%"
+		return plain("%")
 	}
-	return "%" + string(c)
+	return plain("%" + string(c))
 }
 
 func swapCase(s string) string {

@@ -134,7 +134,7 @@ func readDiffFile(ctx context.Context, env *Env, name, other string, absentEmpty
 		return nil, err
 	}
 	defer r.Close()
-	lr := newLineReader(ctxReader{ctx, r})
+	lr := newLineReader(ctxRead(ctx, r))
 	mem := meterOf(ctx)
 	for {
 		line, nl, ok := lr.next()

@@ -425,7 +425,7 @@ func copyFile(ctx context.Context, env *Env, src, dst string, mode fs.FileMode) 
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, ctxReader{ctx, in})
+	_, err = io.Copy(out, ctxRead(ctx, in))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -697,28 +697,32 @@ func mktemp(ctx context.Context, env *Env, argv []string) int {
 	if explicit {
 		tmpl = fl.operands[0]
 	}
-	suffix, _ := fl.val("suffix")
-	dir, useDir := fl.val("p", "tmpdir")
-	if !explicit || fl.has("t") || useDir {
-		useDir = true
-		if dir == "" {
-			dir = env.Getenv("TMPDIR")
-		}
-		if dir == "" {
-			dir = "/tmp"
-		}
-	}
 	x := len(tmpl) - len(strings.TrimRight(tmpl, "X"))
 	if x < 3 {
 		return errorf(env, 1, "mktemp", "too few X's in template '%s'", tmpl)
 	}
-	base := tmpl[:len(tmpl)-x]
-	if useDir {
-		base = path.Join(dir, base)
-		if strings.HasSuffix(tmpl[:len(tmpl)-x], "/") {
-			base += "/"
+	suffix, _ := fl.val("suffix")
+	dir, useDir := fl.val("p", "tmpdir")
+	if !explicit || fl.has("t") || useDir {
+		useDir = true
+		// GNU: -t prefers TMPDIR to -p; --tmpdir prefers its own argument.
+		if tmp := env.Getenv("TMPDIR"); tmp != "" && (dir == "" || fl.has("t")) {
+			dir = tmp
 		}
+		if dir == "" {
+			dir = "/tmp"
+		}
+		switch {
+		case fl.has("t") && strings.Contains(tmpl, "/"):
+			return errorf(env, 1, "mktemp", "invalid template, %s, contains directory separator", localeQuote(env, tmpl))
+		case strings.HasPrefix(tmpl, "/"):
+			return errorf(env, 1, "mktemp", "invalid template, %s; with --tmpdir, it may not be absolute", localeQuote(env, tmpl))
+		}
+		// The template is put in the directory as it is (GNU's file_name_concat): never
+		// cleaned, so `.XXXXXX` stays a hidden name in the directory, not a suffix of it.
+		tmpl = strings.TrimRight(dir, "/") + "/" + tmpl
 	}
+	base := tmpl[:len(tmpl)-x]
 	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	for try := 0; try < 100; try++ {
 		b := make([]byte, x)
@@ -753,7 +757,7 @@ func mktemp(ctx context.Context, env *Env, argv []string) int {
 				return 1
 			}
 			return errorf(env, 1, "mktemp", "failed to create %s via template '%s': %s",
-				map[bool]string{true: "directory", false: "file"}[fl.has("d")], name, describe(err))
+				map[bool]string{true: "directory", false: "file"}[fl.has("d")], tmpl+suffix, describe(err))
 		}
 		fmt.Fprintln(env.Stdout, name)
 		return 0

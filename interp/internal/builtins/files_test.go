@@ -118,6 +118,27 @@ func TestMktemp(t *testing.T) {
 	if _, _, rc := te.run(t, "", "mktemp", "-p", "/etc"); rc == 0 {
 		t.Error("mktemp -p /etc succeeded")
 	}
+	// The template goes into the directory as it is (GNU): a leading dot makes a hidden entry
+	// inside it, never a name beside it; trailing slashes of the directory are one separator.
+	for _, c := range []struct{ dir, tmpl, prefix string }{
+		{"sub", ".XXXXXX", "sub/."}, {"sub//", ".XXX", "sub/."}, {"./sub", "./aXXX", "./sub/./a"},
+	} {
+		out, errOut, rc := te.run(t, "", "mktemp", "-p", c.dir, c.tmpl)
+		name := strings.TrimSpace(out)
+		if rc != 0 || !strings.HasPrefix(name, c.prefix) || len(name) != len(c.prefix)+strings.Count(c.tmpl, "X") {
+			t.Errorf("mktemp -p %s %s: %d %q %q; want a name starting %q", c.dir, c.tmpl, rc, out, errOut, c.prefix)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(te.dir, name)); err != nil {
+			t.Errorf("mktemp -p %s %s: %v", c.dir, c.tmpl, err)
+		}
+	}
+	if _, errOut, rc := te.run(t, "", "mktemp", "-p", "sub", "/abs.XXX"); rc != 1 || !strings.Contains(errOut, "may not be absolute") {
+		t.Errorf("mktemp -p sub /abs.XXX: %d %q", rc, errOut)
+	}
+	if _, errOut, rc := te.run(t, "", "mktemp", "-t", "a/XXX"); rc != 1 || !strings.Contains(errOut, "contains directory separator") {
+		t.Errorf("mktemp -t a/XXX: %d %q", rc, errOut)
+	}
 }
 
 func TestListingMatchesGNU(t *testing.T) {

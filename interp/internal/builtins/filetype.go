@@ -86,7 +86,7 @@ func identify(ctx context.Context, env *Env, name string, follow bool) magic {
 	}
 	defer r.Close()
 	head := make([]byte, 8192)
-	n, _ := io.ReadFull(ctxReader{ctx, r}, head)
+	n, _ := io.ReadFull(ctxRead(ctx, r), head)
 	return sniff(head[:n], n == len(head))
 }
 

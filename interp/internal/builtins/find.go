@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,7 +354,7 @@ func (p *findParser) test(name, v string) (findPred, error) {
 		if name == "-iregex" {
 			expr = "(?i)" + expr
 		}
-		re, err := regexp.Compile(expr)
+		re, err := sandbox.CompileRegexp(expr)
 		if err != nil {
 			return nil, fmt.Errorf("invalid regular expression '%s': %v", v, err)
 		}

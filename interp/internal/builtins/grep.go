@@ -109,7 +109,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 		case "f":
 			data, err := env.FS.ReadFile(env.Abs(op.val))
 			if op.val == "-" {
-				data, err = readAll(ctx, ctxReader{ctx, env.Stdin})
+				data, err = readAll(ctx, ctxRead(ctx, env.Stdin))
 			}
 			if err != nil {
 				return nil, nil, errorf(env, 2, "grep", "%s: %s", op.val, describe(err))
@@ -164,6 +164,10 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 
 // grepRegexp joins the patterns into one RE2 alternation.
 func grepRegexp(patterns []string, mode string, icase, word, line, utf8 bool) (grepMatcher, bool, error) {
+	// Refused before their translation too, which is as long as they are (sandbox.CompileRegexp).
+	if n := len(patterns) + len(strings.Join(patterns, "")); n > sandbox.MaxRegexpBytes {
+		return nil, false, fmt.Errorf("regular expression too large for the sandbox (%d bytes of patterns); simplify it, or run the tool with \"exec\": \"native\"", n)
+	}
 	var alts []string
 	matchAll := false
 	if mode == "P" && len(patterns) > 1 {
@@ -217,7 +221,7 @@ func grepRegexp(patterns []string, mode string, icase, word, line, utf8 bool) (g
 	if len(alts) == 0 {
 		expr = `[^\s\S]` // no pattern at all (-f of an empty file) matches nothing
 	}
-	re, err := regexp.Compile(expr)
+	re, err := sandbox.CompileRegexp(expr)
 	if err != nil {
 		if mode == "P" {
 			return nil, false, fmt.Errorf("-P pattern %q: %v: Perl syntax that RE2 (the sandbox's regular expressions) lacks, such as lookaround, backreferences, \\K or atomic groups, is not available in the sandbox; rewrite it (grep -o with sed), or run the tool with \"exec\": \"native\"", patterns[0], err)
@@ -263,7 +267,7 @@ func grepRun(ctx context.Context, env *Env, o *grepOptions, operands []string) i
 		if name == "-" {
 			label = o.label
 		}
-		n, err := grepStream(ctx, w, ctxReader{ctx, r}, o, label, showName)
+		n, err := grepStream(ctx, w, ctxRead(ctx, r), o, label, showName)
 		r.Close()
 		if err != nil && ctx.Err() == nil || errors.Is(err, sandbox.ErrMemoryBudget) {
 			w.Flush()
@@ -414,7 +418,11 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		if !checkedBinary {
 			checkedBinary, binary = true, !o.text && hasNUL(text)
 		}
-		hit := (o.matchAll || o.re.Match(text)) != o.invert
+		hit, err := grepMatch(ctx, o, text)
+		if err != nil {
+			return matches, err
+		}
+		hit = hit != o.invert
 		if o.maxCount >= 0 && matches >= o.maxCount {
 			hit = false // only trailing context after the last allowed match
 		}
@@ -475,4 +483,16 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		w.WriteString("Binary file " + label + " matches\n")
 	}
 	return matches, nil
+}
+
+// grepMatch reports whether text has a match; a long line is searched so that the call's end
+// stops the search (sandbox.Match).
+func grepMatch(ctx context.Context, o *grepOptions, text []byte) (bool, error) {
+	if o.matchAll {
+		return true, nil
+	}
+	if re, ok := o.re.(*regexp.Regexp); ok {
+		return sandbox.Match(ctx, re, text)
+	}
+	return o.re.Match(text), nil
 }

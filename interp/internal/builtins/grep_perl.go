@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // grepMatcher is what grep asks of its pattern: *regexp.Regexp, or perlLook for grep -P's
@@ -96,21 +98,21 @@ func perlLookaround(p, flags string, word, line bool) (m *perlLook, handled bool
 	}
 	m = &perlLook{behindNeg: neg}
 	if keepA != "" || strings.HasPrefix(p, `\K`) {
-		m.keep, err = regexp.Compile(flags + "(?:" + keepA + ")(" + rest + ")")
+		m.keep, err = sandbox.CompileRegexp(flags + "(?:" + keepA + ")(" + rest + ")")
 		return m, true, err
 	}
 	if behind != "" {
 		if err := perlFixedWidth(behind); err != nil {
 			return nil, true, err
 		}
-		if m.behind, err = regexp.Compile(flags + "(?:" + behind + ")$"); err != nil {
+		if m.behind, err = sandbox.CompileRegexp(flags + "(?:" + behind + ")$"); err != nil {
 			return nil, true, err
 		}
 	}
 	if err := perlNoLeadingAssertion(rest); err != nil {
 		return nil, true, err
 	}
-	if m.core, err = regexp.Compile(flags + "^(" + rest + ")(?:" + ahead + ")"); err != nil {
+	if m.core, err = sandbox.CompileRegexp(flags + "^(" + rest + ")(?:" + ahead + ")"); err != nil {
 		return nil, true, err
 	}
 	return m, true, nil

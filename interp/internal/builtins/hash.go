@@ -96,7 +96,7 @@ func hashCheck(ctx context.Context, env *Env, name string, newHash func() hash.H
 				}
 				continue
 			}
-			got, err := digest(ctxReader{ctx, f}, newHash)
+			got, err := digest(ctxRead(ctx, f), newHash)
 			f.Close()
 			switch {
 			case err == nil && strings.EqualFold(got, sum):

@@ -34,7 +34,7 @@ func eachInput(ctx context.Context, env *Env, name string, files []string, fn fu
 			status = errorf(env, 1, name, "%s", openFailure(name, f, err))
 			continue
 		}
-		err = fn(f, ctxReader{ctx, r})
+		err = fn(f, ctxRead(ctx, r))
 		r.Close()
 		if errors.Is(err, sandbox.ErrMemoryBudget) {
 			// The budget also ended the call; say why this utility stopped.
@@ -99,7 +99,7 @@ type lineReader struct {
 func newLineReader(r io.Reader) *lineReader {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 64<<10), sep: '\n'}
 	if cr, ok := r.(ctxReader); ok {
-		lr.mem = meterOf(cr.ctx)
+		lr.mem = meterOf(cr.Ctx)
 	}
 	return lr
 }

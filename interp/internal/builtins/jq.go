@@ -202,13 +202,13 @@ func jqLoadFile(ctx context.Context, env *Env, opt, name, file string, order jqo
 	}
 	defer r.Close()
 	if opt == "--rawfile" {
-		data, err := readAll(ctx, ctxReader{ctx, r})
+		data, err := readAll(ctx, ctxRead(ctx, r))
 		if err != nil {
 			return nil, errorf(env, 2, "jq", "error: %s: %s", file, describe(err))
 		}
 		return validUTF8(string(data)), 0
 	}
-	vals, err := decodeStream(ctxReader{ctx, r}, order)
+	vals, err := decodeStream(ctxRead(ctx, r), order)
 	if err != nil {
 		return nil, errorf(env, 2, "jq", "Bad JSON in %s %s %s: %v", opt, name, file, err)
 	}
@@ -236,7 +236,7 @@ func jqFilterFile(ctx context.Context, env *Env, file string) (string, int) {
 		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
 	}
 	defer r.Close()
-	data, err := readAll(ctx, ctxReader{ctx, r})
+	data, err := readAll(ctx, ctxRead(ctx, r))
 	if err != nil {
 		return "", errorf(env, 2, "jq", "Could not open %s: %s", file, describe(err))
 	}
@@ -257,6 +257,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 	if emptyFilter(o.filter) {
 		o.filter = "." // jq runs a filter of nothing but blanks and comments as the identity
 	}
+	// Bounded before gojq parses it: gojq's compiler recurses on the filter's nesting, and its
+	// parser and compiler are superlinear in some shapes (jqorder.CheckText).
+	if err := jqorder.CheckText(o.filter); err != nil {
+		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
+		return 3
+	}
 	q, err := gojq.Parse(o.filter)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\njq: 1 compile error\n", err)
@@ -264,9 +270,11 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
 	o.order.Derived, o.order.Normalize = &jqorder.Derived{}, normalizeNumber
+	jqorder.Guard(q) // before the rewrite: what it routes elsewhere is checked already
 	jqorder.Rewrite(q)
-	// jq's own definitions that gojq lacks, then the ordered ones; the filter's own win.
-	q.FuncDefs = append(append(slices.Clone(jqPrelude().FuncDefs), jqorder.OrderedDefs()...), q.FuncDefs...)
+	// jq's own definitions that gojq lacks, the guard's, then the ordered ones; the filter's
+	// own win.
+	q.FuncDefs = slices.Concat(jqPrelude().FuncDefs, jqorder.GuardDefs(), jqorder.OrderedDefs(), q.FuncDefs)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -298,7 +306,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 	o.order.Args.Record(args, []string{"positional", "named"})
 	o.order.Args.Record(named, namedOrder)
 	vars := append(slices.Clip(o.values), args)
-	code, err := gojq.Compile(q, append(o.order.Functions(),
+	code, err := gojq.Compile(q, append(slices.Concat(o.order.Functions(), jqorder.GuardFunctions()),
 		gojq.WithEnvironLoader(func() []string {
 			if env.Environ == nil {
 				return nil
@@ -651,7 +659,7 @@ func encode(v any, o *jqOptions, compact bool) string {
 	var b []byte
 	var err error
 	if o.sortKeys {
-		b, err = gojq.Marshal(v)
+		b, err = (*jqorder.Printer)(nil).Marshal(v) // sorted, stripped past jq's depth
 	} else {
 		b, err = o.order.Marshal(v)
 	}
@@ -670,6 +678,8 @@ func encode(v any, o *jqOptions, compact bool) string {
 		}
 		if json.Indent(&buf, b, "", ind) == nil {
 			b = buf.Bytes()
+		} else if bytes.Contains(b, []byte(jqorder.Stripped)) {
+			b = indentStripped(b, ind)
 		}
 	}
 	return maybeASCII(string(b), o.ascii)
@@ -709,6 +719,63 @@ func unescapeReplacement(b []byte) []byte {
 			continue
 		}
 		out = append(out, b[i])
+	}
+	return out
+}
+
+// indentStripped indents compact JSON that holds jqorder.Stripped markers (which json.Indent
+// refuses) as jq prints it: the marker stands where the value would.
+func indentStripped(b []byte, ind string) []byte {
+	var out []byte
+	depth := 0
+	newline := func() {
+		out = append(out, '\n')
+		for range depth {
+			out = append(out, ind...)
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, b[i:min(j+1, len(b))]...)
+			i = j
+		case '[', '{':
+			if i+1 < len(b) && (b[i+1] == ']' || b[i+1] == '}') {
+				out = append(out, c, b[i+1])
+				i++
+				continue
+			}
+			out = append(out, c)
+			depth++
+			newline()
+		case ']', '}':
+			depth--
+			newline()
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			newline()
+		case ':':
+			out = append(out, ':', ' ')
+		case '<':
+			// The marker is one atom (its own colon is not a member's).
+			n := len(jqorder.Stripped)
+			if bytes.HasPrefix(b[i:], []byte(jqorder.Stripped)) {
+				out = append(out, b[i:i+n]...)
+				i += n - 1
+				continue
+			}
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -189,6 +189,11 @@ func TestJqMatchesRealJq(t *testing.T) {
 		{`{"a":1}`, []string{"jq", "-r", "@sh"}}, {`[1,[2]]`, []string{"jq", "-r", "@csv"}}, {`null`, []string{"jq", "ascii_downcase"}},
 		// Unknown options fail before reading anything.
 		{"", []string{"jq", "-X", "."}}, {"", []string{"jq", "--bogus", "."}}, {"", []string{"jq", "-nX", "1"}},
+		// Values nested past jq's printing depth (256) print its marker there, in every printer.
+		{"", []string{"jq", "-n", "reduce range(300) as $i (0; [.])"}}, {"", []string{"jq", "-nc", "reduce range(257) as $i (0; {a: .})"}},
+		{"", []string{"jq", "-nS", "reduce range(258) as $i (1; {b: 1, a: [.]})"}}, {"", []string{"jq", "-n", "--tab", "[1, (reduce range(260) as $i (0; [.]))]"}},
+		{"", []string{"jq", "-nr", "reduce range(260) as $i (0; [.]) | tojson, tostring, @json, \"\\(.)\""}},
+		{"", []string{"jq", "-n", "reduce range(256) as $i (0; [.]) | ., (tojson | length)"}},
 	}
 	// Formats and a sample of the language run as one program each (the host's jq takes ~15 ms
 	// to start): every expression's output, in order, must match.
@@ -582,5 +587,28 @@ func TestJqOrderBound(t *testing.T) {
 	want := `{"z":1,"a":2}` + "\n" + `{"a":"` + strings.Repeat("x", jqorder.MaxOrderedInput) + `","z":1}` + "\n" + `{"y":1,"b":2}` + "\n"
 	if rc != 0 || out != want {
 		t.Fatalf("rc %d, stderr %q, output (%d bytes) differs from the expected %d bytes: %.80q", rc, errOut, len(out), len(want), out)
+	}
+}
+
+// TestJqBounds (issue 27): a filter's text is bounded before gojq parses it, and walks of deep
+// values and long paths are refused where gojq would recurse past the Go stack; printing strips
+// past jq's depth as jq does, however deep the value.
+func TestJqBounds(t *testing.T) {
+	te := fixture(t)
+	for _, c := range []struct {
+		filter, out, errPart string
+		rc                   int
+	}{
+		{strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), "", "longer than 16384 tokens", 3},
+		{`reduce range(20000) as $i (0; [.]) | . == .`, "", "deeper than 10000", 5},
+		{`reduce range(20000) as $i (0; [.]) | [.] | sort | length`, "", "deeper than 10000", 5},
+		{`null | setpath([range(20000) | 0]; 1) | length`, "", "longer than 10000", 5},
+		{`reduce range(300000) as $i (0; [.]) | tojson | length`, "543\n", "", 0},
+		{`reduce range(300000) as $i (0; {a: .}) | "\(.)" | length`, "1571\n", "", 0},
+	} {
+		out, errOut, rc := te.run(t, "", "jq", "-n", c.filter)
+		if rc != c.rc || out != c.out || !strings.Contains(errOut, c.errPart) {
+			t.Errorf("%.60s...: rc %d out %q err %.200q; want rc %d out %q err containing %q", c.filter, rc, out, errOut, c.rc, c.out, c.errPart)
+		}
 	}
 }

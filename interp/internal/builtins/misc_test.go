@@ -35,6 +35,7 @@ func TestDate(t *testing.T) {
 		{argv: []string{"date", "-d", "2024-01-31 +1 month", "+%F"}, want: "2024-03-02\n"},
 		{argv: []string{"date", "-d", "next week", "+%F"}, want: "2026-11-30\n"},
 		{argv: []string{"date", "+%%|%n|%t|%^a|%#Z|%:z|%10N"}, want: "%|\n|\t|MON|utc|+00:00|000000000\n"},
+		{argv: []string{"date", "+%010a|%_10Y|%-10Y|%10a|%^10a|%12Y|x%"}, want: "0000000Mon|      2026|2026|       Mon|       MON|000000002026|x%\n"},
 		{tz: "Asia/Tokyo", argv: []string{"date", "+%H %Z %z"}, want: "16 JST +0900\n"},
 		{tz: "Asia/Tokyo", argv: []string{"date", "-u", "+%H %Z"}, want: "07 UTC\n"},
 		{tz: "America/New_York", argv: []string{"date", "-d", "2024-07-01 12:00", "-u", "+%H"}, want: "12\n"},

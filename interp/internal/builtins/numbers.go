@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 func init() {
@@ -299,7 +300,7 @@ func exprMatch(s, pattern string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	re, err := regexp.Compile("^(?:" + t + ")")
+	re, err := sandbox.CompileRegexp("^(?:" + t + ")")
 	if err != nil {
 		return "", fmt.Errorf("invalid regular expression: %v", err)
 	}

@@ -64,7 +64,7 @@ func numfmt(ctx context.Context, env *Env, argv []string) int {
 		}
 		return status
 	}
-	lr := newLineReader(ctxReader{ctx, env.Stdin})
+	lr := newLineReader(ctxRead(ctx, env.Stdin))
 	for {
 		line, _, ok := lr.next()
 		if !ok {

@@ -246,7 +246,7 @@ func (r *odReader) Read(p []byte) (int, error) {
 		if !r.open() {
 			return 0, io.EOF
 		}
-		n, err := ctxReader{r.ctx, r.cur}.Read(p)
+		n, err := ctxRead(r.ctx, r.cur).Read(p)
 		if errors.Is(err, io.EOF) {
 			r.cur.Close()
 			r.cur = nil

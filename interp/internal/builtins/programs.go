@@ -75,12 +75,18 @@ func printfProgram(ctx context.Context, env *Env, argv []string) int {
 		errorf(env, 0, "printf", "warning: ignoring excess arguments, starting with '%s'", args[1])
 	}
 	const maxOutput = 64 << 20 // as the shell's builtin is bounded
-	out, diags, st := printf.Format(args[0], args[1:], printf.Options{Now: env.Now, MaxOutput: maxOutput})
+	// The output and the copies made on the way (about four times its size) must fit the budget.
+	limit := min(int64(maxOutput), env.Budget.Remaining()/4)
+	out, diags, st := printf.Format(args[0], args[1:], printf.Options{Now: env.Now, MaxOutput: int(max(limit, 1))})
 	for _, d := range diags {
 		switch d.Kind {
 		case printf.DiagUnsupported:
 			return errorf(env, 1, "printf", "%s: not supported in the sandbox", d.Text)
 		case printf.DiagLimit:
+			if limit < maxOutput {
+				env.Budget.Exceed()
+				return errorf(env, 1, "printf", "%v", env.Budget.Err())
+			}
 			return errorf(env, 1, "printf", "output larger than %d bytes is not available in the sandbox; run the tool with \"exec\": \"native\"", maxOutput)
 		}
 		errorf(env, 0, "printf", "%s", d.Text)

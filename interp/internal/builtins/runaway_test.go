@@ -132,6 +132,13 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		{[]string{"bc"}, strings.NewReader("x = 2; while (1) x = x * x\n"), byRefusal, nil},
 		{[]string{"bc"}, strings.NewReader("while (1) { }\n"), byCancel, nil},
 		{[]string{"expand"}, &repeating{text: "\ty\n"}, byCancel, nil},
+		// Widths taken from the arguments (issue 27): written in chunks until the call ends,
+		// never one allocation of their size (expand -t 1e14 was a fatal out-of-memory error,
+		// date +%1000000000Y a quadratic loop that outlived its call by minutes).
+		{[]string{"expand", "-t", "100000000000000"}, strings.NewReader("a\tb\n"), byCancel, nil},
+		{[]string{"expand", "-t", "18446744073709551615"}, strings.NewReader("a\tb\n"), byCancel, nil},
+		{[]string{"date", "+%1000000000000Y"}, nil, byCancel, nil},
+		{[]string{"date", "+%99999999999999999999a"}, nil, byCancel, nil},
 		{[]string{"paste", "-", "-"}, &repeating{text: "y\n"}, byCancel, nil},
 		// Trees that never end: links back to the top, followed by -R, -L.
 		{[]string{"grep", "-R", "needle", "."}, nil, byCancel, loops},

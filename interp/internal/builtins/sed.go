@@ -65,7 +65,7 @@ func (in *sedInput) fill() {
 			in.status = errorf(in.env, 2, "sed", "can't read %s: %s", in.name, describe(err))
 			continue
 		}
-		in.lr, in.closer = newLineReader(ctxReader{in.ctx, r}), r
+		in.lr, in.closer = newLineReader(ctxRead(in.ctx, r)), r
 		in.lr.sep = in.sep
 	}
 }
@@ -92,6 +92,8 @@ type sedRun struct {
 	mem   share
 	err   error
 	steps int
+	// ctx is the call's: a search over a long pattern space stops when it ends.
+	ctx context.Context
 }
 
 // room reserves what the spaces will hold once an operation has made a string of n bytes
@@ -180,7 +182,14 @@ func (r *sedRun) match(a *sedAddr) bool {
 		return r.lineNo >= a.n && (r.lineNo-a.n)%a.step == 0
 	case addrRegex:
 		re := r.regex(a.re)
-		return re != nil && re.MatchString(r.ps)
+		if re == nil {
+			return false
+		}
+		ok, err := sandbox.MatchString(r.ctx, re, r.ps)
+		if err != nil {
+			r.quit = true
+		}
+		return ok
 	}
 	return false
 }
@@ -364,7 +373,26 @@ func (r *sedRun) substitute(c *sedCmd) bool {
 	if !c.global {
 		want = min(want, max(c.nth, 1))
 	}
-	matches, err := findAllBudgeted(&found, want, perMatch, func(n int) [][]int { return re.FindAllStringSubmatchIndex(src, n) })
+	var matches [][]int
+	var err error
+	if sandbox.LongSubject(len(src)) {
+		// The first match is searched so that the call's end stops it: a long pattern space
+		// without one (or with only one, as for s/.*/&&/) is done then.
+		var m []int
+		if m, err = sandbox.FindStringSubmatchIndex(r.ctx, re, src); err != nil {
+			r.quit = true
+			return false
+		}
+		switch {
+		case m == nil:
+			return true
+		case want == 1:
+			matches = [][]int{m}
+		}
+	}
+	if matches == nil {
+		matches, err = findAllBudgeted(&found, want, perMatch, func(n int) [][]int { return re.FindAllStringSubmatchIndex(src, n) })
+	}
 	if err != nil {
 		r.err, r.quit = err, true
 		return false
@@ -523,12 +551,16 @@ func sed(ctx context.Context, env *Env, argv []string) int {
 	}
 	script := strings.Join(scripts, "\n")
 	quiet := fl.has("n") || script == "#n" || strings.HasPrefix(script, "#n\n")
-	p := &sedParser{s: script, ere: fl.has("E", "r"), utf8: isUTF8Locale(env)}
+	p := &sedParser{s: script, ere: fl.has("E", "r"), utf8: isUTF8Locale(env), ctx: ctx, mem: share{m: meterOf(ctx)}}
 	cmds, err := p.parse()
 	if err != nil {
+		if ctx.Err() != nil {
+			return 130
+		}
 		return errorf(env, 1, "sed", "%v", err)
 	}
-	r := &sedRun{cmds: cmds, quiet: quiet, sep: '\n', wrap: 70, mem: share{m: meterOf(ctx)}}
+	defer p.mem.set(0)
+	r := &sedRun{cmds: cmds, quiet: quiet, sep: '\n', wrap: 70, mem: share{m: meterOf(ctx)}, ctx: ctx}
 	if fl.has("z") {
 		r.sep = 0
 	}

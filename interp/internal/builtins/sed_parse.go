@@ -1,11 +1,15 @@
 package builtins
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // Address kinds.
@@ -67,7 +71,15 @@ type sedParser struct {
 	ere  bool
 	utf8 bool // the locale is UTF-8: classes take in non-ASCII letters
 	cmds []*sedCmd
+	// ctx and mem bound the compile: a script of two million one-letter commands is seconds
+	// of parsing and hundreds of MiB of commands, so the parser checks the call's end and
+	// charges each command to the run's budget as it makes it.
+	ctx context.Context
+	mem share
 }
+
+// sedCmdSize is what one compiled command holds, besides its strings.
+var sedCmdSize = int64(unsafe.Sizeof(sedCmd{})) + 8
 
 type sedError struct {
 	pos int
@@ -109,6 +121,12 @@ func (p *sedParser) parse() ([]*sedCmd, error) {
 		}
 		c, err := p.command()
 		if err != nil {
+			return nil, err
+		}
+		if len(p.cmds)&1023 == 0 && p.ctx != nil && p.ctx.Err() != nil {
+			return nil, p.ctx.Err()
+		}
+		if err := p.mem.set(p.mem.held + sedCmdSize + int64(len(c.text)+len(c.label))); err != nil {
 			return nil, err
 		}
 		switch c.name {
@@ -303,11 +321,14 @@ func (p *sedParser) regex(pat, flags string) (*regexp.Regexp, error) {
 	if pat == "" {
 		return nil, nil
 	}
+	if len(pat) > sandbox.MaxRegexpBytes {
+		return nil, p.fail(fmt.Sprintf("regular expression too large for the sandbox (%d bytes); simplify it, or run the tool with \"exec\": \"native\"", len(pat)))
+	}
 	t, err := toRE2In(sedRegexEscapes(pat), p.ere, p.utf8)
 	if err != nil {
 		return nil, p.fail(err.Error())
 	}
-	re, err := regexp.Compile("(?s" + flags + ")" + t)
+	re, err := sandbox.CompileRegexp("(?s" + flags + ")" + t)
 	if err != nil {
 		return nil, p.fail(err.Error())
 	}

@@ -3,7 +3,9 @@ package builtins
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -49,7 +51,7 @@ func envsubst(ctx context.Context, env *Env, argv []string) int {
 			}
 		}
 	}
-	data, err := readAll(ctx, ctxReader{ctx, env.Stdin})
+	data, err := readAll(ctx, ctxRead(ctx, env.Stdin))
 	if err != nil {
 		return errorf(env, 1, "envsubst", "standard input: %s", describe(err))
 	}
@@ -131,6 +133,12 @@ func expand(ctx context.Context, env *Env, argv []string) int {
 	if len(lists) > 0 {
 		for _, f := range strings.FieldsFunc(strings.Join(lists, ","), func(r rune) bool { return r == ',' || r == ' ' }) {
 			n, err := strconv.Atoi(f)
+			if errors.Is(err, strconv.ErrRange) && strings.Trim(f, "0123456789") == "" {
+				if _, err := strconv.ParseUint(f, 10, 64); err != nil {
+					return errorf(env, 1, "expand", "tab stop is too large %s", localeQuote(env, f))
+				}
+				n, err = math.MaxInt, nil // GNU takes up to 2^64-1; no column reaches either
+			}
 			if err != nil || n <= 0 || (len(stops) > 0 && n <= stops[len(stops)-1]) {
 				return errorf(env, 1, "expand", "tab size contains invalid character(s): %s", localeQuote(env, f))
 			}
@@ -154,7 +162,7 @@ func expand(ctx context.Context, env *Env, argv []string) int {
 			for _, c := range line {
 				switch {
 				case c == '\t' && (!initial || leading):
-					next := col + every - col%every
+					next := col + min(every-col%every, math.MaxInt-col)
 					if stops != nil {
 						next = col + 1
 						for _, s := range stops {
@@ -164,7 +172,10 @@ func expand(ctx context.Context, env *Env, argv []string) int {
 							}
 						}
 					}
-					w.WriteString(strings.Repeat(" ", next-col))
+					// The width comes from -t: written in chunks, never allocated whole.
+					if err := writeFill(ctx, w, ' ', next-col); err != nil {
+						return err
+					}
 					col = next
 				case c == '\b':
 					w.WriteByte(c)

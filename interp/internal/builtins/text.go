@@ -437,7 +437,7 @@ func tee(ctx context.Context, env *Env, argv []string) int {
 		outs = append(outs, output{f, fh})
 	}
 	// As GNU tee: an output that fails is named once and dropped; the others get the rest.
-	in := ctxReader{ctx, env.Stdin}
+	in := ctxRead(ctx, env.Stdin)
 	buf := make([]byte, 32*1024)
 	for len(outs) > 0 {
 		n, rerr := in.Read(buf)

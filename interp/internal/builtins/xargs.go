@@ -101,7 +101,7 @@ func xargs(ctx context.Context, env *Env, argv []string) int {
 		defer r.Close()
 		in = r
 	}
-	items := newXargsItems(ctxReader{ctx, in}, fl)
+	items := newXargsItems(ctxRead(ctx, in), fl)
 	if x.hasRepl {
 		return x.eachLine(items)
 	}

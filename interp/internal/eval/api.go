@@ -101,6 +101,10 @@ type Limits struct {
 	MaxFDs int
 	// MaxMemory bounds the bytes held by variables, captures, here-documents and expansions.
 	MaxMemory int64
+	// MaxScriptBytes bounds every text the shell parses at run time (eval's and trap's
+	// arguments, sourced files, alias expansions, declare's compound values), as the script
+	// itself and bash -c's argument are bounded before the run.
+	MaxScriptBytes int64
 }
 
 // Default limits.
@@ -110,6 +114,7 @@ const (
 	DefaultMaxJobs      = 1000
 	DefaultMaxFDs       = 1024
 	DefaultMaxMemory    = 256 << 20
+	DefaultMaxScript    = 1 << 20
 )
 
 func (l Limits) withDefaults() Limits {
@@ -127,6 +132,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxMemory <= 0 {
 		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxScriptBytes <= 0 {
+		l.MaxScriptBytes = DefaultMaxScript
 	}
 	return l
 }
@@ -222,6 +230,7 @@ const (
 	LimitJobs
 	LimitFDs
 	LimitMemory
+	LimitScript
 )
 
 func (k LimitKind) String() string {
@@ -236,6 +245,8 @@ func (k LimitKind) String() string {
 		return "open file descriptor limit"
 	case LimitMemory:
 		return "memory limit"
+	case LimitScript:
+		return "script size limit"
 	}
 	return "limit"
 }

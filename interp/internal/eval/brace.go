@@ -3,6 +3,7 @@ package eval
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -17,10 +18,12 @@ type batom struct {
 
 func (a batom) is(c byte) bool { return a.part == nil && !a.esc && len(a.s) == 1 && a.s[0] == c }
 
-// braceExpand applies brace expansion to a word.
-func (r *Runner) braceExpand(w *syntax.Word) []*syntax.Word {
+// braceExpand applies brace expansion to a word. Every word it makes is charged to the call's
+// memory account in bytes before it is made (braceRun), and long expansions check the call's
+// end: `: {1..2000000}` ends at the memory limit, not after growing the process by gigabytes.
+func (r *Runner) braceExpand(w *syntax.Word) ([]*syntax.Word, error) {
 	if !r.opts.has(optBraceexpand) {
-		return []*syntax.Word{w}
+		return []*syntax.Word{w}, nil
 	}
 	has := false
 	for _, p := range w.Parts {
@@ -30,7 +33,7 @@ func (r *Runner) braceExpand(w *syntax.Word) []*syntax.Word {
 		}
 	}
 	if !has {
-		return []*syntax.Word{w}
+		return []*syntax.Word{w}, nil
 	}
 	var atoms []batom
 	for _, p := range w.Parts {
@@ -49,21 +52,100 @@ func (r *Runner) braceExpand(w *syntax.Word) []*syntax.Word {
 			atoms = append(atoms, batom{s: v[i : i+1]})
 		}
 	}
-	budget := int(r.c.limits.MaxMemory / 16)
-	lists := braceAtoms(atoms, &budget)
-	if budget < 0 {
-		r.status = r.raise(r.fatal(&LimitError{Kind: LimitMemory, Max: r.c.limits.MaxMemory}))
-		return nil
+	b := &braceRun{r: r}
+	lists := b.atoms(atoms)
+	if !b.expanded && b.err == nil {
+		return []*syntax.Word{w}, b.flush()
 	}
 	out := make([]*syntax.Word, 0, len(lists))
-	for _, l := range lists {
-		if nw := r.rejoin(l); nw != nil {
-			out = append(out, nw)
-			continue
+	if b.take(int64(len(lists)) * 8) {
+		for _, l := range lists {
+			if nw := r.rejoin(l); nw != nil {
+				out = append(out, nw)
+				continue
+			}
+			if !b.take(wordCost(l)) {
+				break
+			}
+			out = append(out, atomsWord(l, w))
 		}
-		out = append(out, atomsWord(l, w))
 	}
-	return out
+	if err := b.flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// braceCount is how many words w brace-expands to (1 when the expansion fails: the error
+// comes again when the word is expanded).
+func braceCount(r *Runner, w *syntax.Word) int {
+	ws, err := r.braceExpand(w)
+	if err != nil {
+		return 1
+	}
+	return len(ws)
+}
+
+// braceRun is one brace expansion's account: the bytes of what it makes, charged to the call's
+// memory in batches, and the call's end, checked every so many words.
+type braceRun struct {
+	r       *Runner
+	pending int64 // bytes taken and not yet charged
+	steps   int
+	err     error // the limit or cancellation that stopped the expansion
+	// expanded is set when a brace expression was found (else the word stays as it is).
+	expanded bool
+}
+
+// braceBatch is how many bytes braceRun takes before it charges them: one charge per word
+// would cost an atomic operation each.
+const braceBatch = 64 << 10
+
+// take accounts n more bytes; false once the expansion must stop (its error is then set).
+func (b *braceRun) take(n int64) bool {
+	if b.err != nil {
+		return false
+	}
+	if b.steps++; b.steps&1023 == 0 {
+		if err := b.r.checkCtx(); err != nil {
+			b.err = err
+			return false
+		}
+	}
+	if b.pending += n; b.pending >= braceBatch {
+		return b.flush() == nil
+	}
+	return true
+}
+
+// flush charges what was taken (released with the command's other expansions) and reports
+// the error that stopped the expansion, if any.
+func (b *braceRun) flush() error {
+	if b.err == nil && b.pending > 0 {
+		b.err = b.r.chargeExpansion(b.pending)
+		b.pending = 0
+	}
+	return b.err
+}
+
+// The sizes a brace word costs: its atoms, the slice that holds them, and the syntax.Word it
+// becomes (a Word, its parts and a literal's text), measured by TestBraceChargesRealBytes.
+var (
+	batomSize = int64(unsafe.Sizeof(batom{}))
+	sliceSize = int64(unsafe.Sizeof([]batom{}))
+	wordSize  = int64(unsafe.Sizeof(syntax.Word{}) + unsafe.Sizeof(syntax.Lit{}))
+)
+
+// atomsCost is what a list of n atoms costs.
+func atomsCost(n int) int64 { return sliceSize + int64(n)*batomSize }
+
+// wordCost is what atomsWord makes of atoms: the Word with its parts and literal texts.
+func wordCost(atoms []batom) int64 {
+	n := wordSize
+	for _, a := range atoms {
+		n += int64(len(a.s)) + 16
+	}
+	return n
 }
 
 // rejoin handles brace results where a short $name now runs into literal name characters
@@ -144,9 +226,9 @@ func atomsWord(atoms []batom, orig *syntax.Word) *syntax.Word {
 	return &syntax.Word{Parts: parts}
 }
 
-// braceAtoms expands the first brace expression of atoms (recursively). budget bounds the
-// number of words produced; it goes negative when exceeded.
-func braceAtoms(atoms []batom, budget *int) [][]batom {
+// atoms expands the first brace expression of atoms (recursively), taking the bytes of every
+// list it makes; it returns nil once b.err is set.
+func (b *braceRun) atoms(atoms []batom) [][]batom {
 	for i := 0; i < len(atoms); i++ {
 		if !atoms[i].is('{') {
 			continue
@@ -177,33 +259,41 @@ func braceAtoms(atoms []batom, budget *int) [][]batom {
 		if len(commas) > 0 {
 			start := i + 1
 			for _, c := range append(commas, j) {
-				alts = append(alts, braceAtoms(atoms[start:c], budget)...)
+				alts = append(alts, b.atoms(atoms[start:c])...)
 				start = c + 1
-				if *budget < 0 {
+				if b.err != nil {
 					return nil
 				}
 			}
-		} else if seq, ok := braceSequence(amble, budget); ok {
+		} else if seq, ok := b.sequence(amble); ok {
 			alts = seq
 		} else {
 			// Not an expansion: look for a later brace.
 			continue
 		}
-		if *budget < 0 {
+		if b.err != nil {
 			return nil
 		}
-		posts := braceAtoms(post, budget)
-		if *budget < 0 {
+		b.expanded = true
+		posts := b.atoms(post)
+		if b.err != nil {
 			return nil
 		}
-		*budget -= len(alts) * len(posts)
-		if *budget < 0 {
+		n := len(alts) * len(posts)
+		if len(posts) > 0 && n/len(posts) != len(alts) || !b.take(int64(n)*sliceSize) {
+			if b.err == nil {
+				b.err = b.r.fatal(&LimitError{Kind: LimitMemory, Max: b.r.c.limits.MaxMemory})
+			}
 			return nil
 		}
-		out := make([][]batom, 0, len(alts)*len(posts))
+		out := make([][]batom, 0, n)
 		for _, a := range alts {
 			for _, p := range posts {
-				w := make([]batom, 0, len(pre)+len(a)+len(p))
+				k := len(pre) + len(a) + len(p)
+				if !b.take(atomsCost(k)) {
+					return nil
+				}
+				w := make([]batom, 0, k)
 				w = append(w, pre...)
 				w = append(w, a...)
 				w = append(w, p...)
@@ -212,19 +302,22 @@ func braceAtoms(atoms []batom, budget *int) [][]batom {
 		}
 		return out
 	}
+	if !b.take(sliceSize) {
+		return nil
+	}
 	return [][]batom{atoms}
 }
 
-// braceSequence expands {x..y[..incr]}.
-func braceSequence(amble []batom, budget *int) ([][]batom, bool) {
-	var b strings.Builder
+// sequence expands {x..y[..incr]}.
+func (b *braceRun) sequence(amble []batom) ([][]batom, bool) {
+	var sb strings.Builder
 	for _, a := range amble {
 		if a.part != nil || a.esc {
 			return nil, false
 		}
-		b.WriteString(a.s)
+		sb.WriteString(a.s)
 	}
-	parts := strings.Split(b.String(), "..")
+	parts := strings.Split(sb.String(), "..")
 	if len(parts) != 2 && len(parts) != 3 {
 		return nil, false
 	}
@@ -241,7 +334,11 @@ func braceSequence(amble []batom, budget *int) ([][]batom, bool) {
 			incr = n
 		}
 	}
+	// lit makes the atoms of s, whose own bytes were taken when it was made.
 	lit := func(s string) []batom {
+		if !b.take(atomsCost(len(s))) {
+			return nil
+		}
 		out := make([]batom, len(s))
 		for i := range s {
 			out[i] = batom{s: s[i : i+1], esc: true}
@@ -259,22 +356,31 @@ func braceSequence(amble []batom, budget *int) ([][]batom, bool) {
 			width = max(len(x), len(y))
 		}
 		count := (absDiff(xi, yi) / uint64(incr)) + 1
-		if count > uint64(*budget) || count > 1<<31 {
-			*budget = -1
+		// The list itself, before any word: its size alone may be past the limit.
+		if count > 1<<40 || !b.take(int64(count)*sliceSize) {
+			if b.err == nil {
+				b.err = b.r.fatal(&LimitError{Kind: LimitMemory, Max: b.r.c.limits.MaxMemory})
+			}
 			return nil, true
 		}
-		*budget -= int(count)
 		out := make([][]batom, 0, count)
 		step := incr
 		if yi < xi {
 			step = -incr
 		}
 		for k, v := uint64(0), xi; k < count; k, v = k+1, v+step {
+			if !b.take(int64(max(width, 20))) {
+				return nil, true
+			}
 			s := strconv.FormatInt(v, 10)
 			if width > 0 {
 				s = padNum(v, width)
 			}
-			out = append(out, lit(s))
+			l := lit(s)
+			if l == nil {
+				return nil, true
+			}
+			out = append(out, l)
 		}
 		return out, true
 	}
@@ -291,9 +397,12 @@ func braceSequence(amble []batom, budget *int) ([][]batom, bool) {
 				out = append(out, []batom{{part: &syntax.SglQuoted{}}})
 				continue
 			}
-			out = append(out, lit(string(rune(v))))
+			if l := lit(string(rune(v))); l != nil && b.take(1) {
+				out = append(out, l)
+			} else {
+				return nil, true
+			}
 		}
-		*budget -= len(out)
 		return out, true
 	}
 	return nil, false
@@ -316,8 +425,8 @@ func padNum(v int64, width int) string {
 	if neg {
 		w--
 	}
-	for len(s) < w {
-		s = "0" + s
+	if len(s) < w {
+		s = strings.Repeat("0", w-len(s)) + s
 	}
 	if neg {
 		s = "-" + s

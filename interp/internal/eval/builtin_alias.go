@@ -200,7 +200,15 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 		prevEnd, cur = ce.Args[i].End(), v
 	}
 	text += r.cur.slice(prevEnd, last.End())
-	src, stmts, err := parseString(r.cur.name, text, r.lineno-1)
+	if err := r.checkText(len(text)); err != nil {
+		r.status = r.raise(err)
+		return true
+	}
+	src, stmts, err := parseString(r.ctx, r.cur.name, text, r.lineno-1)
+	if cerr := r.checkCtx(); err != nil && cerr != nil {
+		r.status = r.raise(cerr)
+		return true
+	}
 	if err != nil {
 		r.status = r.raise(r.syntaxRefusal("alias expansion", err))
 		return true

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,12 @@ func (r *Runner) runText(text, what string) int {
 	defer r.leave()
 	src, stmts, clean, err := r.parseCached(text)
 	if err != nil {
+		if le := (*LimitError)(nil); errors.As(err, &le) {
+			return r.raise(err)
+		}
+		if cerr := r.checkCtx(); cerr != nil {
+			return r.raise(cerr) // the call ended while the text was parsed
+		}
 		return r.raise(r.syntaxRefusal(what, err))
 	}
 	src = src.withLineBase(r.lineno - 1)
@@ -87,7 +94,7 @@ func biSource(r *Runner, args []string) int {
 			r.errorf("%s: %s", file, errText(err))
 			return 1
 		}
-		data, err := r.readAll(fdReader{of})
+		data, err := r.readAll(io.LimitReader(fdReader{of}, r.c.limits.MaxScriptBytes+1))
 		of.release()
 		if err != nil {
 			r.errorf("%s: %s", file, errText(err))
@@ -209,10 +216,16 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
-	src, stmts, clean, perr := r.c.parsed.parse(file, data)
+	if err := r.checkText(len(data)); err != nil {
+		return r.raise(err)
+	}
+	src, stmts, clean, perr := r.c.parsed.parse(r.ctx, file, data)
+	if cerr := r.checkCtx(); perr != nil && cerr != nil {
+		return r.raise(cerr)
+	}
 	if perr != nil {
 		// Bash runs the lines before the syntax error.
-		prog, _ := Parse(file, []byte(data))
+		prog, _ := ParseContext(r.ctx, file, []byte(data))
 		if prog != nil {
 			src, stmts = prog.src, prog.stmts
 		}
@@ -298,7 +311,9 @@ func (r *Runner) readFile(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	return r.readAll(f)
+	// Only sourced files are read whole: past the script size limit they are refused
+	// (sourceText), so reading further would only hold more.
+	return r.readAll(io.LimitReader(f, r.c.limits.MaxScriptBytes+1))
 }
 
 // readAll reads to the end, charging the memory held.

@@ -364,10 +364,9 @@ func biPrintf(r *Runner, args []string) int {
 			return 2
 		}
 	}
-	maxOut := r.c.limits.MaxMemory
-	if maxOut > 64<<20 {
-		maxOut = 64 << 20
-	}
+	// The output, and the paddings and copies made on the way (about four times its size),
+	// must fit what the call may still hold: a width from the arguments never allocates past it.
+	maxOut := max(min(r.c.limits.MaxMemory-r.c.mem.Load(), 4*(64<<20))/4, 1)
 	out, diags, st := printf.Format(rest[0], rest[1:], printf.Options{
 		Now: r.c.now, Start: r.c.start, Loc: r.timeZone(), MaxOutput: int(maxOut),
 		SetVar: func(name string, v int64) error { return r.assign(name, strconv.FormatInt(v, 10), 0) },

@@ -264,7 +264,7 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 			// Bash takes [k]=v as a plain word among the pairs: not worth reproducing.
 			return nil, r.refuseErr(el.Pos(), "a [key]=value element after a key-value pair in an associative array literal")
 		}
-		if !isAssoc && el.Value != nil && len(r.braceExpand(el.Value)) > 1 {
+		if !isAssoc && el.Value != nil && braceCount(r, el.Value) > 1 {
 			// Bash brace-expands the whole element, and the results are plain values.
 			return nil, r.refuseErr(el.Pos(), "brace expansion in the value of a [index]=value element of an indexed array literal")
 		}

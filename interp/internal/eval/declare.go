@@ -339,7 +339,10 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		if hasVal && !hasSub && strings.HasPrefix(val, "(") && strings.HasSuffix(val, ")") && o.set&(attrArray|attrAssoc) != 0 {
 			// declare -a 'a=(1 2)': a compound assignment given as text.
-			_, stmts, err := parseString(r.cur.name, name+"="+val, r.lineno-1)
+			if err := r.checkText(len(name) + 1 + len(val)); err != nil {
+				return err
+			}
+			_, stmts, err := parseString(r.ctx, r.cur.name, name+"="+val, r.lineno-1)
 			if err == nil && len(stmts) == 1 {
 				if ce, ok := stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 && ce.Assigns[0].Array != nil {
 					arr = ce.Assigns[0].Array

@@ -116,6 +116,14 @@ func TestLimits(t *testing.T) {
 		{"memory assoc", `declare -A m; i=0; while :; do m[$i]=xxxxxxxxxxxxxxxxxxxxxxxx; ((i++)); done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
 		{"memory in pipeline stage", `{ x=a; while :; do x=$x$x; done; } | cat`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
 		{"memory in background job", `{ x=a; while :; do x=$x$x; done; } & wait`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
+		// Text parsed at run time is a script: bounded as the script is (issue 27: eval of
+		// 4 MiB grew the server by 800 MiB).
+		{"eval text", `x=$(printf '%2000s' :); eval "$x"`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"source text", `printf '%2000s' : > s.sh; source ./s.sh`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"source of a descriptor", `source <(printf '%2000s' :)`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"trap text", `trap "$(printf '%2000s' :)" EXIT`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"alias text", "shopt -s expand_aliases; alias a=\"$(printf '%2000s' :)\"\na", eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
+		{"declare compound text", `v="($(printf '%2000s' ''))"; declare -a "a=$v"`, eval.Limits{MaxScriptBytes: 1000}, eval.LimitScript},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,5 +236,96 @@ func TestSandboxIdentity(t *testing.T) {
 	want := "100 99 100 99 101\n99\n100\n102\n100\n"
 	if out != want {
 		t.Fatalf("got %q, want %q", out, want)
+	}
+}
+
+// TestBraceChargesRealBytes: brace expansion charges the bytes its words really take, not a
+// count of words (issue 27: `: {1..2000000}` grew the server by 1.4 GB against a 256 MiB
+// limit). The bytes the run allocates are measured; the expansion must fail at half of them and
+// succeed with twice as much.
+func TestBraceChargesRealBytes(t *testing.T) {
+	for _, script := range []string{
+		`: {1..100000}`,
+		`: x{1..300}y{1..300}`,
+		`: {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}{w,x}{y,z}{1,2}{3,4}{5,6}`,
+		`: {0001..100000}`,
+	} {
+		t.Run(script, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			if _, _, _, err := runScript(t, script, runOpts{}); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			real := int64(after.TotalAlloc - before.TotalAlloc)
+			_, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: real / 2}})
+			var le *eval.LimitError
+			if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+				t.Errorf("with a limit of half the %d bytes it allocates: %v, want the memory limit", real, err)
+			}
+			if _, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: 2 * real}}); err != nil {
+				t.Errorf("with a limit of twice the %d bytes it allocates: %v", real, err)
+			}
+		})
+	}
+}
+
+// TestReplacementChargedBeforeBuilt (issue 27): what ${x/p/r} adds past its subject is charged
+// before it is built: `${s// /$s}` of a 100,000-byte s would make 10 GB, a fatal out-of-memory
+// error no recover catches. Each form, with the literal fast path, the matcher and the anchors,
+// ends at the memory limit; the same forms of a small size still give bash's result.
+func TestReplacementChargedBeforeBuilt(t *testing.T) {
+	// s: 100,000 spaces; r: 100,000 & (each stands for the match: r after a 100,000-byte match
+	// is 10 GB).
+	// (The matcher's forms take a shorter subject, t: each of its searches reads the rest.)
+	const setup = `s=$(printf "%100000s" ""); t=${s:0:2000}; shopt -s patsub_replacement; r=${s// /\&}; `
+	for _, expr := range []string{`${s// /$s}`, `${t//[ ]/$s}`, `${t//?/$s}`, `${s// /"$s"}`, `${s/#*/$r}`, `${s/%*/$r}`, `${s/*/$r}`} {
+		t.Run(expr, func(t *testing.T) {
+			_, _, _, err := runScript(t, setup+`x=`+expr+`; echo ${#x}`, runOpts{limits: eval.Limits{MaxMemory: 64 << 20}})
+			var le *eval.LimitError
+			if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+				t.Errorf("got %v, want the memory limit", err)
+			}
+		})
+	}
+	out, _, _, err := runScript(t, `s="a b c"; shopt -s patsub_replacement; echo "${s// /__}" "${s//[ ]/-}" "${s/#a/<&&>}" "${s/%c/[&]}" "${s/#/^}"`,
+		runOpts{limits: eval.Limits{MaxMemory: 64 << 20}})
+	if want := "a__b__c a-b-c <aa> b c a b [c] ^a b c\n"; err != nil || out != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestNestingIsBoundedBeforeParsing (issue 27): text that could nest the parser and the walks
+// of what it builds past the sandbox's bound is refused before it is parsed, whatever nests it
+// (`:|:|...` of 800 KB overflowed the Go stack in the static check's walk); long flat scripts
+// run.
+func TestNestingIsBoundedBeforeParsing(t *testing.T) {
+	rep := strings.Repeat
+	for _, src := range []string{
+		rep("(", 20000) + ":" + rep(")", 20000), rep(":|", 20000) + ":", rep(":&&", 20000) + ":", rep(": ||\n", 20000) + ":",
+		rep("if :; then ", 20000) + ":" + rep("; fi", 20000), rep("while false; do ", 20000) + ":" + rep("; done", 20000),
+		rep("{ ", 20000) + ":" + rep("; }", 20000), "echo " + rep("$(", 20000) + rep(")", 20000),
+	} {
+		_, err := eval.Parse("t.sh", []byte(src))
+		var ne *eval.NestingError
+		if !errors.As(err, &ne) {
+			t.Errorf("%.30q...: %v, want a nesting refusal", src, err)
+		}
+	}
+	flat := rep("echo a | cat && echo b || echo c; if :; then :; fi\n", 20000)
+	if out, _, st, err := runScript(t, flat+"echo done", runOpts{}); err != nil || st != 0 || !strings.HasSuffix(out, "done\n") {
+		t.Errorf("a long flat script: %v %d %.100q", err, st, out)
+	}
+}
+
+// TestParseEndsWithTheCall: parsing a megabyte takes seconds on a loaded machine, so the
+// parser reads through the call's context and stops when it ends (issue 27).
+func TestParseEndsWithTheCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := []byte(strings.Repeat(":; ", 300000))
+	if _, err := eval.ParseContext(ctx, "t.sh", src); !errors.Is(err, context.Canceled) {
+		t.Errorf("ParseContext of a cancelled call: %v, want the cancellation", err)
 	}
 }

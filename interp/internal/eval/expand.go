@@ -154,8 +154,7 @@ func (e *expander) account(n int) error {
 		n = int(e.charged)
 		e.charged = 0
 	}
-	e.r.pendingCredit += int64(n)
-	return e.r.charge(int64(n))
+	return e.r.chargeExpansion(int64(n))
 }
 
 // lit adds literal (not expanded) text.
@@ -357,10 +356,30 @@ func (r *Runner) expandFields(words []*syntax.Word) ([]string, error) {
 			out = append(out, s)
 			continue
 		}
-		for _, bw := range r.braceExpand(w) {
+		bws, err := r.braceExpand(w)
+		if err != nil {
+			return nil, err
+		}
+		for i, bw := range bws {
+			if i&1023 == 1023 {
+				if err := r.checkCtx(); err != nil {
+					return nil, err
+				}
+			}
 			fs, err := r.expandWord(bw, modeFields, true)
 			if err != nil {
 				return nil, err
+			}
+			if len(bws) > 1 {
+				// The fields of a brace expansion are as many as its words: held until the
+				// command ends, like the words (braceExpand).
+				n := int64(0)
+				for _, f := range fs {
+					n += int64(len(f)) + 16
+				}
+				if err := r.chargeExpansion(n); err != nil {
+					return nil, err
+				}
 			}
 			out = append(out, fs...)
 		}

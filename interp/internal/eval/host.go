@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -133,6 +134,9 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	}
 	return child.status, nil
 }
+
+// BuiltinNames lists the evaluator's shell builtins, sorted.
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinTable)) }
 
 // IsBuiltin reports whether name is a shell builtin of the evaluator.
 func IsBuiltin(name string) bool {

@@ -794,10 +794,16 @@ func (r *Runner) replace(pe *syntax.ParamExp, pv *pval) error {
 		return err
 	}
 	nocase := r.shopts.has(shNocasematch) // nocasematch applies to ${x/p/r}, not to # and %
+	var failed error
 	pv.mapEach(func(s string) string {
-		return r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
+		if failed != nil {
+			return s
+		}
+		out, err := r.patReplace(s, pat, with, anchor, pe.Repl.All, nocase)
+		failed = err
+		return out
 	})
-	return nil
+	return failed
 }
 
 // negatedCloseFirst reports whether a pattern holds an unescaped bracket expression opening
@@ -835,6 +841,19 @@ func (r *Runner) replacement(w *syntax.Word) (replacementText, error) {
 	return out, nil
 }
 
+// size is how long render(match) is: known before it is built, so that it can be charged.
+func (rt replacementText) size(match string, amp bool) int64 {
+	n := int64(0)
+	for _, s := range rt {
+		n += int64(len(s.s))
+		if !s.quoted && amp {
+			// Each & adds the match in place of itself (an escaped one is \& made &: one less).
+			n += int64(strings.Count(s.s, "&")) * int64(len(match))
+		}
+	}
+	return n
+}
+
 func (rt replacementText) render(match string, amp bool) string {
 	var b strings.Builder
 	for _, s := range rt {
@@ -859,19 +878,33 @@ func (rt replacementText) render(match string, amp bool) string {
 	return b.String()
 }
 
-// patReplace replaces matches of pat in s (${x/p/r} and its variants).
-func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, all, nocase bool) string {
+// patReplace replaces matches of pat in s (${x/p/r} and its variants). What the result adds
+// past s is charged to the call's memory before it is built: ${s// /$s} of a 100,000-byte s
+// makes 10 GB, a fatal out-of-memory error if it were built first (issue 27).
+func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, all, nocase bool) (string, error) {
 	amp := r.shopts.has(shPatsubReplacement)
+	render := func(match string) (string, error) {
+		if n := with.size(match, amp); n > int64(len(match)) {
+			if err := r.chargeExpansion(n - int64(len(match))); err != nil {
+				return "", err
+			}
+		}
+		return with.render(match, amp), nil
+	}
 	if pat == "" && anchor != 0 {
 		// An empty anchored pattern matches the empty string at the start or the end.
-		if anchor == '#' {
-			return with.render("", amp) + s
+		w, err := render("")
+		if err != nil {
+			return "", err
 		}
-		return s + with.render("", amp)
+		if anchor == '#' {
+			return w + s, nil
+		}
+		return s + w, nil
 	}
 	p, err := r.compile(pat, r.patOptions(nocase))
 	if err != nil {
-		return s
+		return s, nil
 	}
 	switch anchor {
 	case '#':
@@ -880,24 +913,48 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 			r.patErr(pat, err)
 		}
 		if !ok || err != nil {
-			return s
+			return s, nil
 		}
-		return with.render(s[:end], amp) + s[end:]
+		w, err := render(s[:end])
+		if err != nil {
+			return "", err
+		}
+		return w + s[end:], nil
 	case '%':
 		start, ok, err := p.MatchEnd(s)
 		if err != nil {
 			r.patErr(pat, err)
 		}
 		if !ok || err != nil {
-			return s
+			return s, nil
 		}
-		return s[:start] + with.render(s[start:], amp)
+		w, err := render(s[start:])
+		if err != nil {
+			return "", err
+		}
+		return s[:start] + w, nil
 	}
 	if pat == "" {
-		return s
+		return s, nil
 	}
-	if out, ok := literalReplace(s, pat, with, all, nocase, amp); ok {
-		return out
+	if literalPattern(pat, nocase) && utf8.ValidString(s) {
+		n := 1
+		if all {
+			n = strings.Count(s, pat)
+		}
+		rep, err := render(pat) // charges the first match's growth
+		if err != nil {
+			return "", err
+		}
+		if grow := int64(n-1) * (int64(len(rep)) - int64(len(pat))); grow > 0 {
+			if err := r.chargeExpansion(grow); err != nil {
+				return "", err
+			}
+		}
+		if all {
+			return strings.ReplaceAll(s, pat, rep), nil
+		}
+		return strings.Replace(s, pat, rep, 1), nil
 	}
 	var b strings.Builder
 	from, last := 0, 0
@@ -911,13 +968,17 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		start, end, ok, err := p.Find(s, from)
 		if err != nil {
 			r.patErr(pat, err)
-			return s
+			return s, nil
 		}
 		if !ok {
 			break
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(with.render(s[start:end], amp))
+		w, err := render(s[start:end])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(w)
 		last = end
 		if end == start {
 			// After an empty match bash copies one character and goes on after it.
@@ -939,7 +1000,7 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		}
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), nil
 }
 
 // caseMod applies ${x^pat} and friends: characters matching pat (any character when pat is

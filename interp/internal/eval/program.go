@@ -2,12 +2,15 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -59,6 +62,17 @@ func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.
 // statements on the lines before the error and exits with status 2, as bash does; Err
 // reports it. Only input the parser cannot read at all is an error.
 func Parse(name string, src []byte) (p *Program, err error) {
+	return ParseContext(context.Background(), name, src)
+}
+
+// ctxReader fails its reads once the call has ended: the parser reads its text a kilobyte at a
+// time, so parsing a script of a megabyte (seconds on a loaded machine) stops with the call.
+type ctxReader = sandbox.CtxReader
+
+func ctxRead(ctx context.Context, r io.Reader) ctxReader { return ctxReader{Ctx: ctx, R: r} }
+
+// ParseContext is Parse that stops, with ctx's error, when ctx ends.
+func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err error) {
 	defer func() {
 		// The parser is third-party code: a panic in it is a parse failure, not a crash.
 		if rec := recover(); rec != nil {
@@ -69,7 +83,7 @@ func Parse(name string, src []byte) (p *Program, err error) {
 		return nil, err
 	}
 	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
-	f, parsed, toggles, err := parseBash(name, src)
+	f, parsed, toggles, err := parseBash(ctx, name, src)
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -85,7 +99,7 @@ func Parse(name string, src []byte) (p *Program, err error) {
 	last := 0 // end of the last complete statement
 	// Bash reads and runs one line at a time: everything on lines before the error runs.
 	// (The loop never stops the parser early: mvdan's parser panics when it is stopped.)
-	for s, err := range newParser().StmtsSeq(bytes.NewReader(parsed)) {
+	for s, err := range newParser().StmtsSeq(ctxRead(ctx, bytes.NewReader(parsed))) {
 		if err != nil {
 			break
 		}
@@ -111,7 +125,7 @@ func Parse(name string, src []byte) (p *Program, err error) {
 
 // parseString parses text run at run time (eval, trap, alias expansion); name and lineBase
 // are for messages and LINENO.
-func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.Stmt, err error) {
+func parseString(ctx context.Context, name, text string, lineBase int) (s *source, stmts []*syntax.Stmt, err error) {
 	defer func() {
 		if rec := recover(); rec != nil {
 			stmts, err = nil, fmt.Errorf("parser failure: %v", rec)
@@ -121,7 +135,7 @@ func parseString(name, text string, lineBase int) (s *source, stmts []*syntax.St
 	if err := checkNesting(name, text); err != nil {
 		return s, nil, err
 	}
-	f, _, _, err := parseBash(name, []byte(text))
+	f, _, _, err := parseBash(ctx, name, []byte(text))
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -146,11 +160,11 @@ const maxToggles = 64
 // there are marked as toggles. The copy keeps the text's length, so every node's offsets are
 // the original text's (which messages and declare -f slice). It returns the text it parsed
 // and the offsets it changed.
-func parseBash(name string, src []byte) (*syntax.File, []byte, []int, error) {
+func parseBash(ctx context.Context, name string, src []byte) (*syntax.File, []byte, []int, error) {
 	text := src
 	var at []int
 	for {
-		f, err := newParser().Parse(bytes.NewReader(text), name)
+		f, err := newParser().Parse(ctxRead(ctx, bytes.NewReader(text)), name)
 		var pe syntax.ParseError
 		if err != nil && errors.As(err, &pe) && len(at) < maxToggles && pe.Text == "not a valid parameter expansion operator: `~`" {
 			if off := int(pe.Pos.Offset()); off < len(text) && text[off] == '~' {
@@ -365,9 +379,9 @@ func NewParseCache() *ParseCache { return &ParseCache{m: map[parseKey]parsedText
 // parse returns parseString(name, text, 0), from the cache when it has been seen. clean
 // reports that the text parsed and checkStmts refuses nothing in it (the check depends on the
 // syntax alone, so it is cached with the parse; callers still run it to word a refusal).
-func (p *ParseCache) parse(name, text string) (src *source, stmts []*syntax.Stmt, clean bool, err error) {
+func (p *ParseCache) parse(ctx context.Context, name, text string) (src *source, stmts []*syntax.Stmt, clean bool, err error) {
 	if len(text) > maxCachedText {
-		src, stmts, err = parseString(name, text, 0)
+		src, stmts, err = parseString(ctx, name, text, 0)
 		return src, stmts, false, err
 	}
 	k := parseKey{name, text}
@@ -377,7 +391,10 @@ func (p *ParseCache) parse(name, text string) (src *source, stmts []*syntax.Stmt
 	if ok {
 		return e.src, e.stmts, e.clean, e.err
 	}
-	src, stmts, err = parseString(name, text, 0)
+	src, stmts, err = parseString(ctx, name, text, 0)
+	if ctx.Err() != nil {
+		return src, stmts, false, err // cut short by the call's end: not the text's parse
+	}
 	clean = err == nil && len(checkStmts(src, stmts)) == 0
 	p.mu.Lock()
 	if len(p.m) >= maxCacheTexts || p.bytes+len(name)+len(text) > maxCacheBytes {

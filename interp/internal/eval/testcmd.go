@@ -252,7 +252,10 @@ func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 		}
 		return false, &shError{flow: flowNone, status: 2}
 	}
-	m := re.FindStringSubmatchIndex(s)
+	m, err := sandbox.FindStringSubmatchIndex(r.ctx, re, s) // a long subject stops with the call
+	if err != nil {
+		return false, r.checkCtx()
+	}
 	if m == nil {
 		_ = r.assignArray("BASH_REMATCH", nil, asGlobal, false)
 		return false, nil
@@ -357,7 +360,7 @@ func (r *Runner) compileERE(src string) (*regexp.Regexp, error) {
 	if r.shopts.has(shNocasematch) {
 		expr = "(?i)" + expr
 	}
-	re, err := regexp.Compile(expr)
+	re, err := sandbox.CompileRegexp(expr)
 	if err != nil {
 		return nil, errStatus1
 	}

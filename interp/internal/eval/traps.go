@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -219,6 +220,14 @@ func (r *Runner) runTrapString(action string) {
 	saved := r.status
 	src, stmts, clean, err := r.parseCached(action)
 	if err != nil {
+		if le := (*LimitError)(nil); errors.As(err, &le) {
+			r.status = r.raise(err)
+			return
+		}
+		if cerr := r.checkCtx(); cerr != nil {
+			r.status = r.raise(cerr)
+			return
+		}
 		r.status = r.raise(r.syntaxRefusal("trap", err))
 		return
 	}
@@ -291,5 +300,18 @@ func (r *Runner) runReturnTrap() {
 
 // parseCached parses text run at run time (traps, eval), caching by text.
 func (r *Runner) parseCached(text string) (*source, []*syntax.Stmt, bool, error) {
-	return r.c.parsed.parse(r.cur.name, text)
+	if err := r.checkText(len(text)); err != nil {
+		return nil, nil, false, err
+	}
+	return r.c.parsed.parse(r.ctx, r.cur.name, text)
+}
+
+// checkText bounds a text the shell is about to parse at run time by the script size limit:
+// eval "$(cat big)" is a script as much as bash -c's argument is, and parsing it runs before
+// anything can check the call's end.
+func (r *Runner) checkText(n int) error {
+	if int64(n) > r.c.limits.MaxScriptBytes {
+		return r.fatal(&LimitError{Kind: LimitScript, Max: r.c.limits.MaxScriptBytes})
+	}
+	return nil
 }

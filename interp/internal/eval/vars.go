@@ -402,6 +402,16 @@ func (r *Runner) charge(delta int64) error {
 	return nil
 }
 
+// chargeExpansion charges n bytes held by one command's expansion (its words and fields),
+// given back when the command ends (creditExpansion).
+func (r *Runner) chargeExpansion(n int64) error {
+	if err := r.charge(n); err != nil {
+		return err
+	}
+	r.pendingCredit += n
+	return nil
+}
+
 // transform applies -i, -l and -u to a value being assigned; old is the current value for +=.
 func (r *Runner) transform(attrs attr, val, old string, appending bool) (string, error) {
 	if attrs&attrInteger != 0 {

@@ -9,10 +9,12 @@ import (
 // Strftime formats t as glibc's strftime in the C locale (what Bash's
 // %(fmt)T prints in C.UTF-8), with the flags _ - 0 ^ # and field widths.
 // Unknown conversions are copied literally, as glibc does. The width and
-// flags of %z are not modelled (a plain %z is).
+// flags of %z are not modelled (a plain %z is). Bash prints nothing for a result of
+// strftimeBuf bytes or more, so the rendering stops there and widths are taken at most as that:
+// a width or a format from the script never sizes more than that.
 func Strftime(t time.Time, f string) string {
 	var b strings.Builder
-	for i := 0; i < len(f); i++ {
+	for i := 0; i < len(f) && b.Len() < strftimeBuf; i++ {
 		if f[i] != '%' {
 			b.WriteByte(f[i])
 			continue
@@ -39,9 +41,7 @@ func Strftime(t time.Time, f string) string {
 			if width < 0 {
 				width = 0
 			}
-			if width < 1<<16 {
-				width = width*10 + int(f[i]-'0')
-			}
+			width = min(width*10+int(f[i]-'0'), strftimeBuf)
 			i++
 		}
 		if i < len(f) && (f[i] == 'E' || f[i] == 'O') {

@@ -9,6 +9,7 @@ import "os/exec"
 // (see StartGroup); on Unix limits are set by the confinement wrapper or by bash's ulimit.
 type Group struct {
 	cmd *exec.Cmd
+	//lint:ignore U1000 the Windows build keeps the group's Job Object here; Unix needs nothing
 	sys groupSys
 }
 

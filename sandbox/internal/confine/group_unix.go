@@ -4,6 +4,7 @@ package confine
 
 import "syscall"
 
+//lint:ignore U1000 Group.sys is used on Windows only
 type groupSys struct{}
 
 func (g *Group) start(limits []Rlimit) ([]Rlimit, error) {

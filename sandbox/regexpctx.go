@@ -1,0 +1,98 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"regexp"
+	"unicode/utf8"
+)
+
+// Go's matcher is linear in its subject but cannot be stopped: over a line of tens of megabytes
+// one search runs for seconds (`sed ':a;s/.*/&&/;ba'` answered 20 s after a 2 s timeout,
+// issue 27). Past longSubject bytes the first match is searched through a RuneReader that ends
+// the subject when the call ends: the same match (a reader's search starts at the subject's
+// start, as these do), found by the same machine, and the call's end comes within 64 KiB of
+// reading.
+const longSubject = 1 << 20
+
+// MatchString is re.MatchString(s), or ctx's error once it ends.
+func MatchString(ctx context.Context, re *regexp.Regexp, s string) (bool, error) {
+	if len(s) < longSubject {
+		return re.MatchString(s), nil
+	}
+	in := &ctxRunes{ctx: ctx, s: s}
+	ok := re.MatchReader(in)
+	return ok && in.err == nil, in.err
+}
+
+// Match is re.Match(b), or ctx's error once it ends.
+func Match(ctx context.Context, re *regexp.Regexp, b []byte) (bool, error) {
+	if len(b) < longSubject {
+		return re.Match(b), nil
+	}
+	in := &ctxRunes{ctx: ctx, b: b, bytes: true}
+	ok := re.MatchReader(in)
+	return ok && in.err == nil, in.err
+}
+
+// FindStringSubmatchIndex is re.FindStringSubmatchIndex(s), or ctx's error once it ends.
+func FindStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string) ([]int, error) {
+	if len(s) < longSubject {
+		return re.FindStringSubmatchIndex(s), nil
+	}
+	in := &ctxRunes{ctx: ctx, s: s}
+	m := re.FindReaderSubmatchIndex(in)
+	if in.err != nil {
+		return nil, in.err
+	}
+	return m, nil
+}
+
+// LongSubject reports whether matching s may take long enough to need the call's end checked.
+func LongSubject(n int) bool { return n >= longSubject }
+
+// ctxRunes reads s (or b) rune by rune as the matcher's string input decodes it, and ends it
+// (io.EOF, with err set) once ctx ends.
+type ctxRunes struct {
+	ctx   context.Context
+	s     string
+	b     []byte
+	bytes bool
+	i, n  int
+	err   error
+}
+
+func (r *ctxRunes) ReadRune() (rune, int, error) {
+	if r.n&0xffff == 0 && r.err == nil {
+		r.err = r.ctx.Err()
+	}
+	r.n++
+	if r.err != nil {
+		return 0, 0, io.EOF
+	}
+	var c byte
+	if r.bytes {
+		if r.i >= len(r.b) {
+			return 0, 0, io.EOF
+		}
+		c = r.b[r.i]
+	} else {
+		if r.i >= len(r.s) {
+			return 0, 0, io.EOF
+		}
+		c = r.s[r.i]
+	}
+	if c < utf8.RuneSelf {
+		r.i++
+		return rune(c), 1, nil
+	}
+	var ch rune
+	var size int
+	if r.bytes {
+		ch, size = utf8.DecodeRune(r.b[r.i:])
+	} else {
+		ch, size = utf8.DecodeRuneInString(r.s[r.i:])
+	}
+	r.i += size
+	return ch, size, nil
+}

@@ -1,0 +1,441 @@
+package jqorder
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/itchyny/gojq"
+)
+
+// Bounds on what a filter may make gojq do before it runs and while it runs. gojq parses with
+// an explicit stack but compiles, and evaluates many builtins over values, by recursion on the
+// Go stack, and a Go stack overflow ends the process (issue 27: `jq -n "$filter"` with a
+// million nested `[`, and `reduce range(3000000) as $i (0; [.]) | . == .`, ended the server).
+// So: a filter's text is bounded in tokens before gojq parses it (CheckText), which bounds the
+// height of what it parses and the time parsing and compiling take (gojq's parser and compiler
+// are superlinear in some shapes); and Guard rewrites a parsed filter so that every builtin
+// and operator that recurses over a value gets values no deeper than MaxDepth, and every
+// update or deletion paths no longer than it (the custom functions GuardFunctions gives). The
+// checks are path-transparent (`if ok then . else empty end`), so they may stand inside path
+// expressions. Values deeper than MaxDepth may still be built and passed around (bounded in
+// size by the call's memory budget): only walking them deeply is refused.
+
+// MaxFilterTokens bounds a filter's text. Parsing and compiling the worst shapes of this many
+// tokens takes tens of milliseconds (gojq's parser is quadratic in the number of definitions);
+// real filters have a few hundred.
+const MaxFilterTokens = 16384
+
+// MaxDepth bounds how deeply a builtin may walk a value (the sandbox's nesting bound).
+const MaxDepth = 10000
+
+// CheckText counts the tokens of a filter's text, an upper bound of what gojq's lexer makes
+// (every operator character counts one), and refuses a text with more than MaxFilterTokens.
+func CheckText(src string) error {
+	n := 0
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				if src[i] == '\\' {
+					i++ // a backslash continues the comment past a newline, as in gojq
+				}
+				i++
+			}
+			continue
+		case c == '"':
+			// A string counts one; each interpolation's \( and ) two more, and what is
+			// between them is counted as text (an over-estimate: its strings count per byte).
+			i++
+			for i < len(src) && src[i] != '"' {
+				if src[i] == '\\' {
+					if i+1 < len(src) && src[i+1] == '(' {
+						n += 2
+					}
+					i++
+				}
+				i++
+			}
+			i++
+		case isIdentByte(c) || c >= 0x80:
+			for i < len(src) && (isIdentByte(src[i]) || src[i] >= 0x80 || src[i] == ':' || src[i] == '.' && i+1 < len(src) && isIdentByte(src[i+1])) {
+				i++
+			}
+		default:
+			i++
+		}
+		if n++; n > MaxFilterTokens {
+			return fmt.Errorf("the filter is longer than %d tokens, the sandbox's bound on jq filters (split it, or run the tool with \"exec\": \"native\")", MaxFilterTokens)
+		}
+	}
+	return nil
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c == '@'
+}
+
+// The guard's names: jq definitions the rewrite inserts (path-transparent), and the Go
+// functions behind them.
+const (
+	checkDef   = "_mcpbash_depth"       // . when no deeper than MaxDepth, else an error
+	pathDef    = "_mcpbash_path"        // . when a path no longer than MaxDepth
+	pathsDef   = "_mcpbash_paths"       // . when an array of such paths
+	eventDef   = "_mcpbash_event"       // . when a stream event whose path is such a path
+	guardedDef = "_mcpbash_guard_paths" // . once every path of f is checked by pathDef
+	varName    = "$__mcpbash_update"    // the right side of an arithmetic update
+	depthFunc  = "_mcpbash_depth_ok"
+	pathFunc   = "_mcpbash_path_ok"
+	pathsFunc  = "_mcpbash_paths_ok"
+	eventFunc  = "_mcpbash_event_ok"
+)
+
+// guardSource are the definitions Guard's rewrite calls. Each check is `if ok then . else
+// empty end`: the Go function returns true or an error, and `.` keeps the path, so a check
+// may stand where a path expression is expected.
+const guardSource = `def ` + checkDef + `: if ` + depthFunc + ` then . else empty end;
+def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
+def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
+def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
+def ` + guardedDef + `(f): reduce path(f) as $p (.; if $p | ` + pathFunc + ` then . else . end);
+.`
+
+// GuardDefs are the definitions a guarded filter needs, to put before its own.
+func GuardDefs() []*gojq.FuncDef { return guardDefs() }
+
+var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
+	q, err := gojq.Parse(guardSource)
+	if err != nil {
+		panic("jqorder: " + err.Error()) // a constant text: a test catches it
+	}
+	return q.FuncDefs
+})
+
+// GuardFunctions are the compiler options a guarded filter needs.
+func GuardFunctions() []gojq.CompilerOption {
+	return []gojq.CompilerOption{
+		gojq.WithFunction(depthFunc, 0, 0, func(v any, _ []any) any {
+			if d := depthOver(v, MaxDepth); d > MaxDepth {
+				return fmt.Errorf("a value nested deeper than %d levels is not walked in the sandbox (run the tool with \"exec\": \"native\")", MaxDepth)
+			}
+			return true
+		}),
+		gojq.WithFunction(pathFunc, 0, 0, func(v any, _ []any) any { return pathOK(v) }),
+		gojq.WithFunction(pathsFunc, 0, 0, func(v any, _ []any) any {
+			ps, ok := v.([]any)
+			if !ok {
+				return true // delpaths reports the type error itself
+			}
+			for _, p := range ps {
+				if r := pathOK(p); r != true {
+					return r
+				}
+			}
+			return true
+		}),
+		gojq.WithFunction(eventFunc, 0, 0, func(v any, _ []any) any {
+			if e, ok := v.([]any); ok && len(e) > 0 {
+				return pathOK(e[0])
+			}
+			return true
+		}),
+	}
+}
+
+// pathOK is true for anything but an array longer than MaxDepth (setpath reports the type
+// errors itself); a path's steps are scalars or {start, end} slices, which walk nothing deep.
+func pathOK(v any) any {
+	if p, ok := v.([]any); ok && len(p) > MaxDepth {
+		return fmt.Errorf("a path longer than %d steps is not followed in the sandbox (run the tool with \"exec\": \"native\")", MaxDepth)
+	}
+	return true
+}
+
+// depthOver returns how deeply v nests, counting no further than limit+1: an iterative walk
+// (v itself may be deeper than any stack).
+func depthOver(v any, limit int) int {
+	switch v.(type) {
+	case []any, map[string]any:
+	default:
+		return 0
+	}
+	type item struct {
+		v     any
+		depth int
+	}
+	deepest := 0
+	stack := []item{{v, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, it.depth)
+		if deepest > limit {
+			return deepest
+		}
+		switch x := it.v.(type) {
+		case []any:
+			for _, e := range x {
+				switch e.(type) {
+				case []any, map[string]any:
+					stack = append(stack, item{e, it.depth + 1})
+				}
+			}
+		case map[string]any:
+			for _, e := range x {
+				switch e.(type) {
+				case []any, map[string]any:
+					stack = append(stack, item{e, it.depth + 1})
+				}
+			}
+		}
+	}
+	return deepest
+}
+
+// How a builtin is guarded, by name (whatever defines it: a user's definition of the same name
+// is guarded too, which costs a check and changes nothing).
+type guardKind int
+
+const (
+	guardNone       guardKind = iota // walks nothing deeply
+	guardInput                       // walks its input
+	guardAll                         // walks its input and its arguments' values
+	guardArgs                        // walks its arguments' values
+	guardPathArg                     // follows the paths of its (only) argument: del, pick
+	guardSetpath                     // follows the path given as its first argument
+	guardDelpaths                    // follows the paths given as its argument
+	guardFromstream                  // follows the paths of its argument's events
+)
+
+// guardKinds classify gojq's builtins (TestGuardKnowsEveryBuiltin holds the table to gojq's
+// list). Those that compare values (==, sort, unique, group_by, min, contains, indices, IN),
+// print them (tojson, tostring, @formats, error messages), merge them (*), flatten them, or
+// follow paths (setpath, delpaths, update operators) recurse as deeply as the value or path
+// goes; the others walk one level or none.
+var guardKinds = map[string]guardKind{
+	"flatten": guardAll, "sort": guardInput, "unique": guardInput,
+	"min": guardInput, "max": guardInput, "tostream": guardInput, "error": guardAll, "halt_error": guardAll,
+	"contains": guardAll, "inside": guardAll, "indices": guardAll, "index": guardAll, "rindex": guardAll,
+	"bsearch": guardAll, "sort_by": guardArgs, "group_by": guardArgs, "unique_by": guardArgs, "min_by": guardArgs,
+	"max_by": guardArgs, "IN": guardAll, "INDEX": guardArgs, "JOIN": guardArgs,
+	"del": guardPathArg, "pick": guardPathArg, "setpath": guardSetpath, "delpaths": guardDelpaths,
+	"fromstream": guardFromstream, "format": guardInput, "debug": guardAll, "stderr": guardInput,
+}
+
+// safeBuiltins walk at most one level of a value: no check.
+var safeBuiltins = map[string]bool{}
+
+func init() {
+	for _, n := range []string{
+		"empty", "not", "select", "map", "map_values", "length", "utf8bytelength", "keys", "keys_unsorted",
+		"has", "in", "add", "any", "all", "range", "type", "tonumber", "toboolean", "ascii_downcase",
+		"ascii_upcase", "ltrimstr", "rtrimstr", "trimstr", "startswith", "endswith", "trim", "ltrim", "rtrim",
+		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "join", "recurse", "env",
+		"builtins", "input", "inputs", "input_filename", "implode", "explode", "path", "paths", "leaf_paths",
+		"getpath", "to_entries", "from_entries", "with_entries", "first", "last", "nth", "limit", "skip",
+		"until", "while", "repeat", "isempty", "values", "nulls", "booleans", "numbers", "strings", "arrays",
+		"objects", "iterables", "scalars", "finites", "normals", "infinite", "nan", "isinfinite", "isnan",
+		"isnormal", "isfinite", "isvalid", "walk", "transpose", "reverse", "combinations", "abs", "toarray", "fromjson",
+		"truncate_stream", "halt", "now", "mktime", "gmtime", "localtime", "strftime", "strflocaltime",
+		"strptime", "todate", "fromdate", "date", "dateadd", "datesub", "todateiso8601", "fromdateiso8601",
+		"ascii", "modulemeta", "get_search_list", "get_prog_origin", "get_jq_origin",
+		"significand", "drem", "ldexp", "scalb", "scalbln", "nearbyint", "trunc", "round", "ceil", "floor",
+		"fabs", "sqrt", "pow", "log", "log2", "log10", "exp", "exp2", "exp10", "frexp", "modf", "lgamma",
+		"tgamma", "gamma", "lgamma_r", "logb", "cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+		"cosh", "tanh", "asinh", "acosh", "atanh", "atan2", "fmin", "fmax", "fmod", "hypot", "copysign",
+		"nextafter", "nexttoward", "fma", "erf", "erfc", "expm1", "log1p", "j0", "j1", "y0", "y1", "jn", "yn",
+		"remainder", "fdim", "rint", "tojson", "tostring", "have_literal_numbers", "have_decnum", "input_line_number", "halt",
+	} {
+		safeBuiltins[n] = true
+	}
+}
+
+// Guard rewrites a parsed filter (before Rewrite) so that the builtins and operators that
+// recurse over values get values no deeper than MaxDepth and paths no longer than it. The
+// filter's own definitions (and their parameters) are not builtins: calls to them are left
+// alone, their bodies are guarded like the rest. The caller puts GuardDefs before the filter's
+// definitions and compiles with GuardFunctions.
+func Guard(q *gojq.Query) {
+	own := map[string]bool{}
+	visitor{queryFn: func(q *gojq.Query) {
+		for _, fd := range q.FuncDefs {
+			own[fd.Name] = true
+			for _, a := range fd.Args {
+				own[a] = true
+			}
+		}
+	}}.query(q)
+	visitor{queryFn: guardQuery, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
+}
+
+// call is a query of one call: name(args...).
+func call(name string, args ...*gojq.Query) *gojq.Query {
+	return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: args}}}
+}
+
+// then is `q | name`.
+func then(q *gojq.Query, name string) *gojq.Query {
+	if q == nil {
+		return nil
+	}
+	return &gojq.Query{Left: q, Op: gojq.OpPipe, Right: call(name)}
+}
+
+func guardQuery(q *gojq.Query) {
+	switch q.Op {
+	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe, gojq.OpSub, gojq.OpMul:
+		// Comparing, subtracting arrays and merging objects recurse into both sides.
+		q.Left, q.Right = then(q.Left, checkDef), then(q.Right, checkDef)
+	case gojq.OpUpdateSub, gojq.OpUpdateMul:
+		// L -= R is R as $x | L |= . - $x (gojq's own lowering): the same with both values
+		// checked, after L's paths.
+		l, r, op := q.Left, q.Right, gojq.OpSub
+		if q.Op == gojq.OpUpdateMul {
+			op = gojq.OpMul
+		}
+		update := &gojq.Query{Left: l, Op: gojq.OpModify, Right: &gojq.Query{
+			Left: call(checkDef), Op: op, Right: call(varName)}}
+		*q = *guardPaths(l, &gojq.Query{Left: then(r, checkDef), Patterns: []*gojq.Pattern{{Name: varName}},
+			Op: gojq.OpPipe, Right: update})
+	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+		if !constantPath(q.Left) {
+			update := *q
+			*q = *guardPaths(q.Left, &update)
+		}
+	}
+}
+
+// guardPaths is `guardPathsDef(l) | q`: every path of the path expression l checked, then q
+// (an update or a deletion along those paths) on the same input.
+func guardPaths(l, q *gojq.Query) *gojq.Query {
+	return &gojq.Query{Left: call(guardedDef, l), Op: gojq.OpPipe, Right: q}
+}
+
+// printsDeep reports a format (or none) whose function is gojq's own and encodes a value
+// whole; @json and @text (and plain interpolation) are tojson and tostring, which OrderedDefs
+// define over the printer that strips past jq's depth (MaxPrintDepth).
+func printsDeep(format string) bool { return format != "" && format != "@json" && format != "@text" }
+
+// constantPath reports a chain of constant indices (.a.b[0] = v, as gojq's toIndices finds
+// them): gojq sets such a path at once, and its length is the filter's own.
+func constantPath(q *gojq.Query) bool {
+	if q == nil || q.Term == nil {
+		return false
+	}
+	t := q.Term
+	switch t.Type {
+	case gojq.TermTypeIndex:
+		if !constantIndex(t.Index) {
+			return false
+		}
+	case gojq.TermTypeQuery:
+		if !constantPath(t.Query) {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, s := range t.SuffixList {
+		if s.Index == nil || !constantIndex(s.Index) {
+			return false
+		}
+	}
+	return true
+}
+
+func constantIndex(x *gojq.Index) bool {
+	switch {
+	case x.Name != "":
+		return true
+	case x.Str != nil:
+		return x.Str.Queries == nil
+	case !x.IsSlice:
+		return constantKey(x.Start)
+	}
+	return (x.Start == nil || constantKey(x.Start)) && (x.End == nil || constantKey(x.End))
+}
+
+// constantKey reports a literal number (maybe negated) or string: an index that is never an
+// array, and that gojq's toIndices reads.
+func constantKey(q *gojq.Query) bool {
+	if q == nil || q.Term == nil || len(q.Term.SuffixList) > 0 {
+		return false
+	}
+	switch t := q.Term; t.Type {
+	case gojq.TermTypeNumber:
+		return true
+	case gojq.TermTypeUnary:
+		return t.Unary.Op == gojq.OpSub && t.Unary.Term.Type == gojq.TermTypeNumber && len(t.Unary.Term.SuffixList) == 0
+	case gojq.TermTypeString:
+		return t.Str.Queries == nil
+	}
+	return false
+}
+
+func guardTerm(t *gojq.Term, own map[string]bool) {
+	// Index suffixes: .[x] with an array x looks for x's occurrences (compares).
+	for _, s := range append([]*gojq.Suffix{{Index: t.Index}}, t.SuffixList...) {
+		if s.Index != nil && s.Index.Start != nil && !s.Index.IsSlice && !constantKey(s.Index.Start) {
+			s.Index.Start = then(s.Index.Start, checkDef)
+		}
+	}
+	// String interpolation prints its values: through tostring (OrderedDefs' printer, which
+	// strips past jq's depth as jq does), or a format's function, which gojq's encoder serves.
+	if t.Str != nil && printsDeep(t.Format) {
+		for i, q := range t.Str.Queries {
+			if q.Term != nil && q.Term.Str != nil {
+				continue // a literal part of the string
+			}
+			// gojq reads each part's Term: the checked query goes in parentheses.
+			t.Str.Queries[i] = &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeQuery, Query: then(q, checkDef)}}
+		}
+	}
+	var kind guardKind
+	switch {
+	case t.Type == gojq.TermTypeFormat && t.Str == nil && printsDeep(t.Format):
+		kind = guardInput // @html alone formats its input
+	case t.Type == gojq.TermTypeFunc && t.Func.Name[0] != '$' && !own[t.Func.Name]:
+		k, known := guardKinds[t.Func.Name]
+		if !known && !safeBuiltins[t.Func.Name] {
+			k = guardAll // a builtin this table does not know (a newer gojq's): check everything
+		}
+		kind = k
+	}
+	if kind == guardNone {
+		return
+	}
+	if t.Type == gojq.TermTypeFunc {
+		args := t.Func.Args
+		for i, a := range args {
+			switch kind {
+			case guardAll, guardArgs:
+				args[i] = then(a, checkDef)
+			case guardPathArg:
+				if len(args) == 1 {
+					inner := *t
+					inner.SuffixList = nil
+					*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList,
+						Query: guardPaths(a, &gojq.Query{Term: &inner})}
+				}
+			case guardSetpath:
+				if i == 0 {
+					args[i] = then(a, pathDef)
+				}
+			case guardDelpaths:
+				args[i] = then(a, pathsDef)
+			case guardFromstream:
+				args[i] = then(a, eventDef)
+			}
+		}
+	}
+	if kind == guardInput || kind == guardAll {
+		// check | term, the term keeping its suffixes: a new term around a copy of it.
+		inner := *t
+		inner.SuffixList = nil
+		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+			Left: call(checkDef), Op: gojq.OpPipe, Right: &gojq.Query{Term: &inner}}}
+	}
+}

@@ -1,0 +1,149 @@
+package jqorder
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/itchyny/gojq"
+)
+
+// guardSeeds are filters Guard touches (comparisons, printing, paths, updates), on top of the
+// rewrite's seeds.
+var guardSeeds = []string{
+	`. == .`, `[.[] | select(. == 1)]`, `.[] != 2`, `. < [2]`, `sort`, `unique`, `min`, `max`, `sort_by(.a)`,
+	`group_by(.a)`, `unique_by(.)`, `min_by(.a)`, `max_by(.)`, `contains([1])`, `inside([1,2,3])`, `indices(1)`,
+	`index(2)`, `rindex(2)`, `.[[2]]`, `flatten`, `flatten(1)`, `tojson`, `tostring`, `@json`, `@text`,
+	`@json "x\(.)"`, `"a\(.)b\(. | length)"`, `@base64`, `@html`, `@uri`, `@sh`, `@csv`, `@tsv`, `. - [1]`,
+	`. * {"a": 1}`, `error`, `error(.)`, `try error(.) catch .`, `IN(1, 2)`, `IN(.[]; 1)`, `INDEX(.a)`,
+	`del(.a)`, `del(.[0])`, `del(..|select(. == 1))`, `pick(.a)`, `pick(.[1])`, `setpath(["a"]; 1)`,
+	`setpath([0]; 1)`, `delpaths([["a"]])`, `delpaths([[0], [1]])`, `[tostream]`, `fromstream(tostream)`,
+	`.a -= 1`, `.[] -= 1`, `.a *= {"b": 1}`, `.[] *= 2`, `(.a, .b) -= (1, 2)`, `.a |= . + 1`, `..|= .`,
+	`(.. | numbers) |= . + 1`, `getpath(["a", "b"]) |= 5`, `path(getpath(["a", "b"]))`, `first(.[]) |= 7`,
+	`path(.[] | select(. == 1))`, `[paths(. == 1)]`, `to_entries`, `with_entries(.value |= tostring)`,
+	`.[.a]`, `.[0:1]`, `bsearch(2)`, `[limit(3; .[])] == .`, `def f(x): x == 1; f(.)`, `map(tojson)`,
+	`{a: .} | .a == .a`, `.a[0] = 1`, `.a.b.c = 1`, `transpose`, `implode?`, `ascii_downcase?`,
+	`[splits(",")?]`, `tostream | tojson`, `input_filename`, `$__loc__`, `builtins | length > 10`,
+}
+
+// TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
+// rewritten or not.
+func TestGuardKeepsResults(t *testing.T) {
+	for _, filter := range append(guardSeeds, rewriteSeeds...) {
+		for _, input := range rewriteInputs {
+			for _, rewritten := range []bool{false, true} {
+				plain, ok1 := runFilterModes(filter, input, rewritten, false)
+				guarded, ok2 := runFilterModes(filter, input, rewritten, true)
+				if ok1 && ok2 && !undefinedInGojq(plain) && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
+					t.Errorf("%s on %s (rewritten %v):\n plain   %q\n guarded %q", filter, input, rewritten, plain, guarded)
+				}
+			}
+		}
+	}
+}
+
+// FuzzGuardKeepsResults is TestGuardKeepsResults over any filter.
+func FuzzGuardKeepsResults(f *testing.F) {
+	for i, s := range guardSeeds {
+		f.Add(s, rewriteInputs[i%len(rewriteInputs)])
+	}
+	f.Fuzz(func(t *testing.T, filter, input string) {
+		if !json.Valid([]byte(input)) || len(filter) > 200 {
+			return
+		}
+		for _, w := range []string{"input", "env", "$ENV", "now", "debug", "stderr", "halt", "range", "repeat", "recurse", "until", "while", "limit", "combinations"} {
+			if strings.Contains(filter, w) {
+				return // nondeterministic or slow: not compared
+			}
+		}
+		plain, ok1 := runFilterModes(filter, input, false, false)
+		guarded, ok2 := runFilterModes(filter, input, false, true)
+		if ok1 && ok2 && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
+			t.Errorf("%s on %s:\n plain   %q\n guarded %q", filter, input, plain, guarded)
+		}
+	})
+}
+
+// TestGuardRefusesDeepWalks (issue 27): every builtin and operator that recurses over a value
+// or follows a path refuses one past MaxDepth with an error, where gojq alone would recurse
+// (past the Go stack's limit for deeper values: a fatal error that ends the process).
+func TestGuardRefusesDeepWalks(t *testing.T) {
+	deep := `reduce range(10001) as $i (0; [.])`
+	long := `[range(10001) | 0]`
+	for _, filter := range []string{
+		deep + ` | . == .`, deep + ` | . != 1 and . == .`, deep + ` | [.] | sort`, deep + ` | [., .] | unique`,
+		deep + ` | @base64`, deep + ` | @html "x\(.)"`,
+		deep + ` | [.] | min`, deep + ` | [.] | group_by(.)`, deep + ` | [.] | sort_by(.)`, deep + ` | contains(.)`,
+		deep + ` | [.] | indices([.[0]])`, deep + ` | flatten`, deep + ` | . - .`, deep + ` | error`,
+		deep + ` | error(.)`, deep + ` | IN(.)`, deep + ` | [.] | .[[.[0]]]`, deep + ` | tostream`,
+		`reduce range(10001) as $i ({}; {a: .}) | . * .`, `reduce range(10001) as $i ({}; {a: .}) | .a -= 1`,
+		`null | setpath(` + long + `; 1)`, `null | delpaths([` + long + `])`, `null | getpath(` + long + `) |= 1`,
+		`null | getpath(` + long + `) = 1`, `null | getpath(` + long + `) += 1`, `null | getpath(` + long + `) -= 1`,
+		`null | del(getpath(` + long + `))`, `null | pick(getpath(` + long + `))`,
+		`fromstream([` + long + `, 1], [` + long + `])`,
+	} {
+		out, ok := runFilterModes(filter, "null", true, true)
+		if !ok {
+			t.Errorf("%.60s...: did not finish", filter)
+			continue
+		}
+		got := strings.Join(out, "\n")
+		if !strings.Contains(got, "deeper than 10000") && !strings.Contains(got, "longer than 10000") {
+			t.Errorf("%.60s...: %.200q, want the depth refusal", filter, got)
+		}
+	}
+}
+
+// TestGuardLeavesPrintingToThePrinter: tojson, tostring, @json, @text and interpolation are
+// OrderedDefs' printer, which strips past jq's depth as jq 1.6 does instead of refusing.
+func TestGuardLeavesPrintingToThePrinter(t *testing.T) {
+	for _, f := range []string{`tojson`, `tostring`, `@json`, `@text`, `"\(.)"`, `@json "x\(.)"`} {
+		out, ok := runFilterModes(`reduce range(300) as $i (0; [.]) | `+f, "null", true, true)
+		if got := strings.Join(out, "\n"); !ok || !strings.Contains(got, Stripped) {
+			t.Errorf("%s: %.100q...; want jq's stripped marker", f, got)
+		}
+	}
+}
+
+// TestGuardKnowsEveryBuiltin: every builtin gojq has is classified, so a gojq upgrade that adds
+// one makes this test fail until someone decides whether it walks values deeply (until then
+// Guard checks its input and arguments, the safe default).
+func TestGuardKnowsEveryBuiltin(t *testing.T) {
+	q, _ := gojq.Parse(`builtins`)
+	code, err := gojq.Compile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := code.Run(nil).Next()
+	var unknown []string
+	for _, b := range v.([]any) {
+		name, _, _ := strings.Cut(b.(string), "/")
+		if _, ok := guardKinds[name]; !ok && !safeBuiltins[name] && !strings.HasPrefix(name, "_") {
+			unknown = append(unknown, b.(string))
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		t.Errorf("builtins Guard does not classify: %v", unknown)
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	for _, c := range []struct {
+		src string
+		ok  bool
+	}{
+		{`.a | map(select(.b == "x")) | {n: length}`, true},
+		{strings.Repeat("[", MaxFilterTokens/2) + strings.Repeat("]", MaxFilterTokens/2), true},
+		{strings.Repeat("[", MaxFilterTokens) + strings.Repeat("]", MaxFilterTokens), false},
+		{strings.Repeat("def f: .a | .b; ", 3000) + ".", false},
+		{`"` + strings.Repeat("x", 1<<20) + `"`, true},
+		{`"` + strings.Repeat(`\(1)`, MaxFilterTokens) + `"`, false},
+		{"# " + strings.Repeat("x ", 1<<16) + "\n.", true},
+	} {
+		if err := CheckText(c.src); (err == nil) != c.ok {
+			t.Errorf("%.40q: %v, want ok %v", c.src, err, c.ok)
+		}
+	}
+}

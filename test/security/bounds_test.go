@@ -1,0 +1,263 @@
+package security
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bash/mcp-bash/test/harness"
+)
+
+// dataTool runs a script (small) over data (large): the issue's shapes send megabytes of client
+// text to a tool whose script is ordinary.
+const dataTool = "#!/usr/bin/env bash\nsource \"${MCP_SDK}/tool-sdk.sh\"\nset +e\ndata=$(mcp_args_get '.data')\neval \"$(mcp_args_get '.script')\"\n"
+
+// boundsShapes are issue 27's shapes and their relatives: each once ended the server, answered
+// long after its timeout, or grew the server far past its heap limit.
+var boundsShapes = []struct {
+	name, script, data string
+	// want, when set, is text the answer must have: the shape's work must finish, not
+	// time out, to reach what it tests (a timeout of boundsSlowTimeout, not boundsTimeout).
+	want string
+}{
+	{"bc-parens", `printf '%s\n' "$data" | bc -l`, strings.Repeat("(", 1000000) + "1" + strings.Repeat(")", 1000000), ""},
+	{"bc-unary", `printf '%s\n' "$data" | bc`, strings.Repeat("- ", 500000) + "1", ""},
+	{"awk-parens", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + "}", ""},
+	{"awk-unary", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("!", 500000) + "1}", ""},
+	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), ""},
+	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + ".", ""},
+	// A value three million levels deep (30,000 steps of 100 levels: fewer steps build it in
+	// seconds), printed and compared: on main each walk overflowed the Go stack.
+	{"jq-deep-walks", `jq -n "$data"`, "reduce range(30000) as $i (0; " + strings.Repeat("[", 100) + "." + strings.Repeat("]", 100) +
+		") | (tojson | length), (tostring | length), (. == .)", "543\n543\n"},
+	{"jq-long-path", `jq -n 'null | setpath([range(3000000) | 0]; 1) | length'`, "", "longer than 10000"},
+	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
+	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},
+	{"expand-width-to-nowhere", `printf 'a\tb\n' | expand -t 100000000000000 > /dev/null`, "", ""},
+	{"date-width", `date +%1000000000Y | head -c 10`, "", ""},
+	{"date-width-to-nowhere", `date +%1000000000Y > /dev/null`, "", ""},
+	{"printf-width", `printf '%1000000000d' 1 | head -c 10`, "", ""},
+	{"brace-2M", `: {1..2000000}`, "", ""},
+	{"brace-printf-10M", `printf "%s\n" {1..10000000} | tail -n 1`, "", ""},
+	{"brace-cross", `: {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}`, "", ""},
+	{"eval-4MiB", `eval "$data"`, strings.Repeat(":; ", 1400000), ""},
+	{"eval-pipes", `eval "$data"`, strings.Repeat(":|", 400000) + ":", ""},
+	{"eval-ands", `eval "$data"`, strings.Repeat(":&&", 340000) + ":", ""},
+	{"source-4MiB", `printf '%s' "$data" > "$TMPDIR/s.sh"; source "$TMPDIR/s.sh"`, strings.Repeat(":; ", 1400000), ""},
+	{"sed-commands", `sed "$data" </dev/null`, strings.Repeat("x;", 1000000), ""},
+	{"sed-doubling", `echo x | sed ':a;s/.*/&&/;ba'`, "", ""},
+	{"grep-long-line", `head -c 60000000 /dev/zero | tr '\0' a | grep -c '.*b'`, "", ""},
+	{"match-long-subject", `x=$(head -c 30000000 /dev/zero | tr '\0' a); [[ $x =~ (a|b)*c ]]`, "", ""},
+	{"grep-repeats", `grep -E "$data" </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
+	{"grep-classes", `grep -P "$data" </dev/null`, strings.Repeat(`\pL`, 20000), ""},
+	{"tr-brackets", `tr "$data" x </dev/null`, strings.Repeat("[", 200000) + strings.Repeat("]", 200000), ""},
+	{"date-words", `date -d "$data"`, strings.Repeat("a ", 500000), ""},
+	{"param-replace", `s=$(printf "%100000s" ""); x=${s// /$s}; echo ${#x}`, "", ""},
+	{"cmdsubst-endless", `x=$(cat /dev/zero); echo ${#x}`, "", ""},
+	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1", ""},
+}
+
+// TestBoundsEndOnTime (T-DOS-12, issue 27): in either isolation mode, none of boundsShapes ends
+// the server, every one answers within its timeout and 250 ms (more only in proportion to how
+// long an empty call takes on the machine right now), no work of it runs on after its answer,
+// and the server's resident memory grows by no more than its heap limit plus a fixed overhead.
+func TestBoundsEndOnTime(t *testing.T) {
+	for _, mode := range []string{"inproc", "process"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, map[string]string{
+				"tools/big/tool.sh":        dataTool,
+				"tools/big/tool.meta.json": `{"name":"big","description":"a script over data","inputSchema":{"type":"object"}}`,
+			})
+			w.start(t, "MCPBASH_ROOTS=data", "MCPBASH_ISOLATION="+mode, "MCPBASH_MAX_LINE_BYTES=16777216")
+			for _, sh := range boundsShapes {
+				t.Run(sh.name, func(t *testing.T) {
+					timeout := boundsTimeout
+					if sh.want != "" {
+						timeout = boundsSlowTimeout
+					}
+					m := w.boundedCall(t, timeout, sh.script, sh.data)
+					if sh.want != "" && !strings.Contains(text(m), sh.want) {
+						t.Errorf("the answer lacks %q: %.500s", sh.want, text(m))
+					}
+				})
+			}
+		})
+	}
+}
+
+const (
+	boundsTimeout = 2 * time.Second
+	// boundsSlowTimeout is the timeout of a shape that must finish its work (a loaded machine
+	// builds a value three million levels deep in about 5 s).
+	boundsSlowTimeout = 60 * time.Second
+	boundsLate        = 250 * time.Millisecond
+	// boundsHeapMB is the worlds' MCPBASH_MAX_HEAP_MB; boundsOverheadMB is what the server's
+	// resident memory may grow past it: the Go runtime's own (collector, stacks, freed pages
+	// not yet returned) and the call's output buffers (docs/DECISIONS.md).
+	boundsHeapMB     = 256
+	boundsOverheadMB = 256
+)
+
+// boundedCall runs one shape up to three times while it is only late (a loaded machine can
+// starve one run, not three) and checks what TestBoundsEndOnTime promises.
+func (w *world) boundedCall(t *testing.T, timeout time.Duration, script, data string) harness.Msg {
+	t.Helper()
+	pid := w.c.Pid()
+	var late string
+	var m harness.Msg
+	for attempt := range 3 {
+		resetPeak(pid)
+		before := rssKB(pid, "VmRSS")
+		id := fmt.Sprintf("bounds-%d-%s", attempt, randHex(4))
+		params := map[string]any{"name": "big", "timeoutSecs": int(timeout / time.Second),
+			"arguments": map[string]any{"script": script, "data": data}}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+		began := time.Now()
+		// The CPU time the server (and its workers) used when the call's time was up: what they
+		// use after that is work that did not stop; a loaded machine stretches the wall clock.
+		atDeadline := make(chan time.Duration, 1)
+		deadline := time.AfterFunc(timeout, func() { atDeadline <- cpuOf(pid) })
+		w.c.Send(string(b))
+		m = w.c.WaitFor(timeout+2*time.Minute, "answer to "+id, func(m harness.Msg) bool {
+			return m.Method == "" && string(m.ID) == `"`+id+`"`
+		})
+		took := time.Since(began)
+		var cpuAfter time.Duration
+		if !deadline.Stop() {
+			cpuAfter = cpuOf(pid) - <-atDeadline
+		}
+		if m.Error == nil && len(m.Result) == 0 {
+			t.Fatalf("no answer: %s", w.c.Stderr())
+		}
+		if se := w.c.Stderr(); crashRE.MatchString(se) {
+			t.Fatalf("the server crashed:\n%.2000s", se)
+		}
+		if pong := w.c.Call("ping", map[string]any{}); pong.Error != nil {
+			t.Fatalf("the server no longer answers: %v", pong.Error)
+		}
+		if n := runningThreads(pid); n > 0 {
+			t.Errorf("work still runs after the answer (%d samples of 20 found a thread running): %.300s", n, text(m))
+		}
+		peak := rssKB(pid, "VmHWM")
+		t.Logf("answered in %v; the server grew by %d MiB at its peak: %.160q", took.Round(time.Millisecond), (peak-before)>>10, text(m))
+		if before > 0 && peak-before > (boundsHeapMB+boundsOverheadMB)<<10 {
+			t.Errorf("the server grew by %d MiB (limit %d MiB + %d MiB overhead)", (peak-before)>>10, boundsHeapMB, boundsOverheadMB)
+		}
+		if took <= timeout+boundsLate || cpuAfter <= boundsLate {
+			return m // on time, or late only because the machine starved it
+		}
+		allow := boundsLate + 20*w.emptyCall(t)
+		if took <= timeout+allow {
+			return m
+		}
+		late = fmt.Sprintf("answered %v after it was sent, past its %v timeout by more than %v, working %v past it: %.300s",
+			took.Round(time.Millisecond), timeout, allow.Round(time.Millisecond), cpuAfter.Round(time.Millisecond), text(m))
+	}
+	t.Error(late)
+	return m
+}
+
+// emptyCall is how long a call that does nothing takes now: the machine's load as a call sees it.
+func (w *world) emptyCall(t *testing.T) time.Duration {
+	began := time.Now()
+	w.call(t, "sh", ":", 0)
+	return time.Since(began)
+}
+
+// rssKB reads a field (VmRSS, VmHWM) of /proc/PID/status, in KiB (0 where there is no /proc).
+func rssKB(pid int, field string) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n
+		}
+	}
+	return 0
+}
+
+// cpuOf is the CPU time pid and its live children have used (from /proc: 10 ms resolution).
+func cpuOf(pid int) time.Duration {
+	var ticks int
+	for _, p := range family(pid) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p)); err == nil {
+			if f := statFields(string(b)); len(f) > 12 {
+				u, _ := strconv.Atoi(f[11]) // utime: field 14 of the line, 12 after the name
+				s, _ := strconv.Atoi(f[12])
+				ticks += u + s
+			}
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// resetPeak resets the process's peak resident memory (VmHWM) to its current value.
+func resetPeak(pid int) { _ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) }
+
+// runningThreads samples the server's threads, and its workers', 20 times over two seconds
+// and returns in how many samples one was running, when that is nearly all of them: a thread
+// that wakes briefly (the heap guard), the collector sweeping what the call left, a worker
+// starting in place of a killed one, are caught in some samples; work left running, in all.
+func runningThreads(pid int) int {
+	busy := 0
+	for range 20 {
+		if anyRunning(pid) {
+			busy++
+		}
+		time.Sleep(100 * time.Millisecond) // a sampling interval, not a wait for an event
+	}
+	if busy >= 18 {
+		return busy
+	}
+	return 0
+}
+
+// anyRunning reports whether a thread of pid, or of a child of pid, is running or runnable.
+func anyRunning(pid int) bool {
+	for _, p := range family(pid) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", p))
+		for _, task := range tasks {
+			if b, err := os.ReadFile(task); err == nil {
+				if f := statFields(string(b)); len(f) > 0 && f[0] == "R" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// family is pid and its children (the server and its workers).
+func family(pid int) []int {
+	pids := []int{pid}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p)); err == nil {
+			if f := statFields(string(b)); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				pids = append(pids, p)
+			}
+		}
+	}
+	return pids
+}
+
+// statFields are the fields of a /proc stat line after the command name: state, ppid, ...
+func statFields(s string) []string {
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		return strings.Fields(s[i+1:])
+	}
+	return nil
+}
