@@ -100,7 +100,7 @@ func benchHelloCalls(b *testing.B, script string) {
 
 // helloProject copies examples/00-hello-tool into a temp dir; script, if set, replaces its
 // tool.sh.
-func helloProject(b *testing.B, script string) string {
+func helloProject(b testing.TB, script string) string {
 	dir := b.TempDir()
 	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.sh", "tools/hello/tool.meta.json"} {
 		data, err := os.ReadFile("../examples/00-hello-tool/" + f)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // toolTimeout: params.timeoutSecs, else the tool's timeoutSecs, else MCPBASH_DEFAULT_TOOL_TIMEOUT
@@ -55,11 +56,20 @@ func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
 	return buf.Bytes(), meta, nil
 }
 
-// checkArguments validates args against the tool's inputSchema; a violation (or a schema that
-// does not compile) is an isError result, not a protocol error, as the original answers.
-func (srv *Server) checkArguments(tool *registry.Tool, args json.RawMessage, jr bool) *CallToolResult {
+// decodeArgs decodes a call's arguments (compact, valid JSON: callArguments) once, for their
+// validation and for the SDK (engine.Call.ArgsValue): numbers as json.Number, with the order
+// of objects' members.
+func decodeArgs(args json.RawMessage) (any, jqorder.KeyOrder) {
+	order := jqorder.KeyOrder{}
+	return order.Decode(args, func(n json.Number) any { return n }), order
+}
+
+// checkArguments validates the decoded arguments against the tool's inputSchema; a violation
+// (or a schema that does not compile) is an isError result, not a protocol error, as the
+// original answers.
+func (srv *Server) checkArguments(tool *registry.Tool, input *schemaPlan, args any, jr bool) *CallToolResult {
 	name := tool.Name
-	if v, err := srv.schemas.validate(tool.InputSchema, args); err != nil {
+	if v, err := input.validateValue(args); err != nil {
 		return errorResult(name, fmt.Sprintf("Tool '%s' has an invalid inputSchema: %v", name, err), "invalid_schema", nil, jr)
 	} else if len(v) > 0 {
 		return errorResult(name, "Invalid arguments for tool '"+name+"':\n"+strings.Join(v, "\n"), "invalid_arguments",

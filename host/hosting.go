@@ -438,7 +438,7 @@ func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *call
 	h.m.Call(tenant, rec.kind, outcome, d)
 	var acc []sandbox.Access
 	readsLeftOut := 0
-	if rec.outcome != nil && len(rec.outcome.Access) > 0 {
+	if rec.outcome != nil && len(rec.outcome.Access) > 0 && string(rec.outcome.Access) != engine.NoAccess {
 		var doc struct {
 			Entries   []sandbox.Access `json:"entries"`
 			Truncated int              `json:"truncated"`
@@ -452,9 +452,12 @@ func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *call
 			}
 		}
 	}
-	hash, _ := audit.ArgumentsHash(rec.args)
-	h.audit.Log(ctx, audit.Record{Tenant: tenant, Subject: s.subject, Session: s.id, Kind: rec.kind, Name: rec.name,
-		ArgsSHA256: hash, Duration: d, Outcome: outcome, Cause: cause, Access: acc, ReadsNotRecorded: readsLeftOut})
+	if h.audit.Enabled() {
+		// The arguments' hash decodes and re-encodes them: only for a log that is written.
+		hash, _ := audit.ArgumentsHash(rec.args)
+		h.audit.Log(ctx, audit.Record{Tenant: tenant, Subject: s.subject, Session: s.id, Kind: rec.kind, Name: rec.name,
+			ArgsSHA256: hash, Duration: d, Outcome: outcome, Cause: cause, Access: acc, ReadsNotRecorded: readsLeftOut})
+	}
 	if h.adm != nil {
 		h.quota(tenant)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,7 +57,7 @@ type httpTransport struct {
 	anyOrig  bool
 
 	mu       sync.Mutex
-	sessions map[string]*httpSession // by sessionKey
+	sessions map[[sha256.Size]byte]*httpSession // by sessionKey
 	// perTenant counts the sessions each tenant holds (hosting mode's per-tenant cap).
 	perTenant map[string]int
 	live      map[*exchange]struct{} // exchanges open now (keep-alives)
@@ -95,10 +94,11 @@ type httpHooks struct {
 
 // httpSession is one session of a 2025-xx client.
 type httpSession struct {
-	key, id string
-	s       *Session
-	cancel  context.CancelCauseFunc
-	t       *httpTransport
+	key    [sha256.Size]byte
+	id     string
+	s      *Session
+	cancel context.CancelCauseFunc
+	t      *httpTransport
 
 	standalone *sse.Stream // the GET stream: messages that belong to no request
 
@@ -119,7 +119,7 @@ type httpSession struct {
 
 func newHTTPTransport(srv *Server, log *slog.Logger, loopback bool) *httpTransport {
 	base, cancel := context.WithCancelCause(context.Background())
-	t := &httpTransport{srv: srv, log: log, loopback: loopback, sessions: map[string]*httpSession{}, perTenant: map[string]int{},
+	t := &httpTransport{srv: srv, log: log, loopback: loopback, sessions: map[[sha256.Size]byte]*httpSession{}, perTenant: map[string]int{},
 		live: map[*exchange]struct{}{}, statelessSlots: fairq.New[string](fairq.Options{Slots: max(srv.cfg.MaxConcurrent, 1)}),
 		buffers: sse.NewBudget(srv.cfg.Settings.HTTP.MaxBufferedBytes), base: base, cancel: cancel, drainCh: make(chan struct{})}
 	for _, o := range srv.cfg.Settings.HTTP.AllowedOrigins {
@@ -204,13 +204,16 @@ func (hs *httpSession) stream(id string) *sse.Stream {
 
 // sessionKey is the table key of a session id for a principal: another tenant's or subject's
 // request for the same id misses the table exactly as an unknown id does.
-func sessionKey(tenant, subject, id string) string {
+// The digest itself is the key: no hex string is made for every request's lookup.
+func sessionKey(tenant, subject, id string) [sha256.Size]byte {
 	h := sha256.New()
 	for _, p := range []string{tenant, subject, id} {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
 }
 
 // ServeHTTP is the MCP endpoint.
@@ -278,10 +281,19 @@ func accepts(r *http.Request) (jsonOK, sseOK bool) {
 		return true, true
 	}
 	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil || params["q"] == "0" {
-				continue
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			mt := part
+			// A bare media type needs no parsing (none of the types below is mistaken
+			// for another by case or by an invalid form); one with parameters does, for q.
+			if strings.IndexByte(part, ';') >= 0 {
+				var params map[string]string
+				var err error
+				if mt, params, err = mime.ParseMediaType(part); err != nil || params["q"] == "0" {
+					continue
+				}
+			} else {
+				mt = asciiLower(mt)
 			}
 			switch mt {
 			case "*/*":
@@ -294,6 +306,16 @@ func accepts(r *http.Request) (jsonOK, sseOK bool) {
 		}
 	}
 	return jsonOK, sseOK
+}
+
+// asciiLower is s in lower case (ASCII), s itself when it has no upper-case letter.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // writeHTTPError answers with an HTTP status and a JSON-RPC error body.
@@ -335,7 +357,7 @@ func (t *httpTransport) principal(r *http.Request) (string, string) {
 
 // readBody reads a POST body within the line cap, answering 413/400 itself when it cannot.
 func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.EqualFold(ct, "application/json") {
 		mt, params, err := mime.ParseMediaType(ct)
 		if cs, ok := params["charset"]; err != nil || mt != "application/json" || ok && !strings.EqualFold(cs, "utf-8") {
 			// JSON is UTF-8 (RFC 8259): a body declared in another charset is refused, not
@@ -348,7 +370,17 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) ([]byte
 	if limit <= 0 {
 		limit = jsonrpc.DefaultMaxLineBytes
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
+	var body []byte
+	var err error
+	if n := r.ContentLength; n >= 0 && n <= int64(limit) {
+		// The usual request says its length: one buffer of that size, no growing.
+		body = make([]byte, n)
+		if _, err = io.ReadFull(r.Body, body); errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("the body ended before its Content-Length: %w", err)
+		}
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

@@ -132,7 +132,7 @@ func (ex *exchange) send(ctx context.Context, line []byte, kind msgKind) error {
 func (ex *exchange) writeJSON() {
 	ex.mode = modeJSON
 	h := ex.w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = contentTypeJSON
 	if ex.sessionID != nil {
 		if id := ex.sessionID(); id != "" {
 			h.Set(hdrSessionID, id)
@@ -164,6 +164,10 @@ func (ex *exchange) writeJSON() {
 	ex.w.WriteHeader(status)
 	_, _ = ex.w.Write(body)
 }
+
+// contentTypeJSON is the Content-Type of JSON answers, one slice for all (net/http copies the
+// header when it writes it, and never changes a value).
+var contentTypeJSON = []string{"application/json"}
 
 // statelessStatus is the HTTP status of a 2026-07-28 answer: the errors the transport page
 // gives a status of their own, else 200.

@@ -53,7 +53,9 @@ func parseRequest(m *jsonrpc.Message) *Request {
 	r := &Request{ID: m.ID, Method: m.Method, Params: m.Params, msg: m}
 	if m.Method == "tools/call" && m.Kind() == jsonrpc.KindRequest {
 		var p callParams
-		if err := decodeParams(m.Params, &p); err != nil {
+		if p.scan(m.Params) {
+			r.call = &p
+		} else if err := decodeParams(m.Params, &p); err != nil {
 			r.callErr = err
 		} else {
 			r.call = &p

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"mime"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // errorResult is an isError CallToolResult the server makes (invalid arguments, timeouts,
@@ -59,12 +61,14 @@ func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallTo
 	if err != nil && !errors.As(err, &je) {
 		return res, err
 	}
-	debug := map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
+	debug := func() map[string]any {
+		return map[string]any{"tool": t.Name, "exitCode": out.ExitCode, "traceAvailable": false}
+	}
 	if jr {
 		if je != nil && srv.cfg.Settings.DebugErrors {
 			data := map[string]any{}
 			if len(je.Data) == 0 || json.Unmarshal(je.Data, &data) == nil {
-				for k, v := range debug {
+				for k, v := range debug() {
 					if _, ok := data[k]; !ok {
 						data[k] = v
 					}
@@ -82,7 +86,7 @@ func (srv *Server) finishCall(t *registry.Tool, out *engine.Outcome, res *CallTo
 		res.Structured, res.HasStructured = nil, false
 	}
 	if srv.cfg.Settings.DebugErrors && res.IsError {
-		res.meta()["mcpbash/debug"] = debug
+		res.meta()["mcpbash/debug"] = debug()
 	}
 	return res, nil
 }
@@ -129,13 +133,14 @@ func failureResult(t *registry.Tool, out *engine.Outcome, je *jsonrpc.Error) *Ca
 
 // shapeOutcome turns an engine outcome into the tools/call answer, in the original's order,
 // then applies the operator's choice of error shape (finishCall).
-func shapeOutcome(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
-	res, err := shapeOriginal(srv, t, out, timeout, jr)
+func shapeOutcome(srv *Server, t *registry.Tool, output *schemaPlan, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
+	res, err := shapeOriginal(srv, t, output, out, timeout, jr)
 	return srv.finishCall(t, out, res, err, jr)
 }
 
 // shapeOriginal is the original's answer to an outcome (COMPAT §4): failures as JSON-RPC errors.
-func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
+// output is the tool's compiled outputSchema (nil: none).
+func shapeOriginal(srv *Server, t *registry.Tool, output *schemaPlan, out *engine.Outcome, timeout time.Duration, jr bool) (*CallToolResult, error) {
 	stderr := strings.TrimRight(string(out.Stderr), "\n")
 	baseMeta := func(code int) map[string]any {
 		m := map[string]any{"exitCode": code}
@@ -175,14 +180,17 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 	}
 	stdout := strings.TrimRight(string(out.Stdout), "\n")
 	trimmed := strings.TrimSpace(stdout)
-	var parsed any
-	isJSON := false
-	if trimmed != "" {
-		// Unmarshal checks the whole text before it decodes any of it.
-		isJSON = json.Unmarshal([]byte(trimmed), &parsed) == nil
+	// The output is decoded once, numbers exact (json.Number), for the outputSchema; they
+	// become float64 before anything else reads them, as a plain decoding makes them.
+	exact, isJSON := decodeOutput(trimmed)
+	parsed := exact
+	floats := func() {
+		parsed = toFloats(exact)
+		exact = nil
 	}
 	// 5. Non-zero exit: an error (kept for compatibility; COMPAT §7 #3).
 	if out.ExitCode != 0 {
+		floats()
 		if obj, ok := parsed.(map[string]any); ok && isJSON {
 			if code, ok := obj["code"].(float64); ok {
 				if msg, ok := obj["message"].(string); ok {
@@ -212,24 +220,24 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 	_, hasIsError := obj["isError"]
 	isResult := isObj && hasContent && hasIsError
 	// 6. outputSchema.
-	if t.OutputSchema != nil {
+	if output != nil {
 		if trimmed == "" {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool output is empty for declared outputSchema", nil)
 		}
 		if !isJSON {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool output is not valid JSON for declared outputSchema", nil)
 		}
-		structured := []byte(trimmed)
+		structured := parsed
 		check := true
 		if isResult {
 			sc, ok := obj["structuredContent"]
 			if isErr, _ := obj["isError"].(bool); isErr || !ok {
 				check = false // an error result carries no structured output to check
 			}
-			structured, _ = json.Marshal(sc)
+			structured = sc
 		}
 		if check {
-			if v, err := srv.schemas.validate(t.OutputSchema, structured); err != nil {
+			if v, err := output.validateValue(structured); err != nil {
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Tool has an invalid outputSchema", err.Error())
 			} else if len(v) > 0 {
 				msg := "Tool output does not satisfy outputSchema"
@@ -243,6 +251,8 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 			}
 		}
 	}
+	floats()
+	obj, _ = parsed.(map[string]any)
 	// 7. Build the result.
 	var res *CallToolResult
 	if isResult {
@@ -278,6 +288,47 @@ func shapeOriginal(srv *Server, t *registry.Tool, out *engine.Outcome, timeout t
 	return res, nil
 }
 
+// decodeOutput decodes a tool's trimmed stdout as one JSON value, numbers as json.Number;
+// false when it is not JSON, or holds a number no float64 holds (a plain decoding refuses it).
+func decodeOutput(text string) (any, bool) {
+	if text == "" || !json.Valid([]byte(text)) {
+		return nil, false
+	}
+	fits := true
+	v := jqorder.KeyOrder(nil).Decode([]byte(text), func(n json.Number) any {
+		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+			fits = false
+		}
+		return n
+	})
+	if !fits {
+		return nil, false
+	}
+	return v, true
+}
+
+// toFloats turns the json.Number values of a decoded value into float64, in place, as
+// encoding/json decodes numbers into an any.
+func toFloats(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f
+	case map[string]any:
+		for k, e := range x {
+			switch e.(type) {
+			case json.Number, map[string]any, []any:
+				x[k] = toFloats(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = toFloats(e)
+		}
+	}
+	return v
+}
+
 // resourceContents is text for UTF-8 text without NUL bytes, else a base64 blob.
 func resourceContents(e engine.Embedded) resourceContent {
 	mt := e.MIMEType
@@ -302,7 +353,11 @@ func resourceContents(e engine.Embedded) resourceContent {
 }
 
 func metaString(m map[string]json.RawMessage, key string) string {
+	raw, ok := m[key]
+	if !ok {
+		return "" // the usual case, and no error to build for it
+	}
 	var s string
-	_ = json.Unmarshal(m[key], &s)
+	_ = json.Unmarshal(raw, &s)
 	return s
 }

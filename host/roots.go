@@ -266,8 +266,18 @@ func (s *Session) waitRoots(ctx context.Context) []engine.Root {
 	}
 	select {
 	case <-s.rootsReady:
+		return s.Roots() // the common case: no timer
+	default:
+	}
+	if s.awaitClient != nil {
+		s.awaitClient()
+	}
+	t := time.NewTimer(rootsTimeout)
+	defer t.Stop()
+	select {
+	case <-s.rootsReady:
 	case <-ctx.Done():
-	case <-time.After(rootsTimeout):
+	case <-t.C:
 	}
 	return s.Roots()
 }

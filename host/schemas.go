@@ -72,7 +72,25 @@ func (c *schemaCache) validate(schema, instance json.RawMessage) ([]string, erro
 	if err != nil {
 		return []string{"value is not valid JSON"}, nil
 	}
-	err = sch.Validate(inst)
+	return violations(sch.Validate(inst))
+}
+
+// validateValue is validate for an instance decoded already, with numbers as json.Number (as
+// jsonschema.UnmarshalJSON decodes them, so that the verdict and the violations are the
+// same): the schema's fast form answers when it can (fastSchema), else the library.
+func (sp *schemaPlan) validateValue(v any) ([]string, error) {
+	if sp.err != nil {
+		return nil, fmt.Errorf("invalid schema: %w", sp.err)
+	}
+	if sp.fast != nil && sp.fast.valid(v) {
+		return nil, nil
+	}
+	return violations(sp.sch.Validate(v))
+}
+
+// violations words the error of Schema.Validate: every violation as "/path: message",
+// sorted; nil when valid.
+func violations(err error) ([]string, error) {
 	if err == nil {
 		return nil, nil
 	}

@@ -60,6 +60,8 @@ type Server struct {
 	wasm         wasmHost
 	confineNote  sync.Once
 	policyNote   sync.Once
+	policyFiles  policyFiles
+	rootsVars    rootsVarsCache
 	// minimal is MCPBASH_FORCE_MINIMAL: logging only.
 	minimal    bool
 	schemas    schemaCache

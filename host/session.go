@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -85,6 +86,9 @@ type Session struct {
 	// schedule runs a request's job under the concurrency limit (the transport decides on which
 	// goroutine); the job itself takes care of its response.
 	schedule func(job func())
+	// awaitClient, when set, is called before a request waits on a message of the client (an
+	// answer, roots): the transport makes sure someone reads the input meanwhile.
+	awaitClient func()
 	// eagerRoots: ask for roots/list right after initialized (stdio, as the original does);
 	// otherwise the first call that needs roots asks, on its own exchange (HTTP, where nothing
 	// may be listening on the session's channel).
@@ -123,6 +127,10 @@ type Session struct {
 	// reviewKey identifies a session without an id of its own (stdio) to review mode.
 	reviewOnce sync.Once
 	reviewKey  string
+	// clientNameOf is the clientInfo clientName was worked out from, clientNameIs the answer
+	// (guarded by mu): every tools/call asks for it.
+	clientNameOf json.RawMessage
+	clientNameIs string
 	// draining: drain has begun waiting on wg; no request starts after it (guarded by mu).
 	draining bool
 	exitReq  chan struct{}
@@ -168,8 +176,14 @@ func (s *Session) clientName() string {
 		Version string `json:"version"`
 	}
 	s.mu.Lock()
-	_ = json.Unmarshal(s.client.Info, &ci)
+	info := s.client.Info
+	if s.clientNameIs != "" && bytes.Equal(s.clientNameOf, info) {
+		name := s.clientNameIs
+		s.mu.Unlock()
+		return name
+	}
 	s.mu.Unlock()
+	_ = json.Unmarshal(info, &ci)
 	name := strings.TrimSpace(ci.Name + " " + ci.Version)
 	if name == "" {
 		name = "a client"
@@ -178,7 +192,11 @@ func (s *Session) clientName() string {
 	if s.tenant != "" {
 		name += ", tenant " + s.tenant + ", subject " + s.subject
 	}
-	return name + ")"
+	name += ")"
+	s.mu.Lock()
+	s.clientNameOf, s.clientNameIs = info, name
+	s.mu.Unlock()
+	return name
 }
 
 // clientInfo is what the client declared in initialize.
@@ -634,6 +652,9 @@ func (s *Session) Request(ctx context.Context, method string, params any) (json.
 	}
 	if err := s.outFor(ctx).send(ctx, line, kindRequest); err != nil {
 		return nil, fmt.Errorf("cannot ask the client %s: %w", method, err)
+	}
+	if s.awaitClient != nil {
+		s.awaitClient()
 	}
 	select {
 	case m := <-ch:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
@@ -26,6 +27,13 @@ type stdioConn struct {
 	lineMu   sync.Mutex
 	stopped  bool
 	own      func()
+	// held is the job running on the reading goroutine, if any (runReading); the watcher that
+	// hands the role on from a long one runs while watching.
+	held     atomic.Pointer[readerHold]
+	watchMu  sync.Mutex
+	watching bool
+	// handoffs counts the passes of the reading role to another goroutine.
+	handoffs atomic.Int64
 }
 
 // send writes every message, whatever it belongs to, on the one output stream.
@@ -44,6 +52,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error
 	s := srv.newSession(sctx, c, "stdio")
 	s.eagerRoots = true
 	s.schedule = c.submit
+	s.awaitClient = c.awaitClient
 	c.s = s
 	srv.addSession(s)
 	defer srv.removeSession(s)
@@ -146,8 +155,9 @@ func (c *stdioConn) read(ctx context.Context) {
 		if job == nil {
 			continue
 		}
-		c.passReading(ctx)
-		job()
+		if c.runReading(ctx, job) {
+			continue // the job ended while this goroutine still held the reading role
+		}
 		// Now idle: wait until the role comes back (or the session ends).
 		select {
 		case <-c.readTurn:
@@ -157,8 +167,106 @@ func (c *stdioConn) read(ctx context.Context) {
 	}
 }
 
+// A request's job runs on the goroutine that read it, which keeps the reading role meanwhile:
+// a sequential client sends its next request only after the answer, so passing the role on
+// first would wake a parked goroutine (a futex wake and a context switch on a small machine, as
+// much as a small call costs) only for it to wait on the input. The role passes on when more
+// input is already buffered (a burst: the next request runs beside this one), when the job
+// waits on the client (its answer must be read: awaitClient), or when the job has run for
+// handoffAfter, found by a watcher that ticks only while jobs hold the role (a timer per job
+// would itself wake a thread to arm it).
+const (
+	handoffAfter = 5 * time.Millisecond
+	// handoffIdleTicks: the watcher ends after this many ticks without a job holding the role.
+	handoffIdleTicks = 200
+)
+
+// readerHold is a job running on the goroutine that holds the reading role.
+type readerHold struct {
+	state atomic.Int32 // holdRunning, then holdKept (the job ended first) or holdPassed
+	since time.Time
+}
+
+const (
+	holdRunning int32 = iota
+	holdKept
+	holdPassed
+)
+
+// runReading runs a request's job on the reading goroutine and reports whether this goroutine
+// still holds the reading role when it ends.
+func (c *stdioConn) runReading(ctx context.Context, job func()) bool {
+	if c.rd.Buffered() > 0 {
+		c.passReading(ctx)
+		job()
+		return false
+	}
+	h := &readerHold{since: time.Now()}
+	c.held.Store(h)
+	c.watchMu.Lock()
+	if !c.watching {
+		c.watching = true
+		go c.watchHolds(ctx)
+	}
+	c.watchMu.Unlock()
+	job()
+	c.held.CompareAndSwap(h, nil)
+	return h.state.CompareAndSwap(holdRunning, holdKept)
+}
+
+// handOff passes the reading role on if a running job holds it (after, when set, only once
+// the job has run that long).
+func (c *stdioConn) handOff(ctx context.Context, after time.Duration) {
+	h := c.held.Load()
+	if h == nil || (after > 0 && time.Since(h.since) < after) {
+		return
+	}
+	if h.state.CompareAndSwap(holdRunning, holdPassed) {
+		c.held.CompareAndSwap(h, nil)
+		c.passReading(ctx)
+	}
+}
+
+// awaitClient makes sure the client's messages are read while a job waits for one of them
+// (an answer to a request of the server, roots).
+func (c *stdioConn) awaitClient() { c.handOff(c.s.ctx, 0) }
+
+// watchHolds passes the reading role on from a job that has held it for handoffAfter; it ends
+// after handoffIdleTicks ticks with no job holding the role.
+func (c *stdioConn) watchHolds(ctx context.Context) {
+	t := time.NewTicker(handoffAfter)
+	defer t.Stop()
+	idle := 0
+	for {
+		select {
+		case <-t.C:
+		case <-c.s.ctx.Done():
+			c.watchMu.Lock()
+			c.watching = false
+			c.watchMu.Unlock()
+			return
+		}
+		if c.held.Load() != nil {
+			idle = 0
+			c.handOff(ctx, handoffAfter)
+			continue
+		}
+		if idle++; idle >= handoffIdleTicks {
+			c.watchMu.Lock()
+			if c.held.Load() == nil {
+				c.watching = false
+				c.watchMu.Unlock()
+				return
+			}
+			c.watchMu.Unlock()
+			idle = 0
+		}
+	}
+}
+
 // passReading hands the reading role to an idle goroutine, or to a new one.
 func (c *stdioConn) passReading(ctx context.Context) {
+	c.handoffs.Add(1)
 	select {
 	case c.readTurn <- struct{}{}:
 	default:

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
@@ -14,22 +16,46 @@ import (
 )
 
 // contractEnv is the original's tool contract (COMPAT §4), with sandbox paths, and the
-// operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode.
+// operator's variables named by MCPBASH_TOOL_ENV_ALLOWLIST in allowlist mode: the call's own
+// variables over the tool's fixed ones.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
-	// The paths as the tool sees them: on Windows Git-Bash's form (/c/Users/...), as the
-	// in-process engines show the host and as Git-Bash's bash.exe resolves them; on Unix the
-	// paths themselves.
-	sh := sandbox.ShellPath
-	if srv.wantsNative(t) {
-		sh = sandbox.MSYSPath
+	env := srv.fixedContractEnv(t)
+	for k, v := range srv.callContractEnv(c, t) {
+		env[k] = v
 	}
-	roots := make([]engine.Root, len(c.Roots))
-	paths := make([]string, len(c.Roots))
-	for i, r := range c.Roots {
-		r.Path = sh(r.Path)
-		roots[i], paths[i] = r, r.Path
+	return env
+}
+
+// fixedContractEnv is the part of the contract every call of t gets alike (a call plan's).
+// The operator's named variables never replace a contract variable; the call's own (which
+// replace these) are left out.
+func (srv *Server) fixedContractEnv(t *registry.Tool) map[string]string {
+	sh := srv.toolPathForm(t)
+	env := map[string]string{
+		"MCP_TOOL_NAME": t.Name, "MCP_TOOL_PATH": sh(t.Abs), "MCP_TOOL_METADATA_JSON": string(t.Item),
+		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
+		"MCPBASH_PROJECT_ROOT": sh(srv.cfg.Dirs.Root), "MCPBASH_TOOLS_DIR": sh(srv.cfg.Dirs.Tools),
+		"MCPBASH_RESOURCES_DIR": sh(srv.cfg.Dirs.Resources), "MCPBASH_PROMPTS_DIR": sh(srv.cfg.Dirs.Prompts),
 	}
-	rootsJSON, _ := json.Marshal(roots)
+	for _, k := range callContractNames {
+		env[k] = "" // held: an operator's variable of the same name must not come in
+	}
+	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
+	srv.namedEnv(env, srv.toolEnvNames())
+	for _, k := range callContractNames {
+		delete(env, k)
+	}
+	return env
+}
+
+// callContractNames are the contract variables each call sets (callContractEnv).
+var callContractNames = []string{"MCP_TOOL_ARGS_JSON", "MCP_TOOL_META_JSON", "MCP_PROGRESS_TOKEN", "MCP_ELICIT_SUPPORTED",
+	"MCP_SAMPLING_SUPPORTED", "MCP_ROOTS_JSON", "MCP_ROOTS_PATHS", "MCP_ROOTS_COUNT", "MCPBASH_CLIENT_SUPPORTS_UI"}
+
+// callContractEnv is the part of the contract that is the call's own: its arguments, _meta,
+// progress token, the client's capabilities and roots (in t's path form).
+func (srv *Server) callContractEnv(c *engine.Call, t *registry.Tool) map[string]string {
+	rv := srv.rootsVars.of(c.Roots, srv.wantsNative(t))
 	token := ""
 	if c.ProgressToken != nil {
 		var s string
@@ -51,20 +77,66 @@ func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]stri
 	if c.UISupported {
 		ui = "1"
 	}
-	env := map[string]string{
+	return map[string]string{
 		// The original's flag for mcp_client_supports_ui.
 		"MCPBASH_CLIENT_SUPPORTS_UI": ui,
-		"MCP_TOOL_NAME":              c.Tool, "MCP_TOOL_PATH": sh(c.ToolPath),
-		"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_METADATA_JSON": string(t.Item), "MCP_TOOL_META_JSON": string(c.Meta),
+		"MCP_TOOL_ARGS_JSON":         string(c.Args), "MCP_TOOL_META_JSON": string(c.Meta),
 		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
-		"MCP_ROOTS_JSON": string(rootsJSON), "MCP_ROOTS_PATHS": strings.Join(paths, "\n"), "MCP_ROOTS_COUNT": strconv.Itoa(len(c.Roots)),
-		"MCPBASH_JSON_TOOL": "jq", "MCPBASH_JSON_TOOL_BIN": "jq", "MCPBASH_MODE": "full",
-		"MCPBASH_PROJECT_ROOT": sh(srv.cfg.Dirs.Root), "MCPBASH_TOOLS_DIR": sh(srv.cfg.Dirs.Tools),
-		"MCPBASH_RESOURCES_DIR": sh(srv.cfg.Dirs.Resources), "MCPBASH_PROMPTS_DIR": sh(srv.cfg.Dirs.Prompts),
+		"MCP_ROOTS_JSON": rv.json, "MCP_ROOTS_PATHS": rv.paths, "MCP_ROOTS_COUNT": rv.count,
 	}
-	// The operator's named variables (MCPBASH_TOOL_ENV_MODE=allowlist), in every engine.
-	srv.namedEnv(env, srv.toolEnvNames())
-	return env
+}
+
+// toolPathForm is how t's script sees host paths: on Windows Git-Bash's form (/c/Users/...),
+// as the in-process engines show the host and as Git-Bash's bash.exe (native tools, which keep
+// MSYS's //server/share) resolves them; on Unix the paths themselves.
+func (srv *Server) toolPathForm(t *registry.Tool) func(string) string {
+	if srv.wantsNative(t) {
+		return sandbox.MSYSPath
+	}
+	return sandbox.ShellPath
+}
+
+// rootsVars are the contract variables of a list of roots. A session's roots change rarely:
+// the last list's are kept, per path form, and reused while calls come with an equal one.
+type rootsVars struct {
+	json, paths, count string
+}
+
+type rootsVarsCache struct {
+	mu    sync.Mutex
+	forms [2]rootsVarsEntry // [0] the sandbox's paths (ShellPath), [1] native tools' (MSYSPath)
+}
+
+type rootsVarsEntry struct {
+	valid bool
+	roots []engine.Root // as the client gave them (the key)
+	vars  rootsVars
+}
+
+func (rc *rootsVarsCache) of(roots []engine.Root, native bool) rootsVars {
+	form, sh := 0, sandbox.ShellPath
+	if native {
+		form, sh = 1, sandbox.MSYSPath
+	}
+	rc.mu.Lock()
+	if e := &rc.forms[form]; e.valid && slices.Equal(e.roots, roots) {
+		v := e.vars
+		rc.mu.Unlock()
+		return v
+	}
+	rc.mu.Unlock()
+	shown := make([]engine.Root, len(roots))
+	paths := make([]string, len(roots))
+	for i, r := range roots {
+		r.Path = sh(r.Path)
+		shown[i], paths[i] = r, r.Path
+	}
+	rootsJSON, _ := json.Marshal(shown) // never null: no roots are []
+	v := rootsVars{json: string(rootsJSON), paths: strings.Join(paths, "\n"), count: strconv.Itoa(len(roots))}
+	rc.mu.Lock()
+	rc.forms[form] = rootsVarsEntry{valid: true, roots: slices.Clone(roots), vars: v}
+	rc.mu.Unlock()
+	return v
 }
 
 // ToolEnvironment is the environment a tool's script starts with (run-tool --print-env).

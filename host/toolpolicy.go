@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/hooks"
@@ -50,6 +51,11 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 	// server.d/policy.sh (after the allowlist, so it can only restrict: COMPAT §7 #11), in real
 	// bash with MCPBASH_ALLOW_PROJECT_HOOKS, else in the sandbox.
 	d := srv.cfg.Dirs
+	// Most projects have neither file: server.d's identity, unchanged since both were seen
+	// missing, says so with one stat (policyFiles).
+	if srv.policyFiles.absent(d.Server) {
+		return nil
+	}
 	script := filepath.Join(d.Server, "policy.sh")
 	allowed := srv.cfg.Settings.Registry.AllowProjectHooks
 	if !allowed {
@@ -59,8 +65,8 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 			}
 		})
 	}
-	// Most projects have no policy.sh: look before building the hook's options (a map and
-	// closures per call otherwise). PolicyCheck looks again, so a race only costs a stat.
+	// Look before building the hook's options (a map and closures per call otherwise).
+	// PolicyCheck looks again, so a race only costs a stat.
 	if _, err := os.Lstat(script); !errors.Is(err, os.ErrNotExist) {
 		if err := srv.policyHook(ctx, t, script, allowed); err != nil {
 			return err
@@ -68,6 +74,7 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 	}
 	data, err := os.ReadFile(filepath.Join(srv.cfg.Dirs.Server, "policy.json"))
 	if errors.Is(err, os.ErrNotExist) {
+		srv.policyFiles.sawAbsent(d.Server)
 		return nil
 	}
 	var pol struct {
@@ -90,6 +97,49 @@ func (srv *Server) checkPolicy(ctx context.Context, t *registry.Tool) error {
 		return invalidParams(fmt.Sprintf("Tool '%s' blocked by policy (not allowed in server.d/policy.json)", t.Name))
 	}
 	return nil
+}
+
+// policyFiles remembers that server.d holds neither policy.sh nor policy.json, with the
+// directory's identity when both were seen missing: creating, removing or renaming an entry of
+// a directory changes its modification time, so while the identity is the same the answer is,
+// and a call needs one stat of the directory instead of two failed lookups. A directory
+// changed within the last policySettle is not remembered (its timestamps may be coarser than
+// the changes: the same check git makes for racily clean files). A policy.sh or policy.json
+// that exists is read by every call, as before.
+type policyFiles struct {
+	mu   sync.Mutex
+	seen dirIdentity // server.d when both files were missing (zero: nothing remembered)
+}
+
+// policySettle is how old server.d's last change must be before its identity is trusted.
+const policySettle = 2 * time.Second
+
+// absent reports whether server (server.d) is known to hold neither policy file: it does not
+// exist, or its identity is the one remembered.
+func (p *policyFiles) absent(server string) bool {
+	id, err := identityOf(server)
+	if errors.Is(err, os.ErrNotExist) {
+		return true // no directory, no files in it
+	}
+	if err != nil {
+		return false
+	}
+	p.mu.Lock()
+	seen := p.seen
+	p.mu.Unlock()
+	return seen.equal(id)
+}
+
+// sawAbsent records server's identity after both files were found missing in it (a stat after
+// the lookups: a change racing them makes the directory's time recent, so it is not trusted).
+func (p *policyFiles) sawAbsent(server string) {
+	id, err := identityOf(server)
+	if err != nil || time.Since(time.Unix(0, id.mtime)) < policySettle {
+		return
+	}
+	p.mu.Lock()
+	p.seen = id
+	p.mu.Unlock()
 }
 
 // allowedCommands is the tool's sandbox.allowCommands, cut down to the operator's ceiling
@@ -155,11 +205,11 @@ func protectedDirs(d registry.Dirs) []string {
 	return out
 }
 
-// toolPolicy is the sandbox policy of a call of t: its roots read-write, except the project root
+// toolPolicy is the sandbox policy of a call of a tool: its roots read-write, except the project root
 // given by default (with the project's own directories inside read-write roots read-only), its
-// directory, its allowed commands and its limits.
-func (srv *Server) toolPolicy(t *registry.Tool, toolDir string, roots []engine.Root, timeout time.Duration) sandbox.Policy {
-	policy := sandbox.Policy{ToolDir: toolDir, Allow: srv.allowedCommands(t),
+// directory, its allowed commands (allow) and its limits.
+func (srv *Server) toolPolicy(allow []string, toolDir string, roots []engine.Root, timeout time.Duration) sandbox.Policy {
+	policy := sandbox.Policy{ToolDir: toolDir, Allow: slices.Clip(allow), // shared by the calls of a plan: an append copies it
 		Limits: sandbox.Limits{
 			Timeout:         timeout,
 			MaxStdoutBytes:  srv.cfg.Settings.MaxToolOutput,

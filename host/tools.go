@@ -7,11 +7,11 @@ package host
 // (progress and logs), client.go (questions to the client).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/host/internal/jsonrpc"
@@ -35,6 +35,50 @@ type callParams struct {
 	// Multi round-trip retries (2026-07-28).
 	InputResponses json.RawMessage `json:"inputResponses"`
 	RequestState   string          `json:"requestState"`
+}
+
+// scan reads raw (valid JSON: the envelope was checked) as json.Unmarshal into p would, for
+// the usual shapes; false, with p untouched, sends it to json.Unmarshal (any other shape, and
+// its errors).
+func (p *callParams) scan(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	var q callParams
+	plain := true
+	// encoding/json matches a field's name case-insensitively, and the last member wins.
+	ok := jsonrpc.Members(raw, func(k, v []byte) {
+		switch {
+		case bytes.EqualFold(k, []byte("name")):
+			if string(v) == "null" {
+				q.Name = nil
+			} else if s, ok := jsonrpc.PlainString(v); ok {
+				name := string(s)
+				q.Name = &name
+			} else {
+				plain = false
+			}
+		case bytes.EqualFold(k, []byte("arguments")):
+			q.Arguments = v
+		case bytes.EqualFold(k, []byte("_meta")):
+			q.Meta = v
+		case bytes.EqualFold(k, []byte("timeoutSecs")):
+			q.TimeoutSecs = v
+		case bytes.EqualFold(k, []byte("inputResponses")):
+			q.InputResponses = v
+		case bytes.EqualFold(k, []byte("requestState")):
+			if s, ok := jsonrpc.PlainString(v); ok {
+				q.RequestState = string(s)
+			} else if string(v) != "null" {
+				plain = false
+			}
+		}
+	})
+	if !ok || !plain {
+		return false
+	}
+	*p = q
+	return true
 }
 
 // toolsCall answers tools/call for a session.
@@ -145,13 +189,15 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		return nil, nil, err
 	}
 	jr := srv.jsonrpcToolErrors(tc.Anonymous)
-	if res := srv.checkArguments(tool, args, jr); res != nil {
+	plan := srv.planOf(tool)
+	argsValue, argsOrder := decodeArgs(args)
+	if res := srv.checkArguments(tool, plan.input, argsValue, jr); res != nil {
 		return res, nil, nil
 	}
 	if err := srv.inheritRefused(tool); err != nil {
 		return nil, nil, err
 	}
-	kind := srv.engineFor(tool)
+	kind := plan.engine
 	if err := sc.engineAllowed(tool, kind); err != nil {
 		return nil, nil, err
 	}
@@ -161,7 +207,8 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		}
 	}
 	timeout := sc.timeout(srv.toolTimeout(tool, tc.TimeoutSecs))
-	job, sink := srv.toolJob(ctx, sc, tc, tool, args, meta, timeout)
+	job, sink := srv.toolJob(ctx, sc, tc, tool, plan, args, meta, timeout)
+	job.Call.ArgsValue, job.Call.ArgsOrder = argsValue, argsOrder
 	runCtx, err := sc.prepare(ctx, &job)
 	if err != nil {
 		if sink != nil {
@@ -199,7 +246,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 		}
 		return nil, out, errSuppressed
 	}
-	res, rerr := shapeOutcome(srv, tool, out, timeout, jr)
+	res, rerr := shapeOutcome(srv, tool, plan.output, out, timeout, jr)
 	if review != nil {
 		srv.finishReview(ctx, review, tc, tool, out, res)
 	}
@@ -220,10 +267,10 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 // toolJob is the engine Job of a call of tool: the SDK call (roots, client callbacks, sink),
 // the sandbox policy and the tool contract's variables. The sink, if any, is closed by the
 // caller when the run ends.
-func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
+func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *registry.Tool, plan *callPlan, args, meta json.RawMessage, timeout time.Duration) (engine.Job, CallSink) {
 	roots := sc.roots(ctx, tc.Roots, tc.clientRoots)
 	call := &engine.Call{
-		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: filepath.Dir(tool.Abs),
+		Tool: tc.Name, ToolPath: tool.Abs, ToolDir: plan.toolDir,
 		Args: args, Meta: meta, Metadata: tool.Item, ProgressToken: progressToken(meta),
 		Roots: roots, ElicitSupported: tc.ElicitSupported && tc.Elicit != nil, Elicit: tc.Elicit,
 		SamplingSupported: tc.SamplingSupported && tc.Sample != nil, Sample: tc.Sample,
@@ -236,12 +283,12 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 		sink = tc.Sink(call.ProgressToken)
 		call.Sink = sink
 	}
-	policy := srv.toolPolicy(tool, call.ToolDir, roots, timeout)
+	policy := srv.toolPolicy(plan.allow, call.ToolDir, roots, timeout)
 	// Every call starts in the project root, as in the original: a tool reads data/x.txt
 	// relative to it whatever its roots. The directory need not be inside a root; what the
 	// tool opens there is checked against its roots like any other path.
 	dir := srv.cfg.Dirs.Root
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: srv.contractEnv(call, tool), Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
-		Network: toolNetwork(tool), MemoryMiB: wasmMemoryMiB(tool), Commands: srv.wasmCommands(ctx, call, tool)}, sink
+		Env: srv.callContractEnv(call, tool), Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
+		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(ctx, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

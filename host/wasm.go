@@ -135,11 +135,10 @@ func wasmMemoryMiB(t *registry.Tool) int {
 	return sb.MemoryMiB
 }
 
-// wasmCommands makes `*.wasm` in the tool's directory and the project's bin/ commands of a
+// wasmCommands makes `*.wasm` in dirs (the tool's directory and the project's bin/) commands of a
 // sandboxed script.
-func (srv *Server) wasmCommands(ctx context.Context, call *engine.Call, t *registry.Tool) engine.Commands {
-	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: []string{call.ToolDir, filepath.Join(srv.cfg.Dirs.Root, "bin")}, Call: call,
-		MemoryMiB: wasmMemoryMiB(t), Cancelled: func() bool { return ctx.Err() != nil }}
+func (srv *Server) wasmCommands(ctx context.Context, call *engine.Call, dirs []string, memoryMiB int) engine.Commands {
+	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: dirs, Call: call, MemoryMiB: memoryMiB, Cancelled: func() bool { return ctx.Err() != nil }}
 }
 
 // wasmPlan is the static plan of a wasm tool: whether the module compiles, what it imports, and

@@ -65,6 +65,8 @@ type Engine struct {
 	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
 	// commands: what command search finds there.
 	programs []string
+	// sdkPrograms are the virtual SDK files, parsed once (eval.Config.Sources).
+	sdkPrograms map[string]*eval.Program
 }
 
 type cacheKey struct {
@@ -112,8 +114,16 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 		logf = func(string, ...any) {}
 	}
 	static := staticEnv()
-	return &Engine{prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
+	sdkPrograms := map[string]*eval.Program{}
+	for name, text := range sdkFiles {
+		p, err := eval.Parse(SDKDir+"/"+name, []byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("interp: %s: %w", name, err)
+		}
+		sdkPrograms[SDKDir+"/"+name] = p
+	}
+	return &Engine{sdkPrograms: sdkPrograms, prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+		static: static, base: eval.NewBase(static, identity, prelude), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
 		programs: builtins.Names()}, nil
 }
 
@@ -143,6 +153,7 @@ type call struct {
 	work    string // scratch root visible to the script (host path)
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
+	plan    *planState      // what every call of the tool shares (nil: the job has no plan)
 	// sh are the call's paths as the script sees them (sandbox.ShellPath: the host paths on
 	// Unix, /c/... on Windows).
 	sh struct{ work, tmp, dir, script string }
@@ -171,8 +182,13 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	}
 	sc := newScratch(base)
 	// Removal is off the response path; nothing of the script runs by then (the evaluator
-	// has ended every goroutine it started when Run returns).
-	defer func() { go sc.Remove() }()
+	// has ended every goroutine it started when Run returns). Most calls never create their
+	// scratch tree: they start no goroutine (one per call costs a thread wake-up).
+	defer func() {
+		if sc.Seal() {
+			go sc.Remove()
+		}
+	}()
 	f, err := engine.BeginFrame(ctx, &job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
@@ -180,7 +196,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	defer f.Close()
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
-	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp}
+	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp, plan: e.planState(&job)}
 	c.sh.work, c.sh.tmp = sandbox.ShellPath(sc.work), sandbox.ShellPath(sc.tmp)
 	c.sh.dir, c.sh.script = sandbox.ShellPath(job.Dir), sandbox.ShellPath(job.Script)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
@@ -308,15 +324,17 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	l := c.limits
+	base := c.e.base
+	if c.plan != nil {
+		base = c.plan.base
+	}
 	r := eval.New(&eval.Config{
-		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
-		Base: c.e.base, Parsed: c.e.parsed, Vars: c.callEnvVars(), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
-		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Ulimit: c.ulimit,
+		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
+		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
+		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
 			MaxScriptBytes: l.MaxScriptBytes},
 	})
-	c.setCallEnv(r.SetenvVar)
-	r.Define(c.e.prelude)
 	status, err = r.Run(ctx, pf.prog)
 	return status, c.runError(err, stderr)
 }
@@ -365,9 +383,22 @@ func (c *call) runError(err error, stderr io.Writer) error {
 var sideFiles = map[string]string{"MCP_TOOL_ERROR_FILE": ".mcp-error.json", "MCP_TOOL_RESOURCES_FILE": ".mcp-resources.json",
 	"MCP_PROGRESS_STREAM": ".mcp-progress.ndjson", "MCP_LOG_STREAM": ".mcp-log.ndjson"}
 
+// sideFileList is sideFiles in a fixed order (a call's environment is built from it).
+var sideFileList = []struct{ env, name string }{{"MCP_TOOL_ERROR_FILE", ".mcp-error.json"}, {"MCP_TOOL_RESOURCES_FILE", ".mcp-resources.json"},
+	{"MCP_PROGRESS_STREAM", ".mcp-progress.ndjson"}, {"MCP_LOG_STREAM", ".mcp-log.ndjson"}}
+
 // parseFile reads a script through the sandbox and parses it (cached by path, size, mtime),
 // with the static check of what the evaluator refuses.
 func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
+	planned := c.plan != nil && p == c.sh.script
+	if planned {
+		if ps := c.plan.script.Load(); ps != nil && ps.key.path == p {
+			if ps.key.size > c.limits.MaxScriptBytes {
+				return nil, fmt.Errorf("%s: %w (%d bytes)", p, ErrScriptLimit, ps.key.size)
+			}
+			return ps.pf, nil
+		}
+	}
 	var fi os.FileInfo
 	var err error
 	if p == c.sh.script {
@@ -388,6 +419,9 @@ func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	pf := c.e.cache[key]
 	c.e.mu.Unlock()
 	if pf != nil {
+		if planned {
+			c.plan.script.Store(&planScript{key: key, pf: pf})
+		}
 		return pf, nil
 	}
 	data, err := c.fs.ReadFile(p)
@@ -404,6 +438,9 @@ func (c *call) parseFile(ctx context.Context, p string) (*parsed, error) {
 	}
 	c.e.cache[key] = pf
 	c.e.mu.Unlock()
+	if planned {
+		c.plan.script.Store(&planScript{key: key, pf: pf})
+	}
 	return pf, nil
 }
 
@@ -490,7 +527,7 @@ func absIn(dir, p string) string {
 // Environment is the environment a job's script starts with (run-tool --print-env), with the
 // per-call paths named rather than created.
 func Environment(job Job) []string {
-	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
+	env := sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.AllEnv())
 	return append(env, "MCP_SDK="+SDKDir)
 }
 

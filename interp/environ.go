@@ -1,10 +1,13 @@
 package interp
 
 import (
-	"path"
+	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/sandbox"
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 )
 
 // staticEnv is the part of every call's environment that does not depend on the call, built
@@ -21,27 +24,80 @@ func staticEnv() []string {
 	return vars
 }
 
-// setCallEnv sets the call's own part of its initial environment (all exported), over the
-// engine's static part: the call's scratch as HOME and its tmp directory as TMPDIR, then the
-// job's contract variables, then the engine's (a later one of the same name wins). It sets the
-// runner's variables directly: building K=V strings to split them again cost more than the
-// script's own first lines.
-func (c *call) setCallEnv(set func(k, v string)) {
-	set("HOME", c.sh.work)
-	set("TMPDIR", c.sh.tmp)
-	for k, v := range c.job.Env {
-		set(k, v)
-	}
-	set("MCP_SDK", SDKDir)
-	// The side-channel files of the original's contract are created by the script when it
-	// writes them (appending works on a missing file); the server reads them after the run.
-	for k, f := range sideFiles {
-		set(k, path.Join(c.sh.work, f))
-	}
-	cancelFile := path.Join(c.sh.work, ".mcp-cancelled")
-	set("MCP_CANCEL_FILE", cancelFile)
-	set("MCP_TOOL_CANCELLATION_FILE", cancelFile)
+// planState is what the engine derives once from a tool's plan (engine.Plan): the evaluator's
+// starting state for every call of the tool (the engine's fixed variables, the tool's fixed
+// contract variables and MCP_SDK, the SDK prelude's functions: the immutable layer each call's
+// own variables go over), and the tool's parsed script.
+type planState struct {
+	base   *eval.Base
+	script atomic.Pointer[planScript]
 }
 
-// callEnvVars is how many variables setCallEnv sets at most.
-func (c *call) callEnvVars() int { return len(c.job.Env) + len(sideFiles) + 5 }
+// planScript is the tool's script as parsed at its first call, with the identity it had then.
+// A plan is made anew when the registry sees the tool change, so a call takes it without
+// looking at the file again.
+type planScript struct {
+	key cacheKey
+	pf  *parsed
+}
+
+// planState returns the engine's state for a job's plan (nil without one).
+func (e *Engine) planState(job *Job) *planState {
+	if job.Plan == nil {
+		return nil
+	}
+	return job.Plan.Derived(e, func() any {
+		env := append(append([]string(nil), e.static...), sortedEnv(job.Plan.Env)...)
+		env = append(env, "MCP_SDK="+SDKDir)
+		return &planState{base: eval.NewBase(env, identity, e.prelude)}
+	}).(*planState)
+}
+
+// sortedEnv is env as K=V, in a fixed order.
+func sortedEnv(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// callVars is the call's own part of its initial environment (all exported), over the base, in
+// the paths the script sees (c.sh): the call's scratch as HOME and its tmp directory as TMPDIR, then the job's contract
+// variables, then the engine's (a later one of the same name wins). A planned job's fixed
+// variables are in its base already; one of them named HOME or TMPDIR keeps its value, as it
+// did when every variable was set per call.
+func (c *call) callVars(st *planState) []eval.Var {
+	vars := make([]eval.Var, 0, len(c.job.Env)+len(sideFiles)+5)
+	_, planHome := planEnv(c.job, "HOME")
+	_, planTmp := planEnv(c.job, "TMPDIR")
+	if !planHome {
+		vars = append(vars, eval.Var{Name: "HOME", Value: c.sh.work})
+	}
+	if !planTmp {
+		vars = append(vars, eval.Var{Name: "TMPDIR", Value: c.sh.tmp})
+	}
+	for k, v := range c.job.Env {
+		vars = append(vars, eval.Var{Name: k, Value: v})
+	}
+	if st == nil {
+		vars = append(vars, eval.Var{Name: "MCP_SDK", Value: SDKDir})
+	}
+	// The side-channel files of the original's contract are created by the script when it
+	// writes them (appending works on a missing file); the server reads them after the run.
+	for _, sf := range sideFileList {
+		vars = append(vars, eval.Var{Name: sf.env, Value: c.sh.work + "/" + sf.name})
+	}
+	cancelFile := c.sh.work + "/.mcp-cancelled"
+	return append(vars, eval.Var{Name: "MCP_CANCEL_FILE", Value: cancelFile}, eval.Var{Name: "MCP_TOOL_CANCELLATION_FILE", Value: cancelFile})
+}
+
+// planEnv is a fixed contract variable of the job's plan.
+func planEnv(job *engine.Job, k string) (string, bool) {
+	if job.Plan == nil {
+		return "", false
+	}
+	v, ok := job.Plan.Env[k]
+	return v, ok
+}

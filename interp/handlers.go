@@ -186,6 +186,11 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	return nil
 }
 
+// pureBuiltin: every SDK builtin only reads the shell (its variables through Getenv and
+// Environ, its directory and descriptors): none sets a variable, option or trap, so a command
+// substitution of one needs no subshell.
+func pureBuiltin(name string) bool { return name == sdk.BuiltinName || sdk.Has(name) }
+
 // lookup is command search for type, command -v and hash: the first of pathSearch, else the
 // virtual path of a utility or allowlisted command (found whatever PATH says), else a
 // project's command; never the host's PATH.
@@ -640,7 +645,7 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	argv := append([]string{bin}, args[1:]...)
 	reason := "external (leaves the sandbox)"
 	if c.job.Confiner != nil {
-		wrapped, err := c.job.Confiner.Wrap(c.confineRules(), argv)
+		wrapped, err := c.job.Confiner.Wrap(c.confineRules(home), argv)
 		if err != nil {
 			c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: false, Reason: "cannot be confined: " + err.Error()})
 			fmt.Fprintf(cc.stderr, "mcp-bash: %s: %v\n", args[0], err)
@@ -688,14 +693,15 @@ func externalEnv(home, tmp string) []string {
 }
 
 // confineRules are what a confined external command may use: the read-write roots and the
-// call's scratch dir, the read-only roots and the tool's directory; no network.
-func (c *call) confineRules() sandbox.ConfineRules {
+// call's scratch dir, the read-only roots, the tool's directory and the empty home (home, made
+// by emptyHome); no network.
+func (c *call) confineRules(home string) sandbox.ConfineRules {
 	r := c.job.Policy.ConfineRules()
 	r.RW = append([]string{c.work}, r.RW...)
 	if c.job.Policy.ToolDir != "" {
 		r.RO = append(r.RO, c.job.Policy.ToolDir)
 	}
-	r.RO = append(r.RO, c.scratch.home)
+	r.RO = append(r.RO, home)
 	return r
 }
 

@@ -26,13 +26,14 @@ type scratch struct {
 
 func newScratch(base string) *scratch {
 	d := sandbox.NewCallDir(base, "mcpbash-call-", "work", "work/tmp")
-	return &scratch{CallDir: d, work: d.Sub("work"), tmp: d.Sub("work/tmp"), home: d.Sub("home")}
+	return &scratch{CallDir: d, work: d.Sub("work"), tmp: d.Sub("work/tmp")}
 }
 
 // emptyHome makes the tree and, once, its empty read-only home/ (outside every root, so no
 // script can put a configuration file there).
 func (s *scratch) emptyHome() (string, error) {
 	s.homeOnce.Do(func() {
+		s.home = s.Sub("home")
 		if s.homeErr = s.Ensure(); s.homeErr == nil {
 			s.homeErr = os.Mkdir(s.home, 0o555)
 		}

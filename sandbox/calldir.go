@@ -27,11 +27,37 @@ type CallDir struct {
 func NewCallDir(base, prefix string, subdirs ...string) *CallDir {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &CallDir{Path: filepath.Join(base, prefix+hex.EncodeToString(b[:])), subdirs: subdirs}
+	var h [16]byte
+	hex.Encode(h[:], b[:])
+	name := prefix + string(h[:])
+	if !cleanAbs(base) {
+		return &CallDir{Path: filepath.Join(base, name), subdirs: subdirs}
+	}
+	return &CallDir{Path: base + "/" + name, subdirs: subdirs}
 }
 
-// Sub is the path of a subdirectory.
-func (d *CallDir) Sub(name string) string { return filepath.Join(d.Path, name) }
+// cleanAbs reports whether p is an absolute path filepath.Clean leaves as it is (every call
+// names its directory from the same base: a scan instead of a Clean).
+func cleanAbs(p string) bool {
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		// The component after this slash: not empty, ".", or "..".
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' || rest == "." || rest == ".." ||
+			len(rest) >= 2 && rest[0] == '.' && rest[1] == '/' || len(rest) >= 3 && rest[:3] == "../" {
+			return false
+		}
+	}
+	return true
+}
+
+// Sub is the path of a subdirectory (name clean and relative: "work", "work/tmp").
+func (d *CallDir) Sub(name string) string { return d.Path + "/" + name }
 
 // Scratch is the FS scratch root at sub ("" for the directory itself), created on first use.
 func (d *CallDir) Scratch(sub string) Scratch { return Scratch{Path: d.Sub(sub), Create: d.Ensure} }

@@ -191,6 +191,10 @@ func (s *State) argsWithOrder() (any, jqorder.KeyOrder) {
 
 func (s *State) argsValue() any {
 	s.argsOnce.Do(func() {
+		if v := s.Call.ArgsValue; v != nil && s.Call.ArgsOrder != nil {
+			s.args, s.argsOrder = normalizeNumbers(v), s.Call.ArgsOrder
+			return
+		}
 		s.argsOrder = jqorder.KeyOrder{}
 		v, err := decodeOrderedJSON(s.Call.Args, s.argsOrder)
 		if err != nil || v == nil {
@@ -483,6 +487,10 @@ func emitText(_ *State, _ context.Context, env *engine.Env, args []string) int {
 
 func emitJSON(_ *State, _ context.Context, env *engine.Env, args []string) int {
 	in := strings.Join(args, " ")
+	if compactAsIs(in) {
+		fmt.Fprintln(env.Stdout, in)
+		return 0
+	}
 	o := newOrdered()
 	v, err := o.decode([]byte(in))
 	if err != nil {

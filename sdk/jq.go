@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
@@ -46,6 +48,11 @@ const maxCachedFilters = 1024
 // and, for a filter that needs them, the orders of the objects the filter changed.
 // The run ends with ctx (the call's): a filter is the script's, and `last(range(1e18))` loops.
 func (fc *FilterCache) run(ctx context.Context, filter string, input any, environ func() []string, p *jqorder.Printer) ([]any, error) {
+	if pf, ok := parsePathFilter(filter); ok {
+		if v, ok := pf.eval(input); ok {
+			return []any{v}, nil
+		}
+	}
 	cf, err := fc.compile(filter, environ)
 	if err != nil {
 		return nil, err
@@ -84,6 +91,72 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 			return out, fmt.Errorf("too many results")
 		}
 	}
+}
+
+// pathFilter is a filter `.key` or `.key // "text"`, the commonest the SDK's helpers get,
+// answered without jq when the answer prints the same whatever jq's rules for numbers and
+// member order are: a string, an integer, a boolean or null, read from an object.
+type pathFilter struct {
+	key, alt string
+	hasAlt   bool
+}
+
+// jqKeywords cannot follow a dot as a plain name in every jq.
+var jqKeywords = map[string]bool{"and": true, "or": true, "not": true, "if": true, "then": true, "elif": true, "else": true,
+	"end": true, "as": true, "def": true, "reduce": true, "foreach": true, "try": true, "catch": true, "label": true,
+	"import": true, "include": true, "__loc__": true}
+
+// parsePathFilter recognises a pathFilter (spaces around its parts allowed).
+func parsePathFilter(f string) (pathFilter, bool) {
+	var pf pathFilter
+	f = strings.TrimSpace(f)
+	if len(f) < 2 || f[0] != '.' {
+		return pf, false
+	}
+	i := 1
+	for i < len(f) && (f[i] == '_' || f[i] >= 'a' && f[i] <= 'z' || f[i] >= 'A' && f[i] <= 'Z' || i > 1 && f[i] >= '0' && f[i] <= '9') {
+		i++
+	}
+	pf.key = f[1:i]
+	if pf.key == "" || jqKeywords[pf.key] {
+		return pf, false
+	}
+	rest := strings.TrimSpace(f[i:])
+	if rest == "" {
+		return pf, true
+	}
+	lit, ok := strings.CutPrefix(rest, "//")
+	if !ok {
+		return pf, false
+	}
+	lit = strings.TrimSpace(lit)
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return pf, false
+	}
+	pf.alt, pf.hasAlt = lit[1:len(lit)-1], true
+	for _, c := range []byte(pf.alt) {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return pf, false // escapes and interpolation are jq's to read
+		}
+	}
+	return pf, utf8.ValidString(pf.alt)
+}
+
+// eval answers the filter over input, or false to leave it to jq.
+func (pf pathFilter) eval(input any) (any, bool) {
+	m, ok := input.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	v, present := m[pf.key]
+	if pf.hasAlt && (!present || v == nil || v == false) {
+		return pf.alt, true
+	}
+	switch v.(type) {
+	case nil, string, bool, int:
+		return v, true
+	}
+	return nil, false
 }
 
 func (fc *FilterCache) compile(filter string, environ func() []string) (*compiledFilter, error) {

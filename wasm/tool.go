@@ -48,9 +48,7 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 		defer r.opts.WatchMemory(func(cause error) { f.Stop(fmt.Errorf("%w: %w", ErrProcessMemory, cause)) })()
 	}
 	extra := map[string]string{}
-	for k, v := range t.Env {
-		extra[k] = v
-	}
+	t.EachEnv(func(k, v string) { extra[k] = v })
 	sh := sandbox.ShellPath(scratch.Path) // the guest sees the sandbox's paths
 	env := sandbox.BaseEnv(sh, sh, extra)
 	args := []byte("{}")
@@ -88,5 +86,5 @@ func (r *Runtime) RunTool(ctx context.Context, t engine.Job) *engine.Outcome {
 // Environment is the environment a tool module starts with (run-tool --print-env), with the
 // per-call scratch named rather than created.
 func (e *Engine) Environment(job engine.Job) []string {
-	return sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.Env)
+	return sandbox.BaseEnv("$HOME (per-call scratch)", "$TMPDIR (per-call scratch)", job.AllEnv())
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,24 +19,8 @@ type serveOptions struct {
 	payloadLog string
 }
 
-// serverGCPercent is the garbage collector's target of a stdio server when the operator sets
-// no GOGC. A tool call allocates tens of KiB that die with it over a live heap of a few MiB, so
-// Go's default (100) collects every hundred calls or so; 200 costs about 4 MiB of RSS and saves
-// about a tenth of the server's CPU per call (docs/PERFORMANCE.md). A hosting server (--http)
-// keeps Go's default: its heap grows with its sessions, and the target is a multiple of it
-// (operators set GOGC/GOMEMLIMIT there); so do workers and the other commands.
-const serverGCPercent = 200
-
-// tuneGC applies serverGCPercent unless GOGC is set (the runtime has read it then).
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(serverGCPercent)
-	}
-}
-
 // serve serves the project over stdio (the default verb, `serve` without --http, and `debug`).
 func serve(ctx context.Context, o serveOptions) error {
-	tuneGC(o.getenv)
 	err := host.Serve(ctx, host.ServeOptions{Options: options(o.projectRoot, o.getenv),
 		Stdin: os.Stdin, Stdout: os.Stdout, PayloadLog: o.payloadLog})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // Root is one filesystem root visible to a tool.
@@ -24,6 +26,11 @@ type Call struct {
 	// Args are the validated `arguments` (compact JSON object); Meta is the request `_meta`;
 	// Metadata is the tool's registry item.
 	Args, Meta, Metadata json.RawMessage
+	// ArgsValue, when set, is Args decoded by the host to validate them: numbers as
+	// json.Number, the order of objects' members in ArgsOrder. The SDK reads it (and
+	// may change it: the host is done with it) instead of decoding Args again.
+	ArgsValue any
+	ArgsOrder jqorder.KeyOrder
 	// ProgressToken is the client's token, nil when it sent none.
 	ProgressToken json.RawMessage
 	Roots         []Root

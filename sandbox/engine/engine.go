@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
@@ -34,8 +35,11 @@ type Job struct {
 	Policy sandbox.Policy
 	// ScratchBase is where per-call scratch directories are made ("" = sandbox.ScratchBase("")).
 	ScratchBase string
-	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment.
+	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment:
+	// with a Plan, this call's own; they win over the Plan's (EachEnv gives both).
 	Env map[string]string
+	// Plan, when set, is what every call of the tool shares (nil: nothing is shared).
+	Plan *Plan
 	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
 	Cancelled func() bool
 	// Args are the script's positional parameters ($1...).
@@ -51,6 +55,53 @@ type Job struct {
 	Confiner *sandbox.Confiner
 	// Commands resolves in-process commands (wasm commands) after the utilities (nil: none).
 	Commands Commands
+}
+
+// EachEnv calls fn for every tool-contract variable of the job: the Plan's, then the job's own
+// (a later one of a name wins, as in an environment list).
+func (j *Job) EachEnv(fn func(k, v string)) {
+	if j.Plan != nil {
+		for k, v := range j.Plan.Env {
+			if _, own := j.Env[k]; !own {
+				fn(k, v)
+			}
+		}
+	}
+	for k, v := range j.Env {
+		fn(k, v)
+	}
+}
+
+// AllEnv is EachEnv as one map (a new one when the job has a Plan).
+func (j *Job) AllEnv() map[string]string {
+	if j.Plan == nil || len(j.Plan.Env) == 0 {
+		return j.Env
+	}
+	m := make(map[string]string, len(j.Plan.Env)+len(j.Env))
+	j.EachEnv(func(k, v string) { m[k] = v })
+	return m
+}
+
+// Plan is what every call of one tool shares, made by the host when its registry (re)builds
+// the tool's entry and never changed after: the contract variables that are the same for
+// every call, and what an engine derives from the tool once (an evaluator's starting state,
+// the parsed script). A new plan comes with every change of the tool, so nothing derived
+// outlives what it was derived from.
+type Plan struct {
+	// Env holds the tool-contract variables every call of the tool gets.
+	Env map[string]string
+
+	derived sync.Map // an engine's key → what it derived
+}
+
+// Derived returns what the engine keyed by key derived from the plan, building it on first use
+// (two calls racing may both build; one value is kept).
+func (p *Plan) Derived(key any, build func() any) any {
+	if v, ok := p.derived.Load(key); ok {
+		return v
+	}
+	v, _ := p.derived.LoadOrStore(key, build())
+	return v
 }
 
 // Limit is the limit that ended a run early. The host decides how to answer from it alone;

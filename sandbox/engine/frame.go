@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
@@ -11,10 +13,16 @@ import (
 // errRunEnded is the cause of a frame's context once its run has ended.
 var errRunEnded = errors.New("run ended")
 
+// ErrTimedOut is the cause of a frame's context when the call's timeout passed; it is a
+// context.DeadlineExceeded.
+var ErrTimedOut = fmt.Errorf("call timed out: %w", context.DeadlineExceeded)
+
 // Frame is what an in-process engine (the sandbox, wasm) runs one call in: the filesystem over
 // the Job's roots and scratch directory with its access record, the output buffers with their
 // caps, and a context that ends at the timeout, an output cap or Stop. Both engines share it so
-// that the limits, the order of causes and the access record are the same in each.
+// that the limits, the order of causes and the access record are the same in each. The run has
+// one context and one timer: the timeout stops the context with ErrTimedOut, as a cap stops it
+// with its own cause (a second context for the deadline cost as much as the rest of the frame).
 type Frame struct {
 	// Ctx is the run's context; Stop ends it with a cause.
 	Ctx    context.Context
@@ -26,9 +34,9 @@ type Frame struct {
 	// Cancelled is the Job's Cancelled (never nil).
 	Cancelled func() bool
 
-	parent        context.Context
-	stop          context.CancelCauseFunc
-	cancelTimeout context.CancelFunc
+	parent context.Context
+	stop   context.CancelCauseFunc
+	timer  *time.Timer
 }
 
 // BeginFrame starts a run of job in ctx over scratch (the call's scratch root). On error (a
@@ -43,8 +51,8 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 		f.Cancelled = func() bool { return false }
 	}
 	runCtx, stop := context.WithCancelCause(ctx)
-	f.Ctx, f.cancelTimeout = context.WithTimeout(runCtx, f.Limits.Timeout)
-	f.stop = stop
+	f.Ctx, f.stop = runCtx, stop
+	f.timer = time.AfterFunc(f.Limits.Timeout, func() { stop(ErrTimedOut) })
 	// A write past the call's bytes-written budget ends the call, as output past its cap does:
 	// a script that ignores the write error must not pass for a success.
 	f.FS.OnWriteLimit(func(err error) { stop(err) })
@@ -58,12 +66,14 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 func (f *Frame) Stop(cause error) { f.stop(cause) }
 
 // End ends the run's context: nothing started in it may go on. Finish and Close call it.
-func (f *Frame) End() { f.stop(errRunEnded) }
+func (f *Frame) End() {
+	f.timer.Stop()
+	f.stop(errRunEnded)
+}
 
 // Close ends the run and closes its filesystem.
 func (f *Frame) Close() {
 	f.End()
-	f.cancelTimeout()
 	f.FS.Close()
 }
 
@@ -90,7 +100,7 @@ func (f *Frame) Finish(out *Outcome, status int, own func(cause error) bool) boo
 	case errors.As(cause, new(sandbox.ErrWriteBudget)):
 		out.SetLimit(LimitBytesWritten, "Tool wrote more than %d bytes (its tenant's bytesWritten, else MCPBASH_MAX_BYTES_WRITTEN_PER_CALL)", f.Limits.MaxBytesWritten)
 	case own != nil && own(cause):
-	case errors.Is(f.Ctx.Err(), context.DeadlineExceeded) && f.parent.Err() == nil:
+	case errors.Is(cause, ErrTimedOut) && f.parent.Err() == nil:
 		out.TimedOut = true
 	default:
 		found = false
@@ -107,6 +117,9 @@ func (f *Frame) Report(out *Outcome) {
 	out.Review = f.FS.Review()
 }
 
+// NoAccess is the access record of a run that accessed nothing.
+const NoAccess = `{"entries":[]}`
+
 // AccessJSON is the access record as the outcome carries it: {"entries":[...]}, with
 // "truncated" the number of allowed reads left out (writes, refusals and commands never are).
 func (f *Frame) AccessJSON() json.RawMessage { return AccessJSON(f.Record) }
@@ -115,6 +128,9 @@ func (f *Frame) AccessJSON() json.RawMessage { return AccessJSON(f.Record) }
 // as the native engine, record what they did in a Record of their own).
 func AccessJSON(rec *sandbox.Record) json.RawMessage {
 	entries, truncated := rec.Entries()
+	if len(entries) == 0 && truncated == 0 {
+		return json.RawMessage(NoAccess) // most calls touch no file
+	}
 	if entries == nil {
 		entries = []sandbox.Access{}
 	}

@@ -81,8 +81,10 @@ func (p *orderScanner) value() any {
 			p.skip()
 			p.i++ // ':'
 			v := p.value()
-			if _, dup := m[k]; !dup {
-				keys = append(keys, k) // a repeated key keeps its first place, as in jq
+			if p.ko != nil {
+				if _, dup := m[k]; !dup {
+					keys = append(keys, k) // a repeated key keeps its first place, as in jq
+				}
 			}
 			m[k] = v
 		}

@@ -82,9 +82,9 @@ var sandboxCorpus = []attack{
 	{ID: "T-DOS-1/printf-width", Script: "printf '%2000000000s' x | wc -c; printf '%.*d' 2000000000 1 | wc -c; echo done", Want: `done|utility memory budget`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-arith-nesting", Script: "echo $(( " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " )); echo done", Want: `^1\s+done`, Timeout: backstop},
 	// A million levels overflowed the parser's Go stack: a fatal error no recover() catches.
-	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 400000) + "1" + strings.Repeat(")", 400000) + " ))'; echo rc=$?", Want: `nested 400002 deep exceed`, Timeout: backstop},
-	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `nested 600000 deep exceed the sandbox's limit`, Timeout: backstop},
-	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `nested 600002 deep exceed the sandbox's limit`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-eval", Script: "eval 'echo $(( " + strings.Repeat("(", 400000) + "1" + strings.Repeat(")", 400000) + " ))'; echo rc=$?", Want: `nested \d+ deep exceed`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-wrapped", Script: "s=$(printf '%600000s' ''); s=${s// /(}; builtin eval \"$s\"; command eval \"$s\"; trap \"$s\" EXIT; let \"$s\"; echo survived", Want: `nested \d+ deep exceed the sandbox's limit`, Timeout: backstop},
+	{ID: "T-DOS-1/deep-nesting-source-and-script", Script: "s=$(printf '%600000s' ''); printf '#!/bin/bash\\necho $(( %s1 ))\\n' \"${s// /(}\" > {{DATA}}/deep.sh; chmod +x {{DATA}}/deep.sh; source {{DATA}}/deep.sh; {{DATA}}/deep.sh; echo survived", Want: `nested \d+ deep exceed the sandbox's limit`, Timeout: backstop},
 	{ID: "T-DOS-1/deep-subshell-nesting", Script: strings.Repeat("(", 5000) + "echo deep" + strings.Repeat(")", 5000), Want: `.`, Timeout: 5},
 	{ID: "T-DOS-1/eval-big-string", Script: "s=$(printf 'echo %01000000d\\n' 1); for i in 1 2 3 4; do s=$s$s; done; eval \"$s\" | wc -c", Want: `.`, Timeout: 5},
 	{ID: "T-DOS-3/string-doubling", Script: "x=a; for i in {1..40}; do x=$x$x; done; echo ${#x}", Want: `memory limit|utility memory budget|timed out`, Timeout: 5},

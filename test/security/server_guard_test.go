@@ -117,10 +117,10 @@ var serverFileAllowlist = map[string]string{
 	"host/internal/bundle/bundle.go:writeZip:os.Rename":                             "CLI `bundle`: its own temporary file onto the output the operator named",
 	"host/internal/bundle/bundle.go:writeZip:os.Stat":                               "CLI `bundle`: project files listed by projectFiles",
 	"host/internal/bundle/platform.go:FindSource:filepath.EvalSymlinks":             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
+	"host/internal/bundle/platform.go:Builder.releaseBinaries:os.Stat":              "CLI `bundle`: the GoReleaser dist/ folder of the operator's checkout (a build output, not a tool's)",
+	"host/internal/bundle/platform.go:Builder.releaseBinaries:filepath.Glob":        "CLI `bundle`: lists the release binaries in that dist/ folder",
+	"host/internal/bundle/platform.go:distVersion:os.Open":                          "CLI `bundle`: that dist/ folder's metadata.json (size-bounded read)",
 	"host/internal/bundle/platform.go:IsSource:os.Open":                             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
-	"host/internal/bundle/platform.go:Builder.releaseBinaries:filepath.Glob":        "CLI `bundle`: the GoReleaser dist/ folder the operator named (--binaries) or the source checkout's",
-	"host/internal/bundle/platform.go:Builder.releaseBinaries:os.Stat":              "CLI `bundle`: a release binary in that dist/ folder (operator's files)",
-	"host/internal/bundle/platform.go:distVersion:os.Open":                          "CLI `bundle`: that dist/ folder's metadata.json (operator's files)",
 	"host/internal/bundle/platform.go:IsSource:os.Stat":                             "CLI `bundle`: the mcp-bash binaries to package (operator's files)",
 	"host/internal/hooks/hooks.go:bashPath:os.Stat":                                 "finds the host's bash for opted-in project hooks (T-HOOK-1)",
 	"host/internal/hooks/hooks.go:lookPath:os.Stat":                                 "PATH lookup for hooks (the operator's PATH)",
@@ -263,6 +263,8 @@ var serverFileAllowlist = map[string]string{
 	"host/internal/registry/uimeta.go:ReadUIMeta:os.Open":                           "ui.meta.json in ui/<name>/ or tools/<name>/ui/ (read-only to tools, T-FS-5), bounded to 1 MiB",
 	"host/validate.go:hasShebang:os.Open":                                           "validate (CLI): the first two bytes of a tool script in tools/ (read-only to tools, T-FS-5)",
 	"interp/analyze.go:AnalyzeFileWith:os.ReadFile":                                 "CLI `validate`: the project's scripts",
+	"host/dirident_linux.go:identityOf:syscall.Stat":                                "server.d's identity, remembered while it holds no policy file (read-only to tools, T-FS-5; T-HOOK-6)",
+	"host/dirident_other.go:identityOf:os.Stat":                                     "server.d's identity, remembered while it holds no policy file (read-only to tools, T-FS-5; T-HOOK-6)",
 }
 
 // TestServerFileCalls (T-FS-6, T-FS-8): the server never touches a path a tool could have

@@ -107,6 +107,10 @@ func (l *Logger) Close() error {
 }
 
 // Log writes one record.
+// Enabled reports whether Log writes anything (a record's fields need not be computed
+// otherwise).
+func (l *Logger) Enabled() bool { return l != nil && l.log != nil }
+
 func (l *Logger) Log(ctx context.Context, r Record) {
 	if l == nil || l.log == nil {
 		return

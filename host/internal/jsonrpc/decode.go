@@ -75,54 +75,88 @@ func Decode(line []byte) (items []Item, batch bool) {
 	return []Item{decodeOne(line)}, false
 }
 
+// envelope is the members of a message that decodeOne reads (nil: absent).
+type envelope struct {
+	id, jsonrpc, method, params, result, error []byte
+}
+
+func (e *envelope) set(key, value []byte) {
+	switch string(key) {
+	case "id":
+		e.id = value
+	case "jsonrpc":
+		e.jsonrpc = value
+	case "method":
+		e.method = value
+	case "params":
+		e.params = value
+	case "result":
+		e.result = value
+	case "error":
+		e.error = value
+	}
+}
+
 // decodeOne turns one JSON value into an Item.
 func decodeOne(raw []byte) Item {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: json.RawMessage(`"Message must be a JSON object"`)}}
 	}
-	// Decode members individually so that a wrongly typed member is an invalid request, not a
-	// parse error, and so that the id is recovered whenever it is readable.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}}
+	// Members individually, so that a wrongly typed member is an invalid request, not a parse
+	// error, and so that the id is recovered whenever it is readable. The scan reads the
+	// members as a decoder into a map would (the last of a key wins); keys it cannot read
+	// exactly go through encoding/json.
+	var e envelope
+	if !Members(raw, e.set) {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &members); err != nil {
+			return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request"}}
+		}
+		for k, v := range members {
+			e.set([]byte(k), v)
+		}
 	}
 	var m Message
-	id, hasID := members["id"]
-	if hasID {
-		if !validID(id) {
+	if e.id != nil {
+		if !validID(e.id) {
 			return Item{Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: json.RawMessage(`"id must be a string or an integer"`)}}
 		}
-		m.ID = append(json.RawMessage(nil), id...)
+		m.ID = append(json.RawMessage(nil), e.id...)
 	}
 	invalid := func(why string) Item {
 		d, _ := json.Marshal(why)
 		return Item{ID: m.ID, Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: d}}
 	}
-	if v, ok := members["jsonrpc"]; !ok || string(v) != `"2.0"` {
+	if string(e.jsonrpc) != `"2.0"` {
 		return invalid(`jsonrpc must be "2.0"`)
 	}
 	m.JSONRPC = Version
-	if v, ok := members["method"]; ok {
-		if err := json.Unmarshal(v, &m.Method); err != nil || m.Method == "" {
+	if v := e.method; v != nil {
+		if s, ok := PlainString(v); ok {
+			m.Method = string(s)
+		} else if err := json.Unmarshal(v, &m.Method); err != nil {
+			return invalid("method must be a non-empty string")
+		}
+		if m.Method == "" {
 			return invalid("method must be a non-empty string")
 		}
 	}
-	if v, ok := members["params"]; ok && string(v) != "null" {
+	if v := e.params; v != nil && string(v) != "null" {
 		if len(v) == 0 || (v[0] != '{' && v[0] != '[') {
 			return invalid("params must be an object or an array")
 		}
 		m.Params = append(json.RawMessage(nil), v...)
 	}
-	if v, ok := members["result"]; ok {
+	if v := e.result; v != nil {
 		m.Result = append(json.RawMessage(nil), v...)
 	}
-	if v, ok := members["error"]; ok {
-		var e Error
-		if err := json.Unmarshal(v, &e); err != nil {
+	if v := e.error; v != nil {
+		var er Error
+		if err := json.Unmarshal(v, &er); err != nil {
 			return invalid("error must be an error object")
 		}
-		m.Error = &e
+		m.Error = &er
 	}
 	if m.Kind() == KindInvalid {
 		return invalid("Missing method")

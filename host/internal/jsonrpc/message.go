@@ -95,6 +95,9 @@ func validID(raw json.RawMessage) bool {
 	}
 	switch raw[0] {
 	case '"':
+		if _, ok := PlainString(raw); ok {
+			return true
+		}
 		var s string
 		return json.Unmarshal(raw, &s) == nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':

@@ -34,6 +34,10 @@ func NewReader(r io.Reader, max int) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
+// Buffered is how many bytes of input are read and not yet returned (0: the next ReadLine
+// may block).
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
 // ReadLine returns the next line without its newline. At the end of input it returns the final
 // unterminated line, if any, and then io.EOF. A line longer than the cap yields *LineTooLongError.
 // The returned slice is valid until the next call.

@@ -751,9 +751,7 @@ func (e *Engine) environment(j engine.Job) []string {
 			env = append(env, name+"="+def)
 		}
 	}
-	for k, v := range j.Env {
-		env = append(env, k+"="+v)
-	}
+	j.EachEnv(func(k, v string) { env = append(env, k+"="+v) })
 	return env
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -58,6 +59,9 @@ type Tool struct {
 	Meta map[string]json.RawMessage
 	// Item is the tools/list wire item.
 	Item json.RawMessage
+	// Prepared is what the server derives once for calls of the tool (its call plan), made on
+	// the first call. A change of the tool makes a new Tool, so no plan outlives its tool.
+	Prepared atomic.Value
 }
 
 // Resource is one registered resource.

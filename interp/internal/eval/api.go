@@ -146,6 +146,15 @@ type Config struct {
 	Exec ExecFunc
 	// Builtin finds Go commands with shell access (nil: none).
 	Builtin func(name string) BuiltinFunc
+	// Pure reports the Builtin commands that only read the shell (its variables, directory and
+	// descriptors) and never change it: a command substitution that is one of them with plain
+	// words runs it in place, with no subshell (nil: none is).
+	Pure func(name string) bool
+	// Sources are files whose text never changes (an engine's own virtual files), parsed:
+	// sourcing one takes its Program instead of reading and parsing the text, and one that is
+	// only `set` commands with literal options sets them directly, as running it would, when
+	// nothing could tell the difference (see Runner.setOnly).
+	Sources map[string]*Program
 	// Source intercepts `source PATH` / `. PATH` before the file is read: handled=true makes the
 	// command succeed without reading anything (the SDK's own files).
 	Source func(path string) (handled bool)
@@ -162,8 +171,11 @@ type Config struct {
 	// from it by NewBase and is shared between runs (Environ is then only informative).
 	Environ []string
 	Base    *Base
-	// Vars is how many variables the caller sets with SetenvVar after New (sizes the scope).
-	Vars int
+	// Vars are the run's own exported variables over Base (a later one of a name wins): read
+	// where they are, never copied into a map, so that a run's start allocates for the
+	// variables the script sets, not for its environment. The run keeps the slice: the caller
+	// must not change it.
+	Vars []Var
 	// Home is the virtual user's home for ~ when HOME is unset ("": Environ's HOME, else /).
 	Home string
 	// Ulimit reports a resource limit of the run for the ulimit builtin (by its option
@@ -200,7 +212,13 @@ type Config struct {
 	Now func() time.Time
 	// Seed seeds $RANDOM (0: from the clock).
 	Seed int64
+	// Cancel, when set, cancels the context Run is given (the caller's own run context):
+	// Run ends its goroutines through it instead of deriving a context of its own.
+	Cancel context.CancelCauseFunc
 }
+
+// Var is a variable of Config.Vars.
+type Var struct{ Name, Value string }
 
 // LimitKind names a limit of Limits.
 type LimitKind int

@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The builtins that run shell text or another program in the current shell: eval, source
@@ -83,6 +85,9 @@ func biSource(r *Runner, args []string) int {
 	if h := r.c.cfg.Source; h != nil && h(r.absPath(file)) {
 		return 0
 	}
+	if prog := r.c.cfg.Sources[r.absPath(file)]; prog != nil && strings.Contains(file, "/") {
+		return r.sourceProgram(name, file, prog, args[1:])
+	}
 	if of, ok, err := r.specialFile(file, os.O_RDONLY); ok {
 		// source <(...) and source /dev/stdin read the shell's own descriptor.
 		if err != nil {
@@ -105,12 +110,103 @@ func biSource(r *Runner, args []string) int {
 	if h := r.c.cfg.Source; h != nil && h(p) {
 		return 0
 	}
+	if prog := r.c.cfg.Sources[p]; prog != nil {
+		return r.sourceProgram(name, file, prog, args[1:])
+	}
 	data, err := r.readFile(p)
 	if err != nil {
 		r.errorf("%s: %s", file, errText(err))
 		return 1
 	}
 	return r.sourceText(name, file, data, args[1:])
+}
+
+// sourceProgram sources one of Config.Sources: a file of `set` commands alone sets its
+// options, one command at a time as running it would (each counts against MaxCommands), when
+// nothing could see it run: no xtrace or verbose to print it, no trap (DEBUG, RETURN, ERR) to
+// run during it, no function or alias to stand for set, no arguments to put in $@.
+// Anything else runs its text.
+func (r *Runner) sourceProgram(name, file string, prog *Program, args []string) int {
+	sets := prog.setOnly()
+	if sets == nil || len(args) > 0 || r.opts.has(optXtrace) || r.opts.has(optVerbose) || len(r.traps.m) > 0 ||
+		r.funcs.m["set"] != nil || (r.shopts.has(shExpandAliases) && len(r.aliases) > 0) {
+		return r.sourceText(name, file, prog.src.text, args)
+	}
+	if err := r.enter(); err != nil {
+		return r.raise(err)
+	}
+	defer r.leave()
+	r.status = 0
+	for _, argv := range sets {
+		r.countCommand()
+		if r.flow != flowNone {
+			return r.status
+		}
+		r.status = biSet(r, argv)
+		r.afterSimple()
+		if r.flow != flowNone {
+			return r.status
+		}
+	}
+	return r.status
+}
+
+// setOnly is the argument lists of a program that is nothing but `set` commands whose words
+// are option letters or -o/+o names the evaluator has (nil otherwise).
+func (p *Program) setOnly() [][]string {
+	p.setOnce.Do(func() {
+		if p.err != nil || len(p.stmts) == 0 {
+			return
+		}
+		var sets [][]string
+		for _, st := range p.stmts {
+			ce, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess || len(ce.Assigns) > 0 || len(ce.Args) < 2 {
+				return
+			}
+			var argv []string
+			for _, w := range ce.Args {
+				s, ok := simpleLit(w)
+				if !ok {
+					return
+				}
+				argv = append(argv, s)
+			}
+			if argv[0] != "set" || !plainSetArgs(argv[1:]) {
+				return
+			}
+			sets = append(sets, argv)
+		}
+		p.sets = sets
+	})
+	return p.sets
+}
+
+// plainSetArgs: -x/+x letter clusters and -o/+o names of options the evaluator reproduces.
+func plainSetArgs(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			return false
+		}
+		for j := 1; j < len(a); j++ {
+			if a[j] == 'o' {
+				// -o NAME, also at the end of a cluster (-euo pipefail).
+				if j != len(a)-1 || i+1 >= len(args) {
+					return false
+				}
+				i++
+				if o, ok := setOptByName(args[i]); !ok || !o.supported {
+					return false
+				}
+				continue
+			}
+			if o, ok := setOptByLetter(a[j]); !ok || !o.supported {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sourceText runs the text of a sourced file; args are its positional parameters (none:

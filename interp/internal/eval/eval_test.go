@@ -64,6 +64,7 @@ type runOpts struct {
 	limits  eval.Limits
 	ctx     context.Context
 	builtin func(string) eval.BuiltinFunc
+	pure    func(string) bool
 }
 
 func runScript(t testing.TB, script string, o runOpts) (string, string, int, error) {
@@ -75,7 +76,7 @@ func runScript(t testing.TB, script string, o runOpts) (string, string, int, err
 		defer cancel()
 	}
 	var stdout, stderr bytes.Buffer
-	cfg := &eval.Config{FS: osfs.FS{}, Exec: pureExec, Builtin: o.builtin, Environ: testEnv, Dir: t.TempDir(),
+	cfg := &eval.Config{FS: osfs.FS{}, Exec: pureExec, Builtin: o.builtin, Pure: o.pure, Environ: testEnv, Dir: t.TempDir(),
 		Name: "t.sh", Stdout: &stdout, Stderr: &stderr, Limits: o.limits,
 		Identity: eval.Identity{PID: 100, PPID: 99}}
 	prog, err := eval.Parse("t.sh", []byte(script))

@@ -18,9 +18,17 @@ import (
 // Define installs the functions a program declares at its top level without running anything
 // else of it. It is called before Run (the SDK prelude's functions).
 func (r *Runner) Define(p *Program) {
+	if r.funcs.owner != r.id || r.funcs.readers.Load() > 0 {
+		r.funcs = &funcTable{m: maps.Clone(r.funcs.m), owner: r.id}
+	}
+	definePrelude(r.funcs.m, p)
+}
+
+// definePrelude adds the functions p defines to m, as the SDK's (not listed by declare -F).
+func definePrelude(m map[string]*funcDef, p *Program) {
 	for _, s := range p.stmts {
 		if fd, ok := s.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil {
-			r.funcs.m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value, sdk: true}
+			m[fd.Name.Value] = &funcDef{body: fd.Body, src: p.src, name: fd.Name.Value, sdk: true}
 		}
 	}
 }
@@ -62,7 +70,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	id := c.cfg.Identity
 	id.PPID = r.bashpid
 	child := &Runner{c: c, id: c.ids.Add(1), ctx: ctx}
-	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars}}
+	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars, call: &callLayer{pwd: sc.Dir}}}
 	child.funcs = &funcTable{m: map[string]*funcDef{}, owner: child.id}
 	child.opts = defaultSetOpts
 	child.shopts = defaultShopts
@@ -87,7 +95,6 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	for n := range 3 {
 		child.fds.set(n, std.lo[n])
 	}
-	child.initVars()
 	if strings.Contains(sc.Flags, "c") {
 		// A plain variable over one from the environment (which keeps its export).
 		if err := child.assign("BASH_EXECUTION_STRING", sc.Command, 0); err != nil {
@@ -155,7 +162,7 @@ func (c *call) awaitLive() bool {
 // Setenv sets exported variables (K=V) in the global scope before Run: the part of the initial
 // environment that differs from run to run, over the shared Config.Base.
 func (r *Runner) Setenv(environ []string) {
-	g := r.scopes[0].vars
+	g := r.writable(0).vars
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || !validName(k) {
@@ -168,7 +175,7 @@ func (r *Runner) Setenv(environ []string) {
 // SetenvVar is Setenv for one exported variable, without building its K=V string.
 func (r *Runner) SetenvVar(k, v string) {
 	if validName(k) {
-		r.scopes[0].vars[k] = variable{attrs: attrExport, set: true, str: v}
+		r.writable(0).vars[k] = variable{attrs: attrExport, set: true, str: v}
 	}
 }
 

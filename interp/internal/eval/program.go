@@ -39,6 +39,9 @@ type Program struct {
 	condErr, condQuiet bool
 	// file is the parsed file (for Check); when err is set, the statements that run before it.
 	file *syntax.File
+	// sets is setOnly's answer, worked out once.
+	setOnce sync.Once
+	sets    [][]string
 }
 
 // File is the parsed syntax tree. When the source has a syntax error it holds the statements

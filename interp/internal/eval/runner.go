@@ -291,10 +291,14 @@ func New(cfg *Config) *Runner {
 	if base == nil {
 		base = NewBase(cfg.Environ, cfg.Identity)
 	}
-	// The global scope holds the call's environment (Setenv) besides the script's variables:
-	// sized for both, it is not rehashed while the run starts.
-	r.scopes = []*scope{{vars: make(map[string]variable, len(cfg.Environ)+cfg.Vars+16), owner: r.id, base: base.vars}}
-	r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
+	// The global scope: the shared base, the run's own environment (Vars and PWD) read where
+	// it is, and a map for what the script sets, made on its first write (writable).
+	r.scopes = []*scope{{owner: r.id, base: base.vars, call: &callLayer{vars: cfg.Vars, pwd: cfg.Dir}}}
+	if base.funcs != nil {
+		r.funcs = base.funcs // shared: the first definition copies it (owner 0 is no runner)
+	} else {
+		r.funcs = &funcTable{m: map[string]*funcDef{}, owner: r.id}
+	}
 	r.opts = defaultSetOpts
 	r.shopts = defaultShopts
 	r.params = cfg.Args
@@ -312,7 +316,6 @@ func New(cfg *Config) *Runner {
 	r.lastArg = "/bin/bash"
 	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
 	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
-	r.initVars()
 	return r
 }
 
@@ -321,7 +324,10 @@ func New(cfg *Config) *Runner {
 // *LimitError, *CancelError, *InternalError or *RefusalError. Every goroutine the run started
 // has ended when Run returns.
 func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	cancel := r.c.cfg.Cancel
+	if cancel == nil {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
 	r.c.cancel = cancel
 	r.ctx, r.c.runCtx = ctx, ctx
 	defer func() {

@@ -159,11 +159,28 @@ func (r *Runner) varChanged(name string, v *variable) {
 // Base is the part of a shell's initial variables that many runs share (the environment
 // and the shell's own variables): the engine builds it once per environment. It is never
 // written; each run keeps its changes in its own global scope.
-type Base struct{ vars map[string]variable }
+type Base struct {
+	vars map[string]variable
+	// funcs are the functions every run starts with (Define's, shared; nil: none).
+	funcs *funcTable
+}
 
 // NewBase builds the shared initial variables from an environment (K=V, all exported) and
-// the virtual identity.
-func NewBase(environ []string, id Identity) *Base {
+// the virtual identity. The functions of defs (the SDK prelude) are every run's from the
+// start, as if each run had Define'd them: they are shared, and a run that defines a
+// function works on its own copy of the table.
+func NewBase(environ []string, id Identity, defs ...*Program) *Base {
+	b := newBase(environ, id)
+	if len(defs) > 0 {
+		b.funcs = &funcTable{m: map[string]*funcDef{}}
+		for _, p := range defs {
+			definePrelude(b.funcs.m, p)
+		}
+	}
+	return b
+}
+
+func newBase(environ []string, id Identity) *Base {
 	g := make(map[string]variable, len(environ)+24)
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
@@ -217,9 +234,4 @@ func NewBase(environ []string, id Identity) *Base {
 	// bash's own default when the environment has none (a new shell under env -i has it).
 	setDefault("TERM", "dumb")
 	return &Base{vars: g}
-}
-
-// initVars sets this run's own initial variables over the shared base.
-func (r *Runner) initVars() {
-	r.scopes[0].vars["PWD"] = variable{attrs: attrExport, set: true, str: r.dir}
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -50,6 +51,9 @@ func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 	if s, ok, err := r.readSubst(cs); ok {
 		return s, err
 	}
+	if s, ok, err := r.pureSubst(cs); ok {
+		return s, err
+	}
 	child := r.fork(false)
 	// bash parses $(...) again when it runs it: the aliases of that moment apply.
 	child.bound, child.boundAliases = false, nil
@@ -85,6 +89,170 @@ func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 		out = strings.ReplaceAll(out, "\x00", "")
 	}
 	return strings.TrimRight(out, "\n"), nil
+}
+
+// pureSubst runs $(cmd args...) in place when cmd is a Pure builtin and nothing of the shell
+// that a subshell would change or see differently can be involved: one simple command with
+// plain words (literals, quotes, plain variables that are set), no redirection, assignment,
+// trap, alias, xtrace or verbose. It does what the subshell would have done and nothing
+// more: the command counts against MaxCommands, the subshell's BASHPID number is used up, its
+// output is captured and charged, and an exit ends only the substitution. ok is false when
+// the substitution needs a subshell.
+func (r *Runner) pureSubst(cs *syntax.CmdSubst) (out string, ok bool, err error) {
+	if r.c.cfg.Pure == nil || len(cs.Stmts) != 1 {
+		return "", false, nil
+	}
+	st := cs.Stmts[0]
+	ce, isCall := st.Cmd.(*syntax.CallExpr)
+	if !isCall || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess || len(ce.Assigns) > 0 || len(ce.Args) == 0 ||
+		r.opts.has(optXtrace) || r.opts.has(optVerbose) || len(r.traps.m) > 0 || (r.shopts.has(shExpandAliases) && len(r.aliases) > 0) {
+		return "", false, nil
+	}
+	for _, w := range ce.Args {
+		if !r.plainWord(w) {
+			return "", false, nil
+		}
+	}
+	saved := r.pendingCredit
+	r.pendingCredit = 0
+	defer func() {
+		r.creditExpansion()
+		r.pendingCredit = saved
+	}()
+	args, xerr := r.expandFields(ce.Args)
+	if xerr != nil || len(args) == 0 || strings.IndexByte(args[0], '/') >= 0 || r.funcs.m[args[0]] != nil || !r.c.cfg.Pure(args[0]) {
+		return "", false, nil
+	}
+	b := r.hookBuiltin(args[0])
+	if b == nil {
+		return "", false, nil
+	}
+	// While it runs, this shell shows what the subshell would (the builtin only reads): its
+	// BASHPID (a number a fork would use up), BASH_SUBSHELL, depth, options, stdout, line.
+	saved2 := substSaved{r.fds.lo[1], r.lineno, r.bashpid, r.subLevel, r.depth, r.traceLevel, r.opts}
+	r.bashpid = int(r.c.pids.Add(1))
+	r.subLevel++
+	r.depth++
+	r.traceLevel++
+	if !r.shopts.has(shInheritErrexit) {
+		r.opts &^= optErrexit
+	}
+	if r.c.commands.Add(1) > r.c.limits.MaxCommands {
+		saved2.restore(r)
+		return "", true, r.fatal(&LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands})
+	}
+	buf := &substBuf{r: r}
+	r.fds.lo[1] = newOfile(nil, buf, nil)
+	r.lineno = r.line(callLine(ce))
+	status, herr := b(r.ctx, &Shell{r: r}, args)
+	saved2.restore(r)
+	captured := int64(buf.b.Len())
+	defer r.c.mem.Add(-captured)
+	var ex ExitRequest
+	switch {
+	case herr == nil:
+	case errors.As(herr, &ex):
+		status = ex.Status // it ends the subshell, not this shell
+	default:
+		var le *LimitError
+		var ie *InternalError
+		var re *RefusalError
+		var ce *CancelError
+		if !errors.As(herr, &le) && !errors.As(herr, &ie) && !errors.As(herr, &re) && !errors.As(herr, &ce) {
+			herr = &InternalError{Cause: herr}
+		}
+		return "", true, r.fatal(herr)
+	}
+	if buf.err != nil {
+		return "", true, &shError{flow: flowAbort, status: 1} // charge has ended the run
+	}
+	if err := r.checkCtx(); err != nil {
+		return "", true, err
+	}
+	r.substStatus, r.substSeen = status&0xff, true
+	r.status = status & 0xff
+	out = buf.b.String()
+	if strings.IndexByte(out, 0) >= 0 {
+		r.warnf("command substitution: ignored null byte in input")
+		out = strings.ReplaceAll(out, "\x00", "")
+	}
+	return strings.TrimRight(out, "\n"), true, nil
+}
+
+// plainWord reports whether expanding w in this shell gives what a subshell would give and
+// changes nothing: literals, quotes, and variables and positional parameters that are set.
+func (r *Runner) plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				switch y := q.(type) {
+				case *syntax.Lit:
+				case *syntax.ParamExp:
+					if !r.plainParam(y) {
+						return false
+					}
+				default:
+					return false
+				}
+			}
+		case *syntax.ParamExp:
+			if !r.plainParam(x) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// plainParam is $name or ${name} of a set scalar that is not special, or a positional
+// parameter that is set.
+func (r *Runner) plainParam(pe *syntax.ParamExp) bool {
+	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || pe.Exp != nil {
+		return false
+	}
+	name := pe.Param.Value
+	if n, err := strconv.Atoi(name); err == nil {
+		return n >= 1 && n <= len(r.params)
+	}
+	if !validName(name) || r.isDynamic(name) {
+		return false
+	}
+	_, v := r.find(name)
+	return v.set && v.attrs&(attrNameref|attrArray|attrAssoc|attrDeleted) == 0
+}
+
+// substSaved is what pureSubst changes of a shell while the builtin runs.
+type substSaved struct {
+	out                              *ofile
+	lineno, bashpid, subLevel, depth int
+	traceLevel                       int
+	opts                             optSet
+}
+
+func (s substSaved) restore(r *Runner) {
+	r.fds.lo[1], r.lineno, r.bashpid, r.subLevel, r.depth, r.traceLevel, r.opts = s.out, s.lineno, s.bashpid, s.subLevel, s.depth, s.traceLevel, s.opts
+}
+
+// substBuf is the output of a substitution run in place, charged as it grows.
+type substBuf struct {
+	r   *Runner
+	b   bytes.Buffer
+	err error
+}
+
+func (c *substBuf) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if err := c.r.charge(int64(len(p))); err != nil {
+		c.err = err
+		return 0, err
+	}
+	return c.b.Write(p)
 }
 
 // readSubst handles $(< file): the file's content, read by the shell itself.

@@ -68,17 +68,72 @@ type scope struct {
 	fn, temp bool
 	// savedOpts are the set options `local -` saved, restored when the function returns.
 	savedOpts *optSet
-	// base holds the global scope's initial variables, shared read-only between runs;
-	// vars overrides it.
+	// base holds the global scope's initial variables, shared read-only between runs; call
+	// the run's own initial variables (its exported environment), read-only too: vars
+	// overrides both, and call overrides base. Only the writes of the run allocate a map.
 	base map[string]variable
+	call *callLayer
 }
 
-// get reads a variable of the scope (its own, else the shared base's).
+// callLayer is a run's own initial variables (exported scalars): Config.Vars as the caller
+// gave them (a later one of a name wins) over PWD, read where they are.
+type callLayer struct {
+	vars []Var
+	pwd  string
+}
+
+// callGet finds a variable of the call layer.
+func (s *scope) callGet(name string) (variable, bool) {
+	if s.call == nil {
+		return variable{}, false
+	}
+	for i := len(s.call.vars) - 1; i >= 0; i-- {
+		if s.call.vars[i].Name == name {
+			return variable{attrs: attrExport, set: true, str: s.call.vars[i].Value}, true
+		}
+	}
+	if name == "PWD" {
+		return variable{attrs: attrExport, set: true, str: s.call.pwd}, true
+	}
+	return variable{}, false
+}
+
+// eachCall calls fn for every variable of the call layer, once per name (its winning value).
+func (l *callLayer) each(fn func(name, value string)) {
+	if l == nil {
+		return
+	}
+	pwd := true
+next:
+	for i := len(l.vars) - 1; i >= 0; i-- {
+		v := l.vars[i]
+		if !validName(v.Name) {
+			continue
+		}
+		for j := i + 1; j < len(l.vars); j++ {
+			if l.vars[j].Name == v.Name {
+				continue next // a later one won
+			}
+		}
+		if v.Name == "PWD" {
+			pwd = false
+		}
+		fn(v.Name, v.Value)
+	}
+	if pwd {
+		fn("PWD", l.pwd)
+	}
+}
+
+// get reads a variable of the scope (its own, else the call layer's, else the shared base's).
 func (s *scope) get(name string) (variable, bool) {
 	if v, ok := s.vars[name]; ok {
 		if v.attrs&attrDeleted != 0 {
 			return variable{}, false
 		}
+		return v, true
+	}
+	if v, ok := s.callGet(name); ok {
 		return v, true
 	}
 	if s.base != nil {
@@ -88,9 +143,13 @@ func (s *scope) get(name string) (variable, bool) {
 	return variable{}, false
 }
 
-// del removes a variable (leaving a tombstone over the base).
+// del removes a variable (leaving a tombstone over the base and the call layer).
 func (s *scope) del(name string) {
 	if _, ok := s.base[name]; ok {
+		s.vars[name] = variable{attrs: attrDeleted}
+		return
+	}
+	if _, ok := s.callGet(name); ok {
 		s.vars[name] = variable{attrs: attrDeleted}
 		return
 	}
@@ -104,8 +163,16 @@ func (s *scope) each(fn func(name string, v variable)) {
 			fn(n, v)
 		}
 	}
+	s.call.each(func(name, value string) {
+		if _, shadowed := s.vars[name]; !shadowed {
+			fn(name, variable{attrs: attrExport, set: true, str: value})
+		}
+	})
 	for n, v := range s.base {
-		if _, shadowed := s.vars[n]; !shadowed {
+		if _, shadowed := s.vars[n]; shadowed {
+			continue
+		}
+		if _, shadowed := s.callGet(n); !shadowed {
 			fn(n, v)
 		}
 	}
@@ -113,7 +180,7 @@ func (s *scope) each(fn func(name string, v variable)) {
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, savedOpts: s.savedOpts}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, call: s.call, savedOpts: s.savedOpts}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}

@@ -16,7 +16,9 @@ type row struct {
 var (
 	helloRate = func(s Sample) float64 { return s.Hello.Rate }
 	peakMiB   = func(s Sample) float64 { return float64(s.PeakRSSKiB) / 1024 }
+	anonMiB   = func(s Sample) float64 { return float64(s.AnonKiB) / 1024 }
 	coldMs    = func(s Sample) float64 { return ms(s.ColdStart) }
+	concRate  = func(s Sample) float64 { return s.ConcRate }
 )
 
 var rows = []row{
@@ -31,7 +33,7 @@ var rows = []row{
 	{"hello, 100 in flight: wall (ms)", "ms", func(s Sample) float64 { return ms(s.ConcWall) }},
 	{"hello, 100 in flight: calls/s", "rate", func(s Sample) float64 { return s.ConcRate }},
 	{"peak RSS, VmHWM (MiB)", "mib", peakMiB},
-	{"RSS at end: anonymous (MiB)", "mib", func(s Sample) float64 { return float64(s.AnonKiB) / 1024 }},
+	{"RSS at end: anonymous (MiB)", "mib", anonMiB},
 	{"RSS at end: file-backed, i.e. binary pages (MiB)", "mib", func(s Sample) float64 { return float64(s.FileKiB) / 1024 }},
 	{"cold start, spawn → initialize result (ms)", "ms", coldMs},
 }
@@ -104,19 +106,21 @@ type Bar struct {
 	RunsHold int
 }
 
-// Bars evaluates the issue's bars on the result (server 0 is ours, 1 mcp-go, 2 go-sdk): issue
-// 11's over stdio, issue 20's over HTTP.
+// Bars evaluates the performance issue's bars on the result (server 0 is ours, 1 mcp-go): over
+// stdio, sequential hello at least mcp-go's rate, 100 calls in flight at least half of it, the
+// anonymous memory at the end and the cold start at most 1.2× mcp-go's; over HTTP, sequential
+// hello at least mcp-go's rate. (The binary's file-backed pages are shared page cache, the
+// same for every process of it: the memory bar is the process's own memory.)
 func (r *Result) Bars() []Bar {
 	bars := []Bar{
 		{Text: "sequential hello calls/s ≥ 1.0× mcp-go", Unit: "hello-rate/mcp-go", Peer: 1, Get: helloRate, AtLeast: true, Limit: 1.0},
-		{Text: "sequential hello calls/s ≥ 1.5× go-sdk", Unit: "hello-rate/go-sdk", Peer: 2, Get: helloRate, AtLeast: true, Limit: 1.5},
-		{Text: "cold start ≤ 0.5× go-sdk", Unit: "cold-start/go-sdk", Peer: 2, Get: coldMs, Limit: 0.5},
-		{Text: "peak RSS ≤ 1.2× mcp-go", Unit: "peak-rss/mcp-go", Peer: 1, Get: peakMiB, Limit: 1.2},
+		{Text: "hello with 100 in flight, calls/s ≥ 0.5× mcp-go", Unit: "inflight-rate/mcp-go", Peer: 1, Get: concRate, AtLeast: true, Limit: 0.5},
+		{Text: "RSS at end, anonymous ≤ 1.2× mcp-go", Unit: "anon-rss/mcp-go", Peer: 1, Get: anonMiB, Limit: 1.2},
+		{Text: "cold start ≤ 1.2× mcp-go", Unit: "cold-start/mcp-go", Peer: 1, Get: coldMs, Limit: 1.2},
 	}
 	if r.http() {
 		bars = []Bar{
 			{Text: "HTTP sequential hello calls/s ≥ 1.0× mcp-go", Unit: "http-hello-rate/mcp-go", Peer: 1, Get: helloRate, AtLeast: true, Limit: 1.0},
-			{Text: "HTTP sequential hello calls/s ≥ 1.0× go-sdk", Unit: "http-hello-rate/go-sdk", Peer: 2, Get: helloRate, AtLeast: true, Limit: 1.0},
 		}
 	}
 	for i := range bars {
@@ -199,11 +203,11 @@ func (r *Result) Markdown() string {
 		}
 		fmt.Fprintf(&sb, "| %s | %.2f× | %s (%d/%d runs meet it) | %s |\n", b.Text, b.Ratio, strings.Join(per, ", "), b.RunsHold, len(b.PerRun), verdict)
 	}
-	if f := r.index("floor"); f > 0 && len(r.Servers) > 2 && !r.http() {
-		cold, peak := r.med(f, coldMs), r.med(f, peakMiB)
+	if f := r.index("floor"); f > 0 && len(r.Servers) > 1 && !r.http() {
+		cold, anon := r.med(f, coldMs), r.med(f, anonMiB)
 		fmt.Fprintf(&sb, "\nCalibration (floor): starting a Go process that answers one line takes %.2f ms, %.2f× %s's cold start; "+
-			"the cold-start bar leaves %.2f ms beyond that. Its peak RSS is %.1f MiB, %.2f× %s's.\n",
-			cold, cold/r.med(2, coldMs), r.Servers[2].Name, 0.5*r.med(2, coldMs)-cold, peak, peak/r.med(1, peakMiB), r.Servers[1].Name)
+			"its anonymous memory at the end is %.1f MiB, %.2f× %s's.\n",
+			cold, cold/r.med(1, coldMs), r.Servers[1].Name, anon, anon/r.med(1, anonMiB), r.Servers[1].Name)
 	}
 	if f := r.index("floor"); f > 0 && r.http() {
 		fmt.Fprintf(&sb, "\nThe floor keeps no sessions: its %.1f KiB per idle session is the garbage of handling the requests that "+

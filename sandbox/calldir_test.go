@@ -1,0 +1,28 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCallDirPaths: a call directory's path and its subdirectories' are the clean joins of
+// their parts, whatever shape the base has.
+func TestCallDirPaths(t *testing.T) {
+	for _, base := range []string{"/tmp", "/dev/shm", "/", "/tmp/", "/tmp//x", "/tmp/./x", "/tmp/../x", "/a/..b/.c", "/x/.", "/x/..", "//x", "/a/b..", "rel", "rel/./x", ""} {
+		d := NewCallDir(base, "mcpbash-call-", "work")
+		name := filepath.Base(d.Path)
+		if !strings.HasPrefix(name, "mcpbash-call-") || len(name) != len("mcpbash-call-")+16 {
+			t.Fatalf("%q: name %q", base, name)
+		}
+		if want := filepath.Join(base, name); d.Path != want {
+			t.Errorf("base %q: path %q, want %q", base, d.Path, want)
+		}
+		if got, want := d.Sub("work/tmp"), filepath.Join(base, name, "work/tmp"); got != want {
+			t.Errorf("base %q: sub %q, want %q", base, got, want)
+		}
+		if cleanAbs(base) != (filepath.IsAbs(base) && filepath.Clean(base) == base && base != "/") && base != "" {
+			t.Errorf("cleanAbs(%q) = %v", base, cleanAbs(base))
+		}
+	}
+}
