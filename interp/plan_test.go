@@ -45,7 +45,7 @@ set -euo pipefail; shopt -s extglob
 		return string(out.Stdout)
 	}
 	want := call()
-	if !strings.Contains(want, "fixed=fixed args={\"a\":1} mine=unset pwd="+dir) || !strings.Contains(want, "f=none retry=function") || !strings.Contains(want, "env=2 mine=0") {
+	if !strings.Contains(want, "fixed=fixed args={\"a\":1} mine=unset pwd="+sandbox.ShellPath(dir)) || !strings.Contains(want, "f=none retry=function") || !strings.Contains(want, "env=2 mine=0") {
 		t.Fatalf("first call:\n%s", want)
 	}
 	if got := call("dirty"); got != want {

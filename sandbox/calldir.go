@@ -39,7 +39,8 @@ func NewCallDir(base, prefix string, subdirs ...string) *CallDir {
 // cleanAbs reports whether p is an absolute path filepath.Clean leaves as it is (every call
 // names its directory from the same base: a scan instead of a Clean).
 func cleanAbs(p string) bool {
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+	// Windows paths have volumes and two separators: Join and Clean decide those.
+	if filepath.Separator != '/' || len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
 		return false
 	}
 	for i := 0; i < len(p); i++ {
@@ -57,7 +58,12 @@ func cleanAbs(p string) bool {
 }
 
 // Sub is the path of a subdirectory (name clean and relative: "work", "work/tmp").
-func (d *CallDir) Sub(name string) string { return d.Path + "/" + name }
+func (d *CallDir) Sub(name string) string {
+	if filepath.Separator != '/' {
+		return filepath.Join(d.Path, name)
+	}
+	return d.Path + "/" + name
+}
 
 // Scratch is the FS scratch root at sub ("" for the directory itself), created on first use.
 func (d *CallDir) Scratch(sub string) Scratch { return Scratch{Path: d.Sub(sub), Create: d.Ensure} }

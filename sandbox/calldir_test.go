@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -10,6 +11,9 @@ import (
 // their parts, whatever shape the base has.
 func TestCallDirPaths(t *testing.T) {
 	for _, base := range []string{"/tmp", "/dev/shm", "/", "/tmp/", "/tmp//x", "/tmp/./x", "/tmp/../x", "/a/..b/.c", "/x/.", "/x/..", "//x", "/a/b..", "rel", "rel/./x", ""} {
+		if base == "//x" && runtime.GOOS == "windows" {
+			continue // a UNC volume there: Base of its join is the volume's root
+		}
 		d := NewCallDir(base, "mcpbash-call-", "work")
 		name := filepath.Base(d.Path)
 		if !strings.HasPrefix(name, "mcpbash-call-") || len(name) != len("mcpbash-call-")+16 {
