@@ -64,7 +64,9 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		{[]string{"sed", "s/x/y/"}, &repeating{text: "xxxx"}, byBudget, nil}, // one repeating line
 		// awk (GoAWK: cancellation inside the VM, heap watch for memory).
 		{[]string{"awk", "BEGIN { while (1) ; }"}, nil, byCancel, nil},
-		{[]string{"awk", `BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }`}, nil, byBudget, nil},
+		// Growth by gsub: sixteenfold per pass, so the budget comes after ~2 million matches
+		// (doubling took ~30 million, a minute on a loaded machine, past the timeout).
+		{[]string{"awk", `BEGIN { s = "a"; while (1) gsub(/a/, "aaaaaaaaaaaaaaaa", s) }`}, nil, byBudget, nil},
 		{[]string{"awk", `{ a[NR] = $0 }`}, &repeating{text: line1k}, byBudget, nil},
 		// jq (gojq: cancellation per step, heap watch for memory).
 		{[]string{"jq", "-n", "repeat(1)"}, nil, byCancel, nil},
