@@ -209,6 +209,10 @@ func TestSeqAndExprMatchGNU(t *testing.T) {
 		{"seq", "5", "-1", "1"}, {"seq", "0.5", "0.25", "1.5"}, {"seq", "1", "0.5", "3"}, {"seq", "-f", "%03g", "3"},
 		{"seq", "-w", "-3", "2"}, {"seq", "-s", "", "3"}, {"seq", "1", "0", "3"}, {"seq", "x"}, {"seq"}, {"seq", "-1", "1"},
 		{"seq", "10", "-3", "1"}, {"seq", "-f", "n%.1f", "1", "0.5", "2"},
+		// Formats GNU refuses (Go's fmt printed %!d(float64=1) for them) and ones it prints.
+		{"seq", "-f", "%d", "1", "2"}, {"seq", "-f", "%s", "1"}, {"seq", "-f", "%g %g", "1"}, {"seq", "-f", "%x", "3"},
+		{"seq", "-f", "x", "3"}, {"seq", "-f", "a%%b%g", "1"}, {"seq", "-f", "%e", "1"}, {"seq", "-f", "x%5.2fy", "1", "2"},
+		{"seq", "-f", "%-5gX", "3"}, {"seq", "-f", "%+.3E", "2"}, {"seq", "-f", "%", "2"},
 		{"expr", "1", "+", "2"}, {"expr", "7", "/", "2"}, {"expr", "7", "%", "3"}, {"expr", "2", "*", "3", "+", "1"},
 		{"expr", "(", "1", "+", "2", ")", "*", "3"}, {"expr", "5", ">", "3"}, {"expr", "abc", "<", "abd"}, {"expr", "10", "<", "9"},
 		{"expr", "length", "hello"}, {"expr", "substr", "hello", "2", "3"}, {"expr", "index", "hello", "lo"}, {"expr", "hello", ":", "hel"},
@@ -262,6 +266,23 @@ func TestUnsupportedOptions(t *testing.T) {
 		}
 		if rc != tc.rc || !strings.HasPrefix(errOut, want) {
 			t.Errorf("%q: rc %d, stderr %q; want rc %d and %q", tc.argv, rc, errOut, tc.rc, want)
+		}
+	}
+}
+
+// TestFormatWidthsRefused (issue 27): a width Go's fmt cannot print (it writes %!(BADWIDTH) or
+// %!(NOVERB) past 1,000,000) is refused with a message, never printed wrong.
+func TestFormatWidthsRefused(t *testing.T) {
+	te := fixture(t)
+	for _, argv := range [][]string{
+		{"seq", "-f", "%01000000000g", "1"},
+		{"seq", "-f", "%.1000001f", "1"},
+		{"seq", "-f", "%99999999999999999999g", "1"},
+		{"nl", "-w", "1000000000", "a.txt"},
+	} {
+		out, errOut, rc := te.run(t, "", argv...)
+		if rc != 1 || out != "" || !strings.Contains(errOut, "over 1000000") {
+			t.Errorf("%q: rc %d, stdout %q, stderr %q; want a refusal", argv, rc, out, errOut)
 		}
 	}
 }

@@ -51,6 +51,13 @@ func seq(ctx context.Context, env *Env, argv []string) int {
 		args = args[1:]
 	}
 operands:
+	if format != "" {
+		f, err := seqFormat(format)
+		if err != "" {
+			return errorf(env, 1, "seq", "format '%s' %s", format, err)
+		}
+		format = f
+	}
 	if len(args) == 0 || len(args) > 3 {
 		if len(args) == 0 {
 			return errorf(env, 1, "seq", "missing operand")
@@ -85,7 +92,7 @@ operands:
 	render := func(v float64) string {
 		switch {
 		case format != "":
-			return fmt.Sprintf(strings.ReplaceAll(format, "%g", "%v"), v)
+			return fmt.Sprintf(format, v)
 		case integer:
 			return strconv.FormatFloat(v, 'f', 0, 64)
 		}
@@ -385,4 +392,78 @@ func (p *exprParser) function(name string) (string, error) {
 		return "", nil
 	}
 	return string(rs[pos-1 : min(len(rs), pos-1+length)]), nil
+}
+
+// maxFormatWidth is the largest width or precision Go's fmt formats (past it prints
+// %!(BADWIDTH) or %!(NOVERB)): a format asking for more is refused, never printed wrong.
+const maxFormatWidth = 1_000_000
+
+// seqFormat checks a seq -f format as GNU seq does (one floating-point directive, %% for a
+// percent sign) and returns it for Go's fmt; the error completes "format 'F' ...". C's %g is
+// Go's %v here (the shortest form of small values, as seq's tests use it); %a and the C
+// length modifiers are refused, not approximated.
+func seqFormat(format string) (string, string) {
+	var b strings.Builder
+	seen := false
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			b.WriteString("%%")
+			i++
+			continue
+		}
+		if seen {
+			return "", "has too many % directives"
+		}
+		seen = true
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0'", format[j]) >= 0 {
+			j++
+		}
+		flags := strings.ReplaceAll(format[i+1:j], "'", "") // grouping: the C locale has none
+		w := j
+		for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+			j++
+		}
+		width := format[w:j]
+		prec := ""
+		if j < len(format) && format[j] == '.' {
+			p := j
+			j++
+			for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+				j++
+			}
+			prec = format[p:j]
+		}
+		for _, n := range []string{width, strings.TrimPrefix(prec, ".")} {
+			if v, err := strconv.Atoi(n); n != "" && (err != nil || v > maxFormatWidth) {
+				return "", fmt.Sprintf("asks for a width or precision over %d, which the sandbox does not print; use a smaller one", maxFormatWidth)
+			}
+		}
+		if j >= len(format) {
+			return "", "ends in %"
+		}
+		verb := format[j]
+		switch verb {
+		case 'e', 'E', 'f', 'F', 'G':
+		case 'g':
+			if prec == "" {
+				verb = 'v'
+			}
+		case 'a', 'A':
+			return "", "has a %" + string(verb) + " directive, which the sandbox does not print (hexadecimal floats); use %e or %f"
+		default:
+			return "", "has unknown %" + string(verb) + " directive"
+		}
+		b.WriteString("%" + flags + width + prec + string(verb))
+		i = j
+	}
+	if !seen {
+		return "", "has no % directive"
+	}
+	return b.String(), ""
 }

@@ -551,6 +551,12 @@ func nl(ctx context.Context, env *Env, argv []string) int {
 			return errorf(env, 1, "nl", "invalid argument '%s' for -%s", o.val, o.name)
 		}
 	}
+	if width < 1 {
+		return errorf(env, 1, "nl", "invalid line number field width: '%d'", width)
+	}
+	if width > maxFormatWidth {
+		return errorf(env, 1, "nl", "a line number field width over %d is more than the sandbox prints (%d); use a smaller one", maxFormatWidth, width)
+	}
 	if style != "a" && style != "t" && style != "n" {
 		return errorf(env, 1, "nl", "unsupported numbering style '%s'", style)
 	}

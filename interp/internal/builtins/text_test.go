@@ -40,7 +40,7 @@ func TestTextMatchesGNU(t *testing.T) {
 		{"tr", "a"}, {"tr", "z-a", "x"},
 		{"tac", "a.txt"}, {"tac", "nonl.txt"}, {"rev", "a.txt"}, {"rev", "nonl.txt"},
 		{"nl", "a.txt"}, {"nl", "words.txt"}, {"nl", "-b", "a", "words.txt"}, {"nl", "-n", "ln", "-w", "3", "-s", ": ", "a.txt"},
-		{"nl", "-n", "rz", "-v", "5", "-i", "2", "a.txt"},
+		{"nl", "-n", "rz", "-v", "5", "-i", "2", "a.txt"}, {"nl", "-w", "0", "a.txt"},
 		{"paste", "a.txt", "csv.txt"}, {"paste", "-d,", "a.txt", "version.txt"}, {"paste", "-s", "a.txt"}, {"paste", "-s", "-d,:", "a.txt"},
 		{"paste", "-", "-"}, {"paste", "-d", "\\t\\n", "-s", "a.txt"},
 		{"comm", "dup.txt", "a.txt"}, {"comm", "-12", "version.txt", "version.txt"}, {"comm", "-3", "a.txt", "csv.txt"},
