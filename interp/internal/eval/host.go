@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -148,10 +149,22 @@ func IsBuiltin(name string) bool {
 // only be waiting to be scheduled (`: <(true)` in a loop starts them faster than a loaded
 // machine runs them to their end), so the shell yields until they have had their turn. It
 // reports whether the count (including the new one) is back within the limit; goroutines that
-// are really running or blocked keep it above, and the limit holds.
+// are really running or blocked keep it above, and the limit holds. On a loaded machine a
+// few yields are not their turn (they wait for a CPU, or for the poller to see their pipe
+// closed), so the shell then waits up to two seconds, while the run lives, before the limit
+// ends the run: a loop of thousands of `: >(cat)` ended at the limit under CI's load.
 func (c *call) awaitLive() bool {
 	for range 64 {
 		runtime.Gosched()
+		if c.live.Load() <= c.limits.MaxJobs {
+			return true
+		}
+	}
+	for range 2000 {
+		if c.runCtx != nil && c.runCtx.Err() != nil {
+			return false
+		}
+		time.Sleep(time.Millisecond)
 		if c.live.Load() <= c.limits.MaxJobs {
 			return true
 		}
