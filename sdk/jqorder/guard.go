@@ -300,10 +300,18 @@ func guardQuery(q *gojq.Query) {
 			Left: call(checkDef), Op: op, Right: call(varName)}}
 		*q = *guardPaths(l, &gojq.Query{Left: then(r, checkDef), Patterns: []*gojq.Pattern{{Name: varName}},
 			Op: gojq.OpPipe, Right: update})
-	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+	case gojq.OpModify:
 		if !constantPath(q.Left) {
 			update := *q
 			*q = *guardPaths(q.Left, &update)
+		}
+	case gojq.OpAssign, gojq.OpUpdateAdd, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+		// gojq compiles and runs R before L's paths (R as $x | L op $x): binding R first keeps
+		// its errors, compile errors included, in gojq's order.
+		if !constantPath(q.Left) {
+			update := &gojq.Query{Left: q.Left, Op: q.Op, Right: call(varName)}
+			*q = gojq.Query{Left: q.Right, Patterns: []*gojq.Pattern{{Name: varName}}, Op: gojq.OpPipe,
+				Right: guardPaths(q.Left, update)}
 		}
 	}
 }

@@ -25,6 +25,8 @@ var guardSeeds = []string{
 	`.[.a]`, `.[0:1]`, `bsearch(2)`, `[limit(3; .[])] == .`, `def f(x): x == 1; f(.)`, `map(tojson)`,
 	`{a: .} | .a == .a`, `.a[0] = 1`, `.a.b.c = 1`, `transpose`, `implode?`, `ascii_downcase?`,
 	`[splits(",")?]`, `tostream | tojson`, `input_filename`, `$__loc__`, `builtins | length > 10`,
+	`A=B`, `.[A] += B`, `.[error("l")] = error("r")`, `.[error("l")] //= error("r")`, `.[error("l")] |= error("r")`,
+	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
