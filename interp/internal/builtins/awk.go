@@ -115,6 +115,8 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 				status = 130
 			case awkRegexRefused:
 				status = errorf(env, 2, "awk", "%v", p.err)
+			case awkFormatRefused:
+				status = errorf(env, 2, "awk", "%s", p.msg)
 			default:
 				panic(p)
 			}
@@ -187,6 +189,7 @@ type awkIO struct {
 	writers map[string]io.WriteCloser
 	line    string
 	status  int
+	fmts    []fmtFrame // the printf/sprintf calls in progress (awk_format.go)
 }
 
 func newAwkIO(ctx context.Context, env *Env) *awkIO {
@@ -238,6 +241,9 @@ func (a *awkIO) funcs() map[string]any {
 		"__mcp_out":      a.out,
 		"__mcp_tick":     a.tick,
 		"__mcp_re":       a.re,
+		"__mcp_fmt":      a.checkFormat,
+		"__mcp_arg":      a.argument,
+		"__mcp_w":        a.width,
 	}
 }
 

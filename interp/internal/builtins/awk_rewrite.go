@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benhoyt/goawk/lexer"
@@ -33,6 +34,14 @@ import (
 //	x ~ e, x !~ e                  -> x ~ __mcp_re(e)            (e not a /regex/ literal)
 //	match(s, e), split(s, a, e)    -> match(s, __mcp_re(e)), ...
 //	sub(e, r, t), gsub(e, r, t)    -> sub(__mcp_re(e), r, t), ...
+//
+// and so that a printf or sprintf format passes through the checks of awk_format.go (a width or
+// precision Go's fmt cannot print is refused, padding is charged before it is allocated):
+//
+//	sprintf("%*d", w, x)            -> sprintf("%*d", __mcp_w(w), x)   (a literal format: only its * values)
+//	printf f, a, b                  -> printf __mcp_fmt(f, 2), A(0, a), A(1, b)
+//	                                   where A(k, v) is (__mcp_arg(k, __mcp_t = (v)) ? __mcp_t : __mcp_t),
+//	                                   which yields v unconverted, evaluated once
 //
 // The rewrite works on goawk's own tokens, so strings, regexes and comments are never touched.
 
@@ -94,10 +103,10 @@ func applyEdits(src string, edits []edit) string {
 	return b.String()
 }
 
-// rewriteAwk applies the three passes; each pass re-lexes the previous one's output. It
+// rewriteAwk applies the passes; each pass re-lexes the previous one's output. It
 // returns src unchanged if it cannot lex it (goawk then reports the syntax error).
 func rewriteAwk(src string) string {
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, regexPass} {
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, regexPass, fmtPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src
@@ -394,6 +403,92 @@ func matchOperand(toks []awkTok, i int) int {
 			lexer.RBRACE, lexer.LBRACE, lexer.SEMICOLON, lexer.NEWLINE, lexer.EOF, lexer.ASSIGN, lexer.ADD_ASSIGN,
 			lexer.SUB_ASSIGN, lexer.MUL_ASSIGN, lexer.DIV_ASSIGN, lexer.MOD_ASSIGN, lexer.POW_ASSIGN:
 			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// fmtPass routes printf and sprintf formats through the checks of awk_format.go (see the top).
+func fmtPass(src string, toks []awkTok) []edit {
+	var edits []edit
+	wrap := func(from, to int, before, after string) {
+		edits = append(edits, edit{toks[from].start, toks[from].start, before}, edit{toks[to].start, toks[to].start, after})
+	}
+	for i, t := range toks {
+		var bounds []int // the argument k is toks[bounds[k]+1 : bounds[k+1]]
+		switch t.tok {
+		case lexer.F_SPRINTF:
+			if toks[i+1].tok != lexer.LPAREN {
+				continue
+			}
+			end := skipGroup(toks, i+1)
+			if end < 0 {
+				continue
+			}
+			bounds = append(append([]int{i + 1}, topLevel(toks, i+2, end-1, lexer.COMMA)...), end-1)
+		case lexer.PRINTF:
+			from, to := i+1, printEnd(toks, i+1)
+			if to < 0 {
+				continue
+			}
+			if toks[from].tok == lexer.LPAREN && skipGroup(toks, from) == to {
+				from, to = from+1, to-1
+			}
+			bounds = append(append([]int{from - 1}, topLevel(toks, from, to, lexer.COMMA)...), to)
+		default:
+			continue
+		}
+		if bounds[1] <= bounds[0]+1 {
+			continue // no format: GoAWK reports it
+		}
+		values := len(bounds) - 2
+		if f := toks[bounds[0]+1]; f.tok == lexer.STRING && bounds[1] == bounds[0]+2 {
+			s := scanAwkFormat(f.val)
+			if !s.ok {
+				continue
+			}
+			if s.big != "" || s.pad > awkPadUnchecked {
+				wrap(bounds[0]+1, bounds[1], "__mcp_fmt(", ", 0)")
+			}
+			for _, k := range s.stars {
+				if k < values && bounds[k+2] > bounds[k+1]+1 {
+					wrap(bounds[k+1]+1, bounds[k+2], "__mcp_w(", ")")
+				}
+			}
+			continue
+		}
+		wrap(bounds[0]+1, bounds[1], "__mcp_fmt(", ", "+strconv.Itoa(values)+")")
+		for k := range values {
+			if bounds[k+2] > bounds[k+1]+1 {
+				wrap(bounds[k+1]+1, bounds[k+2], "(__mcp_arg("+strconv.Itoa(k)+", __mcp_t = (", ")) ? __mcp_t : __mcp_t)")
+			}
+		}
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.from - b.from })
+	return edits
+}
+
+// awkPadUnchecked is the padding a literal format may ask for without a check at run time.
+const awkPadUnchecked = 4096
+
+// printEnd returns the index of the token that ends the print or printf statement whose
+// arguments start at toks[i] (a redirection or the statement's end), or -1.
+func printEnd(toks []awkTok, i int) int {
+	depth := 0
+	for k := i; k < len(toks); k++ {
+		switch toks[k].tok {
+		case lexer.LPAREN, lexer.LBRACKET:
+			depth++
+		case lexer.RPAREN, lexer.RBRACKET:
+			depth--
+		case lexer.GREATER, lexer.APPEND, lexer.PIPE:
+			if depth == 0 {
+				return k
+			}
+		case lexer.NEWLINE, lexer.SEMICOLON, lexer.EOF, lexer.RBRACE:
+			if depth <= 0 {
 				return k
 			}
 		}

@@ -30,6 +30,10 @@ func TestAwkMatchesGNU(t *testing.T) {
 		{"awk", "-v", "r=[xy]", `{print ($0 ~ r), ($1 !~ r ""), match($0, r), RSTART; n = split($0, p, r); print n; sub(r, "<&>"); print; gsub("[0-9]", "#"); print}`},
 		{"awk", "-v", "r=y", `$1 ~ r || $2 ~ 1 + 1 {print "m", $0} $0 !~ r "|z" {print "n", $0}`},
 		{"awk", "-v", "r=x", `{x = $0 ~ r ? "yes" : "no"; print x, ($0 ~ (r "|" "z")), $0 ~ /1/}`},
+		// Formats pass through __mcp_fmt, their values through __mcp_arg or __mcp_w: the same output.
+		{"awk", "-v", "f=%c|%*d|%.*f|%s|%-*s|\n", `{printf f, 65, 4, NR, 2, 3.14159, "65", 3, $1; s = sprintf(f, "65", -4, $2, 1, 2.5, 1e6, -2, "x"); printf "%s", s}`},
+		{"awk", `{printf "%*d|%.*s|%c\n", NR + 2, $2, 1, $1, $2 + 64; printf("[%s]\n", sprintf("%*s", 3, $1)) > "/dev/stdout"}`},
+		{"awk", "-v", "f=%s=%d\n", `{printf f, $1, sprintf(f, $2, $2) + 1; n = 0; printf f, n++, n++; print n}`},
 	} {
 		cases = append(cases, gnuCase{in, argv})
 	}
@@ -97,6 +101,12 @@ func TestAwkRewrite(t *testing.T) {
 		{`BEGIN { for (;;) x++ }`, `BEGIN { for (; __mcp_tick() ;) x++ }`},
 		{`{ for (k in a) n++ }`, `{ for (k in a) n++ }`},
 		{`function f(x) { return f(x x) }`, `function f(x) { __mcp_tick();  return f(x x) }`},
+		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
+		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
+		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
+		{`{printf "%9999999d", 1}`, `{printf __mcp_fmt("%9999999d", 0), 1}`},
+		{`{printf f, a}`, `{printf __mcp_fmt(f, 1), (__mcp_arg(0, __mcp_t = (a)) ? __mcp_t : __mcp_t)}`},
+		{`{s = sprintf(f)}`, `{s = sprintf(__mcp_fmt(f, 0))}`},
 	} {
 		if got := rewriteAwk(tc.in); got != tc.want {
 			t.Errorf("rewriteAwk(%s)\n got %s\nwant %s", tc.in, got, tc.want)
@@ -175,5 +185,33 @@ func TestAwkNesting(t *testing.T) {
 		if rc != 0 || out != c.want {
 			t.Errorf("%.60q...: rc %d, out %q, stderr %.200q; want %q", c.prog, rc, out, errOut, c.want)
 		}
+	}
+}
+
+// TestAwkFormatBounds (issue 27): a printf/sprintf width or precision over what Go's fmt prints
+// (it wrote %!(BADWIDTH), %!(BADPREC) or %!(NOVERB) as success) is refused, however it is given:
+// in a literal, built at run time, or by *; padding past the budget is refused before it is made.
+func TestAwkFormatBounds(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct{ prog, want string }{
+		{`BEGIN { printf "%2000000d\n", 1 }`, "width or precision of 2000000"},
+		{`BEGIN { printf "%.20000000f\n", 1 }`, "width or precision of 20000000"},
+		{`BEGIN { printf "%*d\n", 2000000, 1 }`, "* width or precision of 2000000"},
+		{`BEGIN { printf "%-*d\n", -2000000, 1 }`, "* width or precision of -2000000"},
+		{`BEGIN { s = sprintf("%.*f", 3000000, 1); print length(s) }`, "* width or precision of 3000000"},
+		{`BEGIN { w = 2000000; s = sprintf("%" w "d", 1); print length(s) }`, "width or precision of 2000000"},
+		{`BEGIN { f = "%*d\n"; printf f, 4000000, 1 }`, "* width or precision of 4000000"},
+		{`BEGIN { f = "%s%*d\n"; printf f, sprintf(f, "", 1, 2), 1e300, 1 }`, "* width or precision of"},
+		{`BEGIN { f = "%s|%.*s\n"; x = sprintf(f, "a", 5000000, "b") }`, "* width or precision of 5000000"},
+		{`BEGIN { printf("%*d", 1e7, 1) > "out.txt" }`, "* width or precision of 10000000"},
+	} {
+		out, errOut, rc := te.run(t, "", "awk", tc.prog)
+		if rc != 2 || !strings.Contains(errOut, tc.want) || strings.Contains(out, "%!") {
+			t.Errorf("%s: rc %d, out %.80q, stderr %q; want the refusal %q", tc.prog, rc, out, errOut, tc.want)
+		}
+	}
+	out, errOut, rc := te.run(t, "", "awk", `BEGIN { printf "%1000000d|%*s|\n", 7, 1000000, "x" }`)
+	if rc != 0 || len(out) != 2000003 || !strings.HasSuffix(out, "7|"+strings.Repeat(" ", 999999)+"x|\n") {
+		t.Errorf("widths of a million: rc %d, %d bytes, stderr %q", rc, len(out), errOut)
 	}
 }

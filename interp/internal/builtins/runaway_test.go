@@ -68,6 +68,8 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		// (doubling took ~30 million, a minute on a loaded machine, past the timeout).
 		{[]string{"awk", `BEGIN { s = "a"; while (1) gsub(/a/, "aaaaaaaaaaaaaaaa", s) }`}, nil, byBudget, nil},
 		{[]string{"awk", `{ a[NR] = $0 }`}, &repeating{text: line1k}, byBudget, nil},
+		// Padding a format asks for is charged before GoAWK makes it (40 MB here).
+		{[]string{"awk", `BEGIN { printf "` + strings.Repeat("%1000000s", 40) + `"` + strings.Repeat(`, ""`, 40) + ` }`}, nil, byBudget, nil},
 		// jq (gojq: cancellation per step, heap watch for memory).
 		{[]string{"jq", "-n", "repeat(1)"}, nil, byCancel, nil},
 		{[]string{"jq", "-n", `"a" | until(false; . + .)`}, nil, byBudget, nil},
