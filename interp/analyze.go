@@ -60,13 +60,19 @@ func AnalyzeFileWith(path string, o AnalyzeOptions) (*Plan, error) {
 	prog, err := eval.Parse(path, data)
 	if err != nil {
 		p := &Plan{Commands: map[string]string{}}
-		p.Findings = append(p.Findings, Finding{File: path, Line: 1, Col: 1, Severity: "error", Kind: "parse", Message: err.Error()})
+		line := uint(1)
+		if ne, ok := errors.AsType[*eval.NestingError](err); ok {
+			line = uint(ne.Line)
+		}
+		p.Findings = append(p.Findings, Finding{File: path, Line: line, Col: 1, Severity: "error", Kind: "parse", Message: err.Error(),
+			Suggestion: "split the construct (a function per level, shorter pipelines and && || lists), or run the tool with \"exec\": \"native\""})
 		return p, nil
 	}
 	var pe *syntax.ParseError
 	if errors.As(prog.Err(), &pe) {
 		p := &Plan{Commands: map[string]string{}}
-		p.Findings = append(p.Findings, Finding{File: path, Line: pe.Pos.Line(), Col: pe.Pos.Col(), Severity: "error", Kind: "parse", Message: pe.Text})
+		p.Findings = append(p.Findings, Finding{File: path, Line: pe.Pos.Line(), Col: pe.Pos.Col(), Severity: "error", Kind: "parse", Message: prog.ErrText(),
+			Suggestion: "fix the syntax (bash -n FILE reports it too); if bash runs it, rewrite the construct or run the tool with \"exec\": \"native\""})
 		return p, nil
 	}
 	f := prog.File()

@@ -313,6 +313,11 @@ func TestNestingIsBoundedBeforeParsing(t *testing.T) {
 			t.Errorf("%.30q...: %v, want a nesting refusal", src, err)
 		}
 	}
+	// The refusal names the file, the line where the text nests too deep, and the fix.
+	_, err := eval.Parse("t.sh", []byte("echo a\necho b\n"+rep("(", 20000)+":"+rep(")", 20000)))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.sh: line 3: nested ") || !strings.Contains(err.Error(), `run the tool with "exec": "native"`) {
+		t.Errorf("nesting refusal: %v; want file, line 3 and the fix", err)
+	}
 	flat := rep("echo a | cat && echo b || echo c; if :; then :; fi\n", 20000)
 	if out, _, st, err := runScript(t, flat+"echo done", runOpts{}); err != nil || st != 0 || !strings.HasSuffix(out, "done\n") {
 		t.Errorf("a long flat script: %v %d %.100q", err, st, out)
@@ -327,5 +332,40 @@ func TestParseEndsWithTheCall(t *testing.T) {
 	src := []byte(strings.Repeat(":; ", 300000))
 	if _, err := eval.ParseContext(ctx, "t.sh", src); !errors.Is(err, context.Canceled) {
 		t.Errorf("ParseContext of a cancelled call: %v, want the cancellation", err)
+	}
+}
+
+// TestCondSyntaxErrorsInBashWords: a syntax error inside [[ ]] is reported in bash's words
+// (bash 5.2's conditional parser), never in the parser's token names (`[[ a 3< b ]]` said
+// "not a valid test operator: LitRedir"); the status is the last command's, as bash's, and in
+// eval text the refusal carries the same words.
+func TestCondSyntaxErrorsInBashWords(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"[[ a 3< b ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ a 2>&1 b ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ a -foo b ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ a b ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ ! a b ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ a && b c ]]", "t.sh: line 1: conditional binary operator expected\n"},
+		{"[[ a <3 b ]]", "t.sh: line 1: syntax error in conditional expression\n"},
+		{"[[ a == b c ]]", "t.sh: line 1: syntax error in conditional expression\n"},
+		{"[[ -n a b ]]", "t.sh: line 1: syntax error in conditional expression\n"},
+		{"[[ a &> b ]]", "t.sh: line 1: unexpected token `&>', conditional binary operator expected\n"},
+		{"[[ a | b ]]", "t.sh: line 1: unexpected token `|', conditional binary operator expected\n"},
+		{"[[ a ;; b ]]", "t.sh: line 1: unexpected token `;;', conditional binary operator expected\n"},
+		{"[[ ( a b ) ]]", "t.sh: line 1: conditional binary operator expected\nt.sh: line 1: expected `)'\n"},
+		{"[[ ( a & b ) ]]", "t.sh: line 1: unexpected token `&', conditional binary operator expected\nt.sh: line 1: expected `)'\n"},
+		{"[[ ( a == b c ) ]]", "t.sh: line 1: expected `)'\n"},
+		{"[[ ( ( a b ) ) ]]", "t.sh: line 1: conditional binary operator expected\nt.sh: line 1: expected `)'\nt.sh: line 1: expected `)'\n"},
+	} {
+		out, errOut, st, err := runScript(t, "false\n"+strings.Replace(tc.src, "t.sh: line 1", "t.sh: line 2", -1)+"\necho after\n", runOpts{})
+		want := strings.ReplaceAll(tc.want, "line 1", "line 2")
+		if err != nil || out != "" || st != 1 || errOut != want {
+			t.Errorf("%s: out %q, status %d, err %v, stderr %q; want stderr %q and status 1", tc.src, out, st, err, errOut, want)
+		}
+	}
+	_, _, _, err := runScript(t, `eval "[[ a 3< b ]]"`, runOpts{})
+	if err == nil || !strings.Contains(err.Error(), "line 1: conditional binary operator expected") || strings.Contains(err.Error(), "LitRedir") {
+		t.Errorf("eval of a [[ ]] syntax error: %v; want the refusal in bash's words", err)
 	}
 }

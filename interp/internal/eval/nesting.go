@@ -15,11 +15,14 @@ const MaxNesting = sandbox.MaxNesting
 // NestingError is text nested too deeply to parse safely.
 type NestingError struct {
 	Name  string
+	Line  int // where the text first nests past the limit
 	Depth int
 }
 
 func (e *NestingError) Error() string {
-	return fmt.Sprintf("%s: nested %d deep exceed the sandbox's limit of %d (counting brackets, compound commands, pipelines and && || lists)", e.Name, e.Depth, MaxNesting)
+	return fmt.Sprintf("%s: line %d: nested %d deep exceed the sandbox's limit of %d (counting brackets, compound commands, pipelines and && || lists); "+
+		"split the construct (a function per level, shorter pipelines and && || lists), or run the tool with \"exec\": \"native\"",
+		e.Name, e.Line, e.Depth, MaxNesting)
 }
 
 // checkNesting returns a *NestingError when s could nest deeper than MaxNesting, counted
@@ -35,6 +38,7 @@ func checkNesting(name, s string) error {
 	}
 	counts := []int{0} // per open level: the operators of its statement being read
 	depth, deepest := 1, 1
+	line, past := 1, 0 // the line being read, and the first where depth passed the limit
 	prev := byte(';') // the last character that was not a blank
 	open := func() {
 		counts = append(counts, 0)
@@ -79,10 +83,16 @@ func checkNesting(name, s string) error {
 		if c != ' ' && c != '\t' {
 			prev = c
 		}
+		if c == '\n' {
+			line++
+		}
 		deepest = max(deepest, depth)
+		if deepest > MaxNesting && past == 0 {
+			past = line
+		}
 	}
 	if deepest > MaxNesting {
-		return &NestingError{Name: name, Depth: deepest}
+		return &NestingError{Name: name, Line: past, Depth: deepest}
 	}
 	return nil
 }

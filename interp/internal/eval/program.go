@@ -37,6 +37,8 @@ type Program struct {
 	// which leaves $? alone: the shell then exits with the status of the last command run.
 	// condQuiet: the expression is empty (`[[ ]]`), which bash reports with no message.
 	condErr, condQuiet bool
+	// errLines is err as bash words it, a message per line.
+	errLines []string
 	// file is the parsed file (for Check); when err is set, the statements that run before it.
 	file *syntax.File
 	// sets is setOnly's answer, worked out once.
@@ -47,6 +49,9 @@ type Program struct {
 // File is the parsed syntax tree. When the source has a syntax error it holds the statements
 // that run before the error (they must pass Check like any other).
 func (p *Program) File() *syntax.File { return p.file }
+
+// ErrText is the syntax error of the source as bash words it ("" when there is none).
+func (p *Program) ErrText() string { return strings.Join(p.errLines, "; ") }
 
 // Err is the syntax error of the source, if any.
 func (p *Program) Err() error {
@@ -119,6 +124,10 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 		// the run must fail loudly with status 2, not end quietly with $?.
 		p.condErr = false
 	}
+	p.errLines = []string{"syntax error: " + pe.Text}
+	if lines := condSyntaxLines(&pe, string(src[:min(int(pe.Pos.Offset()), len(src))])); lines != nil {
+		p.errLines = lines
+	}
 	p.condQuiet = p.condErr && emptyCond.MatchString(string(src[min(int(pe.Pos.Offset()), len(src)):]))
 	return p, nil
 }
@@ -140,7 +149,7 @@ func parseString(ctx context.Context, name, text string, lineBase int) (s *sourc
 		err = strayReserved(f)
 	}
 	if err != nil {
-		return s, nil, err
+		return s, nil, bashWords(err, text)
 	}
 	return s, f.Stmts, nil
 }
@@ -231,6 +240,9 @@ func (r *Runner) syntaxRefusal(what string, err error) error {
 
 // syntaxMessage renders a parse error as bash words it.
 func syntaxMessage(err error) string {
+	if ce, ok := err.(*condSyntaxError); ok {
+		return fmt.Sprintf("line %d: %s", ce.Pos.Line(), strings.Join(ce.lines, "; "))
+	}
 	var pe syntax.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("line %d: syntax error: %s", pe.Pos.Line(), pe.Text)

@@ -382,7 +382,9 @@ func (r *Runner) reachSyntaxError(p *Program) {
 	}
 	r.lineno = int(p.err.Pos.Line())
 	if !p.condQuiet {
-		r.errorf("syntax error: %s", p.err.Text)
+		for _, line := range p.errLines {
+			r.errorf("%s", line)
+		}
 	}
 	if !p.condErr {
 		r.status = 2
