@@ -39,7 +39,7 @@ func checkNesting(name, s string) error {
 	counts := []int{0} // per open level: the operators of its statement being read
 	depth, deepest := 1, 1
 	line, past := 1, 0 // the line being read, and the first where depth passed the limit
-	prev := byte(';') // the last character that was not a blank
+	prev := byte(';')  // the last character that was not a blank
 	open := func() {
 		counts = append(counts, 0)
 		depth++
