@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/pattern"
 	"github.com/mcp-bash/mcp-bash/interp/internal/shquote"
 )
 
@@ -958,14 +960,23 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 	}
 	var b strings.Builder
 	from, last := 0, 0
+	finder, err := p.Finder(s)
+	if err != nil {
+		r.patErr(pat, err)
+		return s, nil
+	}
+	finder.Stop = func() bool { return r.ctx.Err() != nil }
 	// Bash does not try a match at the end of a non-empty string.
 	for from < len(s) || len(s) == 0 && from == 0 {
 		if r.ctx.Err() != nil {
-			// Each Find reads the rest of s: a long subject with many matches takes time,
-			// which a cancelled run must not spend (the caller's next check ends the run).
+			// A long subject with many matches takes time, which a cancelled run must not
+			// spend (the caller's next check ends the run).
 			break
 		}
-		start, end, ok, err := p.Find(s, from)
+		start, end, ok, err := finder.Find(from)
+		if errors.Is(err, pattern.ErrStopped) {
+			break
+		}
 		if err != nil {
 			r.patErr(pat, err)
 			return s, nil

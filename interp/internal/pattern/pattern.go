@@ -19,6 +19,7 @@
 package pattern
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -339,7 +340,17 @@ type subject struct {
 	// budget
 	steps, max int
 	negMemo    map[[2]int][]bool
+	// stop, when set, is asked every stopEvery steps whether the caller has ended (its call's
+	// context): a match then ends with ErrStopped.
+	stop func() bool
+	tick int
 }
+
+// stopEvery is how many steps pass between two questions to subject.stop.
+const stopEvery = 1 << 14
+
+// ErrStopped is the error of a match whose caller ended while it ran (Finder.Stop).
+var ErrStopped = errors.New("pattern: match stopped")
 
 func newSubject(s string, opts Options, rev bool) *subject {
 	sub := &subject{opts: opts, max: opts.MaxSteps}
@@ -368,14 +379,29 @@ func (sub *subject) step(n int) {
 	if sub.steps > sub.max {
 		panic(abort{&LimitError{What: fmt.Sprintf("more than %d steps", sub.max)}})
 	}
+	if sub.stop != nil {
+		if sub.tick += n; sub.tick >= stopEvery {
+			sub.tick = 0
+			if sub.stop() {
+				panic(abort{ErrStopped})
+			}
+		}
+	}
 }
 
 // run simulates a from character position start and returns, for each
 // position j >= start, whether a matches r[start:j]. rev means r is reversed
 // (the Period rule then looks at the following character).
 func (sub *subject) run(a *nfa, start int, rev bool) []bool {
+	ends := make([]bool, len(sub.r)+1)
+	sub.walk(a, start, rev, func(j int) { ends[j] = true })
+	return ends
+}
+
+// walk is run calling accept(j), in increasing j, for each end j of a match (a Find over a
+// long subject tries every start: an array of ends per start made it quadratic).
+func (sub *subject) walk(a *nfa, start int, rev bool, accept func(int)) {
 	n := len(sub.r)
-	ends := make([]bool, n+1)
 	cur := newSet(len(a.states))
 	nxt := newSet(len(a.states))
 	pending := map[int][]int{}
@@ -387,7 +413,8 @@ func (sub *subject) run(a *nfa, start int, rev bool) []bool {
 		delete(pending, i)
 		for _, s := range cur.list {
 			if a.states[s].kind == kAccept {
-				ends[i] = true
+				accept(i)
+				break
 			}
 		}
 		if i == n || len(cur.list) == 0 && len(pending) == 0 {
@@ -403,7 +430,6 @@ func (sub *subject) run(a *nfa, start int, rev bool) []bool {
 		}
 		cur, nxt = nxt, cur
 	}
-	return ends
 }
 
 // closure adds s and its epsilon successors at position i to set.
@@ -600,24 +626,11 @@ func pick(ends []bool, from int, longest bool) int {
 // end; after an empty match Bash copies one character and continues after it,
 // and it does not try an empty match at the end of the string.
 func (p *Pattern) Find(s string, from int) (start, end int, ok bool, err error) {
-	defer catch(&err)
-	if ok, err := p.precheck(s[min(from, len(s)):], true, true); !ok || err != nil {
+	f, err := p.Finder(s)
+	if err != nil {
 		return 0, 0, false, err
 	}
-	sub := newSubject(s, p.opts, false)
-	for i := 0; i <= len(sub.r); i++ {
-		if sub.off[i] < from {
-			continue
-		}
-		if i == len(sub.r) && !strings.HasPrefix(p.text, "*") {
-			break // Bash's match_pattern_char: only a leading * matches at the end
-		}
-		ends := sub.run(p.fwd, i, false)
-		if j := pick(ends, i, true); j >= 0 {
-			return sub.off[i], sub.off[j], true, nil
-		}
-	}
-	return 0, 0, false, nil
+	return f.Find(from)
 }
 
 // MatchAt reports whether s[from:] starts with a match (the longest one), for
@@ -640,6 +653,15 @@ func (p *Pattern) MatchAt(s string, from int) (end int, ok bool, err error) {
 // trailing backslash escapes the added '*', and where Bash's * never hands over
 // at the end of the subject to a group matching the empty string.
 func (p *Pattern) precheck(s string, before, after bool) (bool, error) {
+	wp, err := Compile(p.wrapped(before, after), p.opts)
+	if err != nil {
+		return false, err
+	}
+	return wp.Match(s)
+}
+
+// wrapped is the pattern text of precheck's pre-test.
+func (p *Pattern) wrapped(before, after bool) string {
 	t := p.text
 	w := t
 	if before && (!strings.HasPrefix(t, "*") || p.opts.ExtGlob && strings.HasPrefix(t, "*(")) {
@@ -656,11 +678,7 @@ func (p *Pattern) precheck(s string, before, after bool) (bool, error) {
 			w += "*"
 		}
 	}
-	wp, err := Compile(w, p.opts)
-	if err != nil {
-		return false, err
-	}
-	return wp.Match(s)
+	return w
 }
 
 // MatchEnd returns the start of the longest matching suffix for ${x/%p/r}

@@ -99,8 +99,10 @@ func ours(t *testing.T, c mcase, o Options) string {
 	for _, all := range []bool{false, true} {
 		var r strings.Builder
 		i := 0
+		f, err := p.Finder(s) // one finder for the loop, as ${x//p/r} uses it
+		must(err)
 		for first := true; i < len(s) || first; first = false {
-			st, e, ok, err := p.Find(s, i)
+			st, e, ok, err := f.Find(i)
 			must(err)
 			if !ok {
 				break
@@ -322,4 +324,42 @@ func FuzzMatch(f *testing.F) {
 		p.Suffix(s, true)
 		p.Find(s, 0)
 	})
+}
+
+// TestFinderLinear (issue 27): a replace-all loop over a long subject with a match at every
+// character does work linear in the subject: Bash's pre-test runs a logarithmic number of
+// times, and each match walks a few steps (one Find per match over the whole subject made
+// ${t//[ ]/x} of 100 KB run for minutes); a Stop that answers true ends a match.
+func TestFinderLinear(t *testing.T) {
+	const n = 200_000
+	s := strings.Repeat(" ", n)
+	for _, pat := range []string{"[ ]", " ", "?", "@( )"} {
+		p, err := Compile(pat, Options{ExtGlob: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := p.Finder(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		matches, steps := 0, 0
+		for from := 0; from < n; {
+			st, e, ok, err := f.Find(from)
+			if err != nil || !ok || st != from || e != from+1 {
+				t.Fatalf("%s: Find(%d) = %d, %d, %v, %v", pat, from, st, e, ok, err)
+			}
+			matches++
+			steps += f.sub.steps
+			from = e
+		}
+		if matches != n || f.preRuns > 2*18+2 || steps > 20*n {
+			t.Errorf("%s: %d matches, the pre-test ran %d times, %d steps; want %d, at most %d, at most %d", pat, matches, f.preRuns, steps, n, 2*18+2, 20*n)
+		}
+	}
+	p, _ := Compile("*(a|aa)*(a|aa)*(a|aa)b", Options{ExtGlob: true})
+	f, _ := p.Finder(strings.Repeat("a", 5000))
+	f.Stop = func() bool { return true }
+	if _, _, _, err := f.Find(0); err != ErrStopped {
+		t.Errorf("a stopped match: %v, want ErrStopped", err)
+	}
 }
