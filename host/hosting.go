@@ -448,7 +448,7 @@ func (h *hosting) account(ctx context.Context, s *Session, _ *Request, rec *call
 		}
 		for _, a := range acc {
 			if !a.Allowed {
-				h.m.Refusals(tenant, a.Op, max(a.Count, 1))
+				h.m.Refusals(tenant, metrics.RefusalReason(a.Op, a.Reason), max(a.Count, 1))
 			}
 		}
 	}

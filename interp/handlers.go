@@ -494,7 +494,8 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	p := absIn(cc.dir, args[0])
 	fi, err := c.fs.Stat(p)
 	if err != nil {
-		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: false, Reason: "not found"})
+		// Not a refusal: bash fails the same way (the stat's own entry says why).
+		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: sandbox.ReasonNotFound})
 		fmt.Fprintf(cc.stderr, "%s%s: No such file or directory\n", cc.errorPrefix(), args[0])
 		return 127, nil
 	}

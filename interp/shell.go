@@ -191,7 +191,8 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 		name, params = params[0], params[1:]
 		p := absIn(cc.dir, name)
 		if fi, serr := c.fs.Stat(p); serr != nil || fi.IsDir() {
-			c.rec.Add(sandbox.Access{Op: "read", Path: p, Allowed: false, Reason: "not found"})
+			// Not a refusal: bash fails the same way (the stat's own entry says why).
+			c.rec.Add(sandbox.Access{Op: "read", Path: p, Allowed: true, Reason: sandbox.ReasonNotFound})
 			if serr == nil {
 				fmt.Fprintf(cc.stderr, "bash: %s: Is a directory\n", name)
 				return 126, nil

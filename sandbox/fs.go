@@ -428,7 +428,9 @@ func clean(name string) (string, error) {
 }
 
 func (f *FS) deny(op, p, reason string, err error) error {
-	f.rec.Add(Access{Op: op, Path: p, Allowed: false, Reason: reason})
+	// A file missing inside the roots is no refusal: the roots allow the access, which
+	// fails as it fails in bash (No such file or directory). It is recorded, as allowed.
+	f.rec.Add(Access{Op: op, Path: p, Allowed: reason == ReasonNotFound, Reason: reason})
 	if op != "read" && op != "stat" && op != "list" && (reason == "outside the roots" || reason == "read-only root" || reason == setIDReason) {
 		// A refused write says why (Reason), where bash would name a missing directory or a
 		// permission; its error class (errors.Is, a guest's errno) stays the same.
@@ -542,10 +544,14 @@ func notSpecial(file File) error {
 	return errSpecial
 }
 
+// ReasonNotFound is the reason of an access to a file missing inside the roots: an allowed
+// access that failed, not a refusal.
+const ReasonNotFound = "not found"
+
 func reasonOf(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "not found"
+		return ReasonNotFound
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
 	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):

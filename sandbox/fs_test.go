@@ -398,14 +398,25 @@ func TestRecord(t *testing.T) {
 	l.fs.ReadFile(l.secret)
 	l.fs.WriteFile(filepath.Join(l.ro, "n"), nil, 0o644)
 	l.fs.ReadDir(l.rw)
+	// A file missing inside a root is no refusal (bash: No such file or directory), for a
+	// read or a write into a missing directory (a stat is not recorded); outside the roots it is one.
+	if _, err := l.fs.ReadFile(filepath.Join(l.rw, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("read of a missing file: %v", err)
+	}
+	l.fs.WriteFile(filepath.Join(l.rw, "nodir", "f"), nil, 0o644)
+	l.fs.ReadFile("/nonexistent-outside/x")
 	entries, _ := l.rec.Entries()
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.Op+" "+filepath.Base(e.Path)+" "+map[bool]string{true: "allowed", false: "denied"}[e.Allowed]+" "+e.Reason)
 	}
-	want := []string{"read file.txt allowed ", "read secret denied outside the roots", "write n denied read-only root", "list rw allowed "}
+	want := []string{"read file.txt allowed ", "read secret denied outside the roots", "write n denied read-only root", "list rw allowed ",
+		"read missing allowed not found", "write f allowed not found", "read x denied outside the roots"}
 	if !slices.Equal(got, want) {
 		t.Errorf("record:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := Refusals(entries); n != 3 {
+		t.Errorf("%d refusals, want 3 (a missing file is none)", n)
 	}
 	var nilRec *Record
 	nilRec.Add(Access{})

@@ -151,6 +151,21 @@ func TestRunToolAuditRefusals(t *testing.T) {
 	if code != 3 || report.Refused < 2 {
 		t.Errorf("exit %d, refused %d\n%s", code, report.Refused, out)
 	}
+	// A file missing inside the roots is no refusal (bash: No such file or directory): the
+	// access is recorded as allowed, not found, and run-tool does not exit 3 for it.
+	out, _, code = runCLI(t, p.root, nil, "run-tool", "sh", "--sandbox", "--json", "--args",
+		`{"script":"cat missing || echo \"cat: $?\"; echo x > nodir/f; . ./nosuch.sh; echo done"}`)
+	report.Refused, report.Access = -1, nil
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	missing := false
+	for _, a := range report.Access {
+		missing = missing || a.Op == "write" && strings.HasSuffix(a.Path, "/nodir/f") && a.Allowed
+	}
+	if code != 0 || report.Refused != 0 || !missing || !strings.Contains(out, "cat: 1") || !strings.Contains(out, "No such file or directory") {
+		t.Errorf("a missing file: exit %d, refused %d, recorded as allowed %v; want 0, 0, true\n%s", code, report.Refused, missing, out)
+	}
 }
 
 // TestRunToolRecordFlood (T-DOS-14, issue 27): after more harmless reads than the record lists,

@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,6 +152,38 @@ func (m *Metrics) Refusal(tenant, reason string) { m.Refusals(tenant, reason, 1)
 // with its count).
 func (m *Metrics) Refusals(tenant, reason string, n int) {
 	m.refusals.WithLabelValues(m.tenant(tenant), reason).Add(float64(n))
+}
+
+// RefusalReason is the reason label of an access record's refusal: the reason's words in
+// snake case, without the details after a colon or parenthesis (which name paths, options or
+// errors and would make the label unbounded), "other" past 40 characters.
+func RefusalReason(op, reason string) string {
+	if op == "exec" && reason == "not allowed" {
+		return "command_not_allowed"
+	}
+	if i := strings.IndexAny(reason, ":("); i >= 0 {
+		reason = reason[:i]
+	}
+	if strings.HasPrefix(reason, "option ") {
+		reason = "option"
+	}
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(reason), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if w == "the" || w == "a" || w == "an" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteString(w)
+	}
+	switch {
+	case b.Len() == 0:
+		return "unspecified"
+	case b.Len() > 40:
+		return "other"
+	}
+	return b.String()
 }
 
 // LimitHit records a limit that stopped or refused a call.

@@ -148,3 +148,23 @@ func TestProbes(t *testing.T) {
 		t.Fatal("liveness must not fail while draining (the pod would be killed mid-drain)")
 	}
 }
+
+// TestRefusalReason: the refusal metric's reason label names the reason (it held the
+// operation), in a bounded set of words: details after a colon or parenthesis are left out.
+func TestRefusalReason(t *testing.T) {
+	for _, tc := range []struct{ op, reason, want string }{
+		{"exec", "not allowed", "command_not_allowed"},
+		{"read", "outside the roots", "outside_roots"},
+		{"write", "read-only root", "read_only_root"},
+		{"write", "bytes-written limit", "bytes_written_limit"},
+		{"exec", "cannot be confined: landlock: operation not permitted", "cannot_be_confined"},
+		{"exec", "option --rcfile", "option"},
+		{"read", "a program of the sandbox, not a file", "program_of_sandbox_not_file"},
+		{"read", "", "unspecified"},
+		{"read", strings.Repeat("word ", 20), "other"},
+	} {
+		if got := RefusalReason(tc.op, tc.reason); got != tc.want {
+			t.Errorf("RefusalReason(%q, %q) = %q, want %q", tc.op, tc.reason, got, tc.want)
+		}
+	}
+}
