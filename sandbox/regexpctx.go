@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"regexp/syntax"
 	"unicode/utf8"
 )
 
@@ -95,4 +96,83 @@ func (r *ctxRunes) ReadRune() (rune, int, error) {
 	}
 	r.i += size
 	return ch, size, nil
+}
+
+// FindAllStringSubmatchIndex is re.FindAllStringSubmatchIndex(s, n), or ctx's error once it
+// ends. Past longSubject bytes the matches are searched one at a time, each on the rest of s,
+// with ctx checked between them and through each search (a loop over a long subject's matches
+// ran on after its call had ended: a single search is linear in what it reads, but FindAll
+// makes as many as there are matches, and each may read to the end). Searching the rest of s
+// is searching s from that offset only for an expression that does not look at what precedes
+// its match (^, \b, \B): such an expression is searched by one FindAll, which the bound on
+// its subject (the memory budget) and Go's linear-time search bound instead.
+func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string, n int) ([][]int, error) {
+	if len(s) < longSubject || n == 0 || looksBehind(re) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return re.FindAllStringSubmatchIndex(s, n), nil
+	}
+	var all [][]int
+	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
+	// after an empty match the search goes on one character further.
+	for pos, prevEnd := 0, -1; pos <= len(s) && (n < 0 || len(all) < n); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := FindStringSubmatchIndex(ctx, re, s[pos:])
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			break
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += pos
+			}
+		}
+		accept := true
+		if m[1] == pos {
+			if m[0] == prevEnd {
+				accept = false
+			}
+			if pos < len(s) {
+				_, w := utf8.DecodeRuneInString(s[pos:])
+				pos += w
+			} else {
+				pos++
+			}
+		} else {
+			pos = m[1]
+		}
+		prevEnd = m[1]
+		if accept {
+			all = append(all, m)
+		}
+	}
+	return all, nil
+}
+
+// looksBehind reports whether re has an assertion about what precedes a position (^, \A, \b,
+// \B), whose answer at the start of a slice of the subject differs from the subject's.
+func looksBehind(re *regexp.Regexp) bool {
+	t, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return true
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return true
+		}
+		for _, sub := range r.Sub {
+			if walk(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(t)
 }

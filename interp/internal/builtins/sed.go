@@ -391,7 +391,16 @@ func (r *sedRun) substitute(c *sedCmd) bool {
 		}
 	}
 	if matches == nil {
-		matches, err = findAllBudgeted(&found, want, perMatch, func(n int) [][]int { return re.FindAllStringSubmatchIndex(src, n) })
+		var stopped error // the call ended during the search (sandbox.FindAllStringSubmatchIndex)
+		matches, err = findAllBudgeted(&found, want, perMatch, func(n int) [][]int {
+			var all [][]int
+			all, stopped = sandbox.FindAllStringSubmatchIndex(r.ctx, re, src, n)
+			return all
+		})
+		if stopped != nil {
+			r.quit = true
+			return false
+		}
 	}
 	if err != nil {
 		r.err, r.quit = err, true
