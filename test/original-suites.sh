@@ -120,7 +120,13 @@ for s in "${suites[@]}"; do
 	# its own so that what it leaves behind goes with the copy.
 	tmp="$work/tmp/${name%.sh}"
 	mkdir -p "$tmp"
-	(cd "$copy" && TMPDIR="$tmp" exec timeout -k 10 "$timeout_s" bash "$s") >"$log" 2>&1 </dev/null &
+	# As the original's test/integration/run.sh does, the suite starts with what
+	# test/common/env.sh exports (MCPBASH_HOME, bin/ first on PATH, MCPBASH_TOOL_ALLOWLIST=*,
+	# ...): the suites that do not source it themselves rely on that.
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	(cd "$copy" && TMPDIR="$tmp" exec timeout -k 10 "$timeout_s" bash -c '
+		if [ -f test/common/env.sh ]; then . test/common/env.sh || exit; fi
+		exec bash "$1"' original-suite "$s") >"$log" 2>&1 </dev/null &
 	child=$!
 	wait "$child"
 	rc=$?
