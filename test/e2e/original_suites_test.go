@@ -90,3 +90,39 @@ printf '{"a":1}\n{"b":2}\n' | "$j" -e 'select(.a) | .a == 1' >/dev/null
 		}
 	}
 }
+
+// TestOriginalSuitesKnownDocumented holds test/original-suites.known to docs/COMPATIBILITY.md:
+// every suite allowed to fail has a reason in the list and is named (`suite`, without test_ and
+// .sh) on that page, where the reason is told in full.
+func TestOriginalSuitesKnownDocumented(t *testing.T) {
+	t.Parallel()
+	known, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "test", "original-suites.known"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "docs", "COMPATIBILITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(known), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		n++
+		name := fields[0]
+		if !strings.HasPrefix(name, "test_") || !strings.HasSuffix(name, ".sh") || len(fields) < 3 {
+			t.Errorf("%q: want a suite's file name (test_*.sh) and its reason", line)
+			continue
+		}
+		short := strings.TrimSuffix(strings.TrimPrefix(name, "test_"), ".sh")
+		if !strings.Contains(string(doc), "`"+short+"`") {
+			t.Errorf("%s is a known failure that docs/COMPATIBILITY.md does not name (`%s`)", name, short)
+		}
+	}
+	if n == 0 {
+		t.Error("the known list is empty: nothing read")
+	}
+}
