@@ -26,7 +26,9 @@ var guardSeeds = []string{
 	`{a: .} | .a == .a`, `.a[0] = 1`, `.a.b.c = 1`, `transpose`, `implode?`, `ascii_downcase?`,
 	`[splits(",")?]`, `tostream | tojson`, `input_filename`, `$__loc__`, `builtins | length > 10`,
 	`A=B`, `.[A] += B`, `.[error("l")] = error("r")`, `.[error("l")] //= error("r")`, `.[error("l")] |= error("r")`,
-	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`,
+	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`, `(.,0)%=(0)`, `(.. , 0) |= 1`, `del(.[0], error("x"))`,
+	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
+	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `(if .a then .b else .c end) = 1`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
@@ -61,7 +63,10 @@ func FuzzGuardKeepsResults(f *testing.F) {
 		}
 		plain, ok1 := runFilterModes(filter, input, false, false)
 		guarded, ok2 := runFilterModes(filter, input, false, true)
-		if ok1 && ok2 && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
+		// Two undefined names: gojq compiles an update's sides in an order the guard's
+		// checks change; either name is a true report (jq itself lists both, left first).
+		bothUndefined := undefinedInGojq(plain) && undefinedInGojq(guarded)
+		if ok1 && ok2 && !bothUndefined && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
 			t.Errorf("%s on %s:\n plain   %q\n guarded %q", filter, input, plain, guarded)
 		}
 	})
