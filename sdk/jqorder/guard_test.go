@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/itchyny/gojq"
 )
@@ -37,8 +38,8 @@ func TestGuardKeepsResults(t *testing.T) {
 	for _, filter := range append(guardSeeds, rewriteSeeds...) {
 		for _, input := range rewriteInputs {
 			for _, rewritten := range []bool{false, true} {
-				plain, ok1 := runFilterModes(filter, input, rewritten, false)
-				guarded, ok2 := runFilterModes(filter, input, rewritten, true)
+				plain, ok1 := runFilterWithin(filter, input, rewritten, false, time.Minute)
+				guarded, ok2 := runFilterWithin(filter, input, rewritten, true, time.Minute)
 				if ok1 && ok2 && !undefinedInGojq(plain) && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
 					t.Errorf("%s on %s (rewritten %v):\n plain   %q\n guarded %q", filter, input, rewritten, plain, guarded)
 				}
@@ -90,7 +91,7 @@ func TestGuardRefusesDeepWalks(t *testing.T) {
 		`null | del(getpath(` + long + `))`, `null | pick(getpath(` + long + `))`,
 		`fromstream([` + long + `, 1], [` + long + `])`,
 	} {
-		out, ok := runFilterModes(filter, "null", true, true)
+		out, ok := runFilterWithin(filter, "null", true, true, time.Minute)
 		if !ok {
 			t.Errorf("%.60s...: did not finish", filter)
 			continue
@@ -106,7 +107,7 @@ func TestGuardRefusesDeepWalks(t *testing.T) {
 // OrderedDefs' printer, which strips past jq's depth as jq 1.6 does instead of refusing.
 func TestGuardLeavesPrintingToThePrinter(t *testing.T) {
 	for _, f := range []string{`tojson`, `tostring`, `@json`, `@text`, `"\(.)"`, `@json "x\(.)"`} {
-		out, ok := runFilterModes(`reduce range(300) as $i (0; [.]) | `+f, "null", true, true)
+		out, ok := runFilterWithin(`reduce range(300) as $i (0; [.]) | `+f, "null", true, true, time.Minute)
 		if got := strings.Join(out, "\n"); !ok || !strings.Contains(got, Stripped) {
 			t.Errorf("%s: %.100q...; want jq's stripped marker", f, got)
 		}
