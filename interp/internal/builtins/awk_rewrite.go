@@ -363,15 +363,10 @@ func regexPass(src string, toks []awkTok) []edit {
 				wrap(i+1, end)
 			}
 		case lexer.F_MATCH, lexer.F_SPLIT, lexer.F_SUB, lexer.F_GSUB:
-			if i+1 >= len(toks) || toks[i+1].tok != lexer.LPAREN {
+			bounds := callArgs(toks, i)
+			if bounds == nil {
 				continue
 			}
-			end := skipGroup(toks, i+1)
-			if end < 0 {
-				continue
-			}
-			commas := topLevel(toks, i+2, end-1, lexer.COMMA)
-			bounds := append(append([]int{i + 1}, commas...), end-1) // the argument k is bounds[k]+1 .. bounds[k+1]
 			k := map[lexer.Token]int{lexer.F_MATCH: 1, lexer.F_SPLIT: 2, lexer.F_SUB: 0, lexer.F_GSUB: 0}[t.tok]
 			if k+1 < len(bounds) {
 				wrap(bounds[k]+1, bounds[k+1])
@@ -380,6 +375,19 @@ func regexPass(src string, toks []awkTok) []edit {
 	}
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.from - b.from })
 	return edits
+}
+
+// callArgs splits the arguments of the builtin call at toks[i]: the argument k is
+// toks[bounds[k]+1 : bounds[k+1]]; nil when no parenthesized list follows.
+func callArgs(toks []awkTok, i int) (bounds []int) {
+	if i+1 >= len(toks) || toks[i+1].tok != lexer.LPAREN {
+		return nil
+	}
+	end := skipGroup(toks, i+1)
+	if end < 0 {
+		return nil
+	}
+	return append(append([]int{i + 1}, topLevel(toks, i+2, end-1, lexer.COMMA)...), end-1)
 }
 
 // matchOperand returns the index after the right operand of ~ or !~ starting at toks[i]: what
@@ -420,14 +428,9 @@ func fmtPass(src string, toks []awkTok) []edit {
 		var bounds []int // the argument k is toks[bounds[k]+1 : bounds[k+1]]
 		switch t.tok {
 		case lexer.F_SPRINTF:
-			if toks[i+1].tok != lexer.LPAREN {
+			if bounds = callArgs(toks, i); bounds == nil {
 				continue
 			}
-			end := skipGroup(toks, i+1)
-			if end < 0 {
-				continue
-			}
-			bounds = append(append([]int{i + 1}, topLevel(toks, i+2, end-1, lexer.COMMA)...), end-1)
 		case lexer.PRINTF:
 			from, to := i+1, printEnd(toks, i+1)
 			if to < 0 {
