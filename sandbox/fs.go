@@ -140,6 +140,17 @@ type Scratch struct {
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
+	// The mounts of a call are allocated together, one array and one slice of pointers into
+	// it: a project root with its protected directories is a dozen mounts on every call.
+	slab := make([]mount, 0, len(p.Roots)+2)
+	f.mounts = make([]*mount, 0, len(p.Roots)+2)
+	newMount := func(r Root, host string, physical bool, create func() error) *mount {
+		if len(slab) == cap(slab) {
+			slab = make([]mount, 0, 2) // not reached: the roots, the tool directory and the scratch fit
+		}
+		slab = append(slab, mount{Root: r, host: host, physical: physical, create: create})
+		return &slab[len(slab)-1]
+	}
 	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
 		if !filepath.IsAbs(r.Path) {
@@ -157,7 +168,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 		if r.Protected {
 			r.Mode = ReadOnly
-			f.mounts = append(f.mounts, &mount{Root: r, host: host})
+			f.mounts = append(f.mounts, newMount(r, host, false, nil))
 			return nil
 		}
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
@@ -169,7 +180,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !fi.IsDir() {
 			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r, host: host, physical: physical})
+		f.mounts = append(f.mounts, newMount(r, host, physical, nil))
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -192,7 +203,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	}
 	if scratch.Path != "" {
 		host := filepath.Clean(scratch.Path)
-		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host: host, create: scratch.Create})
+		f.mounts = append(f.mounts, newMount(Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host, false, scratch.Create))
 	}
 	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
 	if p.Layer != "" {
@@ -207,6 +218,16 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if m.Mode != ReadWrite || m.create != nil {
 			continue
 		}
+		k := 0
+		for _, n := range f.mounts {
+			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
+				k++
+			}
+		}
+		if k == 0 {
+			continue
+		}
+		m.nested = make([]string, 0, k)
 		for _, n := range f.mounts {
 			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
 				m.nested = append(m.nested, strings.TrimPrefix(n.Path[len(m.Path):], "/"))
