@@ -231,8 +231,9 @@ type policyRootsMemo struct {
 }
 
 // sandboxRoots are the sandbox roots of a call in roots: each root read-write unless read-only,
-// then the protected directories inside read-write ones (protectedRoots). The result is shared
-// by the calls in the same roots and never changed in place: clipped, so an append copies it.
+// then the protected directories inside read-write ones (protectedRoots), prepared for NewFS.
+// The result is shared by the calls in the same roots and never changed in place: its length
+// is its capacity, so an append copies it.
 func (srv *Server) sandboxRoots(roots []engine.Root) []sandbox.Root {
 	if m := srv.policyRoots.Load(); m != nil && slices.Equal(m.in, roots) {
 		return m.out
@@ -245,7 +246,7 @@ func (srv *Server) sandboxRoots(roots []engine.Root) []sandbox.Root {
 		}
 		out = append(out, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: mode})
 	}
-	out = slices.Clip(append(out, srv.protectedRoots(out)...))
+	out = sandbox.PrepareRoots(append(out, srv.protectedRoots(out)...))
 	srv.policyRoots.Store(&policyRootsMemo{in: slices.Clone(roots), out: out})
 	return out
 }

@@ -156,8 +156,13 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !filepath.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
 		}
-		host := filepath.Clean(r.Path)
-		r.Path = path.Clean(ShellPath(host))
+		host := r.Path
+		if r.shell != "" {
+			r.Path = r.shell // PrepareRoots cleaned and converted it
+		} else {
+			host = filepath.Clean(host)
+			r.Path = path.Clean(ShellPath(host))
+		}
 		for _, m := range f.mounts {
 			if m.Path == r.Path {
 				if r.Mode == ReadWrite {

@@ -805,3 +805,57 @@ func TestRealPathDotDotAfterLinks(t *testing.T) {
 		t.Errorf("RealPath through a link leaving the roots succeeded")
 	}
 }
+
+// TestPrepareRootsSameMounts: roots prepared once (PrepareRoots) mount exactly as the same
+// roots given raw, cleaned by NewFS on every call: paths, host paths, modes and the protected
+// directories nested in a read-write root (T-FS-5).
+func TestPrepareRootsSameMounts(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.Mkdir(filepath.Join(proj, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		roots []Root
+		err   bool
+	}{
+		{"unclean project root with protected dirs", []Root{
+			{Path: proj + "/./", Mode: ReadWrite},
+			{Path: filepath.Join(proj, "tools") + "/", Mode: ReadOnly, Protected: true},
+			{Path: filepath.Join(proj, "server.d"), Mode: ReadOnly, Protected: true},
+			{Path: filepath.Join(proj, HiddenEntries), Mode: ReadOnly, Protected: true},
+		}, false},
+		{"read-only root", []Root{{Path: proj + "/tools/..", Mode: ReadOnly}}, false},
+		{"relative root", []Root{{Path: "relative"}}, true},
+	} {
+		type view struct {
+			Path, host string
+			Mode       Mode
+			nested     string
+		}
+		mounts := func(roots []Root) ([]view, error) {
+			f, err := NewFS(Policy{Roots: roots}, Scratch{}, nil)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			var out []view
+			for _, m := range f.mounts {
+				out = append(out, view{m.Path, m.host, m.Mode, strings.Join(m.nested, ",")})
+			}
+			return out, nil
+		}
+		raw, err1 := mounts(tc.roots)
+		prep, err2 := mounts(PrepareRoots(tc.roots))
+		if (err1 != nil) != tc.err || (err2 != nil) != tc.err {
+			t.Errorf("%s: errors %v, %v; want error %v", tc.name, err1, err2, tc.err)
+			continue
+		}
+		if !slices.Equal(raw, prep) {
+			t.Errorf("%s: prepared %v, raw %v", tc.name, prep, raw)
+		}
+		if tc.name == "unclean project root with protected dirs" && (len(raw) != 4 || raw[len(raw)-1].nested == "") {
+			t.Errorf("%s: want 4 mounts, the protected ones nested in the project root: %v", tc.name, raw)
+		}
+	}
+}
