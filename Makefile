@@ -18,7 +18,7 @@ CI_FUZZTIME   ?= 5s
 HOSTILE_FOR   ?= 15m
 BENCHSTAT     := $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external cross wine
+.PHONY: build install test test-race prereqs unit lint bench bench-peers fuzz stress clean conformance wasm-examples bashdiff-external original-suites cross wine
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bash
@@ -105,6 +105,14 @@ bashdiff-external: build
 	@MCPBASH_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 60m -run '^TestExternal$$' ./test/bashdiff/ \
 	  -bashdiff.external=$(abspath $(CORPUS)) $(if $(OUT),-bashdiff.out=$(abspath $(OUT))) \
 	  | grep -E '^\s+corpus_test\.go:[0-9]+: (eval|engine) |^(ok|FAIL|---)'
+
+# The original Bash framework's own suites (test/original-suites.sh) against this binary, from a
+# checkout of mcp-bash-framework kept outside the repository (it is copied, never modified).
+# Fails on a suite that fails and test/original-suites.known does not list. SUITES=... runs only
+# those; SUITE_TIMEOUT (seconds, default 300) bounds each.
+original-suites: build
+	@test -n "$(ORIGINAL)" || { echo "usage: make original-suites ORIGINAL=DIR [SUITES='test_tools.sh ...']" >&2; exit 2; }
+	test/original-suites.sh $(BIN) $(abspath $(ORIGINAL)) $(SUITES)
 
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)

@@ -85,7 +85,7 @@ const (
 	pathDef    = "_mcpbash_path"        // . when a path no longer than MaxDepth
 	pathsDef   = "_mcpbash_paths"       // . when an array of such paths
 	eventDef   = "_mcpbash_event"       // . when a stream event whose path is such a path
-	guardedDef = "_mcpbash_guard_paths" // . once every path of f is checked by pathDef
+	guardedDef = "_mcpbash_guard_paths" // . once every path of f up to its first error is checked
 	varName    = "$__mcpbash_update"    // the right side of an arithmetic update
 	depthFunc  = "_mcpbash_depth_ok"
 	pathFunc   = "_mcpbash_path_ok"
@@ -100,7 +100,7 @@ const guardSource = `def ` + checkDef + `: if ` + depthFunc + ` then . else empt
 def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
 def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
-def ` + guardedDef + `(f): reduce path(f) as $p (.; if $p | ` + pathFunc + ` then . else . end);
+def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 .`
 
 // GuardDefs are the definitions a guarded filter needs, to put before its own.
@@ -268,7 +268,7 @@ func Guard(q *gojq.Query) {
 			}
 		}
 	}}.query(q)
-	visitor{queryFn: guardQuery, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
+	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
 }
 
 // call is a query of one call: name(args...).
@@ -284,42 +284,114 @@ func then(q *gojq.Query, name string) *gojq.Query {
 	return &gojq.Query{Left: q, Op: gojq.OpPipe, Right: call(name)}
 }
 
-func guardQuery(q *gojq.Query) {
+func guardQuery(q *gojq.Query, own map[string]bool) {
 	switch q.Op {
 	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe, gojq.OpSub, gojq.OpMul:
 		// Comparing, subtracting arrays and merging objects recurse into both sides.
 		q.Left, q.Right = then(q.Left, checkDef), then(q.Right, checkDef)
 	case gojq.OpUpdateSub, gojq.OpUpdateMul:
 		// L -= R is R as $x | L |= . - $x (gojq's own lowering): the same with both values
-		// checked, after L's paths.
-		l, r, op := q.Left, q.Right, gojq.OpSub
+		// checked.
+		op := gojq.OpSub
 		if q.Op == gojq.OpUpdateMul {
 			op = gojq.OpMul
 		}
-		update := &gojq.Query{Left: l, Op: gojq.OpModify, Right: &gojq.Query{
+		update := &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: &gojq.Query{
 			Left: call(checkDef), Op: op, Right: call(varName)}}
-		*q = *guardPaths(l, &gojq.Query{Left: then(r, checkDef), Patterns: []*gojq.Pattern{{Name: varName}},
-			Op: gojq.OpPipe, Right: update})
+		replace(q, bindRight(then(q.Right, checkDef), q.Left, update, own))
 	case gojq.OpModify:
-		if !constantPath(q.Left) {
+		if !shortPaths(q.Left, own) {
 			update := *q
-			*q = *guardPaths(q.Left, &update)
+			update.FuncDefs = nil
+			replace(q, guardPaths(q.Left, &update))
 		}
 	case gojq.OpAssign, gojq.OpUpdateAdd, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
-		// gojq compiles and runs R before L's paths (R as $x | L op $x): binding R first keeps
-		// its errors, compile errors included, in gojq's order.
-		if !constantPath(q.Left) {
+		if !shortPaths(q.Left, own) {
 			update := &gojq.Query{Left: q.Left, Op: q.Op, Right: call(varName)}
-			*q = gojq.Query{Left: q.Right, Patterns: []*gojq.Pattern{{Name: varName}}, Op: gojq.OpPipe,
-				Right: guardPaths(q.Left, update)}
+			replace(q, bindRight(q.Right, q.Left, update, own))
 		}
 	}
+}
+
+// bindRight is `r as $x | update`, update's paths l checked first unless short. gojq compiles
+// and runs an update's right side before its left side's paths (R as $x | L op $x): binding R
+// first keeps its errors, compile errors included, in gojq's order.
+func bindRight(r, l, update *gojq.Query, own map[string]bool) *gojq.Query {
+	if !shortPaths(l, own) {
+		update = guardPaths(l, update)
+	}
+	return &gojq.Query{Left: r, Patterns: []*gojq.Pattern{{Name: varName}}, Op: gojq.OpPipe, Right: update}
+}
+
+// replace puts nq in q's place, keeping q's definitions (a filter's top-level query carries
+// them) around the new query, where the calls in it can see them.
+func replace(q, nq *gojq.Query) {
+	nq.FuncDefs = q.FuncDefs
+	*q = *nq
 }
 
 // guardPaths is `guardPathsDef(l) | q`: every path of the path expression l checked, then q
 // (an update or a deletion along those paths) on the same input.
 func guardPaths(l, q *gojq.Query) *gojq.Query {
 	return &gojq.Query{Left: call(guardedDef, l), Op: gojq.OpPipe, Right: q}
+}
+
+// shortPaths reports a path expression whose paths are no longer than the filter's own
+// index steps (so within MaxFilterTokens: gojq's recursion over them stays shallow): identity,
+// indices and iterations, in parentheses, pipes, commas, alternatives, conditionals, try and
+// the few builtins that pass paths through. Such an expression needs no pre-pass over its
+// paths, which would run it twice (its errors first, and debug or input twice); getpath, ..,
+// recursion, reduce and calls to the filter's own functions can make paths of any length.
+func shortPaths(q *gojq.Query, own map[string]bool) bool {
+	if q == nil {
+		return true
+	}
+	if q.Term != nil {
+		return shortPathTerm(q.Term, own)
+	}
+	switch q.Op {
+	case gojq.OpPipe:
+		// E as $x | body: E is a value, body the path.
+		return (q.Patterns != nil || shortPaths(q.Left, own)) && shortPaths(q.Right, own)
+	case gojq.OpComma, gojq.OpAlt:
+		return shortPaths(q.Left, own) && shortPaths(q.Right, own)
+	}
+	return false
+}
+
+func shortPathTerm(t *gojq.Term, own map[string]bool) bool {
+	switch t.Type {
+	case gojq.TermTypeIdentity, gojq.TermTypeIndex:
+		return true
+	case gojq.TermTypeQuery:
+		return shortPaths(t.Query, own)
+	case gojq.TermTypeIf:
+		if !shortPaths(t.If.Then, own) || !shortPaths(t.If.Else, own) {
+			return false
+		}
+		for _, e := range t.If.Elif {
+			if !shortPaths(e.Then, own) {
+				return false
+			}
+		}
+		return true
+	case gojq.TermTypeTry:
+		return shortPaths(t.Try.Body, own)
+	case gojq.TermTypeFunc:
+		if own[t.Func.Name] {
+			return false // the filter's own select or first may follow any path
+		}
+		switch t.Func.Name {
+		case "empty", "error", checkDef, pathDef:
+			return true
+		case "select", "first", "last":
+			// select's argument is a value; first and last pass their argument's paths on.
+			return t.Func.Name == "select" || len(t.Func.Args) == 1 && shortPaths(t.Func.Args[0], own)
+		case "limit":
+			return len(t.Func.Args) == 2 && shortPaths(t.Func.Args[1], own)
+		}
+	}
+	return false
 }
 
 // printsDeep reports a format (or none) whose function is gojq's own and encodes a value
@@ -422,7 +494,7 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 			case guardAll, guardArgs:
 				args[i] = then(a, checkDef)
 			case guardPathArg:
-				if len(args) == 1 {
+				if len(args) == 1 && !shortPaths(a, own) {
 					inner := *t
 					inner.SuffixList = nil
 					*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList,

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/itchyny/gojq"
 )
@@ -26,7 +27,9 @@ var guardSeeds = []string{
 	`{a: .} | .a == .a`, `.a[0] = 1`, `.a.b.c = 1`, `transpose`, `implode?`, `ascii_downcase?`,
 	`[splits(",")?]`, `tostream | tojson`, `input_filename`, `$__loc__`, `builtins | length > 10`,
 	`A=B`, `.[A] += B`, `.[error("l")] = error("r")`, `.[error("l")] //= error("r")`, `.[error("l")] |= error("r")`,
-	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`,
+	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`, `(.,0)%=(0)`, `(.. , 0) |= 1`, `del(.[0], error("x"))`,
+	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
+	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `(if .a then .b else .c end) = 1`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
@@ -35,8 +38,8 @@ func TestGuardKeepsResults(t *testing.T) {
 	for _, filter := range append(guardSeeds, rewriteSeeds...) {
 		for _, input := range rewriteInputs {
 			for _, rewritten := range []bool{false, true} {
-				plain, ok1 := runFilterModes(filter, input, rewritten, false)
-				guarded, ok2 := runFilterModes(filter, input, rewritten, true)
+				plain, ok1 := runFilterWithin(filter, input, rewritten, false, time.Minute)
+				guarded, ok2 := runFilterWithin(filter, input, rewritten, true, time.Minute)
 				if ok1 && ok2 && !undefinedInGojq(plain) && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
 					t.Errorf("%s on %s (rewritten %v):\n plain   %q\n guarded %q", filter, input, rewritten, plain, guarded)
 				}
@@ -61,7 +64,10 @@ func FuzzGuardKeepsResults(f *testing.F) {
 		}
 		plain, ok1 := runFilterModes(filter, input, false, false)
 		guarded, ok2 := runFilterModes(filter, input, false, true)
-		if ok1 && ok2 && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
+		// Two undefined names: gojq compiles an update's sides in an order the guard's
+		// checks change; either name is a true report (jq itself lists both, left first).
+		bothUndefined := undefinedInGojq(plain) && undefinedInGojq(guarded)
+		if ok1 && ok2 && !bothUndefined && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
 			t.Errorf("%s on %s:\n plain   %q\n guarded %q", filter, input, plain, guarded)
 		}
 	})
@@ -85,7 +91,7 @@ func TestGuardRefusesDeepWalks(t *testing.T) {
 		`null | del(getpath(` + long + `))`, `null | pick(getpath(` + long + `))`,
 		`fromstream([` + long + `, 1], [` + long + `])`,
 	} {
-		out, ok := runFilterModes(filter, "null", true, true)
+		out, ok := runFilterWithin(filter, "null", true, true, time.Minute)
 		if !ok {
 			t.Errorf("%.60s...: did not finish", filter)
 			continue
@@ -101,7 +107,7 @@ func TestGuardRefusesDeepWalks(t *testing.T) {
 // OrderedDefs' printer, which strips past jq's depth as jq 1.6 does instead of refusing.
 func TestGuardLeavesPrintingToThePrinter(t *testing.T) {
 	for _, f := range []string{`tojson`, `tostring`, `@json`, `@text`, `"\(.)"`, `@json "x\(.)"`} {
-		out, ok := runFilterModes(`reduce range(300) as $i (0; [.]) | `+f, "null", true, true)
+		out, ok := runFilterWithin(`reduce range(300) as $i (0; [.]) | `+f, "null", true, true, time.Minute)
 		if got := strings.Join(out, "\n"); !ok || !strings.Contains(got, Stripped) {
 			t.Errorf("%s: %.100q...; want jq's stripped marker", f, got)
 		}

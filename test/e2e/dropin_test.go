@@ -376,3 +376,38 @@ func TestRefusedWritesSayWhy(t *testing.T) {
 		}
 	}
 }
+
+// MCPBASH_SERVER_NAME names a project whose server.meta.json gives no name (serverInfo and the
+// title derived from it, as the original's runtime does); a meta name wins over it.
+func TestServerNameFromEnv(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, meta, wantName, wantTitle string
+	}{
+		{"no meta", "", "mcp-server", "Mcp Server"},
+		{"meta without name", `{"version":"1.0.0"}`, "mcp-server", "Mcp Server"},
+		{"meta name wins", `{"name":"from-meta"}`, "from-meta", "From Meta"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			files := map[string]string{
+				"tools/hello/tool.meta.json": `{"name":"hello","description":"hi","inputSchema":{"type":"object"}}`,
+				"tools/hello/tool.sh":        "#!/usr/bin/env bash\necho hi\n",
+			}
+			if tc.meta != "" {
+				files["server.d/server.meta.json"] = tc.meta
+			}
+			writeTree(t, dir, files)
+			c := harness.Start(t, harness.Options{Dir: dir, Env: []string{"MCPBASH_PROJECT_ROOT=" + dir, "MCPBASH_SERVER_NAME=mcp-server"}})
+			m := c.Initialize("2025-11-25", nil)
+			if m.Error != nil {
+				t.Fatalf("initialize: %s", m.Raw)
+			}
+			want := fmt.Sprintf(`"name":%q`, tc.wantName)
+			if !strings.Contains(string(m.Result), want) || !strings.Contains(string(m.Result), fmt.Sprintf(`"title":%q`, tc.wantTitle)) {
+				t.Errorf("serverInfo: want %s and title %q in %s", want, tc.wantTitle, m.Result)
+			}
+		})
+	}
+}

@@ -158,9 +158,12 @@ type Config struct {
 	Passthrough map[string]string
 }
 
-// Dirs are the MCPBASH_*_DIR overrides ("" for the default under the root).
+// Dirs are the MCPBASH_*_DIR overrides ("" for the default under the root), and
+// MCPBASH_SERVER_NAME, the project's name when server.meta.json gives none ("" for the root
+// directory's name).
 type Dirs struct {
 	Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
+	ServerName                                                              string
 }
 
 // Registry are the settings of the project model and its register.sh hook.
@@ -565,6 +568,7 @@ func (c *Config) settings() []setting {
 		meaning(str("MCPBASH_PROVIDERS_DIR", &c.Dirs.Providers, ""), "under the root"),
 		meaning(str("MCPBASH_UI_DIR", &c.Dirs.UI, ""), "under the root"),
 		meaning(str("MCPBASH_COMPLETIONS_DIR", &c.Dirs.Completions, ""), "under the root"),
+		meaning(str("MCPBASH_SERVER_NAME", &c.Dirs.ServerName, ""), "the project root's directory name"),
 		meaning(logLevel("MCPBASH_LOG_LEVEL", &c.LogLevel), "info (debug with server.d/.debug)"),
 		integer("MCPBASH_MAX_CONCURRENT_REQUESTS", &c.MaxConcurrent, 16, 1, 100000),
 		integer("MCPBASH_MAX_LINE_BYTES", &c.MaxLineBytes, 16<<20, 1024, 1<<30),

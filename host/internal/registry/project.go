@@ -19,6 +19,9 @@ import (
 // Dirs locates the parts of a project. All paths are absolute.
 type Dirs struct {
 	Root, Tools, Resources, Prompts, Server, Registry, Providers, UI, Completions string
+	// ServerName is MCPBASH_SERVER_NAME: the name when server.meta.json gives none ("" for the
+	// root directory's name), as the original's runtime takes it.
+	ServerName string
 }
 
 // NotADirectory says why path cannot be a project root ("does not exist", "is not a
@@ -92,6 +95,7 @@ func ResolveDirs(root string, o config.Dirs) Dirs {
 		Providers:   dir(o.Providers, "providers"),
 		UI:          dir(o.UI, "ui"),
 		Completions: dir(o.Completions, "completions"),
+		ServerName:  o.ServerName,
 	}
 }
 
@@ -152,6 +156,9 @@ func LoadServerMeta(d Dirs) (ServerMeta, error) {
 			m.Env = map[string]string{}
 		}
 		m.Env[k] = v
+	}
+	if m.Name == "" {
+		m.Name = d.ServerName
 	}
 	if m.Name == "" {
 		m.Name = filepath.Base(d.Root)

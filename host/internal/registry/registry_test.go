@@ -570,10 +570,18 @@ func TestServerMeta(t *testing.T) {
 		{"instructions trimmed", map[string]string{"server.d/server.meta.json": `{"name":"n","title":"T","version":"1"}`, "server.d/server.instructions.md": "Do it.\n\n"},
 			ServerMeta{Name: "n", Title: "T", Version: "1", Instructions: "Do it."}, ""},
 		{"malformed", map[string]string{"server.d/server.meta.json": `{"name":`}, ServerMeta{}, "invalid JSON"},
+		// MCPBASH_SERVER_NAME names a project whose meta gives no name, not one whose meta does.
+		{"env name, no meta", map[string]string{"VERSION": "1"}, ServerMeta{Name: "env-srv", Title: "Env Srv", Version: "1"}, ""},
+		{"env name, meta without name", map[string]string{"server.d/server.meta.json": `{"version":"2"}`}, ServerMeta{Name: "env-srv", Title: "Env Srv", Version: "2"}, ""},
+		{"meta name wins over env", map[string]string{"server.d/server.meta.json": `{"name":"meta-srv","version":"3"}`}, ServerMeta{Name: "meta-srv", Title: "Meta Srv", Version: "3"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tree(t, tc.files)
-			m, err := LoadServerMeta(ResolveDirs(dir, config.Dirs{}))
+			var o config.Dirs
+			if strings.HasPrefix(tc.name, "env") || strings.HasPrefix(tc.name, "meta name") {
+				o.ServerName = "env-srv"
+			}
+			m, err := LoadServerMeta(ResolveDirs(dir, o))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v", err)
