@@ -39,14 +39,15 @@ type mount struct {
 	// untouched, and then costs nothing).
 	create func() error
 	once   sync.Once
-	err    error
+	// physical marks a root the policy gave (vetted at its physical path): it must still be
+	// the directory physically there when opened (rootcheck.go). Next to once, in its padding:
+	// a call allocates a dozen mounts.
+	physical bool
+	err      error
 	// nested lists read-only mounts below this read-write one (relative paths), such as the
 	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
 	// os.Root will resolve them, so no path or symlink of this root reaches into those.
 	nested []string
-	// physical marks a root the policy gave (vetted at its physical path): it must still be
-	// the directory physically there when opened (rootcheck.go).
-	physical bool
 }
 
 // root returns the opened root's namespace, opening it (and creating a lazy one) on first use.
@@ -142,11 +143,17 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
 	// The mounts of a call are allocated together, one array and one slice of pointers into
 	// it: a project root with its protected directories is a dozen mounts on every call.
-	slab := make([]mount, 0, len(p.Roots)+2)
-	f.mounts = make([]*mount, 0, len(p.Roots)+2)
+	// Sized for the roots and the scratch: the tool directory is usually inside a root (a
+	// project root's tools/), and takes a mount of its own only when it is not.
+	n := len(p.Roots)
+	if scratch.Path != "" {
+		n++
+	}
+	slab := make([]mount, 0, n)
+	f.mounts = make([]*mount, 0, n)
 	newMount := func(r Root, host string, physical bool, create func() error) *mount {
 		if len(slab) == cap(slab) {
-			slab = make([]mount, 0, 2) // not reached: the roots, the tool directory and the scratch fit
+			slab = make([]mount, 0, 1)
 		}
 		slab = append(slab, mount{Root: r, host: host, physical: physical, create: create})
 		return &slab[len(slab)-1]
