@@ -859,3 +859,27 @@ func TestPrepareRootsSameMounts(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFSToolDirOutsideRoots: a tool directory no root covers gets a read-only mount of its
+// own beside the roots and the scratch (the mount array is sized for roots and scratch only).
+func TestNewFSToolDirOutsideRoots(t *testing.T) {
+	root, tool, scratch := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "s")
+	f, err := NewFS(Policy{Roots: []Root{{Path: root, Mode: ReadWrite}}, ToolDir: tool}, Scratch{Path: scratch, Create: func() error { return os.Mkdir(scratch, 0o700) }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]Mode{}
+	seen := map[*mount]bool{}
+	for _, m := range f.mounts {
+		got[m.host] = m.Mode
+		seen[m] = true
+	}
+	want := map[string]Mode{root: ReadWrite, tool: ReadOnly, scratch: ReadWrite}
+	if len(seen) != 3 || len(got) != 3 || got[root] != want[root] || got[tool] != want[tool] || got[scratch] != want[scratch] {
+		t.Errorf("mounts %v (%d distinct), want %v", got, len(seen), want)
+	}
+	if err := f.WriteFile(ShellPath(filepath.Join(tool, "x")), []byte("x"), 0o644); err == nil {
+		t.Error("wrote into the read-only tool directory")
+	}
+}
