@@ -82,6 +82,8 @@ type Server struct {
 	statelessInfo json.RawMessage
 	// protected are the project's own directories, cleaned once (see protectedRoots).
 	protected []string
+	// policyRoots remembers the sandbox roots of the last roots a call ran in (toolPolicy).
+	policyRoots atomic.Pointer[policyRootsMemo]
 	// rootsLogged remembers the refused roots already logged (vetRoot).
 	rootsLogMu  sync.Mutex
 	rootsLogged map[string]bool

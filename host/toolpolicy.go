@@ -218,13 +218,35 @@ func (srv *Server) toolPolicy(allow []string, toolDir string, roots []engine.Roo
 			MaxBytesWritten: srv.cfg.Settings.MaxBytesWrittenPerCall,
 			MaxUtilityBytes: srv.cfg.Settings.UtilityBudget(),
 		}}
+	policy.Roots = srv.sandboxRoots(roots)
+	return policy
+}
+
+// policyRootsMemo is the sandbox roots made of one list of call roots: a session's calls run
+// in the same roots, so the list with its protected directories (a dozen roots for a project
+// root) is built when the roots change, not on every call.
+type policyRootsMemo struct {
+	in  []engine.Root
+	out []sandbox.Root
+}
+
+// sandboxRoots are the sandbox roots of a call in roots: each root read-write unless read-only,
+// then the protected directories inside read-write ones (protectedRoots), prepared for NewFS.
+// The result is shared by the calls in the same roots and never changed in place: its length
+// is its capacity, so an append copies it.
+func (srv *Server) sandboxRoots(roots []engine.Root) []sandbox.Root {
+	if m := srv.policyRoots.Load(); m != nil && slices.Equal(m.in, roots) {
+		return m.out
+	}
+	var out []sandbox.Root
 	for _, rt := range roots {
 		mode := sandbox.ReadWrite
 		if rt.ReadOnly {
 			mode = sandbox.ReadOnly
 		}
-		policy.Roots = append(policy.Roots, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: mode})
+		out = append(out, sandbox.Root{Path: rt.Path, Name: rt.Name, Mode: mode})
 	}
-	policy.Roots = append(policy.Roots, srv.protectedRoots(policy.Roots)...)
-	return policy
+	out = sandbox.PrepareRoots(append(out, srv.protectedRoots(out)...))
+	srv.policyRoots.Store(&policyRootsMemo{in: slices.Clone(roots), out: out})
+	return out
 }

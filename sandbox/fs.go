@@ -39,14 +39,15 @@ type mount struct {
 	// untouched, and then costs nothing).
 	create func() error
 	once   sync.Once
-	err    error
+	// physical marks a root the policy gave (vetted at its physical path): it must still be
+	// the directory physically there when opened (rootcheck.go). Next to once, in its padding:
+	// a call allocates a dozen mounts.
+	physical bool
+	err      error
 	// nested lists read-only mounts below this read-write one (relative paths), such as the
 	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
 	// os.Root will resolve them, so no path or symlink of this root reaches into those.
 	nested []string
-	// physical marks a root the policy gave (vetted at its physical path): it must still be
-	// the directory physically there when opened (rootcheck.go).
-	physical bool
 }
 
 // root returns the opened root's namespace, opening it (and creating a lazy one) on first use.
@@ -140,13 +141,35 @@ type Scratch struct {
 func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	f := &FS{rec: rec, files: openFiles{max: int64(p.Limits.WithDefaults().MaxOpenFiles)}}
 	f.writes.max, f.writes.rec = p.Limits.MaxBytesWritten, rec
+	// The mounts of a call are allocated together, one array and one slice of pointers into
+	// it: a project root with its protected directories is a dozen mounts on every call.
+	// Sized for the roots and the scratch: the tool directory is usually inside a root (a
+	// project root's tools/), and takes a mount of its own only when it is not.
+	n := len(p.Roots)
+	if scratch.Path != "" {
+		n++
+	}
+	slab := make([]mount, 0, n)
+	f.mounts = make([]*mount, 0, n)
+	newMount := func(r Root, host string, physical bool, create func() error) *mount {
+		if len(slab) == cap(slab) {
+			slab = make([]mount, 0, 1)
+		}
+		slab = append(slab, mount{Root: r, host: host, physical: physical, create: create})
+		return &slab[len(slab)-1]
+	}
 	physical := false // set while the policy's own roots are added
 	add := func(r Root) error {
 		if !filepath.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
 		}
-		host := filepath.Clean(r.Path)
-		r.Path = path.Clean(ShellPath(host))
+		host := r.Path
+		if r.shell != "" {
+			r.Path = r.shell // PrepareRoots cleaned and converted it
+		} else {
+			host = filepath.Clean(host)
+			r.Path = path.Clean(ShellPath(host))
+		}
 		for _, m := range f.mounts {
 			if m.Path == r.Path {
 				if r.Mode == ReadWrite {
@@ -157,7 +180,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		}
 		if r.Protected {
 			r.Mode = ReadOnly
-			f.mounts = append(f.mounts, &mount{Root: r, host: host})
+			f.mounts = append(f.mounts, newMount(r, host, false, nil))
 			return nil
 		}
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
@@ -169,7 +192,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !fi.IsDir() {
 			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
-		f.mounts = append(f.mounts, &mount{Root: r, host: host, physical: physical})
+		f.mounts = append(f.mounts, newMount(r, host, physical, nil))
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -192,7 +215,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	}
 	if scratch.Path != "" {
 		host := filepath.Clean(scratch.Path)
-		f.mounts = append(f.mounts, &mount{Root: Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host: host, create: scratch.Create})
+		f.mounts = append(f.mounts, newMount(Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host, false, scratch.Create))
 	}
 	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
 	if p.Layer != "" {
@@ -207,6 +230,16 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if m.Mode != ReadWrite || m.create != nil {
 			continue
 		}
+		k := 0
+		for _, n := range f.mounts {
+			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
+				k++
+			}
+		}
+		if k == 0 {
+			continue
+		}
+		m.nested = make([]string, 0, k)
 		for _, n := range f.mounts {
 			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
 				m.nested = append(m.nested, strings.TrimPrefix(n.Path[len(m.Path):], "/"))

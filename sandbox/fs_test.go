@@ -816,3 +816,81 @@ func TestRealPathDotDotAfterLinks(t *testing.T) {
 		t.Errorf("RealPath through a link leaving the roots succeeded")
 	}
 }
+
+// TestPrepareRootsSameMounts: roots prepared once (PrepareRoots) mount exactly as the same
+// roots given raw, cleaned by NewFS on every call: paths, host paths, modes and the protected
+// directories nested in a read-write root (T-FS-5).
+func TestPrepareRootsSameMounts(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.Mkdir(filepath.Join(proj, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		roots []Root
+		err   bool
+	}{
+		{"unclean project root with protected dirs", []Root{
+			{Path: proj + "/./", Mode: ReadWrite},
+			{Path: filepath.Join(proj, "tools") + "/", Mode: ReadOnly, Protected: true},
+			{Path: filepath.Join(proj, "server.d"), Mode: ReadOnly, Protected: true},
+			{Path: filepath.Join(proj, HiddenEntries), Mode: ReadOnly, Protected: true},
+		}, false},
+		{"read-only root", []Root{{Path: proj + "/tools/..", Mode: ReadOnly}}, false},
+		{"relative root", []Root{{Path: "relative"}}, true},
+	} {
+		type view struct {
+			Path, host string
+			Mode       Mode
+			nested     string
+		}
+		mounts := func(roots []Root) ([]view, error) {
+			f, err := NewFS(Policy{Roots: roots}, Scratch{}, nil)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			var out []view
+			for _, m := range f.mounts {
+				out = append(out, view{m.Path, m.host, m.Mode, strings.Join(m.nested, ",")})
+			}
+			return out, nil
+		}
+		raw, err1 := mounts(tc.roots)
+		prep, err2 := mounts(PrepareRoots(tc.roots))
+		if (err1 != nil) != tc.err || (err2 != nil) != tc.err {
+			t.Errorf("%s: errors %v, %v; want error %v", tc.name, err1, err2, tc.err)
+			continue
+		}
+		if !slices.Equal(raw, prep) {
+			t.Errorf("%s: prepared %v, raw %v", tc.name, prep, raw)
+		}
+		if tc.name == "unclean project root with protected dirs" && (len(raw) != 4 || raw[len(raw)-1].nested == "") {
+			t.Errorf("%s: want 4 mounts, the protected ones nested in the project root: %v", tc.name, raw)
+		}
+	}
+}
+
+// TestNewFSToolDirOutsideRoots: a tool directory no root covers gets a read-only mount of its
+// own beside the roots and the scratch (the mount array is sized for roots and scratch only).
+func TestNewFSToolDirOutsideRoots(t *testing.T) {
+	root, tool, scratch := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "s")
+	f, err := NewFS(Policy{Roots: []Root{{Path: root, Mode: ReadWrite}}, ToolDir: tool}, Scratch{Path: scratch, Create: func() error { return os.Mkdir(scratch, 0o700) }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]Mode{}
+	seen := map[*mount]bool{}
+	for _, m := range f.mounts {
+		got[m.host] = m.Mode
+		seen[m] = true
+	}
+	want := map[string]Mode{root: ReadWrite, tool: ReadOnly, scratch: ReadWrite}
+	if len(seen) != 3 || len(got) != 3 || got[root] != want[root] || got[tool] != want[tool] || got[scratch] != want[scratch] {
+		t.Errorf("mounts %v (%d distinct), want %v", got, len(seen), want)
+	}
+	if err := f.WriteFile(ShellPath(filepath.Join(tool, "x")), []byte("x"), 0o644); err == nil {
+		t.Error("wrote into the read-only tool directory")
+	}
+}

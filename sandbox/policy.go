@@ -5,6 +5,7 @@ package sandbox
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,25 @@ type Root struct {
 	// metadata out of a tool's reach (T-FS-5). It is mounted even when the directory does not
 	// exist yet, so that a tool cannot create it, and it is never statted up front.
 	Protected bool `json:"-"`
+	// shell is Path as scripts see it, set by PrepareRoots with Path cleaned: NewFS then takes
+	// both as they are ("": NewFS cleans Path and converts it).
+	shell string
+}
+
+// PrepareRoots returns roots with cleaned paths whose cleaning and conversion NewFS does not
+// repeat: for roots given to many calls (a server's fallback roots with the project's
+// protected directories are a dozen, on every call). A relative path is left for NewFS to
+// refuse.
+func PrepareRoots(roots []Root) []Root {
+	out := make([]Root, len(roots))
+	for i, r := range roots {
+		if filepath.IsAbs(r.Path) {
+			r.Path = filepath.Clean(r.Path)
+			r.shell = path.Clean(ShellPath(r.Path))
+		}
+		out[i] = r
+	}
+	return out
 }
 
 // HiddenEntries, as the last component of a Protected root's path ("/project/.*"), stands for

@@ -173,10 +173,11 @@ func cutPathPrefixFold(p, dir string, fold bool) (rest string, ok bool) {
 		if p == dir {
 			return "", true
 		}
-		if rest, ok = strings.CutPrefix(p, dir+"/"); !ok {
+		// Not CutPrefix(p, dir+"/"): that concatenation allocated on every lookup.
+		if len(p) <= len(dir) || p[len(dir)] != '/' || p[:len(dir)] != dir {
 			return "", false
 		}
-		return rest, true
+		return p[len(dir)+1:], true
 	}
 	dc := strings.Split(dir, "/")
 	pc := strings.SplitN(p, "/", len(dc)+1)

@@ -92,6 +92,11 @@ func TestCutPathPrefixFolds(t *testing.T) {
 		{"/p/toolsx", "/p/tools", true, "", false},
 		{"/p/tools", "/p/tools", true, "", true},
 		{"/x/y", "/", true, "x/y", true},
+		{"/p/tools", "/p/tools", false, "", true},
+		{"/p/toolsx", "/p/tools", false, "", false},
+		{"/p/tool", "/p/tools", false, "", false},
+		{"/q/tools/x", "/p/tools", false, "", false},
+		{"/p/tools/", "/p/tools", false, "", true},
 	} {
 		rest, ok := cutPathPrefixFold(tc.p, tc.dir, tc.fold)
 		if rest != tc.rest || ok != tc.ok {

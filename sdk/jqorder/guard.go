@@ -399,45 +399,6 @@ func shortPathTerm(t *gojq.Term, own map[string]bool) bool {
 // define over the printer that strips past jq's depth (MaxPrintDepth).
 func printsDeep(format string) bool { return format != "" && format != "@json" && format != "@text" }
 
-// constantPath reports a chain of constant indices (.a.b[0] = v, as gojq's toIndices finds
-// them): gojq sets such a path at once, and its length is the filter's own.
-func constantPath(q *gojq.Query) bool {
-	if q == nil || q.Term == nil {
-		return false
-	}
-	t := q.Term
-	switch t.Type {
-	case gojq.TermTypeIndex:
-		if !constantIndex(t.Index) {
-			return false
-		}
-	case gojq.TermTypeQuery:
-		if !constantPath(t.Query) {
-			return false
-		}
-	default:
-		return false
-	}
-	for _, s := range t.SuffixList {
-		if s.Index == nil || !constantIndex(s.Index) {
-			return false
-		}
-	}
-	return true
-}
-
-func constantIndex(x *gojq.Index) bool {
-	switch {
-	case x.Name != "":
-		return true
-	case x.Str != nil:
-		return x.Str.Queries == nil
-	case !x.IsSlice:
-		return constantKey(x.Start)
-	}
-	return (x.Start == nil || constantKey(x.Start)) && (x.End == nil || constantKey(x.End))
-}
-
 // constantKey reports a literal number (maybe negated) or string: an index that is never an
 // array, and that gojq's toIndices reads.
 func constantKey(q *gojq.Query) bool {
