@@ -61,7 +61,7 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 	code := cf.code
 	if cf.ordered != nil {
 		p.Derived, p.Normalize = &jqorder.Derived{}, func(n json.Number) any { return normalizeNumbers(n) }
-		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions()), gojq.WithEnvironLoader(func() []string {
+		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions(nil)), gojq.WithEnvironLoader(func() []string {
 			if environ == nil {
 				return nil
 			}
@@ -185,12 +185,12 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 		jqorder.Rewrite(q)
 		q.FuncDefs = slices.Concat(jqorder.GuardDefs(), jqorder.OrderedDefs(), q.FuncDefs[len(jqorder.GuardDefs()):])
 		// Compiled here too, so that a filter that does not compile fails on first use.
-		if _, err := gojq.Compile(q, slices.Concat((&jqorder.Printer{}).Functions(), jqorder.GuardFunctions())...); err != nil {
+		if _, err := gojq.Compile(q, slices.Concat((&jqorder.Printer{}).Functions(), jqorder.GuardFunctions(nil))...); err != nil {
 			return nil, compileError{err}
 		}
 		cf.ordered = q
 	} else {
-		cf.code, err = gojq.Compile(q, append(jqorder.GuardFunctions(), gojq.WithEnvironLoader(func() []string {
+		cf.code, err = gojq.Compile(q, append(jqorder.GuardFunctions(nil), gojq.WithEnvironLoader(func() []string {
 			readsEnv = true
 			if environ == nil {
 				return nil

@@ -2,6 +2,7 @@ package jqorder
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/itchyny/gojq"
@@ -91,6 +92,7 @@ const (
 	pathFunc   = "_mcpbash_path_ok"
 	pathsFunc  = "_mcpbash_paths_ok"
 	eventFunc  = "_mcpbash_event_ok"
+	mulFunc    = "_mcpbash_mul_room" // true when a string times a number fits the call's memory
 )
 
 // guardSource are the definitions Guard's rewrite calls. Each check is `if ok then . else
@@ -114,9 +116,22 @@ var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
 	return q.FuncDefs
 })
 
-// GuardFunctions are the compiler options a guarded filter needs.
-func GuardFunctions() []gojq.CompilerOption {
+// GuardFunctions are the compiler options a guarded filter needs. room, when not nil, is
+// asked before a string is repeated (a string times a number: one allocation of len×n bytes,
+// up to gojq's own 2 GiB bound) and answers nil or the error that ends the filter.
+func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 	return []gojq.CompilerOption{
+		gojq.WithFunction(mulFunc, 1, 1, func(v any, args []any) any {
+			if room == nil {
+				return true
+			}
+			if n := repeatBytes(v, args[0]); n > 0 {
+				if err := room(n); err != nil {
+					return err
+				}
+			}
+			return true
+		}),
 		gojq.WithFunction(depthFunc, 0, 0, func(v any, _ []any) any {
 			if d := depthOver(v, MaxDepth); d > MaxDepth {
 				return fmt.Errorf("a value nested deeper than %d levels is not walked in the sandbox (run the tool with \"exec\": \"native\")", MaxDepth)
@@ -143,6 +158,29 @@ func GuardFunctions() []gojq.CompilerOption {
 			return true
 		}),
 	}
+}
+
+// repeatBytes is the size of the string l * r makes when one side is a string and the other
+// a number (as gojq repeats it: a count over 2^31-1 is that, a product past it gojq refuses
+// itself), else 0.
+func repeatBytes(l, r any) int64 {
+	s, ok := l.(string)
+	n := r
+	if !ok {
+		if s, ok = r.(string); !ok {
+			return 0
+		}
+		n = l
+	}
+	f, ok := gojq.ToFloat64(n)
+	if !ok || !(f > 0) {
+		return 0
+	}
+	c := int64(min(f, math.MaxInt32))
+	if int64(len(s))*c >= math.MaxInt32 {
+		return 0 // gojq's repeatStringTooLargeError
+	}
+	return int64(len(s)) * c
 }
 
 // pathOK is true for anything but an array longer than MaxDepth (setpath reports the type
@@ -286,9 +324,13 @@ func then(q *gojq.Query, name string) *gojq.Query {
 
 func guardQuery(q *gojq.Query, own map[string]bool) {
 	switch q.Op {
-	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe, gojq.OpSub, gojq.OpMul:
-		// Comparing, subtracting arrays and merging objects recurse into both sides.
+	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe, gojq.OpSub:
+		// Comparing and subtracting arrays recurse into both sides.
 		q.Left, q.Right = then(q.Left, checkDef), then(q.Right, checkDef)
+	case gojq.OpMul:
+		// Merging objects recurses into both sides; a string times a number is one
+		// allocation of their product, checked against the call's memory first.
+		replace(q, mulChecked(then(q.Left, checkDef), then(q.Right, checkDef)))
 	case gojq.OpUpdateSub, gojq.OpUpdateMul:
 		// L -= R is R as $x | L |= . - $x (gojq's own lowering): the same with both values
 		// checked.
@@ -296,8 +338,11 @@ func guardQuery(q *gojq.Query, own map[string]bool) {
 		if q.Op == gojq.OpUpdateMul {
 			op = gojq.OpMul
 		}
-		update := &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: &gojq.Query{
-			Left: call(checkDef), Op: op, Right: call(varName)}}
+		by := &gojq.Query{Left: call(checkDef), Op: op, Right: call(varName)}
+		if op == gojq.OpMul {
+			by = mulChecked(call(checkDef), call(varName))
+		}
+		update := &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: by}
 		replace(q, bindRight(then(q.Right, checkDef), q.Left, update, own))
 	case gojq.OpModify:
 		if !shortPaths(q.Left, own) {
@@ -311,6 +356,19 @@ func guardQuery(q *gojq.Query, own map[string]bool) {
 			replace(q, bindRight(q.Right, q.Left, update, own))
 		}
 	}
+}
+
+// mulChecked is l * r with the product's size asked of the call's memory first: r as $r |
+// l as $l | if $l | mulRoom($r) then $l * $r else empty end (gojq runs r first, then l, for
+// each of r's values: the bindings keep that order, errors included).
+func mulChecked(l, r *gojq.Query) *gojq.Query {
+	const lv, rv = "$__mcpbash_mul_l", "$__mcpbash_mul_r"
+	checked := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIf, If: &gojq.If{
+		Cond: &gojq.Query{Left: call(lv), Op: gojq.OpPipe, Right: call(mulFunc, call(rv))},
+		Then: &gojq.Query{Left: call(lv), Op: gojq.OpMul, Right: call(rv)},
+		Else: call("empty")}}}
+	inner := &gojq.Query{Left: l, Patterns: []*gojq.Pattern{{Name: lv}}, Op: gojq.OpPipe, Right: checked}
+	return &gojq.Query{Left: r, Patterns: []*gojq.Pattern{{Name: rv}}, Op: gojq.OpPipe, Right: inner}
 }
 
 // bindRight is `r as $x | update`, update's paths l checked first unless short. gojq compiles

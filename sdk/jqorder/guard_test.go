@@ -2,6 +2,7 @@ package jqorder
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ var guardSeeds = []string{
 	`A=B`, `.[A] += B`, `.[error("l")] = error("r")`, `.[error("l")] //= error("r")`, `.[error("l")] |= error("r")`,
 	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`, `(.,0)%=(0)`, `(.. , 0) |= 1`, `del(.[0], error("x"))`,
 	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
-	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `(if .a then .b else .c end) = 1`,
+	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(if .a then .b else .c end) = 1`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
@@ -152,6 +153,59 @@ func TestCheckText(t *testing.T) {
 	} {
 		if err := CheckText(c.src); (err == nil) != c.ok {
 			t.Errorf("%.40q: %v, want ok %v", c.src, err, c.ok)
+		}
+	}
+}
+
+// TestGuardAsksRoomBeforeRepeating: a string times a number asks the call's memory for the
+// product's size before gojq allocates it (one allocation the heap watch sees only once made),
+// for every spelling of the repetition; other products ask nothing.
+func TestGuardAsksRoomBeforeRepeating(t *testing.T) {
+	for _, c := range []struct {
+		filter string
+		asked  int64 // the size asked for, 0 for none
+		ok     bool
+	}{
+		{`"ab" * 3000`, 6000, false},
+		{`3000 * "ab"`, 6000, false},
+		{`"ab" * 30`, 60, true},
+		{`{a: "ab"} | .a *= 3000`, 6000, false},
+		{`[1, 2] | map("x" * (. * 1000))`, 2000, false},
+		{`2 * 3000`, 0, true},
+		{`{} * {a: 1}`, 0, true},
+		{`"ab" * 0`, 0, true},
+		{`"x" * 1e10`, 0, false}, // past gojq's own bound: its error, no question
+	} {
+		var asked int64
+		room := func(n int64) error {
+			asked = max(asked, n)
+			if n > 1000 {
+				return errors.New("no room")
+			}
+			return nil
+		}
+		q, err := gojq.Parse(c.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Guard(q)
+		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+		code, err := gojq.Compile(q, GuardFunctions(room)...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.filter, err)
+		}
+		ok := true
+		for iter := code.Run(nil); ; {
+			v, more := iter.Next()
+			if !more {
+				break
+			}
+			if _, isErr := v.(error); isErr {
+				ok = false
+			}
+		}
+		if asked != c.asked || ok != c.ok {
+			t.Errorf("%s: asked %d, ok %v; want %d, %v", c.filter, asked, ok, c.asked, c.ok)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func runFilterWithin(filter, input string, rewritten, guarded bool, within time.
 	if guarded {
 		Guard(q)
 		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
-		opts = GuardFunctions()
+		opts = GuardFunctions(nil)
 	}
 	if rewritten {
 		Rewrite(q)

@@ -362,7 +362,8 @@ type callOutcome struct {
 }
 
 // startHold sends a hold call through the proxy and returns a channel that reports its outcome.
-// With a progress token the answer is an SSE stream (under way once the tool reports progress);
+// With a progress token the answer is an SSE stream, and startHold returns once its first
+// message (the progress) reached the client, so that the stream is under way end to end;
 // without one, the server holds the response until the answer.
 func startHold(t *testing.T, c *hc, id int, key string, progress bool) <-chan callOutcome {
 	var body string
@@ -379,10 +380,15 @@ func startHold(t *testing.T, c *hc, id int, key string, progress bool) <-chan ca
 		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold","arguments":{"key":%q},"_meta":{%s"k":1}}}`, id, key, tok)
 	}
 	out := make(chan callOutcome, 1)
+	// begun closes when a streamed call's first message (its progress) reached the client, or
+	// when the call ended: only then is its stream under way at the client, not just at the tool.
+	begun := make(chan struct{})
+	var once sync.Once
 	ctx, cancel := context.WithTimeout(context.Background(), harness.Backstop)
 	req := c.request(http.MethodPost, body, hdr...).WithContext(ctx)
 	go func() {
 		defer cancel()
+		defer once.Do(func() { close(begun) })
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			out <- callOutcome{ended: true}
@@ -402,6 +408,7 @@ func startHold(t *testing.T, c *hc, id int, key string, progress bool) <-chan ca
 			if e.Comment || e.Data == "" {
 				continue
 			}
+			once.Do(func() { close(begun) })
 			if m := harness.ParseMsg([]byte(e.Data)); m.ID != nil {
 				o.msg = m
 			}
@@ -409,6 +416,9 @@ func startHold(t *testing.T, c *hc, id int, key string, progress bool) <-chan ca
 		o.ended = o.msg.ID == nil
 		out <- o
 	}()
+	if progress {
+		<-begun
+	}
 	return out
 }
 
