@@ -39,7 +39,19 @@ func (r *Runner) runText(text, what string) int {
 		return r.raise(err)
 	}
 	defer r.leave()
+	if err := r.condPoisoned(text); err != nil {
+		return r.raise(err)
+	}
 	src, stmts, clean, err := r.parseCached(text)
+	if ce, ok := err.(*condSyntaxError); ok && what == "eval" && ce.Pos.Line() == 1 {
+		// Bash reports a [[ ]] syntax error on the eval text's first line in its own words
+		// and the eval ends with status 2; the script goes on.
+		for _, line := range ce.lines {
+			fmt.Fprintf(r.stderr(), "%s: eval: line %d: %s\n", r.arg0OrBash(), r.lineno, line)
+		}
+		r.condPoison = max(r.lineno, 1)
+		return 2
+	}
 	if err != nil {
 		if le := (*LimitError)(nil); errors.As(err, &le) {
 			return r.raise(err)
@@ -217,6 +229,9 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	}
 	defer r.leave()
 	if err := r.checkText(len(data)); err != nil {
+		return r.raise(err)
+	}
+	if err := r.condPoisoned(data); err != nil {
 		return r.raise(err)
 	}
 	src, stmts, clean, perr := r.c.parsed.parse(r.ctx, file, data)
@@ -409,4 +424,14 @@ func biCaller(r *Runner, args []string) int {
 		return r.out("caller", fmt.Sprintf("%d %s\n", f.callAt, callerSrc))
 	}
 	return r.out("caller", fmt.Sprintf("%d %s %s\n", f.callAt, callerName, callerSrc))
+}
+
+// condPoisoned refuses text holding a [[ read after an eval's [[ ]] syntax error: bash 5.2
+// fails the next [[ it parses ("syntax error near unexpected token"), whatever it holds.
+func (r *Runner) condPoisoned(text string) error {
+	if r.condPoison == 0 || !strings.Contains(text, "[[") {
+		return nil
+	}
+	return r.refuseHere("a [[ ]] command read after a [[ ]] syntax error in eval text (bash 5.2 then fails the next [[ it reads as a syntax error; the engine does not reproduce that)",
+		"fix the [[ ]] syntax error in the eval text")
 }

@@ -77,6 +77,10 @@ func bashWords(err error, src string) error {
 		return err
 	}
 	off := min(int(pe.Pos.Offset()), len(src))
+	if lines, at, ok := bashCondError(src, 0, &pe); ok {
+		pe.Pos = posAt(src, at)
+		return &condSyntaxError{pe, lines}
+	}
 	if lines := condSyntaxLines(&pe, src[:off]); lines != nil {
 		return &condSyntaxError{pe, lines}
 	}

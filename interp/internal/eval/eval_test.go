@@ -337,9 +337,14 @@ func TestParseEndsWithTheCall(t *testing.T) {
 
 // TestCondSyntaxErrorsInBashWords: a syntax error inside [[ ]] is reported in bash's words
 // (bash 5.2's conditional parser), never in the parser's token names (`[[ a 3< b ]]` said
-// "not a valid test operator: LitRedir"); the status is the last command's, as bash's, and in
-// eval text the refusal carries the same words.
+// "not a valid test operator: LitRedir"); the status is the last command's, as bash's; eval
+// prints the same words, returns 2 and the script goes on (checked against bash 5.2 where it
+// is installed).
 func TestCondSyntaxErrorsInBashWords(t *testing.T) {
+	bash := bash52(t)
+	var out, errOut string
+	var st int
+	var err error
 	for _, tc := range []struct{ src, want string }{
 		{"[[ a 3< b ]]", "t.sh: line 1: conditional binary operator expected\n"},
 		{"[[ a 2>&1 b ]]", "t.sh: line 1: conditional binary operator expected\n"},
@@ -358,14 +363,23 @@ func TestCondSyntaxErrorsInBashWords(t *testing.T) {
 		{"[[ ( a == b c ) ]]", "t.sh: line 1: expected `)'\n"},
 		{"[[ ( ( a b ) ) ]]", "t.sh: line 1: conditional binary operator expected\nt.sh: line 1: expected `)'\nt.sh: line 1: expected `)'\n"},
 	} {
-		out, errOut, st, err := runScript(t, "false\n"+strings.Replace(tc.src, "t.sh: line 1", "t.sh: line 2", -1)+"\necho after\n", runOpts{})
+		out, errOut, st, err = runScript(t, "false\n"+strings.Replace(tc.src, "t.sh: line 1", "t.sh: line 2", -1)+"\necho after\n", runOpts{})
 		want := strings.ReplaceAll(tc.want, "line 1", "line 2")
 		if err != nil || out != "" || st != 1 || errOut != want {
 			t.Errorf("%s: out %q, status %d, err %v, stderr %q; want stderr %q and status 1", tc.src, out, st, err, errOut, want)
 		}
+		// In eval bash prints the same words as eval's, eval returns 2 and the script goes on.
+		script := "false\neval '" + tc.src + "'\necho \"after $?\"\n"
+		want = strings.ReplaceAll(tc.want, "t.sh: line 1", "t.sh: eval: line 2")
+		out, errOut, st, err = runScript(t, script, runOpts{})
+		if err != nil || out != "after 2\n" || st != 0 || errOut != want {
+			t.Errorf("eval %s: out %q, status %d, err %v, stderr %q; want stderr %q and after 2", tc.src, out, st, err, errOut, want)
+		}
+		checkBash(t, bash, script, "after 2\n", want, 0)
 	}
-	_, _, _, err := runScript(t, `eval "[[ a 3< b ]]"`, runOpts{})
-	if err == nil || !strings.Contains(err.Error(), "line 1: conditional binary operator expected") || strings.Contains(err.Error(), "LitRedir") {
-		t.Errorf("eval of a [[ ]] syntax error: %v; want the refusal in bash's words", err)
+	// A [[ ]] error past the eval text's first line is refused (bash runs the lines before it).
+	_, _, _, err = runScript(t, "eval $'echo a\\n[[ a 3< b ]]'", runOpts{})
+	if err == nil || !strings.Contains(err.Error(), "line 2: conditional binary operator expected") || strings.Contains(err.Error(), "LitRedir") {
+		t.Errorf("eval of a [[ ]] syntax error on its second line: %v; want the refusal in bash's words", err)
 	}
 }

@@ -129,6 +129,19 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 		p.errLines = lines
 	}
 	p.condQuiet = p.condErr && emptyCond.MatchString(string(src[min(int(pe.Pos.Offset()), len(src)):]))
+	if lines, at, ok := bashCondError(string(src), last, &pe); ok {
+		// Bash stops at this [[ ]], on its line, where mvdan's parser read on.
+		pe.Pos = posAt(string(src), at)
+		p.condErr, p.condQuiet, p.errLines = true, len(lines) == 0, lines
+		kept := p.stmts[:0]
+		for _, s := range p.stmts {
+			if s.End().Line() < pe.Pos.Line() {
+				kept = append(kept, s)
+			}
+		}
+		p.stmts = kept
+		p.file.Stmts = kept
+	}
 	return p, nil
 }
 
@@ -152,6 +165,12 @@ func parseString(ctx context.Context, name, text string, lineBase int) (s *sourc
 		return s, nil, bashWords(err, text)
 	}
 	return s, f.Stmts, nil
+}
+
+// posAt is the position of offset at in src.
+func posAt(src string, at int) syntax.Pos {
+	line := 1 + strings.Count(src[:at], "\n")
+	return syntax.NewPos(uint(at), uint(line), uint(at-strings.LastIndexByte(src[:at], '\n')))
 }
 
 // The case toggles ${var~pattern} and ${var~~pattern}, which mvdan.cc/sh's parser does not

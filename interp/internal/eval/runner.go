@@ -202,14 +202,18 @@ type Runner struct {
 	// replaces $PATH for finding the command, never in the command's environment.
 	stdPath string
 
-	status     int // $?
-	lastBg     int // $!
-	bashpid    int
-	subLevel   int // BASH_SUBSHELL
-	depth      int // functions, source, eval, subshells: bounded by MaxCallDepth
-	frames     []frame
-	cur        *source
-	lineno     int
+	status   int // $?
+	lastBg   int // $!
+	bashpid  int
+	subLevel int // BASH_SUBSHELL
+	depth    int // functions, source, eval, subshells: bounded by MaxCallDepth
+	frames   []frame
+	cur      *source
+	lineno   int
+	// condPoison is the line of an eval whose [[ ]] syntax error bash 5.2 reported and went
+	// on from (0: none). Bash's parser then fails the next [[ it reads, whatever it holds,
+	// which the engine does not reproduce: a [[ read after it is refused.
+	condPoison int
 	funcDepth  int
 	loopDepth  int
 	noErrexit  int
@@ -626,11 +630,15 @@ func (r *Runner) checkCtx() error {
 
 // prefix is what bash prints before an error message: "NAME: line N: ".
 func (r *Runner) prefix() string {
-	name := r.arg0
-	if name == "" {
-		name = "bash"
+	return r.arg0OrBash() + ": line " + strconv.Itoa(r.lineno) + ": "
+}
+
+// arg0OrBash is the name messages start with.
+func (r *Runner) arg0OrBash() string {
+	if r.arg0 == "" {
+		return "bash"
 	}
-	return name + ": line " + strconv.Itoa(r.lineno) + ": "
+	return r.arg0
 }
 
 // errorf prints an error message as bash does.
@@ -688,6 +696,7 @@ func (r *Runner) fork(async bool) *Runner {
 		frames:           slices.Clip(r.frames),
 		cur:              r.cur,
 		lineno:           r.lineno,
+		condPoison:       r.condPoison,
 		funcDepth:        r.funcDepth,
 		loopDepth:        r.loopDepth,
 		noErrexit:        r.noErrexit,
