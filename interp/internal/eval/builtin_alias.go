@@ -113,6 +113,9 @@ func (r *Runner) stmtsRead(stmts []*syntax.Stmt) {
 		if newLine(stmts, i) {
 			r.bindRead()
 		}
+		if r.readsPoisonedCond(s) {
+			break
+		}
 		r.stmt(s)
 		if r.flow != flowNone {
 			break

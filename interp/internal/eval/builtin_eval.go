@@ -435,3 +435,23 @@ func (r *Runner) condPoisoned(text string) error {
 	return r.refuseHere("a [[ ]] command read after a [[ ]] syntax error in eval text (bash 5.2 then fails the next [[ it reads as a syntax error; the engine does not reproduce that)",
 		"fix the [[ ]] syntax error in the eval text")
 }
+
+// readsPoisonedCond refuses a statement bash reads after an eval's [[ ]] syntax error (on a
+// later line) when it holds a [[, run or not: bash fails it when it reads it.
+func (r *Runner) readsPoisonedCond(s *syntax.Stmt) bool {
+	if r.condPoison == 0 || r.line(s.Pos()) <= r.condPoison {
+		return false
+	}
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.TestClause); ok {
+			found = true
+		}
+		return !found
+	})
+	if found {
+		r.lineno = r.line(s.Pos())
+		r.status = r.raise(r.condPoisoned("[["))
+	}
+	return found
+}

@@ -23,6 +23,9 @@ func bashCondError(src string, from int, pe *syntax.ParseError) (lines []string,
 		to = off + nl
 	}
 	lines, at, ok = firstBashCondError(src, from, to)
+	if ok && strings.Contains(src[from:at], "<<") {
+		return nil, 0, false // the [[ may be a here-document's text
+	}
 	if ok && at > off && !strings.Contains(pe.Text, "`[[`") {
 		return nil, 0, false
 	}

@@ -82,8 +82,12 @@ func TestEvalCondErrorThenCond(t *testing.T) {
 	if out != "f\n" || err == nil || !strings.HasPrefix(err.Error(), "t.sh:4:") || !strings.Contains(err.Error(), "after a [[ ]] syntax error in eval text") {
 		t.Errorf("a [[ after an eval's [[ ]] error: stdout %q, err %v; want f, then the refusal at line 4", out, err)
 	}
-	if _, _, _, err := runScript(t, "eval '[[ -z ]]'\neval '[[ a == a ]]'\n", runOpts{}); err == nil {
-		t.Errorf("eval of a [[ after an eval's [[ ]] error ran; want a refusal")
+	for _, script := range []string{"eval '[[ -z ]]'\neval '[[ a == a ]]'\n", "eval '[[ -z ]]'\nif false; then [[ a ]]; fi\necho done\n",
+		"eval '[[ -z ]]'\ng() { [[ a ]]; }\necho done\n"} {
+		// bash fails the [[ it reads, run or not.
+		if out, _, _, err := runScript(t, script, runOpts{}); err == nil || out != "" {
+			t.Errorf("%q: stdout %q, err %v; want the refusal", script, out, err)
+		}
 	}
 }
 

@@ -166,11 +166,6 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 		if r.flow != flowNone {
 			return
 		}
-		if r.condPoison > 0 && r.lineno > r.condPoison {
-			// Bash may have read this [[ after the eval's error (a later line), which fails.
-			r.status = r.raise(r.condPoisoned("[["))
-			return
-		}
 		ok, err := r.testClause(c)
 		if err != nil {
 			r.status = r.raise(err)

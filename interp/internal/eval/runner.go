@@ -423,6 +423,9 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 		if read && newLine(stmts, i) {
 			r.bindRead()
 		}
+		if r.readsPoisonedCond(stmts[i]) {
+			return
+		}
 		r.stmt(stmts[i])
 		if r.flow == flowDiscard {
 			r.flow = flowNone
