@@ -30,16 +30,24 @@ type mount struct {
 	// mountSpec is what the list of roots says of the mount: shared by every call over the same
 	// prepared roots (PrepareRoots) and never changed; the fields below are the call's own.
 	*mountSpec
-	r *os.Root
-	// t is the namespace the call uses: r itself, or the call's review layer over it.
-	t tree
-	// review, when set, makes t a copy-on-write layer over r (review mode, layer.go).
+	// review, when set, makes the namespace a copy-on-write layer over the root (review mode,
+	// layer.go).
 	review *Layer
 	// create, when set, makes the directory on first use (a call's scratch root usually stays
 	// untouched, and then costs nothing).
 	create func() error
 	once   sync.Once
-	err    error
+	// opened is set by the first use (once): most of a call's mounts are never used, and
+	// then cost no more than the fields above.
+	opened *openedRoot
+}
+
+// openedRoot is a mount opened by its call.
+type openedRoot struct {
+	r *os.Root
+	// t is the namespace the call uses: r itself, or the call's review layer over it.
+	t   tree
+	err error
 }
 
 // mountSpec is a mount's layout: the same for every call over the same roots.
@@ -75,32 +83,35 @@ func (s *mountSpec) fits(r Root, physical bool) bool {
 // computes and prints never opens any), and opening and closing one costs three system calls.
 func (m *mount) root() (tree, error) {
 	m.once.Do(func() {
+		o := &openedRoot{}
+		m.opened = o
 		if m.create != nil {
-			if m.err = m.create(); m.err != nil {
+			if o.err = m.create(); o.err != nil {
 				return
 			}
 		}
 		if m.physical {
-			m.r, m.err = openRootAt(m.host)
+			o.r, o.err = openRootAt(m.host)
 		} else {
-			m.r, m.err = os.OpenRoot(m.host)
+			o.r, o.err = os.OpenRoot(m.host)
 		}
-		if m.err == nil {
-			m.t = hostTree{m.r}
+		if o.err == nil {
+			o.t = hostTree{o.r}
 			if m.review != nil {
 				// The manifest names the root by its host path (C:\... on Windows), as
 				// the native engine's does: a commit writes there.
 				hr := m.Root
 				hr.Path = m.host
-				m.t = m.review.over(hr, m.r, m.nested)
+				o.t = m.review.over(hr, o.r, m.nested)
 			}
 		}
 	})
-	if m.r == nil && m.err == nil {
+	o := m.opened
+	if o == nil {
 		// Close ran first: a background job of the script outlived its call.
 		return nil, os.ErrClosed
 	}
-	return m.t, m.err
+	return o.t, o.err
 }
 
 // FS is the only filesystem a sandboxed call sees: every path is mapped to one of the roots and
@@ -313,10 +324,10 @@ func (f *FS) lockNS() func() {
 	return func() {}
 }
 
-// reachesNested resolves rel inside m the way os.Root does (symlinks followed in every component,
+// reachesNested resolves rel inside m (opened as t) the way os.Root does (symlinks followed in every component,
 // and in the last one when follow is set) and reports whether the result is inside, or, with
 // holds set, contains, one of m's nested read-only mounts.
-func (m *mount) reachesNested(rel string, follow, holds bool) bool {
+func (m *mount) reachesNested(t tree, rel string, follow, holds bool) bool {
 	if len(m.nested) == 0 {
 		return false
 	}
@@ -357,12 +368,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 			out = append(out, c)
 			break
 		}
-		fi, err := m.t.Lstat(cand)
+		fi, err := t.Lstat(cand)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			out = append(out, c) // a directory, a file, or not there yet: taken literally
 			continue
 		}
-		target, err := readLink(m.t, cand)
+		target, err := readLink(t, cand)
 		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
 			return false // os.Root fails the same way
 		}
@@ -387,9 +398,9 @@ func (f *FS) covered(p string) bool {
 // Close releases the roots (a review layer keeps what it holds: FS.Review still answers).
 func (f *FS) Close() error {
 	for _, m := range f.mounts {
-		m.once.Do(func() {}) // no opening after this point (and m.r is safe to read)
-		if m.r != nil {
-			m.r.Close()
+		m.once.Do(func() {}) // no opening after this point (and m.opened is safe to read)
+		if m.opened != nil && m.opened.r != nil {
+			m.opened.r.Close()
 		}
 	}
 	if f.layer != nil {
@@ -563,7 +574,7 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	}
 	if op == "write" && len(m.nested) > 0 {
 		defer f.lockNS()()
-		if m.reachesNested(rel, true, false) {
+		if m.reachesNested(r, rel, true, false) {
 			return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
 		}
 	}
@@ -817,7 +828,7 @@ func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
 		return nil, "", p, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	follow := op == "write" || op == "mkdir" // chmod, chtimes and mkdir -p follow the last link
-	if m.reachesNested(rel, follow, op == "remove" || op == "rename") {
+	if m.reachesNested(r, rel, follow, op == "remove" || op == "rename") {
 		return nil, "", p, f.deny(op, p, "read-only root", fs.ErrPermission)
 	}
 	return &rootRef{r: r, m: m}, rel, p, nil
