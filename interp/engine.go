@@ -142,8 +142,10 @@ type Job = engine.Job
 
 // call is the per-run state shared by the hooks.
 type call struct {
-	e       *Engine
-	job     *Job
+	e   *Engine
+	job *Job // &jobv
+	// jobv is the job Run was given, held in the call (one allocation for both).
+	jobv    Job
 	limits  sandbox.Limits
 	fs      *sandbox.FS
 	scratch *scratch
@@ -189,14 +191,16 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 			go sc.Remove()
 		}
 	}()
-	f, err := engine.BeginFrame(ctx, &job, sc.Scratch("work"))
+	c := &call{e: e, jobv: job}
+	c.job = &c.jobv
+	f, err := engine.BeginFrame(ctx, c.job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
 	}
 	defer f.Close()
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
-	c := &call{e: e, job: &job, limits: limits, rec: f.Record, fs: f.FS, cancel: f.Stop, scratch: sc, work: sc.work, tmpDir: sc.tmp, plan: e.planState(&job)}
+	c.limits, c.rec, c.fs, c.cancel, c.scratch, c.work, c.tmpDir, c.plan = limits, f.Record, f.FS, f.Stop, sc, sc.work, sc.tmp, e.planState(c.job)
 	c.sh.work, c.sh.tmp = sandbox.ShellPath(sc.work), sandbox.ShellPath(sc.tmp)
 	c.sh.dir, c.sh.script = sandbox.ShellPath(job.Dir), sandbox.ShellPath(job.Script)
 	c.state = sdk.NewState(job.Call, f.Cancelled)

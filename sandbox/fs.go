@@ -27,27 +27,55 @@ type File interface {
 }
 
 type mount struct {
-	Root
-	// host is the root's host path (Root.Path is the path scripts see: ShellPath).
-	host string
-	r    *os.Root
-	// t is the namespace the call uses: r itself, or the call's review layer over it.
-	t tree
-	// review, when set, makes t a copy-on-write layer over r (review mode, layer.go).
+	// mountSpec is what the list of roots says of the mount: shared by every call over the same
+	// prepared roots (PrepareRoots) and never changed; the fields below are the call's own.
+	*mountSpec
+	// review, when set, makes the namespace a copy-on-write layer over the root (review mode,
+	// layer.go).
 	review *Layer
 	// create, when set, makes the directory on first use (a call's scratch root usually stays
 	// untouched, and then costs nothing).
 	create func() error
 	once   sync.Once
+	// opened is set by the first use (once): most of a call's mounts are never used, and
+	// then cost no more than the fields above.
+	opened *openedRoot
+}
+
+// openedRoot is a mount opened by its call.
+type openedRoot struct {
+	r *os.Root
+	// t is the namespace the call uses: r itself, or the call's review layer over it.
+	t   tree
+	err error
+}
+
+// mountSpec is a mount's layout: the same for every call over the same roots.
+type mountSpec struct {
+	Root
+	// host is the root's host path (Root.Path is the path scripts see: ShellPath).
+	host string
 	// physical marks a root the policy gave (vetted at its physical path): it must still be
-	// the directory physically there when opened (rootcheck.go). Next to once, in its padding:
-	// a call allocates a dozen mounts.
+	// the directory physically there when opened (rootcheck.go).
 	physical bool
-	err      error
 	// nested lists read-only mounts below this read-write one (relative paths), such as the
 	// project's own tools/ and server.d/ inside a project root: writes here are resolved the way
 	// os.Root will resolve them, so no path or symlink of this root reaches into those.
+	// PrepareRoots computes it for the whole list; a call whose mounts differ from the list
+	// (a root dropped or given twice) computes its own.
 	nested []string
+}
+
+// fits reports whether s is the layout of r, a root the policy gave when physical is set: a
+// prepared root copied and then changed no longer is.
+func (s *mountSpec) fits(r Root, physical bool) bool {
+	if s == nil || s.host != r.Path || s.Name != r.Name || s.Protected != r.Protected {
+		return false
+	}
+	if r.Protected {
+		return s.Mode == ReadOnly && !s.physical
+	}
+	return s.Mode == r.Mode && s.physical == physical
 }
 
 // root returns the opened root's namespace, opening it (and creating a lazy one) on first use.
@@ -55,32 +83,35 @@ type mount struct {
 // computes and prints never opens any), and opening and closing one costs three system calls.
 func (m *mount) root() (tree, error) {
 	m.once.Do(func() {
+		o := &openedRoot{}
+		m.opened = o
 		if m.create != nil {
-			if m.err = m.create(); m.err != nil {
+			if o.err = m.create(); o.err != nil {
 				return
 			}
 		}
 		if m.physical {
-			m.r, m.err = openRootAt(m.host)
+			o.r, o.err = openRootAt(m.host)
 		} else {
-			m.r, m.err = os.OpenRoot(m.host)
+			o.r, o.err = os.OpenRoot(m.host)
 		}
-		if m.err == nil {
-			m.t = hostTree{m.r}
+		if o.err == nil {
+			o.t = hostTree{o.r}
 			if m.review != nil {
 				// The manifest names the root by its host path (C:\... on Windows), as
 				// the native engine's does: a commit writes there.
 				hr := m.Root
 				hr.Path = m.host
-				m.t = m.review.over(hr, m.r, m.nested)
+				o.t = m.review.over(hr, o.r, m.nested)
 			}
 		}
 	})
-	if m.r == nil && m.err == nil {
+	o := m.opened
+	if o == nil {
 		// Close ran first: a background job of the script outlived its call.
 		return nil, os.ErrClosed
 	}
-	return m.t, m.err
+	return o.t, o.err
 }
 
 // FS is the only filesystem a sandboxed call sees: every path is mapped to one of the roots and
@@ -151,38 +182,44 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	}
 	slab := make([]mount, 0, n)
 	f.mounts = make([]*mount, 0, n)
-	newMount := func(r Root, host string, physical bool, create func() error) *mount {
+	newMount := func(spec *mountSpec, create func() error) *mount {
 		if len(slab) == cap(slab) {
 			slab = make([]mount, 0, 1)
 		}
-		slab = append(slab, mount{Root: r, host: host, physical: physical, create: create})
+		slab = append(slab, mount{mountSpec: spec, create: create})
 		return &slab[len(slab)-1]
 	}
 	physical := false // set while the policy's own roots are added
+	// shared holds while the mounts are exactly the prepared roots, whose nested lists
+	// PrepareRoots computed.
+	shared := true
 	add := func(r Root) error {
 		if !filepath.IsAbs(r.Path) {
 			return fmt.Errorf("sandbox: root %q is not absolute", r.Path)
 		}
-		host := r.Path
-		if r.shell != "" {
-			r.Path = r.shell // PrepareRoots cleaned and converted it
-		} else {
-			host = filepath.Clean(host)
-			r.Path = path.Clean(ShellPath(host))
+		// A prepared root (PrepareRoots) brings its layout, shared with the other calls over
+		// the same roots; any other root gets one of its own.
+		spec := r.spec
+		if !spec.fits(r, physical) {
+			spec, shared = newMountSpec(r, physical), false
 		}
 		for _, m := range f.mounts {
-			if m.Path == r.Path {
-				if r.Mode == ReadWrite {
-					m.Mode = ReadWrite
+			if m.Path == spec.Path {
+				shared = false
+				if spec.Mode == ReadWrite && m.Mode != ReadWrite {
+					// The layout may be shared: this call's upgrade goes in a copy of its own.
+					up := *m.mountSpec
+					up.Mode = ReadWrite
+					m.mountSpec = &up
 				}
 				return nil
 			}
 		}
 		if r.Protected {
-			r.Mode = ReadOnly
-			f.mounts = append(f.mounts, newMount(r, host, false, nil))
+			f.mounts = append(f.mounts, newMount(spec, nil))
 			return nil
 		}
+		host := spec.host
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
 		// a missing root is dropped and one that is not a directory is an error.
 		fi, err := os.Stat(host)
@@ -192,7 +229,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if !fi.IsDir() {
 			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
-		f.mounts = append(f.mounts, newMount(r, host, physical, nil))
+		f.mounts = append(f.mounts, newMount(spec, nil))
 		return nil
 	}
 	for _, r := range p.Roots {
@@ -200,6 +237,7 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		if err := add(r); err != nil {
 			// A root that vanished is dropped, as the original drops missing roots.
 			if errors.Is(err, fs.ErrNotExist) {
+				shared = false
 				continue
 			}
 			f.Close()
@@ -215,9 +253,9 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 	}
 	if scratch.Path != "" {
 		host := filepath.Clean(scratch.Path)
-		f.mounts = append(f.mounts, newMount(Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host, false, scratch.Create))
+		f.mounts = append(f.mounts, newMount(&mountSpec{Root: Root{Path: path.Clean(ShellPath(host)), Name: "scratch", Mode: ReadWrite}, host: host}, scratch.Create))
 	}
-	sort.SliceStable(f.mounts, func(i, j int) bool { return len(f.mounts[i].Path) > len(f.mounts[j].Path) })
+	sortMounts(f.mounts)
 	if p.Layer != "" {
 		f.layer = newLayer(p.Layer, &f.writes)
 		for _, m := range f.mounts {
@@ -226,27 +264,38 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 			}
 		}
 	}
-	for _, m := range f.mounts {
-		if m.Mode != ReadWrite || m.create != nil {
-			continue
-		}
-		k := 0
-		for _, n := range f.mounts {
-			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
-				k++
-			}
-		}
-		if k == 0 {
-			continue
-		}
-		m.nested = make([]string, 0, k)
-		for _, n := range f.mounts {
-			if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
-				m.nested = append(m.nested, strings.TrimPrefix(n.Path[len(m.Path):], "/"))
+	if !shared {
+		// The mounts are not the prepared list's: the nested lists are this call's own, in
+		// copies of the layouts.
+		for _, m := range f.mounts {
+			if nested := nestedIn(f.mounts, m); !slices.Equal(nested, m.nested) {
+				own := *m.mountSpec
+				own.nested = nested
+				m.mountSpec = &own
 			}
 		}
 	}
 	return f, nil
+}
+
+// sortMounts orders mounts longest path first, keeping the order of equal lengths.
+func sortMounts(mounts []*mount) {
+	sort.SliceStable(mounts, func(i, j int) bool { return len(mounts[i].Path) > len(mounts[j].Path) })
+}
+
+// nestedIn lists the read-only mounts below the read-write mount m (relative paths, in the
+// order of mounts); nil for none, or for a scratch root.
+func nestedIn(mounts []*mount, m *mount) []string {
+	if m.Mode != ReadWrite || m.create != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range mounts {
+		if n.Mode == ReadOnly && n.Path != m.Path && isUnder(n.Path, m.Path) {
+			out = append(out, strings.TrimPrefix(n.Path[len(m.Path):], "/"))
+		}
+	}
+	return out
 }
 
 // errNotDir is ENOTDIR for a root that is not a directory, and never "does not exist" (Windows
@@ -275,10 +324,10 @@ func (f *FS) lockNS() func() {
 	return func() {}
 }
 
-// reachesNested resolves rel inside m the way os.Root does (symlinks followed in every component,
+// reachesNested resolves rel inside m (opened as t) the way os.Root does (symlinks followed in every component,
 // and in the last one when follow is set) and reports whether the result is inside, or, with
 // holds set, contains, one of m's nested read-only mounts.
-func (m *mount) reachesNested(rel string, follow, holds bool) bool {
+func (m *mount) reachesNested(t tree, rel string, follow, holds bool) bool {
 	if len(m.nested) == 0 {
 		return false
 	}
@@ -319,12 +368,12 @@ func (m *mount) reachesNested(rel string, follow, holds bool) bool {
 			out = append(out, c)
 			break
 		}
-		fi, err := m.t.Lstat(cand)
+		fi, err := t.Lstat(cand)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			out = append(out, c) // a directory, a file, or not there yet: taken literally
 			continue
 		}
-		target, err := readLink(m.t, cand)
+		target, err := readLink(t, cand)
 		if hops++; err != nil || hops > 40 || path.IsAbs(target) {
 			return false // os.Root fails the same way
 		}
@@ -349,9 +398,9 @@ func (f *FS) covered(p string) bool {
 // Close releases the roots (a review layer keeps what it holds: FS.Review still answers).
 func (f *FS) Close() error {
 	for _, m := range f.mounts {
-		m.once.Do(func() {}) // no opening after this point (and m.r is safe to read)
-		if m.r != nil {
-			m.r.Close()
+		m.once.Do(func() {}) // no opening after this point (and m.opened is safe to read)
+		if m.opened != nil && m.opened.r != nil {
+			m.opened.r.Close()
 		}
 	}
 	if f.layer != nil {
@@ -525,7 +574,7 @@ func (f *FS) Open(name string, flag int, perm fs.FileMode) (File, error) {
 	}
 	if op == "write" && len(m.nested) > 0 {
 		defer f.lockNS()()
-		if m.reachesNested(rel, true, false) {
+		if m.reachesNested(r, rel, true, false) {
 			return nil, f.deny(op, p, "read-only root", fs.ErrPermission)
 		}
 	}
@@ -779,7 +828,7 @@ func (f *FS) writable(op, name string) (*rootRef, string, string, error) {
 		return nil, "", p, f.deny(op, p, reasonOf(err), unwrap(err))
 	}
 	follow := op == "write" || op == "mkdir" // chmod, chtimes and mkdir -p follow the last link
-	if m.reachesNested(rel, follow, op == "remove" || op == "rename") {
+	if m.reachesNested(r, rel, follow, op == "remove" || op == "rename") {
 		return nil, "", p, f.deny(op, p, "read-only root", fs.ErrPermission)
 	}
 	return &rootRef{r: r, m: m}, rel, p, nil

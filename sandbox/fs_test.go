@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -836,6 +837,18 @@ func TestPrepareRootsSameMounts(t *testing.T) {
 			{Path: filepath.Join(proj, "server.d"), Mode: ReadOnly, Protected: true},
 			{Path: filepath.Join(proj, HiddenEntries), Mode: ReadOnly, Protected: true},
 		}, false},
+		// The prepared nested lists are for the whole list: a call whose mounts differ
+		// (a root missing, a root given twice) computes its own.
+		{"missing read-only root inside the project root", []Root{
+			{Path: proj, Mode: ReadWrite},
+			{Path: filepath.Join(proj, "missing"), Mode: ReadOnly},
+			{Path: filepath.Join(proj, "tools"), Mode: ReadOnly, Protected: true},
+		}, false},
+		{"read-only root given read-write too", []Root{
+			{Path: proj, Mode: ReadWrite},
+			{Path: filepath.Join(proj, "tools"), Mode: ReadOnly},
+			{Path: filepath.Join(proj, "tools"), Mode: ReadWrite},
+		}, false},
 		{"read-only root", []Root{{Path: proj + "/tools/..", Mode: ReadOnly}}, false},
 		{"relative root", []Root{{Path: "relative"}}, true},
 	} {
@@ -892,5 +905,106 @@ func TestNewFSToolDirOutsideRoots(t *testing.T) {
 	}
 	if err := f.WriteFile(ShellPath(filepath.Join(tool, "x")), []byte("x"), 0o644); err == nil {
 		t.Error("wrote into the read-only tool directory")
+	}
+}
+
+// TestPreparedRootsNoStateAcrossCalls: calls over the same prepared roots share the mounts'
+// layout and nothing else. One call opens its roots, writes, fills its access record and write
+// budget, and runs in review mode; the next call over the same roots starts with no root
+// opened, an empty record, its own budget, direct writes, and the layout unchanged. A call
+// whose duplicate root upgrades a mount to read-write does so in its own copy.
+func TestPreparedRootsNoStateAcrossCalls(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.Mkdir(filepath.Join(proj, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ro := t.TempDir()
+	roots := PrepareRoots([]Root{
+		{Path: proj, Mode: ReadWrite},
+		{Path: ro, Mode: ReadOnly},
+		{Path: filepath.Join(proj, "tools"), Mode: ReadOnly, Protected: true},
+	})
+	specs := func(f *FS) map[string]mountSpec {
+		out := map[string]mountSpec{}
+		for _, m := range f.mounts {
+			out[m.Path] = *m.mountSpec
+		}
+		return out
+	}
+	rec1 := &Record{}
+	f1, err := NewFS(Policy{Roots: roots, Layer: t.TempDir(), Limits: Limits{MaxBytesWritten: 100}}, Scratch{}, rec1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := specs(f1)
+	if err := f1.WriteFile(ShellPath(proj)+"/a", []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f1.ReadDir(ShellPath(ro)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f1.ReadDir(ShellPath(proj) + "/tools"); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := rec1.Entries(); len(e) == 0 {
+		t.Fatal("first call recorded no access")
+	}
+	f1.Close()
+
+	rec2 := &Record{}
+	f2, err := NewFS(Policy{Roots: roots, Limits: Limits{MaxBytesWritten: 3}}, Scratch{}, rec2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	if !reflect.DeepEqual(before, specs(f2)) {
+		t.Errorf("layout changed by a call: %v, then %v", before, specs(f2))
+	}
+	for _, m := range f2.mounts {
+		if m.opened != nil || m.review != nil {
+			t.Errorf("%s: the next call starts with state (opened %v, review %v)", m.Path, m.opened != nil, m.review != nil)
+		}
+	}
+	if e, _ := rec2.Entries(); len(e) != 0 {
+		t.Errorf("the next call's record starts with %v", e)
+	}
+	if f2.layer != nil {
+		t.Errorf("the next call runs in the first call's review layer")
+	}
+	// The first call wrote in review mode: nothing reached the root.
+	if _, err := os.Stat(filepath.Join(proj, "a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the first call's reviewed write reached the root: %v", err)
+	}
+	// The budget is the second call's own: 3 bytes, none spent by the first call.
+	if err := f2.WriteFile(ShellPath(proj)+"/b", []byte("two"), 0o644); err != nil {
+		t.Errorf("the next call's write within its own budget: %v", err)
+	}
+	if err := f2.WriteFile(ShellPath(proj)+"/c", []byte("x"), 0o644); err == nil {
+		t.Errorf("the next call wrote past its budget")
+	}
+
+	// A duplicate of the read-only root given read-write upgrades this call's mount only.
+	f3, err := NewFS(Policy{Roots: append(slices.Clip(roots), PrepareRoots([]Root{{Path: ro, Mode: ReadWrite}})...)}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f3.Close()
+	if got := specs(f3)[ShellPath(ro)].Mode; got != ReadWrite {
+		t.Errorf("duplicate read-write root: mode %v", got)
+	}
+	f4, err := NewFS(Policy{Roots: roots}, Scratch{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f4.Close()
+	if !reflect.DeepEqual(before, specs(f4)) {
+		t.Errorf("an upgrade in one call changed the shared layout: %v", specs(f4))
+	}
+	for _, f := range []*FS{f2, f4} {
+		for _, m := range f.mounts {
+			if m.Path == ShellPath(ro) && m.mountSpec != roots[1].spec {
+				t.Errorf("the calls over prepared roots do not share the prepared layout")
+			}
+		}
 	}
 }

@@ -39,9 +39,22 @@ type Root struct {
 	// metadata out of a tool's reach (T-FS-5). It is mounted even when the directory does not
 	// exist yet, so that a tool cannot create it, and it is never statted up front.
 	Protected bool `json:"-"`
-	// shell is Path as scripts see it, set by PrepareRoots with Path cleaned: NewFS then takes
-	// both as they are ("": NewFS cleans Path and converts it).
-	shell string
+	// spec is the root's mount layout, made by PrepareRoots and shared by the calls given the
+	// prepared roots (nil: NewFS makes one per call).
+	spec *mountSpec
+}
+
+// newMountSpec is r's mount layout: its path cleaned, as scripts see it (ShellPath), its host
+// path cleaned, a protected root read-only. physical marks a root the policy gave.
+func newMountSpec(r Root, physical bool) *mountSpec {
+	r.spec = nil
+	host := filepath.Clean(r.Path)
+	r.Path = path.Clean(ShellPath(host))
+	if r.Protected {
+		// Mounted even when missing, never vetted at its physical path.
+		r.Mode, physical = ReadOnly, false
+	}
+	return &mountSpec{Root: r, host: host, physical: physical}
 }
 
 // PrepareRoots returns roots with cleaned paths whose cleaning and conversion NewFS does not
@@ -50,12 +63,23 @@ type Root struct {
 // refuse.
 func PrepareRoots(roots []Root) []Root {
 	out := make([]Root, len(roots))
+	slab := make([]mount, 0, len(roots))
 	for i, r := range roots {
 		if filepath.IsAbs(r.Path) {
 			r.Path = filepath.Clean(r.Path)
-			r.shell = path.Clean(ShellPath(r.Path))
+			r.spec = newMountSpec(r, true)
+			slab = append(slab, mount{mountSpec: r.spec})
 		}
 		out[i] = r
+	}
+	// The nested lists of the mounts NewFS makes of exactly these roots, in its order.
+	mounts := make([]*mount, len(slab))
+	for i := range slab {
+		mounts[i] = &slab[i]
+	}
+	sortMounts(mounts)
+	for _, m := range mounts {
+		m.nested = nestedIn(mounts, m)
 	}
 	return out
 }
