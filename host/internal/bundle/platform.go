@@ -179,6 +179,8 @@ type Builder struct {
 	// Jobs is how many builds run at once (0: GOMAXPROCS).
 	Jobs int
 	Log  io.Writer // progress lines, may be nil
+
+	logMu sync.Mutex // builds log from their own goroutines; Log need not be safe for that
 }
 
 // plan splits ps into the binaries at hand and the platforms to build.
@@ -277,6 +279,8 @@ func platformOf(path string) (p Platform, ok bool) {
 
 func (b *Builder) logf(format string, args ...any) {
 	if b.Log != nil {
+		b.logMu.Lock()
+		defer b.logMu.Unlock()
 		fmt.Fprintf(b.Log, format, args...)
 	}
 }
