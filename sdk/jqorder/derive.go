@@ -620,7 +620,7 @@ func maybeObject(q *gojq.Query) bool {
 
 // rewriteIter turns the first `[]` suffix of t (`.a[]`, `.[]?`, `$x[].b`) into a pipe into
 // the ordered iteration: `(head | _mcpbash_each)` (`_mcpbash_each?` when the suffix was
-// optional), then the remaining suffixes, rewritten the same way.
+// optional) with the remaining suffixes, rewritten the same way.
 func rewriteIter(t *gojq.Term) {
 	i := slices.IndexFunc(t.SuffixList, func(s *gojq.Suffix) bool { return s.Iter })
 	if i < 0 {
@@ -638,12 +638,10 @@ func rewriteIter(t *gojq.Term) {
 		// `?` covers the iteration only: `.a[]?` on an array still fails on `.a`, as in jq.
 		each.Term.SuffixList = []*gojq.Suffix{{Optional: true}}
 	}
-	iter := &gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: &head}, Right: each}}
-	if len(rest) == 0 {
-		*t = *iter
-		return
-	}
-	tail := &gojq.Term{Type: gojq.TermTypeIdentity, SuffixList: slices.Clone(rest)}
-	rewriteIter(tail)
-	*t = gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: iter}, Right: &gojq.Query{Term: tail}}}
+	// The remaining suffixes stay on the parenthesized iteration, not after a pipe: an index
+	// expression in them (`.[][.k]`) reads the term's input, not each element, and gojq
+	// evaluates it before the iteration (`0[][empty]` is empty, not an error).
+	*t = gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Op: gojq.OpPipe, Left: &gojq.Query{Term: &head}, Right: each},
+		SuffixList: slices.Clone(rest)}
+	rewriteIter(t)
 }
