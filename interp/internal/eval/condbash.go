@@ -159,9 +159,6 @@ func (c *condReader) parse() (lines []string, failed, known bool) {
 
 // expr is bash's cond_or and cond_and: terms joined by && and ||.
 func (c *condReader) expr(depth int) ([]string, bool) {
-	if depth > 64 {
-		panic(condUnknown{})
-	}
 	for {
 		if lines, failed := c.term(depth); failed {
 			return lines, true
@@ -182,6 +179,9 @@ var condBinaryOps = map[string]bool{"=": true, "==": true, "!=": true, "=~": tru
 
 // term is bash's cond_term; it leaves the token after the term in c.tok.
 func (c *condReader) term(depth int) ([]string, bool) {
+	if depth > 64 {
+		panic(condUnknown{}) // deeper ( and ! are left to the general refusal, never recursed into
+	}
 	c.next()
 	switch {
 	case c.tok == "]]":
