@@ -42,14 +42,14 @@ type planScript struct {
 }
 
 // planState returns the engine's state for a job's plan (nil without one).
-func (e *Engine) planState(job *Job) *planState {
+func (e *Engine) planState(job *Job, sp *sdkState) *planState {
 	if job.Plan == nil {
 		return nil
 	}
 	return job.Plan.Derived(e, func() any {
 		env := append(append([]string(nil), e.static...), sortedEnv(job.Plan.Env)...)
 		env = append(env, "MCP_SDK="+SDKDir)
-		return &planState{base: eval.NewBase(env, identity, e.prelude)}
+		return &planState{base: eval.NewBase(env, identity, sp.prelude)}
 	}).(*planState)
 }
 
