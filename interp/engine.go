@@ -51,8 +51,7 @@ type Engine struct {
 	mu    sync.Mutex
 	cache map[cacheKey]*parsed
 	mem   memGuard
-	// static is the call-independent part of every call's environment (see callEnv), and
-	// base the evaluator's variables built from it once.
+	// static is the call-independent part of every call's environment (see callEnv).
 	static []string
 	// filters caches the SDK helpers' compiled jq filters across calls, parsed the text
 	// scripts source and eval.
