@@ -19,8 +19,8 @@ func uiBuiltins() map[string]builtinFunc {
 		"mcp_result_with_ui":      resultWithUI,
 		"mcp_result_with_ui_data": resultWithUI,
 		"mcp_tool_meta_with_ui":   toolMetaWithUI,
-		"mcp_ui_form":             uiTemplateUnavailable("mcp_ui_form"),
-		"mcp_ui_table":            uiTemplateUnavailable("mcp_ui_table"),
+		"mcp_ui_form":             uiForm,
+		"mcp_ui_table":            uiTable,
 	}
 }
 
@@ -101,11 +101,63 @@ func toolMetaWithUI(_ *State, _ context.Context, env *engine.Env, args []string)
 	return 0
 }
 
-// uiTemplateUnavailable: the original builds these pages from its built-in HTML templates,
-// which mcp-bash does not ship.
-func uiTemplateUnavailable(name string) builtinFunc {
-	return func(_ *State, _ context.Context, env *engine.Env, _ []string) int {
-		fmt.Fprintf(env.Stderr, "mcp-bash: %s is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)\n", name)
+// uiForm is mcp_ui_form [--title T] [--field NAME[:TYPE[:OPT1,OPT2]]]... [--submit-tool TOOL]:
+// prints the page of the original's form template (ui-templates.jq turns the flags into its
+// config). Other words are skipped, as the original's loop skips them.
+func uiForm(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+	var title, tool string
+	fields := []any{}
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--title", "--field", "--submit-tool":
+			if i+1 >= len(args) {
+				fmt.Fprintf(env.Stderr, "mcp_ui_form: %s needs a value\n", args[i])
+				return 2
+			}
+			switch v := args[i+1]; args[i] {
+			case "--title":
+				title = v
+			case "--field":
+				fields = append(fields, v)
+			default:
+				tool = v
+			}
+			i++
+		}
+	}
+	return printUIPage(ctx, env, "mcp_ui_form", map[string]any{"template": "form",
+		"args": map[string]any{"title": title, "submitTool": tool, "fields": fields}})
+}
+
+// uiTable is mcp_ui_table --columns A,B [--title T]: prints the page of the original's
+// data-table template; the rows reach the page in the tool's result, not on stdin.
+func uiTable(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+	title, columns := "Data", ""
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--title", "--columns":
+			if i+1 >= len(args) {
+				fmt.Fprintf(env.Stderr, "mcp_ui_table: %s needs a value\n", args[i])
+				return 2
+			}
+			if args[i] == "--title" {
+				title = args[i+1]
+			} else {
+				columns = args[i+1]
+			}
+			i++
+		}
+	}
+	return printUIPage(ctx, env, "mcp_ui_table", map[string]any{"template": "data-table",
+		"args": map[string]any{"title": title, "columns": columns}})
+}
+
+func printUIPage(ctx context.Context, env *engine.Env, fn string, input map[string]any) int {
+	page, err := runUITemplate(ctx, input)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", fn, err)
 		return 1
 	}
+	fmt.Fprintln(env.Stdout, page)
+	return 0
 }

@@ -1,0 +1,94 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bash/mcp-bash/sandbox/engine"
+)
+
+// The pages of mcp_ui_form and mcp_ui_table, and of a ui.meta.json template: what the original's
+// templates put in them (fields, options, labels, columns, the tool a form submits to), escaped.
+func TestUITemplates(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string // an SDK call, or
+		tpl    string   // a template and its config
+		config string
+		want   []string
+		not    []string
+		status int
+		stderr string
+	}{
+		{name: "form fields", args: []string{"mcp_ui_form", "--title", "Log", "--field", "type:select:meeting,call", "--field", "first-name_x",
+			"--field", "notes:textarea", "--field", "when:date", "--submit-tool", "log-it"},
+			want: []string{"<!DOCTYPE html>", "<title>Log</title>", "<h2>Log</h2>", `<select id="type" name="type">`,
+				`<option value="meeting">meeting</option>`, `<option value="call">call</option>`, `<label for="first-name_x">First Name X</label>`,
+				`<textarea id="notes" name="notes" placeholder=""></textarea>`, `<input type="date" id="when" name="when" placeholder="" value="">`,
+				`const submitTool = "log-it";`, `const submitArgs = {};`, `<button type="submit" id="submitBtn">Submit</button>`},
+			not: []string{`id="cancelBtn"`, " required>", `<span class="required">`}},
+		{name: "form without flags keeps an empty title, as the original's", args: []string{"mcp_ui_form", "stray"},
+			want: []string{"<title></title>", `const submitTool = "";`}},
+		{name: "form escapes markup", args: []string{"mcp_ui_form", "--title", `<b>"x"&'`, "--field", `a"b:text`, "--submit-tool", "</script><script>"},
+			want: []string{"<title>&lt;b&gt;&quot;x&quot;&amp;&#39;</title>", `<label for="a&quot;b">A&quot;b</label>`, `const submitTool = "<\/script><script>";`},
+			not:  []string{"<b>", `"</script><script>"`}},
+		{name: "form flag without value", args: []string{"mcp_ui_form", "--field"}, status: 2, stderr: "mcp_ui_form: --field needs a value\n"},
+		{name: "table", args: []string{"mcp_ui_table", "--columns", "name,age", "--title", "People"},
+			want: []string{"<title>People</title>", `<th data-col="0" data-sortable="true">name</th>`, `<th data-col="1" data-sortable="true">age</th>`,
+				`const columns = [{"key":"name"},{"key":"age"}];`, `colspan="2"`}},
+		{name: "table defaults", args: []string{"mcp_ui_table"}, want: []string{"<title>Data</title>", `colspan="1"`, "const columns = [];"}},
+		{name: "table flag without value", args: []string{"mcp_ui_table", "--columns"}, status: 2, stderr: "mcp_ui_table: --columns needs a value\n"},
+		{name: "form config", tpl: "form", config: `{"title":"T","description":"D","cancelable":true,"submitArgs":{"id":7},"fields":[
+			{"name":"ok","type":"checkbox","default":true},{"name":"n","type":"number","required":true,"default":3,"placeholder":"p"},
+			{"name":"c","type":"select","options":["a","b"],"default":"b","label":"Choice"}]}`,
+			want: []string{`<p class="description">D</p>`, `<input type="checkbox" id="ok" name="ok" checked>`,
+				`<label for="n">n <span class="required">*</span></label>`, `<input type="number" id="n" name="n" placeholder="p" value="3" required>`,
+				`<option value="b" selected>b</option>`, `<label for="c">Choice</label>`, `const submitArgs = {"id":7};`, `id="cancelBtn"`}},
+		{name: "data-table config", tpl: "data-table", config: `{"columns":[{"key":"k","label":"Key"},{"key":"v","sortable":true}]}`,
+			want: []string{"<title>Data</title>", `<th data-col="0">Key</th>`, `<th data-col="1" data-sortable="true">v</th>`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, stderr string
+			status := 0
+			if tc.tpl != "" {
+				page, err := RenderUITemplate(context.Background(), tc.tpl, json.RawMessage(tc.config))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = page
+			} else {
+				out, stderr, status, _ = runSDK(t, &engine.Call{Tool: "t"}, nil, tc.args...)
+			}
+			if status != tc.status || stderr != tc.stderr {
+				t.Fatalf("status %d stderr %q, want %d %q", status, stderr, tc.status, tc.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("page lacks %s:\n%s", w, out)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(out, n) {
+					t.Errorf("page has %s:\n%s", n, out)
+				}
+			}
+		})
+	}
+}
+
+// A template mcp-bash does not build, and a config that is not JSON, are errors, not a page.
+func TestUITemplateErrors(t *testing.T) {
+	for _, tc := range []struct{ tpl, config, want string }{
+		{"kanban", `{}`, `unknown UI template "kanban"`},
+		{"form", `{"title":`, "config:"},
+	} {
+		if _, err := RenderUITemplate(context.Background(), tc.tpl, json.RawMessage(tc.config)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v, want %q", tc.tpl, tc.config, err, tc.want)
+		}
+	}
+	if IsUITemplate("kanban") || !IsUITemplate("form") || !IsUITemplate("data-table") {
+		t.Error("IsUITemplate")
+	}
+}
