@@ -21,6 +21,10 @@ func uiBuiltins() map[string]builtinFunc {
 		"mcp_tool_meta_with_ui":   toolMetaWithUI,
 		"mcp_ui_form":             uiForm,
 		"mcp_ui_table":            uiTable,
+		// The original's lib/ui-templates.sh functions, which its docs show tools sourcing.
+		"mcp_ui_generate_from_template": uiFromTemplate,
+		"mcp_ui_template_form":          uiTemplate("form"),
+		"mcp_ui_template_data_table":    uiTemplate("data-table"),
 	}
 }
 
@@ -150,6 +154,31 @@ func uiTable(_ *State, ctx context.Context, env *engine.Env, args []string) int 
 	}
 	return printUIPage(ctx, env, "mcp_ui_table", map[string]any{"template": "data-table",
 		"args": map[string]any{"title": title, "columns": columns}})
+}
+
+// uiFromTemplate is mcp_ui_generate_from_template NAME CONFIG: the page of template NAME.
+func uiFromTemplate(s *State, ctx context.Context, env *engine.Env, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(env.Stderr, "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON")
+		return 2
+	}
+	return uiTemplate(args[0])(s, ctx, env, args[1:])
+}
+
+// uiTemplate is mcp_ui_template_<name> CONFIG: the page of template name for CONFIG (JSON).
+func uiTemplate(name string) builtinFunc {
+	return func(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+		var cfg any = map[string]any{}
+		if len(args) > 0 && args[0] != "" {
+			v, err := decodeJSON([]byte(args[0]))
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "mcp_ui_template: config is not valid JSON: %v\n", err)
+				return 1
+			}
+			cfg = v
+		}
+		return printUIPage(ctx, env, "mcp_ui_template", map[string]any{"template": name, "config": cfg})
+	}
 }
 
 func printUIPage(ctx context.Context, env *engine.Env, fn string, input map[string]any) int {

@@ -701,7 +701,7 @@ mcp_tool_meta_with_ui() {
 __mcp_ui_page() {
 	local dir=.
 	case "${BASH_SOURCE[0]}" in */*) dir="${BASH_SOURCE[0]%/*}" ;; esac
-	printf '%s' "$2" | __mcp_jq -r -f "$dir/ui-templates.jq"
+	printf '%s' "$2" | __mcp_jq -r -f "$dir/ui-templates.jq" || return 1
 }
 
 # mcp_ui_form [--title T] [--field NAME[:TYPE[:OPT1,OPT2]]]... [--submit-tool TOOL]: the page
@@ -730,6 +730,23 @@ mcp_ui_form() {
 	done
 	__mcp_ui_page mcp_ui_form "{\"template\":\"form\",\"args\":{\"title\":$(mcp_json_escape "$title"),\"submitTool\":$(mcp_json_escape "$tool"),\"fields\":[$fields]}}"
 }
+
+# The original's lib/ui-templates.sh functions: the page of a template for CONFIG (JSON).
+mcp_ui_generate_from_template() {
+	if [ $# -eq 0 ]; then
+		echo "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON" >&2
+		return 2
+	fi
+	local config="${2:-}"
+	[ -n "$config" ] || config='{}'
+	if ! mcp_is_valid_json "$config"; then
+		echo "mcp_ui_template: config is not valid JSON" >&2
+		return 1
+	fi
+	__mcp_ui_page mcp_ui_template "{\"template\":$(mcp_json_escape "$1"),\"config\":$config}"
+}
+mcp_ui_template_form() { mcp_ui_generate_from_template form "${1:-}"; }
+mcp_ui_template_data_table() { mcp_ui_generate_from_template data-table "${1:-}"; }
 
 # mcp_ui_table --columns A,B [--title T]: the page of the original's data-table template; the
 # rows reach the page in the tool's result, not on stdin.

@@ -162,6 +162,9 @@ func sdkCases(t *testing.T) []sdkCase {
 		// The original's form and data-table pages (test/e2e/testdata, the same in every engine).
 		{name: "mcp_ui_form and mcp_ui_table", script: `mcp_ui_form --title 'Log <Entry>' --field type:select:meeting,call --field first_name --skipped --field notes:textarea --submit-tool log-it; mcp_ui_table --title People --columns name,age; mcp_ui_form --title 2>/dev/null; echo "rc=$?"`,
 			want: textResult(uiPage(t, "ui-form.html") + "\n" + uiPage(t, "ui-table.html") + "\nrc=2")},
+		// The original's lib/ui-templates.sh functions: the same page from its config.
+		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template kanban '{}' 2>/dev/null; echo "rc=$?"`,
+			want: textResult(uiPage(t, "ui-table.html") + "\nrc=1")},
 	}
 }
 
