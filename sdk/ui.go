@@ -25,6 +25,8 @@ func uiBuiltins() map[string]builtinFunc {
 		"mcp_ui_generate_from_template": uiFromTemplate,
 		"mcp_ui_template_form":          uiTemplate("form"),
 		"mcp_ui_template_data_table":    uiTemplate("data-table"),
+		"mcp_ui_template_progress":      uiTemplate("progress"),
+		"mcp_ui_template_diff_viewer":   uiTemplate("diff-viewer"),
 	}
 }
 

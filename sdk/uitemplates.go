@@ -10,8 +10,8 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// UITemplatesJQ is sdk/bash/ui-templates.jq: the pages of the original's "form" and
-// "data-table" UI templates. The sandbox's mcp_ui_form/mcp_ui_table, the host (a ui.meta.json
+// UITemplatesJQ is sdk/bash/ui-templates.jq: the pages of the original's "form", "data-table",
+// "progress" and "diff-viewer" UI templates. The sandbox's mcp_ui_form/mcp_ui_table, the host (a ui.meta.json
 // naming a template) and the native SDK (the file written next to tool-sdk.sh) run this one
 // program, so every engine builds the same page.
 //
@@ -19,7 +19,13 @@ import (
 var UITemplatesJQ string
 
 // IsUITemplate reports whether name is a template UITemplatesJQ builds.
-func IsUITemplate(name string) bool { return name == "form" || name == "data-table" }
+func IsUITemplate(name string) bool {
+	switch name {
+	case "form", "data-table", "progress", "diff-viewer":
+		return true
+	}
+	return false
+}
 
 // RenderUITemplate builds the page of template name from its ui.meta.json config (nil: {}).
 func RenderUITemplate(ctx context.Context, name string, config json.RawMessage) (string, error) {

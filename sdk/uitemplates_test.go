@@ -45,7 +45,7 @@ func TestUITemplates(t *testing.T) {
 		{name: "template function", args: []string{"mcp_ui_template_data_table", `{"columns":[{"key":"k"}]}`}, want: []string{`<th data-col="0">k</th>`}},
 		{name: "template without config", args: []string{"mcp_ui_template_form"}, want: []string{"<title>Form</title>"}},
 		{name: "unknown template", args: []string{"mcp_ui_generate_from_template", "kanban", "{}"}, status: 1,
-			stderr: "mcp_ui_template: unknown UI template \"kanban\": mcp-bash builds \"form\" and \"data-table\"\n"},
+			stderr: "mcp_ui_template: unknown UI template \"kanban\": mcp-bash builds \"form\", \"data-table\", \"progress\" and \"diff-viewer\"\n"},
 		{name: "config not JSON", args: []string{"mcp_ui_template_form", "{"}, status: 1, stderr: "mcp_ui_template: config is not valid JSON: unexpected EOF\n"},
 		{name: "no template", args: []string{"mcp_ui_generate_from_template"}, status: 2,
 			stderr: "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON\n"},
@@ -55,6 +55,18 @@ func TestUITemplates(t *testing.T) {
 			want: []string{`<p class="description">D</p>`, `<input type="checkbox" id="ok" name="ok" checked>`,
 				`<label for="n">n <span class="required">*</span></label>`, `<input type="number" id="n" name="n" placeholder="p" value="3" required>`,
 				`<option value="b" selected>b</option>`, `<label for="c">Choice</label>`, `const submitArgs = {"id":7};`, `id="cancelBtn"`}},
+		{name: "progress", tpl: "progress", config: `{"title":"Build <1>","cancelTool":"stop","cancelConfirm":"Stop?"}`,
+			want: []string{"<title>Build &lt;1&gt;</title>", `id="progressFill" style="width: 0%"`, `<span id="progressPercent">0</span>% complete`,
+				`<div id="currentStep" class="step"></div>`, `<button type="button" id="cancelBtn">Cancel</button>`, `const cancelTool = "stop";`, `const cancelConfirm = "Stop?";`}},
+		{name: "progress options off", tpl: "progress", config: `{"showPercentage":false,"showCurrentStep":false}`,
+			want: []string{"<title>Progress</title>", `const cancelConfirm = "Are you sure you want to cancel?";`},
+			not:  []string{`id="progressPercent"`, `id="currentStep"`, `id="cancelBtn"`}},
+		{name: "diff-viewer", tpl: "diff-viewer", config: `{"viewMode":"unified","showLineNumbers":false,"leftTitle":"Before","rightTitle":"After"}`,
+			want: []string{"<title>Diff Viewer</title>", `<button type="button" id="unifiedBtn" class="active">Unified</button>`,
+				`<button type="button" id="splitBtn">Split</button>`, `<div class="diff-panel-header">Before</div>`, `<div class="diff-panel-header">After</div>`,
+				"const showLineNumbers = false;", "const syntaxHighlight = true;", `setMode("unified");`}},
+		{name: "diff-viewer defaults", tpl: "diff-viewer", config: `{}`,
+			want: []string{`<button type="button" id="splitBtn" class="active">Split</button>`, `<div class="diff-panel-header">Original</div>`, `setMode("split");`}},
 		{name: "data-table config", tpl: "data-table", config: `{"columns":[{"key":"k","label":"Key"},{"key":"v","sortable":true}]}`,
 			want: []string{"<title>Data</title>", `<th data-col="0">Key</th>`, `<th data-col="1" data-sortable="true">v</th>`}},
 	} {
@@ -97,7 +109,7 @@ func TestUITemplateErrors(t *testing.T) {
 			t.Errorf("%s %s: %v, want %q", tc.tpl, tc.config, err, tc.want)
 		}
 	}
-	if IsUITemplate("kanban") || !IsUITemplate("form") || !IsUITemplate("data-table") {
+	if IsUITemplate("kanban") || IsUITemplate("tree-view") || !IsUITemplate("form") || !IsUITemplate("data-table") || !IsUITemplate("progress") || !IsUITemplate("diff-viewer") {
 		t.Error("IsUITemplate")
 	}
 }

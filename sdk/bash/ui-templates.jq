@@ -53,11 +53,47 @@ def css: "
 # The MCP Apps client library the pages talk to the host with (the original's pages load it so).
 def appsImport: "import { App } from 'https://cdn.jsdelivr.net/npm/@modelcontextprotocol/ext-apps@2.0.3/+esm';";
 
-def page($title; $body):
+def progresscss: "
+    .progress-container { margin: 16px 0; }
+    .progress-bar { height: 8px; overflow: hidden; border-radius: 9999px; background: var(--color-background-secondary, #e0e0e0); }
+    .progress-fill { height: 100%; background: var(--color-background-success, #22c55e); transition: width 0.3s ease; }
+    .progress-text, .step { margin-top: 8px; font-size: var(--font-text-sm-size, 12px); color: var(--color-text-secondary, #666); }
+    .steps { margin-top: 16px; }
+    .done { padding: 4px 0; }
+";
+
+def diffcss: "
+    .diff-container { font-family: var(--font-mono, monospace); }
+    .diff-header { display: flex; justify-content: space-between; align-items: center; margin-bottom: 8px; }
+    .diff-controls { display: flex; gap: 8px; }
+    .diff-controls button { padding: 4px 12px; font-size: var(--font-text-sm-size, 12px); }
+    .diff-controls button.active { background: var(--color-background-info, #0066cc); color: var(--color-text-inverse, #fff); }
+    .diff-panels { display: flex; gap: 8px; overflow-x: auto; }
+    .diff-panels.unified { flex-direction: column; }
+    .diff-panel { flex: 1; min-width: 300px; overflow: hidden; border: 1px solid var(--color-border-primary, #ccc); border-radius: var(--border-radius-md, 6px); }
+    .diff-panel-header { padding: 8px 12px; font-size: var(--font-text-sm-size, 12px); color: var(--color-text-secondary, #666);
+      background: var(--color-background-secondary, #f8f8f8); border-bottom: 1px solid var(--color-border-secondary, #eee); }
+    .diff-content { overflow: auto; max-height: 500px; }
+    .diff-line { display: flex; font-size: var(--font-text-sm-size, 13px); line-height: 1.5; }
+    .diff-line-number { min-width: 40px; padding: 0 8px; text-align: right; user-select: none; color: var(--color-text-tertiary, #999);
+      background: var(--color-background-secondary, #f8f8f8); }
+    .diff-line-content { flex: 1; padding: 0 8px; white-space: pre; }
+    .diff-line.added { background: var(--color-background-success, rgba(34, 197, 94, 0.15)); }
+    .diff-line.removed { background: var(--color-background-danger, rgba(239, 68, 68, 0.15)); }
+    .diff-line.modified { background: var(--color-background-warning, rgba(234, 179, 8, 0.15)); }
+    .diff-line.added .diff-line-content::before { content: '+'; margin-right: 4px; }
+    .diff-line.removed .diff-line-content::before { content: '-'; margin-right: 4px; }
+    .diff-empty { padding: 20px; text-align: center; color: var(--color-text-tertiary, #999); }
+    .token-keyword { color: #d73a49; } .token-string { color: #22863a; } .token-number { color: #005cc5; }
+    .token-comment { color: #6a737d; font-style: italic; }
+";
+
+def page($title; $extracss; $body):
   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n  <meta charset=\"UTF-8\">\n"
   + "  <meta name=\"viewport\" content=\"width=device-width, initial-scale=1.0\">\n"
-  + "  <title>\($title | esc)</title>\n  <style>\(css)  </style>\n</head>\n<body>\n"
+  + "  <title>\($title | esc)</title>\n  <style>\(css)\($extracss)  </style>\n</head>\n<body>\n"
   + $body + "</body>\n</html>";
+def page($title; $body): page($title; ""; $body);
 
 def field:
   (.name // "" | tostring) as $name
@@ -203,6 +239,185 @@ def datatable:
   </script>\n"
   | page($title; .);
 
+# A boolean option, $d when missing or null (unlike jq's //, an explicit false is kept).
+def flag($k; $d): if .[$k] == null then $d else .[$k] == true or .[$k] == "true" end;
+
+# progress config: {title, showPercentage, showCurrentStep, cancelTool, cancelConfirm}. Each tool
+# result adds a step (its structuredContent's message or step, or its text); a numeric
+# structuredContent.progress (0-100) moves the bar.
+def progress:
+  member("title"; "Progress") as $title
+  | text("cancelTool") as $cancel
+  | "  <h2>\($title | esc)</h2>\n  <div class=\"progress-container\">\n"
+  + "    <div class=\"progress-bar\"><div class=\"progress-fill\" id=\"progressFill\" style=\"width: 0%\"></div></div>\n"
+  + (if flag("showPercentage"; true) then "    <div class=\"progress-text\"><span id=\"progressPercent\">0</span>% complete</div>\n" else "" end)
+  + "  </div>\n"
+  + (if flag("showCurrentStep"; true) then "  <div id=\"currentStep\" class=\"step\"></div>\n" else "" end)
+  + "  <div id=\"stepList\" class=\"steps\"></div>\n"
+  + (if $cancel != "" then "  <div class=\"actions\">\n    <button type=\"button\" id=\"cancelBtn\">Cancel</button>\n  </div>\n" else "" end)
+  + "  <script type=\"module\">
+    \(appsImport)
+    const cancelTool = \($cancel | scriptjson);
+    const cancelConfirm = \(member("cancelConfirm"; "Are you sure you want to cancel?") | scriptjson);
+    const fill = document.getElementById('progressFill');
+    const percent = document.getElementById('progressPercent');
+    const current = document.getElementById('currentStep');
+    const steps = document.getElementById('stepList');
+    const cancelBtn = document.getElementById('cancelBtn');
+    function step(text) {
+      const div = document.createElement('div');
+      div.className = 'done';
+      div.textContent = '\u2713 ' + text;
+      steps.appendChild(div);
+      if (current) current.textContent = text;
+    }
+    const app = new App({ name: 'Progress', version: '1.0.0' });
+    app.ontoolresult = (result) => {
+      const data = result && result.structuredContent;
+      if (data) {
+        if (typeof data.progress === 'number') {
+          const p = Math.max(0, Math.min(100, data.progress));
+          fill.style.width = p + '%';
+          if (percent) percent.textContent = Math.round(p);
+        }
+        step(data.message || data.step || JSON.stringify(data));
+      } else if (result && result.content) {
+        const text = result.content.find((c) => c.type === 'text');
+        if (text) step(text.text);
+      }
+    };
+    await app.connect();
+    if (cancelBtn) {
+      cancelBtn.addEventListener('click', async () => {
+        if (!confirm(cancelConfirm)) return;
+        try {
+          const result = await app.callServerTool({ name: cancelTool, arguments: {} });
+          if (result && result.isError) throw new Error('the cancel tool returned an error');
+          app.sendMessage('Operation cancelled');
+        } catch (err) {
+          console.error('cancel failed:', err);
+        }
+      });
+    }
+  </script>\n"
+  | page($title; progresscss[1:]; .);
+
+# diff-viewer config: {title, viewMode: split|unified, showLineNumbers, syntaxHighlight,
+# leftTitle, rightTitle}. The tool result holds {left|original, right|modified} texts, and
+# optionally changes: [{value, added, removed, count, lineNumber}] (jsdiff's shape); without
+# changes the texts are compared line by line.
+def diffviewer:
+  member("title"; "Diff Viewer") as $title
+  | (if text("viewMode") == "unified" then "unified" else "split" end) as $mode
+  | "  <h2>\($title | esc)</h2>\n  <div class=\"diff-container\">\n    <div class=\"diff-header\">\n      <span id=\"diffStats\"></span>\n"
+  + "      <div class=\"diff-controls\">\n"
+  + "        <button type=\"button\" id=\"splitBtn\"\(if $mode == "split" then " class=\"active\"" else "" end)>Split</button>\n"
+  + "        <button type=\"button\" id=\"unifiedBtn\"\(if $mode == "unified" then " class=\"active\"" else "" end)>Unified</button>\n"
+  + "      </div>\n    </div>\n    <div class=\"diff-panels\" id=\"diffPanels\">\n"
+  + "      <div class=\"diff-panel\">\n        <div class=\"diff-panel-header\">\(member("leftTitle"; "Original") | esc)</div>\n"
+  + "        <div class=\"diff-content\" id=\"leftContent\"><div class=\"diff-empty\">Waiting for data...</div></div>\n      </div>\n"
+  + "      <div class=\"diff-panel\" id=\"rightPanel\">\n        <div class=\"diff-panel-header\">\(member("rightTitle"; "Modified") | esc)</div>\n"
+  + "        <div class=\"diff-content\" id=\"rightContent\"><div class=\"diff-empty\">Waiting for data...</div></div>\n      </div>\n"
+  + "    </div>\n  </div>\n"
+  + "  <script type=\"module\">
+    \(appsImport)
+    const showLineNumbers = \(flag("showLineNumbers"; true));
+    const syntaxHighlight = \(flag("syntaxHighlight"; true));
+    const panels = document.getElementById('diffPanels');
+    const left = document.getElementById('leftContent');
+    const right = document.getElementById('rightContent');
+    const rightPanel = document.getElementById('rightPanel');
+    const stats = document.getElementById('diffStats');
+    const splitBtn = document.getElementById('splitBtn');
+    const unifiedBtn = document.getElementById('unifiedBtn');
+    function setMode(mode) {
+      splitBtn.classList.toggle('active', mode === 'split');
+      unifiedBtn.classList.toggle('active', mode === 'unified');
+      panels.classList.toggle('unified', mode === 'unified');
+      rightPanel.style.display = mode === 'unified' ? 'none' : '';
+    }
+    splitBtn.addEventListener('click', () => setMode('split'));
+    unifiedBtn.addEventListener('click', () => setMode('unified'));
+    const tokens = /(\\/\\/.*$)|(\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*')|\\b(function|const|let|var|if|else|for|while|return|import|export|class)\\b|\\b(\\d+)\\b/g;
+    const tokenClass = ['', 'token-comment', 'token-string', 'token-keyword', 'token-number'];
+    function code(text) {
+      const out = document.createElement('div');
+      out.className = 'diff-line-content';
+      if (!syntaxHighlight) { out.textContent = text; return out; }
+      let at = 0;
+      for (const m of text.matchAll(tokens)) {
+        out.append(text.slice(at, m.index));
+        const span = document.createElement('span');
+        span.className = tokenClass[m.findIndex((g, i) => i > 0 && g !== undefined)];
+        span.textContent = m[0];
+        out.append(span);
+        at = m.index + m[0].length;
+      }
+      out.append(text.slice(at));
+      return out;
+    }
+    function line(num, text, kind) {
+      const div = document.createElement('div');
+      div.className = 'diff-line ' + kind;
+      if (showLineNumbers) {
+        const n = document.createElement('div');
+        n.className = 'diff-line-number';
+        n.textContent = num;
+        div.append(n);
+      }
+      div.append(code(text));
+      return div;
+    }
+    function empty(text) {
+      const div = document.createElement('div');
+      div.className = 'diff-empty';
+      div.textContent = text;
+      return div;
+    }
+    function render(leftLines, rightLines, changes) {
+      const l = [], r = [];
+      let added = 0, removed = 0;
+      if (!Array.isArray(changes) || changes.length === 0) {
+        for (let i = 0; i < Math.max(leftLines.length, rightLines.length); i++) {
+          const a = leftLines[i] ?? '', b = rightLines[i] ?? '';
+          const kind = a === b ? 'context' : 'modified';
+          l.push(line(i + 1, a, kind));
+          r.push(line(i + 1, b, kind));
+        }
+      } else {
+        for (const c of changes) {
+          if (c.added) added += c.count || 1;
+          if (c.removed) removed += c.count || 1;
+          String(c.value ?? '').split('\\n').filter((t) => t !== '').forEach((t, i) => {
+            const num = c.lineNumber ? c.lineNumber + i : i + 1;
+            if (c.added) r.push(line(num, t, 'added'));
+            else if (c.removed) l.push(line(num, t, 'removed'));
+            else { l.push(line(num, t, 'context')); r.push(line(num, t, 'context')); }
+          });
+        }
+      }
+      left.replaceChildren(...(l.length ? l : [empty('No content')]));
+      right.replaceChildren(...(r.length ? r : [empty('No content')]));
+      stats.textContent = '+' + added + ' / -' + removed + ' lines';
+    }
+    const app = new App({ name: 'Diff Viewer', version: '1.0.0' });
+    app.ontoolresult = (result) => {
+      let data = result && result.structuredContent;
+      if (!data && result && result.content) {
+        const text = result.content.find((c) => c.type === 'text');
+        if (text) {
+          try { data = JSON.parse(text.text); } catch (err) { left.replaceChildren(empty('Error parsing diff data')); return; }
+        }
+      }
+      if (data) {
+        render(String(data.left ?? data.original ?? '').split('\\n'), String(data.right ?? data.modified ?? '').split('\\n'), data.changes);
+      }
+    };
+    await app.connect();
+    setMode(\($mode | scriptjson));
+  </script>\n"
+  | page($title; diffcss[1:]; .);
+
 # mcp_ui_form's flags as the SDK passes them: {title, submitTool, fields: ["name[:type[:a,b]]"]};
 # a field's label is its name with - and _ as spaces and each word capitalised.
 def formargs:
@@ -223,5 +438,7 @@ if .template == "form" and .args != null then .args | formargs | form
 elif .template == "data-table" and .args != null then .args | tableargs | datatable
 elif .template == "form" then .config // {} | form
 elif .template == "data-table" then .config // {} | datatable
-else error("unknown UI template \(.template | tojson): mcp-bash builds \"form\" and \"data-table\"")
+elif .template == "progress" then .config // {} | progress
+elif .template == "diff-viewer" then .config // {} | diffviewer
+else error("unknown UI template \(.template | tojson): mcp-bash builds \"form\", \"data-table\", \"progress\" and \"diff-viewer\"")
 end

@@ -286,6 +286,7 @@ func TestUIMeta(t *testing.T) {
 		"ui/page/ui.meta.json":      `{"entrypoint":"main.html"}`,
 		"ui/tpl/ui.meta.json":       `{"template":"form","config":{"title":"Log <it>","submitTool":"log","fields":[{"name":"kind","type":"select","options":["call","mail"],"required":true}]}}`,
 		"ui/kan/ui.meta.json":       `{"template":"kanban"}`,
+		"ui/prog/ui.meta.json":      `{"template":"progress","description":"Build progress","config":{"cancelTool":"stop"}}`,
 		"ui/out/ui.meta.json":       `{"entrypoint":"../dash/index.html"}`,
 		"ui/out/index.html":         "<html>out</html>",
 	})
@@ -302,12 +303,13 @@ func TestUIMeta(t *testing.T) {
 		"ui://apps/page": "<nil> MCP App UI for page map[ui:map[prefersBorder:true]]",
 		"ui://apps/out":  "<nil> MCP App UI for out map[ui:map[prefersBorder:true]]",
 		"ui://apps/tpl":  "<nil> MCP App UI for tpl map[ui:map[csp:map[resourceDomains:[https://cdn.jsdelivr.net]] prefersBorder:true]]",
+		"ui://apps/prog": "<nil> Build progress map[ui:map[csp:map[resourceDomains:[https://cdn.jsdelivr.net]] prefersBorder:true]]",
 	} {
 		if got[uri] != want {
 			t.Errorf("%s listed as %q, want %q", uri, got[uri], want)
 		}
 	}
-	if _, ok := got["ui://apps/kan"]; ok || len(got) != 4 {
+	if _, ok := got["ui://apps/kan"]; ok || len(got) != 5 {
 		t.Errorf("listed %v", got)
 	}
 	for uri, want := range map[string]string{
@@ -315,6 +317,7 @@ func TestUIMeta(t *testing.T) {
 		"ui://apps/page": "main.html",
 		"ui://apps/out":  "out.html",
 		"ui://apps/tpl":  "form",
+		"ui://apps/prog": "progress",
 	} {
 		m := c.Call("resources/read", map[string]any{"uri": uri})
 		var r struct{ Contents []map[string]any }
@@ -334,6 +337,10 @@ func TestUIMeta(t *testing.T) {
 		case "ui://apps/out":
 			// An entrypoint outside the directory is refused: index.html is served.
 			if r.Contents[0]["text"] != "<html>out</html>" {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		case "ui://apps/prog":
+			if page, _ := r.Contents[0]["text"].(string); !strings.Contains(page, `const cancelTool = "stop";`) {
 				t.Errorf("%s: %s", uri, m.Raw)
 			}
 		case "ui://apps/tpl":

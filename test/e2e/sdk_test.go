@@ -165,6 +165,8 @@ func sdkCases(t *testing.T) []sdkCase {
 		// The original's lib/ui-templates.sh functions: the same page from its config.
 		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template kanban '{}' 2>/dev/null; echo "rc=$?"`,
 			want: textResult(uiPage(t, "ui-table.html") + "\nrc=1")},
+		{name: "mcp_ui_template_progress and diff_viewer", script: `mcp_ui_template_progress '{"title":"Build","cancelTool":"stop"}'; mcp_ui_template_diff_viewer '{"viewMode":"unified"}'`,
+			want: textResult(uiPage(t, "ui-progress.html") + "\n" + uiPage(t, "ui-diff.html"))},
 	}
 }
 
