@@ -27,6 +27,8 @@ func uiBuiltins() map[string]builtinFunc {
 		"mcp_ui_template_data_table":    uiTemplate("data-table"),
 		"mcp_ui_template_progress":      uiTemplate("progress"),
 		"mcp_ui_template_diff_viewer":   uiTemplate("diff-viewer"),
+		"mcp_ui_template_tree_view":     uiTemplate("tree-view"),
+		"mcp_ui_template_kanban":        uiTemplate("kanban"),
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// UITemplatesJQ is sdk/bash/ui-templates.jq: the pages of the original's "form", "data-table",
-// "progress" and "diff-viewer" UI templates. The sandbox's mcp_ui_form/mcp_ui_table, the host (a ui.meta.json
+// UITemplatesJQ is sdk/bash/ui-templates.jq: the pages of the original's six UI templates
+// (form, data-table, progress, diff-viewer, tree-view, kanban). The sandbox's mcp_ui_form/mcp_ui_table, the host (a ui.meta.json
 // naming a template) and the native SDK (the file written next to tool-sdk.sh) run this one
 // program, so every engine builds the same page.
 //
@@ -21,7 +21,7 @@ var UITemplatesJQ string
 // IsUITemplate reports whether name is a template UITemplatesJQ builds.
 func IsUITemplate(name string) bool {
 	switch name {
-	case "form", "data-table", "progress", "diff-viewer":
+	case "form", "data-table", "progress", "diff-viewer", "tree-view", "kanban":
 		return true
 	}
 	return false

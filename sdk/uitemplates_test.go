@@ -44,8 +44,8 @@ func TestUITemplates(t *testing.T) {
 			want: []string{"<title>G</title>", `<input type="text" id="x" name="x" placeholder="" value="">`}},
 		{name: "template function", args: []string{"mcp_ui_template_data_table", `{"columns":[{"key":"k"}]}`}, want: []string{`<th data-col="0">k</th>`}},
 		{name: "template without config", args: []string{"mcp_ui_template_form"}, want: []string{"<title>Form</title>"}},
-		{name: "unknown template", args: []string{"mcp_ui_generate_from_template", "kanban", "{}"}, status: 1,
-			stderr: "mcp_ui_template: unknown UI template \"kanban\": mcp-bash builds \"form\", \"data-table\", \"progress\" and \"diff-viewer\"\n"},
+		{name: "unknown template", args: []string{"mcp_ui_generate_from_template", "gantt", "{}"}, status: 1,
+			stderr: "mcp_ui_template: unknown UI template \"gantt\": mcp-bash builds \"form\", \"data-table\", \"progress\", \"diff-viewer\", \"tree-view\" and \"kanban\"\n"},
 		{name: "config not JSON", args: []string{"mcp_ui_template_form", "{"}, status: 1, stderr: "mcp_ui_template: config is not valid JSON: unexpected EOF\n"},
 		{name: "no template", args: []string{"mcp_ui_generate_from_template"}, status: 2,
 			stderr: "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON\n"},
@@ -67,6 +67,16 @@ func TestUITemplates(t *testing.T) {
 				"const showLineNumbers = false;", "const syntaxHighlight = true;", `setMode("unified");`}},
 		{name: "diff-viewer defaults", tpl: "diff-viewer", config: `{}`,
 			want: []string{`<button type="button" id="splitBtn" class="active">Split</button>`, `<div class="diff-panel-header">Original</div>`, `setMode("split");`}},
+		{name: "tree-view", tpl: "tree-view", config: `{"title":"Files","expandLevel":2,"selectable":true,"onSelectTool":"open","showIcons":false}`,
+			want: []string{"<title>Files</title>", `<input type="text" id="searchInput" placeholder="Filter...">`, `<div id="treeRoot" class="tree-empty">Waiting for data...</div>`,
+				"const showIcons = false;", "const expandLevel = 2;", "const selectable = true;", `const onSelectTool = "open";`}},
+		{name: "tree-view defaults", tpl: "tree-view", config: `{"expandLevel":"x"}`,
+			want: []string{"<title>Tree View</title>", "const showIcons = true;", "const expandLevel = 1;", "const selectable = false;", `const onSelectTool = "";`}},
+		{name: "kanban", tpl: "kanban", config: `{"columns":[{"id":"a","title":"A </script>"},{"id":"b"}],"draggable":false,"onMoveTool":"mv","onCardClickTool":"open"}`,
+			want: []string{"<title>Kanban Board</title>", `<div id="kanbanBoard" class="kanban-container"></div>`,
+				`const columns = [{"id":"a","title":"A <\/script>"},{"id":"b","title":"b"}];`, "const draggable = false;", `const onMoveTool = "mv";`, `const onCardClickTool = "open";`}},
+		{name: "kanban defaults", tpl: "kanban", config: `{}`,
+			want: []string{`const columns = [{"id":"todo","title":"To Do"},{"id":"in-progress","title":"In Progress"},{"id":"done","title":"Done"}];`, "const draggable = true;"}},
 		{name: "data-table config", tpl: "data-table", config: `{"columns":[{"key":"k","label":"Key"},{"key":"v","sortable":true}]}`,
 			want: []string{"<title>Data</title>", `<th data-col="0">Key</th>`, `<th data-col="1" data-sortable="true">v</th>`}},
 	} {
@@ -102,14 +112,15 @@ func TestUITemplates(t *testing.T) {
 // A template mcp-bash does not build, and a config that is not JSON, are errors, not a page.
 func TestUITemplateErrors(t *testing.T) {
 	for _, tc := range []struct{ tpl, config, want string }{
-		{"kanban", `{}`, `unknown UI template "kanban"`},
+		{"gantt", `{}`, `unknown UI template "gantt"`},
 		{"form", `{"title":`, "config:"},
 	} {
 		if _, err := RenderUITemplate(context.Background(), tc.tpl, json.RawMessage(tc.config)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: %v, want %q", tc.tpl, tc.config, err, tc.want)
 		}
 	}
-	if IsUITemplate("kanban") || IsUITemplate("tree-view") || !IsUITemplate("form") || !IsUITemplate("data-table") || !IsUITemplate("progress") || !IsUITemplate("diff-viewer") {
+	if IsUITemplate("gantt") || IsUITemplate("") || !IsUITemplate("form") || !IsUITemplate("data-table") || !IsUITemplate("progress") ||
+		!IsUITemplate("diff-viewer") || !IsUITemplate("tree-view") || !IsUITemplate("kanban") {
 		t.Error("IsUITemplate")
 	}
 }

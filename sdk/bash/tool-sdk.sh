@@ -749,6 +749,8 @@ mcp_ui_template_form() { mcp_ui_generate_from_template form "${1:-}"; }
 mcp_ui_template_data_table() { mcp_ui_generate_from_template data-table "${1:-}"; }
 mcp_ui_template_progress() { mcp_ui_generate_from_template progress "${1:-}"; }
 mcp_ui_template_diff_viewer() { mcp_ui_generate_from_template diff-viewer "${1:-}"; }
+mcp_ui_template_tree_view() { mcp_ui_generate_from_template tree-view "${1:-}"; }
+mcp_ui_template_kanban() { mcp_ui_generate_from_template kanban "${1:-}"; }
 
 # mcp_ui_table --columns A,B [--title T]: the page of the original's data-table template; the
 # rows reach the page in the tool's result, not on stdin.

@@ -418,6 +418,234 @@ def diffviewer:
   </script>\n"
   | page($title; diffcss[1:]; .);
 
+def treecss: "    .tree-search input { max-width: 300px; margin-bottom: 12px; }
+    .tree-row { display: flex; align-items: center; padding: 4px 8px; cursor: pointer; border-radius: var(--border-radius-sm, 4px); }
+    .tree-row:hover { background: var(--color-background-ghost, rgba(0, 0, 0, 0.04)); }
+    .tree-row.selected { background: var(--color-background-info, rgba(0, 102, 204, 0.1)); }
+    .tree-toggle { width: 20px; font-size: 10px; color: var(--color-text-tertiary, #999); transition: transform 0.15s; }
+    .tree-toggle.expanded { transform: rotate(90deg); }
+    .tree-toggle.leaf { visibility: hidden; }
+    .tree-icon { width: 22px; }
+    .tree-label { flex: 1; font-size: var(--font-text-sm-size, 13px); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .tree-meta { margin-left: 8px; font-size: var(--font-text-xs-size, 11px); color: var(--color-text-tertiary, #999); }
+    .tree-children { margin-left: 20px; }
+    .tree-children.collapsed { display: none; }
+    .tree-empty { padding: 20px; text-align: center; color: var(--color-text-tertiary, #999); }
+    .tree-stats { margin-top: 12px; font-size: var(--font-text-xs-size, 11px); color: var(--color-text-tertiary, #999); }
+";
+
+# tree-view config: {title, showIcons, expandLevel, selectable, onSelectTool}. The tool result
+# holds the nodes: one {id, label, meta, icon, iconChar, children} or an array of them.
+def treeview:
+  member("title"; "Tree View") as $title
+  | "  <h2>\($title | esc)</h2>\n  <div class=\"tree-container\">\n"
+  + "    <div class=\"tree-search\"><input type=\"text\" id=\"searchInput\" placeholder=\"Filter...\"></div>\n"
+  + "    <div id=\"treeRoot\" class=\"tree-empty\">Waiting for data...</div>\n    <div id=\"treeStats\" class=\"tree-stats\"></div>\n  </div>\n"
+  + "  <script type=\"module\">
+    \(appsImport)
+    const showIcons = \(flag("showIcons"; true));
+    const expandLevel = \(.expandLevel // 1 | tonumber? // 1);
+    const selectable = \(flag("selectable"; false));
+    const onSelectTool = \(text("onSelectTool") | scriptjson);
+    const root = document.getElementById('treeRoot');
+    const stats = document.getElementById('treeStats');
+    const search = document.getElementById('searchInput');
+    const icons = { folder: '\\u{1F4C1}', 'folder-open': '\\u{1F4C2}', file: '\\u{1F4C4}', default: '\\u{25CF}' };
+    let tree = null, selected = null;
+    const label = (n) => String(n.label ?? '');
+    const matches = (n, f) => !f || label(n).toLowerCase().includes(f) || (n.children || []).some((c) => matches(c, f));
+    function el(tag, cls, text) {
+      const e = document.createElement(tag);
+      if (cls) e.className = cls;
+      if (text !== undefined) e.textContent = text;
+      return e;
+    }
+    function node(n, level, f, path) {
+      if (!matches(n, f)) return null;
+      const kids = Array.isArray(n.children) && n.children.length > 0;
+      const open = level < expandLevel || (f !== '' && kids);
+      const id = String(n.id ?? path);
+      const wrap = el('div', 'tree-node');
+      const row = el('div', 'tree-row');
+      row.dataset.nodeId = id;
+      const toggle = el('span', 'tree-toggle ' + (kids ? (open ? 'expanded' : '') : 'leaf'), '\\u{25B6}');
+      row.append(toggle);
+      if (showIcons) {
+        const kind = n.icon || (kids ? (open ? 'folder-open' : 'folder') : 'file');
+        row.append(el('span', 'tree-icon', n.iconChar || icons[kind] || icons.default));
+      }
+      row.append(el('span', 'tree-label', label(n)));
+      if (n.meta) row.append(el('span', 'tree-meta', String(n.meta)));
+      wrap.append(row);
+      let children = null;
+      if (kids) {
+        children = el('div', 'tree-children' + (open ? '' : ' collapsed'));
+        n.children.forEach((c, i) => { const k = node(c, level + 1, f, path + '.' + i); if (k) children.append(k); });
+        wrap.append(children);
+      }
+      row.addEventListener('click', (event) => {
+        if (children && event.target === toggle) {
+          toggle.classList.toggle('expanded');
+          children.classList.toggle('collapsed');
+        } else if (selectable) {
+          if (selected) selected.classList.remove('selected');
+          row.classList.add('selected');
+          selected = row;
+          if (onSelectTool) app.callServerTool({ name: onSelectTool, arguments: { nodeId: id } }).catch((err) => console.error('select failed:', err));
+          app.sendMessage('Selected: ' + id);
+        } else if (children) {
+          toggle.classList.toggle('expanded');
+          children.classList.toggle('collapsed');
+        }
+      });
+      return wrap;
+    }
+    function render(f) {
+      const nodes = tree === null ? [] : Array.isArray(tree) ? tree : [tree];
+      if (nodes.length === 0) { root.className = 'tree-empty'; root.textContent = 'No data'; stats.textContent = ''; return; }
+      root.className = '';
+      root.replaceChildren(...nodes.map((n, i) => node(n, 0, f, String(i))).filter(Boolean));
+      let count = 0;
+      const walk = (n) => { count++; (n.children || []).forEach(walk); };
+      nodes.forEach(walk);
+      stats.textContent = count + ' items';
+    }
+    let timer;
+    search.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { if (tree !== null) render(search.value.toLowerCase()); }, 200);
+    });
+    const app = new App({ name: 'Tree View', version: '1.0.0' });
+    app.ontoolresult = (result) => {
+      let data = result && result.structuredContent;
+      if (!data && result && result.content) {
+        const text = result.content.find((c) => c.type === 'text');
+        if (text) {
+          try { data = JSON.parse(text.text); } catch (err) { root.className = 'tree-empty'; root.textContent = 'Error parsing tree data'; return; }
+        }
+      }
+      if (data) { tree = data; render(search.value.toLowerCase()); }
+    };
+    await app.connect();
+  </script>\n"
+  | page($title; treecss; .);
+
+def kanbancss: "    .kanban-container { display: flex; gap: 16px; overflow-x: auto; padding-bottom: 16px; min-height: 400px; }
+    .kanban-column { flex: 0 0 280px; display: flex; flex-direction: column; border-radius: var(--border-radius-lg, 8px);
+      background: var(--color-background-secondary, #f8f8f8); }
+    .kanban-column-header { display: flex; justify-content: space-between; align-items: center; padding: 12px 16px; font-weight: 600;
+      border-bottom: 1px solid var(--color-border-secondary, #eee); }
+    .kanban-column-count { padding: 2px 8px; border-radius: 9999px; font-size: var(--font-text-xs-size, 11px);
+      color: var(--color-text-tertiary, #999); background: var(--color-background-primary, #fff); }
+    .kanban-column-body { flex: 1; padding: 12px; min-height: 100px; overflow-y: auto; }
+    .kanban-column-body.drag-over { background: var(--color-background-info, rgba(0, 102, 204, 0.05)); }
+    .kanban-card { padding: 12px; margin-bottom: 8px; cursor: pointer; border-radius: var(--border-radius-md, 6px);
+      background: var(--color-background-primary, #fff); border: 1px solid var(--color-border-secondary, #eee); }
+    .kanban-card.dragging { opacity: 0.5; }
+    .kanban-card-title { font-weight: 500; font-size: var(--font-text-sm-size, 13px); margin-bottom: 8px; }
+    .kanban-card-description { font-size: var(--font-text-xs-size, 12px); color: var(--color-text-secondary, #666); margin-bottom: 8px; }
+    .kanban-card-meta { display: flex; justify-content: space-between; align-items: center; font-size: var(--font-text-xs-size, 11px);
+      color: var(--color-text-tertiary, #999); }
+    .kanban-card-tags { display: flex; gap: 4px; flex-wrap: wrap; }
+    .kanban-tag { padding: 2px 6px; font-size: 10px; border-radius: var(--border-radius-sm, 4px); background: var(--color-background-secondary, #f0f0f0); }
+    .kanban-tag.priority-high { background: var(--color-background-danger, #fef2f2); color: var(--color-text-danger, #dc2626); }
+    .kanban-tag.priority-medium { background: var(--color-background-warning, #fefce8); color: var(--color-text-warning, #ca8a04); }
+    .kanban-tag.priority-low { background: var(--color-background-success, #dcfce7); color: var(--color-text-success, #16a34a); }
+    .kanban-empty { padding: 20px; text-align: center; font-size: var(--font-text-sm-size, 12px); color: var(--color-text-tertiary, #999); }
+";
+
+# kanban config: {title, columns: [{id, title}] (To Do, In Progress, Done by default), draggable,
+# onMoveTool, onCardClickTool}. The tool result holds the cards, an array or {cards: [...]}:
+# {id, title, description, column|status, priority, tags, assignee}.
+def kanban:
+  member("title"; "Kanban Board") as $title
+  | (if (.columns | type) == "array" then .columns
+     else [{id: "todo", title: "To Do"}, {id: "in-progress", title: "In Progress"}, {id: "done", title: "Done"}] end) as $cols
+  | "  <h2>\($title | esc)</h2>\n  <div id=\"kanbanBoard\" class=\"kanban-container\"></div>\n"
+  + "  <script type=\"module\">
+    \(appsImport)
+    const columns = \($cols | map(select(type == "object") | {id: (.id // "" | tostring), title: (.title // .id // "" | tostring)}) | scriptjson);
+    const draggable = \(flag("draggable"; true));
+    const onMoveTool = \(text("onMoveTool") | scriptjson);
+    const onCardClickTool = \(text("onCardClickTool") | scriptjson);
+    const board = document.getElementById('kanbanBoard');
+    let cards = [], dragged = null, app = null;
+    const columnOf = (c) => c.column ?? c.status;
+    function el(tag, cls, text) {
+      const e = document.createElement(tag);
+      if (cls) e.className = cls;
+      if (text !== undefined) e.textContent = text;
+      return e;
+    }
+    function card(c) {
+      const div = el('div', 'kanban-card');
+      const id = String(c.id ?? '');
+      div.dataset.cardId = id;
+      div.draggable = draggable;
+      div.append(el('div', 'kanban-card-title', String(c.title ?? '')));
+      if (c.description) div.append(el('div', 'kanban-card-description', String(c.description)));
+      const meta = el('div', 'kanban-card-meta');
+      const tags = el('div', 'kanban-card-tags');
+      if (c.priority) tags.append(el('span', 'kanban-tag priority-' + String(c.priority).toLowerCase(), String(c.priority)));
+      (Array.isArray(c.tags) ? c.tags : []).forEach((t) => tags.append(el('span', 'kanban-tag', String(t))));
+      meta.append(tags);
+      if (c.assignee) meta.append(el('span', '', String(c.assignee)));
+      div.append(meta);
+      div.addEventListener('click', () => {
+        if (onCardClickTool) app.callServerTool({ name: onCardClickTool, arguments: { cardId: id } }).catch((err) => console.error('card click failed:', err));
+        app.sendMessage('Card clicked: ' + id);
+      });
+      if (draggable) {
+        div.addEventListener('dragstart', (event) => { dragged = c; div.classList.add('dragging'); event.dataTransfer.setData('text/plain', id); });
+        div.addEventListener('dragend', () => { dragged = null; div.classList.remove('dragging'); });
+      }
+      return div;
+    }
+    function render() {
+      board.replaceChildren(...columns.map((col) => {
+        const mine = cards.filter((c) => columnOf(c) === col.id);
+        const column = el('div', 'kanban-column');
+        column.dataset.columnId = col.id;
+        const header = el('div', 'kanban-column-header');
+        header.append(el('span', '', col.title), el('span', 'kanban-column-count', String(mine.length)));
+        const body = el('div', 'kanban-column-body');
+        if (mine.length === 0) body.append(el('div', 'kanban-empty', 'No cards'));
+        else mine.forEach((c) => body.append(card(c)));
+        if (draggable) {
+          body.addEventListener('dragover', (event) => { event.preventDefault(); body.classList.add('drag-over'); });
+          body.addEventListener('dragleave', () => body.classList.remove('drag-over'));
+          body.addEventListener('drop', (event) => {
+            event.preventDefault();
+            body.classList.remove('drag-over');
+            if (!dragged || columnOf(dragged) === col.id) return;
+            const cardId = String(dragged.id ?? ''), fromColumn = columnOf(dragged);
+            dragged.column = col.id;
+            dragged.status = col.id;
+            if (onMoveTool) app.callServerTool({ name: onMoveTool, arguments: { cardId, fromColumn, toColumn: col.id } }).catch((err) => console.error('move failed:', err));
+            app.sendMessage('Moved card ' + cardId + ' to ' + col.id);
+            render();
+          });
+        }
+        column.append(header, body);
+        return column;
+      }));
+    }
+    render();
+    app = new App({ name: 'Kanban', version: '1.0.0' });
+    app.ontoolresult = (result) => {
+      let data = result && result.structuredContent;
+      if (!data && result && result.content) {
+        const text = result.content.find((c) => c.type === 'text');
+        if (text) {
+          try { data = JSON.parse(text.text); } catch (err) { board.replaceChildren(el('div', 'kanban-empty', 'Error parsing kanban data')); return; }
+        }
+      }
+      if (data) { cards = Array.isArray(data) ? data : Array.isArray(data.cards) ? data.cards : []; render(); }
+    };
+    await app.connect();
+  </script>\n"
+  | page($title; kanbancss; .);
+
 # mcp_ui_form's flags as the SDK passes them: {title, submitTool, fields: ["name[:type[:a,b]]"]};
 # a field's label is its name with - and _ as spaces and each word capitalised.
 def formargs:
@@ -440,5 +668,7 @@ elif .template == "form" then .config // {} | form
 elif .template == "data-table" then .config // {} | datatable
 elif .template == "progress" then .config // {} | progress
 elif .template == "diff-viewer" then .config // {} | diffviewer
-else error("unknown UI template \(.template | tojson): mcp-bash builds \"form\", \"data-table\", \"progress\" and \"diff-viewer\"")
+elif .template == "tree-view" then .config // {} | treeview
+elif .template == "kanban" then .config // {} | kanban
+else error("unknown UI template \(.template | tojson): mcp-bash builds \"form\", \"data-table\", \"progress\", \"diff-viewer\", \"tree-view\" and \"kanban\"")
 end

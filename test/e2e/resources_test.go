@@ -285,7 +285,7 @@ func TestUIMeta(t *testing.T) {
 		"ui/page/main.html":         "<html>main</html>",
 		"ui/page/ui.meta.json":      `{"entrypoint":"main.html"}`,
 		"ui/tpl/ui.meta.json":       `{"template":"form","config":{"title":"Log <it>","submitTool":"log","fields":[{"name":"kind","type":"select","options":["call","mail"],"required":true}]}}`,
-		"ui/kan/ui.meta.json":       `{"template":"kanban"}`,
+		"ui/kan/ui.meta.json":       `{"template":"gantt"}`,
 		"ui/prog/ui.meta.json":      `{"template":"progress","description":"Build progress","config":{"cancelTool":"stop"}}`,
 		"ui/out/ui.meta.json":       `{"entrypoint":"../dash/index.html"}`,
 		"ui/out/index.html":         "<html>out</html>",
@@ -359,7 +359,7 @@ func TestUIMeta(t *testing.T) {
 		t.Errorf("exit: %v", err)
 	}
 	stderr := c.Stderr()
-	for _, want := range []string{`UI template "kanban" is not supported`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
+	for _, want := range []string{`UI template "gantt" is not one of the original's templates`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

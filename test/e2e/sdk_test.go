@@ -163,10 +163,10 @@ func sdkCases(t *testing.T) []sdkCase {
 		{name: "mcp_ui_form and mcp_ui_table", script: `mcp_ui_form --title 'Log <Entry>' --field type:select:meeting,call --field first_name --skipped --field notes:textarea --submit-tool log-it; mcp_ui_table --title People --columns name,age; mcp_ui_form --title 2>/dev/null; echo "rc=$?"`,
 			want: textResult(uiPage(t, "ui-form.html") + "\n" + uiPage(t, "ui-table.html") + "\nrc=2")},
 		// The original's lib/ui-templates.sh functions: the same page from its config.
-		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template kanban '{}' 2>/dev/null; echo "rc=$?"`,
+		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template gantt '{}' 2>/dev/null; echo "rc=$?"`,
 			want: textResult(uiPage(t, "ui-table.html") + "\nrc=1")},
-		{name: "mcp_ui_template_progress and diff_viewer", script: `mcp_ui_template_progress '{"title":"Build","cancelTool":"stop"}'; mcp_ui_template_diff_viewer '{"viewMode":"unified"}'`,
-			want: textResult(uiPage(t, "ui-progress.html") + "\n" + uiPage(t, "ui-diff.html"))},
+		{name: "mcp_ui_template_progress, diff_viewer, tree_view and kanban", script: `mcp_ui_template_progress '{"title":"Build","cancelTool":"stop"}'; mcp_ui_template_diff_viewer '{"viewMode":"unified"}'; mcp_ui_template_tree_view '{"selectable":true}'; mcp_ui_template_kanban '{"onMoveTool":"mv"}'`,
+			want: textResult(uiPage(t, "ui-progress.html") + "\n" + uiPage(t, "ui-diff.html") + "\n" + uiPage(t, "ui-tree.html") + "\n" + uiPage(t, "ui-kanban.html"))},
 	}
 }
 

@@ -816,7 +816,7 @@ func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 				return
 			case !sdk.IsUITemplate(um.Template):
 				warn(Warning{Kind: KindResources, Path: filepath.Join(dir, "ui.meta.json"),
-					Message: "UI template " + strconv.Quote(um.Template) + " is not supported (mcp-bash builds \"form\", \"data-table\", \"progress\" and \"diff-viewer\"): ship the page as " + um.Entrypoint + "; ui://" + serverName + "/" + name + " is not served"})
+					Message: "UI template " + strconv.Quote(um.Template) + " is not one of the original's templates (form, data-table, progress, diff-viewer, tree-view, kanban): ship the page as " + um.Entrypoint + "; ui://" + serverName + "/" + name + " is not served"})
 				return
 			}
 			file = ""
