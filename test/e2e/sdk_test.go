@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
@@ -68,6 +70,17 @@ func uiPage(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(string(b), "\n")
+}
+
+// templatePage is the page sdk.RenderUITemplate builds in this process (gojq), which each
+// engine's mcp_ui_template_* must print byte for byte.
+func templatePage(t *testing.T, name, config string) string {
+	t.Helper()
+	page, err := sdk.RenderUITemplate(context.Background(), name, json.RawMessage(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
 }
 
 func jsonResult(text string) string {
@@ -166,7 +179,8 @@ func sdkCases(t *testing.T) []sdkCase {
 		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template gantt '{}' 2>/dev/null; echo "rc=$?"`,
 			want: textResult(uiPage(t, "ui-table.html") + "\nrc=1")},
 		{name: "mcp_ui_template_progress, diff_viewer, tree_view and kanban", script: `mcp_ui_template_progress '{"title":"Build","cancelTool":"stop"}'; mcp_ui_template_diff_viewer '{"viewMode":"unified"}'; mcp_ui_template_tree_view '{"selectable":true}'; mcp_ui_template_kanban '{"onMoveTool":"mv"}'`,
-			want: textResult(uiPage(t, "ui-progress.html") + "\n" + uiPage(t, "ui-diff.html") + "\n" + uiPage(t, "ui-tree.html") + "\n" + uiPage(t, "ui-kanban.html"))},
+			want: textResult(templatePage(t, "progress", `{"title":"Build","cancelTool":"stop"}`) + "\n" + templatePage(t, "diff-viewer", `{"viewMode":"unified"}`) + "\n" +
+				templatePage(t, "tree-view", `{"selectable":true}`) + "\n" + templatePage(t, "kanban", `{"onMoveTool":"mv"}`))},
 	}
 }
 
