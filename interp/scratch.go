@@ -24,8 +24,12 @@ type scratch struct {
 	homeErr  error
 }
 
+// scratchSubdirs are the subdirectories of every call's tree (read only: shared by the calls
+// instead of a new variadic slice each).
+var scratchSubdirs = []string{"work", "work/tmp"}
+
 func newScratch(base string) *scratch {
-	d := sandbox.NewCallDir(base, "mcpbash-call-", "work", "work/tmp")
+	d := sandbox.NewCallDir(base, "mcpbash-call-", scratchSubdirs...)
 	return &scratch{CallDir: d, work: d.Sub("work"), tmp: d.Sub("work/tmp")}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -14,7 +15,11 @@ import (
 // not MkdirAll, makes the root, so creation fails if anything already sits there.
 type CallDir struct {
 	// Path is the directory (it may not exist yet).
-	Path    string
+	Path string
+	// full is Path followed by its last subdirectory ("" when built by filepath.Join): Path
+	// and the subdirectories on the way to the last one are slices of it (Sub), one string
+	// for all the names a call uses.
+	full    string
 	subdirs []string
 
 	once    sync.Once
@@ -29,11 +34,26 @@ func NewCallDir(base, prefix string, subdirs ...string) *CallDir {
 	_, _ = rand.Read(b[:])
 	var h [16]byte
 	hex.Encode(h[:], b[:])
-	name := prefix + string(h[:])
 	if !cleanAbs(base) {
-		return &CallDir{Path: filepath.Join(base, name), subdirs: subdirs}
+		return &CallDir{Path: filepath.Join(base, prefix+string(h[:])), subdirs: subdirs}
 	}
-	return &CallDir{Path: base + "/" + name, subdirs: subdirs}
+	last := ""
+	if len(subdirs) > 0 {
+		last = subdirs[len(subdirs)-1]
+	}
+	var sb strings.Builder
+	sb.Grow(len(base) + 1 + len(prefix) + len(h) + 1 + len(last))
+	sb.WriteString(base)
+	sb.WriteByte('/')
+	sb.WriteString(prefix)
+	sb.Write(h[:])
+	n := sb.Len()
+	if last != "" {
+		sb.WriteByte('/')
+		sb.WriteString(last)
+	}
+	full := sb.String()
+	return &CallDir{Path: full[:n], full: full, subdirs: subdirs}
 }
 
 // cleanAbs reports whether p is an absolute path filepath.Clean leaves as it is (every call
@@ -61,6 +81,13 @@ func cleanAbs(p string) bool {
 func (d *CallDir) Sub(name string) string {
 	if filepath.Separator != '/' {
 		return filepath.Join(d.Path, name)
+	}
+	// A subdirectory on the way to the last one is a prefix of full.
+	if len(d.full) > len(d.Path) {
+		if rest := d.full[len(d.Path):]; len(rest) > len(name) && rest[0] == '/' && rest[1:1+len(name)] == name &&
+			(len(rest) == 1+len(name) || rest[1+len(name)] == '/') {
+			return d.full[:len(d.Path)+1+len(name)]
+		}
 	}
 	return d.Path + "/" + name
 }

@@ -222,11 +222,11 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 		host := spec.host
 		// The root is opened on first use (mount.root); a stat here keeps NewFS's contract that
 		// a missing root is dropped and one that is not a directory is an error.
-		fi, err := os.Stat(host)
+		dir, err := statIsDir(host)
 		if err != nil {
 			return err
 		}
-		if !fi.IsDir() {
+		if !dir {
 			return &fs.PathError{Op: "openat", Path: host, Err: errNotDir{}}
 		}
 		f.mounts = append(f.mounts, newMount(spec, nil))

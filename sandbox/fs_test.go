@@ -1008,3 +1008,47 @@ func TestPreparedRootsNoStateAcrossCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFSRootKinds: NewFS's check of each root (statIsDir) keeps os.Stat's answers: a
+// directory is mounted, a symlink to one too (stat follows it), a missing root is dropped,
+// a root that is a file is an error naming it.
+func TestNewFSRootKinds(t *testing.T) {
+	base := t.TempDir()
+	dir, file, link := filepath.Join(base, "dir"), filepath.Join(base, "file"), filepath.Join(base, "link")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	for _, tc := range []struct {
+		root    string
+		mounted bool
+		err     bool
+	}{
+		{dir, true, false},
+		{link, true, false},
+		{filepath.Join(base, "missing"), false, false},
+		{filepath.Join(file, "below"), false, true}, // ENOTDIR is not "missing"
+		{file, false, true},
+	} {
+		f, err := NewFS(Policy{Roots: []Root{{Path: tc.root, Mode: ReadOnly}}}, Scratch{}, nil)
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), tc.root) {
+				t.Errorf("%s: err %v, want one naming the root", tc.root, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.root, err)
+			continue
+		}
+		if got := len(f.mounts) == 1; got != tc.mounted {
+			t.Errorf("%s: mounted %v, want %v", tc.root, got, tc.mounted)
+		}
+		f.Close()
+	}
+}
