@@ -357,11 +357,11 @@ func (ts *tenantScope) fallbackRoots() []engine.Root { return tenantRoots(ts.t) 
 
 func (ts *tenantScope) timeout(d time.Duration) time.Duration { return min(d, ts.t.Limits().Timeout) }
 
-func (ts *tenantScope) prepare(ctx context.Context, job *engine.Job) (context.Context, error) {
-	if err := ts.srv.tenantJob(job, ts.t); err != nil {
-		return nil, err
+func (ts *tenantScope) prepare(ctx context.Context, job engine.Job) (engine.Job, context.Context, error) {
+	if err := ts.srv.tenantJob(&job, ts.t); err != nil {
+		return job, nil, err
 	}
-	return ts.srv.withTenantWorkers(ctx, ts.t), nil
+	return job, ts.srv.withTenantWorkers(ctx, ts.t), nil
 }
 
 func (ts *tenantScope) page(ctx context.Context, k registry.Kind, items []json.RawMessage, _ int) ([]json.RawMessage, int, error) {

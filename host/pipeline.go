@@ -96,8 +96,9 @@ type scope interface {
 	// timeout caps a call's timeout.
 	timeout(d time.Duration) time.Duration
 	// prepare applies the scope to a call's engine job (commands, limits, scratch) and
-	// returns the context the engine runs in (the scope's workers).
-	prepare(ctx context.Context, job *engine.Job) (context.Context, error)
+	// returns it with the context the engine runs in (the scope's workers). The job goes by
+	// value: a pointer through this interface would put every call's job on the heap.
+	prepare(ctx context.Context, job engine.Job) (engine.Job, context.Context, error)
 	// page cuts one list page, and its total, down to what the scope sees.
 	page(ctx context.Context, k registry.Kind, items []json.RawMessage, total int) ([]json.RawMessage, int, error)
 	// private reports whether cacheable 2026-07-28 results are private to this caller.
@@ -289,8 +290,8 @@ func (o operatorScope) roots(ctx context.Context, client func(context.Context) [
 }
 func (o operatorScope) fallbackRoots() []engine.Root        { return o.srv.fallbackRoots() }
 func (operatorScope) timeout(d time.Duration) time.Duration { return d }
-func (operatorScope) prepare(ctx context.Context, _ *engine.Job) (context.Context, error) {
-	return ctx, nil
+func (operatorScope) prepare(ctx context.Context, job engine.Job) (engine.Job, context.Context, error) {
+	return job, ctx, nil
 }
 func (operatorScope) page(_ context.Context, _ registry.Kind, items []json.RawMessage, total int) ([]json.RawMessage, int, error) {
 	return items, total, nil

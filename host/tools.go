@@ -209,7 +209,7 @@ func (srv *Server) CallTool(ctx context.Context, tc ToolCall) (*CallToolResult, 
 	timeout := sc.timeout(srv.toolTimeout(tool, tc.TimeoutSecs))
 	job, sink := srv.toolJob(ctx, sc, tc, tool, plan, args, meta, timeout)
 	job.Call.ArgsValue, job.Call.ArgsOrder = argsValue, argsOrder
-	runCtx, err := sc.prepare(ctx, &job)
+	job, runCtx, err := sc.prepare(ctx, job)
 	if err != nil {
 		if sink != nil {
 			sink.Close()
