@@ -289,7 +289,8 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 	// tool opens there is checked against its roots like any other path.
 	dir := srv.cfg.Dirs.Root
 	own, session := srv.callContractEnv(call, tool)
+	cancelled := func() bool { return ctx.Err() != nil } // one closure for the job and its wasm commands
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: own, Session: session, Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
-		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(ctx, call, plan.wasmDirs, plan.memoryMiB)}, sink
+		Env: own, Session: session, Plan: plan.env, Cancelled: cancelled, Confiner: srv.confiner,
+		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(cancelled, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

@@ -136,9 +136,9 @@ func wasmMemoryMiB(t *registry.Tool) int {
 }
 
 // wasmCommands makes `*.wasm` in dirs (the tool's directory and the project's bin/) commands of a
-// sandboxed script.
-func (srv *Server) wasmCommands(ctx context.Context, call *engine.Call, dirs []string, memoryMiB int) engine.Commands {
-	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: dirs, Call: call, MemoryMiB: memoryMiB, Cancelled: func() bool { return ctx.Err() != nil }}
+// sandboxed script; cancelled reports the end of the call's context.
+func (srv *Server) wasmCommands(cancelled func() bool, call *engine.Call, dirs []string, memoryMiB int) engine.Commands {
+	return &wasm.Commands{Runtime: srv.wasmRuntime, Dirs: dirs, Call: call, MemoryMiB: memoryMiB, Cancelled: cancelled}
 }
 
 // wasmPlan is the static plan of a wasm tool: whether the module compiles, what it imports, and

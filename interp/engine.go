@@ -164,8 +164,7 @@ type call struct {
 	rec     *sandbox.Record
 	state   *sdk.State
 	cancel  context.CancelCauseFunc
-	work    string // scratch root visible to the script (host path)
-	tmpDir  string
+	work    string          // scratch root visible to the script (host path); its tmp/ is scratch.tmp
 	budget  *sandbox.Budget // what the call's utilities may hold
 	plan    *planState      // what every call of the tool shares (nil: the job has no plan)
 	sdk     *sdkState
@@ -217,7 +216,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	defer f.Close()
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
-	c.limits, c.rec, c.fs, c.cancel, c.scratch, c.work, c.tmpDir, c.plan = limits, f.Record, f.FS, f.Stop, sc, sc.work, sc.tmp, e.planState(c.job, sdkParsed)
+	c.limits, c.rec, c.fs, c.cancel, c.scratch, c.work, c.plan = limits, f.Record, f.FS, f.Stop, sc, sc.work, e.planState(c.job, sdkParsed)
 	c.sh.work, c.sh.tmp = sandbox.ShellPath(sc.work), sandbox.ShellPath(sc.tmp)
 	c.sh.dir, c.sh.script = sandbox.ShellPath(job.Dir), sandbox.ShellPath(job.Script)
 	c.state = sdk.NewState(job.Call, f.Cancelled)

@@ -657,7 +657,7 @@ func (c *call) external(ctx context.Context, cc cmdCtx, args []string) (int, err
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: bin, Allowed: true, Reason: reason})
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = externalEnv(home, c.tmpDir)
+	cmd.Env = externalEnv(home, c.scratch.tmp)
 	cmd.Dir = c.work
 	if fi, err := c.fs.Stat(cc.dir); err == nil && fi.IsDir() {
 		if host, ok := sandbox.HostPathOf(cc.dir); ok {
