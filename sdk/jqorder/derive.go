@@ -311,9 +311,10 @@ const (
 
 // orderedSource are the definitions that keep jq's member order. They are written in plain
 // jq and go through Rewrite like a user's filter (except the _mcpbash_ helpers, which hold
-// the plain operators the rewrite routes to).
+// the plain operators the rewrite routes to; their + is Guard's checked one, so they compile
+// with GuardFunctions too).
 const orderedSource = `def _mcpbash_each: if type == "object" then ` + KeysInOrder + `[] as $k | .[$k] else .[] end;
-def _mcpbash_plus(a; b): b as $b | a as $a | $a + $b | ` + addedFunc + `($a; $b);
+def _mcpbash_plus(a; b): b as $b | a as $a | ` + addFunc + `($a; $b) | ` + addedFunc + `($a; $b);
 def _mcpbash_times(a; b): b as $b | a as $a | $a * $b | ` + mergedFunc + `($a; $b);
 def _mcpbash_setpath($p; $v): setpath($p; $v);
 def _mcpbash_delpaths($ps): delpaths($ps);
@@ -345,7 +346,7 @@ def fromjson: . as $s | _mcpbash_fromjson | ` + fromFunc + `($s);
 
 // OrderedDefs are jq definitions, to put before the filter's own (and after any prelude),
 // of the builtins that list, change or print an object's members, in jq's order rather than
-// gojq's sorted one. They call the Go functions of Printer.Functions.
+// gojq's sorted one. They call the Go functions of Printer.Functions and GuardFunctions.
 func OrderedDefs() []*gojq.FuncDef { return orderedDefs() }
 
 // orderedDefs parses and rewrites the definitions once: compiling does not change a parsed
@@ -521,6 +522,12 @@ func rewriteNode(q *gojq.Query) {
 	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateSub, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
 		lhs := q.Left
 		wrapUpdate(q, &gojq.Query{Op: q.Op, Left: lhs, Right: q.Right}, lhs)
+	case 0:
+		// Guard's checked + (addFunc), routed like the plain one.
+		if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && t.Func.Name == addFunc && len(t.Func.Args) == 2 &&
+			len(t.SuffixList) == 0 && maybeObject(t.Func.Args[0]) && maybeObject(t.Func.Args[1]) {
+			t.Func.Name = plusDef
+		}
 	case gojq.OpAdd, gojq.OpMul:
 		if !maybeObject(q.Left) || !maybeObject(q.Right) {
 			return

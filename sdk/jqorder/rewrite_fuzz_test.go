@@ -64,6 +64,9 @@ func runFilterWithin(filter, input string, rewritten, guarded bool, within time.
 		Rewrite(q)
 		q.FuncDefs = append(OrderedDefs(), q.FuncDefs...)
 		opts = append(opts, (&Printer{}).Functions()...)
+		if !guarded {
+			opts = append(opts, GuardFunctions(nil)...) // the ordered + is the checked one
+		}
 	}
 	code, err := gojq.Compile(q, opts...)
 	if err != nil {
