@@ -62,6 +62,9 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		// A global substitution whose every search reads to the end of a long line: quadratic,
 		// and each search as the loop over them stops with the call (issue 27).
 		{[]string{"sed", `s/\(a.*z\)*a/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
+		// The same with an expression that looks behind its match (\B, ^, \b).
+		{[]string{"sed", `s/\B\(a.*z\)*a/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
+		{[]string{"sed", `s/\(^\|a\)\(a.*z\)*/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
 		// H and N copy the space they grow (strings): quadratic time, so the timeout comes first.
 		{[]string{"sed", "-n", "H;$p"}, &repeating{text: line1k}, byCancel, nil},
 		{[]string{"sed", ":a;N;ba"}, &repeating{text: line1k}, byCancel, nil},
