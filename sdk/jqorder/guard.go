@@ -132,8 +132,8 @@ var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
 // asked before a string is repeated (a string times a number: one allocation of len×n bytes,
 // up to gojq's own 2 GiB bound), before two strings or arrays are joined by + into one of more
 // than roomMin bytes (a sum of a value with itself doubles it in one step: 40 doublings of
-// "x" ask for 1 TiB), and before add joins an array's strings or arrays (whose elements may
-// all be one value); it answers nil or the error that ends the filter.
+// "x" ask for 1 TiB), and before add or join joins an array's strings or arrays (whose
+// elements may all be one value); it answers nil or the error that ends the filter.
 func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 	ask := func(n int64) error {
 		if room == nil || n < roomMin {
@@ -282,8 +282,9 @@ var plainAdd = sync.OnceValue(func() *gojq.Code {
 	return c
 })
 
-// sumBytes is about what add makes of v: the bytes of its strings, or its arrays' elements,
-// when it is an array of them (add of anything else builds nothing larger than v).
+// sumBytes is about what add or join makes of v: the bytes of its strings, or its arrays'
+// elements, when it is an array of them (add of anything else builds nothing larger than v;
+// join's separators are not counted).
 func sumBytes(v any) int64 {
 	xs, ok := v.([]any)
 	if !ok {
@@ -387,7 +388,7 @@ const (
 	guardSetpath                     // follows the path given as its first argument
 	guardDelpaths                    // follows the paths given as its argument
 	guardFromstream                  // follows the paths of its argument's events
-	guardSum                         // joins its input's strings or arrays: add
+	guardSum                         // joins its input's strings or arrays: add, join
 )
 
 // guardKinds classify gojq's builtins (TestGuardKnowsEveryBuiltin holds the table to gojq's
@@ -402,7 +403,7 @@ var guardKinds = map[string]guardKind{
 	"bsearch": guardAll, "sort_by": guardArgs, "group_by": guardArgs, "unique_by": guardArgs, "min_by": guardArgs,
 	"max_by": guardArgs, "IN": guardAll, "INDEX": guardArgs, "JOIN": guardArgs,
 	"del": guardPathArg, "pick": guardPathArg, "setpath": guardSetpath, "delpaths": guardDelpaths,
-	"fromstream": guardFromstream, "add": guardSum, "format": guardInput, "debug": guardAll, "stderr": guardInput,
+	"fromstream": guardFromstream, "add": guardSum, "join": guardSum, "format": guardInput, "debug": guardAll, "stderr": guardInput,
 }
 
 // safeBuiltins walk at most one level of a value: no check.
@@ -413,7 +414,7 @@ func init() {
 		"empty", "not", "select", "map", "map_values", "length", "utf8bytelength", "keys", "keys_unsorted",
 		"has", "in", "any", "all", "range", "type", "tonumber", "toboolean", "ascii_downcase",
 		"ascii_upcase", "ltrimstr", "rtrimstr", "trimstr", "startswith", "endswith", "trim", "ltrim", "rtrim",
-		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "join", "recurse", "env",
+		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "recurse", "env",
 		"builtins", "input", "inputs", "input_filename", "implode", "explode", "path", "paths", "leaf_paths",
 		"getpath", "to_entries", "from_entries", "with_entries", "first", "last", "nth", "limit", "skip",
 		"until", "while", "repeat", "isempty", "values", "nulls", "booleans", "numbers", "strings", "arrays",
@@ -690,7 +691,7 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 	}
 	check := checkDef
 	switch {
-	case kind == guardSum && t.Type == gojq.TermTypeFunc && len(t.Func.Args) == 0:
+	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
 		check = sumDef
 	case kind != guardInput && kind != guardAll:
 		return
