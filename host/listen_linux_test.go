@@ -21,7 +21,9 @@ func TestListenTCPPlain(t *testing.T) {
 	}
 	var proto int
 	var serr error
-	if err := rc.Control(func(fd uintptr) { proto, serr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_PROTOCOL) }); err != nil || serr != nil {
+	if err := rc.Control(func(fd uintptr) {
+		proto, serr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_PROTOCOL)
+	}); err != nil || serr != nil {
 		t.Fatal(err, serr)
 	}
 	if proto != syscall.IPPROTO_TCP {
