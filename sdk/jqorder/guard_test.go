@@ -196,28 +196,40 @@ func TestGuardAsksRoomBeforeRepeating(t *testing.T) {
 			}
 			return nil
 		}
-		q, err := gojq.Parse(c.filter)
-		if err != nil {
-			t.Fatal(err)
-		}
-		Guard(q)
-		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
-		code, err := gojq.Compile(q, GuardFunctions(room)...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.filter, err)
-		}
-		ok := true
-		for iter := code.Run(nil); ; {
-			v, more := iter.Next()
-			if !more {
-				break
-			}
-			if _, isErr := v.(error); isErr {
-				ok = false
-			}
-		}
+		ok := runGuarded(t, c.filter, false, room)
 		if asked != c.asked || ok != c.ok {
 			t.Errorf("%s: asked %d, ok %v; want %d, %v", c.filter, asked, ok, c.asked, c.ok)
+		}
+	}
+}
+
+// runGuarded runs filter on null as the jq utility does, guarded with room (and rewritten), up
+// to its first error (as the jq utility and the SDK stop), and reports whether it gave none.
+func runGuarded(t *testing.T, filter string, rewritten bool, room func(int64) error) bool {
+	t.Helper()
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Guard(q)
+	q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+	opts := GuardFunctions(room)
+	if rewritten {
+		Rewrite(q)
+		q.FuncDefs = slices.Concat(GuardDefs(), OrderedDefs(), q.FuncDefs[len(GuardDefs()):])
+		opts = append(opts, (&Printer{}).Functions()...)
+	}
+	code, err := gojq.Compile(q, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", filter, err)
+	}
+	for iter := code.Run(nil); ; {
+		v, more := iter.Next()
+		if !more {
+			return true
+		}
+		if _, isErr := v.(error); isErr {
+			return false
 		}
 	}
 }
@@ -256,33 +268,7 @@ func TestGuardAsksRoomBeforeJoining(t *testing.T) {
 				}
 				return nil
 			}
-			q, err := gojq.Parse(c.filter)
-			if err != nil {
-				t.Fatal(err)
-			}
-			Guard(q)
-			q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
-			opts := GuardFunctions(room)
-			if rewritten {
-				Rewrite(q)
-				q.FuncDefs = slices.Concat(GuardDefs(), OrderedDefs(), q.FuncDefs[len(GuardDefs()):])
-				opts = append(opts, (&Printer{}).Functions()...)
-			}
-			code, err := gojq.Compile(q, opts...)
-			if err != nil {
-				t.Fatalf("%s: %v", c.filter, err)
-			}
-			ok := true
-			for iter := code.Run(nil); ; {
-				v, more := iter.Next()
-				if !more {
-					break
-				}
-				if _, isErr := v.(error); isErr {
-					ok = false
-					break // as the jq utility and the SDK stop
-				}
-			}
+			ok := runGuarded(t, c.filter, rewritten, room)
 			if asked < c.min || asked > c.max || ok != c.ok {
 				t.Errorf("%s (rewritten %v): asked %d, ok %v; want [%d, %d], %v", c.filter, rewritten, asked, ok, c.min, c.max, c.ok)
 			}
