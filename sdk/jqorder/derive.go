@@ -505,6 +505,17 @@ func (p *Printer) Literal(v, template any) any {
 
 func rewriteNode(q *gojq.Query) {
 	switch q.Op {
+	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub, gojq.OpUpdateMul,
+		gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+		plainPathPlus(q.Left)
+	}
+	if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && len(t.Func.Args) == 1 {
+		switch t.Func.Name {
+		case "path", "del", "pick":
+			plainPathPlus(t.Func.Args[0])
+		}
+	}
+	switch q.Op {
 	case gojq.OpUpdateAdd, gojq.OpUpdateMul:
 		// L += R is `R as $x | L |= . + $x` (gojq evaluates R first, against the input);
 		// written out so that the + is the ordered one.
@@ -539,6 +550,18 @@ func rewriteNode(q *gojq.Query) {
 		call := &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: []*gojq.Query{q.Left, q.Right}}}
 		*q = gojq.Query{Meta: q.Meta, Imports: q.Imports, FuncDefs: q.FuncDefs, Term: call}
 	}
+}
+
+// plainPathPlus turns the ordered + back into the checked one (addFunc) in a path expression:
+// gojq takes the path of l + r from its operands as they are evaluated (.+.A = 0 sets .A),
+// which a call of gojq's kind keeps and the ordered definition's bindings do not; a path
+// prints no member order.
+func plainPathPlus(q *gojq.Query) {
+	visitor{termFn: func(t *gojq.Term) {
+		if t.Type == gojq.TermTypeFunc && t.Func.Name == plusDef && len(t.Func.Args) == 2 {
+			t.Func.Name = addFunc
+		}
+	}}.query(q)
 }
 
 // wrapUpdate replaces q's expression (keeping its definitions) with

@@ -14,7 +14,7 @@ import (
 // rewriteSeeds are filters the rewrite touches, in the shapes tool scripts write them and some
 // they do not (generators, errors, paths through optional iterations).
 var rewriteSeeds = []string{
-	`.`, `0[][0[]?]`, `[.[][.a]]`, `[.[][.b]?]`, `[.[][0][]]`, `[.[]?[.a]?]`, `path(.[][.a])`, `.[][.a] |= 1`, `.a = 1`, `.a.b = 1`, `.["k"][0] = 2`, `.a |= . + 1`, `.a += 1`, `.a -= 1`, `.a *= 2`, `.a /= 2`,
+	`.`, `0[][0[]?]`, `.+.A=0`, `path(. + .A)`, `(.a + .b) |= 1`, `del(. + .a)`, `[.[][.a]]`, `[.[][.b]?]`, `[.[][0][]]`, `[.[]?[.a]?]`, `path(.[][.a])`, `.[][.a] |= 1`, `.a = 1`, `.a.b = 1`, `.["k"][0] = 2`, `.a |= . + 1`, `.a += 1`, `.a -= 1`, `.a *= 2`, `.a /= 2`,
 	`.a %= 2`, `.a //= 3`, `.[] = 0`, `.[] |= empty`, `.[]? |= 1`, `(.a, .b) = (1, 2)`, `.a = (.b, .c)`,
 	`del(.a)`, `del(.[0, 2])`, `del(.. | numbers?)`, `delpaths([["a"], ["b", 0]])`, `setpath(["x", "y"]; 1)`,
 	`to_entries`, `with_entries(.value += 1)`, `from_entries`, `keys_unsorted`, `map(. * 2)`, `map_values(tostring)`,
