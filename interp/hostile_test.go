@@ -105,6 +105,7 @@ var hostileExtras = []string{
 	`printf '%s' "$(< %D/long)" | base64 -w 99999999999999 | wc -c`, `dd if=/dev/zero bs=99999999999 count=1 2>&1 | wc -c`,
 	`yes "$(< %D/long)" | head -c 1000000000 | wc -c`, `printf '%s
 ' "$(< %D/json)" | jq . | wc -c`,
+	`jq -n 'reduce range(40) as $i ("x"; . + .) | length'`, `mcp_args_get '"x" | until(length > 1e9; . + .) | length'`,
 	`mcp_args_get "$(< %D/json)"`, `mcp_json_escape "$(< %D/json)" | wc -c`, `echo "$(< %D/json)" | python3 -c 1`,
 }
 

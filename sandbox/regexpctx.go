@@ -99,19 +99,30 @@ func (r *ctxRunes) ReadRune() (rune, int, error) {
 }
 
 // FindAllStringSubmatchIndex is re.FindAllStringSubmatchIndex(s, n), or ctx's error once it
-// ends. Past longSubject bytes the matches are searched one at a time, each on the rest of s,
-// with ctx checked between them and through each search (a loop over a long subject's matches
-// ran on after its call had ended: a single search is linear in what it reads, but FindAll
-// makes as many as there are matches, and each may read to the end). Searching the rest of s
-// is searching s from that offset only for an expression that does not look at what precedes
-// its match (^, \b, \B): such an expression is searched by one FindAll, which the bound on
-// its subject (the memory budget) and Go's linear-time search bound instead.
-func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string, n int) ([][]int, error) {
-	if len(s) < longSubject || n == 0 || looksBehind(re) {
+// ends; longest tells that re was made leftmost-longest (re.Longest, which re does not tell).
+// Past longSubject bytes the matches are searched one at a time, each on the rest of s, with
+// ctx checked between them and through each search (a loop over a long subject's matches ran
+// on after its call had ended: a single search is linear in what it reads, but FindAll makes
+// as many as there are matches, and each may read to the end). Searching the rest of s is
+// searching s from that offset only for an expression that does not look at what precedes its
+// match (^, \b, \B): such an expression is searched from the rune before the offset, behind
+// an expression that reads that rune first (behind), so that it sees what precedes.
+func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string, n int, longest bool) ([][]int, error) {
+	if len(s) < longSubject || n == 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		return re.FindAllStringSubmatchIndex(s, n), nil
+	}
+	var behind *regexp.Regexp
+	if looksBehind(re) {
+		var err error
+		if behind, err = regexp.Compile(`(?s:.)(?:` + re.String() + `)`); err != nil {
+			return nil, err // re compiled: so does this; a test holds it
+		}
+		if longest {
+			behind.Longest()
+		}
 	}
 	var all [][]int
 	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
@@ -120,17 +131,12 @@ func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := FindStringSubmatchIndex(ctx, re, s[pos:])
+		m, err := findFrom(ctx, re, behind, s, pos)
 		if err != nil {
 			return nil, err
 		}
 		if m == nil {
 			break
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += pos
-			}
 		}
 		accept := true
 		if m[1] == pos {
@@ -152,6 +158,32 @@ func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string
 		}
 	}
 	return all, nil
+}
+
+// findFrom is the first match of re in s at or after pos, as regexp's FindAll searches on
+// from pos, in s's offsets. With behind (re behind one rune of anything), the search starts
+// one rune before pos, which behind reads first: re's assertions about what precedes its
+// match see s's runes, not a subject's start.
+func findFrom(ctx context.Context, re, behind *regexp.Regexp, s string, pos int) ([]int, error) {
+	start := pos
+	if behind != nil && pos > 0 {
+		_, w := utf8.DecodeLastRuneInString(s[:pos])
+		start, re = pos-w, behind
+	}
+	m, err := FindStringSubmatchIndex(ctx, re, s[start:])
+	if m == nil || err != nil {
+		return nil, err
+	}
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += start
+		}
+	}
+	if start != pos {
+		_, w := utf8.DecodeRuneInString(s[m[0]:])
+		m[0] += w // the rune behind read is not re's match
+	}
+	return m, nil
 }
 
 // looksBehind reports whether re has an assertion about what precedes a position (^, \A, \b,

@@ -16,13 +16,25 @@ import (
 func TestFindAllStringSubmatchIndex(t *testing.T) {
 	some := strings.Repeat("ab cé\xff x\n", 50)
 	long := some + strings.Repeat("-", longSubject) + some
-	for _, expr := range []string{`a`, `-*x*`, `(é)|(\xff)`, `[a-c]+`, `$`, `(a)(b)?`, `^a`, `\bx`, `(?m)^a`, `é?\xff`} {
-		re := regexp.MustCompile(expr)
+	for _, c := range []struct {
+		expr    string
+		longest bool
+	}{
+		{`a`, false}, {`-*x*`, false}, {`(é)|(\xff)`, false}, {`[a-c]+`, false}, {`$`, false}, {`(a)(b)?`, false},
+		{`é?\xff`, false},
+		// Expressions that look behind their match (^, \b, \B), searched behind the rune before.
+		{`^a`, false}, {`\bx`, false}, {`(?m)^a`, false}, {`(?m)^(a|ab)\b`, true}, {`\B(é|\xff)`, true},
+		{`x\b|\B-+`, true}, {`^|x`, true},
+	} {
+		re := regexp.MustCompile(c.expr)
+		if c.longest {
+			re.Longest()
+		}
 		for _, n := range []int{-1, 7} {
-			got, err := FindAllStringSubmatchIndex(context.Background(), re, long, n)
+			got, err := FindAllStringSubmatchIndex(context.Background(), re, long, n, c.longest)
 			want := re.FindAllStringSubmatchIndex(long, n)
 			if err != nil || len(got) != len(want) || !slices.EqualFunc(got, want, slices.Equal[[]int]) {
-				t.Errorf("%s, n=%d: %d matches (err %v), want %d", expr, n, len(got), err, len(want))
+				t.Errorf("%s, n=%d: %d matches (err %v), want %d", c.expr, n, len(got), err, len(want))
 			}
 		}
 	}
@@ -30,9 +42,11 @@ func TestFindAllStringSubmatchIndex(t *testing.T) {
 	// the loop runs for hours).
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	re := regexp.MustCompile(`(a.*z)*a`)
 	a := strings.Repeat("a", 2*longSubject)
-	if _, err := FindAllStringSubmatchIndex(ctx, re, a, -1); err == nil {
-		t.Errorf("a quadratic FindAll ran to its end; want it stopped with its call")
+	// An expression that looks behind its match (^, \b, \B) too.
+	for _, expr := range []string{`(a.*z)*a`, `\B(a.*z)*a`, `(?m)(^|a)(a.*z)*`} {
+		if _, err := FindAllStringSubmatchIndex(ctx, regexp.MustCompile(expr), a, -1, true); err == nil {
+			t.Errorf("%s: a quadratic FindAll ran to its end; want it stopped with its call", expr)
+		}
 	}
 }

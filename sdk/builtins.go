@@ -218,7 +218,7 @@ func argsRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
 func (s *State) query(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) int {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(ctx, filter, v, env.Environ, p)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, filterRoom(env.Budget))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -236,7 +236,7 @@ func (s *State) query(ctx context.Context, env *engine.Env, filter string, v any
 // value evaluates a filter to one string ("" for null or no result).
 func (s *State) value(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) (string, error) {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(ctx, filter, v, env.Environ, p)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, filterRoom(env.Budget))
 	if err != nil {
 		return "", err
 	}
@@ -967,7 +967,7 @@ func jsonTruncate(s *State, ctx context.Context, env *engine.Env, args []string)
 	if p, ok := opts["--array-path"]; ok {
 		arrPath = p[0]
 	}
-	out, err := runFilter(ctx, arrPath, v, nil)
+	out, err := runFilter(ctx, arrPath, v, nil, filterRoom(env.Budget))
 	arr, ok := []any(nil), false
 	if err == nil && len(out) == 1 {
 		arr, ok = out[0].([]any)
@@ -977,7 +977,7 @@ func jsonTruncate(s *State, ctx context.Context, env *engine.Env, args []string)
 		return 0
 	}
 	build := func(k int) (any, error) {
-		res, err := runFilter(ctx, arrPath+" |= .[:"+strconv.Itoa(k)+"]", v, nil)
+		res, err := runFilter(ctx, arrPath+" |= .[:"+strconv.Itoa(k)+"]", v, nil, filterRoom(env.Budget))
 		if err != nil || len(res) != 1 {
 			return nil, fmt.Errorf("cannot truncate at %s", arrPath)
 		}

@@ -143,11 +143,11 @@ func TestPreludeDefinesOnlyShellFunctions(t *testing.T) {
 func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	var fc FilterCache
 	for _, want := range []string{"one", "two"} {
-		out, err := fc.run(context.Background(), `$ENV.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
+		out, err := fc.run(context.Background(), `$ENV.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{}, nil)
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("$ENV.X = %v %v, want %s", out, err, want)
 		}
-		out, err = fc.run(context.Background(), `env.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{})
+		out, err = fc.run(context.Background(), `env.X`, nil, func() []string { return []string{"X=" + want} }, &jqorder.Printer{}, nil)
 		if err != nil || len(out) != 1 || out[0] != want {
 			t.Fatalf("env.X = %v %v, want %s", out, err, want)
 		}
@@ -156,7 +156,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 		t.Errorf("environment-reading filters cached: %v", fc.m)
 	}
 	for _, in := range []string{"Ada", "Bob"} {
-		out, err := fc.run(context.Background(), `.name + ""`, map[string]any{"name": in}, nil, &jqorder.Printer{}) // jq's: not a pathFilter
+		out, err := fc.run(context.Background(), `.name + ""`, map[string]any{"name": in}, nil, &jqorder.Printer{}, nil) // jq's: not a pathFilter
 		if err != nil || len(out) != 1 || out[0] != in {
 			t.Fatalf("got %v %v, want %s", out, err, in)
 		}
@@ -164,7 +164,7 @@ func TestFilterCacheKeepsEnvPerRun(t *testing.T) {
 	if len(fc.m) != 1 {
 		t.Errorf("filter not cached: %v", fc.m)
 	}
-	if _, err := fc.run(context.Background(), `.[`, nil, nil, &jqorder.Printer{}); err == nil {
+	if _, err := fc.run(context.Background(), `.[`, nil, nil, &jqorder.Printer{}, nil); err == nil {
 		t.Error("broken filter compiled")
 	}
 }
@@ -181,7 +181,7 @@ func TestFilterBounds(t *testing.T) {
 		{`null | setpath([range(20000) | 0]; 1)`, "longer than 10000"},
 		{strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "longer than 16384 tokens"},
 	} {
-		_, err := fc.run(context.Background(), c.filter, nil, nil, &jqorder.Printer{})
+		_, err := fc.run(context.Background(), c.filter, nil, nil, &jqorder.Printer{}, nil)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%.50s...: %v, want %q", c.filter, err, c.want)
 		}
@@ -190,7 +190,7 @@ func TestFilterBounds(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := fc.run(ctx, `last(range(1e18))`, nil, nil, &jqorder.Printer{})
+		_, err := fc.run(ctx, `last(range(1e18))`, nil, nil, &jqorder.Printer{}, nil)
 		done <- err
 	}()
 	select {
@@ -200,5 +200,36 @@ func TestFilterBounds(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("an endless filter did not end with its call")
+	}
+}
+
+// TestFilterAsksTheCallsRoom (issue 27): a filter that builds a value in one step (a repeated
+// string, a doubling sum, an add of one string many times) asks the call's budget first and
+// fails with the budget's error, which ends the call, before it allocates; a kept filter asks
+// the budget of the run that uses it, not of the first.
+func TestFilterAsksTheCallsRoom(t *testing.T) {
+	var fc FilterCache
+	for _, filter := range []string{
+		`"x" * 1e9 | length`,
+		`reduce range(40) as $i ("x"; . + .) | length`,
+		`"x" | until(length > 1e9; . + .) | length`,
+		`{s: "x"} | until(.s | length > 1e9; .s += .s) | .s | length`,
+		`("x" * 1000000) as $s | [range(100) | $s] | add | length`,
+	} {
+		exceeded := 0
+		small := sandbox.NewBudget(32<<20, func() { exceeded++ })
+		_, err := fc.run(context.Background(), filter, nil, nil, &jqorder.Printer{}, filterRoom(small))
+		if !errors.Is(err, sandbox.ErrMemoryBudget) || exceeded != 1 {
+			t.Errorf("%s: %v (exceeded %d times), want the budget's error", filter, err, exceeded)
+		}
+	}
+	const doubling = `reduce range(21) as $i ("x"; . + .) | length` // 2 MiB
+	large := sandbox.NewBudget(64<<20, nil)
+	if out, err := fc.run(context.Background(), doubling, nil, nil, &jqorder.Printer{}, filterRoom(large)); err != nil || len(out) != 1 || out[0] != 1<<21 {
+		t.Fatalf("%s: %v, %v", doubling, out, err)
+	}
+	small := sandbox.NewBudget(1<<20, nil)
+	if _, err := fc.run(context.Background(), doubling, nil, nil, &jqorder.Printer{}, filterRoom(small)); !errors.Is(err, sandbox.ErrMemoryBudget) {
+		t.Errorf("%s run again on a smaller budget: %v, want the budget's error", doubling, err)
 	}
 }

@@ -12,13 +12,33 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // runFilter runs a jq filter over input. environ (called only if the filter reads $ENV or env)
-// backs the environment, so a filter can never see the server's own.
-func runFilter(ctx context.Context, filter string, input any, environ func() []string) ([]any, error) {
-	return (*FilterCache)(nil).run(ctx, filter, input, environ, &jqorder.Printer{})
+// backs the environment, so a filter can never see the server's own. room is the call's
+// memory (filterRoom).
+func runFilter(ctx context.Context, filter string, input any, environ func() []string, room func(int64) error) ([]any, error) {
+	return (*FilterCache)(nil).run(ctx, filter, input, environ, &jqorder.Printer{}, room)
+}
+
+// filterRoom answers whether a value a filter is about to build in one step (a repeated
+// string, a sum of two strings or arrays, an add: jqorder.GuardFunctions) fits what the
+// call's budget leaves; when it does not, the budget is exceeded, which ends the call, and
+// the filter fails with the budget's error. A filter is the script's: without this,
+// `mcp_args_get '"x" * 1e9'` or 40 doublings of a string allocate gigabytes in one step.
+func filterRoom(b *sandbox.Budget) func(int64) error {
+	if b == nil {
+		return nil
+	}
+	return func(n int64) error {
+		if n > b.Remaining() {
+			b.Exceed()
+			return b.Err()
+		}
+		return nil
+	}
 }
 
 // FilterCache keeps compiled jq filters of the SDK helpers (mcp_args_get and friends), keyed
@@ -33,11 +53,14 @@ type FilterCache struct {
 	m  map[string]*compiledFilter
 }
 
-// compiledFilter is a compiled filter, or (ordered) the rewritten filter to compile per run,
-// and the member orders of its object literals (jqorder.BuiltOrders).
+// compiledFilter is a compiled filter, or the filter to compile per run: ordered, the
+// rewritten filter, or guarded, one that asks the run's memory before building large values
+// (jqorder.Guard: the room is bound when it compiles); and the member orders of its object
+// literals (jqorder.BuiltOrders).
 type compiledFilter struct {
 	code    *gojq.Code
 	ordered *gojq.Query
+	guarded *gojq.Query
 	built   map[string][]string
 }
 
@@ -47,7 +70,7 @@ const maxCachedFilters = 1024
 // run is runFilter through the cache. p prints the results: run sets its literal orders
 // and, for a filter that needs them, the orders of the objects the filter changed.
 // The run ends with ctx (the call's): a filter is the script's, and `last(range(1e18))` loops.
-func (fc *FilterCache) run(ctx context.Context, filter string, input any, environ func() []string, p *jqorder.Printer) ([]any, error) {
+func (fc *FilterCache) run(ctx context.Context, filter string, input any, environ func() []string, p *jqorder.Printer, room func(int64) error) ([]any, error) {
 	if pf, ok := parsePathFilter(filter); ok {
 		if v, ok := pf.eval(input); ok {
 			return []any{v}, nil
@@ -59,14 +82,20 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 	}
 	p.Built = cf.built
 	code := cf.code
-	if cf.ordered != nil {
+	loader := gojq.WithEnvironLoader(func() []string {
+		if environ == nil {
+			return nil
+		}
+		return environ()
+	})
+	switch {
+	case cf.ordered != nil:
 		p.Derived, p.Normalize = &jqorder.Derived{}, func(n json.Number) any { return normalizeNumbers(n) }
-		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions(nil)), gojq.WithEnvironLoader(func() []string {
-			if environ == nil {
-				return nil
-			}
-			return environ()
-		}))...); err != nil {
+		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions(room)), loader)...); err != nil {
+			return nil, compileError{err}
+		}
+	case cf.guarded != nil:
+		if code, err = gojq.Compile(cf.guarded, append(jqorder.GuardFunctions(room), loader)...); err != nil {
 			return nil, compileError{err}
 		}
 	}
@@ -179,7 +208,7 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 	cf := &compiledFilter{built: jqorder.BuiltOrders(q)}
 	readsEnv := false
 	needsOrder := jqorder.NeedsOrder(q)
-	jqorder.Guard(q)
+	asksRoom := jqorder.Guard(q)
 	q.FuncDefs = append(slices.Clip(jqorder.GuardDefs()), q.FuncDefs...)
 	if needsOrder {
 		jqorder.Rewrite(q)
@@ -189,6 +218,12 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 			return nil, compileError{err}
 		}
 		cf.ordered = q
+	} else if asksRoom {
+		// Compiled here too, so that a filter that does not compile fails on first use.
+		if _, err := gojq.Compile(q, jqorder.GuardFunctions(nil)...); err != nil {
+			return nil, compileError{err}
+		}
+		cf.guarded = q
 	} else {
 		cf.code, err = gojq.Compile(q, append(jqorder.GuardFunctions(nil), gojq.WithEnvironLoader(func() []string {
 			readsEnv = true

@@ -311,9 +311,10 @@ const (
 
 // orderedSource are the definitions that keep jq's member order. They are written in plain
 // jq and go through Rewrite like a user's filter (except the _mcpbash_ helpers, which hold
-// the plain operators the rewrite routes to).
+// the plain operators the rewrite routes to; their + is Guard's checked one, so they compile
+// with GuardFunctions too).
 const orderedSource = `def _mcpbash_each: if type == "object" then ` + KeysInOrder + `[] as $k | .[$k] else .[] end;
-def _mcpbash_plus(a; b): b as $b | a as $a | $a + $b | ` + addedFunc + `($a; $b);
+def _mcpbash_plus(a; b): b as $b | a as $a | ` + addFunc + `($a; $b) | ` + addedFunc + `($a; $b);
 def _mcpbash_times(a; b): b as $b | a as $a | $a * $b | ` + mergedFunc + `($a; $b);
 def _mcpbash_setpath($p; $v): setpath($p; $v);
 def _mcpbash_delpaths($ps): delpaths($ps);
@@ -345,7 +346,7 @@ def fromjson: . as $s | _mcpbash_fromjson | ` + fromFunc + `($s);
 
 // OrderedDefs are jq definitions, to put before the filter's own (and after any prelude),
 // of the builtins that list, change or print an object's members, in jq's order rather than
-// gojq's sorted one. They call the Go functions of Printer.Functions.
+// gojq's sorted one. They call the Go functions of Printer.Functions and GuardFunctions.
 func OrderedDefs() []*gojq.FuncDef { return orderedDefs() }
 
 // orderedDefs parses and rewrites the definitions once: compiling does not change a parsed
@@ -504,6 +505,17 @@ func (p *Printer) Literal(v, template any) any {
 
 func rewriteNode(q *gojq.Query) {
 	switch q.Op {
+	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub, gojq.OpUpdateMul,
+		gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+		plainPathPlus(q.Left)
+	}
+	if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && len(t.Func.Args) == 1 {
+		switch t.Func.Name {
+		case "path", "del", "pick":
+			plainPathPlus(t.Func.Args[0])
+		}
+	}
+	switch q.Op {
 	case gojq.OpUpdateAdd, gojq.OpUpdateMul:
 		// L += R is `R as $x | L |= . + $x` (gojq evaluates R first, against the input);
 		// written out so that the + is the ordered one.
@@ -521,6 +533,12 @@ func rewriteNode(q *gojq.Query) {
 	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateSub, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
 		lhs := q.Left
 		wrapUpdate(q, &gojq.Query{Op: q.Op, Left: lhs, Right: q.Right}, lhs)
+	case 0:
+		// Guard's checked + (addFunc), routed like the plain one.
+		if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && t.Func.Name == addFunc && len(t.Func.Args) == 2 &&
+			len(t.SuffixList) == 0 && maybeObject(t.Func.Args[0]) && maybeObject(t.Func.Args[1]) {
+			t.Func.Name = plusDef
+		}
 	case gojq.OpAdd, gojq.OpMul:
 		if !maybeObject(q.Left) || !maybeObject(q.Right) {
 			return
@@ -532,6 +550,18 @@ func rewriteNode(q *gojq.Query) {
 		call := &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: name, Args: []*gojq.Query{q.Left, q.Right}}}
 		*q = gojq.Query{Meta: q.Meta, Imports: q.Imports, FuncDefs: q.FuncDefs, Term: call}
 	}
+}
+
+// plainPathPlus turns the ordered + back into the checked one (addFunc) in a path expression:
+// gojq takes the path of l + r from its operands as they are evaluated (.+.A = 0 sets .A),
+// which a call of gojq's kind keeps and the ordered definition's bindings do not; a path
+// prints no member order.
+func plainPathPlus(q *gojq.Query) {
+	visitor{termFn: func(t *gojq.Term) {
+		if t.Type == gojq.TermTypeFunc && t.Func.Name == plusDef && len(t.Func.Args) == 2 {
+			t.Func.Name = addFunc
+		}
+	}}.query(q)
 }
 
 // wrapUpdate replaces q's expression (keeping its definitions) with

@@ -20,7 +20,7 @@ func runOrdered(t *testing.T, in, filter string) string {
 	p := &Printer{Input: ko, Args: KeyOrder{}, Built: BuiltOrders(q), Derived: &Derived{}, Normalize: num}
 	Rewrite(q)
 	q.FuncDefs = append(OrderedDefs(), q.FuncDefs...)
-	code, err := gojq.Compile(q, p.Functions()...)
+	code, err := gojq.Compile(q, append(p.Functions(), GuardFunctions(nil)...)...)
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

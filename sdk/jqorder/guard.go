@@ -2,6 +2,7 @@ package jqorder
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 
@@ -93,7 +94,17 @@ const (
 	pathsFunc  = "_mcpbash_paths_ok"
 	eventFunc  = "_mcpbash_event_ok"
 	mulFunc    = "_mcpbash_mul_room" // true when a string times a number fits the call's memory
+	addFunc    = "_mcpbash_add_room" // l + r, asking the call's memory first when the sum is large
+	sumDef     = "_mcpbash_sum"      // . when what add makes of it fits the call's memory
+	sumFunc    = "_mcpbash_sum_ok"
 )
+
+// roomMin is the size below which building a string or an array asks nothing: the common
+// sums stay as cheap as gojq's own, and what they allocate the heap watch sees in time.
+const roomMin = 1 << 20
+
+// anyBytes is what an array element costs (an interface value).
+const anyBytes = 16
 
 // guardSource are the definitions Guard's rewrite calls. Each check is `if ok then . else
 // empty end`: the Go function returns true or an error, and `.` keeps the path, so a check
@@ -102,6 +113,7 @@ const guardSource = `def ` + checkDef + `: if ` + depthFunc + ` then . else empt
 def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
 def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
+def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 .`
 
@@ -118,9 +130,25 @@ var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
 
 // GuardFunctions are the compiler options a guarded filter needs. room, when not nil, is
 // asked before a string is repeated (a string times a number: one allocation of len×n bytes,
-// up to gojq's own 2 GiB bound) and answers nil or the error that ends the filter.
+// up to gojq's own 2 GiB bound), before two strings or arrays are joined by + into one of more
+// than roomMin bytes (a sum of a value with itself doubles it in one step: 40 doublings of
+// "x" ask for 1 TiB), and before add or join joins an array's strings or arrays (whose
+// elements may all be one value); it answers nil or the error that ends the filter.
 func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
+	ask := func(n int64) error {
+		if room == nil || n < roomMin {
+			return nil
+		}
+		return room(n)
+	}
 	return []gojq.CompilerOption{
+		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
+		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
+			if err := ask(sumBytes(v)); err != nil {
+				return err
+			}
+			return true
+		}),
 		gojq.WithFunction(mulFunc, 1, 1, func(v any, args []any) any {
 			if room == nil {
 				return true
@@ -158,6 +186,120 @@ func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 			return true
 		}),
 	}
+}
+
+// addChecked is gojq's l + r (its _add), with the size of a string or array sum asked of
+// ask first. Numbers, null and objects are added here as gojq adds them (the common sums
+// stay one call); what is left (big integers, type errors) is gojq's own operator's.
+func addChecked(l, r any, ask func(int64) error) any {
+	switch x := l.(type) {
+	case nil:
+		return r
+	case int:
+		switch y := r.(type) {
+		case int:
+			if v := x + y; (v >= x) == (y >= 0) {
+				return v
+			}
+		case float64:
+			return float64(x) + y
+		case nil:
+			return l
+		}
+	case float64:
+		switch y := r.(type) {
+		case int:
+			return x + float64(y)
+		case float64:
+			return x + y
+		case nil:
+			return l
+		}
+	case string:
+		switch y := r.(type) {
+		case string:
+			if err := ask(int64(len(x)) + int64(len(y))); err != nil {
+				return err
+			}
+			return x + y
+		case nil:
+			return l
+		}
+	case []any:
+		switch y := r.(type) {
+		case []any:
+			if len(x) == 0 {
+				return r
+			}
+			if len(y) == 0 {
+				return l
+			}
+			if err := ask(anyBytes * (int64(len(x)) + int64(len(y)))); err != nil {
+				return err
+			}
+			v := make([]any, len(x)+len(y))
+			copy(v, x)
+			copy(v[len(x):], y)
+			return v
+		case nil:
+			return l
+		}
+	case map[string]any:
+		switch y := r.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				return r
+			}
+			if len(y) == 0 {
+				return l
+			}
+			m := make(map[string]any, len(x)+len(y))
+			maps.Copy(m, x)
+			maps.Copy(m, y)
+			return m
+		case nil:
+			return l
+		}
+	}
+	return gojqAdd(l, r)
+}
+
+// gojqAdd runs gojq's own + on two values.
+func gojqAdd(l, r any) any {
+	v, _ := plainAdd().Run(nil, l, r).Next()
+	return v
+}
+
+var plainAdd = sync.OnceValue(func() *gojq.Code {
+	q, err := gojq.Parse("$l + $r")
+	if err != nil {
+		panic("jqorder: " + err.Error()) // a constant text: a test catches it
+	}
+	c, err := gojq.Compile(q, gojq.WithVariables([]string{"$l", "$r"}))
+	if err != nil {
+		panic("jqorder: " + err.Error())
+	}
+	return c
+})
+
+// sumBytes is about what add or join makes of v: the bytes of its strings, or its arrays'
+// elements, when it is an array of them (add of anything else builds nothing larger than v;
+// join's separators are not counted).
+func sumBytes(v any) int64 {
+	xs, ok := v.([]any)
+	if !ok {
+		return 0
+	}
+	var n int64
+	for _, x := range xs {
+		switch y := x.(type) {
+		case string:
+			n += int64(len(y))
+		case []any:
+			n += anyBytes * int64(len(y))
+		}
+	}
+	return n
 }
 
 // repeatBytes is the size of the string l * r makes when one side is a string and the other
@@ -246,6 +388,7 @@ const (
 	guardSetpath                     // follows the path given as its first argument
 	guardDelpaths                    // follows the paths given as its argument
 	guardFromstream                  // follows the paths of its argument's events
+	guardSum                         // joins its input's strings or arrays: add, join
 )
 
 // guardKinds classify gojq's builtins (TestGuardKnowsEveryBuiltin holds the table to gojq's
@@ -260,7 +403,7 @@ var guardKinds = map[string]guardKind{
 	"bsearch": guardAll, "sort_by": guardArgs, "group_by": guardArgs, "unique_by": guardArgs, "min_by": guardArgs,
 	"max_by": guardArgs, "IN": guardAll, "INDEX": guardArgs, "JOIN": guardArgs,
 	"del": guardPathArg, "pick": guardPathArg, "setpath": guardSetpath, "delpaths": guardDelpaths,
-	"fromstream": guardFromstream, "format": guardInput, "debug": guardAll, "stderr": guardInput,
+	"fromstream": guardFromstream, "add": guardSum, "join": guardSum, "format": guardInput, "debug": guardAll, "stderr": guardInput,
 }
 
 // safeBuiltins walk at most one level of a value: no check.
@@ -269,9 +412,9 @@ var safeBuiltins = map[string]bool{}
 func init() {
 	for _, n := range []string{
 		"empty", "not", "select", "map", "map_values", "length", "utf8bytelength", "keys", "keys_unsorted",
-		"has", "in", "add", "any", "all", "range", "type", "tonumber", "toboolean", "ascii_downcase",
+		"has", "in", "any", "all", "range", "type", "tonumber", "toboolean", "ascii_downcase",
 		"ascii_upcase", "ltrimstr", "rtrimstr", "trimstr", "startswith", "endswith", "trim", "ltrim", "rtrim",
-		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "join", "recurse", "env",
+		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "recurse", "env",
 		"builtins", "input", "inputs", "input_filename", "implode", "explode", "path", "paths", "leaf_paths",
 		"getpath", "to_entries", "from_entries", "with_entries", "first", "last", "nth", "limit", "skip",
 		"until", "while", "repeat", "isempty", "values", "nulls", "booleans", "numbers", "strings", "arrays",
@@ -295,8 +438,10 @@ func init() {
 // recurse over values get values no deeper than MaxDepth and paths no longer than it. The
 // filter's own definitions (and their parameters) are not builtins: calls to them are left
 // alone, their bodies are guarded like the rest. The caller puts GuardDefs before the filter's
-// definitions and compiles with GuardFunctions.
-func Guard(q *gojq.Query) {
+// definitions and compiles with GuardFunctions. It reports whether the guarded filter asks
+// GuardFunctions' room (a product, a sum or an add of values not written in the filter): a
+// caller that keeps compiled filters compiles such a one with each run's room.
+func Guard(q *gojq.Query) (asksRoom bool) {
 	own := map[string]bool{}
 	visitor{queryFn: func(q *gojq.Query) {
 		for _, fd := range q.FuncDefs {
@@ -307,6 +452,12 @@ func Guard(q *gojq.Query) {
 		}
 	}}.query(q)
 	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
+	visitor{termFn: func(t *gojq.Term) {
+		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef) {
+			asksRoom = true
+		}
+	}}.query(q)
+	return asksRoom
 }
 
 // call is a query of one call: name(args...).
@@ -331,26 +482,34 @@ func guardQuery(q *gojq.Query, own map[string]bool) {
 		// Merging objects recurses into both sides; a string times a number is one
 		// allocation of their product, checked against the call's memory first.
 		replace(q, mulChecked(then(q.Left, checkDef), then(q.Right, checkDef)))
-	case gojq.OpUpdateSub, gojq.OpUpdateMul:
-		// L -= R is R as $x | L |= . - $x (gojq's own lowering): the same with both values
-		// checked.
-		op := gojq.OpSub
-		if q.Op == gojq.OpUpdateMul {
-			op = gojq.OpMul
+	case gojq.OpAdd:
+		// Joining two strings or arrays asks the call's memory first (addChecked); a literal
+		// on either side adds no more than its own size.
+		if !constantKey(q.Left) && !constantKey(q.Right) {
+			replace(q, call(addFunc, q.Left, q.Right))
 		}
-		by := &gojq.Query{Left: call(checkDef), Op: op, Right: call(varName)}
-		if op == gojq.OpMul {
+	case gojq.OpUpdateSub, gojq.OpUpdateMul, gojq.OpUpdateAdd:
+		// L -= R is R as $x | L |= . - $x (gojq's own lowering): the same with both values
+		// checked (a difference, a product) or the sum's size asked.
+		right := then(q.Right, checkDef)
+		var by *gojq.Query
+		switch q.Op {
+		case gojq.OpUpdateSub:
+			by = &gojq.Query{Left: call(checkDef), Op: gojq.OpSub, Right: call(varName)}
+		case gojq.OpUpdateMul:
 			by = mulChecked(call(checkDef), call(varName))
+		default:
+			by, right = call(addFunc, &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIdentity}}, call(varName)), q.Right
 		}
 		update := &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: by}
-		replace(q, bindRight(then(q.Right, checkDef), q.Left, update, own))
+		replace(q, bindRight(right, q.Left, update, own))
 	case gojq.OpModify:
 		if !shortPaths(q.Left, own) {
 			update := *q
 			update.FuncDefs = nil
 			replace(q, guardPaths(q.Left, &update))
 		}
-	case gojq.OpAssign, gojq.OpUpdateAdd, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
+	case gojq.OpAssign, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
 		if !shortPaths(q.Left, own) {
 			update := &gojq.Query{Left: q.Left, Op: q.Op, Right: call(varName)}
 			replace(q, bindRight(q.Right, q.Left, update, own))
@@ -530,11 +689,16 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 			}
 		}
 	}
-	if kind == guardInput || kind == guardAll {
-		// check | term, the term keeping its suffixes: a new term around a copy of it.
-		inner := *t
-		inner.SuffixList = nil
-		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
-			Left: call(checkDef), Op: gojq.OpPipe, Right: &gojq.Query{Term: &inner}}}
+	check := checkDef
+	switch {
+	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
+		check = sumDef
+	case kind != guardInput && kind != guardAll:
+		return
 	}
+	// check | term, the term keeping its suffixes: a new term around a copy of it.
+	inner := *t
+	inner.SuffixList = nil
+	*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+		Left: call(check), Op: gojq.OpPipe, Right: &gojq.Query{Term: &inner}}}
 }

@@ -3,6 +3,8 @@ package jqorder
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -31,6 +33,7 @@ var guardSeeds = []string{
 	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`, `(.,0)%=(0)`, `(.. , 0) |= 1`, `del(.[0], error("x"))`,
 	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
 	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(if .a then .b else .c end) = 1`,
+	`. + .`, `.a + .b`, `[.[] | tostring] | add`, `add`, `.a += .a`, `.[] += 1`, `(.a, .b) += (1, 2)`, `path(. + 1)`, `try (. + error("r")) catch .`, `[(1, 2) + (10, 20)]`, `{} + .`, `null + .`, `join(",")`, `[.[] | tostring] | join(.[0] // "-")`, `path(join(","))`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
@@ -63,10 +66,13 @@ func FuzzGuardKeepsResults(f *testing.F) {
 				return // nondeterministic or slow: not compared
 			}
 		}
+		if buildsLarge(filter, input) {
+			return // gojq alone would allocate it in the fuzzing process
+		}
 		plain, ok1 := runFilterModes(filter, input, false, false)
 		guarded, ok2 := runFilterModes(filter, input, false, true)
-		// Two undefined names (functions or variables): gojq compiles an update's sides in an order the guard's
-		// checks change; either name is a true report (jq itself lists both, left first).
+		// Two undefined names (functions, variables or labels): gojq compiles an update's sides in an order
+		// the guard's checks change; either name is a true report (jq itself lists both, left first).
 		bothUndefined := undefinedName(plain) && undefinedName(guarded)
 		if ok1 && ok2 && !bothUndefined && strings.Join(plain, "\n") != strings.Join(guarded, "\n") {
 			t.Errorf("%s on %s:\n plain   %q\n guarded %q", filter, input, plain, guarded)
@@ -74,10 +80,10 @@ func FuzzGuardKeepsResults(f *testing.F) {
 	})
 }
 
-// undefinedName reports a compile error naming an undefined function or variable.
+// undefinedName reports a compile error naming an undefined function, variable or label.
 func undefinedName(out []string) bool {
 	return len(out) == 1 && (strings.HasPrefix(out[0], "compile: function not defined") ||
-		strings.HasPrefix(out[0], "compile: variable not defined"))
+		strings.HasPrefix(out[0], "compile: variable not defined") || strings.HasPrefix(out[0], "compile: label not defined"))
 }
 
 // TestGuardRefusesDeepWalks (issue 27): every builtin and operator that recurses over a value
@@ -190,28 +196,117 @@ func TestGuardAsksRoomBeforeRepeating(t *testing.T) {
 			}
 			return nil
 		}
-		q, err := gojq.Parse(c.filter)
-		if err != nil {
-			t.Fatal(err)
-		}
-		Guard(q)
-		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
-		code, err := gojq.Compile(q, GuardFunctions(room)...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.filter, err)
-		}
-		ok := true
-		for iter := code.Run(nil); ; {
-			v, more := iter.Next()
-			if !more {
-				break
-			}
-			if _, isErr := v.(error); isErr {
-				ok = false
-			}
-		}
+		ok := runGuarded(t, c.filter, false, room)
 		if asked != c.asked || ok != c.ok {
 			t.Errorf("%s: asked %d, ok %v; want %d, %v", c.filter, asked, ok, c.asked, c.ok)
+		}
+	}
+}
+
+// runGuarded runs filter on null as the jq utility does, guarded with room (and rewritten), up
+// to its first error (as the jq utility and the SDK stop), and reports whether it gave none.
+func runGuarded(t *testing.T, filter string, rewritten bool, room func(int64) error) bool {
+	t.Helper()
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Guard(q)
+	q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+	opts := GuardFunctions(room)
+	if rewritten {
+		Rewrite(q)
+		q.FuncDefs = slices.Concat(GuardDefs(), OrderedDefs(), q.FuncDefs[len(GuardDefs()):])
+		opts = append(opts, (&Printer{}).Functions()...)
+	}
+	code, err := gojq.Compile(q, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", filter, err)
+	}
+	for iter := code.Run(nil); ; {
+		v, more := iter.Next()
+		if !more {
+			return true
+		}
+		if _, isErr := v.(error); isErr {
+			return false
+		}
+	}
+}
+
+// TestGuardAsksRoomBeforeJoining: a + of two strings or arrays, += and add ask the call's
+// memory for the sum's size (past roomMin) before gojq builds it, guarded alone or rewritten
+// too (the ordered + is the checked one): a value doubled 40 times asks, and is refused, at
+// the first sum past what room allows, not after building it.
+func TestGuardAsksRoomBeforeJoining(t *testing.T) {
+	const allowed = 2 << 20
+	for _, c := range []struct {
+		filter   string
+		min, max int64 // the largest size asked lies in [min, max]; 0, 0 for none
+		ok       bool
+	}{
+		{`"x" | until(length > 1e9; . + .)`, allowed, 2 * allowed, false},
+		{`reduce range(40) as $i ("x"; . + .)`, allowed, 2 * allowed, false},
+		{`reduce range(40) as $i ([1]; . + .) | length`, allowed, 2 * allowed, false},
+		{`{s: "x"} | until(.s | length > 1e9; .s += .s)`, allowed, 2 * allowed, false},
+		{`reduce range(40) as $i ({a: ["x"]}; .a += .a) | .a | length`, allowed, 2 * allowed, false},
+		{`("x" * 1000000) as $s | [range(10) | $s] | add | length`, 10000000, 10000000, false},
+		{`[range(10) | [range(20000)]] | add | length`, anyBytes * 200000, anyBytes * 200000, false},
+		{`("x" * 1000000) as $s | [range(10) | $s] | join(",") | length`, 10000000, 10000000, false},
+		{`[range(10) | tostring] | join(",")`, 0, 0, true},
+		{`("x" * 1000000) as $s | $s + $s | length`, 2000000, 2000000, true},
+		{`reduce range(10) as $i ("x"; . + .) | length`, 0, 0, true},
+		{`[1, 2] | .[0] + .[1], . + [3], {a: 1} + {b: 2}, null + 1, 1.5 + 1`, 0, 0, true},
+		{`try (1 + "a") catch .`, 0, 0, true},
+	} {
+		for _, rewritten := range []bool{false, true} {
+			var asked int64
+			room := func(n int64) error {
+				asked = max(asked, n)
+				if n > allowed {
+					return errors.New("no room")
+				}
+				return nil
+			}
+			ok := runGuarded(t, c.filter, rewritten, room)
+			if asked < c.min || asked > c.max || ok != c.ok {
+				t.Errorf("%s (rewritten %v): asked %d, ok %v; want [%d, %d], %v", c.filter, rewritten, asked, ok, c.min, c.max, c.ok)
+			}
+		}
+	}
+}
+
+// BenchmarkGuardedSum: what Guard's checked + costs over gojq's own on sums of numbers,
+// strings and arrays (go test -bench GuardedSum ./sdk/jqorder).
+func BenchmarkGuardedSum(b *testing.B) {
+	for _, filter := range []string{
+		`reduce range(20000) as $i (0; . + $i)`,
+		`reduce range(2000) as $i (""; . + ($i | tostring)) | length`,
+		`reduce range(500) as $i ([]; . + [$i]) | length`,
+		`[range(20000) | {a: ., b: .} | .a + .b] | length`,
+	} {
+		for _, guarded := range []bool{false, true} {
+			q, err := gojq.Parse(filter)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var opts []gojq.CompilerOption
+			if guarded {
+				Guard(q)
+				q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+				opts = GuardFunctions(func(int64) error { return nil })
+			}
+			code, err := gojq.Compile(q, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("%.30s/guarded=%v", filter, guarded), func(b *testing.B) {
+				for b.Loop() {
+					if v, _ := code.Run(nil).Next(); v == nil {
+						b.Fatal("no result")
+					}
+				}
+			})
 		}
 	}
 }

@@ -99,7 +99,7 @@ func awkProgram(env *Env, progFiles, args []string) (string, []string, int) {
 
 // runAwk runs the program under a heap watch (GoAWK has no allocation hook: budget.go).
 func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int {
-	wctx, stop := watchHeap(ctx, env.Budget)
+	wctx, stop, _ := watchHeap(ctx, env.Budget)
 	st := runAwkWatched(wctx, env, src, vars, args)
 	if stop() || meterOf(ctx).refused {
 		return errorf(env, 2, "awk", "%v", env.Budget.Err())

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/metrics"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -156,10 +157,13 @@ const heapSample = 5 * time.Millisecond
 // cancelled and the budget is reported exceeded (which ends the call). The bound is honest but
 // not exact: one operation (a gsub, a string concatenation, a jq object) may allocate its own
 // size past the budget before the next sample, and the heap also grows with what concurrent
-// calls allocate. stop ends the watch and reports whether it fired.
-func watchHeap(ctx context.Context, b *sandbox.Budget) (context.Context, func() bool) {
+// calls allocate. stop ends the watch and reports whether it fired. room answers whether n
+// more bytes fit what the budget allowed at the start less the heap's growth since (read
+// now, not sampled), or reports the budget exceeded: a program asks it before one large
+// allocation, which the sampling would see only once made.
+func watchHeap(ctx context.Context, b *sandbox.Budget) (wctx context.Context, stop func() bool, room func(n int64) error) {
 	if b == nil {
-		return ctx, func() bool { return false }
+		return ctx, func() bool { return false }, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -194,12 +198,21 @@ func watchHeap(ctx context.Context, b *sandbox.Budget) (context.Context, func() 
 			}
 		}
 	}()
+	var refused atomic.Bool
 	return ctx, func() bool {
-		close(done)
-		f := <-fired
-		cancel(nil)
-		return f
-	}
+			close(done)
+			f := <-fired
+			cancel(nil)
+			return f || refused.Load()
+		}, func(n int64) error {
+			if n > allowed-(heap()-start) {
+				refused.Store(true)
+				b.Exceed()
+				cancel(b.Err())
+				return b.Err()
+			}
+			return nil
+		}
 }
 
 // meteredBuffer is a bytes.Buffer whose growth is charged to a share; after a refusal it

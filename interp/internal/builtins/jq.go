@@ -16,7 +16,6 @@ import (
 
 	"github.com/itchyny/gojq"
 
-	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
@@ -244,33 +243,17 @@ func jqFilterFile(ctx context.Context, env *Env, file string) (string, int) {
 	return string(data), 0
 }
 
-// jqRoom answers whether a string jq is about to repeat (one allocation, which the heap watch
-// would see only once made) fits what the call's budget leaves; when it does not, the budget
-// is exceeded as the heap watch would exceed it, and the call ends with that cause.
-func jqRoom(b *sandbox.Budget) func(int64) error {
-	if b == nil {
-		return nil
-	}
-	return func(n int64) error {
-		if n > b.Remaining() {
-			b.Exceed()
-			return b.Err()
-		}
-		return nil
-	}
-}
-
 // runJQ runs the filter under a heap watch (gojq has no allocation hook: budget.go).
 func runJQ(ctx context.Context, env *Env, o *jqOptions) int {
-	wctx, stop := watchHeap(ctx, env.Budget)
-	st := runJQWatched(wctx, env, o)
+	wctx, stop, room := watchHeap(ctx, env.Budget)
+	st := runJQWatched(wctx, env, o, room)
 	if stop() || meterOf(ctx).refused {
 		return errorf(env, 5, "jq", "error: %v", env.Budget.Err())
 	}
 	return st
 }
 
-func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
+func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) error) int {
 	if emptyFilter(o.filter) {
 		o.filter = "." // jq runs a filter of nothing but blanks and comments as the identity
 	}
@@ -323,7 +306,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions) int {
 	o.order.Args.Record(args, []string{"positional", "named"})
 	o.order.Args.Record(named, namedOrder)
 	vars := append(slices.Clip(o.values), args)
-	code, err := gojq.Compile(q, append(slices.Concat(o.order.Functions(), jqorder.GuardFunctions(jqRoom(env.Budget))),
+	code, err := gojq.Compile(q, append(slices.Concat(o.order.Functions(), jqorder.GuardFunctions(room)),
 		gojq.WithEnvironLoader(func() []string {
 			if env.Environ == nil {
 				return nil

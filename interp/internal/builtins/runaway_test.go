@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,9 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		// A global substitution whose every search reads to the end of a long line: quadratic,
 		// and each search as the loop over them stops with the call (issue 27).
 		{[]string{"sed", `s/\(a.*z\)*a/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
+		// The same with an expression that looks behind its match (\B, ^, \b).
+		{[]string{"sed", `s/\B\(a.*z\)*a/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
+		{[]string{"sed", `s/\(^\|a\)\(a.*z\)*/b/g`}, strings.NewReader(strings.Repeat("a", 3<<20) + "\n"), byCancel, nil},
 		// H and N copy the space they grow (strings): quadratic time, so the timeout comes first.
 		{[]string{"sed", "-n", "H;$p"}, &repeating{text: line1k}, byCancel, nil},
 		{[]string{"sed", ":a;N;ba"}, &repeating{text: line1k}, byCancel, nil},
@@ -239,4 +243,42 @@ func (l *lockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestJQAsksBeforeBuilding (issue 27): a jq filter that builds a value in one step (a sum of
+// a string or array with itself, an add of one string many times, a repeated string) asks the
+// call's budget before gojq allocates it, so the run ends at the budget having allocated no
+// more than about twice the budget in all; the heap watch alone sees such a step only once
+// made (a doubling past 512 MiB grew the server past 1 GB).
+func TestJQAsksBeforeBuilding(t *testing.T) {
+	const budget = 32 << 20
+	for _, filter := range []string{
+		`reduce range(40) as $i ("x"; . + .) | length`,
+		`"x" | until(length > 1e9; . + .) | length`,
+		`[1] | until(length > 1e9; . + .) | length`,
+		`{s: "x"} | until(.s | length > 1e9; .s += .s) | .s | length`,
+		`("x" * 1000000) as $s | [range(1000) | $s] | add | length`,
+		`"x" * 1e9 | length`,
+	} {
+		t.Run(filter, func(t *testing.T) {
+			te := fixture(t)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			te.Budget = sandbox.NewBudget(budget, func() { cancel(sandbox.ErrMemoryBudget) })
+			errb := &lockedBuilder{}
+			te.Stdin, te.Stdout, te.Stderr = strings.NewReader(""), io.Discard, errb
+			f, _ := Lookup("jq")
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			rc := f(ctx, te.Env, []string{"jq", "-n", filter})
+			runtime.ReadMemStats(&after)
+			if rc == 0 || !strings.Contains(errb.String(), "memory budget exceeded") {
+				t.Errorf("rc %d, stderr %q: want the budget's error", rc, errb.String())
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*budget {
+				t.Errorf("allocated %d MiB on a budget of %d MiB", grew>>20, budget>>20)
+			}
+		})
+	}
 }

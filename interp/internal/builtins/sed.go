@@ -394,7 +394,7 @@ func (r *sedRun) substitute(c *sedCmd) bool {
 		var stopped error // the call ended during the search (sandbox.FindAllStringSubmatchIndex)
 		matches, err = findAllBudgeted(&found, want, perMatch, func(n int) [][]int {
 			var all [][]int
-			all, stopped = sandbox.FindAllStringSubmatchIndex(r.ctx, re, src, n)
+			all, stopped = sandbox.FindAllStringSubmatchIndex(r.ctx, re, src, n, true) // sed's are leftmost-longest
 			return all
 		})
 		if stopped != nil {

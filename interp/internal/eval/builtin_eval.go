@@ -43,14 +43,19 @@ func (r *Runner) runText(text, what string) int {
 		return r.raise(err)
 	}
 	src, stmts, clean, err := r.parseCached(text)
-	if ce, ok := err.(*condSyntaxError); ok && what == "eval" && ce.Pos.Line() == 1 {
-		// Bash reports a [[ ]] syntax error on the eval text's first line in its own words
-		// and the eval ends with status 2; the script goes on.
-		for _, line := range ce.lines {
-			fmt.Fprintf(r.stderr(), "%s: eval: line %d: %s\n", r.arg0OrBash(), r.lineno, line)
+	base := r.lineno
+	var condErr *condSyntaxError
+	if ce, ok := err.(*condSyntaxError); ok && what == "eval" {
+		// Bash reads and runs eval text a line at a time: the lines before a [[ ]] syntax
+		// error run, then it reports the error in its own words (on the line of the [[,
+		// counted from the eval's) and the eval ends with status 2; the script goes on.
+		if ce.Pos.Line() == 1 {
+			r.reportCondError(fmt.Sprintf("%s: eval: line %d", r.arg0OrBash(), base), ce.lines, base)
+			return 2
 		}
-		r.condPoison = max(r.lineno, 1)
-		return 2
+		if prog, _ := ParseContext(r.ctx, r.cur.name, []byte(text)); prog != nil && prog.condErr {
+			src, stmts, clean, err, condErr = prog.src, prog.stmts, false, nil, ce
+		}
 	}
 	if err != nil {
 		if le := (*LimitError)(nil); errors.As(err, &le) {
@@ -78,7 +83,21 @@ func (r *Runner) runText(text, what string) int {
 		r.flow = flowNone
 		return 1
 	}
+	if condErr != nil && r.flow == flowNone {
+		r.reportCondError(fmt.Sprintf("%s: eval: line %d", r.arg0OrBash(), base+int(condErr.Pos.Line())-1), condErr.lines, base)
+		return 2
+	}
 	return r.status
+}
+
+// reportCondError prints a [[ ]] syntax error of eval or source text as bash does, each line
+// after "where: ", and marks what follows the command at line at: bash 5.2 then fails the
+// next [[ it reads (condPoison).
+func (r *Runner) reportCondError(where string, lines []string, at int) {
+	for _, line := range lines {
+		fmt.Fprintf(r.stderr(), "%s: %s\n", where, line)
+	}
+	r.condPoison = max(at, 1)
 }
 
 // biSource runs a file in the current shell.
@@ -256,6 +275,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 	}
 	savedSrc := r.cur
 	r.cur = src
+	at := r.lineno
 	r.frames = append(r.frames, frame{name: "source", src: src, callAt: r.lineno})
 	r.sourceDepth++
 	before := r.status
@@ -285,6 +305,11 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		return 1
 	}
 	if perr != nil && r.flow == flowNone {
+		if ce, ok := perr.(*condSyntaxError); ok {
+			// As eval's: the lines before it ran; the source ends with status 2.
+			r.reportCondError(fmt.Sprintf("%s: line %d", file, ce.Pos.Line()), ce.lines, at)
+			return 2
+		}
 		return r.raise(r.syntaxRefusal("source", perr))
 	}
 	return r.status

@@ -132,3 +132,45 @@ func checkBash(t *testing.T, bash, script, stdout, stderr string, status int) {
 		t.Errorf("bash on %q: stdout %q, stderr %q, status %d; the test wants %q, %q, %d", script, bout.String(), berr.String(), st, stdout, stderr, status)
 	}
 }
+
+// TestCondErrorPastFirstLine: a [[ ]] syntax error on a later line of eval or sourced text is
+// reported as bash 5.2 reports it, after the lines before it ran (nothing of the line, or of
+// the compound command, that holds it), and the eval or source ends with status 2; the
+// script goes on. Checked against bash 5.2 where it is installed.
+func TestCondErrorPastFirstLine(t *testing.T) {
+	bash := bash52(t)
+	for _, c := range []struct{ script, stdout, stderr string }{
+		{"false\neval 'echo a\n[[ -z ]]\necho b'\necho \"after $?\"\n", "a\nafter 2\n",
+			"t.sh: eval: line 5: unexpected argument `]]' to conditional unary operator\n"},
+		{"x='echo a\n\n[[ a b ]]\necho b'\n\neval \"$x\"\necho \"after $?\"\n", "a\nafter 2\n",
+			"t.sh: eval: line 8: conditional binary operator expected\n"},
+		{"eval 'echo a\nif true; then\n  echo b\n  [[ -z ]]\nfi\necho c'\necho \"after $?\"\n", "a\nafter 2\n",
+			"t.sh: eval: line 9: unexpected argument `]]' to conditional unary operator\n"},
+		{"eval 'echo a\necho b; [[ a == b c ]]'\necho \"after $?\"\n", "a\nafter 2\n",
+			"t.sh: eval: line 3: syntax error in conditional expression\n"},
+		{"eval 'echo a\n[[ ! ]]\necho b'\necho \"after $?\"\n", "a\nafter 2\n", ""},
+		{"source /dev/stdin <<'EOF'\necho s1\n[[ a b ]]\necho s2\nEOF\necho \"after $?\"\n", "s1\nafter 2\n",
+			"/dev/stdin: line 2: conditional binary operator expected\n"},
+	} {
+		out, errOut, st, err := runScript(t, c.script, runOpts{})
+		if err != nil || out != c.stdout || errOut != c.stderr || st != 0 {
+			t.Errorf("%q: stdout %q, stderr %q, status %d, err %v; want %q, %q, 0", c.script, out, errOut, st, err, c.stdout, c.stderr)
+		}
+		checkBash(t, bash, c.script, c.stdout, c.stderr, 0)
+	}
+}
+
+// TestCondErrorInTrapRefused: a [[ ]] syntax error in trap or alias text, which bash reports
+// in words that depend on the trap (or ends the script for an alias), is refused naming the
+// construct and the fix.
+func TestCondErrorInTrapRefused(t *testing.T) {
+	for _, script := range []string{
+		"trap 'echo t1\n[[ a b ]]\necho t2' EXIT\necho main\n",
+		"trap '[[ -z ]]' USR1\nkill -USR1 $$\necho main\n",
+	} {
+		_, _, _, err := runScript(t, script, runOpts{})
+		if err == nil || !strings.Contains(err.Error(), "a [[ ]] syntax error in trap text") || !strings.Contains(err.Error(), "fix the [[ ]] expression") {
+			t.Errorf("%q: %v; want the refusal of a [[ ]] syntax error in trap text", script, err)
+		}
+	}
+}

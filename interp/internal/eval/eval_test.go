@@ -377,9 +377,12 @@ func TestCondSyntaxErrorsInBashWords(t *testing.T) {
 		}
 		checkBash(t, bash, script, "after 2\n", want, 0)
 	}
-	// A [[ ]] error past the eval text's first line is refused (bash runs the lines before it).
-	_, _, _, err = runScript(t, "eval $'echo a\\n[[ a 3< b ]]'", runOpts{})
-	if err == nil || !strings.Contains(err.Error(), "line 2: conditional binary operator expected") || strings.Contains(err.Error(), "LitRedir") {
-		t.Errorf("eval of a [[ ]] syntax error on its second line: %v; want the refusal in bash's words", err)
+	// Past the eval text's first line, the lines before it run first (TestCondErrorPastFirstLine).
+	script := "eval $'echo a\\n[[ a 3< b ]]'\n"
+	const want = "t.sh: eval: line 2: conditional binary operator expected\n"
+	out, errOut, st, err = runScript(t, script, runOpts{})
+	if err != nil || out != "a\n" || errOut != want || st != 2 {
+		t.Errorf("eval of a [[ ]] syntax error on its second line: out %q, stderr %q, status %d, err %v; want a, %q, 2", out, errOut, st, err, want)
 	}
+	checkBash(t, bash, script, "a\n", want, 2)
 }

@@ -253,6 +253,14 @@ func (s *source) slice(from, to syntax.Pos) string {
 // rejects (${x!}) and recovers from them differently (a sourced file runs on), so going on
 // with a message of our own would be a silent difference.
 func (r *Runner) syntaxRefusal(what string, err error) error {
+	if _, ok := err.(*condSyntaxError); ok {
+		// Bash reports these too, but how depends on what runs the text (a trap's lines
+		// before it run, then "exit trap: line N", "error trap: line N", or for RETURN
+		// nothing at all; an alias ends the script): eval and source reproduce it, the rest
+		// is refused.
+		return r.refuseHere("a [[ ]] syntax error in "+what+" text ("+syntaxMessage(err)+"; bash reports it too, in words that depend on what runs the text)",
+			"fix the [[ ]] expression")
+	}
 	return r.refuseHere(what+" text the engine cannot parse ("+syntaxMessage(err)+")",
 		"fix the syntax of the text (bash may accept it: then run the tool with the native engine)")
 }
