@@ -580,7 +580,10 @@ func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error,
 		return 2, nil
 	}
 	if pf.refused != nil {
+		// The whole call ends, as it does for a refusal of its own script: a parent that went
+		// on past the child's status would present what follows as bash's.
 		c.refuse(*pf.refused, cc.stderr)
+		c.cancel(&eval.RefusalError{Refusal: *pf.refused})
 		return 2, nil
 	}
 	sc.Program, sc.Dir, sc.Environ, sc.Stdout, sc.Stderr = pf.prog, cc.dir, cc.environ(), cc.stdout, cc.stderr
