@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 var freshFlag = flag.Bool("bashdiff.fresh", false, "run every corpus case under bash even when its result is in the oracle cache")
