@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -496,6 +497,11 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	if err != nil {
 		// Not a refusal: bash fails the same way (the stat's own entry says why).
 		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: sandbox.ReasonNotFound})
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) {
+			// bash's status for a path that exists in no form is 127, for any other failure 126.
+			fmt.Fprintf(cc.stderr, "%s%s: %s\n", cc.errorPrefix(), args[0], strerror.Words(err))
+			return 126, nil
+		}
 		fmt.Fprintf(cc.stderr, "%s%s: No such file or directory\n", cc.errorPrefix(), args[0])
 		return 127, nil
 	}
