@@ -762,6 +762,14 @@ func (c *call) programEnv(cc cmdCtx) *engine.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
+		Refuse: func(construct, fix string) {
+			r := eval.Refusal{Construct: construct, Fix: fix}
+			if cc.shell != nil {
+				r.File, r.Line = cc.shell.Pos()
+			}
+			c.refuse(r, cc.stderr)
+			c.cancel(&eval.RefusalError{Refusal: r})
+		},
 		LookPath: func(name string, all bool) []string {
 			if all {
 				return c.lookupAll(name, cc.path, cc.dir)
