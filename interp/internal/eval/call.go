@@ -127,6 +127,9 @@ func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			}
 			return
 		}
+		if as.Index == nil && as.Array == nil {
+			r.localeAssigned(as.Name.Value)
+		}
 	}
 	r.lastArg = ""
 	r.status = 0

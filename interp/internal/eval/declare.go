@@ -154,6 +154,11 @@ func (r *Runner) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 	}
 	defer restore()
 	r.status = r.declare(variant, items)
+	for _, it := range items {
+		if as := it.assign; as != nil && !as.Naked && as.Index == nil && as.Array == nil {
+			r.localeAssigned(as.Name.Value)
+		}
+	}
 	if len(c.Args) > 0 {
 		last := c.Args[len(c.Args)-1]
 		r.lastArg = r.cur.slice(last.Pos(), last.End())
