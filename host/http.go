@@ -535,10 +535,15 @@ func (t *httpTransport) authorizePOST(w http.ResponseWriter, r *http.Request, re
 // exchange (subscriptions/listen) open until it ends, and closes the exchange. sctx is what the
 // requests' contexts derive from: the session's (a disconnect is no cancellation in 2025-xx).
 func (t *httpTransport) runExchange(ex *exchange, r *http.Request, dispatch func(ctx context.Context), sctx context.Context) {
+	// Not shared yet: keepAlive finds the exchange once it is tracked, the requests once they
+	// are dispatched.
+	ex.rctx = r.Context()
+	if ex.stateless {
+		ex.watchLocked()
+	}
 	t.track(ex, true)
 	defer t.track(ex, false)
-	stop := context.AfterFunc(r.Context(), ex.disconnected)
-	defer stop()
+	defer ex.unwatch()
 	dispatch(withOutbox(sctx, ex))
 	if ex.isHeld() {
 		select {

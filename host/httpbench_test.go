@@ -16,32 +16,15 @@ import (
 // benchHTTP serves examples/00-hello-tool over Streamable HTTP in-process and returns a function
 // that posts one message of a 2025-11-25 session and returns the answer's body.
 func benchHTTP(b *testing.B) func(body string) []byte {
-	dir := b.TempDir()
+	files := map[string]string{}
 	for _, f := range []string{"server.d/server.meta.json", "tools/hello/tool.sh", "tools/hello/tool.meta.json"} {
 		data, err := os.ReadFile(filepath.Join("..", "examples", "00-hello-tool", f))
 		if err != nil {
 			b.Fatal(err)
 		}
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
-		os.WriteFile(filepath.Join(dir, f), data, 0o755)
+		files[f] = string(data)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- ServeHTTP(ctx, HTTPOptions{Options: Options{ProjectRoot: dir}, Addr: "127.0.0.1:0", Listening: func(a net.Addr) { addrs <- a }})
-	}()
-	var url string
-	select {
-	case a := <-addrs:
-		url = "http://" + a.String() + MCPEndpoint
-	case err := <-done:
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	_, url := serveHTTPTest(b, files, nil)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	sid := ""
 	post := func(body string) []byte {
@@ -86,5 +69,39 @@ func BenchmarkHTTPPing(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1))
+	}
+}
+
+// serveHTTPTest writes files (0755) into a fresh project, serves it over Streamable HTTP
+// in-process on a loopback port with env as its environment, and returns the project root and
+// the endpoint's URL; the server is stopped when the test ends.
+func serveHTTPTest(tb testing.TB, files, env map[string]string) (string, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	for f, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(data), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	o := HTTPOptions{Options: Options{ProjectRoot: dir, Getenv: func(k string) string { return env[k] }}, Addr: "127.0.0.1:0",
+		Listening: func(a net.Addr) { addrs <- a }}
+	go func() { done <- ServeHTTP(ctx, o) }()
+	select {
+	case a := <-addrs:
+		tb.Cleanup(func() {
+			cancel()
+			<-done
+		})
+		return dir, "http://" + a.String() + MCPEndpoint
+	case err := <-done:
+		cancel()
+		tb.Fatal(err)
+		return "", ""
 	}
 }

@@ -43,6 +43,9 @@ type exchange struct {
 	// owner is the buffer budget share its stream counts against.
 	owner   *sse.Owner
 	started time.Time
+	// rctx is the HTTP request's context, done when the client goes away; watched (stopWatch)
+	// only once a disconnect changes something: a stream, a held exchange, a 2026-07-28 request.
+	rctx context.Context
 
 	mu        sync.Mutex
 	mode      int
@@ -54,6 +57,7 @@ type exchange struct {
 	gone      bool // the client went away
 	done      chan struct{}
 	finished  bool
+	stopWatch func() bool // set once the disconnect is watched
 }
 
 func (t *httpTransport) newExchange(w http.ResponseWriter, hs *httpSession, jsonOK, sseOK bool, want int, batch bool) *exchange {
@@ -71,6 +75,32 @@ func (ex *exchange) hold() {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	ex.held = true
+	ex.watchLocked()
+}
+
+// watchLocked starts watching for the client's disconnect (disconnected); mu is held.
+//
+// A 2025-xx request answered with one JSON body is not watched: a disconnect cancels nothing
+// in those revisions, and an answer written after it only fails on the closed connection. The
+// watch (a context.AfterFunc on the request's context, about 0.5 KB and five allocations per
+// request) starts when a disconnect must act: the answer becomes a stream (it must stay
+// resumable, not be written into a dead connection), the exchange is held, or the request is a
+// 2026-07-28 one (a disconnect cancels it). AfterFunc runs disconnected on its own goroutine,
+// also when the client is already gone, so calling it with mu held cannot deadlock.
+func (ex *exchange) watchLocked() {
+	if ex.stopWatch == nil && ex.rctx != nil {
+		ex.stopWatch = context.AfterFunc(ex.rctx, ex.disconnected)
+	}
+}
+
+// unwatch stops the disconnect watch, if one started.
+func (ex *exchange) unwatch() {
+	ex.mu.Lock()
+	stop := ex.stopWatch
+	ex.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 func (ex *exchange) isHeld() bool {
@@ -192,6 +222,7 @@ func statelessStatus(line []byte) int {
 // startSSE turns the answer into an event stream; mu is held.
 func (ex *exchange) startSSE() {
 	ex.mode = modeSSE
+	ex.watchLocked()
 	sseHeaders(ex.w)
 	if ex.sessionID != nil {
 		if id := ex.sessionID(); id != "" {

@@ -65,7 +65,7 @@ func openOperatorSurfaces(set *config.Config, m *metrics.Metrics, log *slog.Logg
 	if h, port, err := net.SplitHostPort(addr); err == nil && h == "" {
 		addr = net.JoinHostPort("127.0.0.1", port)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenTCP(context.Background(), addr)
 	if err != nil {
 		return nil, fmt.Errorf("MCPBASH_METRICS_ADDR: %w", err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-bash/mcp-bash/interp"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // Resource errors, shaped as the original's codes (COMPAT §1.5, §6.3).
@@ -171,7 +172,7 @@ func (srv *Server) fetch(ctx context.Context, s *Session, provider, uri string) 
 		data, ct, err := srv.git.Fetch(ctx, uri)
 		return data, ct, remoteErrorFor(err)
 	case "ui":
-		data, err := srv.uiProvider(uri)
+		data, err := srv.uiProvider(ctx, uri)
 		return data, uiMIME, err
 	}
 	return nil, "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unsupported resource provider: "+provider, nil)
@@ -350,8 +351,8 @@ func joinRoots(roots []sandbox.Root) string {
 const uiMIME = registry.UIMIME
 
 // uiProvider serves ui://<server>/<name> from ui/<name>/ or a tool's ui/: index.html, or the
-// page ui.meta.json names.
-func (srv *Server) uiProvider(uri string) ([]byte, error) {
+// page ui.meta.json names; without that file, the page of the template ui.meta.json names.
+func (srv *Server) uiProvider(ctx context.Context, uri string) ([]byte, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return nil, errNotFound
@@ -372,6 +373,13 @@ func (srv *Server) uiProvider(uri string) ([]byte, error) {
 		root.Close()
 		if err == nil {
 			return data, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) && sdk.IsUITemplate(um.Template) {
+			page, err := sdk.RenderUITemplate(ctx, um.Template, um.Config)
+			if err != nil {
+				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "UI template "+um.Template+" of "+uri+": "+err.Error(), nil)
+			}
+			return []byte(page), nil
 		}
 	}
 	return nil, errNotFound

@@ -20,7 +20,11 @@ import (
 // variables over the tool's fixed ones.
 func (srv *Server) contractEnv(c *engine.Call, t *registry.Tool) map[string]string {
 	env := srv.fixedContractEnv(t)
-	for k, v := range srv.callContractEnv(c, t) {
+	own, session := srv.callContractEnv(c, t)
+	for k, v := range session {
+		env[k] = v
+	}
+	for k, v := range own {
 		env[k] = v
 	}
 	return env
@@ -52,10 +56,10 @@ func (srv *Server) fixedContractEnv(t *registry.Tool) map[string]string {
 var callContractNames = []string{"MCP_TOOL_ARGS_JSON", "MCP_TOOL_META_JSON", "MCP_PROGRESS_TOKEN", "MCP_ELICIT_SUPPORTED",
 	"MCP_SAMPLING_SUPPORTED", "MCP_ROOTS_JSON", "MCP_ROOTS_PATHS", "MCP_ROOTS_COUNT", "MCPBASH_CLIENT_SUPPORTS_UI"}
 
-// callContractEnv is the part of the contract that is the call's own: its arguments, _meta,
-// progress token, the client's capabilities and roots (in t's path form).
-func (srv *Server) callContractEnv(c *engine.Call, t *registry.Tool) map[string]string {
-	rv := srv.rootsVars.of(c.Roots, srv.wantsNative(t))
+// callContractEnv is the part of the contract that is the call's own: its arguments, _meta and
+// progress token (own, a new map), and the client's capabilities and roots in t's path form
+// (session: a map shared by the calls that have the same, never changed; engine.Job.Session).
+func (srv *Server) callContractEnv(c *engine.Call, t *registry.Tool) (own, session map[string]string) {
 	token := ""
 	if c.ProgressToken != nil {
 		var s string
@@ -65,25 +69,48 @@ func (srv *Server) callContractEnv(c *engine.Call, t *registry.Tool) map[string]
 			token = string(c.ProgressToken)
 		}
 	}
-	elicit := "0"
-	if c.ElicitSupported {
-		elicit = "1"
+	own = map[string]string{"MCP_TOOL_ARGS_JSON": string(c.Args), "MCP_TOOL_META_JSON": string(c.Meta), "MCP_PROGRESS_TOKEN": token}
+	return own, srv.rootsVars.session(c, srv.wantsNative(t))
+}
+
+// sessionVars are the contract variables of the client's capabilities and roots.
+type sessionVars struct {
+	roots                rootsVars
+	elicit, sampling, ui bool
+}
+
+func capFlag(b bool) string {
+	if b {
+		return "1"
 	}
-	sampling := "0"
-	if c.SamplingSupported {
-		sampling = "1"
+	return "0"
+}
+
+// session is the shared map of c's session variables in one path form (native: MSYSPath): the
+// last one made is kept per form and reused while calls have the same.
+func (rc *rootsVarsCache) session(c *engine.Call, native bool) map[string]string {
+	key := sessionVars{roots: rc.of(c.Roots, native), elicit: c.ElicitSupported, sampling: c.SamplingSupported, ui: c.UISupported}
+	form := 0
+	if native {
+		form = 1
 	}
-	ui := "0"
-	if c.UISupported {
-		ui = "1"
+	rc.mu.Lock()
+	if e := &rc.sessions[form]; e.env != nil && e.key == key {
+		m := e.env
+		rc.mu.Unlock()
+		return m
 	}
-	return map[string]string{
+	rc.mu.Unlock()
+	m := map[string]string{
 		// The original's flag for mcp_client_supports_ui.
-		"MCPBASH_CLIENT_SUPPORTS_UI": ui,
-		"MCP_TOOL_ARGS_JSON":         string(c.Args), "MCP_TOOL_META_JSON": string(c.Meta),
-		"MCP_PROGRESS_TOKEN": token, "MCP_ELICIT_SUPPORTED": elicit, "MCP_SAMPLING_SUPPORTED": sampling,
-		"MCP_ROOTS_JSON": rv.json, "MCP_ROOTS_PATHS": rv.paths, "MCP_ROOTS_COUNT": rv.count,
+		"MCPBASH_CLIENT_SUPPORTS_UI": capFlag(key.ui),
+		"MCP_ELICIT_SUPPORTED":       capFlag(key.elicit), "MCP_SAMPLING_SUPPORTED": capFlag(key.sampling),
+		"MCP_ROOTS_JSON": key.roots.json, "MCP_ROOTS_PATHS": key.roots.paths, "MCP_ROOTS_COUNT": key.roots.count,
 	}
+	rc.mu.Lock()
+	rc.sessions[form] = sessionEntry{key: key, env: m}
+	rc.mu.Unlock()
+	return m
 }
 
 // toolPathForm is how t's script sees host paths: on Windows Git-Bash's form (/c/Users/...),
@@ -103,8 +130,14 @@ type rootsVars struct {
 }
 
 type rootsVarsCache struct {
-	mu    sync.Mutex
-	forms [2]rootsVarsEntry // [0] the sandbox's paths (ShellPath), [1] native tools' (MSYSPath)
+	mu       sync.Mutex
+	forms    [2]rootsVarsEntry // [0] the sandbox's paths (ShellPath), [1] native tools' (MSYSPath)
+	sessions [2]sessionEntry   // the session variables made last, per form
+}
+
+type sessionEntry struct {
+	key sessionVars
+	env map[string]string // never changed once made: calls share it
 }
 
 type rootsVarsEntry struct {

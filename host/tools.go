@@ -288,7 +288,8 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 	// relative to it whatever its roots. The directory need not be inside a root; what the
 	// tool opens there is checked against its roots like any other path.
 	dir := srv.cfg.Dirs.Root
+	own, session := srv.callContractEnv(call, tool)
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: srv.callContractEnv(call, tool), Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
+		Env: own, Session: session, Plan: plan.env, Cancelled: func() bool { return ctx.Err() != nil }, Confiner: srv.confiner,
 		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(ctx, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

@@ -45,15 +45,14 @@ var (
 
 // Engine runs sandboxed scripts. It caches parsed scripts; it is safe for concurrent use.
 type Engine struct {
-	// prelude defines the SDK functions written in Bash (sdk.Prelude).
-	prelude *eval.Program
-	mu      sync.Mutex
-	cache   map[cacheKey]*parsed
-	mem     memGuard
-	// static is the call-independent part of every call's environment (see callEnv), and
-	// base the evaluator's variables built from it once.
+	// sdk is the SDK's Bash parsed, on the first run: a server answers initialize, lists
+	// and pings without it, and parsing it was 2 % of the CPU of a cold start.
+	sdk   func() (*sdkState, error)
+	mu    sync.Mutex
+	cache map[cacheKey]*parsed
+	mem   memGuard
+	// static is the call-independent part of every call's environment (see callEnv).
 	static []string
-	base   *eval.Base
 	// filters caches the SDK helpers' compiled jq filters across calls, parsed the text
 	// scripts source and eval.
 	filters sdk.FilterCache
@@ -65,8 +64,36 @@ type Engine struct {
 	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
 	// commands: what command search finds there.
 	programs []string
-	// sdkPrograms are the virtual SDK files, parsed once (eval.Config.Sources).
-	sdkPrograms map[string]*eval.Program
+}
+
+// sdkState is what the engine parses of the SDK, once.
+type sdkState struct {
+	// prelude defines the SDK functions written in Bash (sdk.Prelude).
+	prelude *eval.Program
+	// base is the evaluator's variables built from the engine's static environment.
+	base *eval.Base
+	// programs are the virtual SDK files (eval.Config.Sources).
+	programs map[string]*eval.Program
+}
+
+// parseSDK parses the prelude and the virtual SDK files over the static environment.
+func parseSDK(static []string) (*sdkState, error) {
+	prelude, err := eval.Parse("mcp-bash-sdk", []byte(sdk.Prelude))
+	if err == nil {
+		err = prelude.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("interp: prelude: %w", err)
+	}
+	programs := make(map[string]*eval.Program, len(sdkFiles))
+	for name, text := range sdkFiles {
+		p, err := eval.Parse(SDKDir+"/"+name, []byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("interp: %s: %w", name, err)
+		}
+		programs[SDKDir+"/"+name] = p
+	}
+	return &sdkState{prelude: prelude, base: eval.NewBase(static, identity, prelude), programs: programs}, nil
 }
 
 type cacheKey struct {
@@ -84,7 +111,7 @@ type parsed struct {
 	hostFacts []hostFactUse
 }
 
-// NewEngine parses the SDK prelude once. maxHeapBytes bounds the process heap while sandboxed
+// NewEngine makes an engine; it parses the SDK prelude once, on its first run. maxHeapBytes bounds the process heap while sandboxed
 // calls run (0 = no limit).
 func NewEngine(maxHeapBytes uint64) (*Engine, error) {
 	return NewEngineWith(EngineOptions{MaxHeapBytes: maxHeapBytes})
@@ -102,28 +129,13 @@ type EngineOptions struct {
 
 // NewEngineWith is NewEngine with every option.
 func NewEngineWith(o EngineOptions) (*Engine, error) {
-	prelude, err := eval.Parse("mcp-bash-sdk", []byte(sdk.Prelude))
-	if err == nil {
-		err = prelude.Err()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("interp: prelude: %w", err)
-	}
 	logf := o.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
 	static := staticEnv()
-	sdkPrograms := map[string]*eval.Program{}
-	for name, text := range sdkFiles {
-		p, err := eval.Parse(SDKDir+"/"+name, []byte(text))
-		if err != nil {
-			return nil, fmt.Errorf("interp: %s: %w", name, err)
-		}
-		sdkPrograms[SDKDir+"/"+name] = p
-	}
-	return &Engine{sdkPrograms: sdkPrograms, prelude: prelude, cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
-		static: static, base: eval.NewBase(static, identity, prelude), parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
+	return &Engine{sdk: sync.OnceValues(func() (*sdkState, error) { return parseSDK(static) }), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+		static: static, parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
 		programs: builtins.Names()}, nil
 }
 
@@ -156,6 +168,7 @@ type call struct {
 	tmpDir  string
 	budget  *sandbox.Budget // what the call's utilities may hold
 	plan    *planState      // what every call of the tool shares (nil: the job has no plan)
+	sdk     *sdkState
 	// sh are the call's paths as the script sees them (sandbox.ShellPath: the host paths on
 	// Unix, /c/... on Windows).
 	sh struct{ work, tmp, dir, script string }
@@ -191,7 +204,11 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 			go sc.Remove()
 		}
 	}()
-	c := &call{e: e, jobv: job}
+	sdkParsed, err := e.sdk()
+	if err != nil {
+		return internalFailure(out, err.Error())
+	}
+	c := &call{e: e, jobv: job, sdk: sdkParsed}
 	c.job = &c.jobv
 	f, err := engine.BeginFrame(ctx, c.job, sc.Scratch("work"))
 	if err != nil {
@@ -200,7 +217,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	defer f.Close()
 	f.FS.ShowPrograms(e.programs, job.Policy.Allow)
 	limits := f.Limits
-	c.limits, c.rec, c.fs, c.cancel, c.scratch, c.work, c.tmpDir, c.plan = limits, f.Record, f.FS, f.Stop, sc, sc.work, sc.tmp, e.planState(c.job)
+	c.limits, c.rec, c.fs, c.cancel, c.scratch, c.work, c.tmpDir, c.plan = limits, f.Record, f.FS, f.Stop, sc, sc.work, sc.tmp, e.planState(c.job, sdkParsed)
 	c.sh.work, c.sh.tmp = sandbox.ShellPath(sc.work), sandbox.ShellPath(sc.tmp)
 	c.sh.dir, c.sh.script = sandbox.ShellPath(job.Dir), sandbox.ShellPath(job.Script)
 	c.state = sdk.NewState(job.Call, f.Cancelled)
@@ -333,13 +350,13 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		return 2, nil
 	}
 	l := c.limits
-	base := c.e.base
+	base := c.sdk.base
 	if c.plan != nil {
 		base = c.plan.base
 	}
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
-		Base: base, Parsed: c.e.parsed, Sources: c.e.sdkPrograms, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
+		Base: base, Parsed: c.e.parsed, Sources: c.sdk.programs, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
 			MaxScriptBytes: l.MaxScriptBytes},

@@ -42,14 +42,14 @@ type planScript struct {
 }
 
 // planState returns the engine's state for a job's plan (nil without one).
-func (e *Engine) planState(job *Job) *planState {
+func (e *Engine) planState(job *Job, sp *sdkState) *planState {
 	if job.Plan == nil {
 		return nil
 	}
 	return job.Plan.Derived(e, func() any {
 		env := append(append([]string(nil), e.static...), sortedEnv(job.Plan.Env)...)
 		env = append(env, "MCP_SDK="+SDKDir)
-		return &planState{base: eval.NewBase(env, identity, e.prelude)}
+		return &planState{base: eval.NewBase(env, identity, sp.prelude)}
 	}).(*planState)
 }
 
@@ -69,7 +69,7 @@ func sortedEnv(env map[string]string) []string {
 // variables are in its base already; one of them named HOME or TMPDIR keeps its value, as it
 // did when every variable was set per call.
 func (c *call) callVars(st *planState) []eval.Var {
-	vars := make([]eval.Var, 0, len(c.job.Env)+len(sideFiles)+5)
+	vars := make([]eval.Var, 0, len(c.job.Env)+len(c.job.Session)+len(sideFiles)+5)
 	_, planHome := planEnv(c.job, "HOME")
 	_, planTmp := planEnv(c.job, "TMPDIR")
 	if !planHome {
@@ -78,9 +78,7 @@ func (c *call) callVars(st *planState) []eval.Var {
 	if !planTmp {
 		vars = append(vars, eval.Var{Name: "TMPDIR", Value: c.sh.tmp})
 	}
-	for k, v := range c.job.Env {
-		vars = append(vars, eval.Var{Name: k, Value: v})
-	}
+	c.job.EachCallEnv(func(k, v string) { vars = append(vars, eval.Var{Name: k, Value: v}) })
 	if st == nil {
 		vars = append(vars, eval.Var{Name: "MCP_SDK", Value: SDKDir})
 	}

@@ -593,7 +593,7 @@ func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error,
 		return 2, nil
 	}
 	sc.Program, sc.Dir, sc.Environ, sc.Stdout, sc.Stderr = pf.prog, cc.dir, cc.environ(), cc.stdout, cc.stderr
-	sc.Define = []*eval.Program{c.e.prelude}
+	sc.Define = []*eval.Program{c.sdk.prelude}
 	return cc.shell.RunScript(ctx, sc)
 }
 

@@ -19,8 +19,16 @@ func uiBuiltins() map[string]builtinFunc {
 		"mcp_result_with_ui":      resultWithUI,
 		"mcp_result_with_ui_data": resultWithUI,
 		"mcp_tool_meta_with_ui":   toolMetaWithUI,
-		"mcp_ui_form":             uiTemplateUnavailable("mcp_ui_form"),
-		"mcp_ui_table":            uiTemplateUnavailable("mcp_ui_table"),
+		"mcp_ui_form":             uiForm,
+		"mcp_ui_table":            uiTable,
+		// The original's lib/ui-templates.sh functions, which its docs show tools sourcing.
+		"mcp_ui_generate_from_template": uiFromTemplate,
+		"mcp_ui_template_form":          uiTemplate("form"),
+		"mcp_ui_template_data_table":    uiTemplate("data-table"),
+		"mcp_ui_template_progress":      uiTemplate("progress"),
+		"mcp_ui_template_diff_viewer":   uiTemplate("diff-viewer"),
+		"mcp_ui_template_tree_view":     uiTemplate("tree-view"),
+		"mcp_ui_template_kanban":        uiTemplate("kanban"),
 	}
 }
 
@@ -101,11 +109,88 @@ func toolMetaWithUI(_ *State, _ context.Context, env *engine.Env, args []string)
 	return 0
 }
 
-// uiTemplateUnavailable: the original builds these pages from its built-in HTML templates,
-// which mcp-bash does not ship.
-func uiTemplateUnavailable(name string) builtinFunc {
-	return func(_ *State, _ context.Context, env *engine.Env, _ []string) int {
-		fmt.Fprintf(env.Stderr, "mcp-bash: %s is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)\n", name)
+// uiForm is mcp_ui_form [--title T] [--field NAME[:TYPE[:OPT1,OPT2]]]... [--submit-tool TOOL]:
+// prints the page of the original's form template (ui-templates.jq turns the flags into its
+// config). Other words are skipped, as the original's loop skips them.
+func uiForm(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+	var title, tool string
+	fields := []any{}
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--title", "--field", "--submit-tool":
+			if i+1 >= len(args) {
+				fmt.Fprintf(env.Stderr, "mcp_ui_form: %s needs a value\n", args[i])
+				return 2
+			}
+			switch v := args[i+1]; args[i] {
+			case "--title":
+				title = v
+			case "--field":
+				fields = append(fields, v)
+			default:
+				tool = v
+			}
+			i++
+		}
+	}
+	return printUIPage(ctx, env, "mcp_ui_form", map[string]any{"template": "form",
+		"args": map[string]any{"title": title, "submitTool": tool, "fields": fields}})
+}
+
+// uiTable is mcp_ui_table --columns A,B [--title T]: prints the page of the original's
+// data-table template; the rows reach the page in the tool's result, not on stdin.
+func uiTable(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+	title, columns := "Data", ""
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--title", "--columns":
+			if i+1 >= len(args) {
+				fmt.Fprintf(env.Stderr, "mcp_ui_table: %s needs a value\n", args[i])
+				return 2
+			}
+			if args[i] == "--title" {
+				title = args[i+1]
+			} else {
+				columns = args[i+1]
+			}
+			i++
+		}
+	}
+	return printUIPage(ctx, env, "mcp_ui_table", map[string]any{"template": "data-table",
+		"args": map[string]any{"title": title, "columns": columns}})
+}
+
+// uiFromTemplate is mcp_ui_generate_from_template NAME CONFIG: the page of template NAME.
+func uiFromTemplate(s *State, ctx context.Context, env *engine.Env, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(env.Stderr, "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON")
+		return 2
+	}
+	return uiTemplate(args[0])(s, ctx, env, args[1:])
+}
+
+// uiTemplate is mcp_ui_template_<name> CONFIG: the page of template name for CONFIG (JSON).
+func uiTemplate(name string) builtinFunc {
+	return func(_ *State, ctx context.Context, env *engine.Env, args []string) int {
+		var cfg any = map[string]any{}
+		if len(args) > 0 && args[0] != "" {
+			v, err := decodeJSON([]byte(args[0]))
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "mcp_ui_template: config is not valid JSON: %v\n", err)
+				return 1
+			}
+			cfg = v
+		}
+		return printUIPage(ctx, env, "mcp_ui_template", map[string]any{"template": name, "config": cfg})
+	}
+}
+
+func printUIPage(ctx context.Context, env *engine.Env, fn string, input map[string]any) int {
+	page, err := runUITemplate(ctx, input)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", fn, err)
 		return 1
 	}
+	fmt.Fprintln(env.Stdout, page)
+	return 0
 }

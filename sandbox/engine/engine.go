@@ -36,8 +36,12 @@ type Job struct {
 	// ScratchBase is where per-call scratch directories are made ("" = sandbox.ScratchBase("")).
 	ScratchBase string
 	// Env holds the tool-contract variables (MCP_*, MCPBASH_*) to add to the base environment:
-	// with a Plan, this call's own; they win over the Plan's (EachEnv gives both).
+	// with a Plan or Session, this call's own; they win over those (EachEnv gives them all).
 	Env map[string]string
+	// Session, when set, holds the contract variables the calls of one session share while
+	// they do not change (the client's capabilities, its roots): never changed after it is
+	// made, so calls may hold the same map. They win over the Plan's.
+	Session map[string]string
 	// Plan, when set, is what every call of the tool shares (nil: nothing is shared).
 	Plan *Plan
 	// Cancelled reports a client cancellation (as opposed to a timeout or limit).
@@ -57,14 +61,27 @@ type Job struct {
 	Commands Commands
 }
 
-// EachEnv calls fn for every tool-contract variable of the job: the Plan's, then the job's own
-// (a later one of a name wins, as in an environment list).
+// EachEnv calls fn once for every tool-contract variable of the job: the job's own, else the
+// Session's, else the Plan's.
 func (j *Job) EachEnv(fn func(k, v string)) {
 	if j.Plan != nil {
 		for k, v := range j.Plan.Env {
-			if _, own := j.Env[k]; !own {
+			if _, own := j.Env[k]; own {
+				continue
+			}
+			if _, shared := j.Session[k]; !shared {
 				fn(k, v)
 			}
+		}
+	}
+	j.EachCallEnv(fn)
+}
+
+// EachCallEnv is EachEnv without the Plan's variables: the job's own, else the Session's.
+func (j *Job) EachCallEnv(fn func(k, v string)) {
+	for k, v := range j.Session {
+		if _, own := j.Env[k]; !own {
+			fn(k, v)
 		}
 	}
 	for k, v := range j.Env {
@@ -72,12 +89,16 @@ func (j *Job) EachEnv(fn func(k, v string)) {
 	}
 }
 
-// AllEnv is EachEnv as one map (a new one when the job has a Plan).
+// AllEnv is EachEnv as one map (a new one when the job has a Plan or a Session).
 func (j *Job) AllEnv() map[string]string {
-	if j.Plan == nil || len(j.Plan.Env) == 0 {
+	if (j.Plan == nil || len(j.Plan.Env) == 0) && len(j.Session) == 0 {
 		return j.Env
 	}
-	m := make(map[string]string, len(j.Plan.Env)+len(j.Env))
+	n := len(j.Session) + len(j.Env)
+	if j.Plan != nil {
+		n += len(j.Plan.Env)
+	}
+	m := make(map[string]string, n)
 	j.EachEnv(func(k, v string) { m[k] = v })
 	return m
 }

@@ -696,9 +696,78 @@ mcp_tool_meta_with_ui() {
 	__mcp_jq -n --arg uri "${1:-}" --arg v "${2:-model,app}" '{ui: {resourceUri: $uri, visibility: ($v | split(",") | map(gsub("^\\s+|\\s+$"; "")))}}'
 }
 
-__mcp_ui_template_unavailable() {
-	echo "mcp-bash: $1 is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)" >&2
-	return 1
+# The page ui-templates.jq (next to this file, shared with the sandbox's builtins) builds from
+# INPUT: {"template","args"} for the original's form and data-table templates.
+__mcp_ui_page() {
+	local dir=.
+	case "${BASH_SOURCE[0]}" in */*) dir="${BASH_SOURCE[0]%/*}" ;; esac
+	printf '%s' "$2" | __mcp_jq -r -f "$dir/ui-templates.jq" || return 1
 }
-mcp_ui_form() { __mcp_ui_template_unavailable mcp_ui_form; }
-mcp_ui_table() { __mcp_ui_template_unavailable mcp_ui_table; }
+
+# mcp_ui_form [--title T] [--field NAME[:TYPE[:OPT1,OPT2]]]... [--submit-tool TOOL]: the page
+# of the original's form template. Other words are skipped, as the original's loop skips them.
+mcp_ui_form() {
+	local title="" tool="" fields="" sep=""
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--title | --field | --submit-tool)
+			if [ $# -lt 2 ]; then
+				echo "mcp_ui_form: $1 needs a value" >&2
+				return 2
+			fi
+			case "$1" in
+			--title) title="$2" ;;
+			--field)
+				fields="${fields}${sep}$(mcp_json_escape "$2")"
+				sep=,
+				;;
+			*) tool="$2" ;;
+			esac
+			shift 2
+			;;
+		*) shift ;;
+		esac
+	done
+	__mcp_ui_page mcp_ui_form "{\"template\":\"form\",\"args\":{\"title\":$(mcp_json_escape "$title"),\"submitTool\":$(mcp_json_escape "$tool"),\"fields\":[$fields]}}"
+}
+
+# The original's lib/ui-templates.sh functions: the page of a template for CONFIG (JSON).
+mcp_ui_generate_from_template() {
+	if [ $# -eq 0 ]; then
+		echo "mcp_ui_generate_from_template: usage: mcp_ui_generate_from_template TEMPLATE CONFIG_JSON" >&2
+		return 2
+	fi
+	local config="${2:-}"
+	[ -n "$config" ] || config='{}'
+	if ! mcp_is_valid_json "$config"; then
+		echo "mcp_ui_template: config is not valid JSON" >&2
+		return 1
+	fi
+	__mcp_ui_page mcp_ui_template "{\"template\":$(mcp_json_escape "$1"),\"config\":$config}"
+}
+mcp_ui_template_form() { mcp_ui_generate_from_template form "${1:-}"; }
+mcp_ui_template_data_table() { mcp_ui_generate_from_template data-table "${1:-}"; }
+mcp_ui_template_progress() { mcp_ui_generate_from_template progress "${1:-}"; }
+mcp_ui_template_diff_viewer() { mcp_ui_generate_from_template diff-viewer "${1:-}"; }
+mcp_ui_template_tree_view() { mcp_ui_generate_from_template tree-view "${1:-}"; }
+mcp_ui_template_kanban() { mcp_ui_generate_from_template kanban "${1:-}"; }
+
+# mcp_ui_table --columns A,B [--title T]: the page of the original's data-table template; the
+# rows reach the page in the tool's result, not on stdin.
+mcp_ui_table() {
+	local title=Data columns=""
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--title | --columns)
+			if [ $# -lt 2 ]; then
+				echo "mcp_ui_table: $1 needs a value" >&2
+				return 2
+			fi
+			if [ "$1" = --title ]; then title="$2"; else columns="$2"; fi
+			shift 2
+			;;
+		*) shift ;;
+		esac
+	done
+	__mcp_ui_page mcp_ui_table "{\"template\":\"data-table\",\"args\":{\"title\":$(mcp_json_escape "$title"),\"columns\":$(mcp_json_escape "$columns")}}"
+}

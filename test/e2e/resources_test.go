@@ -274,7 +274,8 @@ func TestUIResources(t *testing.T) {
 
 // MCP Apps: ui.meta.json, as the original reads it: its description (and title) in the list, its
 // `meta` (csp, permissions, prefersBorder, default true) as the page's `_meta.ui` in the list and
-// in resources/read, its entrypoint as the page; an unsupported template is refused loudly.
+// in resources/read, its entrypoint as the page, else the page of its template and config (form,
+// data-table); a template we do not build is refused loudly.
 func TestUIMeta(t *testing.T) {
 	t.Parallel()
 	root := writeProject(t, map[string]string{
@@ -283,7 +284,9 @@ func TestUIMeta(t *testing.T) {
 		"ui/dash/ui.meta.json":      `{"title":"Dash","description":"The dashboard","meta":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
 		"ui/page/main.html":         "<html>main</html>",
 		"ui/page/ui.meta.json":      `{"entrypoint":"main.html"}`,
-		"ui/tpl/ui.meta.json":       `{"template":"form"}`,
+		"ui/tpl/ui.meta.json":       `{"template":"form","config":{"title":"Log <it>","submitTool":"log","fields":[{"name":"kind","type":"select","options":["call","mail"],"required":true}]}}`,
+		"ui/kan/ui.meta.json":       `{"template":"gantt"}`,
+		"ui/prog/ui.meta.json":      `{"template":"progress","description":"Build progress","config":{"cancelTool":"stop"}}`,
 		"ui/out/ui.meta.json":       `{"entrypoint":"../dash/index.html"}`,
 		"ui/out/index.html":         "<html>out</html>",
 	})
@@ -299,18 +302,22 @@ func TestUIMeta(t *testing.T) {
 		"ui://apps/dash": "Dash The dashboard map[ui:map[csp:map[connectDomains:[https://api.example.com]] permissions:map[clipboardWrite:map[]] prefersBorder:false]]",
 		"ui://apps/page": "<nil> MCP App UI for page map[ui:map[prefersBorder:true]]",
 		"ui://apps/out":  "<nil> MCP App UI for out map[ui:map[prefersBorder:true]]",
+		"ui://apps/tpl":  "<nil> MCP App UI for tpl map[ui:map[csp:map[resourceDomains:[https://cdn.jsdelivr.net]] prefersBorder:true]]",
+		"ui://apps/prog": "<nil> Build progress map[ui:map[csp:map[resourceDomains:[https://cdn.jsdelivr.net]] prefersBorder:true]]",
 	} {
 		if got[uri] != want {
 			t.Errorf("%s listed as %q, want %q", uri, got[uri], want)
 		}
 	}
-	if _, ok := got["ui://apps/tpl"]; ok || len(got) != 3 {
+	if _, ok := got["ui://apps/kan"]; ok || len(got) != 5 {
 		t.Errorf("listed %v", got)
 	}
 	for uri, want := range map[string]string{
 		"ui://apps/dash": `"_meta":{"ui":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"clipboardWrite":{}},"prefersBorder":false}}`,
 		"ui://apps/page": "main.html",
 		"ui://apps/out":  "out.html",
+		"ui://apps/tpl":  "form",
+		"ui://apps/prog": "progress",
 	} {
 		m := c.Call("resources/read", map[string]any{"uri": uri})
 		var r struct{ Contents []map[string]any }
@@ -332,6 +339,18 @@ func TestUIMeta(t *testing.T) {
 			if r.Contents[0]["text"] != "<html>out</html>" {
 				t.Errorf("%s: %s", uri, m.Raw)
 			}
+		case "ui://apps/prog":
+			if page, _ := r.Contents[0]["text"].(string); !strings.Contains(page, `const cancelTool = "stop";`) {
+				t.Errorf("%s: %s", uri, m.Raw)
+			}
+		case "ui://apps/tpl":
+			page, _ := r.Contents[0]["text"].(string)
+			for _, part := range []string{"<title>Log &lt;it&gt;</title>", `<select id="kind" name="kind" required>`,
+				`<option value="mail">mail</option>`, `const submitTool = "log";`} {
+				if !strings.Contains(page, part) || r.Contents[0]["mimeType"] != "text/html;profile=mcp-app" {
+					t.Errorf("%s lacks %s: %s", uri, part, m.Raw)
+				}
+			}
 		}
 	}
 	// End of input ends the server: its stderr is then complete.
@@ -340,7 +359,7 @@ func TestUIMeta(t *testing.T) {
 		t.Errorf("exit: %v", err)
 	}
 	stderr := c.Stderr()
-	for _, want := range []string{`UI template "form" is not supported`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
+	for _, want := range []string{`UI template "gantt" is not one of the original's templates`, `entrypoint "../dash/index.html" is not a file inside the UI directory`} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcp-bash/mcp-bash/sdk"
 	"github.com/mcp-bash/mcp-bash/test/harness"
 )
 
@@ -59,6 +62,27 @@ func textResult(text string) string {
 	return `{"result":{"name":"sh","content":[{"type":"text","text":` + string(b) + `}],"isError":false,"_meta":{"exitCode":0}}}`
 }
 
+// uiPage is a page of mcp_ui_form or mcp_ui_table from testdata, without its final newline.
+func uiPage(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+// templatePage is the page sdk.RenderUITemplate builds in this process (gojq), which each
+// engine's mcp_ui_template_* must print byte for byte.
+func templatePage(t *testing.T, name, config string) string {
+	t.Helper()
+	page, err := sdk.RenderUITemplate(context.Background(), name, json.RawMessage(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
 func jsonResult(text string) string {
 	b, _ := json.Marshal(text)
 	return `{"result":{"name":"sh","content":[{"type":"text","text":` + string(b) + `}],"isError":false,"_meta":{"exitCode":0},"structuredContent":` + text + `}}`
@@ -72,12 +96,12 @@ func TestSDKFunctions(t *testing.T) {
 			t.Parallel()
 			p := newSecProject(t, map[string]string{"data/cfg.json": `{"b":"file","c":"file"}`})
 			c := p.start(t, "MCPBASH_ROOTS=data:.", "MCPBASH_EXEC="+engine, "MCPBASH_TOOL_ERRORS=jsonrpc")
-			runSDKCases(t, c, sdkCases())
+			runSDKCases(t, c, sdkCases(t))
 		})
 	}
 }
 
-func sdkCases() []sdkCase {
+func sdkCases(t *testing.T) []sdkCase {
 	return []sdkCase{
 		{name: "sourcing sets -euo pipefail", script: `source "${MCP_SDK}/tool-sdk.sh"; echo "$-" | grep -q e && echo e; set -o | grep -q 'pipefail.*on' && echo pipefail; echo "${undefined_var_x}"; echo not-reached`,
 			want: `{"error":{"code":-32603,"message":"Tool failed","data":"<any>"}}`},
@@ -148,8 +172,15 @@ func sdkCases() []sdkCase {
 			want: textResult("rc=1 n=1\nrc=3")},
 		{name: "mcp_log and mcp_debug are silent on stdout", script: `mcp_log info t '{"a":1}'; mcp_log_warn t msg; MCPBASH_DEBUG_LOG=data/debug.log mcp_debug hello; l=$(<data/debug.log); echo "${l#\[*\] }"`,
 			want: textResult("hello")},
-		{name: "unavailable functions say so", script: `mcp_ui_table '[]'; echo rc=$?`,
-			want: `{"result":{"name":"sh","content":[{"type":"text","text":"rc=1"}],"isError":false,"_meta":{"exitCode":0,"stderr":"<any>"}}}`},
+		// The original's form and data-table pages (test/e2e/testdata, the same in every engine).
+		{name: "mcp_ui_form and mcp_ui_table", script: `mcp_ui_form --title 'Log <Entry>' --field type:select:meeting,call --field first_name --skipped --field notes:textarea --submit-tool log-it; mcp_ui_table --title People --columns name,age; mcp_ui_form --title 2>/dev/null; echo "rc=$?"`,
+			want: textResult(uiPage(t, "ui-form.html") + "\n" + uiPage(t, "ui-table.html") + "\nrc=2")},
+		// The original's lib/ui-templates.sh functions: the same page from its config.
+		{name: "mcp_ui_template_data_table", script: `mcp_ui_template_data_table '{"title":"People","columns":[{"key":"name","label":"name","sortable":true},{"key":"age","label":"age","sortable":true}]}'; mcp_ui_generate_from_template gantt '{}' 2>/dev/null; echo "rc=$?"`,
+			want: textResult(uiPage(t, "ui-table.html") + "\nrc=1")},
+		{name: "mcp_ui_template_progress, diff_viewer, tree_view and kanban", script: `mcp_ui_template_progress '{"title":"Build","cancelTool":"stop"}'; mcp_ui_template_diff_viewer '{"viewMode":"unified"}'; mcp_ui_template_tree_view '{"selectable":true}'; mcp_ui_template_kanban '{"onMoveTool":"mv"}'`,
+			want: textResult(templatePage(t, "progress", `{"title":"Build","cancelTool":"stop"}`) + "\n" + templatePage(t, "diff-viewer", `{"viewMode":"unified"}`) + "\n" +
+				templatePage(t, "tree-view", `{"selectable":true}`) + "\n" + templatePage(t, "kanban", `{"onMoveTool":"mv"}`))},
 	}
 }
 
@@ -352,8 +383,7 @@ func TestSDKUIHelpers(t *testing.T) {
 					{name: "mcp_result_with_ui_data", script: `mcp_result_with_ui_data "" "Dashboard ready" '{"items":42}' '{"sessionId":"s1"}'`, want: rich},
 					{name: "mcp_tool_meta_with_ui", script: `mcp_tool_meta_with_ui ui://sec/dash; mcp_tool_meta_with_ui ui://sec/x 'app, model'`,
 						want: textResult("{\n  \"ui\": {\n    \"resourceUri\": \"ui://sec/dash\",\n    \"visibility\": [\n      \"model\",\n      \"app\"\n    ]\n  }\n}\n{\n  \"ui\": {\n    \"resourceUri\": \"ui://sec/x\",\n    \"visibility\": [\n      \"app\",\n      \"model\"\n    ]\n  }\n}")},
-					{name: "mcp_ui_form", script: `mcp_ui_form --title T --field a:text || echo "rc=$?"`,
-						want: `{"result":{"name":"sh","content":[{"type":"text","text":"rc=1"}],"isError":false,"_meta":{"exitCode":0,"stderr":"mcp-bash: mcp_ui_form is not available: it generates a page from the original's built-in UI templates, which mcp-bash does not ship; write the page as ui/<name>/index.html (mcp-bash scaffold ui <name>)"}}}`},
+					{name: "mcp_ui_table", script: `mcp_ui_table --title People --columns name,age`, want: textResult(uiPage(t, "ui-table.html"))},
 				})
 			})
 		}

@@ -302,11 +302,15 @@ func projectFiles(root, output string, warn io.Writer) ([]entry, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || strings.HasSuffix(d.Name(), ".mcpb") || p == outAbs {
-			return nil
-		}
+		// Before the directory check: server.d/api-keys may be a directory of key files.
 		if secrets[filepath.ToSlash(rel)] {
 			fmt.Fprintf(warn, "mcp-bash bundle: left out %s: secrets are never bundled (hosting configuration: give it to the server where it runs)\n", rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || strings.HasSuffix(d.Name(), ".mcpb") || p == outAbs {
 			return nil
 		}
 		src := p

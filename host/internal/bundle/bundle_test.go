@@ -119,10 +119,16 @@ func TestParsePlatforms(t *testing.T) {
 // Hosting secrets never enter a bundle: auth.json, the API keys file it names, api-keys and
 // tenants.json; every other project file does.
 func TestProjectFilesLeaveSecretsOut(t *testing.T) {
+	t.Run("files", func(t *testing.T) { testProjectFilesLeaveSecretsOut(t, "server.d/api-keys", "server.d/api-keys") })
+	// server.d/api-keys as a directory of key files: none of them is packed.
+	t.Run("api-keys directory", func(t *testing.T) { testProjectFilesLeaveSecretsOut(t, "server.d/api-keys/a", "server.d/api-keys") })
+}
+
+func testProjectFilesLeaveSecretsOut(t *testing.T, apiKeys, warned string) {
 	root := t.TempDir()
 	for name, body := range map[string]string{
 		"server.d/server.meta.json": `{"name":"s"}`, "server.d/auth.json": `{"apiKeysFile":"../secrets/keys"}`,
-		"secrets/keys": "k", "server.d/api-keys": "k", "server.d/tenants.json": "{}", "tools/t/tool.sh": "echo",
+		"secrets/keys": "k", apiKeys: "k", "server.d/tenants.json": "{}", "tools/t/tool.sh": "echo",
 		"data/tenants.json": "not a secret here",
 	} {
 		p := filepath.Join(root, name)
@@ -146,7 +152,7 @@ func TestProjectFilesLeaveSecretsOut(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("files %v, want %s", got, want)
 	}
-	for _, s := range []string{"server.d/auth.json", "secrets/keys", "server.d/api-keys", "server.d/tenants.json"} {
+	for _, s := range []string{"server.d/auth.json", "secrets/keys", warned, "server.d/tenants.json"} {
 		if !strings.Contains(warn.String(), "left out "+s+": secrets are never bundled") {
 			t.Errorf("no warning for %s: %s", s, warn.String())
 		}

@@ -1,19 +1,23 @@
-// Package metrics is the hosting server's Prometheus instrumentation on a private registry
-// (no package-level state, so tests and several servers in one process do not collide), the
+// Package metrics is the hosting server's Prometheus instrumentation in sets of its own (no
+// package-level state, so tests and several servers in one process do not collide), the
 // /metrics handler, and the /healthz and /readyz probes.
+//
+// The series are kept by github.com/VictoriaMetrics/metrics, which has no heavy package
+// initialisation: client_golang's (its default registry's collectors, procfs's regular
+// expressions, protobuf's registries) was 1.3 ms of every start, HTTP or not (docs/DECISIONS.md).
+// Each family is one Set so that its HELP and TYPE lines are written here, with the help text.
 //
 // The package is a leaf: the session core calls its methods; it imports nothing of host.
 package metrics
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	vm "github.com/VictoriaMetrics/metrics"
 )
 
 // OtherTenant is the label value for tenants past the cardinality cap.
@@ -33,95 +37,144 @@ const (
 	OutcomeTimeout   = "timeout"
 )
 
-// Metrics holds every collector of the server.
+// durationBuckets are mcpbash_call_duration_seconds's upper bounds (le).
+var durationBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+
+// family is one metric family: its series live in a Set of their own.
+type family struct {
+	name, help, typ string
+	set             *vm.Set
+}
+
+// series is the family's series name with the label pairs (name, value, ...), which callers
+// give sorted by label name, as Prometheus's own client exposes them.
+func (f *family) series(labels ...string) string {
+	var b strings.Builder
+	b.WriteString(f.name)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(labels); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[i])
+		b.WriteString(`="`)
+		writeLabelValue(&b, labels[i+1])
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// writeLabelValue escapes v as the exposition format wants (backslash, quote, newline).
+func writeLabelValue(b *strings.Builder, v string) {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+func (f *family) counter(labels ...string) *vm.Counter {
+	return f.set.GetOrCreateCounter(f.series(labels...))
+}
+
+func (f *family) gauge(labels ...string) *vm.Gauge {
+	return f.set.GetOrCreateGauge(f.series(labels...), nil)
+}
+
+// Metrics holds every family of the server.
 type Metrics struct {
-	reg        *prometheus.Registry
 	maxTenants int
+	runtime    bool
 
 	mu      sync.Mutex
 	tenants map[string]bool // label values in use
 
-	calls          *prometheus.CounterVec
-	duration       *prometheus.HistogramVec
-	refusals       *prometheus.CounterVec
-	limits         *prometheus.CounterVec
-	authDecisions  *prometheus.CounterVec
-	quotaRunning   *prometheus.GaugeVec
-	quotaWaiting   *prometheus.GaugeVec
-	quotaTokens    *prometheus.GaugeVec
-	workersBusy    prometheus.Gauge
-	workersIdle    prometheus.Gauge
-	workersSlots   prometheus.Gauge
-	queueWaiting   prometheus.Gauge
-	sessions       *prometheus.GaugeVec
-	tenantsReloads prometheus.Counter
+	families []*family // in exposition order
+
+	calls, duration, refusals, limits, authDecisions     *family
+	quotaRunning, quotaWaiting, quotaTokens, sessions    *family
+	workersBusy, workersIdle, workersSlots, queueWaiting *vm.Gauge
+	tenantsReloads                                       *vm.Counter
 }
 
 // Options configure New.
 type Options struct {
 	// MaxTenants caps distinct tenant labels (default DefaultMaxTenants).
 	MaxTenants int
-	// Runtime adds the Go runtime and process collectors.
+	// Runtime adds the Go runtime and process metrics.
 	Runtime bool
 }
 
-// New registers every metric on a fresh registry.
+// New makes every family.
 func New(o Options) *Metrics {
 	if o.MaxTenants <= 0 {
 		o.MaxTenants = DefaultMaxTenants
 	}
-	m := &Metrics{reg: prometheus.NewRegistry(), maxTenants: o.MaxTenants, tenants: map[string]bool{}}
-	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
-	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "calls_total", Help: "Calls answered, by tenant, kind (tool, resource, prompt, completion, listen) and outcome (ok, tool_error, error, refused, cancelled, timeout).",
-	}, []string{"tenant", "kind", "outcome"})
-	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: "mcpbash", Name: "call_duration_seconds", Help: "Call duration from admission to answer, by tenant and kind.",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
-	}, []string{"tenant", "kind"})
-	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "refusals_total", Help: "Operations the sandbox refused (command not allowed, path outside roots, ...), by tenant and reason.",
-	}, []string{"tenant", "reason"})
-	m.limits = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "limits_hit_total", Help: "Calls stopped or refused by a limit, by tenant and cause (calls_per_minute, queue_full, timeout, output, memory, bytes_written, ...).",
-	}, []string{"tenant", "cause"})
-	m.authDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "mcpbash", Name: "auth_decisions_total", Help: "Authorization decisions, by method (jwt, api-key, remote-token, none) and result (ok or the failure reason).",
-	}, []string{"method", "result"})
-	m.quotaRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: "mcpbash", Name: "tenant_calls_running", Help: "Calls running now, by tenant.",
-	}, []string{"tenant"})
-	m.quotaWaiting = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: "mcpbash", Name: "tenant_calls_waiting", Help: "Calls waiting for a worker slot, by tenant.",
-	}, []string{"tenant"})
-	m.quotaTokens = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: "mcpbash", Name: "tenant_rate_tokens", Help: "Calls left in the tenant's calls-per-minute bucket.",
-	}, []string{"tenant"})
-	m.workersBusy = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "workers_busy", Help: "Worker processes running a call."})
-	m.workersIdle = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "workers_idle", Help: "Warm worker processes waiting for a call."})
-	m.workersSlots = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "worker_slots", Help: "Calls that may run at once across tenants."})
-	m.queueWaiting = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "queue_waiting", Help: "Calls waiting for a slot across tenants."})
-	m.sessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: "mcpbash", Name: "sessions", Help: "Open sessions, by transport (stdio, http).",
-	}, []string{"transport"})
-	m.tenantsReloads = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mcpbash", Name: "tenants_reloads_total", Help: "Tenants-file configurations that took effect after the first."})
-	for _, c := range []prometheus.Collector{m.calls, m.duration, m.refusals, m.limits, m.authDecisions, m.quotaRunning,
-		m.quotaWaiting, m.quotaTokens, m.workersBusy, m.workersIdle, m.workersSlots, m.queueWaiting, m.sessions, m.tenantsReloads} {
-		f(c)
+	m := &Metrics{maxTenants: o.MaxTenants, runtime: o.Runtime, tenants: map[string]bool{}}
+	fam := func(name, typ, help string) *family {
+		f := &family{name: "mcpbash_" + name, help: help, typ: typ, set: vm.NewSet()}
+		m.families = append(m.families, f)
+		return f
 	}
-	if o.Runtime {
-		f(collectors.NewGoCollector())
-		f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.calls = fam("calls_total", "counter", "Calls answered, by tenant, kind (tool, resource, prompt, completion, listen) and outcome (ok, tool_error, error, refused, cancelled, timeout).")
+	m.duration = fam("call_duration_seconds", "histogram", "Call duration from admission to answer, by tenant and kind.")
+	m.refusals = fam("refusals_total", "counter", "Operations the sandbox refused (command not allowed, path outside roots, ...), by tenant and reason.")
+	m.limits = fam("limits_hit_total", "counter", "Calls stopped or refused by a limit, by tenant and cause (calls_per_minute, queue_full, timeout, output, memory, bytes_written, ...).")
+	m.authDecisions = fam("auth_decisions_total", "counter", "Authorization decisions, by method (jwt, api-key, remote-token, none) and result (ok or the failure reason).")
+	m.quotaRunning = fam("tenant_calls_running", "gauge", "Calls running now, by tenant.")
+	m.quotaWaiting = fam("tenant_calls_waiting", "gauge", "Calls waiting for a worker slot, by tenant.")
+	m.quotaTokens = fam("tenant_rate_tokens", "gauge", "Calls left in the tenant's calls-per-minute bucket.")
+	single := func(name, help string) *vm.Gauge {
+		f := fam(name, "gauge", help)
+		return f.set.NewGauge(f.name, nil)
 	}
+	m.workersBusy = single("workers_busy", "Worker processes running a call.")
+	m.workersIdle = single("workers_idle", "Warm worker processes waiting for a call.")
+	m.workersSlots = single("worker_slots", "Calls that may run at once across tenants.")
+	m.queueWaiting = single("queue_waiting", "Calls waiting for a slot across tenants.")
+	m.sessions = fam("sessions", "gauge", "Open sessions, by transport (stdio, http).")
+	reloads := fam("tenants_reloads_total", "counter", "Tenants-file configurations that took effect after the first.")
+	m.tenantsReloads = reloads.set.NewCounter(reloads.name)
 	return m
 }
 
-// Registry exposes the private registry (tests, extra collectors).
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
-// Handler serves the registry in the Prometheus exposition format.
+// Handler serves every family in the Prometheus text exposition format (version 0.0.4).
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, EnableOpenMetrics: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(m.exposition())
+	})
+}
+
+// exposition is the text of a scrape: each family that has series, under its HELP and TYPE
+// lines, then the Go runtime's and the process's metrics when Options.Runtime is set.
+func (m *Metrics) exposition() []byte {
+	var out, tmp bytes.Buffer
+	m.mu.Lock()
+	fams := m.families
+	m.mu.Unlock()
+	for _, f := range fams {
+		tmp.Reset()
+		f.set.WritePrometheus(&tmp)
+		if tmp.Len() == 0 {
+			continue // as Prometheus's client: a family with no series is not shown
+		}
+		out.WriteString("# HELP " + f.name + " " + strings.ReplaceAll(strings.ReplaceAll(f.help, `\`, `\\`), "\n", `\n`) + "\n")
+		out.WriteString("# TYPE " + f.name + " " + f.typ + "\n")
+		out.Write(tmp.Bytes())
+	}
+	if m.runtime {
+		vm.WriteProcessMetrics(&out)
+	}
+	return out.Bytes()
 }
 
 // tenant maps a tenant id to its label value, folding tenants past the cap into OtherTenant.
@@ -141,8 +194,8 @@ func (m *Metrics) tenant(id string) string {
 // Call records one answered call.
 func (m *Metrics) Call(tenant, kind, outcome string, d time.Duration) {
 	t := m.tenant(tenant)
-	m.calls.WithLabelValues(t, kind, outcome).Inc()
-	m.duration.WithLabelValues(t, kind).Observe(d.Seconds())
+	m.calls.counter("kind", kind, "outcome", outcome, "tenant", t).Inc()
+	m.duration.set.GetOrCreatePrometheusHistogramExt(m.duration.series("kind", kind, "tenant", t), durationBuckets).Update(d.Seconds())
 }
 
 // Refusal records an operation the sandbox refused.
@@ -151,7 +204,7 @@ func (m *Metrics) Refusal(tenant, reason string) { m.Refusals(tenant, reason, 1)
 // Refusals records n refusals of one kind (an access record counts a repeated refusal once,
 // with its count).
 func (m *Metrics) Refusals(tenant, reason string, n int) {
-	m.refusals.WithLabelValues(m.tenant(tenant), reason).Add(float64(n))
+	m.refusals.counter("reason", reason, "tenant", m.tenant(tenant)).Add(n)
 }
 
 // RefusalReason is the reason label of an access record's refusal: the reason's words in
@@ -188,7 +241,7 @@ func RefusalReason(op, reason string) string {
 
 // LimitHit records a limit that stopped or refused a call.
 func (m *Metrics) LimitHit(tenant, cause string) {
-	m.limits.WithLabelValues(m.tenant(tenant), cause).Inc()
+	m.limits.counter("cause", cause, "tenant", m.tenant(tenant)).Inc()
 }
 
 // AuthDecision records an authorization decision (result "ok" or the failure reason).
@@ -196,15 +249,15 @@ func (m *Metrics) AuthDecision(method, result string) {
 	if method == "" {
 		method = "none"
 	}
-	m.authDecisions.WithLabelValues(method, result).Inc()
+	m.authDecisions.counter("method", method, "result", result).Inc()
 }
 
 // Quota sets a tenant's quota use.
 func (m *Metrics) Quota(tenant string, running, waiting int, tokens float64) {
 	t := m.tenant(tenant)
-	m.quotaRunning.WithLabelValues(t).Set(float64(running))
-	m.quotaWaiting.WithLabelValues(t).Set(float64(waiting))
-	m.quotaTokens.WithLabelValues(t).Set(tokens)
+	m.quotaRunning.gauge("tenant", t).Set(float64(running))
+	m.quotaWaiting.gauge("tenant", t).Set(float64(waiting))
+	m.quotaTokens.gauge("tenant", t).Set(tokens)
 }
 
 // Workers sets the worker pool gauges.
@@ -216,19 +269,23 @@ func (m *Metrics) Workers(busy, idle, slots, waiting int) {
 }
 
 // SessionOpened and SessionClosed count open sessions by transport.
-func (m *Metrics) SessionOpened(transport string) { m.sessions.WithLabelValues(transport).Inc() }
+func (m *Metrics) SessionOpened(transport string) { m.sessions.gauge("transport", transport).Inc() }
 
 // SessionClosed is SessionOpened's counterpart.
-func (m *Metrics) SessionClosed(transport string) { m.sessions.WithLabelValues(transport).Dec() }
+func (m *Metrics) SessionClosed(transport string) { m.sessions.gauge("transport", transport).Dec() }
 
 // Buffers publishes, read at each scrape, the bytes SSE streams hold for readers that are not
 // attached (used) and how many such backlogs were evicted over the budget (evicted).
 func (m *Metrics) Buffers(used, evicted func() float64) {
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "mcpbash", Name: "sse_buffered_bytes",
-			Help: "Bytes of SSE events held for replay or for a reader that is not attached (MCPBASH_HTTP_MAX_BUFFERED_BYTES bounds it)."}, used),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "mcpbash", Name: "sse_evictions_total",
-			Help: "Backlogs of SSE streams nobody read, evicted to keep the buffer budget."}, evicted))
+	add := func(name, typ, help string, f func() float64) {
+		fam := &family{name: "mcpbash_" + name, help: help, typ: typ, set: vm.NewSet()}
+		fam.set.NewGauge(fam.name, f)
+		m.mu.Lock()
+		m.families = append(m.families, fam)
+		m.mu.Unlock()
+	}
+	add("sse_buffered_bytes", "gauge", "Bytes of SSE events held for replay or for a reader that is not attached (MCPBASH_HTTP_MAX_BUFFERED_BYTES bounds it).", used)
+	add("sse_evictions_total", "counter", "Backlogs of SSE streams nobody read, evicted to keep the buffer budget.", evicted)
 }
 
 // TenantsReloaded counts a tenants-file reload.

@@ -19,8 +19,9 @@ var HostInfo = []string{"/proc/meminfo", "/proc/uptime", "/proc/loadavg", "/proc
 	"/etc/passwd", "/etc/group", "/run/utmp", "/var/run/utmp"}
 
 // deniedRE finds what a confined program reports it was denied: "PROG: PATH: Permission denied"
-// (and "Operation not permitted") from bash, coreutils and most programs.
-var deniedRE = regexp.MustCompile(`(?m)(?:^|: )(/[^:\n]*): (?:Permission denied|Operation not permitted)`)
+// (and "Operation not permitted") from bash and most programs, and coreutils' quoted forms
+// ("ls: cannot open directory '/root': ...", "cp: cannot open '/x' for reading: ...").
+var deniedRE = regexp.MustCompile(`(?m)(?:^|: )(?:cannot [a-z ]+ )?(?:'(/[^'\n]*)'|‘(/[^’\n]*)’|(/[^:'\n]*))(?: for (?:reading|writing))?: (?:Permission denied|Operation not permitted)`)
 
 // maxDenials bounds the access record's denial entries (stderr is already capped).
 const maxDenials = 200
@@ -57,7 +58,7 @@ func accessRecord(prev json.RawMessage, r sandbox.ConfineRules, confined bool, s
 	}
 	var seen []string
 	for _, m := range deniedRE.FindAllSubmatch(stderr, -1) {
-		p := strings.TrimSpace(string(m[1]))
+		p := strings.TrimSpace(string(m[1]) + string(m[2]) + string(m[3]))
 		if slices.Contains(seen, p) || len(seen) >= maxDenials {
 			continue
 		}

@@ -17,8 +17,11 @@ func TestAccessRecord(t *testing.T) {
 		stderr   string
 		want     []string // "op path allowed" of each entry
 	}{
-		{"confined", true, false, "cat: /etc/shadow: Permission denied\nbash: /root/.ssh/id: Permission denied\ncat: /etc/shadow: Permission denied\nplain error\n",
-			[]string{"grant-rw /p true", "grant-ro /p/tools true", "grant-ro /p/tools/t true", "confine network true", "access /etc/shadow false", "access /root/.ssh/id false"}},
+		{"confined", true, false, "cat: /etc/shadow: Permission denied\nbash: /root/.ssh/id: Permission denied\ncat: /etc/shadow: Permission denied\nplain error\n" +
+			"ls: cannot open directory '/root': Permission denied\ncp: cannot open '/etc/gshadow' for reading: Permission denied\n" +
+			"touch: cannot touch ‘/usr/x’: Permission denied\nls: cannot access '/proc/1/environ': Operation not permitted\nls: cannot access 'rel': Permission denied\n",
+			[]string{"grant-rw /p true", "grant-ro /p/tools true", "grant-ro /p/tools/t true", "confine network true", "access /etc/shadow false", "access /root/.ssh/id false",
+				"access /root false", "access /etc/gshadow false", "access /usr/x false", "access /proc/1/environ false"}},
 		{"network", true, true, "", []string{"grant-rw /p true", "grant-ro /p/tools true", "grant-ro /p/tools/t true", "grant-net network true"}},
 		{"unconfined", false, false, "x: /y: Operation not permitted\n", []string{"confine / true", "access /y false"}},
 	} {

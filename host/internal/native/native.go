@@ -177,6 +177,10 @@ func (e *Engine) sdk() (string, error) {
 			e.sdkErr = err
 			return
 		}
+		if err := os.WriteFile(filepath.Join(dir, "ui-templates.jq"), []byte(sdk.UITemplatesJQ), 0o444); err != nil {
+			e.sdkErr = err
+			return
+		}
 		// jq is the binary itself under that name (it dispatches on argv[0]); where links need a
 		// privilege (Windows), a script that runs `mcp-bash jq`.
 		if err := jqCommand(e.Self, filepath.Join(dir, "jq")); err != nil {

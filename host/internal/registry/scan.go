@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/mcp-bash/mcp-bash/sdk"
 )
 
 // maxDepth bounds how deep discovery descends below a kind's directory.
@@ -70,6 +72,9 @@ type Resource struct {
 	Item                                     json.RawMessage
 	// ContentMeta is the `_meta` its resources/read content carries (MCP Apps pages).
 	ContentMeta json.RawMessage
+	// UITemplate and UIConfig: an MCP Apps page built from a template (Abs is then "").
+	UITemplate string
+	UIConfig   json.RawMessage
 }
 
 // Template is one registered resource template.
@@ -805,12 +810,16 @@ func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 		}
 		file := filepath.Join(dir, filepath.FromSlash(um.Entrypoint))
 		if !fileExists(file) {
-			if um.Template != "" {
-				// The original generates pages from its built-in templates; we serve files only.
+			// As the original: a page file wins, else the page of the template ui.meta.json names.
+			switch {
+			case um.Template == "":
+				return
+			case !sdk.IsUITemplate(um.Template):
 				warn(Warning{Kind: KindResources, Path: filepath.Join(dir, "ui.meta.json"),
-					Message: "UI template " + strconv.Quote(um.Template) + " is not supported: ship the page as " + um.Entrypoint + "; ui://" + serverName + "/" + name + " is not served"})
+					Message: "UI template " + strconv.Quote(um.Template) + " is not one of the original's templates (form, data-table, progress, diff-viewer, tree-view, kanban): ship the page as " + um.Entrypoint + "; ui://" + serverName + "/" + name + " is not served"})
+				return
 			}
-			return
+			file = ""
 		}
 		uri := "ui://" + serverName + "/" + name
 		desc := um.Description
@@ -827,8 +836,15 @@ func uiResources(d Dirs, serverName string, warn func(Warning)) []*Resource {
 		it.set("mimeType", UIMIME)
 		it.set("provider", "ui")
 		meta := um.ContentMeta()
+		if file == "" {
+			meta = um.TemplateContentMeta()
+		}
 		it.set("_meta", meta)
-		out = append(out, &Resource{Name: "ui-" + name, URI: uri, Abs: file, MIMEType: UIMIME, Provider: "ui", Item: mustJSON(it), ContentMeta: meta})
+		r := &Resource{Name: "ui-" + name, URI: uri, Abs: file, MIMEType: UIMIME, Provider: "ui", Item: mustJSON(it), ContentMeta: meta}
+		if file == "" {
+			r.UITemplate, r.UIConfig = um.Template, um.Config
+		}
+		out = append(out, r)
 	}
 	for _, base := range []struct{ dir, sub string }{{d.UI, ""}, {d.Tools, "ui"}} {
 		ents, err := os.ReadDir(base.dir)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -14,13 +15,15 @@ import (
 const maxUIMetaBytes = 1 << 20
 
 // UIMeta is a UI directory's ui.meta.json, as the original reads it: the resource's title and
-// description, the page to serve (entrypoint, default index.html), and the MCP Apps metadata
+// description, the page to serve (entrypoint, default index.html; without it, the page of a
+// built-in template and its config, sdk.RenderUITemplate), and the MCP Apps metadata
 // (`meta`: csp, permissions, domain, prefersBorder) that hosts apply to the page.
 type UIMeta struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	Entrypoint  string          `json:"entrypoint"`
 	Template    string          `json:"template"`
+	Config      json.RawMessage `json:"config"` // the template's configuration
 	Meta        json.RawMessage `json:"meta"`
 }
 
@@ -72,4 +75,26 @@ func (m UIMeta) ContentMeta() json.RawMessage {
 		ui["prefersBorder"] = json.RawMessage("true")
 	}
 	return mustJSON(map[string]any{"ui": ui})
+}
+
+// templateScriptOrigin is where the built-in template pages load the MCP Apps client library
+// from (sdk/bash/ui-templates.jq).
+const templateScriptOrigin = "https://cdn.jsdelivr.net"
+
+// TemplateContentMeta is ContentMeta for a page built from a template: its csp also declares
+// the origin the page loads its script from, which a host would otherwise block.
+func (m UIMeta) TemplateContentMeta() json.RawMessage {
+	var meta struct {
+		UI map[string]json.RawMessage `json:"ui"`
+	}
+	_ = json.Unmarshal(m.ContentMeta(), &meta)
+	csp := map[string]json.RawMessage{}
+	_ = json.Unmarshal(meta.UI["csp"], &csp)
+	var domains []string
+	_ = json.Unmarshal(csp["resourceDomains"], &domains)
+	if !slices.Contains(domains, templateScriptOrigin) {
+		csp["resourceDomains"] = mustJSON(append(domains, templateScriptOrigin))
+	}
+	meta.UI["csp"] = mustJSON(csp)
+	return mustJSON(meta)
 }
