@@ -27,6 +27,9 @@ type ScriptRun struct {
 	Roots []string
 	// Timeout bounds the run (0: MCPBASH_DEFAULT_TOOL_TIMEOUT).
 	Timeout time.Duration
+	// Env adds variables to the script's environment (over the sandbox's own), as a caller's
+	// environment would: the differential corpus names the shell under test in SH.
+	Env map[string]string
 }
 
 // RunScript runs rs in the in-process sandbox engine with the limits the settings give a tool's
@@ -76,5 +79,5 @@ func RunScript(ctx context.Context, o Options, rs ScriptRun) (*engine.Outcome, e
 	call := &engine.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`),
 		MaxTextBytes: set.MaxTextBytes}
 	return eng.Run(ctx, engine.Job{Call: call, Script: script, Dir: rs.Dir, Policy: policy, ScratchBase: set.TmpRoot, Args: rs.Args,
-		Cancelled: func() bool { return false }}), nil
+		Env: rs.Env, Cancelled: func() bool { return false }}), nil
 }

@@ -231,6 +231,11 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 		switch {
 		case errors.Is(cause, ErrMemoryBudget) || errors.Is(runErr, ErrMemoryBudget):
 			out.SetLimit(engine.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
+		case errors.As(cause, new(*eval.RefusalError)):
+			// A child shell's refusal ended the call (reported on stderr when refused).
+			if out.ExitCode == 0 {
+				out.ExitCode = 2
+			}
 		case errors.Is(cause, ErrMemoryLimit):
 			out.SetLimit(engine.LimitMemory, "Tool exceeded the memory limit (MCPBASH_MAX_HEAP_MB)")
 		case errors.Is(runErr, ErrJobLimit):

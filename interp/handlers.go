@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/builtins"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
@@ -496,6 +497,11 @@ func (c *call) script(ctx context.Context, cc cmdCtx, args []string) (int, error
 	if err != nil {
 		// Not a refusal: bash fails the same way (the stat's own entry says why).
 		c.rec.Add(sandbox.Access{Op: "exec", Path: p, Allowed: true, Reason: sandbox.ReasonNotFound})
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) {
+			// bash's status for a path that exists in no form is 127, for any other failure 126.
+			fmt.Fprintf(cc.stderr, "%s%s: %s\n", cc.errorPrefix(), args[0], strerror.Words(err))
+			return 126, nil
+		}
 		fmt.Fprintf(cc.stderr, "%s%s: No such file or directory\n", cc.errorPrefix(), args[0])
 		return 127, nil
 	}
@@ -580,7 +586,10 @@ func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error,
 		return 2, nil
 	}
 	if pf.refused != nil {
+		// The whole call ends, as it does for a refusal of its own script: a parent that went
+		// on past the child's status would present what follows as bash's.
 		c.refuse(*pf.refused, cc.stderr)
+		c.cancel(&eval.RefusalError{Refusal: *pf.refused})
 		return 2, nil
 	}
 	sc.Program, sc.Dir, sc.Environ, sc.Stdout, sc.Stderr = pf.prog, cc.dir, cc.environ(), cc.stdout, cc.stderr
@@ -753,6 +762,14 @@ func (c *call) programEnv(cc cmdCtx) *engine.Env {
 		Getenv:  cc.getenv(),
 		Environ: cc.environ,
 		Now:     now,
+		Refuse: func(construct, fix string) {
+			r := eval.Refusal{Construct: construct, Fix: fix}
+			if cc.shell != nil {
+				r.File, r.Line = cc.shell.Pos()
+			}
+			c.refuse(r, cc.stderr)
+			c.cancel(&eval.RefusalError{Refusal: r})
+		},
 		LookPath: func(name string, all bool) []string {
 			if all {
 				return c.lookupAll(name, cc.path, cc.dir)

@@ -43,6 +43,10 @@ type Env struct {
 	// Umask is the shell's file-creation mask, applied to the files and directories programs
 	// create (the host process's own umask is not the script's).
 	Umask fs.FileMode
+	// Refuse ends the call with a refusal of construct at the command that runs the program,
+	// naming fix: for what the program cannot do as the host's would (nil: none; the program
+	// then only says so on stderr).
+	Refuse func(construct, fix string)
 	// LookPath is the shell's command search: the first path it finds for name, or with all
 	// every match in PATH order (nil: none is found). It never consults the host.
 	LookPath func(name string, all bool) []string

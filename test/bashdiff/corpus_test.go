@@ -395,7 +395,9 @@ type engineReport struct {
 // engineRun runs a case in the sandbox engine through the real binary: the script's directory
 // holds the work directory, its only root.
 func engineRun(t *testing.T, work, script string) outcome {
-	data, errb, _ := run(t, work, nil, harness.Binary(t), "run-script", "--json", "--timeout", fmt.Sprint(int(caseTimeout/time.Second)), script)
+	// The sandbox's environment is its own: the shell under test is named as bash's is.
+	data, errb, _ := run(t, work, nil, harness.Binary(t), "run-script", "--json", "--env", "SH=bash",
+		"--timeout", fmt.Sprint(int(caseTimeout/time.Second)), script)
 	var r engineReport
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("run-script: %v: %s %s", err, data, errb)
@@ -405,6 +407,11 @@ func engineRun(t *testing.T, work, script string) outcome {
 	}
 	if r.StderrBase64 != nil {
 		r.Stderr = string(r.StderrBase64)
+	}
+	// The engine notes a stream that is not UTF-8 because a tool result shows it as text; the
+	// harness compares the exact bytes (base64), so the note describes no difference here.
+	if r.StdoutBase64 != nil || r.StderrBase64 != nil {
+		r.Stderr = stripNotUTF8Notes(r.Stderr)
 	}
 	o := outcome{Stdout: r.Stdout, Status: r.ExitCode, Stderr: r.Stderr != "", StderrText: r.Stderr}
 	switch {
@@ -418,6 +425,18 @@ func engineRun(t *testing.T, work, script string) outcome {
 		o.Refused = true
 	}
 	return o
+}
+
+// stripNotUTF8Notes removes the engine's closing not-UTF-8 notes (sdk.NotUTF8Notes) from stderr.
+func stripNotUTF8Notes(stderr string) string {
+	for _, stream := range []string{"stderr", "stdout"} {
+		prefix := "mcp-bash: " + stream + " is not UTF-8 ("
+		i := strings.LastIndex(stderr, prefix)
+		if i >= 0 && (i == 0 || stderr[i-1] == '\n') && strings.IndexByte(stderr[i:], '\n') == len(stderr)-i-1 {
+			stderr = stderr[:i]
+		}
+	}
+	return stderr
 }
 
 // engineLoud tells a loud difference from a silent one: the engine failed the case (non-zero

@@ -10,7 +10,7 @@ import (
 
 // TestRunScript: `mcp-bash run-script` runs a script in the sandbox engine with the working
 // directory as its root: its output and status as the script's, arguments as its own (flags
-// included), a write outside the root refused, a refusal named in --json.
+// included), a write outside the root refused, a refusal named in --json, --env's variables.
 func TestRunScript(t *testing.T) {
 	t.Parallel()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
@@ -55,6 +55,17 @@ func TestRunScript(t *testing.T) {
 	if code == 0 || r.ExitCode != code || r.Refused == nil || r.Refused.File != refused || r.Refused.Line != 2 ||
 		!strings.Contains(r.Refused.Construct, "~root") || r.Refused.Fix == "" || r.Stdout != "before\n" {
 		t.Fatalf("exit %d, report %s", code, out)
+	}
+
+	// --env adds to the script's environment (the sandbox's own has no host variable), and a
+	// child shell sees it exported; a name that is no variable name is a usage error.
+	envScript := write("env.sh", "echo \"[$SH] [$HOME_X]\"; bash -c 'echo \"child [$SH]\"'\n")
+	out, _, code = runCLI(t, work, []string{"SH=host-value"}, "run-script", "--env", "SH=bash", "--env", "HOME_X=a=b", envScript)
+	if code != 0 || out != "[bash] [a=b]\nchild [bash]\n" {
+		t.Fatalf("--env: exit %d, stdout %q", code, out)
+	}
+	if _, errOut, code = runCLI(t, work, nil, "run-script", "--env", "1X=y", envScript); code != 2 || !strings.Contains(errOut, "--env") {
+		t.Fatalf("--env 1X=y: exit %d, stderr %q", code, errOut)
 	}
 
 	_, errOut, code = runCLI(t, work, nil, "run-script", filepath.Join(base, "missing.sh"))

@@ -71,6 +71,20 @@ func errorf(env *Env, status int, name, format string, args ...any) int {
 	return status
 }
 
+// nativeFix is the fix for what only the host's program does (as the evaluator's DefaultFix).
+const nativeFix = `run the tool with "exec": "native" in tool.meta.json`
+
+// unsupported refuses what a program cannot do as GNU's does: the engine ends the call with a
+// refusal naming the construct, where it is and the fix; without the engine's hook the
+// program only says so.
+func unsupported(env *Env, name, construct, fix string) int {
+	if env.Refuse != nil {
+		env.Refuse(name+" "+construct, fix)
+		return 1
+	}
+	return errorf(env, 1, name, "%s is not supported in the sandbox; %s", construct, fix)
+}
+
 // describe turns a filesystem error into the words coreutils use, plus the sandbox's reason
 // when it refused the operation for one.
 func describe(err error) string {

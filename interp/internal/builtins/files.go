@@ -646,7 +646,7 @@ func ln(ctx context.Context, env *Env, argv []string) int {
 		return st
 	}
 	if !fl.has("s") {
-		return errorf(env, 1, "ln", "hard links are not supported in the sandbox; use ln -s")
+		return unsupported(env, "ln", "without -s (a hard link)", "use ln -s")
 	}
 	ops := fl.operands
 	switch len(ops) {

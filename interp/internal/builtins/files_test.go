@@ -68,7 +68,7 @@ func TestFileOperations(t *testing.T) {
 		{argv: []string{"ln", "-s", "a.txt", "link"}, check: func() bool { t, _ := os.Readlink(filepath.Join(te.dir, "link")); return t == "a.txt" }},
 		{argv: []string{"ln", "-s", "csv.txt", "link"}, rc: 1, errPart: "File exists"},
 		{argv: []string{"ln", "-sf", "csv.txt", "link"}, check: func() bool { t, _ := os.Readlink(filepath.Join(te.dir, "link")); return t == "csv.txt" }},
-		{argv: []string{"ln", "a.txt", "hard"}, rc: 1, errPart: "hard links are not supported"},
+		{argv: []string{"ln", "a.txt", "hard"}, rc: 1, errPart: "without -s (a hard link) is not supported"},
 		{argv: []string{"ln", "-s", "/etc/passwd", "pw"}, rc: 1, errPart: "Permission denied"},
 		{argv: []string{"ln", "-s", "../../../../etc/passwd", "pw2"}, rc: 1, errPart: "Permission denied"},
 		{argv: []string{"chmod", "600", "a.txt"}, check: func() bool { fi, _ := os.Stat(filepath.Join(te.dir, "a.txt")); return fi.Mode().Perm() == 0o600 }},

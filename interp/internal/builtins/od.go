@@ -340,7 +340,7 @@ func od(ctx context.Context, env *Env, argv []string) int {
 	for _, f := range fl.operands {
 		if strings.HasPrefix(f, "+") {
 			// GNU may read this as a traditional offset operand; rather than guess, refuse.
-			return errorf(env, 1, "od", "%s: traditional offset operands are not supported in the sandbox; use -j", f)
+			return unsupported(env, "od", "traditional offset operand "+f, "use -j")
 		}
 	}
 	if len(specs) == 0 {

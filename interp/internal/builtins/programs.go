@@ -81,7 +81,7 @@ func printfProgram(ctx context.Context, env *Env, argv []string) int {
 	for _, d := range diags {
 		switch d.Kind {
 		case printf.DiagUnsupported:
-			return errorf(env, 1, "printf", "%s: not supported in the sandbox", d.Text)
+			return unsupported(env, "printf", strconv.Quote(args[0])+" ("+d.Text+")", nativeFix)
 		case printf.DiagLimit:
 			if limit < maxOutput {
 				env.Budget.Exceed()

@@ -72,9 +72,15 @@ func toRE2In(p string, ere, utf8 bool) (string, error) {
 			b.WriteString(`\*`)
 		case ere && c == '{' && !validInterval(p[i:]):
 			b.WriteString(`\{`)
+		case c == '^' && !ere && !start:
+			// A BRE anchors with ^ only at its start (or after \( or \|): elsewhere it is itself.
+			b.WriteString(`\^`)
 		case c == '^':
 			b.WriteByte(c)
 			atStart = true
+		case c == '$' && !ere && i+1 < len(p) && !strings.HasPrefix(p[i+1:], `\)`) && !strings.HasPrefix(p[i+1:], `\|`):
+			// ... and with $ only at its end (or before \) or \|).
+			b.WriteString(`\$`)
 		case ere && (c == '(' || c == '|'):
 			b.WriteByte(c)
 			atStart = c == '(' || c == '|'

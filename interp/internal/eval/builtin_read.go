@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -175,8 +174,8 @@ func biRead(r *Runner, args []string) int {
 	}
 	lr := &lineReader{r: r, f: f}
 	if timeout != "" {
-		t, err := strconv.ParseFloat(timeout, 64)
-		if err != nil || t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+		t, ok := readTimeout(timeout)
+		if !ok {
 			r.errorf("read: %s: invalid timeout specification", timeout)
 			return 1
 		}
@@ -191,7 +190,7 @@ func biRead(r *Runner, args []string) int {
 		if blocks && p == nil {
 			return biRefusedOpt(r, "read -t on this input (not a pipe, file or here-document)")
 		}
-		lr.pipe, lr.deadline = p, time.Now().Add(time.Duration(t*float64(time.Second)))
+		lr.pipe, lr.deadline = p, time.Now().Add(t)
 	}
 	var text []byte
 	var esc []bool // esc[i]: text[i] was backslash-escaped (not a separator)
@@ -255,6 +254,9 @@ func biRead(r *Runner, args []string) int {
 		if st := r.raiseIfFlow(lr.err); st >= 0 {
 			return st
 		}
+		// bash reports a failed read(2) (a directory on stdin: EISDIR) and assigns nothing.
+		r.errorf("read: read error: %d: %s", fd, errText(lr.err))
+		return 1
 	}
 	if lr.timedOut {
 		status = 128 + 14 // SIGALRM, as bash; what was read is still assigned
@@ -313,6 +315,48 @@ func biRead(r *Runner, args []string) int {
 		}
 	}
 	return status
+}
+
+// readTimeout reads -t's argument as bash's uconvert does: an optional sign, decimal seconds
+// and up to six decimal places (a seventh rounds; digits past it are not looked at). The sign
+// applies to the whole seconds only, so "-0.5" is half a second and "-1" is invalid.
+func readTimeout(s string) (time.Duration, bool) {
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var sec, usec int64
+	i := 0
+	for ; i < len(s) && s[i] != '.'; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		// Past a billion seconds (31 years) the wait is as good as endless: stop counting.
+		if sec < 1e9 {
+			sec = sec*10 + int64(s[i]-'0')
+		}
+	}
+	if neg && sec > 0 {
+		return 0, false
+	}
+	if i < len(s) {
+		frac := s[i+1:]
+		n := 0
+		for ; n < 6 && n < len(frac); n++ {
+			if frac[n] < '0' || frac[n] > '9' {
+				return 0, false
+			}
+			usec = usec*10 + int64(frac[n]-'0')
+		}
+		for k := n; k < 6; k++ {
+			usec *= 10
+		}
+		if n == 6 && len(frac) > 6 && frac[6] >= '5' && frac[6] <= '9' {
+			usec++
+		}
+	}
+	return time.Duration(sec)*time.Second + time.Duration(usec)*time.Microsecond, true
 }
 
 func lastRuneStart(b []byte) int {

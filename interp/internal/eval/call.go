@@ -127,6 +127,9 @@ func (r *Runner) assignOnly(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			}
 			return
 		}
+		if as.Index == nil && as.Array == nil {
+			r.localeAssigned(as.Name.Value)
+		}
 	}
 	r.lastArg = ""
 	r.status = 0
@@ -330,11 +333,12 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 // Exec hook.
 func (r *Runner) run(args []string) {
 	name := args[0]
+	// bash looks a function up by any name, a slash in it too (ble.sh's ble/util/... style).
+	if fn := r.funcs.m[name]; fn != nil {
+		r.callFunc(fn, args)
+		return
+	}
 	if strings.IndexByte(name, '/') < 0 {
-		if fn := r.funcs.m[name]; fn != nil {
-			r.callFunc(fn, args)
-			return
-		}
 		if b := r.hookBuiltin(name); b != nil {
 			r.runHook(b, args)
 			return
@@ -350,11 +354,14 @@ func (r *Runner) run(args []string) {
 // runsInShell tells whether a command runs in the shell process in bash (a function or a
 // shell builtin) rather than in a child.
 func (r *Runner) runsInShell(name string) bool {
+	if r.funcs.m[name] != nil {
+		return true
+	}
 	if strings.IndexByte(name, '/') >= 0 {
 		return false
 	}
 	_, ok := builtinTable[name]
-	return ok || r.funcs.m[name] != nil
+	return ok
 }
 
 func (r *Runner) hookBuiltin(name string) BuiltinFunc {

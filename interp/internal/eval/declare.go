@@ -47,9 +47,26 @@ func (r *Runner) declLastArg(it declArg, text string) string {
 	return s + "=" + it.val
 }
 
+// builtinRedirect performs the redirections of a builtin the parser keeps as syntax (declare
+// and friends, let) once its words are expanded, as bash does for every simple command: a
+// command substitution in them writes to the shell's descriptors, not the redirected ones.
+// ok is false when one failed (the status is set).
+func (r *Runner) builtinRedirect(redirs []*syntax.Redirect) (restore func(), ok bool) {
+	if len(redirs) == 0 {
+		return func() {}, true
+	}
+	rs, err := r.redirect(redirs, false)
+	if err != nil {
+		r.status = r.raise(err)
+		r.afterSimple()
+		return nil, false
+	}
+	return rs.restore, true
+}
+
 // declClause runs declare, typeset, local, export, readonly written as keywords (the parser
-// keeps their assignments as syntax).
-func (r *Runner) declClause(c *syntax.DeclClause) {
+// keeps their assignments as syntax) with the statement's redirections.
+func (r *Runner) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 	r.lineno = r.line(c.End())
 	r.countCommand()
 	if r.flow != flowNone {
@@ -131,7 +148,17 @@ func (r *Runner) declClause(c *syntax.DeclClause) {
 	if r.opts.has(optXtrace) {
 		r.xtraceDecl(variant, items)
 	}
+	restore, ok := r.builtinRedirect(redirs)
+	if !ok {
+		return
+	}
+	defer restore()
 	r.status = r.declare(variant, items)
+	for _, it := range items {
+		if as := it.assign; as != nil && !as.Naked && as.Index == nil && as.Array == nil {
+			r.localeAssigned(as.Name.Value)
+		}
+	}
 	if len(c.Args) > 0 {
 		last := c.Args[len(c.Args)-1]
 		r.lastArg = r.cur.slice(last.Pos(), last.End())
@@ -811,7 +838,7 @@ func (r *Runner) unsetFunc(name string) {
 
 // letClause runs `let` written as a keyword: each argument is a word, expanded, then
 // evaluated.
-func (r *Runner) letClause(c *syntax.LetClause) {
+func (r *Runner) letClause(c *syntax.LetClause, redirs []*syntax.Redirect) {
 	r.lineno = r.line(c.Pos())
 	r.countCommand()
 	if r.flow != flowNone {
@@ -839,6 +866,11 @@ func (r *Runner) letClause(c *syntax.LetClause) {
 	if r.opts.has(optXtrace) {
 		r.xtrace(nil, append([]string{"let"}, args...))
 	}
+	restore, ok := r.builtinRedirect(redirs)
+	if !ok {
+		return
+	}
+	defer restore()
 	r.status = biLet(r, append([]string{"let"}, args...))
 	if r.flow == flowNone {
 		r.afterSimple()

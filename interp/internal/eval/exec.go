@@ -116,6 +116,12 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 	case *syntax.CallExpr:
 		r.callExpr(c, redirs)
 		return
+	case *syntax.DeclClause:
+		r.declClause(c, redirs)
+		return
+	case *syntax.LetClause:
+		r.letClause(c, redirs)
+		return
 	}
 	if len(redirs) > 0 {
 		rs, err := r.redirect(redirs, false)
@@ -176,10 +182,6 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 		}
 		r.status = boolStatus(ok)
 		r.afterSimple()
-	case *syntax.DeclClause:
-		r.declClause(c)
-	case *syntax.LetClause:
-		r.letClause(c)
 	case *syntax.TimeClause:
 		r.timeClause(c)
 	case *syntax.CoprocClause:

@@ -165,6 +165,11 @@ func (r *Runner) redirectOne(rd *syntax.Redirect, rs *redirState) error {
 		move := strings.HasSuffix(word, "-")
 		num := strings.TrimSuffix(word, "-")
 		if n, err := strconv.Atoi(num); err == nil && isDigits(num) {
+			if n == fd && varName == "" {
+				// n>&n, n<&n and n>&n- leave n as it is, open or not: bash dups only to
+				// another descriptor and never checks this one.
+				return nil
+			}
 			src := r.fds.get(n)
 			if src == nil || (rd.Op == syntax.DplOut && !src.writable() && n > 2) || (rd.Op == syntax.DplIn && !src.readable() && n > 2) {
 				r.errorf("%s: Bad file descriptor", num)

@@ -156,6 +156,50 @@ func (r *Runner) varChanged(name string, v *variable) {
 	}
 }
 
+// localeAssigned is called after an assignment statement or a declaration builtin set name:
+// for a locale category, bash calls setlocale (a prefix binding for a program does not).
+func (r *Runner) localeAssigned(name string) {
+	if !localeCategory(name) {
+		return
+	}
+	if v, ok := r.scalar(name); ok {
+		r.setlocale(name, v)
+	}
+}
+
+// localeCategory is a variable whose assignment makes bash call setlocale and warn when it
+// fails (LANG never warns: bash resets the categories from it quietly).
+func localeCategory(name string) bool {
+	switch name {
+	case "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME":
+		return true
+	}
+	return false
+}
+
+// setlocale warns as bash does when a script names a locale the sandbox does not have: its
+// only locales are C, POSIX and C.UTF-8, those of a minimal host (glibc's C.utf8 with any
+// spelling of the codeset). A category other than LC_ALL is set only while LC_ALL is empty.
+func (r *Runner) setlocale(name, val string) {
+	if val == "" || sandboxLocale(val) {
+		return
+	}
+	if name != "LC_ALL" {
+		if all, ok := r.scalar("LC_ALL"); ok && all != "" {
+			return
+		}
+	}
+	r.errorf("warning: setlocale: %s: cannot change locale (%s): No such file or directory", name, val)
+}
+
+func sandboxLocale(l string) bool {
+	if l == "C" || l == "POSIX" {
+		return true
+	}
+	cs, ok := strings.CutPrefix(l, "C.")
+	return ok && strings.EqualFold(strings.ReplaceAll(cs, "-", ""), "utf8")
+}
+
 // Base is the part of a shell's initial variables that many runs share (the environment
 // and the shell's own variables): the engine builds it once per environment. It is never
 // written; each run keeps its changes in its own global scope.

@@ -26,9 +26,43 @@ func charCode(s string) (int64, bool) {
 	}
 	r, size := utf8.DecodeRuneInString(s[1:])
 	if r == utf8.RuneError && size <= 1 {
+		if c, ok := longUTF8(s[1:]); ok {
+			return c, true
+		}
 		return int64(s[1]), true
 	}
 	return int64(r), true
+}
+
+// longUTF8 decodes what glibc's mbrtowc takes as one character and Go does not: a four-byte
+// sequence past U+10FFFF and the old five- and six-byte forms (up to 0x7FFFFFFF), so that
+// printf '%x' "'$c" gives bash's number. Overlong forms stay invalid, as in glibc.
+func longUTF8(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int
+	var v, low int64
+	switch c := s[0]; {
+	case c >= 0xF0 && c <= 0xF7:
+		n, v, low = 4, int64(c&0x07), 0x10000
+	case c >= 0xF8 && c <= 0xFB:
+		n, v, low = 5, int64(c&0x03), 0x200000
+	case c >= 0xFC && c <= 0xFD:
+		n, v, low = 6, int64(c&0x01), 0x4000000
+	default:
+		return 0, false
+	}
+	if len(s) < n {
+		return 0, false
+	}
+	for i := 1; i < n; i++ {
+		if s[i]&0xC0 != 0x80 {
+			return 0, false
+		}
+		v = v<<6 | int64(s[i]&0x3F)
+	}
+	return v, v >= low
 }
 
 // scanInt is C's strtoimax/strtoumax with base 0: it returns the magnitude,

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -98,6 +99,11 @@ func Exec(self string) eval.ExecFunc {
 				p = filepath.Join(c.Dir, p)
 			}
 			fi, err := os.Stat(p)
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) {
+				// bash: 127 only for a path that does not exist, 126 for any other failure.
+				io.WriteString(c.Stderr, "bash: "+name+": "+strerror.Words(err)+"\n")
+				return 126, nil
+			}
 			if err != nil {
 				return 127, eval.ErrNotFound
 			}
