@@ -21,6 +21,22 @@ var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":"notifications/`)
 // and writer path as stdio) and initializes a session. roundTrip sends one line and returns
 // the next response, which stays valid until the next call; stop ends the session.
 func benchServe(b *testing.B, dir string) (roundTrip func(line string) []byte, stop func()) {
+	w, read, stop := benchPipes(b, dir)
+	roundTrip = func(line string) []byte {
+		w.WriteString(line)
+		w.WriteByte('\n')
+		w.Flush()
+		return read()
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
+	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	return roundTrip, stop
+}
+
+// benchPipes serves the project in dir over real OS pipes: w writes to the server, read
+// returns its next response (notifications skipped; valid until the next read), and stop ends
+// the session.
+func benchPipes(b *testing.B, dir string) (w *bufio.Writer, read func() []byte, stop func()) {
 	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
 	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
 		b.Fatal(err)
@@ -38,11 +54,7 @@ func benchServe(b *testing.B, dir string) (roundTrip func(line string) []byte, s
 		close(done)
 	}()
 	rd := bufio.NewReaderSize(outR, 1<<16)
-	w := bufio.NewWriter(inW)
-	roundTrip = func(line string) []byte {
-		w.WriteString(line)
-		w.WriteByte('\n')
-		w.Flush()
+	read = func() []byte {
 		for {
 			// ReadSlice: the benchmarks measure the server, not a copy of each response.
 			l, err := rd.ReadSlice('\n')
@@ -54,9 +66,7 @@ func benchServe(b *testing.B, dir string) (roundTrip func(line string) []byte, s
 			}
 		}
 	}
-	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
-	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
-	return roundTrip, func() {
+	return bufio.NewWriterSize(inW, 1<<16), read, func() {
 		inW.Close()
 		<-done
 	}
