@@ -36,7 +36,7 @@ func benchServe(b *testing.B, dir string) (roundTrip func(line string) []byte, s
 // benchPipes serves the project in dir over real OS pipes: w writes to the server, read
 // returns its next response (notifications skipped; valid until the next read), and stop ends
 // the session.
-func benchPipes(b *testing.B, dir string) (w *bufio.Writer, read func() []byte, stop func()) {
+func benchPipes(b testing.TB, dir string) (w *bufio.Writer, read func() []byte, stop func()) {
 	cfg := Config{Dirs: registry.ResolveDirs(dir, config.Dirs{}), Meta: registry.ServerMeta{Name: "bench", Version: "1"}}
 	if err := cfg.ConfigFromEnv(func(string) string { return "" }); err != nil {
 		b.Fatal(err)

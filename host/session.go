@@ -453,12 +453,20 @@ func (s *Session) handleRequest(ctx context.Context, r *Request) {
 		case <-rctx.Done():
 		}
 	}
+	// release frees the id before the response is sent: a client that reads the answer and
+	// sends its next request with the same id must not find it still in flight. A later
+	// request may hold the id by the time the deferred release runs; it is left alone.
+	release := func() {
+		s.mu.Lock()
+		if s.inflight[key] == inf {
+			delete(s.inflight, key)
+		}
+		s.mu.Unlock()
+	}
 	s.schedule(func() {
 		defer s.wg.Done()
 		defer func() {
-			s.mu.Lock()
-			delete(s.inflight, key)
-			s.mu.Unlock()
+			release()
 			cancel(nil)
 		}()
 		if ticket != nil {
@@ -489,6 +497,7 @@ func (s *Session) handleRequest(ctx context.Context, r *Request) {
 			line = jsonrpc.ErrorResponse(m.ID, jsonrpc.NewError(codeShuttingDown, "Server shutting down",
 				"the request did not finish before the server stopped (MCPBASH_SHUTDOWN_TIMEOUT)"))
 		}
+		release()
 		if line != nil {
 			s.sendTo(ob, line, kindResponse)
 		}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -272,6 +273,32 @@ func TestDuplicateInflightID(t *testing.T) {
 	close(release)
 	if m := p.next(); m["result"] == nil {
 		t.Fatalf("first request answer = %v", m)
+	}
+}
+
+// An id is free again once its answer is out: a client that reads the answer and reuses the
+// id at once (bursts of the same ids, as simple clients number their requests) is never told
+// it is still in flight. Before the fix the id was released only after the answer was written.
+func TestAnsweredIDReusable(t *testing.T) {
+	w, read, stop := benchPipes(t, helloProject(t, ""))
+	defer stop()
+	w.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}` + "\n")
+	w.Flush()
+	read()
+	w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const burst = 100
+	var lines strings.Builder
+	for i := range burst {
+		fmt.Fprintf(&lines, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}}`+"\n", i+1)
+	}
+	for round := 0; round < 30; round++ {
+		w.WriteString(lines.String())
+		w.Flush()
+		for range burst {
+			if l := read(); !bytes.Contains(l, []byte("Hello, Ada!")) {
+				t.Fatalf("round %d: %s", round, l)
+			}
+		}
 	}
 }
 
