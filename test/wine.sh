@@ -88,7 +88,7 @@ for p in "${pkgs[@]}"; do
     echo "test/wine.sh: ok   $p ($((SECONDS - t))s; $(grep -c -- '--- SKIP' "$out/${p//\//-}.log" || true) skipped)"
   else
     echo "test/wine.sh: FAIL $p ($((SECONDS - t))s):" >&2
-    grep -E -A12 '^(--- FAIL|panic:)' "$out/${p//\//-}.log" | head -60 >&2 || tail -40 "$out/${p//\//-}.log" >&2
+    grep -E -B8 -A12 '^(--- FAIL|panic:)' "$out/${p//\//-}.log" | head -60 >&2 || tail -40 "$out/${p//\//-}.log" >&2
     fail=1
   fi
 done
