@@ -40,7 +40,10 @@ var sandboxCorpus = []attack{
 	{ID: "T-FS-1/relative-symlink-chain", Script: "cd {{DATA}} && ln -s . s1; ln -s s1/.. s2; ln -s s2/.. s3; ln -s s3/.. s4; ln -s s4/{{REL}} s5; cat s4/../../../../../../..{{OUT}}/secret.txt s5/secret.txt; echo rc=$?", Want: `rc=1`},
 	{ID: "T-FS-1/planted-relative-chain", Script: "cat {{DATA}}/c1 {{DATA}}/c1/../secret.txt; ls {{DATA}}/c1; echo rc=$?", Want: `rc=\d`},
 	{ID: "T-FS-1/planted-symlink-readonly-root", Script: "cat {{TOOLDIR}}/planted; cat {{TOOLDIR}}/planted-dir/secret.txt; ls {{TOOLDIR}}/planted-dir; cd {{TOOLDIR}}/planted-dir && cat secret.txt; echo rc=$?", Want: `rc=\d`},
-	{ID: "T-FS-1/hard-link-out", Script: "ln {{OUT}}/secret.txt {{DATA}}/hl; cat {{DATA}}/hl; ln {{DATA}}/inside.txt {{OUT}}/hl2; echo rc=$?", Want: `rc=1`},
+	// A hard link is refused with the call (the sandbox cannot make one exactly as ln does),
+	// in both directions; the oracles check that nothing appeared on either side.
+	{ID: "T-FS-1/hard-link-out", Script: "ln {{OUT}}/secret.txt {{DATA}}/hl; cat {{DATA}}/hl; echo rc=$?", Want: `ln without -s \(a hard link\) is not supported in the sandbox; use ln -s`, Deny: []string{"rc="}},
+	{ID: "T-FS-1/hard-link-in-to-out", Script: "ln {{DATA}}/inside.txt {{OUT}}/hl2; echo rc=$?", Want: `ln without -s \(a hard link\) is not supported in the sandbox; use ln -s`, Deny: []string{"rc="}},
 	{ID: "T-FS-1/glob-etc-root", Script: "echo /etc/* /root/.* {{HOSTHOME}}/*", Want: `^/etc/\* /root/\.\* `, Deny: []string{"/etc/passwd", "/etc/hostname", "/root/.bashrc"}},
 	{ID: "T-FS-1/test-etc-shadow", Script: "[ -r /etc/shadow ] && echo readable; [ -e /etc/passwd ] && echo exists; [ -d /etc ] && echo etc; echo done", Want: `^done`},
 	{ID: "T-FS-1/eval-printf", Script: "eval \"$(printf 'c%st /etc/passwd' a)\"; echo rc=$?", Want: `rc=1`},
