@@ -411,3 +411,19 @@ func TestCondSyntaxErrorsInBashWords(t *testing.T) {
 	}
 	checkBash(t, bash, script, "a\n", want, 2)
 }
+
+// TestPatternSubjectCharged: a pattern match decodes its subject into characters and their
+// offsets (17 bytes a byte), charged before it runs: [[ $x == *a*b* ]] over 20 MB held 400 MB.
+func TestPatternSubjectCharged(t *testing.T) {
+	const setup = `x=$(printf '%01000000d' 0); `
+	for _, script := range []string{`[[ $x == *1* ]]`, `case $x in *1*) ;; esac`, `: ${x#*1}`, `: ${x%%1*}`, `: ${x/#*1/}`, `: ${x/%1*/}`} {
+		_, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: 8 << 20}})
+		var le *eval.LimitError
+		if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+			t.Errorf("%s over 1 MB with 8 MiB: %v, want the memory limit", script, err)
+		}
+		if _, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: 32 << 20}}); err != nil {
+			t.Errorf("%s over 1 MB with 32 MiB: %v", script, err)
+		}
+	}
+}
