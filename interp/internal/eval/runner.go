@@ -180,9 +180,9 @@ type frame struct {
 type Runner struct {
 	// stopMatch asks whether the run's context ended, for pattern matches (made on first use).
 	stopMatch func() bool
-	c   *call
-	id  uint64
-	ctx context.Context
+	c         *call
+	id        uint64
+	ctx       context.Context
 
 	scopes  []*scope
 	funcs   *funcTable
