@@ -99,6 +99,8 @@ func TestLimits(t *testing.T) {
 		{"subshell nesting", `f() { ( f ); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
 		{"command substitution nesting", `f() { echo $(f); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
 		{"source recursion", `echo 'source ./s.sh' > s.sh; source ./s.sh`, eval.Limits{MaxCallDepth: 50}, eval.LimitDepth},
+		// bash overflows its stack here; every level held memory until the call's timeout.
+		{"trap signalling its own shell", `trap 'kill -USR1 $$' USR1; kill -USR1 $$`, eval.Limits{MaxCallDepth: 50}, eval.LimitDepth},
 		{"deep recursion default limit", `f() { f; }; f`, eval.Limits{}, eval.LimitDepth},
 		{"commands", `while :; do :; done`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
 		{"commands in trap", `trap 'while :; do :; done' EXIT`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
