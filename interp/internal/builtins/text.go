@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -339,6 +340,22 @@ func countStream(r io.Reader) (wcCounts, error) {
 
 var wcSpec = optSpec{short: "lwcmL", long: []string{"lines:l", "words:w", "chars:m", "bytes:c", "max-line-length:L"}, permute: true}
 
+// wcRegular tells whether wc's input name ("-": standard input) is a regular file.
+func wcRegular(env *Env, name string) bool {
+	var fi fs.FileInfo
+	var err error
+	if name == "-" {
+		st, ok := env.Stdin.(interface{ Stat() (fs.FileInfo, error) })
+		if !ok {
+			return false
+		}
+		fi, err = st.Stat()
+	} else {
+		fi, err = env.FS.Stat(env.Abs(name))
+	}
+	return err == nil && fi.Mode().IsRegular()
+}
+
 func wc(ctx context.Context, env *Env, argv []string) int {
 	fl, st, ok := parseFlags(env, "wc", 1, wcSpec, argv[1:])
 	if !ok {
@@ -359,11 +376,13 @@ func wc(ctx context.Context, env *Env, argv []string) int {
 	}
 	var rows []row
 	var total wcCounts
-	regular := int64(0)
+	regular, other := int64(0), false
 	status := eachInput(ctx, env, "wc", files, func(name string, r io.Reader) error {
 		c, err := countStream(r)
-		if name != "-" {
+		if wcRegular(env, name) {
 			regular += c.bytes
+		} else {
+			other = true
 		}
 		total.add(c)
 		rows = append(rows, row{c, name, err == nil})
@@ -372,10 +391,11 @@ func wc(ctx context.Context, env *Env, argv []string) int {
 	if status == 130 {
 		return status
 	}
-	// GNU's width: digits of the total size of regular files (at least 7 with stdin); one
-	// count of one file is not padded.
+	// GNU's width: digits of the total size of the regular files, standard input included
+	// when it is one (at least 7 when any input is not: a pipe, a device); one count of one
+	// file is not padded.
 	width := len(strconv.FormatInt(regular, 10))
-	if len(files) == 0 || slices.Contains(files, "-") {
+	if other {
 		width = max(width, 7)
 	}
 	if len(show) == 1 && len(files) <= 1 {

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -209,6 +210,29 @@ func (w fdWriter) Write(p []byte) (int, error) {
 }
 
 type fdReader struct{ f *ofile }
+
+// Stat describes the file a descriptor reads, when it reads one (wc's width counts a regular
+// standard input's size, as GNU's does); a pipe, a device or a closed descriptor has none.
+func (r fdReader) Stat() (fs.FileInfo, error) {
+	if r.f == nil {
+		return nil, fs.ErrInvalid
+	}
+	src := r.f.r
+	for src != nil {
+		switch x := src.(type) {
+		case *ofile:
+			if x == nil {
+				return nil, fs.ErrInvalid
+			}
+			src = x.r
+		case interface{ Stat() (fs.FileInfo, error) }:
+			return x.Stat()
+		default:
+			src = nil
+		}
+	}
+	return nil, fs.ErrInvalid
+}
 
 func (r fdReader) Read(p []byte) (int, error) {
 	if r.f == nil {
