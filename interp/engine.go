@@ -361,7 +361,11 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	status, err = r.Run(ctx, pf.prog)
-	return status, c.runError(err, stderr)
+	err = c.runError(err, stderr)
+	// Nothing of the run is used after this (the shells it gave the builtins have ended with
+	// it): its memory goes to the next call's runner, zeroed.
+	r.Release()
+	return status, err
 }
 
 // runError turns an error that ended the evaluator's run into the engine's cause (nil when the
