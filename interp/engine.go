@@ -178,6 +178,9 @@ type call struct {
 	// fns are the call's hooks for the evaluator, bound to this call once (a pooled call keeps
 	// them: they name the same struct whatever run it serves).
 	fns *callFns
+	// varsBuf is the slice of the call's own variables (callVars), kept by a pooled call with
+	// its contents cleared.
+	varsBuf []eval.Var
 }
 
 // callFns are a call's method values given to every run's evaluator.
@@ -208,9 +211,10 @@ func newCall(e *Engine, job Job, sdkParsed *sdkState) *call {
 // release zeroes c (its hooks kept) and gives it back to calls. The run has ended and its frame
 // is closed: no goroutine of the run is left, and the outcome holds nothing of c.
 func (c *call) release() {
-	fns := c.fns
+	fns, vars := c.fns, c.varsBuf
+	clear(vars[:cap(vars)])
 	*c = call{}
-	c.fns = fns
+	c.fns, c.varsBuf = fns, vars[:0]
 	calls.Put(c)
 }
 

@@ -30,7 +30,11 @@ func TestCallsReusedStartFresh(t *testing.T) {
 		}
 		return p
 	}
-	clean := write("clean.sh", `echo "ok $# ${MINE-unset}"`)
+	// The side files are the run's own, in its scratch root (its HOME).
+	clean := write("clean.sh", `[ "$MCP_TOOL_ERROR_FILE" = "$HOME/.mcp-error.json" ] && [ "$MCP_TOOL_RESOURCES_FILE" = "$HOME/.mcp-resources.json" ] &&
+[ "$MCP_PROGRESS_STREAM" = "$HOME/.mcp-progress.ndjson" ] && [ "$MCP_LOG_STREAM" = "$HOME/.mcp-log.ndjson" ] &&
+[ "$MCP_CANCEL_FILE" = "$HOME/.mcp-cancelled" ] && [ "$MCP_TOOL_CANCELLATION_FILE" = "$HOME/.mcp-cancelled" ] && [ -n "$HOME" ] &&
+echo "ok $# ${MINE-unset}"`)
 	dirty := []struct {
 		script string
 		limits sandbox.Limits
