@@ -190,6 +190,7 @@ type callFns struct {
 	lookup    func(name, path, dir string) (string, bool)
 	lookupAll func(name, path, dir string) []string
 	ulimit    func(opt byte) (soft, hard int64, settable bool)
+	sdk       eval.BuiltinFunc
 }
 
 // calls holds the call structs of ended runs (Engine.Run): a run takes one, zeroed but for its
@@ -201,7 +202,7 @@ func newCall(e *Engine, job Job, sdkParsed *sdkState) *call {
 	c, _ := calls.Get().(*call)
 	if c == nil {
 		c = new(call)
-		c.fns = &callFns{exec: c.exec, builtin: c.builtin, lookup: c.lookup, lookupAll: c.lookupAll, ulimit: c.ulimit}
+		c.fns = &callFns{exec: c.exec, builtin: c.builtin, lookup: c.lookup, lookupAll: c.lookupAll, ulimit: c.ulimit, sdk: c.sdkBuiltin}
 	}
 	c.e, c.jobv, c.sdk = e, job, sdkParsed
 	c.job = &c.jobv
