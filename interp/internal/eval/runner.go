@@ -321,7 +321,8 @@ func New(given *Config) *Runner {
 	// The global scope: the shared base, the run's own environment (Vars and PWD) read where
 	// it is, and a map for what the script sets, made on its first write (writable).
 	b.layer = callLayer{vars: cfg.Vars, pwd: cfg.Dir}
-	b.global = scope{owner: r.id, base: base.vars, call: &b.layer}
+	b.global = scope{vars: b.keptVars, owner: r.id, base: base.vars, call: &b.layer}
+	b.keptVars = nil
 	b.scopes = [1]*scope{&b.global}
 	r.scopes = b.scopes[:]
 	if base.funcs != nil {
@@ -365,7 +366,15 @@ type runBlock struct {
 	jobs   jobTable
 	fds    fdTable
 	std    [3]ofile
+	// keptVars is the global scope's map of the last run, emptied (nil: none kept), for the
+	// next run's first variable: a small map (one that never held more than maxKeptVars) is
+	// reused rather than made again.
+	keptVars map[string]variable
 }
+
+// maxKeptVars bounds the map Release keeps: one a script filled with many variables goes to the
+// garbage collector with the rest of its run.
+const maxKeptVars = 32
 
 var runBlocks sync.Pool
 
@@ -402,7 +411,13 @@ func (r *Runner) Release() {
 	if b == nil || &b.r != r || !r.main || !r.c.ended {
 		return
 	}
+	kept := b.global.vars
+	if len(kept) > maxKeptVars || b.global.shrunk {
+		kept = nil // its tables may be far larger than a run needs
+	}
+	clear(kept)
 	*b = runBlock{}
+	b.keptVars = kept
 	runBlocks.Put(b)
 }
 
