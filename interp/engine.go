@@ -174,6 +174,49 @@ type call struct {
 
 	refusedMu sync.Mutex
 	refused   *engine.Refusal // the first construct refused, before or while running
+
+	// fns are the call's hooks for the evaluator, bound to this call once (a pooled call keeps
+	// them: they name the same struct whatever run it serves).
+	fns *callFns
+	// varsBuf is the slice of the call's own variables (callVars), kept by a pooled call with
+	// its contents cleared.
+	varsBuf []eval.Var
+}
+
+// callFns are a call's method values given to every run's evaluator.
+type callFns struct {
+	exec      eval.ExecFunc
+	builtin   func(string) eval.BuiltinFunc
+	lookup    func(name, path, dir string) (string, bool)
+	lookupAll func(name, path, dir string) []string
+	ulimit    func(opt byte) (soft, hard int64, settable bool)
+	sdk       eval.BuiltinFunc
+}
+
+// calls holds the call structs of ended runs (Engine.Run): a run takes one, zeroed but for its
+// hooks, and gives it back when nothing of the run is left (TestCallsReusedStartFresh).
+var calls sync.Pool
+
+// newCall is a call for job, from calls when one is there.
+func newCall(e *Engine, job Job, sdkParsed *sdkState) *call {
+	c, _ := calls.Get().(*call)
+	if c == nil {
+		c = new(call)
+		c.fns = &callFns{exec: c.exec, builtin: c.builtin, lookup: c.lookup, lookupAll: c.lookupAll, ulimit: c.ulimit, sdk: c.sdkBuiltin}
+	}
+	c.e, c.jobv, c.sdk = e, job, sdkParsed
+	c.job = &c.jobv
+	return c
+}
+
+// release zeroes c (its hooks kept) and gives it back to calls. The run has ended and its frame
+// is closed: no goroutine of the run is left, and the outcome holds nothing of c.
+func (c *call) release() {
+	fns, vars := c.fns, c.varsBuf
+	clear(vars[:cap(vars)])
+	*c = call{}
+	c.fns, c.varsBuf = fns, vars[:0]
+	calls.Put(c)
 }
 
 // refuse reports a refused construct on stderr and records the first for the outcome.
@@ -207,8 +250,10 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	if err != nil {
 		return internalFailure(out, err.Error())
 	}
-	c := &call{e: e, jobv: job, sdk: sdkParsed}
-	c.job = &c.jobv
+	c := newCall(e, job, sdkParsed)
+	// Deferred first, so it runs after everything deferred below (the frame's close, the
+	// memory guard's leave, the side directory's close).
+	defer c.release()
 	f, err := engine.BeginFrame(ctx, c.job, sc.Scratch("work"))
 	if err != nil {
 		return internalFailure(out, "roots: "+err.Error())
@@ -354,14 +399,18 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 		base = c.plan.base
 	}
 	r := eval.New(&eval.Config{
-		FS: evalFS{c}, Exec: c.exec, Builtin: c.builtin, Pure: pureBuiltin, Lookup: c.lookup, LookupAll: c.lookupAll, Missing: notAvailable,
+		FS: evalFS{c}, Exec: c.fns.exec, Builtin: c.fns.builtin, Pure: pureBuiltin, Lookup: c.fns.lookup, LookupAll: c.fns.lookupAll, Missing: notAvailable,
 		Base: base, Parsed: c.e.parsed, Sources: c.sdk.programs, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
-		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.ulimit,
+		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.fns.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
 			MaxScriptBytes: l.MaxScriptBytes},
 	})
 	status, err = r.Run(ctx, pf.prog)
-	return status, c.runError(err, stderr)
+	err = c.runError(err, stderr)
+	// Nothing of the run is used after this (the shells it gave the builtins have ended with
+	// it): its memory goes to the next call's runner, zeroed.
+	r.Release()
+	return status, err
 }
 
 // runError turns an error that ended the evaluator's run into the engine's cause (nil when the

@@ -69,7 +69,11 @@ func sortedEnv(env map[string]string) []string {
 // variables are in its base already; one of them named HOME or TMPDIR keeps its value, as it
 // did when every variable was set per call.
 func (c *call) callVars(st *planState) []eval.Var {
-	vars := make([]eval.Var, 0, len(c.job.Env)+len(c.job.Session)+len(sideFiles)+5)
+	n := len(c.job.Env) + len(c.job.Session) + len(sideFiles) + 5
+	vars := c.varsBuf[:0]
+	if cap(vars) < n || cap(vars) > 4*n+64 {
+		vars = make([]eval.Var, 0, n)
+	}
 	_, planHome := planEnv(c.job, "HOME")
 	_, planTmp := planEnv(c.job, "TMPDIR")
 	if !planHome {
@@ -84,12 +88,39 @@ func (c *call) callVars(st *planState) []eval.Var {
 	}
 	// The side-channel files of the original's contract are created by the script when it
 	// writes them (appending works on a missing file); the server reads them after the run.
+	// Their paths are cut from one string: one allocation instead of five.
+	var b strings.Builder
+	b.Grow(len(sideFileList)*(len(c.sh.work)+1) + sideNamesLen + len(c.sh.work) + len(cancelName) + 1)
 	for _, sf := range sideFileList {
-		vars = append(vars, eval.Var{Name: sf.env, Value: c.sh.work + "/" + sf.name})
+		b.WriteString(c.sh.work)
+		b.WriteByte('/')
+		b.WriteString(sf.name)
 	}
-	cancelFile := c.sh.work + "/.mcp-cancelled"
-	return append(vars, eval.Var{Name: "MCP_CANCEL_FILE", Value: cancelFile}, eval.Var{Name: "MCP_TOOL_CANCELLATION_FILE", Value: cancelFile})
+	b.WriteString(c.sh.work)
+	b.WriteString("/" + cancelName)
+	all, at := b.String(), 0
+	for _, sf := range sideFileList {
+		end := at + len(c.sh.work) + 1 + len(sf.name)
+		vars = append(vars, eval.Var{Name: sf.env, Value: all[at:end]})
+		at = end
+	}
+	cancelFile := all[at:]
+	vars = append(vars, eval.Var{Name: "MCP_CANCEL_FILE", Value: cancelFile}, eval.Var{Name: "MCP_TOOL_CANCELLATION_FILE", Value: cancelFile})
+	c.varsBuf = vars
+	return vars
 }
+
+// cancelName is the cancellation file's name in the call's scratch root.
+const cancelName = ".mcp-cancelled"
+
+// sideNamesLen is the length of sideFileList's names together.
+var sideNamesLen = func() int {
+	n := 0
+	for _, sf := range sideFileList {
+		n += len(sf.name)
+	}
+	return n
+}()
 
 // planEnv is a fixed contract variable of the job's plan.
 func planEnv(job *engine.Job, k string) (string, bool) {

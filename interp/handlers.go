@@ -170,9 +170,7 @@ func isDev(p string) bool { return stdioDevice(p) || sandbox.IsDevice(p) }
 func (c *call) builtin(name string) eval.BuiltinFunc {
 	switch {
 	case name == sdk.BuiltinName:
-		return func(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
-			return c.state.Run(ctx, c.sdkEnv(sh), args[1:]), nil
-		}
+		return c.fns.sdk
 	case sdk.Has(name):
 		return func(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
 			st := c.state.Run(ctx, c.sdkEnv(sh), args)
@@ -185,6 +183,11 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 		}
 	}
 	return nil
+}
+
+// sdkBuiltin is the SDK's dispatching builtin (sdk.BuiltinName), bound to c once (callFns).
+func (c *call) sdkBuiltin(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
+	return c.state.Run(ctx, c.sdkEnv(sh), args[1:]), nil
 }
 
 // pureBuiltin: every SDK builtin only reads the shell (its variables through Getenv and

@@ -42,7 +42,8 @@ type call struct {
 	wg sync.WaitGroup
 
 	rngMu sync.Mutex
-	rng   *rand.Rand
+	rng   *rand.Rand // made from seed on first use (most runs never read $RANDOM): random
+	seed  uint64
 
 	// live counts the goroutines running now (pipeline stages, process substitutions).
 	live atomic.Int64
@@ -58,6 +59,16 @@ type call struct {
 	// writing to the output they inherited, so the run waits for them before it ends.
 	orphansMu sync.Mutex
 	orphans   []*job
+	// ended: Run has returned, every goroutine of the run with it (Runner.Release).
+	ended bool
+}
+
+// random is the run's generator; rngMu is held.
+func (c *call) random() *rand.Rand {
+	if c.rng == nil {
+		c.rng = rand.New(rand.NewPCG(c.seed, c.seed>>7|1))
+	}
+	return c.rng
 }
 
 // adopt keeps an output process substitution running after its shell ends.
@@ -273,11 +284,22 @@ type Runner struct {
 	substSeen     bool
 	substStatus   int
 	pendingCredit int64
+	// block is the memory New took the main shell from (Release); subshells copy it, and
+	// Release ignores them.
+	block *runBlock
 }
 
-// New prepares the main shell of one run.
-func New(cfg *Config) *Runner {
-	c := &call{cfg: cfg, limits: cfg.Limits.withDefaults(), fs: cfg.FS, now: cfg.Now, parsed: cfg.Parsed}
+// New prepares the main shell of one run (cfg is copied: the caller may change or drop it).
+func New(given *Config) *Runner {
+	b, _ := runBlocks.Get().(*runBlock)
+	if b == nil {
+		b = new(runBlock)
+	}
+	// The configuration is copied into the block: the caller's may then live on its stack.
+	b.cfg = *given
+	cfg := &b.cfg
+	c := &b.c
+	*c = call{cfg: cfg, limits: cfg.Limits.withDefaults(), fs: cfg.FS, now: cfg.Now, parsed: cfg.Parsed}
 	if c.parsed == nil {
 		c.parsed = NewParseCache()
 	}
@@ -289,9 +311,10 @@ func New(cfg *Config) *Runner {
 	if seed == 0 {
 		seed = c.start.UnixNano()
 	}
-	c.rng = rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>7|1))
+	c.seed = uint64(seed)
 	c.pids.Store(int64(cfg.Identity.PID))
-	r := &Runner{c: c, main: true}
+	r := &b.r
+	*r = Runner{c: c, main: true, block: b}
 	r.id = c.ids.Add(1)
 	base := cfg.Base
 	if base == nil {
@@ -299,7 +322,11 @@ func New(cfg *Config) *Runner {
 	}
 	// The global scope: the shared base, the run's own environment (Vars and PWD) read where
 	// it is, and a map for what the script sets, made on its first write (writable).
-	r.scopes = []*scope{{owner: r.id, base: base.vars, call: &callLayer{vars: cfg.Vars, pwd: cfg.Dir}}}
+	b.layer = callLayer{vars: cfg.Vars, pwd: cfg.Dir}
+	b.global = scope{vars: b.keptVars, owner: r.id, base: base.vars, call: &b.layer}
+	b.keptVars = nil
+	b.scopes = [1]*scope{&b.global}
+	r.scopes = b.scopes[:]
 	if base.funcs != nil {
 		r.funcs = base.funcs // shared: the first definition copies it (owner 0 is no runner)
 	} else {
@@ -316,13 +343,84 @@ func New(cfg *Config) *Runner {
 	if cfg.Umask != nil {
 		r.umaskVal, r.umaskSet = uint32(*cfg.Umask&0o777), true
 	}
-	r.traps = &traps{}
-	r.jobs = &jobTable{}
+	b.traps, b.jobs = traps{}, jobTable{}
+	r.traps, r.jobs = &b.traps, &b.jobs
 	r.secondsBase = c.start
 	r.lastArg = "/bin/bash"
 	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
-	r.fds = newFdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
+	r.fds = b.fdTable(cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	return r
+}
+
+// runBlock is what New allocates for a main shell, in one piece: the Runner, the run's call
+// state, its global scope, traps, jobs, descriptor table and standard descriptors. After Run
+// has returned (every goroutine of the run has ended), Release gives it back to runBlocks and
+// the next New reuses it, every part zeroed and set again as a fresh one is: nothing of one
+// run is seen by the next (TestReleasedRunnerStartsFresh).
+type runBlock struct {
+	r      Runner
+	cfg    Config
+	c      call
+	global scope
+	layer  callLayer
+	scopes [1]*scope
+	traps  traps
+	jobs   jobTable
+	fds    fdTable
+	std    [3]ofile
+	// keptVars is the global scope's map of the last run, emptied (nil: none kept), for the
+	// next run's first variable: a small map (one that never held more than maxKeptVars) is
+	// reused rather than made again.
+	keptVars map[string]variable
+}
+
+// maxKeptVars bounds the map Release keeps: one a script filled with many variables goes to the
+// garbage collector with the rest of its run.
+const maxKeptVars = 32
+
+var runBlocks sync.Pool
+
+// fdTable is newFdTable with the table and the standard descriptors in the block.
+func (b *runBlock) fdTable(stdin io.Reader, stdout, stderr io.Writer) *fdTable {
+	b.fds, b.std = fdTable{}, [3]ofile{}
+	t := &b.fds
+	if stdin == nil {
+		stdin = emptyReader{}
+	}
+	b.std[0].r = stdin
+	t.lo[0] = &b.std[0]
+	if stdout != nil {
+		b.std[1].w = stdout
+		t.lo[1] = &b.std[1]
+	}
+	if stderr != nil {
+		b.std[2].w = stderr
+		t.lo[2] = &b.std[2]
+	}
+	for _, f := range t.lo[:3] {
+		if f != nil {
+			f.refs.Store(1)
+		}
+	}
+	return t
+}
+
+// Release gives the main shell's memory back for the next New, once Run has returned: the
+// caller must not use r, or anything of its run (its Shell), after. A runner whose Run has not
+// returned, or that New did not make, is left to the garbage collector.
+func (r *Runner) Release() {
+	b := r.block
+	if b == nil || &b.r != r || !r.main || !r.c.ended {
+		return
+	}
+	kept := b.global.vars
+	if len(kept) > maxKeptVars || b.global.shrunk {
+		kept = nil // its tables may be far larger than a run needs
+	}
+	clear(kept)
+	*b = runBlock{}
+	b.keptVars = kept
+	runBlocks.Put(b)
 }
 
 // Run runs a program in the main shell and returns its exit status. The error is nil for any
@@ -355,6 +453,7 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 		if f := r.c.fatal(); f != nil {
 			status, err = 1, f
 		}
+		r.c.ended = true
 	}()
 	r.cur = p.src
 	if strings.Contains(r.c.cfg.Flags, "c") {
@@ -787,7 +886,7 @@ func (r *Runner) leave() { r.depth-- }
 func (r *Runner) nextRandom() int {
 	r.c.rngMu.Lock()
 	defer r.c.rngMu.Unlock()
-	return int(r.c.rng.Int32N(32768))
+	return int(r.c.random().Int32N(32768))
 }
 
 func (r *Runner) seedRandom(v string) {

@@ -57,7 +57,7 @@ func (r *Runner) dynamicVar(name string) (variable, bool) {
 		return variable{attrs: attrInteger, set: true, str: strconv.Itoa(r.nextRandom())}, true
 	case "SRANDOM":
 		r.c.rngMu.Lock()
-		n := r.c.rng.Uint32()
+		n := r.c.random().Uint32()
 		r.c.rngMu.Unlock()
 		return variable{attrs: attrInteger, set: true, str: strconv.FormatUint(uint64(n), 10)}, true
 	case "SECONDS":

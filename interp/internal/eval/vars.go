@@ -59,8 +59,11 @@ func (v *variable) size() int64 {
 // it and only while no concurrent shell (background job, pipeline stage) shares it; anyone
 // else copies it first.
 type scope struct {
-	vars  map[string]variable
-	owner uint64
+	vars map[string]variable
+	// shrunk: an entry of vars was deleted, so its size may be below what it held (the run's
+	// block keeps only a map that never held more than it holds: Runner.Release).
+	shrunk bool
+	owner  uint64
 	// readers counts the concurrent shells (background jobs, pipeline stages) that may
 	// read this scope now; while it is non-zero nobody writes it in place.
 	readers atomic.Int32
@@ -154,6 +157,7 @@ func (s *scope) del(name string) {
 		return
 	}
 	delete(s.vars, name)
+	s.shrunk = true
 }
 
 // each calls fn for every variable of the scope.
