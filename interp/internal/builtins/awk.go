@@ -129,6 +129,7 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()
+	newAwkRegex(ctx).funcs(funcs)
 	prog, err := parser.ParseProgram([]byte(rewriteAwk(src)), &parser.ParserConfig{Funcs: funcs})
 	if err != nil {
 		// Report the error against the script as written.
