@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"math"
 	"regexp"
+	"regexp/syntax"
 	"unicode/utf8"
 )
 
@@ -19,11 +21,39 @@ type Searcher struct {
 	looks   bool
 	behind  *regexp.Regexp
 	longest bool
+	insts   int // the size of re's program
 }
+
+// quickSteps bounds the work (subject length squared times program size, the worst case of
+// a FindAll) that FindAllIndex leaves to one regexp FindAll: a few milliseconds at most, and the
+// common case (a short line, a small expression) keeps regexp's speed.
+const quickSteps = 1 << 20
 
 // NewSearcher returns the Searcher of re; longest tells that re was made leftmost-longest.
 func NewSearcher(re *regexp.Regexp, longest bool) *Searcher {
-	return &Searcher{re: re, looks: looksBehind(re), longest: longest}
+	insts := 1 << 30
+	if t, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
+		if prog, err := syntax.Compile(t.Simplify()); err == nil {
+			insts = max(len(prog.Inst), 1)
+		}
+	}
+	return &Searcher{re: re, looks: looksBehind(re), longest: longest, insts: insts}
+}
+
+// shortSteps bounds the work that may run with no check of the call's end at all, many times
+// in a row (GoAWK checks its context every 1,000 instructions): a fraction of a millisecond.
+const shortSteps = 1 << 16
+
+// ShortLength returns the subject length up to which a FindAll of the expression does at most
+// shortSteps of work: a caller may leave such a subject to a matcher that is never stopped.
+func (s *Searcher) ShortLength() int {
+	return int(math.Sqrt(float64(shortSteps / s.insts)))
+}
+
+// QuickLength returns the subject length up to which FindAllIndex is one regexp FindAll of at
+// most a few milliseconds, which needs no check of the call's end.
+func (s *Searcher) QuickLength() int {
+	return int(math.Sqrt(float64(quickSteps / s.insts)))
 }
 
 // Regexp returns the expression searched.
@@ -37,6 +67,9 @@ func (s *Searcher) FindIndex(ctx context.Context, subject string) ([]int, error)
 
 // FindAllIndex is re.FindAllStringIndex(subject, n), or ctx's error once it ends.
 func (s *Searcher) FindAllIndex(ctx context.Context, subject string, n int) ([][]int, error) {
+	if l := len(subject); l <= s.QuickLength() {
+		return s.re.FindAllStringIndex(subject, n), nil
+	}
 	var all [][]int
 	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
 	// after an empty match the search goes on one character further.

@@ -33,10 +33,6 @@ type awkRegex struct {
 // awkRegexCache bounds the expressions kept compiled (GoAWK keeps 100).
 const awkRegexCache = 256
 
-// awkShortField is the record length below which a record split by a regular expression FS is
-// not searched ahead of GoAWK: at most a million steps, a few milliseconds.
-const awkShortField = 1024
-
 func newAwkRegex(ctx context.Context) *awkRegex {
 	return &awkRegex{ctx: ctx, cache: map[string]*sandbox.Searcher{}}
 }
@@ -56,6 +52,7 @@ func (r *awkRegex) funcs(m map[string]any) {
 	m["__mcp_i"] = r.topIndex
 	m["__mcp_pop"] = r.pop
 	m["__mcp_fs"] = r.fieldCheck
+	m["__mcp_fslim"] = r.fieldLimit
 }
 
 // compile is GoAWK's compileRegex for expr, refused as __mcp_re refuses an expression that
@@ -265,15 +262,29 @@ func (r *awkRegex) top() any {
 	return r.keys[len(r.keys)-1]
 }
 
-// fieldCheck runs before the rules on every record read while FS is a regular expression (the
-// rewrite's first rule): GoAWK splits the record with its own FindAll, which cannot be stopped,
-// so a long record is split here first, where the call's end stops it; once that split ended,
-// GoAWK's takes as long. A short record is split quickly, and the call's end is checked.
+// fieldLimit returns the record length up to which splitting by fs takes a few milliseconds at
+// most (sandbox.Searcher.QuickLength): the FS rule calls __mcp_fs on longer records only.
+func (r *awkRegex) fieldLimit(fs string) int {
+	if fs == " " || utf8.RuneCountInString(fs) <= 1 {
+		return 1 << 30
+	}
+	re, err := r.compile(fs)
+	if err != nil {
+		return 1 << 30 // GoAWK refused FS when it was set
+	}
+	return re.QuickLength()
+}
+
+// fieldCheck runs before the rules on every record read while FS is a regular expression that is
+// longer than fieldLimit (the rewrite's first rule): GoAWK splits the record with its own
+// FindAll, which cannot be stopped, so it is split here first, where the call's end stops it;
+// once that split ended, GoAWK's takes as long. A shorter record is split in a few milliseconds,
+// and GoAWK checks the call's end every 1,000 instructions.
 func (r *awkRegex) fieldCheck(line, fs string) (int, error) {
 	if r.ctx.Err() != nil {
 		panic(awkStopped{})
 	}
-	if fs == " " || len(line) < awkShortField || utf8.RuneCountInString(fs) <= 1 {
+	if fs == " " || utf8.RuneCountInString(fs) <= 1 {
 		return 0, nil
 	}
 	if r.fsRe == nil || r.fs != fs {

@@ -3,6 +3,10 @@ package builtins
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,6 +36,16 @@ func plainGoAWK(t *testing.T, prog, stdin string, vars []string) (string, bool) 
 // TestAwkRegexLikeGoAWK: every regular expression operation routed to the stoppable matchers
 // (awk_route.go, awk_regex.go) gives what GoAWK's own gives.
 func TestAwkRegexLikeGoAWK(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		t.Run(map[bool]string{false: "short-on-GoAWK", true: "all-routed"}[all], func(t *testing.T) {
+			awkRouteAll = all
+			defer func() { awkRouteAll = false }()
+			testAwkRegexLikeGoAWK(t)
+		})
+	}
+}
+
+func testAwkRegexLikeGoAWK(t *testing.T) {
 	const in = "foo bar baz\naaa,bbb;;ccc\n  lead  trail  \n\nxyz 12 3.5\nhéllo wörld ünï\na&b\\c&d\n"
 	for _, tc := range []struct {
 		prog string
@@ -86,6 +100,22 @@ func TestAwkRegexLikeGoAWK(t *testing.T) {
 		{prog: `{s = $0; print gsub(/o/, "0", s) + match(s, /0+/) * 10, RSTART, RLENGTH, s}`},
 		{prog: `{n = gsub(/o/, "&&"); if ($0 ~ /oo/) print n, $0}`},
 		{prog: `{print match($0, /b+/) ? substr($0, RSTART) : "none"}`},
+		{prog: `{NF = 2; n = gsub(/a/, "A"); print n, $0, NF; $0 = "p q r"; print NF, ($2 ~ /q/)}`},
+		{prog: `function f(s) { gsub(/[ab]/, "#", s); return s } {print f($0), $0}`},
+		{prog: `function g(a) { return gsub(/o/, "0", a[1]) } {t[1] = $0; print g(t), t[1]}`},
+		{prog: `{n = gsub(/x/, "y", $(0)); print n, $0}`},
+		{prog: `{print (match($0, /o/) ~ /^[0-9]+$/), (NR ~ (1 ? "1" : "2")), f(/a/)} function f(x) { return x + 1 }`},
+		{prog: `{a[2] = "zaz"; n = gsub(/a/, "b", a[match($0, /o/) + 2]); print n, a[2], RSTART}`},
+		{prog: `{printf "%d %d\n", /a/, !/a/; x += /o/; print x} /a/ && /b/ || NR == 1 {print "ab", NR}`},
+		{prog: `{print ($0 ~ "\\."), ($0 ~ "a\/b"), ($0 ~ "\t"), ($0 ~ "[[:upper:]]"), ($0 ~ /[[:digit:]]+\.[0-9]/)}`},
+		{prog: `{while ((getline line) > 0) if (line ~ /a/) n++; print n + 0}`},
+		{prog: `{x[$1]; print ($1 in x) ~ 1}`},
+		{prog: `{n = split($0, p, " "); m = split($0, q, /,/); print n, m, q[1]}`},
+		{prog: `{s = $0; n = gsub(/[^a-z]+/, "", s); o = sub(/.*/, "[&]", s); print n, o, s}`},
+		{prog: `{s = "aaa"; n = gsub(/a*/, "-", s); t = "baaac"; m = gsub(/a*/, "-", t); print n, s, m, t}`},
+		{prog: `{s = "abc"; n = gsub(/$/, "!", s); m = gsub(/^/, "^", s); print n, m, s}`},
+		{prog: `{s = "a.b.c"; n = gsub(".", "-", s); print n, s; t = "a.b"; m = split(t, p, "."); print m}`},
+		{prog: `{r = "^[a-z]"; n = gsub(r, "&&"); print n, $0}`},
 	} {
 		want, ok := plainGoAWK(t, tc.prog, in, tc.vars)
 		if !ok {
@@ -101,6 +131,74 @@ func TestAwkRegexLikeGoAWK(t *testing.T) {
 		if rc != 0 || out != want {
 			t.Errorf("%s\nrewritten: %s\n got rc %d %q %s\nwant %q", tc.prog, rewriteAwk(tc.prog), rc, out, errOut, want)
 		}
+	}
+}
+
+// TestAwkRegexLongSubjects: past 1 MiB every operation is routed (a bare /re/ and x ~ e too):
+// the same results, with the anchors and word boundaries of searches from inside the subject.
+func TestAwkRegexLongSubjects(t *testing.T) {
+	line := strings.Repeat("ab cd bb éa ", 100_000)
+	for _, prog := range []string{
+		`{n = gsub(/^a|b\b|\Bd/, "X"); print n, length($0), match($0, /é+a $/), RSTART, RLENGTH, ($0 ~ /zz/), /cd bb/}`,
+		`{s = $0; n = gsub(/ /, "", s); m = split($0, p, / +|é/); print n, m, p[1], p[m - 1], length(s)}`,
+		`BEGIN {FS = " b+ "} {print NF, $1, length($2)}`,
+		`{n = split($0, p, /b+/); for (i = 1; i <= 3; i++) printf "[%s]", p[i]; print n}`,
+	} {
+		want, ok := plainGoAWK(t, prog, line+"\n", nil)
+		if !ok {
+			t.Fatalf("plain GoAWK failed on %s: %s", prog, want)
+		}
+		te := fixture(t)
+		out, errOut, rc := te.run(t, line+"\n", "awk", prog)
+		if rc != 0 || out != want {
+			t.Errorf("%s\n got rc %d %q %s\nwant %q", prog, rc, out, errOut, want)
+		}
+	}
+}
+
+// TestAwkRegexErrors: an invalid dynamic expression is GoAWK's error; one that would compile for
+// long is refused.
+func TestAwkRegexErrors(t *testing.T) {
+	te := fixture(t)
+	for _, prog := range []string{`{print $0 ~ r}`, `{print match($0, r)}`, `{gsub(r, "x")}`, `{split($0, a, r)}`} {
+		_, errOut, rc := te.run(t, "x\n", "awk", "-v", "r=a(", prog)
+		if rc != 2 || !strings.Contains(errOut, "invalid regex") {
+			t.Errorf("%s with r=a(: rc %d %q", prog, rc, errOut)
+		}
+		_, errOut, rc = te.run(t, "x\n", "awk", "-v", "r="+strings.Repeat("x{1,100}", 8000), prog)
+		if rc != 2 || !strings.Contains(errOut, "too large") {
+			t.Errorf("%s with a huge r: rc %d %q", prog, rc, errOut)
+		}
+	}
+}
+
+func TestAwkSplitChar(t *testing.T) {
+	var all strings.Builder
+	for c := 1; c < 128; c++ {
+		all.WriteByte(byte(c))
+	}
+	for _, tc := range []struct {
+		s, want string
+		ok      bool
+	}{
+		{"abc", "\x01", true},
+		{"\x01\x02", "\x03", true},
+		{all.String(), "\ue000", true},
+		{all.String() + "\ue000", "\ue001", true},
+		{all.String() + "\xff", "", false},
+	} {
+		if got, ok := awkSplitChar(tc.s); got != tc.want || ok != tc.ok {
+			t.Errorf("awkSplitChar(%q) = %q %v, want %q %v", tc.s, got, ok, tc.want, tc.ok)
+		}
+	}
+	// The separator is in no part: a string with every ASCII character splits as GoAWK splits it.
+	in := all.String()
+	in = strings.ReplaceAll(in, "\n", "") + "\n"
+	prog := `{n = split($0, p, /[0-9]+|Q/); print n, length(p[1]), length(p[2]), length(p[3])}`
+	want, _ := plainGoAWK(t, prog, in, nil)
+	te := fixture(t)
+	if out, errOut, rc := te.run(t, in, "awk", prog); rc != 0 || out != want {
+		t.Errorf("split with every ASCII character: rc %d %q %s, want %q", rc, out, errOut, want)
 	}
 }
 
@@ -124,5 +222,40 @@ func TestAwkRegexStopsWithTheCall(t *testing.T) {
 		if rc != 130 {
 			t.Errorf("%s ran to its end after the call ended (rc 0, %q)", prog, errOut)
 		}
+	}
+}
+
+// BenchmarkAwkRegex: the cost of routing, over a 10 MB file (docs/PERFORMANCE.md).
+func BenchmarkAwkRegex(b *testing.B) {
+	var in strings.Builder
+	for i := 0; in.Len() < 10<<20; i++ {
+		fmt.Fprintf(&in, "line %d foo%d bar,baz;qux %d alpha beta gamma\n", i, i%7, i*31)
+	}
+	te := fixture(&testing.T{})
+	if err := os.WriteFile(filepath.Join(te.dir, "big.txt"), []byte(in.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, prog, fs string }{
+		{"pattern", `/foo3/ {print $2}`, ""},
+		{"field-match", `$3 ~ /o3$/ {n++} END {print n}`, ""},
+		{"gsub", `{gsub(/a/, "b"); print}`, ""},
+		{"split", `{n += split($0, p, /[ ,;]+/)} END {print n}`, ""},
+		{"regex-FS", `{n += NF} END {print n}`, "[,;]"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			argv := []string{"awk"}
+			if bc.fs != "" {
+				argv = append(argv, "-F", bc.fs)
+			}
+			argv = append(argv, bc.prog, "big.txt")
+			b.SetBytes(int64(in.Len()))
+			for b.Loop() {
+				te.Stdout = io.Discard
+				f, _ := Lookup("awk")
+				if rc := f(context.Background(), te.Env, argv); rc != 0 {
+					b.Fatalf("rc %d %s", rc, te.errb)
+				}
+			}
+		})
 	}
 }

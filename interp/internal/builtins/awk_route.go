@@ -1,10 +1,13 @@
 package builtins
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benhoyt/goawk/lexer"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // routePass sends the program's regular expression matching to the Go functions of
@@ -41,10 +44,13 @@ func routePass(src string, toks []awkTok) []edit {
 }
 
 // awkFSRule is the first rule of a program that reads records.
-const awkFSRule = "length(FS) > 1 && __mcp_fs($0, FS) {}\n"
+const awkFSRule = "length(FS) > 1 && ((FS \"\") == __mcp_F || (__mcp_L = __mcp_fslim(__mcp_F = FS \"\")) || 1) && length($0) > __mcp_L && __mcp_fs($0, FS) {}\n"
 
-// awkLongSubject is where a single search is routed (sandbox.LongSubject's bound).
+// awkLongSubject is where a single search is routed (sandbox.LongSubject's bound); tests set
+// awkRouteAll to route every operation, whatever its subject's length.
 const awkLongSubject = "1048576"
+
+var awkRouteAll = false
 
 // routeMaxDepth bounds the recursion into operands (the program's nesting is bounded before).
 const routeMaxDepth = 64
@@ -92,7 +98,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 			if t.tok == lexer.NOT_MATCH {
 				call = "!" + call
 			}
-			if simpleOperand(toks, left, i) && (lit || simpleOperand(toks, i+1, right)) {
+			if simpleOperand(toks, left, i) && (lit || simpleOperand(toks, i+1, right)) && !awkRouteAll {
 				l := text(src, toks, left, i)
 				call = "length(" + l + ") < " + awkLongSubject + " ? " + text(src, toks, left, right) + " : " + call
 			}
@@ -104,7 +110,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 			}
 			s, e := sub(b[0]+1, b[1]), regexArg(b[1]+1, b[2])
 			call := "(RSTART = __mcp_mt(" + s + ", " + e + ")) + (RLENGTH = __mcp_rl()) * 0"
-			if simpleOperand(toks, b[0]+1, b[1]) && (strRegex[b[1]+1] || simpleOperand(toks, b[1]+1, b[2])) {
+			if simpleOperand(toks, b[0]+1, b[1]) && (strRegex[b[1]+1] || simpleOperand(toks, b[1]+1, b[2])) && !awkRouteAll {
 				call = "length(" + s + ") < " + awkLongSubject + " ? " + text(src, toks, i, b[2]+1) + " : " + call
 			}
 			spans = append(spans, routeSpan{i, b[2] + 1, "(" + call + ")"})
@@ -118,11 +124,27 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 				fn = "__mcp_gsub("
 			}
 			args := fn + regexArg(b[0]+1, b[1]) + ", " + sub(b[1]+1, b[2]) + ", "
-			var repl string
-			if len(b) == 3 {
-				repl = "(($0 = " + args + "$0)) ? __mcp_n() : __mcp_n())"
-			} else if repl = subTarget(src, toks, b[2]+1, b[3], args, sub); repl == "" {
-				continue
+			var repl, target string
+			stmt := isStatement(toks, i, b[len(b)-1]+1)
+			switch {
+			case len(b) == 3:
+				target = "$0"
+			case simpleTarget(toks, b[2]+1, b[3]):
+				target = text(src, toks, b[2]+1, b[3])
+			}
+			switch {
+			case target != "" && stmt:
+				repl = "(" + target + " = " + args + target + "))"
+			case target != "":
+				repl = "((" + target + " = " + args + target + ")) ? __mcp_n() : __mcp_n())"
+			default:
+				if repl = subTarget(src, toks, b[2]+1, b[3], args, sub); repl == "" {
+					continue
+				}
+			}
+			if n := shortLength(toks, b[0]+1, b[1]); n > 0 && target != "" {
+				// GoAWK's own below a length where its FindAll is short (see the top).
+				repl = "(length(" + target + ") <= " + strconv.Itoa(n) + " ? " + text(src, toks, i, b[len(b)-1]+1) + " : " + repl + ")"
 			}
 			spans = append(spans, routeSpan{i, b[len(b)-1] + 1, repl})
 		case lexer.F_SPLIT:
@@ -135,13 +157,20 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 				fs = regexArg(b[2]+1, b[3])
 			}
 			repl := "split(__mcp_sp(" + sub(b[0]+1, b[1]) + ", " + fs + "), " + toks[b[1]+1].val + ", __mcp_sep())"
+			if n := shortLength(toks, b[2]+1, b[len(b)-1]); len(b) == 4 && n > 0 && simpleOperand(toks, b[0]+1, b[1]) {
+				repl = "(length(" + text(src, toks, b[0]+1, b[1]) + ") <= " + strconv.Itoa(n) + " ? " + text(src, toks, i, b[3]+1) + " : " + repl + ")"
+			}
 			spans = append(spans, routeSpan{i, b[len(b)-1] + 1, repl})
 		}
 	}
 	for i, t := range toks {
 		if t.tok == lexer.REGEX && !strRegex[i] && (i == 0 || toks[i-1].tok != lexer.MATCH && toks[i-1].tok != lexer.NOT_MATCH) {
 			re := text(src, toks, i, i+1)
-			spans = append(spans, routeSpan{i, i + 1, "(length($0) < " + awkLongSubject + " ? " + re + " : __mcp_m($0, " + awkQuote(t.val) + "))"})
+			call := "__mcp_m($0, " + awkQuote(t.val) + ")"
+			if !awkRouteAll {
+				call = "(length($0) < " + awkLongSubject + " ? " + re + " : " + call + ")"
+			}
+			spans = append(spans, routeSpan{i, i + 1, call})
 		}
 	}
 	// The outermost spans: an inner one was routed with its operand.
@@ -193,6 +222,81 @@ func subTarget(src string, toks []awkTok, from, to int, args string, sub func(in
 		return "(__mcp_pk(" + strings.Join(key, " SUBSEP ") + ") ? (((" + t + " = " + args + t + ")) ? __mcp_pop() : __mcp_pop())" + count + " : 0)"
 	}
 	return ""
+}
+
+// shortLength returns, for a regex literal toks[from:to], the subject length up to which
+// GoAWK's own FindAll of it is short enough to run unchecked (sandbox.Searcher.ShortLength),
+// or 0.
+func shortLength(toks []awkTok, from, to int) int {
+	if to != from+1 || toks[from].tok != lexer.REGEX || awkRouteAll {
+		return 0
+	}
+	re, err := regexp.Compile("(?s:" + toks[from].val + ")")
+	if err != nil {
+		return 0
+	}
+	return sandbox.NewSearcher(re, false).ShortLength()
+}
+
+// isStatement reports that toks[from:to] is a whole statement: its value is not used.
+func isStatement(toks []awkTok, from, to int) bool {
+	switch toks[to].tok {
+	case lexer.SEMICOLON, lexer.NEWLINE, lexer.RBRACE, lexer.EOF:
+	default:
+		return false
+	}
+	if from == 0 {
+		return false // a pattern
+	}
+	switch toks[from-1].tok {
+	case lexer.LBRACE, lexer.SEMICOLON, lexer.ELSE, lexer.DO:
+		return true
+	case lexer.NEWLINE:
+		// A statement inside braces after one that ended there (not after && || , ...).
+		k := from - 1
+		for k > 0 && toks[k].tok == lexer.NEWLINE {
+			k--
+		}
+		switch toks[k].tok {
+		case lexer.LBRACE, lexer.SEMICOLON, lexer.RBRACE, lexer.ELSE, lexer.DO, lexer.RPAREN, lexer.NAME, lexer.NUMBER,
+			lexer.STRING, lexer.REGEX, lexer.RBRACKET, lexer.INCR, lexer.DECR, lexer.F_LENGTH, lexer.NEXT, lexer.BREAK,
+			lexer.CONTINUE, lexer.GETLINE:
+			return toks[k].tok != lexer.NEWLINE && insideBraces(toks, from)
+		}
+	case lexer.RPAREN:
+		depth := 0
+		for k := from - 1; k >= 0; k-- {
+			switch toks[k].tok {
+			case lexer.RPAREN:
+				depth++
+			case lexer.LPAREN:
+				if depth--; depth == 0 {
+					return k > 0 && (toks[k-1].tok == lexer.IF || toks[k-1].tok == lexer.WHILE || toks[k-1].tok == lexer.FOR)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// insideBraces reports that toks[k] stands inside an action or a block.
+func insideBraces(toks []awkTok, k int) bool {
+	depth := 0
+	for i := 0; i <= k; i++ {
+		switch toks[i].tok {
+		case lexer.LBRACE:
+			depth++
+		case lexer.RBRACE:
+			depth--
+		}
+	}
+	return depth > 0
+}
+
+// simpleTarget reports that toks[from:to] is a name, $name, $number or name[name, number or
+// string]: a sub or gsub target whose place is found again at no cost.
+func simpleTarget(toks []awkTok, from, to int) bool {
+	return simpleOperand(toks, from, to) && (to > from+1 || toks[from].tok == lexer.NAME)
 }
 
 // simpleOperand reports that toks[from:to] is a name, a number, a string, $name, $number or

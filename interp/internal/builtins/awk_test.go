@@ -95,12 +95,19 @@ func TestAwkRewrite(t *testing.T) {
 		{`/x/ { close("f") }`, `(length($0) < 1048576 ? /x/ : __mcp_m($0, "x")) { __mcp_close("f") }`},
 		{`{while ((getline line < f) > 0) n++}`, `{while (__mcp_tick() && (((__mcp_getline(f) > 0 ? __mcp_one(line = __mcp_line()) : __mcp_status()) ) > 0)) n++}`},
 		// Every loop test and function entry ticks (T-DOS-7).
-		{`BEGIN { while (1) gsub(/a/, "aa", s) }`, `BEGIN { while (__mcp_tick() && (1)) ((s = __mcp_gsub("a", "aa", s)) ? __mcp_n() : __mcp_n()) }`},
+		{`BEGIN { while (1) gsub(/a/, "aa", s) }`, `BEGIN { while (__mcp_tick() && (1)) (length(s) <= 147 ? gsub(/a/, "aa", s) : (s = __mcp_gsub("a", "aa", s))) }`},
 		{`BEGIN { do x++; while (x < 3) }`, `BEGIN { do x++; while (__mcp_tick() && (x < 3)) }`},
 		{`BEGIN { for (i = 0; i < n; i++) s = s s }`, `BEGIN { for (i = 0; __mcp_tick() && (i < n); i++) s = s s }`},
 		{`BEGIN { for (;;) x++ }`, `BEGIN { for (; __mcp_tick() ;) x++ }`},
 		{`{ for (k in a) n++ }`, `{ for (k in a) n++ }`},
 		{`function f(x) { return f(x x) }`, `function f(x) { __mcp_tick();  return f(x x) }`},
+		// Regular expression operations go to the stoppable matchers (awk_route.go).
+		{`BEGIN { x = $1 ~ /a"b/; y = $1 $2 !~ r }`, `BEGIN { x = (length($1) < 1048576 ? $1 ~ /a"b/ : __mcp_m($1, "a\"b")) ; y = (!__mcp_m($1 $2, (r))) }`},
+		{`BEGIN { n = gsub(/\./, "&", a[i+1]) }`, `BEGIN { n = (__mcp_pk((i+1)) ? (((a[__mcp_k()] = __mcp_gsub("\\.", "&", a[__mcp_k()])) ? __mcp_pop() : __mcp_pop()) ? __mcp_n() : __mcp_n()) : 0) }`},
+		{`BEGIN { if (sub(/x/, "y")) n++ }`, `BEGIN { if ((length($0) <= 147 ? sub(/x/, "y") : (($0 = __mcp_sub("x", "y", $0)) ? __mcp_n() : __mcp_n())) ) n++ }`},
+		{`BEGIN { if (sub(r, "y")) n++; gsub(r, "z", a[1]) }`, `BEGIN { if ((($0 = __mcp_sub((r), "y", $0)) ? __mcp_n() : __mcp_n()) ) n++; (a[1] = __mcp_gsub((r), "z", a[1])) }`},
+		{`BEGIN { print match(s, e) }`, `BEGIN { print (length(s) < 1048576 ? match(s, __mcp_re(e)) : (RSTART = __mcp_mt(s, (e))) + (RLENGTH = __mcp_rl()) * 0) }`},
+		{`BEGIN { n = split(s t, a) }`, `BEGIN { n = split(__mcp_sp(s t, FS), a, __mcp_sep()) }`},
 		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
 		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
 		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
