@@ -212,12 +212,19 @@ func TestAwkRegexStopsWithTheCall(t *testing.T) {
 		`{s = $0; n = gsub(/(a.*z)*a/, "b", s); print n}`,
 		`{n = split($0, p, /(a.*z)*a/); print n}`,
 		`BEGIN {FS = "(a.*z)*a"} {print NF}`,
+		`-F(a.*z)*a {print $1}`,
+		`-vFS=(a.*z)*a {print $1}`,
 	} {
 		te := fixture(t)
 		// The deadline falls in the search (reading the input takes far less): GoAWK's own would
 		// run for hours, so a run that ends at all was stopped.
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		_, errOut, rc := te.runCtx(ctx, t, long+"\n", "awk", prog)
+		argv := []string{"awk", prog}
+		if strings.HasPrefix(prog, "-") {
+			opt, rest, _ := strings.Cut(prog, " ")
+			argv = []string{"awk", opt, rest}
+		}
+		_, errOut, rc := te.runCtx(ctx, t, long+"\n", argv...)
 		cancel()
 		if rc != 130 {
 			t.Errorf("%s ran to its end after the call ended (rc 0, %q)", prog, errOut)

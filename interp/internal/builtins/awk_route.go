@@ -32,12 +32,13 @@ import (
 // inside a gsub's target index). A shape this does not follow (a getline in the left operand
 // of ~) is left to GoAWK, whose dynamic expressions regexPass still bounds.
 //
-// A program that reads records (it has a main rule or END) gets a first rule that runs
-// __mcp_fs($0, FS) on every record while FS is a regular expression: GoAWK splits fields with
+// A program that reads records (it has a main rule or END) and may split them by a regular
+// expression (it names FS, or the command line sets FS to more than one character) gets a first
+// rule that runs __mcp_fs($0, FS) on every long record while FS is a regular expression: GoAWK splits fields with
 // its own FindAll, so a long record is split ahead by the stoppable matcher (awkRegex.fieldCheck).
-func routePass(src string, toks []awkTok) []edit {
+func routePass(src string, toks []awkTok, regexFS bool) []edit {
 	edits := routeEdits(src, toks, 0)
-	if readsRecords(toks) {
+	if readsRecords(toks) && (regexFS || namesFS(toks)) {
 		edits = append([]edit{{0, 0, awkFSRule}}, edits...)
 	}
 	return edits
@@ -356,6 +357,16 @@ func matchLeft(toks []awkTok, i int) int {
 // awkQuote is the awk string literal of s.
 func awkQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// namesFS reports whether the program names FS (it may set it).
+func namesFS(toks []awkTok) bool {
+	for _, t := range toks {
+		if t.tok == lexer.NAME && t.val == "FS" {
+			return true
+		}
+	}
+	return false
 }
 
 // readsRecords reports whether the program has a main rule or an END action (GoAWK reads

@@ -108,6 +108,8 @@ func TestAwkRewrite(t *testing.T) {
 		{`BEGIN { if (sub(r, "y")) n++; gsub(r, "z", a[1]) }`, `BEGIN { if ((($0 = __mcp_sub((r), "y", $0)) ? __mcp_n() : __mcp_n()) ) n++; (a[1] = __mcp_gsub((r), "z", a[1])) }`},
 		{`BEGIN { print match(s, e) }`, `BEGIN { print (length(s) < 1048576 ? match(s, __mcp_re(e)) : (RSTART = __mcp_mt(s, (e))) + (RLENGTH = __mcp_rl()) * 0) }`},
 		{`BEGIN { n = split(s t, a) }`, `BEGIN { n = split(__mcp_sp(s t, FS), a, __mcp_sep()) }`},
+		{`BEGIN { FS = "[,;]" } { print $1 }`, awkFSRule + `BEGIN { FS = "[,;]" } { print $1 }`},
+		{`BEGIN { FS = "[,;]"; print "x" }`, `BEGIN { FS = "[,;]"; print "x" }`},
 		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
 		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
 		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
@@ -115,9 +117,16 @@ func TestAwkRewrite(t *testing.T) {
 		{`{printf f, a}`, `{printf __mcp_fmt(f, 1), (__mcp_arg(0, __mcp_t = (a)) ? __mcp_t : __mcp_t)}`},
 		{`{s = sprintf(f)}`, `{s = sprintf(__mcp_fmt(f, 0))}`},
 	} {
-		if got := strings.TrimPrefix(rewriteAwk(tc.in), awkFSRule); got != tc.want {
+		if got := rewriteAwk(tc.in); got != tc.want {
 			t.Errorf("rewriteAwk(%s)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
+	}
+	// -F, -v FS= or an FS= operand of more than one character: the FS rule whatever the program.
+	if got := rewriteAwkFS(`END { print NR }`, true); got != awkFSRule+`END { print NR }` {
+		t.Errorf("rewriteAwkFS with a regex FS: %s", got)
+	}
+	if !awkRegexFS([]string{"FS", "[,;]"}, nil) || !awkRegexFS(nil, []string{"FS=ab"}) || awkRegexFS([]string{"FS", ","}, []string{"x=ab"}) {
+		t.Error("awkRegexFS")
 	}
 }
 
