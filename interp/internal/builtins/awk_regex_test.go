@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/benhoyt/goawk/interp"
+	"github.com/benhoyt/goawk/lexer"
 	"github.com/benhoyt/goawk/parser"
 )
 
@@ -265,4 +267,40 @@ func BenchmarkAwkRegex(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzAwkRegexLikeGoAWK: for any expression, subject and replacement, the routed operations
+// give what plain GoAWK gives.
+func FuzzAwkRegexLikeGoAWK(f *testing.F) {
+	for _, s := range [][3]string{{"a*", "aaa baaa", "<&>"}, {`^|\b`, "ab cd", `\&`}, {"[é-ü]+", "héllo wörld", `\\&`},
+		{"", "abc", "-"}, {"x*$", "xxyxx", "&&"}, {`\B.`, "a\xffb c", "\\"}, {"(?i)B", "abAB", "[&]"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	prog := `{ s = $0; n = gsub(r, p, s); t = $0; o = sub(r, p, t); m = match($0, r); k = split($0, a, r)
+		print n, s, o, t, m, RSTART, RLENGTH, k, a[1], a[k], ($0 ~ r), ($0 !~ r) }`
+	f.Fuzz(func(t *testing.T, re, subject, repl string) {
+		if len(subject) > 200 || len(re) > 40 || strings.ContainsAny(subject+re+repl, "\n\r\x00") {
+			return
+		}
+		vars := []string{"r", re, "p", repl}
+		for _, v := range []string{re, repl} {
+			if _, err := lexer.Unescape(v); err != nil {
+				return
+			}
+		}
+		if _, err := regexp.Compile("(?s:" + awkUnescape(re) + ")"); err != nil {
+			return
+		}
+		want, ok := plainGoAWK(t, prog, subject+"\n", vars)
+		if !ok {
+			return
+		}
+		awkRouteAll = true
+		defer func() { awkRouteAll = false }()
+		te := fixture(t)
+		out, errOut, rc := te.run(t, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
+		if rc != 0 || out != want {
+			t.Errorf("r=%q p=%q over %q:\n got rc %d %q %s\nwant %q", re, repl, subject, rc, out, errOut, want)
+		}
+	})
 }
