@@ -118,6 +118,8 @@ func testAwkRegexLikeGoAWK(t *testing.T) {
 		{prog: `{s = "abc"; n = gsub(/$/, "!", s); m = gsub(/^/, "^", s); print n, m, s}`},
 		{prog: `{s = "a.b.c"; n = gsub(".", "-", s); print n, s; t = "a.b"; m = split(t, p, "."); print m}`},
 		{prog: `{r = "^[a-z]"; n = gsub(r, "&&"); print n, $0}`},
+		{prog: `NR == 2 {FS = ";+"} NR == 4 {FS = "[ ,]"} {print NF, $1, $NF}`},
+		{prog: `{print NF, $2; $0 = $0 " x,y"; print NF}`, vars: []string{"FS", ",|;+"}},
 	} {
 		want, ok := plainGoAWK(t, tc.prog, in, tc.vars)
 		if !ok {

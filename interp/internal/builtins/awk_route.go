@@ -45,7 +45,9 @@ func routePass(src string, toks []awkTok, regexFS bool) []edit {
 }
 
 // awkFSRule is the first rule of a program that reads records.
-const awkFSRule = "length(FS) > 1 && ((FS \"\") == __mcp_F || (__mcp_L = __mcp_fslim(__mcp_F = FS \"\")) || 1) && length($0) > __mcp_L && __mcp_fs($0, FS) {}\n"
+// (FS reads as a string, so == compares strings; __mcp_F and __mcp_L keep the FS whose quick
+// length was asked and that length.)
+const awkFSRule = "length(FS) > 1 && (FS == __mcp_F || (__mcp_L = __mcp_fslim(__mcp_F = FS)) || 1) && length($0) > __mcp_L && __mcp_fs($0, FS) {}\n"
 
 // awkLongSubject is where a single search is routed (sandbox.LongSubject's bound); tests set
 // awkRouteAll to route every operation, whatever its subject's length.
