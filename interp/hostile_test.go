@@ -94,6 +94,9 @@ var hostileInputs = []string{
 var hostileExtras = []string{
 	`awk 'BEGIN { printf "%1000000000d", 1 }'`, `awk 'BEGIN { x = sprintf("%*d", 1e15, 1) }'`,
 	`awk 'BEGIN { while (1) s = s s "x" }'`, `awk -v r="$(< %D/long)" 'BEGIN { print "x" ~ r }'`,
+	`head -c 300000 /dev/zero | tr '\0' a | awk '{ print gsub(/(a.*z)*a/, "b") }'`,
+	`head -c 300000 /dev/zero | tr '\0' a | awk '{ print split($0, p, /(a.*z)*a/) }'`,
+	`head -c 300000 /dev/zero | tr '\0' a | awk -F '(a.*z)*a' '{ print NF }'`,
 	`seq -f '%1000000000g' 1 1`, `numfmt --padding=1000000000 1`, `numfmt --format='%1000000000f' 1`,
 	`printf 'x
 ' | fold -w 99999999999999`, `printf 'a b

@@ -29,6 +29,11 @@ var boundsShapes = []struct {
 	{"bc-unary", `printf '%s\n' "$data" | bc`, strings.Repeat("- ", 500000) + "1", ""},
 	{"awk-parens", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + "}", ""},
 	{"awk-unary", `awk "$data" </dev/null`, "BEGIN{x=" + strings.Repeat("!", 500000) + "1}", ""},
+	// A FindAll whose every search reads to the end (gsub, split, a regex FS): GoAWK's own ran
+	// for hours; routed to the stoppable matchers (awk_route.go), they end with the call.
+	{"awk-gsub-quadratic", `printf '%s\n' "$data" | awk '{ print gsub(/(a.*z)*a/, "b") }'`, strings.Repeat("a", 300000), ""},
+	{"awk-split-quadratic", `printf '%s\n' "$data" | awk '{ print split($0, p, /(a.*z)*a/) }'`, strings.Repeat("a", 300000), ""},
+	{"awk-fs-quadratic", `printf '%s\n' "$data" | awk -F '(a.*z)*a' '{ print NF }'`, strings.Repeat("a", 300000), ""},
 	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), ""},
 	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + ".", ""},
 	// A value three million levels deep (30,000 steps of 100 levels: fewer steps build it in

@@ -129,7 +129,8 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()
-	prog, err := parser.ParseProgram([]byte(rewriteAwk(src)), &parser.ParserConfig{Funcs: funcs})
+	newAwkRegex(ctx).funcs(funcs)
+	prog, err := parser.ParseProgram([]byte(rewriteAwkFS(src, awkRegexFS(vars, args))), &parser.ParserConfig{Funcs: funcs})
 	if err != nil {
 		// Report the error against the script as written.
 		if _, oerr := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: funcs}); oerr != nil {
@@ -176,6 +177,22 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 		return errorf(env, 2, "awk", "%s", msg)
 	}
 	return status
+}
+
+// awkRegexFS reports whether the command line sets FS to what may be a regular expression (more
+// than one character), with -F, -v FS= or an FS= operand.
+func awkRegexFS(vars, args []string) bool {
+	for i := 0; i+1 < len(vars); i += 2 {
+		if vars[i] == "FS" && len(vars[i+1]) > 1 {
+			return true
+		}
+	}
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "FS="); ok && len(v) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // awkIO holds one run's sandboxed files: the main input, getline sources and outputs.

@@ -105,8 +105,13 @@ func applyEdits(src string, edits []edit) string {
 
 // rewriteAwk applies the passes; each pass re-lexes the previous one's output. It
 // returns src unchanged if it cannot lex it (goawk then reports the syntax error).
-func rewriteAwk(src string) string {
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, regexPass, fmtPass} {
+func rewriteAwk(src string) string { return rewriteAwkFS(src, false) }
+
+// rewriteAwkFS is rewriteAwk for a run whose FS the command line sets to a regular expression
+// (-F, -v FS=, an FS= operand) when regexFS: routePass then adds its FS rule whatever the program.
+func rewriteAwkFS(src string, regexFS bool) string {
+	route := func(src string, toks []awkTok) []edit { return routePass(src, toks, regexFS) }
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, regexPass, fmtPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src
@@ -353,6 +358,9 @@ func regexPass(src string, toks []awkTok) []edit {
 	wrap := func(from, to int) {
 		if to <= from || to == from+1 && toks[from].tok == lexer.REGEX {
 			return // a literal: its size was bounded with the program (awkNesting)
+		}
+		if to == from+3 && toks[from].val == "__mcp_sep" {
+			return // routePass's split: the separator was checked and used by __mcp_sp
 		}
 		edits = append(edits, edit{toks[from].start, toks[from].start, "__mcp_re("}, edit{toks[to].start, toks[to].start, ")"})
 	}

@@ -92,15 +92,24 @@ func TestAwkRewrite(t *testing.T) {
 		{`{print (a > b) ? "y" : "n"}`, `{print (a > b) ? "y" : "n"}`},
 		{`{print $1 | "sort"}`, `{print $1 | "sort"}`},
 		{`{n = a / b / c}`, `{n = a / b / c}`},
-		{`/x/ { close("f") }`, `/x/ { __mcp_close("f") }`},
+		{`/x/ { close("f") }`, `(length($0) < 1048576 ? /x/ : __mcp_m($0, "x")) { __mcp_close("f") }`},
 		{`{while ((getline line < f) > 0) n++}`, `{while (__mcp_tick() && (((__mcp_getline(f) > 0 ? __mcp_one(line = __mcp_line()) : __mcp_status()) ) > 0)) n++}`},
 		// Every loop test and function entry ticks (T-DOS-7).
-		{`BEGIN { while (1) gsub(/a/, "aa", s) }`, `BEGIN { while (__mcp_tick() && (1)) gsub(/a/, "aa", s) }`},
+		{`BEGIN { while (1) gsub(/a/, "aa", s) }`, `BEGIN { while (__mcp_tick() && (1)) (length(s) <= 147 ? gsub(/a/, "aa", s) : (s = __mcp_gsub("a", "aa", s))) }`},
 		{`BEGIN { do x++; while (x < 3) }`, `BEGIN { do x++; while (__mcp_tick() && (x < 3)) }`},
 		{`BEGIN { for (i = 0; i < n; i++) s = s s }`, `BEGIN { for (i = 0; __mcp_tick() && (i < n); i++) s = s s }`},
 		{`BEGIN { for (;;) x++ }`, `BEGIN { for (; __mcp_tick() ;) x++ }`},
 		{`{ for (k in a) n++ }`, `{ for (k in a) n++ }`},
 		{`function f(x) { return f(x x) }`, `function f(x) { __mcp_tick();  return f(x x) }`},
+		// Regular expression operations go to the stoppable matchers (awk_route.go).
+		{`BEGIN { x = $1 ~ /a"b/; y = $1 $2 !~ r }`, `BEGIN { x = (length($1) < 1048576 ? $1 ~ /a"b/ : __mcp_m($1, "a\"b")) ; y = (!__mcp_m($1 $2, (r))) }`},
+		{`BEGIN { n = gsub(/\./, "&", a[i+1]) }`, `BEGIN { n = (__mcp_pk((i+1)) ? (((a[__mcp_k()] = __mcp_gsub("\\.", "&", a[__mcp_k()])) ? __mcp_pop() : __mcp_pop()) ? __mcp_n() : __mcp_n()) : 0) }`},
+		{`BEGIN { if (sub(/x/, "y")) n++ }`, `BEGIN { if ((length($0) <= 147 ? sub(/x/, "y") : (($0 = __mcp_sub("x", "y", $0)) ? __mcp_n() : __mcp_n())) ) n++ }`},
+		{`BEGIN { if (sub(r, "y")) n++; gsub(r, "z", a[1]) }`, `BEGIN { if ((($0 = __mcp_sub((r), "y", $0)) ? __mcp_n() : __mcp_n()) ) n++; (a[1] = __mcp_gsub((r), "z", a[1])) }`},
+		{`BEGIN { print match(s, e) }`, `BEGIN { print (length(s) < 1048576 ? match(s, __mcp_re(e)) : (RSTART = __mcp_mt(s, (e))) + (RLENGTH = __mcp_rl()) * 0) }`},
+		{`BEGIN { n = split(s t, a) }`, `BEGIN { n = split(__mcp_sp(s t, FS), a, __mcp_sep()) }`},
+		{`BEGIN { FS = "[,;]" } { print $1 }`, awkFSRule + `BEGIN { FS = "[,;]" } { print $1 }`},
+		{`BEGIN { FS = "[,;]"; print "x" }`, `BEGIN { FS = "[,;]"; print "x" }`},
 		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
 		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
 		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
@@ -111,6 +120,13 @@ func TestAwkRewrite(t *testing.T) {
 		if got := rewriteAwk(tc.in); got != tc.want {
 			t.Errorf("rewriteAwk(%s)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
+	}
+	// -F, -v FS= or an FS= operand of more than one character: the FS rule whatever the program.
+	if got := rewriteAwkFS(`END { print NR }`, true); got != awkFSRule+`END { print NR }` {
+		t.Errorf("rewriteAwkFS with a regex FS: %s", got)
+	}
+	if !awkRegexFS([]string{"FS", "[,;]"}, nil) || !awkRegexFS(nil, []string{"FS=ab"}) || awkRegexFS([]string{"FS", ","}, []string{"x=ab"}) {
+		t.Error("awkRegexFS")
 	}
 }
 
