@@ -1,6 +1,7 @@
 package jqorder
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -135,6 +136,13 @@ var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
 // "x" ask for 1 TiB), and before add or join joins an array's strings or arrays (whose
 // elements may all be one value); it answers nil or the error that ends the filter.
 func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
+	return GuardFunctionsContext(context.Background(), room)
+}
+
+// GuardFunctionsContext is GuardFunctions with the Go function of RegexDefs bound to ctx, the
+// run's: its searches end when ctx ends (a filter that calls a regular expression builtin is
+// compiled for each run, Guard reports it).
+func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []gojq.CompilerOption {
 	ask := func(n int64) error {
 		if room == nil || n < roomMin {
 			return nil
@@ -142,6 +150,7 @@ func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 		return room(n)
 	}
 	return []gojq.CompilerOption{
+		newRegexFunction(ctx, room),
 		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
 		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
 			if err := ask(sumBytes(v)); err != nil {
@@ -440,8 +449,11 @@ func init() {
 // alone, their bodies are guarded like the rest. The caller puts GuardDefs before the filter's
 // definitions and compiles with GuardFunctions. It reports whether the guarded filter asks
 // GuardFunctions' room (a product, a sum or an add of values not written in the filter): a
-// caller that keeps compiled filters compiles such a one with each run's room.
+// caller that keeps compiled filters compiles such a one with each run's room. It reports a
+// filter that calls a regular expression builtin too: RegexDefs' searches end with the run's
+// context (GuardFunctionsContext).
 func Guard(q *gojq.Query) (asksRoom bool) {
+	asksRoom = callsRegex(q)
 	own := map[string]bool{}
 	visitor{queryFn: func(q *gojq.Query) {
 		for _, fd := range q.FuncDefs {
