@@ -115,6 +115,7 @@ def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
 def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
 def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
+def ` + joinDef + `($sep): if ` + joinFunc + `($sep) then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 .`
 
@@ -151,6 +152,18 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 	}
 	return []gojq.CompilerOption{
 		newRegexFunction(ctx, room),
+		gojq.WithFunction(jsonRoomFunc, 0, 0, func(v any, _ []any) any {
+			if err := jsonRoom(ctx, v, room); err != nil {
+				return err
+			}
+			return v
+		}),
+		gojq.WithFunction(joinFunc, 1, 1, func(v any, args []any) any {
+			if err := ask(joinBytes(v, args[0])); err != nil {
+				return err
+			}
+			return true
+		}),
 		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
 		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
 			if err := ask(sumBytes(v)); err != nil {
@@ -465,7 +478,7 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 	}}.query(q)
 	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
 	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef) {
+		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef || t.Func.Name == joinDef) {
 			asksRoom = true
 		}
 	}}.query(q)
@@ -703,6 +716,15 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 	}
 	check := checkDef
 	switch {
+	case kind == guardSum && t.Type == gojq.TermTypeFunc && t.Func.Name == "join" && len(t.Func.Args) == 1:
+		// S as $sep | _mcpbash_join($sep) | join($sep): the separators counted too.
+		inner := *t
+		inner.SuffixList = nil
+		inner.Func = &gojq.Func{Name: t.Func.Name, Args: []*gojq.Query{call(sepVar)}}
+		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: sepVar}}, Op: gojq.OpPipe,
+			Right: &gojq.Query{Left: call(joinDef, call(sepVar)), Op: gojq.OpPipe, Right: &gojq.Query{Term: &inner}}}}
+		return
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
 		check = sumDef
 	case kind != guardInput && kind != guardAll:
