@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -68,38 +69,75 @@ var regexDefs = sync.OnceValue(func() []*gojq.FuncDef {
 var regexNames = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, fd := range regexDefs() {
-		m[fmt.Sprint(fd.Name, "/", len(fd.Args))] = true
+		m[funcKey(fd.Name, len(fd.Args))] = true
 	}
 	return m
 })
 
-// RegexDefs are the definitions of the regular expression builtins a parsed filter calls
-// (none when it calls none: compiling them costs every run that has them), to put before
-// the filter's own, after Rewrite (they are not to be rewritten) and after GuardDefs. They
-// call the Go function GuardFunctionsContext gives.
+func funcKey(name string, arity int) string { return name + "/" + strconv.Itoa(arity) }
+
+// regexNeeds are the definitions others of RegexDefs call.
+var regexNeeds = map[string]string{"sub/2": "sub/3", "gsub/2": "sub/3", "gsub/3": "sub/3"}
+
+// RegexDefs are the definitions of the regular expression builtins a parsed filter calls, and
+// only those (compiling them costs every run that has them: none when it calls none), to put
+// before the filter's own, after Rewrite (they are not to be rewritten) and after GuardDefs.
+// They call the Go function GuardFunctionsContext gives.
 func RegexDefs(q *gojq.Query) []*gojq.FuncDef {
-	if !callsRegex(q) {
+	called := calledRegex(q)
+	if len(called) == 0 {
 		return nil
 	}
-	return regexDefs()
+	for k := range called {
+		if n, ok := regexNeeds[k]; ok {
+			called[n] = true
+		}
+	}
+	var defs []*gojq.FuncDef
+	for _, fd := range regexDefs() {
+		if called[funcKey(fd.Name, len(fd.Args))] {
+			defs = append(defs, fd)
+		}
+	}
+	return defs
+}
+
+// calledRegex are the builtins of RegexDefs that q calls, by name/arity.
+func calledRegex(q *gojq.Query) map[string]bool {
+	names := regexNames()
+	var called map[string]bool
+	visitor{termFn: func(t *gojq.Term) {
+		if t.Type != gojq.TermTypeFunc || len(t.Func.Args) == 0 || len(t.Func.Args) > 3 {
+			return
+		}
+		if k := funcKey(t.Func.Name, len(t.Func.Args)); names[k] {
+			if called == nil {
+				called = map[string]bool{}
+			}
+			called[k] = true
+		}
+	}}.query(q)
+	return called
 }
 
 // callsRegex reports whether q calls one of the builtins RegexDefs define.
-func callsRegex(q *gojq.Query) bool {
-	names := regexNames()
-	found := false
-	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && !found {
-			found = names[fmt.Sprint(t.Func.Name, "/", len(t.Func.Args))]
-		}
-	}}.query(q)
-	return found
-}
+func callsRegex(q *gojq.Query) bool { return len(calledRegex(q)) > 0 }
 
-// maxCachedRegexps bounds a run's compiled expressions (gojq keeps every one it compiled).
-const maxCachedRegexps = 256
+// Compiled expressions are kept for the whole process (a Go regexp is safe for concurrent
+// use): a filter compiled for each run would otherwise compile its expressions again each
+// time. maxCachedRegexps bounds how many (gojq keeps every one a run compiled), and only
+// expressions up to maxCachedRegexpBytes are kept.
+const (
+	maxCachedRegexps     = 512
+	maxCachedRegexpBytes = 4 << 10
+)
 
 type regexKey struct{ re, flags string }
+
+var regexCache struct {
+	sync.Mutex
+	m map[regexKey]*compiledRegex
+}
 
 // compiledRegex is an expression compiled as gojq compiles it for its flags: its searcher,
 // and the probe that finds an empty match where a non-empty one ended (made when needed).
@@ -107,15 +145,13 @@ type compiledRegex struct {
 	expr   string
 	re     *regexp.Regexp
 	search *sandbox.Searcher
-	probe  *regexp.Regexp
-	probed bool
+	probe  func() *regexp.Regexp
 }
 
-// regexRun is one run's regexFunc: its context, memory and compiled expressions.
+// regexRun is one run's regexFunc: its context and memory.
 type regexRun struct {
-	ctx   context.Context
-	room  func(int64) error
-	cache map[regexKey]*compiledRegex
+	ctx  context.Context
+	room func(int64) error
 }
 
 func newRegexFunction(ctx context.Context, room func(int64) error) gojq.CompilerOption {
@@ -131,9 +167,12 @@ func newRegexFunction(ctx context.Context, room func(int64) error) gojq.Compiler
 // compile is gojq's compiling of re with flags (its flags g, i and m; i and m prefix the
 // expression, in that order, with (?i) and (?s)), bounded as the sandbox bounds a script's
 // expressions, with gojq's words for what it refuses.
-func (r *regexRun) compile(re, flags string) (*compiledRegex, error) {
+func compileRegex(re, flags string) (*compiledRegex, error) {
 	key := regexKey{re, flags}
-	if c, ok := r.cache[key]; ok {
+	regexCache.Lock()
+	c, ok := regexCache.m[key]
+	regexCache.Unlock()
+	if ok {
 		return c, nil
 	}
 	if strings.ContainsFunc(flags, func(c rune) bool { return c != 'g' && c != 'i' && c != 'm' }) {
@@ -157,11 +196,18 @@ func (r *regexRun) compile(re, flags string) (*compiledRegex, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiledRegex{expr: expr, re: cre, search: search}
-	if r.cache == nil || len(r.cache) >= maxCachedRegexps {
-		r.cache = map[regexKey]*compiledRegex{}
+	c = &compiledRegex{expr: expr, re: cre, search: search, probe: sync.OnceValue(func() *regexp.Regexp {
+		p, _ := regexp.Compile(`\A(?s:.)(?:` + expr + `)`) // as large as expr, which compiled
+		return p
+	})}
+	if len(re) <= maxCachedRegexpBytes {
+		regexCache.Lock()
+		if regexCache.m == nil || len(regexCache.m) >= maxCachedRegexps {
+			regexCache.m = map[regexKey]*compiledRegex{}
+		}
+		regexCache.m[key] = c
+		regexCache.Unlock()
 	}
-	r.cache[key] = c
 	return c, nil
 }
 
@@ -169,15 +215,12 @@ func (r *regexRun) compile(re, flags string) (*compiledRegex, error) {
 // Go's FindAll skips, as gojq finds it: one rune before offset, then the expression, anchored,
 // so that what precedes offset is seen by ^ and \b.
 func (r *regexRun) emptyMatchAt(c *compiledRegex, s string, offset int) ([]int, error) {
-	if !c.probed {
-		c.probed = true
-		c.probe, _ = regexp.Compile(`\A(?s:.)(?:` + c.expr + `)`) // as large as expr, which compiled
-	}
-	if c.probe == nil {
+	probe := c.probe()
+	if probe == nil {
 		return nil, nil
 	}
 	_, w := utf8.DecodeLastRuneInString(s[:offset])
-	x, err := sandbox.FindStringSubmatchIndex(r.ctx, c.probe, s[offset-w:])
+	x, err := sandbox.FindStringSubmatchIndex(r.ctx, probe, s[offset-w:])
 	if x == nil || err != nil || x[1] != w {
 		return nil, err
 	}
@@ -243,7 +286,7 @@ func (r *regexRun) call(v, re, flags, mode any) any {
 	if !ok1 || !ok2 || !ok3 && flags != nil {
 		return gojqMatch(v, re, flags, m == "test")
 	}
-	c, err := r.compile(rs, fs)
+	c, err := compileRegex(rs, fs)
 	if err != nil {
 		return err
 	}
