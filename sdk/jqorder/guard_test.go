@@ -34,6 +34,9 @@ var guardSeeds = []string{
 	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
 	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(if .a then .b else .c end) = 1`,
 	`. + .`, `.a + .b`, `[.[] | tostring] | add`, `add`, `.a += .a`, `.[] += 1`, `(.a, .b) += (1, 2)`, `path(. + 1)`, `try (. + error("r")) catch .`, `[(1, 2) + (10, 20)]`, `{} + .`, `null + .`, `join(",")`, `[.[] | tostring] | join(.[0] // "-")`, `path(join(","))`,
+	`[.[]? | strings | test("a")]`, `tostring | [match("(?<x>.)(y)?"; "g")]`, `tostring | gsub("(?<c>[0-9])"; "<\(.c)>")`,
+	`tostring | [scan("\\w+")]`, `tostring | sub("^"; ">"; "g")`, `tostring | split(",|:"; null)`, `tostring | capture("(?<a>.)")`,
+	`[tostring | splits("")]`, `try test(1) catch .`, `tostring | _match("."; "g"; false)`, `join(", ", "-")`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,

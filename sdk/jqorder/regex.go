@@ -22,7 +22,7 @@ import (
 // definitions of them instead (RegexDefs, put before the filter's own: a user's definition
 // is looked up before gojq's builtins), written from jq's manual over one Go function
 // (regexFunc) that is bound to the run's context and memory: it compiles through the
-// sandbox's bounded compiler, searches through sandbox.Searcher and the stoppable matchers,
+// sandbox's bounded compiler, searches through sandbox.SubmatchSearcher and the stoppable matchers,
 // and asks the run's memory before its results grow large. The results are gojq's own, errors
 // included (TestRegexMatchesGojq compares them).
 
@@ -144,7 +144,7 @@ var regexCache struct {
 type compiledRegex struct {
 	expr   string
 	re     *regexp.Regexp
-	search *sandbox.Searcher
+	search *sandbox.SubmatchSearcher
 	probe  func() *regexp.Regexp
 }
 
@@ -192,7 +192,7 @@ func compileRegex(re, flags string) (*compiledRegex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %q: %s", expr, err)
 	}
-	search, err := sandbox.NewSearcher(cre, false)
+	search, err := sandbox.NewSubmatchSearcher(cre, false)
 	if err != nil {
 		return nil, err
 	}
