@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/host/internal/registry"
 	"github.com/mcp-bash/mcp-bash/interp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Validation is what `mcp-bash validate` reports: every finding, sorted by file, and how many
@@ -102,6 +106,7 @@ func (srv *Server) Validate(ctx context.Context, fix bool) Validation {
 					`set "exec": "native" (run when MCPBASH_TOOL_ALLOWLIST names the tool), or download over https with mcp_download_safe`)
 			}
 			findings = append(findings, plan.Findings...)
+			findings = append(findings, srv.schemaFindings(tool)...)
 		}
 		if page.NextCursor == "" {
 			break
@@ -202,4 +207,66 @@ func hasShebang(path string) bool {
 	b := make([]byte, 2)
 	n, _ := io.ReadFull(f, b)
 	return n == 2 && string(b) == "#!"
+}
+
+// schemaFindings reports a tool's inputSchema or outputSchema that does not compile: the server
+// lists the tool, but every call of it answers "invalid inputSchema" (or a protocol error for
+// the output), so validate says so before a client does.
+func (srv *Server) schemaFindings(tool *registry.Tool) []interp.Finding {
+	p := srv.planOf(tool)
+	var out []interp.Finding
+	for _, s := range []struct {
+		field string
+		plan  *schemaPlan
+	}{{"inputSchema", p.input}, {"outputSchema", p.output}} {
+		if s.plan == nil || s.plan.err == nil {
+			continue
+		}
+		out = append(out, interp.Finding{File: toolMetaFile(tool.Abs), Severity: "error", Kind: "schema",
+			Message:    s.field + " is not a valid JSON Schema (every call of the tool fails): " + schemaProblem(s.plan.err),
+			Suggestion: "correct " + strconv.Quote(s.field) + " (JSON Schema 2020-12 unless \"$schema\" names another draft)"})
+	}
+	return out
+}
+
+// toolMetaFile is the metadata file of the tool script at abs: tools/<dir>/tool.meta.json
+// beside a tool.* script, else <stem>.meta.json beside it, else the script itself (metadata
+// in its header).
+func toolMetaFile(abs string) string {
+	dir, base := filepath.Split(abs)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	for _, c := range []string{stem + ".meta.json", "tool.meta.json"} {
+		if c == "tool.meta.json" && stem != "tool" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, c)); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(dir, c)
+		}
+	}
+	return abs
+}
+
+// schemaProblem words why a schema does not compile: where it breaks its draft's metaschema
+// (the violations' own words, as call results give them), else the compiler's error.
+func schemaProblem(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &sve) || !errors.As(sve.Err, &ve) {
+		return strings.Join(strings.Fields(err.Error()), " ")
+	}
+	// The leaves of the error tree say what is wrong where; the inner nodes only that a
+	// combinator failed.
+	en := message.NewPrinter(language.English)
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, "/"+strings.Join(e.InstanceLocation, "/")+": "+e.ErrorKind.LocalizedString(en))
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(dedupe(leaves), "; ")
 }

@@ -348,9 +348,18 @@ func resolveStatic(name string, funcs map[string]bool, allowed []string) string 
 	return ""
 }
 
-// FormatFinding renders a finding as "file:line:col: severity: message (fix)".
+// FormatFinding renders a finding as "file:line:col: severity: message (fix)"; a finding about
+// a whole file (line 0) as "file: severity: message", a line without a column as "file:line:".
 func FormatFinding(f Finding) string {
-	s := fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Col, f.Severity, f.Message)
+	var s string
+	switch {
+	case f.Line <= 0:
+		s = fmt.Sprintf("%s: %s: %s", f.File, f.Severity, f.Message)
+	case f.Col <= 0:
+		s = fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Severity, f.Message)
+	default:
+		s = fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Col, f.Severity, f.Message)
+	}
 	if f.Suggestion != "" {
 		s += "\n    fix: " + f.Suggestion
 	}

@@ -249,12 +249,12 @@ func TestValidateOriginalMetaChecks(t *testing.T) {
 	})
 	out, _, code := runCLI(t, dir, nil, "validate")
 	for _, want := range []string{
-		`tools/no-name/tool.meta.json:1:0: error: missing required "name"`,
+		`tools/no-name/tool.meta.json:1: error: missing required "name"`,
 		`fix: add "name": "no-name" (until then the tool is served as "tool")`,
-		`tools/zz/tool.meta.json:1:0: error: missing required "name"`,
-		`tools/zz/tool.sh:0:0: warning: duplicate tool name "tool" (calls run ` + filepath.Join(dir, "tools", "no-name", "tool.sh") + `)`,
-		`tools/mismatch/tool.meta.json:1:0: warning: directory name does not match tool.meta.json name "other-name"`,
-		`tools/no-shebang/tool.sh:0:0: warning: missing shebang`,
+		`tools/zz/tool.meta.json:1: error: missing required "name"`,
+		`tools/zz/tool.sh: warning: duplicate tool name "tool" (calls run ` + filepath.Join(dir, "tools", "no-name", "tool.sh") + `)`,
+		`tools/mismatch/tool.meta.json:1: warning: directory name does not match tool.meta.json name "other-name"`,
+		`tools/no-shebang/tool.sh: warning: missing shebang`,
 		"3 tool(s) checked",
 	} {
 		if !strings.Contains(out, want) {

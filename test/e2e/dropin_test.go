@@ -308,6 +308,9 @@ func TestValidateBrokenMetadata(t *testing.T) {
 		"tools/broken_meta/tool.meta.json": "{\"name\": \"broken_meta\",\n \"description\": \"x\",\n}\n",
 		"tools/badtypes/tool.sh":           "#!/usr/bin/env bash\necho hi\n",
 		"tools/badtypes/tool.meta.json":    "{\"name\": \"badtypes\",\n \"description\": 5,\n \"inputSchema\": {\"type\": \"objekt\", \"properties\": []}}\n",
+		// Well-typed fields whose schemas break their metaschema: every call would fail.
+		"tools/badschema/tool.sh":        "#!/usr/bin/env bash\necho hi\n",
+		"tools/badschema/tool.meta.json": `{"name": "badschema", "description": "x", "inputSchema": {"type": "object", "properties": {"n": {"type": "strin"}}}, "outputSchema": {"type": "object", "minProperties": "x"}}`,
 	})
 	out, errOut, code := runCLI(t, dir, nil, "validate")
 	for _, want := range []string{
@@ -315,7 +318,9 @@ func TestValidateBrokenMetadata(t *testing.T) {
 		"tools/badtypes/tool.meta.json:2:2: error: \"description\" must be a string, not a number\n    fix: write \"description\": \"...\"",
 		"tools/badtypes/tool.meta.json:3:2: error: inputSchema.type must be \"object\", not \"objekt\"",
 		"tools/badtypes/tool.meta.json:3:2: error: inputSchema.properties must be an object (one schema per argument), not an array",
-		"4 error(s)",
+		"tools/badschema/tool.meta.json: error: inputSchema is not a valid JSON Schema (every call of the tool fails): /properties/n/type: value must be one of",
+		"tools/badschema/tool.meta.json: error: outputSchema is not a valid JSON Schema (every call of the tool fails): /minProperties: got string, want integer",
+		"6 error(s)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("validate lacks %q:\n%s", want, out)
