@@ -115,7 +115,6 @@ def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
 def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
 def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
-def ` + joinDef + `($sep): if ` + joinFunc + `($sep) then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 .`
 
@@ -478,7 +477,7 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 	}}.query(q)
 	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
 	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef || t.Func.Name == joinDef) {
+		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef || t.Func.Name == joinFunc) {
 			asksRoom = true
 		}
 	}}.query(q)
@@ -717,13 +716,15 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 	check := checkDef
 	switch {
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && t.Func.Name == "join" && len(t.Func.Args) == 1:
-		// S as $sep | _mcpbash_join($sep) | join($sep): the separators counted too.
+		// S as $sep | if joinFunc($sep) then join($sep) else empty end: the separators
+		// counted too (no definition: every filter compiled per run would compile it).
 		inner := *t
 		inner.SuffixList = nil
 		inner.Func = &gojq.Func{Name: t.Func.Name, Args: []*gojq.Query{call(sepVar)}}
+		checked := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIf, If: &gojq.If{
+			Cond: call(joinFunc, call(sepVar)), Then: &gojq.Query{Term: &inner}, Else: call("empty")}}}
 		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
-			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: sepVar}}, Op: gojq.OpPipe,
-			Right: &gojq.Query{Left: call(joinDef, call(sepVar)), Op: gojq.OpPipe, Right: &gojq.Query{Term: &inner}}}}
+			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: sepVar}}, Op: gojq.OpPipe, Right: checked}}
 		return
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
 		check = sumDef

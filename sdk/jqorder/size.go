@@ -19,10 +19,10 @@ import (
 // once what Printer.Marshal makes of it fits the call's memory.
 const jsonRoomFunc = "_mcpbash_json_room"
 
-// joinDef and joinFunc check join's result: `join(S)` is guarded as
-// `S as $sep | _mcpbash_join($sep) | join($sep)` (S runs once, before join, as in gojq).
+// joinFunc checks join's result: `join(S)` is guarded as
+// `S as $sep | if _mcpbash_join_ok($sep) then join($sep) else empty end` (S runs once, before
+// join, as in gojq).
 const (
-	joinDef  = "_mcpbash_join"
 	joinFunc = "_mcpbash_join_ok"
 	sepVar   = "$__mcpbash_sep"
 )
