@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -189,8 +190,11 @@ func (ex *exchange) writeJSON() {
 	if ex.gone {
 		return
 	}
-	rc := http.NewResponseController(ex.w)
-	_ = rc.SetWriteDeadline(time.Now().Add(sse.WriteTimeout))
+	// The answer says its length: net/http would send one of more than 2 KB chunked. It
+	// stays in net/http's buffer until end flushes it, once the requests' work has returned
+	// what it held (end).
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	_ = http.NewResponseController(ex.w).SetWriteDeadline(time.Now().Add(sse.WriteTimeout))
 	ex.w.WriteHeader(status)
 	_, _ = ex.w.Write(body)
 }
@@ -284,6 +288,15 @@ func (ex *exchange) end() {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	switch ex.mode {
+	case modeJSON:
+		// The answer goes out now, before the handler's own end (the exchange's bookkeeping,
+		// net/http's end of the request), which then runs while the client reads it. Not
+		// earlier, in writeJSON: by now the calls have given back their slots, admission
+		// tickets and ids, so a client that sends its next request the moment it has the
+		// answer finds them free, as it did when net/http wrote the answer after the handler.
+		if !ex.gone {
+			_ = http.NewResponseController(ex.w).Flush()
+		}
 	case modeUndecided:
 		if !ex.gone {
 			if len(ex.collected) > 0 {

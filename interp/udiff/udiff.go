@@ -229,10 +229,16 @@ type Text struct {
 	NoEOL  bool
 }
 
-// WriteLines writes t's lines lo..hi, each after prefix, noting a missing final newline.
+// WriteLines writes t's lines lo..hi, each after prefix, noting a missing final newline. It
+// stops at the writer's first error (a failed writer keeps it), so a long output to a reader
+// that went away, or of a call that ended, is not formatted to its end.
 func WriteLines(w *bufio.Writer, prefix string, t *Text, lo, hi int) {
 	for i := lo; i < hi; i++ {
-		w.WriteString(prefix + t.Lines[i] + "\n")
+		w.WriteString(prefix)
+		w.WriteString(t.Lines[i])
+		if err := w.WriteByte('\n'); err != nil {
+			return
+		}
 		if i == len(t.Lines)-1 && t.NoEOL {
 			w.WriteString("\\ No newline at end of file\n")
 		}

@@ -60,6 +60,12 @@ var boundsShapes = []struct {
 	{"param-replace", `s=$(printf "%100000s" ""); x=${s// /$s}; echo ${#x}`, "", ""},
 	{"cmdsubst-endless", `x=$(cat /dev/zero); echo ${#x}`, "", ""},
 	{"arith-long", `echo $(( $data ))`, strings.Repeat("1+", 400000) + "1", ""},
+	// Found in the 2026-12-02 session: word splitting of a long value (millions of fields), a
+	// substitution that multiplies its input, and a long diff ran to their end.
+	{"split-fields", `set -- $data; echo $#`, strings.Repeat("a ", 2500000), ""},
+	{"split-array", `a=($data); echo ${#a[@]}`, strings.Repeat("a ", 2500000), ""},
+	{"envsubst-repeats", `export X=$(head -c 1000000 /dev/zero | tr '\0' a); yes '$X' | head -n 1000000 | envsubst | wc -c`, "", ""},
+	{"diff-output", `seq 1 2 8000000 > "$TMPDIR/a"; seq 2 2 8000000 > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, "", ""},
 }
 
 // TestBoundsEndOnTime (T-DOS-12, issue 27): in either isolation mode, none of boundsShapes ends

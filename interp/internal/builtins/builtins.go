@@ -122,6 +122,21 @@ type ctxReader = sandbox.CtxReader
 
 func ctxRead(ctx context.Context, r io.Reader) ctxReader { return ctxReader{Ctx: ctx, R: r} }
 
+// ctxWriter fails its writes once ctx has ended: a utility that formats a long output from
+// what it holds (diff's millions of lines) stops with the call, since a bufio.Writer over it
+// keeps the error and its writers stop at the first.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
 func init() {
 	register("cat", cat)
 	register("sleep", sleep)

@@ -83,7 +83,11 @@ func column(ctx context.Context, env *Env, argv []string) int {
 	}
 	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
-	for _, cells := range rows {
+	for n, cells := range rows {
+		// The call's end, or a reader that went away, ends the table (its rows are many).
+		if n&1023 == 0 && (ctx.Err() != nil || w.Flush() != nil) {
+			return 1
+		}
 		for i := range widths {
 			c := ""
 			if i < len(cells) {

@@ -301,6 +301,22 @@ func strftimeTo(ctx context.Context, w io.Writer, t time.Time, f string) error {
 		if _, err := io.WriteString(w, f[lit:i]); err != nil {
 			return err
 		}
+		if f[j] == 'N' && width > 9 {
+			// GNU pads nanoseconds on the right, with zeros (or spaces with _; - pads none).
+			if _, err := io.WriteString(w, fmt.Sprintf("%09d", t.Nanosecond())); err != nil {
+				return err
+			}
+			if pad := byte('0'); !strings.Contains(flags, "-") {
+				if strings.Contains(flags, "_") {
+					pad = ' '
+				}
+				if err := writeFill(ctx, w, pad, width-9); err != nil {
+					return err
+				}
+			}
+			i, lit = j, j+1
+			continue
+		}
 		body, pad, n := strftimeField(t, f[j], flags, width, colons)
 		if n > len(body) {
 			if err := writeFill(ctx, w, pad, n-len(body)); err != nil {

@@ -91,7 +91,7 @@ func diff(ctx context.Context, env *Env, argv []string) int {
 		}
 		return 0
 	}
-	w := bufio.NewWriter(env.Stdout)
+	w := bufio.NewWriter(ctxWriter{ctx, env.Stdout})
 	defer w.Flush()
 	switch {
 	case fl.has("q"):
@@ -230,6 +230,9 @@ func rangeNormal(lo, hi int) string {
 
 func writeNormal(w *bufio.Writer, a, b *diffFile, hunks []udiff.Change) {
 	for _, c := range hunks {
+		if _, err := w.Write(nil); err != nil {
+			return // the writer failed (the call ended, or its reader went away): it keeps its error
+		}
 		switch {
 		case c.B0 == c.B1:
 			fmt.Fprintf(w, "%sd%d\n", rangeNormal(c.A0, c.A1), c.B0)

@@ -21,6 +21,8 @@ func TestDate(t *testing.T) {
 		{argv: []string{"date", "+%Y-%m-%dT%H:%M:%S"}, want: "2026-11-23T07:08:09\n"},
 		{argv: []string{"date", "-u", "-d", "@0", "+%s %F"}, want: "0 1970-01-01\n"},
 		{argv: []string{"date", "-d", "@1700000000.5", "+%s.%3N"}, want: "1700000000.500\n"},
+		// GNU pads %N past nine digits on the right (the sandbox printed nine digits).
+		{argv: []string{"date", "-d", "@1.123456789", "+[%12N][%_12N][%-12N][%012N][%10N][%-3N][%_N]"}, want: "[123456789000][123456789   ][123456789][123456789000][1234567890][123][123456789]\n"},
 		{argv: []string{"date", "-Iseconds"}, want: "2026-11-23T07:08:09+00:00\n"},
 		{argv: []string{"date", "-I"}, want: "2026-11-23\n"},
 		{argv: []string{"date", "-Ins"}, want: "2026-11-23T07:08:09,000000000+00:00\n"},
@@ -34,7 +36,7 @@ func TestDate(t *testing.T) {
 		{argv: []string{"date", "-d", "2 days ago", "+%F"}, want: "2026-11-21\n"},
 		{argv: []string{"date", "-d", "2024-01-31 +1 month", "+%F"}, want: "2024-03-02\n"},
 		{argv: []string{"date", "-d", "next week", "+%F"}, want: "2026-11-30\n"},
-		{argv: []string{"date", "+%%|%n|%t|%^a|%#Z|%:z|%10N"}, want: "%|\n|\t|MON|utc|+00:00|000000000\n"},
+		{argv: []string{"date", "+%%|%n|%t|%^a|%#Z|%:z|%10N"}, want: "%|\n|\t|MON|utc|+00:00|0000000000\n"},
 		{argv: []string{"date", "+%010a|%_10Y|%-10Y|%10a|%^10a|%12Y|x%"}, want: "0000000Mon|      2026|2026|       Mon|       MON|000000002026|x%\n"},
 		{tz: "Asia/Tokyo", argv: []string{"date", "+%H %Z %z"}, want: "16 JST +0900\n"},
 		{tz: "Asia/Tokyo", argv: []string{"date", "-u", "+%H %Z"}, want: "07 UTC\n"},

@@ -55,22 +55,35 @@ func envsubst(ctx context.Context, env *Env, argv []string) int {
 	if err != nil {
 		return errorf(env, 1, "envsubst", "standard input: %s", describe(err))
 	}
+	// The output streams: a large variable referenced many times makes far more than the input
+	// (a megabyte times a million references), so nothing of it is held, and the call's end
+	// and a reader that went away are checked as it grows.
 	s := string(data)
-	var b strings.Builder
+	w := bufio.NewWriter(env.Stdout)
+	written := 0
 	for i := 0; i < len(s); i++ {
+		if written >= 1<<16 {
+			if written = 0; ctx.Err() != nil || w.Flush() != nil {
+				return 1
+			}
+		}
 		if s[i] != '$' {
-			b.WriteByte(s[i])
+			w.WriteByte(s[i])
+			written++
 			continue
 		}
 		name, end := envsubstRef(s, i)
 		if name == "" || (only != nil && !only[name]) {
-			b.WriteByte('$')
+			w.WriteByte('$')
+			written++
 			continue
 		}
-		b.WriteString(vars[name])
+		v := vars[name]
+		w.WriteString(v)
+		written += len(v) + 1
 		i = end - 1
 	}
-	if _, err := io.WriteString(env.Stdout, b.String()); err != nil {
+	if w.Flush() != nil {
 		return 1
 	}
 	return 0

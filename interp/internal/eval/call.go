@@ -240,6 +240,10 @@ func (r *Runner) assignSubscript(as *syntax.Assign, assoc bool) (string, error) 
 }
 
 // arrayItems expands the elements of a=(...).
+// arrayItemCost is what one element of an array literal costs while it is assigned (its
+// arrayItem), charged with the command's expansion.
+const arrayItemCost = 80
+
 func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) ([]arrayItem, error) {
 	v, _, _ := r.lookupVar(name)
 	isAssoc := assocDecl || v.attrs&attrAssoc != 0
@@ -258,6 +262,10 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 				loose = append(loose, fs...)
 				continue
 			}
+			if err := r.chargeExpansion(int64(len(fs)) * arrayItemCost); err != nil {
+				return nil, err
+			}
+			items = slices.Grow(items, len(fs))
 			for _, f := range fs {
 				items = append(items, arrayItem{val: f})
 			}

@@ -99,6 +99,8 @@ func TestLimits(t *testing.T) {
 		{"subshell nesting", `f() { ( f ); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
 		{"command substitution nesting", `f() { echo $(f); }; f`, eval.Limits{MaxCallDepth: 100}, eval.LimitDepth},
 		{"source recursion", `echo 'source ./s.sh' > s.sh; source ./s.sh`, eval.Limits{MaxCallDepth: 50}, eval.LimitDepth},
+		// bash overflows its stack here; every level held memory until the call's timeout.
+		{"trap signalling its own shell", `trap 'kill -USR1 $$' USR1; kill -USR1 $$`, eval.Limits{MaxCallDepth: 50}, eval.LimitDepth},
 		{"deep recursion default limit", `f() { f; }; f`, eval.Limits{}, eval.LimitDepth},
 		{"commands", `while :; do :; done`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
 		{"commands in trap", `trap 'while :; do :; done' EXIT`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
@@ -250,24 +252,49 @@ func TestBraceChargesRealBytes(t *testing.T) {
 		`: {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}{w,x}{y,z}{1,2}{3,4}{5,6}`,
 		`: {0001..100000}`,
 	} {
-		t.Run(script, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			if _, _, _, err := runScript(t, script, runOpts{}); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			real := int64(after.TotalAlloc - before.TotalAlloc)
-			_, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: real / 2}})
-			var le *eval.LimitError
-			if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
-				t.Errorf("with a limit of half the %d bytes it allocates: %v, want the memory limit", real, err)
-			}
-			if _, _, _, err := runScript(t, script, runOpts{limits: eval.Limits{MaxMemory: 2 * real}}); err != nil {
-				t.Errorf("with a limit of twice the %d bytes it allocates: %v", real, err)
-			}
-		})
+		t.Run(script, func(t *testing.T) { checkChargesRealBytes(t, "", script) })
+	}
+}
+
+// TestSplitChargesRealBytes: word splitting charges the fields it makes, not only the text it
+// splits (a 14 MB value of 7 million fields grew the server by a gigabyte against a 128 MiB
+// budget, and split to its end after the call's timeout).
+func TestSplitChargesRealBytes(t *testing.T) {
+	const setup = `x=$(printf '%0200000d' 0); x=${x//0/a }; `
+	// (What a loop over the fields allocates per iteration is garbage, not held: not charged.)
+	for _, script := range []string{`set -- $x`, `a=($x)`, `: $x`, `a=(); a+=($x)`} {
+		t.Run(script, func(t *testing.T) { checkChargesRealBytes(t, setup, script) })
+	}
+}
+
+// checkChargesRealBytes measures the bytes script allocates (after setup) and runs it with a
+// memory limit of half of them, which it must reach, and of twice as many, which must do.
+func checkChargesRealBytes(t *testing.T, setup, script string) {
+	t.Helper()
+	var before, after runtime.MemStats
+	if _, _, _, err := runScript(t, setup, runOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, _, _, err := runScript(t, setup+script, runOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	real := int64(after.TotalAlloc - before.TotalAlloc)
+	runtime.ReadMemStats(&before)
+	if _, _, _, err := runScript(t, setup, runOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	real -= int64(after.TotalAlloc - before.TotalAlloc) // what setup alone allocates
+	_, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: real / 2}})
+	var le *eval.LimitError
+	if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+		t.Errorf("with a limit of half the %d bytes it allocates: %v, want the memory limit", real, err)
+	}
+	if _, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: 2*real + 4<<20}}); err != nil {
+		t.Errorf("with a limit of twice the %d bytes it allocates: %v", real, err)
 	}
 }
 
@@ -385,4 +412,20 @@ func TestCondSyntaxErrorsInBashWords(t *testing.T) {
 		t.Errorf("eval of a [[ ]] syntax error on its second line: out %q, stderr %q, status %d, err %v; want a, %q, 2", out, errOut, st, err, want)
 	}
 	checkBash(t, bash, script, "a\n", want, 2)
+}
+
+// TestPatternSubjectCharged: a pattern match decodes its subject into characters and their
+// offsets (17 bytes a byte), charged before it runs: [[ $x == *a*b* ]] over 20 MB held 400 MB.
+func TestPatternSubjectCharged(t *testing.T) {
+	const setup = `x=$(printf '%01000000d' 0); `
+	for _, script := range []string{`[[ $x == *1* ]]`, `case $x in *1*) ;; esac`, `: ${x#*1}`, `: ${x%%1*}`, `: ${x/#*1/}`, `: ${x/%1*/}`} {
+		_, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: 8 << 20}})
+		var le *eval.LimitError
+		if !errors.As(err, &le) || le.Kind != eval.LimitMemory {
+			t.Errorf("%s over 1 MB with 8 MiB: %v, want the memory limit", script, err)
+		}
+		if _, _, _, err := runScript(t, setup+script, runOpts{limits: eval.Limits{MaxMemory: 32 << 20}}); err != nil {
+			t.Errorf("%s over 1 MB with 32 MiB: %v", script, err)
+		}
+	}
 }

@@ -139,6 +139,11 @@ type expander struct {
 
 func (e *expander) emit(force bool) {
 	if e.cur.exists || force {
+		if len(e.fields) == cap(e.fields) && len(e.fields) >= 256 {
+			// Doubling, not append's 1.25 for large slices: a split into millions of fields
+			// would otherwise copy them about five times over.
+			e.fields = append(make([]fieldB, 0, 2*len(e.fields)), e.fields...)
+		}
 		e.fields = append(e.fields, e.cur)
 	}
 	e.cur = fieldB{}
@@ -175,8 +180,7 @@ func (e *expander) value(s string, quoted bool) error {
 		return nil
 	}
 	if e.mode == modeFields {
-		e.split(s)
-		return nil
+		return e.split(s)
 	}
 	if s != "" {
 		e.cur.add(s, false)
@@ -187,15 +191,35 @@ func (e *expander) value(s string, quoted bool) error {
 	return nil
 }
 
-// split applies IFS word splitting to an unquoted expansion result.
-func (e *expander) split(v string) {
+// fieldCost is what one field of a split costs beyond its text (which value charged): its
+// builder and segment while expanding, and its string header in the command's words.
+const fieldCost = 96
+
+// splitCheck is how many fields a split makes between two charges and checks of the call's
+// end: a long value splits into millions of fields (a 20 MB $(cat file) into 3 million).
+const splitCheck = 1024
+
+// split applies IFS word splitting to an unquoted expansion result. The fields it makes are
+// charged as they are made, and the call's end is checked: splitting a value of tens of
+// megabytes takes seconds.
+func (e *expander) split(v string) error {
 	ifs := e.r.ifsValue()
 	if ifs == "" {
 		if v != "" {
 			e.cur.add(v, false)
 			e.markGlob(v)
 		}
-		return
+		return nil
+	}
+	made := 0
+	check := func() error {
+		if made++; made%splitCheck != 0 {
+			return nil
+		}
+		if err := e.r.checkCtx(); err != nil {
+			return err
+		}
+		return e.account(splitCheck * fieldCost)
 	}
 	// A character is read whole (IFS may hold multibyte characters), but a field is a slice of
 	// v: its bytes stay as they were, invalid UTF-8 included.
@@ -231,6 +255,9 @@ func (e *expander) split(v string) {
 				j = skipWS(next(j))
 			}
 			e.emit(force)
+			if err := check(); err != nil {
+				return err
+			}
 			i = j
 			continue
 		}
@@ -242,6 +269,7 @@ func (e *expander) split(v string) {
 		e.markGlob(v[i:j])
 		i = j
 	}
+	return nil
 }
 
 func (e *expander) markGlob(s string) {
@@ -254,7 +282,7 @@ func (e *expander) markGlob(s string) {
 func (e *expander) list(vals []string, quoted, star bool) error {
 	n := 0
 	for _, v := range vals {
-		n += len(v) + 1
+		n += len(v) + 1 + fieldCost // each element may become a field
 	}
 	if err := e.account(n); err != nil {
 		return err
@@ -305,8 +333,7 @@ func (e *expander) list(vals []string, quoted, star bool) error {
 		}
 		return nil
 	}
-	e.split(strings.Join(vals, e.r.ifsJoin()))
-	return nil
+	return e.split(strings.Join(vals, e.r.ifsJoin()))
 }
 
 // ifsValue is the current IFS (default when unset).
@@ -606,7 +633,8 @@ func assignLike(w *syntax.Word) bool {
 
 // splitLit adds unquoted literal text that undergoes word splitting (the operand of
 // ${x:-word} outside double quotes): backslash-escaped characters do not split.
-func (e *expander) splitLit(s string) { e.backslashed(s, e.split) }
+// splitLit splits literal text of the script, bounded by the script's size (no charge).
+func (e *expander) splitLit(s string) { e.backslashed(s, func(t string) { _ = e.split(t) }) }
 
 // unquotedLit adds unquoted literal text: a backslash quotes the next character.
 func (e *expander) unquotedLit(s string) {

@@ -908,9 +908,13 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 	if err != nil {
 		return s, nil
 	}
+	sp, err := r.stopping(p, s)
+	if err != nil {
+		return "", err
+	}
 	switch anchor {
 	case '#':
-		end, ok, err := p.MatchAt(s, 0)
+		end, ok, err := sp.MatchAt(s, 0)
 		if err != nil {
 			r.patErr(pat, err)
 		}
@@ -923,7 +927,7 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		}
 		return w + s[end:], nil
 	case '%':
-		start, ok, err := p.MatchEnd(s)
+		start, ok, err := sp.MatchEnd(s)
 		if err != nil {
 			r.patErr(pat, err)
 		}

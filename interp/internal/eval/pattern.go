@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/pattern"
@@ -48,8 +49,31 @@ func (r *Runner) compile(pat string, opts pattern.Options) (*pattern.Pattern, er
 }
 
 func (r *Runner) patErr(pat string, err error) error {
+	if errors.Is(err, pattern.ErrStopped) {
+		// The call ended while the match ran: the run ends as a cancelled one, not refused.
+		if cerr := r.checkCtx(); cerr != nil {
+			return cerr
+		}
+		return &shError{flow: flowAbort, status: 1}
+	}
 	return r.fatal(&RefusalError{Refusal: Refusal{File: r.cur.name, Line: r.lineno,
 		Construct: "the pattern " + pat + " (" + err.Error() + ")", Fix: DefaultFix}})
+}
+
+// stopping is p's matches over s, stopped when the call ends; a long subject's decoding is
+// charged first (it is given back at once: the match holds it only while it runs).
+func (r *Runner) stopping(p *pattern.Pattern, s string) (pattern.Stopping, error) {
+	if len(s) >= 1<<16 {
+		n := pattern.SubjectBytes(len(s))
+		if err := r.charge(n); err != nil {
+			return pattern.Stopping{}, err
+		}
+		_ = r.charge(-n)
+	}
+	if r.stopMatch == nil {
+		r.stopMatch = func() bool { return r.ctx.Err() != nil }
+	}
+	return p.Stopping(r.stopMatch), nil
 }
 
 // matchPattern reports whether the whole of s matches pat.
@@ -63,7 +87,11 @@ func (r *Runner) matchPatternErr(pat, s string, nocase bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ok, err := p.Match(s)
+	sp, err := r.stopping(p, s)
+	if err != nil {
+		return false, err
+	}
+	ok, err := sp.Match(s)
 	if err != nil {
 		return false, r.patErr(pat, err)
 	}
@@ -77,7 +105,11 @@ func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
 	if err != nil {
 		return 0
 	}
-	end, ok, err := p.Prefix(s, longest)
+	sp, err := r.stopping(p, s)
+	if err != nil {
+		return 0
+	}
+	end, ok, err := sp.Prefix(s, longest)
 	if err != nil {
 		r.patErr(pat, err)
 		return 0
@@ -95,7 +127,11 @@ func (r *Runner) suffixMatch(pat, s string, longest, nocase bool) int {
 	if err != nil {
 		return len(s)
 	}
-	start, ok, err := p.Suffix(s, longest)
+	sp, err := r.stopping(p, s)
+	if err != nil {
+		return len(s)
+	}
+	start, ok, err := sp.Suffix(s, longest)
 	if err != nil {
 		r.patErr(pat, err)
 		return len(s)

@@ -178,9 +178,11 @@ type frame struct {
 
 // Runner is one shell: the main shell of a Run, or a subshell.
 type Runner struct {
-	c   *call
-	id  uint64
-	ctx context.Context
+	// stopMatch asks whether the run's context ended, for pattern matches (made on first use).
+	stopMatch func() bool
+	c         *call
+	id        uint64
+	ctx       context.Context
 
 	scopes  []*scope
 	funcs   *funcTable

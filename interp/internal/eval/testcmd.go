@@ -102,7 +102,11 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			m, err := p.Match(left)
+			sp, err := r.stopping(p, left)
+			if err != nil {
+				return false, err
+			}
+			m, err := sp.Match(left)
 			if err != nil {
 				return false, r.patErr(pb.String(), err)
 			}

@@ -239,12 +239,19 @@ func (r *Runner) runTrapString(action string) {
 			return
 		}
 	}
+	// A trap that signals its own shell runs inside itself, as in bash (where it overflows the
+	// stack): each level counts against MaxCallDepth, so it ends at the depth limit.
+	if err := r.enter(); err != nil {
+		r.status = r.raise(err)
+		return
+	}
 	savedSrc := r.cur
 	r.cur = src
 	r.inTrap++
 	r.stmtsRead(stmts)
 	r.inTrap--
 	r.cur = savedSrc
+	r.leave()
 	if r.flow == flowNone || r.flow == flowDiscard {
 		r.flow = flowNone
 		r.status = saved

@@ -741,6 +741,11 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 			}
 		}
 		v.attrs |= attrArray
+		if arr.keys == nil {
+			// One allocation for a long list (a=($x) of millions of words), not append's
+			// copies of it; each element is charged as it is set.
+			arr.vals = slices.Grow(arr.vals, len(items))
+		}
 		next := arr.max() + 1
 		stored := false
 		for _, it := range items {

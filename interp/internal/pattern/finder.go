@@ -87,8 +87,9 @@ func (f *Finder) preHolds(k int) bool {
 
 func (f *Finder) pre1(k int) bool {
 	f.preRuns++
-	sub := newSubject(f.s[f.sub.off[k]:], f.pre.opts, false)
-	sub.stop = f.Stop
+	// The rest of the subject, as a view of its decoded characters (decoding it again for each
+	// of the bisection's questions copied a long subject many times over).
+	sub := &subject{r: f.sub.r[k:], off: f.sub.off[k:], opts: f.pre.opts, max: f.sub.max, stop: f.Stop}
 	ends := sub.run(f.pre.fwd, 0, false)
 	return ends[len(sub.r)]
 }

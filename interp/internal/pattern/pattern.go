@@ -357,6 +357,9 @@ func newSubject(s string, opts Options, rev bool) *subject {
 	if sub.max <= 0 {
 		sub.max = DefaultMaxSteps
 	}
+	// One allocation each (a subject has at most len(s) characters): appending to them grew a
+	// long subject's arrays by copies several times their size.
+	sub.r, sub.off = make([]rune, 0, len(s)), make([]int, 0, len(s)+1)
 	for i := 0; i < len(s); {
 		r, n := decode(s, i, opts.Bytes)
 		sub.r = append(sub.r, r)
@@ -570,9 +573,48 @@ func catch(err *error) {
 }
 
 // Match reports whether the whole of s matches.
-func (p *Pattern) Match(s string) (ok bool, err error) {
+func (p *Pattern) Match(s string) (ok bool, err error) { return p.match(s, nil) }
+
+// SubjectBytes is what matching a subject of n bytes allocates at most (its characters, their
+// offsets and the match's ends), for a caller that charges it first.
+func SubjectBytes(n int) int64 { return int64(n) * 17 }
+
+// Stopping returns p's matches that ask stop now and then whether their caller has ended
+// (a match over a long subject, or with many steps, takes seconds); a match then ends with
+// ErrStopped.
+func (p *Pattern) Stopping(stop func() bool) Stopping { return Stopping{p, stop} }
+
+// Stopping is a pattern whose matches can be stopped (Pattern.Stopping).
+type Stopping struct {
+	p    *Pattern
+	stop func() bool
+}
+
+// Match is Pattern.Match, stoppable.
+func (s Stopping) Match(subject string) (bool, error) { return s.p.match(subject, s.stop) }
+
+// Prefix is Pattern.Prefix, stoppable.
+func (s Stopping) Prefix(subject string, longest bool) (int, bool, error) {
+	return s.p.prefix(subject, longest, s.stop)
+}
+
+// Suffix is Pattern.Suffix, stoppable.
+func (s Stopping) Suffix(subject string, longest bool) (int, bool, error) {
+	return s.p.suffix(subject, longest, s.stop)
+}
+
+// MatchAt is Pattern.MatchAt, stoppable.
+func (s Stopping) MatchAt(subject string, from int) (int, bool, error) {
+	return s.p.matchAt(subject, from, s.stop)
+}
+
+// MatchEnd is Pattern.MatchEnd, stoppable.
+func (s Stopping) MatchEnd(subject string) (int, bool, error) { return s.p.matchEnd(subject, s.stop) }
+
+func (p *Pattern) match(s string, stop func() bool) (ok bool, err error) {
 	defer catch(&err)
 	sub := newSubject(s, p.opts, false)
+	sub.stop = stop
 	ends := sub.run(p.fwd, 0, false)
 	return ends[len(sub.r)], nil
 }
@@ -580,8 +622,13 @@ func (p *Pattern) Match(s string) (ok bool, err error) {
 // Prefix returns the end (byte offset) of the shortest or longest prefix of s
 // that matches, for ${x#p} and ${x##p}.
 func (p *Pattern) Prefix(s string, longest bool) (end int, ok bool, err error) {
+	return p.prefix(s, longest, nil)
+}
+
+func (p *Pattern) prefix(s string, longest bool, stop func() bool) (end int, ok bool, err error) {
 	defer catch(&err)
 	sub := newSubject(s, p.opts, false)
+	sub.stop = stop
 	ends := sub.run(p.fwd, 0, false)
 	j := pick(ends, 0, longest)
 	if j < 0 {
@@ -593,8 +640,13 @@ func (p *Pattern) Prefix(s string, longest bool) (end int, ok bool, err error) {
 // Suffix returns the start (byte offset) of the shortest or longest suffix of
 // s that matches, for ${x%p} and ${x%%p}.
 func (p *Pattern) Suffix(s string, longest bool) (start int, ok bool, err error) {
+	return p.suffix(s, longest, nil)
+}
+
+func (p *Pattern) suffix(s string, longest bool, stop func() bool) (start int, ok bool, err error) {
 	defer catch(&err)
 	sub := newSubject(s, p.opts, true)
+	sub.stop = stop
 	ends := sub.run(p.rev, 0, true)
 	j := pick(ends, 0, longest)
 	if j < 0 {
@@ -637,13 +689,17 @@ func (p *Pattern) Find(s string, from int) (start, end int, ok bool, err error) 
 // ${x/#p/r}. As in Bash, an empty s[from:] matches only a pattern starting
 // with '*'.
 func (p *Pattern) MatchAt(s string, from int) (end int, ok bool, err error) {
+	return p.matchAt(s, from, nil)
+}
+
+func (p *Pattern) matchAt(s string, from int, stop func() bool) (end int, ok bool, err error) {
 	if from == len(s) && !strings.HasPrefix(p.text, "*") {
 		return 0, false, nil
 	}
-	if ok, err := p.precheck(s[from:], false, true); !ok || err != nil {
+	if ok, err := p.precheck(s[from:], false, true, stop); !ok || err != nil {
 		return 0, false, err
 	}
-	e, ok, err := p.Prefix(s[from:], true)
+	e, ok, err := p.prefix(s[from:], true, stop)
 	return from + e, ok, err
 }
 
@@ -652,12 +708,12 @@ func (p *Pattern) MatchAt(s string, from int) (end int, ok bool, err error) {
 // with an unescaped one) and must match the whole subject. This is where a
 // trailing backslash escapes the added '*', and where Bash's * never hands over
 // at the end of the subject to a group matching the empty string.
-func (p *Pattern) precheck(s string, before, after bool) (bool, error) {
+func (p *Pattern) precheck(s string, before, after bool, stop func() bool) (bool, error) {
 	wp, err := Compile(p.wrapped(before, after), p.opts)
 	if err != nil {
 		return false, err
 	}
-	return wp.Match(s)
+	return wp.match(s, stop)
 }
 
 // wrapped is the pattern text of precheck's pre-test.
@@ -683,11 +739,13 @@ func (p *Pattern) wrapped(before, after bool) string {
 
 // MatchEnd returns the start of the longest matching suffix for ${x/%p/r}
 // (Suffix plus Bash's substitution pre-test).
-func (p *Pattern) MatchEnd(s string) (start int, ok bool, err error) {
-	if ok, err := p.precheck(s, true, false); !ok || err != nil {
+func (p *Pattern) MatchEnd(s string) (start int, ok bool, err error) { return p.matchEnd(s, nil) }
+
+func (p *Pattern) matchEnd(s string, stop func() bool) (start int, ok bool, err error) {
+	if ok, err := p.precheck(s, true, false, stop); !ok || err != nil {
 		return 0, false, err
 	}
-	return p.Suffix(s, true)
+	return p.suffix(s, true, stop)
 }
 
 // IsLiteral reports whether the pattern has no special characters (so the

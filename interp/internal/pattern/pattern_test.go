@@ -363,3 +363,38 @@ func TestFinderLinear(t *testing.T) {
 		t.Errorf("a stopped match: %v, want ErrStopped", err)
 	}
 }
+
+// TestStoppingEndsMatches: every match of a stoppable pattern asks its caller now and then
+// whether it ended, and ends with ErrStopped when it did (a long subject or a pattern of many
+// steps takes seconds: [[ $x == *a*b*c*d* ]] over 20 MB, issue 27); what it finds when never
+// stopped is the pattern's own answer.
+func TestStoppingEndsMatches(t *testing.T) {
+	p, err := Compile("*a*b*c*d*e*", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Repeat("x", 1<<20)
+	asked := 0
+	stop := func() bool { asked++; return true }
+	sp := p.Stopping(stop)
+	for name, f := range map[string]func() error{
+		"Match":    func() error { _, err := sp.Match(s); return err },
+		"Prefix":   func() error { _, _, err := sp.Prefix(s, true); return err },
+		"Suffix":   func() error { _, _, err := sp.Suffix(s, false); return err },
+		"MatchAt":  func() error { _, _, err := sp.MatchAt(s, 0); return err },
+		"MatchEnd": func() error { _, _, err := sp.MatchEnd(s); return err },
+	} {
+		asked = 0
+		if err := f(); !errors.Is(err, ErrStopped) || asked == 0 {
+			t.Errorf("%s: %v after %d questions, want ErrStopped", name, err, asked)
+		}
+	}
+	never := p.Stopping(func() bool { return false })
+	for _, subj := range []string{"abcde", "xaxbxcxdxex", "abcd", ""} {
+		got, err1 := never.Match(subj)
+		want, err2 := p.Match(subj)
+		if got != want || err1 != nil || err2 != nil {
+			t.Errorf("%q: stoppable %v %v, plain %v %v", subj, got, err1, want, err2)
+		}
+	}
+}
