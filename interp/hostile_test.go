@@ -109,6 +109,7 @@ var hostileExtras = []string{
 	`yes "$(< %D/long)" | head -c 1000000000 | wc -c`, `printf '%s
 ' "$(< %D/json)" | jq . | wc -c`,
 	`jq -n 'reduce range(40) as $i ("x"; . + .) | length'`, `mcp_args_get '"x" | until(length > 1e9; . + .) | length'`,
+	`jq -n '"a" * 300000 | [match("(a.*z)*a"; "g")] | length'`, `mcp_args_get '"a" * 300000 | [scan("(a.*z)*a")] | length'`,
 	`mcp_args_get "$(< %D/json)"`, `mcp_json_escape "$(< %D/json)" | wc -c`, `echo "$(< %D/json)" | python3 -c 1`,
 }
 

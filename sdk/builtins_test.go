@@ -201,6 +201,24 @@ func TestFilterBounds(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("an endless filter did not end with its call")
 	}
+	// A loop of regular expression searches that each read to the end of the string (minutes
+	// of gojq's own matching) ends with the call too, kept compiled or not.
+	for range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			_, err := fc.run(ctx, `.s | [match("(a.*z)*a"; "g")] | length`, map[string]any{"s": strings.Repeat("a", 300000)}, nil, &jqorder.Printer{}, nil)
+			done <- err
+		}()
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("a quadratic regular expression loop ended with %v, want the call's end", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("a quadratic regular expression loop did not end with its call")
+		}
+	}
 }
 
 // TestFilterAsksTheCallsRoom (issue 27): a filter that builds a value in one step (a repeated
@@ -215,6 +233,10 @@ func TestFilterAsksTheCallsRoom(t *testing.T) {
 		`"x" | until(length > 1e9; . + .) | length`,
 		`{s: "x"} | until(.s | length > 1e9; .s += .s) | .s | length`,
 		`("x" * 1000000) as $s | [range(100) | $s] | add | length`,
+		`("x" * 1000000) as $s | [range(100) | $s] | tojson | length`,
+		`("x" * 1000000) as $s | [range(100) | $s] | "\(.)" | length`,
+		`[range(100000)] | join("y" * 1000) | length`,
+		`"a" * 1000000 | [match("a"; "g")] | length`,
 	} {
 		exceeded := 0
 		small := sandbox.NewBudget(32<<20, func() { exceeded++ })

@@ -91,11 +91,11 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 	switch {
 	case cf.ordered != nil:
 		p.Derived, p.Normalize = &jqorder.Derived{}, func(n json.Number) any { return normalizeNumbers(n) }
-		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctions(room)), loader)...); err != nil {
+		if code, err = gojq.Compile(cf.ordered, append(slices.Concat(p.Functions(), jqorder.GuardFunctionsContext(ctx, room)), loader)...); err != nil {
 			return nil, compileError{err}
 		}
 	case cf.guarded != nil:
-		if code, err = gojq.Compile(cf.guarded, append(jqorder.GuardFunctions(room), loader)...); err != nil {
+		if code, err = gojq.Compile(cf.guarded, append(jqorder.GuardFunctionsContext(ctx, room), loader)...); err != nil {
 			return nil, compileError{err}
 		}
 	}
@@ -208,11 +208,15 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 	cf := &compiledFilter{built: jqorder.BuiltOrders(q)}
 	readsEnv := false
 	needsOrder := jqorder.NeedsOrder(q)
+	regexDefs := jqorder.RegexDefs(q)
 	asksRoom := jqorder.Guard(q)
-	q.FuncDefs = append(slices.Clip(jqorder.GuardDefs()), q.FuncDefs...)
+	defs := [][]*gojq.FuncDef{jqorder.GuardDefs(), regexDefs}
 	if needsOrder {
-		jqorder.Rewrite(q)
-		q.FuncDefs = slices.Concat(jqorder.GuardDefs(), jqorder.OrderedDefs(), q.FuncDefs[len(jqorder.GuardDefs()):])
+		jqorder.Rewrite(q) // the filter's own definitions only: the others are not rewritten
+		defs = append(defs, jqorder.OrderedDefs())
+	}
+	q.FuncDefs = slices.Concat(append(defs, q.FuncDefs)...)
+	if needsOrder {
 		// Compiled here too, so that a filter that does not compile fails on first use.
 		if _, err := gojq.Compile(q, slices.Concat((&jqorder.Printer{}).Functions(), jqorder.GuardFunctions(nil))...); err != nil {
 			return nil, compileError{err}

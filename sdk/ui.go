@@ -186,7 +186,7 @@ func uiTemplate(name string) builtinFunc {
 }
 
 func printUIPage(ctx context.Context, env *engine.Env, fn string, input map[string]any) int {
-	page, err := runUITemplate(ctx, input)
+	page, err := runUITemplate(ctx, input, filterRoom(env.Budget))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", fn, err)
 		return 1

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/mcp-bash/mcp-bash/sdk/jqorder"
 )
 
 // UITemplatesJQ is sdk/bash/ui-templates.jq: the pages of the original's six UI templates
@@ -28,6 +32,8 @@ func IsUITemplate(name string) bool {
 }
 
 // RenderUITemplate builds the page of template name from its ui.meta.json config (nil: {}).
+// The config is the operator's, read by the host outside any tool call: the page's building
+// ends with ctx, and no step of it may build a value larger than maxUITemplateStep.
 func RenderUITemplate(ctx context.Context, name string, config json.RawMessage) (string, error) {
 	var cfg any = map[string]any{}
 	if len(config) > 0 {
@@ -37,16 +43,41 @@ func RenderUITemplate(ctx context.Context, name string, config json.RawMessage) 
 		}
 		cfg = v
 	}
-	return runUITemplate(ctx, map[string]any{"template": name, "config": cfg})
+	return runUITemplate(ctx, map[string]any{"template": name, "config": cfg}, uiTemplateRoom)
 }
 
-// runUITemplate runs UITemplatesJQ over input; its one result is the page.
-func runUITemplate(ctx context.Context, input map[string]any) (string, error) {
+// maxUITemplateStep bounds one value the host's page building makes (a page is a few KiB).
+const maxUITemplateStep = 64 << 20
+
+func uiTemplateRoom(n int64) error {
+	if n > maxUITemplateStep {
+		return fmt.Errorf("the UI template's page would take more than %d MiB", maxUITemplateStep>>20)
+	}
+	return nil
+}
+
+// uiTemplateQuery is UITemplatesJQ parsed and guarded as a script's filter is (jqorder.Guard:
+// deep walks refused, large values asked of the memory first, regular expression searches
+// that end with the call), once; it compiles for each run with that run's context and room.
+var uiTemplateQuery = sync.OnceValues(func() (*gojq.Query, error) {
 	q, err := gojq.Parse(UITemplatesJQ)
+	if err != nil {
+		return nil, err
+	}
+	regexDefs := jqorder.RegexDefs(q)
+	jqorder.Guard(q)
+	q.FuncDefs = slices.Concat(jqorder.GuardDefs(), regexDefs, q.FuncDefs)
+	return q, nil
+})
+
+// runUITemplate runs UITemplatesJQ over input; its one result is the page. It ends with ctx,
+// and room (nil: no bound) is asked before a step builds a large value.
+func runUITemplate(ctx context.Context, input map[string]any, room func(int64) error) (string, error) {
+	q, err := uiTemplateQuery()
 	if err != nil {
 		return "", err
 	}
-	code, err := gojq.Compile(q)
+	code, err := gojq.Compile(q, jqorder.GuardFunctionsContext(ctx, room)...)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,39 @@ func TestUITemplateErrors(t *testing.T) {
 	if IsUITemplate("gantt") || IsUITemplate("") || !IsUITemplate("form") || !IsUITemplate("data-table") || !IsUITemplate("progress") ||
 		!IsUITemplate("diff-viewer") || !IsUITemplate("tree-view") || !IsUITemplate("kanban") {
 		t.Error("IsUITemplate")
+	}
+}
+
+// The templates run guarded (issue 27): a config that makes a page step larger than the room
+// left ends with the room's error, and the building ends with its context.
+func TestUITemplateBounds(t *testing.T) {
+	cols := make([]any, 2000)
+	for i := range cols {
+		cols[i] = map[string]any{"key": "k", "label": strings.Repeat("x", 1000)}
+	}
+	full := errors.New("the call's memory is spent")
+	var asked int64
+	room := func(n int64) error {
+		asked = max(asked, n)
+		if n > 1<<20 {
+			return full
+		}
+		return nil
+	}
+	input := map[string]any{"template": "data-table", "config": map[string]any{"columns": cols}}
+	if _, err := runUITemplate(context.Background(), input, room); !errors.Is(err, full) {
+		t.Errorf("a 2 MB table head: %v, want the room's error (largest asked %d)", err, asked)
+	}
+	if page, err := runUITemplate(context.Background(), input, nil); err != nil || len(page) < 2_000_000 {
+		t.Errorf("without a bound: %d bytes, %v", len(page), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := runUITemplate(ctx, input, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("an ended context: %v", err)
+	}
+	big, _ := json.Marshal(map[string]any{"columns": cols})
+	if _, err := RenderUITemplate(context.Background(), "data-table", big); err != nil {
+		t.Errorf("the host's bound refuses a 2 MB page: %v", err)
 	}
 }

@@ -339,8 +339,8 @@ def add: if type == "object" or (type == "array" and any(.[]; type == "object"))
 def add(f): [f] | add;
 def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row | idx_expr | tostring] |= $row);
 def INDEX(idx_expr): INDEX(.[]; idx_expr);
-def tojson: ` + tojsonFunc + `;
-def tostring: if type == "string" then . else ` + tojsonFunc + ` end;
+def tojson: ` + jsonRoomFunc + ` | ` + tojsonFunc + `;
+def tostring: if type == "string" then . else ` + jsonRoomFunc + ` | ` + tojsonFunc + ` end;
 def fromjson: . as $s | _mcpbash_fromjson | ` + fromFunc + `($s);
 .`
 

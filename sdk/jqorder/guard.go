@@ -1,6 +1,7 @@
 package jqorder
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -135,6 +136,13 @@ var guardDefs = sync.OnceValue(func() []*gojq.FuncDef {
 // "x" ask for 1 TiB), and before add or join joins an array's strings or arrays (whose
 // elements may all be one value); it answers nil or the error that ends the filter.
 func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
+	return GuardFunctionsContext(context.Background(), room)
+}
+
+// GuardFunctionsContext is GuardFunctions with the Go function of RegexDefs bound to ctx, the
+// run's: its searches end when ctx ends (a filter that calls a regular expression builtin is
+// compiled for each run, Guard reports it).
+func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []gojq.CompilerOption {
 	ask := func(n int64) error {
 		if room == nil || n < roomMin {
 			return nil
@@ -142,6 +150,19 @@ func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 		return room(n)
 	}
 	return []gojq.CompilerOption{
+		newRegexFunction(ctx, room),
+		gojq.WithFunction(jsonRoomFunc, 0, 0, func(v any, _ []any) any {
+			if err := jsonRoom(ctx, v, room); err != nil {
+				return err
+			}
+			return v
+		}),
+		gojq.WithFunction(joinFunc, 1, 1, func(v any, args []any) any {
+			if err := ask(joinBytes(v, args[0])); err != nil {
+				return err
+			}
+			return true
+		}),
 		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
 		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
 			if err := ask(sumBytes(v)); err != nil {
@@ -440,8 +461,11 @@ func init() {
 // alone, their bodies are guarded like the rest. The caller puts GuardDefs before the filter's
 // definitions and compiles with GuardFunctions. It reports whether the guarded filter asks
 // GuardFunctions' room (a product, a sum or an add of values not written in the filter): a
-// caller that keeps compiled filters compiles such a one with each run's room.
+// caller that keeps compiled filters compiles such a one with each run's room. It reports a
+// filter that calls a regular expression builtin too: RegexDefs' searches end with the run's
+// context (GuardFunctionsContext).
 func Guard(q *gojq.Query) (asksRoom bool) {
+	asksRoom = callsRegex(q)
 	own := map[string]bool{}
 	visitor{queryFn: func(q *gojq.Query) {
 		for _, fd := range q.FuncDefs {
@@ -453,7 +477,7 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 	}}.query(q)
 	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
 	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef) {
+		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef || t.Func.Name == joinFunc) {
 			asksRoom = true
 		}
 	}}.query(q)
@@ -691,6 +715,17 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 	}
 	check := checkDef
 	switch {
+	case kind == guardSum && t.Type == gojq.TermTypeFunc && t.Func.Name == "join" && len(t.Func.Args) == 1:
+		// S as $sep | if joinFunc($sep) then join($sep) else empty end: the separators
+		// counted too (no definition: every filter compiled per run would compile it).
+		inner := *t
+		inner.SuffixList = nil
+		inner.Func = &gojq.Func{Name: t.Func.Name, Args: []*gojq.Query{call(sepVar)}}
+		checked := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIf, If: &gojq.If{
+			Cond: call(joinFunc, call(sepVar)), Then: &gojq.Query{Term: &inner}, Else: call("empty")}}}
+		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: sepVar}}, Op: gojq.OpPipe, Right: checked}}
+		return
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
 		check = sumDef
 	case kind != guardInput && kind != guardAll:

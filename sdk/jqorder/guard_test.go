@@ -34,6 +34,9 @@ var guardSeeds = []string{
 	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
 	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(if .a then .b else .c end) = 1`,
 	`. + .`, `.a + .b`, `[.[] | tostring] | add`, `add`, `.a += .a`, `.[] += 1`, `(.a, .b) += (1, 2)`, `path(. + 1)`, `try (. + error("r")) catch .`, `[(1, 2) + (10, 20)]`, `{} + .`, `null + .`, `join(",")`, `[.[] | tostring] | join(.[0] // "-")`, `path(join(","))`,
+	`[.[]? | strings | test("a")]`, `tostring | [match("(?<x>.)(y)?"; "g")]`, `tostring | gsub("(?<c>[0-9])"; "<\(.c)>")`,
+	`tostring | [scan("\\w+")]`, `tostring | sub("^"; ">"; "g")`, `tostring | split(",|:"; null)`, `tostring | capture("(?<a>.)")`,
+	`[tostring | splits("")]`, `try test(1) catch .`, `tostring | _match("."; "g"; false)`, `join(", ", "-")`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,
@@ -252,7 +255,10 @@ func TestGuardAsksRoomBeforeJoining(t *testing.T) {
 		{`reduce range(40) as $i ({a: ["x"]}; .a += .a) | .a | length`, allowed, 2 * allowed, false},
 		{`("x" * 1000000) as $s | [range(10) | $s] | add | length`, 10000000, 10000000, false},
 		{`[range(10) | [range(20000)]] | add | length`, anyBytes * 200000, anyBytes * 200000, false},
-		{`("x" * 1000000) as $s | [range(10) | $s] | join(",") | length`, 10000000, 10000000, false},
+		{`("x" * 1000000) as $s | [range(10) | $s] | join(",") | length`, 10000009, 10000009, false},
+		{`[range(1000000)] | join("y" * 1000000) | length`, 1e12, 1e12 + 24e6, false},
+		{`[range(3)] | join("y" * 1000000, "z") | length`, 2000000 + 72, 2000000 + 72, true},
+		{`try ([1] | join({})) catch "caught"`, 0, 0, true},
 		{`[range(10) | tostring] | join(",")`, 0, 0, true},
 		{`("x" * 1000000) as $s | $s + $s | length`, 2000000, 2000000, true},
 		{`reduce range(10) as $i ("x"; . + .) | length`, 0, 0, true},

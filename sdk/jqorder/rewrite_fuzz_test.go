@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,20 +76,24 @@ func runFilterRoom(filter, input string, rewritten, guarded bool, within time.Du
 	if err != nil {
 		return []string{"parse: " + err.Error()}, true
 	}
+	// Put together as the jq utility does: guarded, rewritten, then the definitions.
 	var opts []gojq.CompilerOption
+	var defs []*gojq.FuncDef
 	if guarded {
+		regexDefs := RegexDefs(q)
 		Guard(q)
-		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+		defs = slices.Concat(GuardDefs(), regexDefs)
 		opts = GuardFunctions(room)
 	}
 	if rewritten {
 		Rewrite(q)
-		q.FuncDefs = append(OrderedDefs(), q.FuncDefs...)
+		defs = append(defs, OrderedDefs()...)
 		opts = append(opts, (&Printer{}).Functions()...)
 		if !guarded {
 			opts = append(opts, GuardFunctions(nil)...) // the ordered + is the checked one
 		}
 	}
+	q.FuncDefs = slices.Concat(defs, q.FuncDefs)
 	code, err := gojq.Compile(q, opts...)
 	if err != nil {
 		return []string{"compile: " + err.Error()}, true

@@ -270,11 +270,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
 	o.order.Derived, o.order.Normalize = &jqorder.Derived{}, normalizeNumber
+	regexDefs := jqorder.RegexDefs(q)
 	jqorder.Guard(q) // before the rewrite: what it routes elsewhere is checked already
 	jqorder.Rewrite(q)
-	// jq's own definitions that gojq lacks, the guard's, then the ordered ones; the filter's
-	// own win.
-	q.FuncDefs = slices.Concat(jqPrelude().FuncDefs, jqorder.GuardDefs(), jqorder.OrderedDefs(), q.FuncDefs)
+	// jq's own definitions that gojq lacks, the guard's, the regular expression builtins the
+	// filter calls (stoppable), then the ordered ones; the filter's own win.
+	q.FuncDefs = slices.Concat(jqPrelude().FuncDefs, jqorder.GuardDefs(), regexDefs, jqorder.OrderedDefs(), q.FuncDefs)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}
@@ -306,7 +307,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 	o.order.Args.Record(args, []string{"positional", "named"})
 	o.order.Args.Record(named, namedOrder)
 	vars := append(slices.Clip(o.values), args)
-	code, err := gojq.Compile(q, append(slices.Concat(o.order.Functions(), jqorder.GuardFunctions(room)),
+	code, err := gojq.Compile(q, append(slices.Concat(o.order.Functions(), jqorder.GuardFunctionsContext(ctx, room)),
 		gojq.WithEnvironLoader(func() []string {
 			if env.Environ == nil {
 				return nil

@@ -468,6 +468,10 @@ func TestJqCancellation(t *testing.T) {
 		{true, []string{"jq", "-c", "."}}, {true, []string{"jq", "-n", "inputs"}}, {true, []string{"jq", "-n", "reduce inputs as $x (0; .+1)"}},
 		{true, []string{"jq", "-c", "[., input]"}}, {true, []string{"jq", "-n", "reduce range(1e15) as $i (0; .+1)"}},
 		{true, []string{"jq", "-n", "[limit(1e12; repeat(1))] | length"}}, {true, []string{"jq", "-c", ".", "-"}},
+		// Regular expression searches (issue 27): a quadratic loop of them, one over a long subject.
+		{false, []string{"jq", "-n", `"a" * 300000 | [match("(a.*z)*a"; "g")] | length`}},
+		{false, []string{"jq", "-n", `"a" * 300000 | gsub("(a.*z)*a"; "b") | length`}},
+		{false, []string{"jq", "-n", `"ab" * 30000000 | test("(a|b)*c")`}},
 	} {
 		wg.Add(1)
 		te := jqRoot(t)

@@ -259,6 +259,11 @@ func TestJQAsksBeforeBuilding(t *testing.T) {
 		`{s: "x"} | until(.s | length > 1e9; .s += .s) | .s | length`,
 		`("x" * 1000000) as $s | [range(1000) | $s] | add | length`,
 		`"x" * 1e9 | length`,
+		// What printing and joining make of a value held many times (tojson's walk, join's separators).
+		`("x" * 1000000) as $s | [range(1000) | $s] | tojson | length`,
+		`"x" * 1000000 as $s | [range(1000) | $s] | "\(.)" | length`,
+		`reduce range(40) as $i ("x" * 1000; [., .]) | tostring | length`,
+		`[range(1000000)] | join("y" * 1000000) | length`,
 	} {
 		t.Run(filter, func(t *testing.T) {
 			te := fixture(t)

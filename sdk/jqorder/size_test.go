@@ -1,0 +1,66 @@
+package jqorder
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/itchyny/gojq"
+)
+
+// TestJSONRoom (issue 27): tojson and tostring (and the interpolation and @json that use them)
+// ask the call's memory for what they print before printing it, counting a value held many
+// times as often as it prints, and stop counting once past what the memory allows (a value
+// that holds 2^40 copies of one string is refused without reading them all).
+func TestJSONRoom(t *testing.T) {
+	const allowed = 8 << 20
+	for _, c := range []struct {
+		filter   string
+		min, max int64 // the largest size asked lies in [min, max]; 0, 0 for none
+		ok       bool
+	}{
+		{`"x" * 1000000 | [., ., ., ., ., ., ., ., ., .] | tojson | length`, allowed, 2*allowed + 1000002, false},
+		{`"x" * 1000000 | [., ., ., ., ., ., ., ., ., .] | tostring | length`, allowed, 2*allowed + 1000002, false},
+		{`"x" * 1000000 | [., ., ., ., ., ., ., ., ., .] | "\(.)" | length`, allowed, 2*allowed + 1000002, false},
+		{`"x" * 1000000 | [., ., ., ., ., ., ., ., ., .] | @json | length`, allowed, 2*allowed + 1000002, false},
+		{`"x" * 1000000 | {a: ., b: [., .], c: {d: .}} | [., ., .] | tojson | length`, allowed, 2*allowed + 64, false},
+		{`reduce range(40) as $i ("x" * 1000; [., .]) | tojson | length`, allowed, 2*allowed + 2048, false},
+		{`"x" * 1000000 | [., .] | tojson | length`, 2000007, 2000007, true},
+		{`"\u0001" * 1000000 | tojson | length`, 6000002, 6000002, true},
+		{`[range(1000)] | tojson | length`, 0, 0, true},
+		{`"x" * 1000000 | tostring | length`, 1000000, 1000000, true}, // the product asks, not tostring
+	} {
+		var asked int64
+		room := func(n int64) error {
+			asked = max(asked, n)
+			if n > allowed {
+				return errors.New("no room")
+			}
+			return nil
+		}
+		ok := runGuarded(t, c.filter, true, room)
+		if asked < c.min || asked > c.max || ok != c.ok {
+			t.Errorf("%s: asked %d, ok %v; want [%d, %d], %v", c.filter, asked, ok, c.min, c.max, c.ok)
+		}
+	}
+}
+
+// TestJSONRoomEndsWithItsCall: the count of what a huge value prints ends with the call.
+func TestJSONRoomEndsWithItsCall(t *testing.T) {
+	q, err := gojq.Parse(`reduce range(60) as $i ("x"; [., .]) | tojson`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Guard(q)
+	Rewrite(q)
+	q.FuncDefs = append(append(GuardDefs(), OrderedDefs()...), q.FuncDefs...)
+	ctx := &endingCtx{Context: context.Background(), looks: 2}
+	code, err := gojq.Compile(q, append(GuardFunctionsContext(ctx, func(int64) error { return nil }), (&Printer{}).Functions()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := code.RunWithContext(ctx, nil).Next()
+	if err, _ := v.(error); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want the call's end", v)
+	}
+}
