@@ -125,18 +125,28 @@ func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string
 		}
 	}
 	var all [][]int
-	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
-	// after an empty match the search goes on one character further.
-	for pos, prevEnd := 0, -1; pos <= len(s) && (n < 0 || len(all) < n); {
+	err := eachMatch(ctx, s, func(pos int) ([]int, error) { return findFrom(ctx, re, behind, s, pos) }, func(m []int) (bool, error) {
+		all = append(all, m)
+		return n < 0 || len(all) < n, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// eachMatch walks the matches of a FindAll over s as regexp's allMatches does: an empty match
+// right after a match is skipped, and after an empty match the search goes on one character
+// further. find is the first match at or after pos (nil: none), in s's offsets; yield takes
+// each match and tells whether to go on. ctx is asked before each search.
+func eachMatch(ctx context.Context, s string, find func(pos int) ([]int, error), yield func(m []int) (bool, error)) error {
+	for pos, prevEnd := 0, -1; pos <= len(s); {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		m, err := findFrom(ctx, re, behind, s, pos)
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			break
+		m, err := find(pos)
+		if err != nil || m == nil {
+			return err
 		}
 		accept := true
 		if m[1] == pos {
@@ -154,10 +164,12 @@ func FindAllStringSubmatchIndex(ctx context.Context, re *regexp.Regexp, s string
 		}
 		prevEnd = m[1]
 		if accept {
-			all = append(all, m)
+			if more, err := yield(m); err != nil || !more {
+				return err
+			}
 		}
 	}
-	return all, nil
+	return nil
 }
 
 // findFrom is the first match of re in s at or after pos, as regexp's FindAll searches on

@@ -70,38 +70,16 @@ func (s *Searcher) FindAllIndex(ctx context.Context, subject string, n int) ([][
 	if l := len(subject); l <= s.QuickLength() {
 		return s.re.FindAllStringIndex(subject, n), nil
 	}
+	if n == 0 {
+		return nil, nil
+	}
 	var all [][]int
-	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
-	// after an empty match the search goes on one character further.
-	for pos, prevEnd := 0, -1; pos <= len(subject) && (n < 0 || len(all) < n); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m, err := s.findFrom(ctx, subject, pos)
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			break
-		}
-		accept := true
-		if m[1] == pos {
-			if m[0] == prevEnd {
-				accept = false
-			}
-			if pos < len(subject) {
-				_, w := utf8.DecodeRuneInString(subject[pos:])
-				pos += w
-			} else {
-				pos++
-			}
-		} else {
-			pos = m[1]
-		}
-		prevEnd = m[1]
-		if accept {
-			all = append(all, m)
-		}
+	err := eachMatch(ctx, subject, func(pos int) ([]int, error) { return s.findFrom(ctx, subject, pos) }, func(m []int) (bool, error) {
+		all = append(all, m)
+		return n < 0 || len(all) < n, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return all, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"regexp/syntax"
-	"unicode/utf8"
 )
 
 // SubmatchSearcher finds the matches, with their groups, of one expression one at a time, whatever the subject's length,
@@ -58,39 +57,7 @@ func (sr *SubmatchSearcher) Each(ctx context.Context, s string, yield func(m []i
 		}
 		return nil
 	}
-	// The rules of regexp's allMatches: an empty match right after a match is skipped, and
-	// after an empty match the search goes on one character further.
-	for pos, prevEnd := 0, -1; pos <= len(s); {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		m, err := findFrom(ctx, sr.re, sr.behind, s, pos)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			return nil
-		}
-		accept := true
-		if m[1] == pos {
-			if m[0] == prevEnd {
-				accept = false
-			}
-			if pos < len(s) {
-				_, w := utf8.DecodeRuneInString(s[pos:])
-				pos += w
-			} else {
-				pos++
-			}
-		} else {
-			pos = m[1]
-		}
-		prevEnd = m[1]
-		if accept {
-			if err := yield(m); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return eachMatch(ctx, s, func(pos int) ([]int, error) { return findFrom(ctx, sr.re, sr.behind, s, pos) }, func(m []int) (bool, error) {
+		return true, yield(m)
+	})
 }

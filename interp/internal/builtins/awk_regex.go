@@ -83,31 +83,33 @@ func (r *awkRegex) stopped(err error) error {
 	return err
 }
 
-// match is s ~ expr.
-func (r *awkRegex) match(s, expr string) (int, error) {
+// find is the first match of expr in s (nil: none).
+func (r *awkRegex) find(s, expr string) ([]int, error) {
 	re, err := r.compile(expr)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	m, err := re.FindIndex(r.ctx, s)
 	if err != nil {
-		return 0, r.stopped(err)
+		return nil, r.stopped(err)
 	}
-	if m == nil {
-		return 0, nil
+	return m, nil
+}
+
+// match is s ~ expr.
+func (r *awkRegex) match(s, expr string) (int, error) {
+	m, err := r.find(s, expr)
+	if err != nil || m == nil {
+		return 0, err
 	}
 	return 1, nil
 }
 
 // matchPos is match(s, expr): it returns RSTART and keeps RLENGTH for __mcp_rl.
 func (r *awkRegex) matchPos(s, expr string) (int, error) {
-	re, err := r.compile(expr)
+	m, err := r.find(s, expr)
 	if err != nil {
 		return 0, err
-	}
-	m, err := re.FindIndex(r.ctx, s)
-	if err != nil {
-		return 0, r.stopped(err)
 	}
 	if m == nil {
 		r.rlen = -1
