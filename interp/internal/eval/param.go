@@ -140,6 +140,16 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 			if sub == "@" || sub == "*" {
 				pv.isList, pv.star = true, sub == "*"
 				pv.name = name
+				return pv, nil
+			}
+			// bash evaluates an unset name's subscript all the same (${c[i++]} counts i)
+			// and refuses a negative one.
+			n, err := r.arithSubscript(sub)
+			if err != nil {
+				return pv, err
+			}
+			if n < 0 {
+				r.errorf("%s: bad array subscript", name)
 			}
 		}
 		return pv, nil

@@ -339,8 +339,13 @@ func (r *Runner) element(v variable, name, sub string) (string, bool) {
 // indexGet reads element n of an indexed array (negative counts from the end).
 func (r *Runner) indexGet(v variable, name string, n int64) (string, bool) {
 	if v.arr == nil {
-		if n == 0 || n == -1 {
+		switch {
+		case n == 0:
 			return v.str, v.set
+		case n < 0:
+			// bash 5.2 counts from the end of arrays only: a scalar's or an unset name's
+			// negative subscript is an error, and the element unset.
+			r.errorf("%s: bad array subscript", name)
 		}
 		return "", false
 	}
@@ -879,15 +884,19 @@ func (r *Runner) unsetElem(name, sub string) error {
 			return err
 		}
 		if v.arr == nil {
-			if n == 0 || n == -1 {
+			switch {
+			case n == 0:
 				return r.unsetVar(name, true)
+			case n < 0 && v.set:
+				r.errorf("unset: %s: not an array variable", name)
+				return errStatus1
 			}
 			return nil
 		}
 		if n < 0 {
 			n += v.arr.max() + 1
 			if n < 0 {
-				r.errorf("%s[%s]: bad array subscript", name, sub)
+				r.errorf("unset: [%s]: bad array subscript", sub)
 				return errStatus1
 			}
 		}
