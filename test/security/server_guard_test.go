@@ -261,6 +261,8 @@ var serverFileAllowlist = map[string]string{
 	"host/vendor.go:Vendor:os.ReadFile":                                             "CLI `vendor --verify`: .mcp-bash/vendor.json (a hidden entry, read-only to tools, T-FS-5)",
 	"host/internal/registry/scan.go:dirExists:os.Stat":                              "scan: whether ui/<name>/ or tools/<name>/ui/ is a directory (read-only to tools, T-FS-5)",
 	"host/internal/registry/uimeta.go:ReadUIMeta:os.Open":                           "ui.meta.json in ui/<name>/ or tools/<name>/ui/ (read-only to tools, T-FS-5), bounded to 1 MiB",
+	"host/validate.go:toolMetaFile:os.Stat":                                         "validate (CLI): which metadata file names a tool, tools/**/*.meta.json (read-only to tools, T-FS-5)",
+	"cmd/mcp-bash/profile.go:init:os.Create":                                        "the profiling build (-tags profile, never a release): the CPU profile the developer names in MCPBASH_CPUPROFILE, before any tool runs",
 	"host/validate.go:hasShebang:os.Open":                                           "validate (CLI): the first two bytes of a tool script in tools/ (read-only to tools, T-FS-5)",
 	"interp/analyze.go:AnalyzeFileWith:os.ReadFile":                                 "CLI `validate`: the project's scripts",
 	"host/dirident_linux.go:identityOf:syscall.Stat":                                "server.d's identity, remembered while it holds no policy file (read-only to tools, T-FS-5; T-HOOK-6)",
