@@ -29,14 +29,7 @@ func TestHTTPJSONAnswerLength(t *testing.T) {
 	sid := ""
 	post := func(body string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := client.Do(req)
+		resp, err := client.Do(mcpPostRequest(url, sid, body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,14 +28,7 @@ func benchHTTP(b *testing.B) func(body string) []byte {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	sid := ""
 	post := func(body string) []byte {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := client.Do(req)
+		resp, err := client.Do(mcpPostRequest(url, sid, body))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -104,4 +97,16 @@ func serveHTTPTest(tb testing.TB, files, env map[string]string) (string, string)
 		tb.Fatal(err)
 		return "", ""
 	}
+}
+
+// mcpPostRequest is a Streamable HTTP POST of body, in session sid when it is set.
+func mcpPostRequest(url, sid, body string) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	return req
 }
