@@ -539,6 +539,31 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 	return false, nil
 }
 
+// mapEachErr is mapEach with a function that may fail (the call's limits); the first
+// error ends it.
+func (p *pval) mapEachErr(f func(string) (string, error)) error {
+	if p.isList {
+		out := make([]string, len(p.list))
+		for i, s := range p.list {
+			q, err := f(s)
+			if err != nil {
+				return err
+			}
+			out[i] = q
+		}
+		p.list = out
+		return nil
+	}
+	if p.set {
+		q, err := f(p.str)
+		if err != nil {
+			return err
+		}
+		p.str = q
+	}
+	return nil
+}
+
 func (p *pval) mapEach(f func(string) string) {
 	if p.isList {
 		out := make([]string, len(p.list))
@@ -1086,7 +1111,7 @@ func arrayLen(v variable) int {
 func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 	switch op {
 	case "Q":
-		pv.mapEach(quoteSingle)
+		return pv.mapEachErr(r.quoteLimits().Single)
 	case "E":
 		pv.mapEach(ansiC)
 	case "U":
@@ -1140,16 +1165,24 @@ func (r *Runner) atAssign(pv *pval) error {
 	sv := shVar(name, v)
 	if pv.isList {
 		if v.isArray() {
-			s := declString(name, v)
+			s, err := r.declString(name, v)
+			if err != nil {
+				return err
+			}
 			pv.list = strings.SplitN(s, " ", 3)
 			return nil
 		}
-		pv.list = []string{shquote.AtA(sv, false)}
-		return nil
+		s, err := r.quoteLimits().AtA(sv, false)
+		pv.list = []string{s}
+		return err
 	}
 	// ${a@A} and ${a[i]@A} show the one value as a scalar with the variable's attributes.
 	sv.Value, sv.Set, sv.Elems = pv.str, pv.set, nil
-	pv.str = shquote.AtA(sv, false)
+	s, err := r.quoteLimits().AtA(sv, false)
+	if err != nil {
+		return err
+	}
+	pv.str = s
 	pv.set = pv.str != ""
 	return nil
 }
@@ -1157,11 +1190,11 @@ func (r *Runner) atAssign(pv *pval) error {
 // atKeys is ${a[@]@K} (one word of key/value pairs) and @k (separate words).
 func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 	if !pv.isList || !pv.hasSub {
-		pv.mapEach(quoteSingle)
-		return nil
+		return pv.mapEachErr(r.quoteLimits().Single)
 	}
 	v, _ := r.varForPrint(pv.varName)
 	var words []string
+	q := r.quoteLimits()
 	switch {
 	case v.as != nil:
 		for _, k := range v.as.keys() {
@@ -1171,9 +1204,16 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			} else {
 				key := k
 				if shquote.HasMetas(k) || needsANSI(k) {
-					key = shquote.Double(k)
+					var err error
+					if key, err = q.Double(k); err != nil {
+						return err
+					}
 				}
-				words = append(words, key+" "+shquote.Double(val)+" ")
+				qv, err := q.Double(val)
+				if err != nil {
+					return err
+				}
+				words = append(words, key+" "+qv+" ")
 			}
 		}
 		if !separate {
@@ -1185,7 +1225,11 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			if separate {
 				words = append(words, k, v.arr.vals[i])
 			} else {
-				words = append(words, k+" "+shquote.Double(v.arr.vals[i]))
+				qv, err := q.Double(v.arr.vals[i])
+				if err != nil {
+					return err
+				}
+				words = append(words, k+" "+qv)
 			}
 		}
 		if !separate {
