@@ -696,6 +696,30 @@ func (r *Runner) strLen(s string) int {
 	return len(s)
 }
 
+// runeOffset is the byte offset in s of the character k characters after byte offset from.
+func runeOffset(s string, from int, k int64) int {
+	i := from
+	for ; k > 0 && i < len(s); k-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+	}
+	return i
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // slice applies ${x:offset:length}.
 func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 	off, err := r.arithNode(pe, pe.Slice.Offset)
@@ -764,12 +788,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		return nil
 	}
 	s := pv.str
-	var runes []rune
 	n := int64(len(s))
-	u := r.utf8Mode()
+	u := r.utf8Mode() && !isASCII(s)
 	if u {
-		runes = []rune(s)
-		n = int64(len(runes))
+		n = int64(utf8.RuneCountInString(s))
 	}
 	if off < 0 {
 		off += n
@@ -794,7 +816,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		}
 	}
 	if u {
-		pv.str = string(runes[off:end])
+		// Offsets count characters; the bytes are the value's own (an invalid byte is one
+		// character and stays as it is), taken without a copy.
+		from := runeOffset(s, 0, off)
+		pv.str = s[from:runeOffset(s, from, end-off)]
 	} else {
 		pv.str = s[off:end]
 	}
