@@ -530,7 +530,14 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 		case opToggleFirst, opToggleAll:
 			conv = toggleCase
 		}
-		pv.mapEach(func(s string) string { return r.caseMod(s, pat, conv, all) })
+		toggle := op == opToggleFirst || op == opToggleAll
+		return false, pv.mapEachErr(func(s string) (string, error) {
+			if toggle && !utf8.ValidString(s) {
+				// Bash toggles the bytes of a value that is not UTF-8 in ways of its own.
+				return "", r.refuseErr(pe.Pos(), "${x~} or ${x~~} of a value that is not valid UTF-8")
+			}
+			return r.caseMod(s, pat, conv, all), nil
+		})
 	case syntax.OtherParamOps:
 		return false, r.atOp(pe, pv, word.Lit())
 	default:
@@ -1082,17 +1089,24 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 // empty) change case, the first one only unless all.
 func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
 	var b strings.Builder
-	first := true
-	for _, c := range s {
-		if !first && !all {
-			b.WriteRune(c)
-			continue
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && n <= 1:
+			b.WriteByte(s[i]) // a byte that is no character: bash keeps it
+		case c < utf8.RuneSelf && pat == "" && conv(c) == c:
+			b.WriteByte(s[i])
+		case pat == "" || r.matchPattern(pat, s[i:i+n], false):
+			b.WriteRune(conv(c))
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		first = false
-		if pat == "" || r.matchPattern(pat, string(c), false) {
-			c = conv(c)
+		i += n
+		if !all {
+			b.WriteString(s[i:])
+			break
 		}
-		b.WriteRune(c)
 	}
 	return b.String()
 }
@@ -1140,17 +1154,11 @@ func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 	case "E":
 		pv.mapEach(ansiC)
 	case "U":
-		pv.mapEach(strings.ToUpper)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, true) })
 	case "L":
-		pv.mapEach(strings.ToLower)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToLower, true) })
 	case "u":
-		pv.mapEach(func(s string) string {
-			c, n := utf8.DecodeRuneInString(s)
-			if n == 0 {
-				return s
-			}
-			return string(unicode.ToUpper(c)) + s[n:]
-		})
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, false) })
 	case "a":
 		v, ok := r.varForPrint(pv.varName)
 		flags := ""
