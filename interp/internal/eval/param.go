@@ -947,6 +947,20 @@ func (rt replacementText) render(match string, amp bool) string {
 	return b.String()
 }
 
+// validSuffix is where the longest valid UTF-8 suffix of s starts (just past its last byte
+// that is no part of a character).
+func validSuffix(s string) int {
+	v := 0
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && n <= 1 {
+			v = i + 1
+		}
+		i += n
+	}
+	return v
+}
+
 // patReplace replaces matches of pat in s (${x/p/r} and its variants). What the result adds
 // past s is charged to the call's memory before it is built: ${s// /$s} of a 100,000-byte s
 // makes 10 GB, a fatal out-of-memory error if it were built first (issue 27).
@@ -971,7 +985,7 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		}
 		return s + w, nil
 	}
-	p, err := r.compile(pat, r.patOptions(nocase))
+	p, err := r.compile(pat, r.patOptions(nocase, pat, s))
 	if err != nil {
 		return s, nil
 	}
@@ -1037,8 +1051,30 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		return s, nil
 	}
 	finder.Stop = func() bool { return r.ctx.Err() != nil }
+	// Bash's ${x//p/r} matches the rest of the value, from where the last match ended, each
+	// time: a character at a time when that rest is valid UTF-8, else a byte at a time. So
+	// in a value that is not UTF-8 the bytes up to its last invalid one are matched as bytes
+	// (finder, compiled so above), and the rest, once valid, as characters (chars).
+	var chars *pattern.Finder
+	validFrom := len(s) + 1 // where the valid rest starts: past it, a character boundary is one
+	if all && r.utf8Mode() && !utf8.ValidString(s) && utf8.ValidString(pat) {
+		validFrom = validSuffix(s)
+		opts := r.patOptions(nocase, pat, "")
+		cp, err := r.compile(pat, opts)
+		if err != nil {
+			return s, nil
+		}
+		if chars, err = cp.Finder(s); err != nil {
+			r.patErr(pat, err)
+			return s, nil
+		}
+		chars.Stop = finder.Stop
+	}
 	// Bash does not try a match at the end of a non-empty string.
 	for from < len(s) || len(s) == 0 && from == 0 {
+		if chars != nil && from >= validFrom && utf8.RuneStart(s[from]) {
+			finder, chars = chars, nil
+		}
 		if r.ctx.Err() != nil {
 			// A long subject with many matches takes time, which a cancelled run must not
 			// spend (the caller's next check ends the run).
@@ -1088,6 +1124,17 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 // caseMod applies ${x^pat} and friends: characters matching pat (any character when pat is
 // empty) change case, the first one only unless all.
 func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
+	if t := incompleteTail(s); t < len(s)-1 {
+		// Bash writes a value's last character cut short (b1 b2 ... bk, k >= 2) as b1, then
+		// all of it, then all but b1: e2 82 becomes e2 e2 82 82.
+		tail := s[t:]
+		return r.caseModChars(s[:t], pat, conv, all) + tail[:1] + tail + tail[1:]
+	}
+	return r.caseModChars(s, pat, conv, all)
+}
+
+// caseModChars is caseMod but for the last character cut short.
+func (r *Runner) caseModChars(s, pat string, conv func(rune) rune, all bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
@@ -1109,6 +1156,52 @@ func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
 		}
 	}
 	return b.String()
+}
+
+// dropCTLESC is bash's reading of the bytes 0x01 and 0x7f in ${x@E} (its internal quoting
+// characters, CTLESC and CTLNUL): a 0x01 before either is dropped, the byte after it kept.
+func dropCTLESC(s string) string {
+	i := strings.IndexByte(s, 0x01)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if s[i] == 0x01 && i+1 < len(s) && (s[i+1] == 0x01 || s[i+1] == 0x7f) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// incompleteTail is where s ends with the start of a character cut short (a lead byte and
+// the continuation bytes it may have, too few of them), or len(s) when it does not.
+func incompleteTail(s string) int {
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		c := s[len(s)-k]
+		if c < 0x80 {
+			return len(s)
+		}
+		if c < 0xc0 {
+			continue // a continuation byte
+		}
+		need := 2
+		if c >= 0xe0 {
+			need = 3
+		}
+		if c >= 0xf0 {
+			need = 4
+		}
+		// Completed with continuation bytes, is it a character? Then it was one cut short.
+		if k < need && utf8.ValidString(s[len(s)-k:]+"\x80\x80\x80"[:need-k]) {
+			return len(s) - k
+		}
+		return len(s)
+	}
+	return len(s)
 }
 
 // toggleCase is the case toggle of ${x~}: upper to lower, lower to upper.
@@ -1152,7 +1245,7 @@ func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 	case "Q":
 		return pv.mapEachErr(r.quoteLimits().Single)
 	case "E":
-		pv.mapEach(ansiC)
+		pv.mapEach(func(s string) string { return ansiC(dropCTLESC(s)) })
 	case "U":
 		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, true) })
 	case "L":
