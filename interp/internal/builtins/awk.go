@@ -25,6 +25,11 @@ func init() {
 // confined: input files, getline < file, print > file and close() go through the sandbox
 // (see awk_rewrite.go); system(), pipes and "cmd" | getline are refused.
 func awk(ctx context.Context, env *Env, argv []string) int {
+	return awkCommand(ctx, env, argv, awkOptions{})
+}
+
+// awkCommand is awk with the rewrite's options opt (regexFS is found from the command line).
+func awkCommand(ctx context.Context, env *Env, argv []string, opt awkOptions) int {
 	args := argv[1:]
 	var vars []string
 	var progFiles []string
@@ -67,7 +72,8 @@ func awk(ctx context.Context, env *Env, argv []string) int {
 	if st != 0 {
 		return st
 	}
-	return runAwk(ctx, env, src, vars, args)
+	opt.regexFS = awkRegexFS(vars, args)
+	return runAwk(ctx, env, src, vars, args, opt)
 }
 
 func awkUnescape(s string) string {
@@ -98,16 +104,16 @@ func awkProgram(env *Env, progFiles, args []string) (string, []string, int) {
 }
 
 // runAwk runs the program under a heap watch (GoAWK has no allocation hook: budget.go).
-func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int {
+func runAwk(ctx context.Context, env *Env, src string, vars, args []string, opt awkOptions) int {
 	wctx, stop, _ := watchHeap(ctx, env.Budget)
-	st := runAwkWatched(wctx, env, src, vars, args)
+	st := runAwkWatched(wctx, env, src, vars, args, opt)
 	if stop() || meterOf(ctx).refused {
 		return errorf(env, 2, "awk", "%v", env.Budget.Err())
 	}
 	return st
 }
 
-func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string) (status int) {
+func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string, opt awkOptions) (status int) {
 	defer func() {
 		if p := recover(); p != nil {
 			switch p := p.(type) {
@@ -130,7 +136,7 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 	defer aio.closeAll()
 	funcs := aio.funcs()
 	newAwkRegex(ctx).funcs(funcs)
-	prog, err := parser.ParseProgram([]byte(rewriteAwkFS(src, awkRegexFS(vars, args))), &parser.ParserConfig{Funcs: funcs})
+	prog, err := parser.ParseProgram([]byte(rewriteAwkOpts(src, opt)), &parser.ParserConfig{Funcs: funcs})
 	if err != nil {
 		// Report the error against the script as written.
 		if _, oerr := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: funcs}); oerr != nil {

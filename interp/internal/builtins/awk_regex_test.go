@@ -40,14 +40,23 @@ func plainGoAWK(t *testing.T, prog, stdin string, vars []string) (string, bool) 
 func TestAwkRegexLikeGoAWK(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		t.Run(map[bool]string{false: "short-on-GoAWK", true: "all-routed"}[all], func(t *testing.T) {
-			awkRouteAll = all
-			defer func() { awkRouteAll = false }()
-			testAwkRegexLikeGoAWK(t)
+			testAwkRegexLikeGoAWK(t, awkOptions{routeAll: all})
 		})
 	}
 }
 
-func testAwkRegexLikeGoAWK(t *testing.T) {
+// runAwkOpts runs awk (argv) over stdin with the rewrite's options opt.
+func (te *testEnv) runAwkOpts(t *testing.T, opt awkOptions, stdin string, argv ...string) (string, string, int) {
+	t.Helper()
+	te.Stdin = strings.NewReader(stdin)
+	te.out.Reset()
+	te.errb.Reset()
+	te.Stdout, te.Stderr = te.out, te.errb
+	rc := awkCommand(context.Background(), te.Env, argv, opt)
+	return te.out.String(), te.errb.String(), rc
+}
+
+func testAwkRegexLikeGoAWK(t *testing.T, opt awkOptions) {
 	const in = "foo bar baz\naaa,bbb;;ccc\n  lead  trail  \n\nxyz 12 3.5\nhéllo wörld ünï\na&b\\c&d\n"
 	for _, tc := range []struct {
 		prog string
@@ -131,9 +140,9 @@ func testAwkRegexLikeGoAWK(t *testing.T) {
 		for i := 0; i < len(tc.vars); i += 2 {
 			argv = append(argv, "-v", tc.vars[i]+"="+tc.vars[i+1])
 		}
-		out, errOut, rc := te.run(t, in, append(argv, tc.prog)...)
+		out, errOut, rc := te.runAwkOpts(t, opt, in, append(argv, tc.prog)...)
 		if rc != 0 || out != want {
-			t.Errorf("%s\nrewritten: %s\n got rc %d %q %s\nwant %q", tc.prog, rewriteAwk(tc.prog), rc, out, errOut, want)
+			t.Errorf("%s\nrewritten: %s\n got rc %d %q %s\nwant %q", tc.prog, rewriteAwkOpts(tc.prog, opt), rc, out, errOut, want)
 		}
 	}
 }
@@ -297,10 +306,8 @@ func FuzzAwkRegexLikeGoAWK(f *testing.F) {
 		if !ok {
 			return
 		}
-		awkRouteAll = true
-		defer func() { awkRouteAll = false }()
 		te := fixture(t)
-		out, errOut, rc := te.run(t, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
+		out, errOut, rc := te.runAwkOpts(t, awkOptions{routeAll: true}, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
 		if rc != 0 || out != want {
 			t.Errorf("r=%q p=%q over %q:\n got rc %d %q %s\nwant %q", re, repl, subject, rc, out, errOut, want)
 		}

@@ -122,8 +122,8 @@ func TestAwkRewrite(t *testing.T) {
 		}
 	}
 	// -F, -v FS= or an FS= operand of more than one character: the FS rule whatever the program.
-	if got := rewriteAwkFS(`END { print NR }`, true); got != awkFSRule+`END { print NR }` {
-		t.Errorf("rewriteAwkFS with a regex FS: %s", got)
+	if got := rewriteAwkOpts(`END { print NR }`, awkOptions{regexFS: true}); got != awkFSRule+`END { print NR }` {
+		t.Errorf("rewriteAwkOpts with a regex FS: %s", got)
 	}
 	if !awkRegexFS([]string{"FS", "[,;]"}, nil) || !awkRegexFS(nil, []string{"FS=ab"}) || awkRegexFS([]string{"FS", ","}, []string{"x=ab"}) {
 		t.Error("awkRegexFS")
