@@ -129,6 +129,19 @@ func testAwkRegexLikeGoAWK(t *testing.T, opt awkOptions) {
 		{prog: `{r = "^[a-z]"; n = gsub(r, "&&"); print n, $0}`},
 		{prog: `NR == 2 {FS = ";+"} NR == 4 {FS = "[ ,]"} {print NF, $1, $NF}`},
 		{prog: `{print NF, $2; $0 = $0 " x,y"; print NF}`, vars: []string{"FS", ",|;+"}},
+		// The separators and the record the program assigns (awk_sep.go).
+		{prog: `{FS = " +|,"; print NF, $1}`},
+		{prog: `BEGIN {FS = ",|;+"} {$0 = $0 ";" $0; print NF, $2; $0 = NR; print NF, ($0 < 9), $0 + 1}`},
+		{prog: `BEGIN {FS = ",|;+"} {$(NF > 1 ? 0 : 1) = "x;y"; print NF, $0; $3 = "q"; print NF, $0}`},
+		{prog: `BEGIN {FS = ",|;+"} {sub(/a/, "A"); print NF, $1; gsub(/;/, ",", $0); print NF, $0}`},
+		{prog: `BEGIN {FS = ",|;+"} NR == 1 {while ((getline) > 0) print NF, $1; print "end", NR}`},
+		{prog: `BEGIN {FS = ",|;+"} NR == 1 {getline $0; print NF, $1; getline x; print NF, x}`},
+		{prog: `BEGIN {x = FS = ",|;"; y = RS = "\n"; print x, FS, y == RS} {print NF; FS = FS "|o"}`},
+		{prog: `{if (NR == 3) FS = (NR > 2 ? " " : ","); print NF, $1}`},
+		{prog: `BEGIN {RS = "[,;]+|\n"} {print NR ": " $0 "|" RT}`},
+		{prog: `BEGIN {RS = "\n\n+|z"} {print NR ": " $0} END {print NR}`},
+		{prog: `{print NR ": " $0; RS = "x"}`, vars: []string{"RS", "b+|\n"}},
+		{prog: `BEGIN {RS = "l+"; FS = "o|\n"} {print NR, NF, $1}`},
 	} {
 		want, ok := plainGoAWK(t, tc.prog, in, tc.vars)
 		if !ok {
@@ -183,6 +196,31 @@ func TestAwkRegexErrors(t *testing.T) {
 			t.Errorf("%s with a huge r: rc %d %q", prog, rc, errOut)
 		}
 	}
+	// The separators are bounded wherever they are set: the command line, an operand, the
+	// program; getline and for-in into them are refused (FS and RS are checked where = sets them).
+	huge := strings.Repeat("x{1,100}", 8000)
+	for _, argv := range [][]string{
+		{"awk", "-F", huge, "{print}"},
+		{"awk", "-v", "FS=" + huge, "{print}"},
+		{"awk", "-v", "RS=" + huge, "{print}"},
+		{"awk", "{print}", "RS=" + huge, "-"},
+		{"awk", "{print}", "FS=" + huge, "-"},
+		{"awk", "-v", "r=" + huge, "BEGIN {FS = r} {print $1}"},
+		{"awk", "-v", "r=" + huge, "{RS = r}"},
+		{"awk", "-v", "r=" + huge, "{s = \"x\"; gsub(/x/, r, s); FS = s}"},
+		{"awk", "-v", "r=" + huge, "{FS = \"ab\"; gsub(/ab/, r, FS)}"},
+	} {
+		_, errOut, rc := te.run(t, "x\n", argv...)
+		if rc != 2 || !strings.Contains(errOut, "too large") || !strings.Contains(errOut, "separator") {
+			t.Errorf("%.60q: rc %d %.300q", argv, rc, errOut)
+		}
+	}
+	for _, prog := range []string{`{getline FS; print}`, `{getline RS < "a.txt"}`, `{for (FS in a) n++}`} {
+		_, errOut, rc := te.run(t, "x\n", "awk", prog)
+		if rc != 2 || !strings.Contains(errOut, "not available in the sandbox") || !strings.Contains(errOut, "exec") {
+			t.Errorf("%s: rc %d %q", prog, rc, errOut)
+		}
+	}
 }
 
 func TestAwkSplitChar(t *testing.T) {
@@ -227,6 +265,14 @@ func TestAwkRegexStopsWithTheCall(t *testing.T) {
 		`BEGIN {FS = "(a.*z)*a"} {print NF}`,
 		`-F(a.*z)*a {print $1}`,
 		`-vFS=(a.*z)*a {print $1}`,
+		// The record the program assigns, a FS set after the record was read, a getline, and
+		// the input's records by a regular expression RS (awk_sep.go).
+		`{s = $0; $0 = "x"; FS = "(a.*z)*a"; $0 = s; print NF}`,
+		`{FS = "(a.*z)*a"; print NF}`,
+		`BEGIN {FS = "(a.*z)*a"; getline; print NF}`,
+		`{s = $0; $0 = "x"; FS = "(a.*z)*a"; sub(/x/, s); print NF}`,
+		`BEGIN {RS = "(a.*z)*a"} END {print NR}`,
+		`-vRS=(a.*z)*a END {print NR}`,
 	} {
 		te := fixture(t)
 		// The deadline falls in the search (reading the input takes far less): GoAWK's own would

@@ -111,6 +111,9 @@ type awkOptions struct {
 	// routeAll routes every regular expression operation to the stoppable matchers, whatever
 	// its subject's length (tests: the routed operations give GoAWK's results).
 	routeAll bool
+	// fsChecks (set by the passes from the program and regexFS): FS may be a regular
+	// expression, so the record's assignments are checked (sepPass).
+	fsChecks bool
 }
 
 // rewriteAwk applies the passes; each pass re-lexes the previous one's output. It
@@ -120,7 +123,8 @@ func rewriteAwk(src string) string { return rewriteAwkOpts(src, awkOptions{}) }
 // rewriteAwkOpts is rewriteAwk for a run with the options opt.
 func rewriteAwkOpts(src string, opt awkOptions) string {
 	route := func(src string, toks []awkTok) []edit { return routePass(src, toks, opt) }
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, regexPass, fmtPass} {
+	sep := func(src string, toks []awkTok) []edit { return sepPass(src, toks, opt.regexFS || namesFS(toks)) }
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, sep, regexPass, fmtPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src

@@ -37,8 +37,9 @@ import (
 // rule that runs __mcp_fs($0, FS) on every long record while FS is a regular expression: GoAWK splits fields with
 // its own FindAll, so a long record is split ahead by the stoppable matcher (awkRegex.fieldCheck).
 func routePass(src string, toks []awkTok, opt awkOptions) []edit {
+	opt.fsChecks = opt.regexFS || namesFS(toks)
 	edits := routeEdits(src, toks, 0, opt)
-	if readsRecords(toks) && (opt.regexFS || namesFS(toks)) {
+	if readsRecords(toks) && opt.fsChecks {
 		edits = append([]edit{{0, 0, awkFSRule}}, edits...)
 	}
 	return edits
@@ -143,7 +144,10 @@ func routeEdits(src string, toks []awkTok, depth int, opt awkOptions) []edit {
 					continue
 				}
 			}
-			if n := shortLength(toks, b[0]+1, b[1], opt); n > 0 && target != "" {
+			// The record's and the separators' assignments are checked (sepPass): routed, never
+			// GoAWK's sub on them.
+			checked := target == "FS" || target == "RS" || target == "$0" && opt.fsChecks
+			if n := shortLength(toks, b[0]+1, b[1], opt); n > 0 && target != "" && !checked {
 				// GoAWK's own below a length where its FindAll is short (see the top).
 				repl = "(length(" + target + ") <= " + strconv.Itoa(n) + " ? " + text(src, toks, i, b[len(b)-1]+1) + " : " + repl + ")"
 			}
