@@ -307,6 +307,12 @@ func BenchmarkAwkRegex(b *testing.B) {
 		{"gsub", `{gsub(/a/, "b"); print}`, ""},
 		{"split", `{n += split($0, p, /[ ,;]+/)} END {print n}`, ""},
 		{"regex-FS", `{n += NF} END {print n}`, "[,;]"},
+		// Plain programs, and the separators' and the record's checks (awk_sep.go).
+		{"print-field", `{print $2}`, ""},
+		{"pattern-print", `/foo3/ {print}`, ""},
+		{"regex-RS", `BEGIN {RS = ";|\n"} {n++} END {print n}`, ""},
+		{"FS-gsub", `BEGIN {FS = ","} {gsub(/a/, "b"); n += NF} END {print n}`, ""},
+		{"FS-record", `BEGIN {FS = ",|;"} {$0 = $0 ";"; n += NF} END {print n}`, ""},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			argv := []string{"awk"}
@@ -334,7 +340,10 @@ func FuzzAwkRegexLikeGoAWK(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	prog := `{ s = $0; n = gsub(r, p, s); t = $0; o = sub(r, p, t); m = match($0, r); k = split($0, a, r)
-		print n, s, o, t, m, RSTART, RLENGTH, k, a[1], a[k], ($0 ~ r), ($0 !~ r) }`
+		print n, s, o, t, m, RSTART, RLENGTH, k, a[1], a[k], ($0 ~ r), ($0 !~ r)
+		FS = r; print NF, $1, $NF; $0 = s; print NF, $1; n = gsub(r, p); print n, NF, $NF }`
+	// The records of the subject by RS = r (awkRecords follows GoAWK's reading of them).
+	records := `{ print NR ": " $0 "|" RT "|" NF }`
 	f.Fuzz(func(t *testing.T, re, subject, repl string) {
 		if len(subject) > 200 || len(re) > 40 || strings.ContainsAny(subject+re+repl, "\n\r\x00") {
 			return
@@ -356,6 +365,13 @@ func FuzzAwkRegexLikeGoAWK(f *testing.F) {
 		out, errOut, rc := te.runAwkOpts(t, awkOptions{routeAll: true}, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
 		if rc != 0 || out != want {
 			t.Errorf("r=%q p=%q over %q:\n got rc %d %q %s\nwant %q", re, repl, subject, rc, out, errOut, want)
+		}
+		if want, ok = plainGoAWK(t, records, subject, []string{"RS", re}); !ok {
+			return
+		}
+		out, errOut, rc = te.runAwkOpts(t, awkOptions{routeAll: true}, subject, "awk", "-v", "RS="+re, records)
+		if rc != 0 || out != want {
+			t.Errorf("RS=%q over %q:\n got rc %d %q %s\nwant %q", re, subject, rc, out, errOut, want)
 		}
 	})
 }
