@@ -13,7 +13,8 @@ import (
 //
 //	FS = v       -> FS = (__mcp_fsset(__mcp_t0 = (v), $0) ? __mcp_t0 : __mcp_t0)
 //	RS = v       -> RS = (__mcp_rsset(__mcp_t0 = (v)) ? __mcp_t0 : __mcp_t0)
-//	$0 = v       -> $0 = (__mcp_rec(__mcp_t0 = (v), FS) ? __mcp_t0 : __mcp_t0)   ($e = v too)
+//	$0 = v       -> $0 = ((length(__mcp_t0 = (v)) <= L || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)
+//	                ($e = v too; L is awkFSLimit, FS's quick length kept as the FS rule keeps it)
 //	getline      -> __mcp_gl(getline, $0, FS)                                   (getline $e too)
 //
 // GoAWK compiles an FS or RS of more than one character as a regular expression when it is
@@ -58,7 +59,7 @@ func sepPass(src string, toks []awkTok, fsChecks bool) []edit {
 			if end < 0 || end == lhs+1 {
 				continue
 			}
-			value(lhs+1, end, "(__mcp_rec(__mcp_t0 = (", "), FS) ? __mcp_t0 : __mcp_t0)")
+			value(lhs+1, end, "((length(__mcp_t0 = (", ")) <= "+awkFSLimit+" || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)")
 		case t.tok == lexer.GETLINE && fsChecks && (i == 0 || toks[i-1].tok != lexer.PIPE):
 			end := i + 1
 			if toks[end].tok == lexer.DOLLAR {
@@ -93,6 +94,10 @@ func sepPass(src string, toks []awkTok, fsChecks bool) []edit {
 	}
 	return edits
 }
+
+// awkFSLimit is the quick length of FS (fieldLimit), found again only when FS changed: shorter
+// records need no check. __mcp_F and __mcp_L are the FS rule's (awkFSRule).
+const awkFSLimit = "(FS == __mcp_F ? __mcp_L : (__mcp_L = __mcp_fslim(__mcp_F = FS)))"
 
 // nonZeroIndex reports that toks[from:to], a field index, is a number other than 0: $1 = v sets a
 // field and builds the record from the fields, with no split.

@@ -113,9 +113,9 @@ func TestAwkRewrite(t *testing.T) {
 		// The separators' and the record's assignments are checked (awk_sep.go).
 		{`BEGIN { RS = FS = x ? "a" : "b"; print RS }`, `BEGIN { RS = (__mcp_rsset(__mcp_t0 = (FS = (__mcp_fsset(__mcp_t0 = (x ? "a" : "b"), $0) ? __mcp_t0 : __mcp_t0))) ? __mcp_t0 : __mcp_t0); print RS }`},
 		{`BEGIN { $0 = "a b" }`, `BEGIN { $0 = "a b" }`},
-		{"BEGIN { FS = \",+\" } { $0 = $0 &&\n 1; $1 = 2; $(i) = 3 }", awkFSRule + "BEGIN { FS = (__mcp_fsset(__mcp_t0 = (\",+\" ), $0) ? __mcp_t0 : __mcp_t0)} { $0 = (__mcp_rec(__mcp_t0 = ($0 &&\n 1), FS) ? __mcp_t0 : __mcp_t0); $1 = 2; $(i) = (__mcp_rec(__mcp_t0 = (3 ), FS) ? __mcp_t0 : __mcp_t0)}"},
+		{"BEGIN { FS = \",+\" } { $0 = $0 &&\n 1; $1 = 2; $(i) = 3 }", awkFSRule + "BEGIN { FS = (__mcp_fsset(__mcp_t0 = (\",+\" ), $0) ? __mcp_t0 : __mcp_t0)} { $0 = ((length(__mcp_t0 = ($0 &&\n 1)) <= " + awkFSLimit + " || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0); $1 = 2; $(i) = ((length(__mcp_t0 = (3 )) <= " + awkFSLimit + " || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)}"},
 		{`{ FS = ","; while (getline > 0) n++; getline x; getline $0 }`, awkFSRule + `{ FS = (__mcp_fsset(__mcp_t0 = (","), $0) ? __mcp_t0 : __mcp_t0); while (__mcp_tick() && (__mcp_gl(getline , $0, FS)> 0)) n++; getline x; __mcp_gl(getline $0 , $0, FS)}`},
-		{`{ FS = ","; sub(/a/, "b") }`, awkFSRule + `{ FS = (__mcp_fsset(__mcp_t0 = (","), $0) ? __mcp_t0 : __mcp_t0); ($0 = (__mcp_rec(__mcp_t0 = (__mcp_sub("a", "b", $0)), FS) ? __mcp_t0 : __mcp_t0)) }`},
+		{`{ FS = ","; sub(/a/, "b") }`, awkFSRule + `{ FS = (__mcp_fsset(__mcp_t0 = (","), $0) ? __mcp_t0 : __mcp_t0); ($0 = ((length(__mcp_t0 = (__mcp_sub("a", "b", $0))) <= ` + awkFSLimit + ` || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)) }`},
 		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
 		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
 		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
