@@ -34,6 +34,16 @@ var boundsShapes = []struct {
 	{"awk-gsub-quadratic", `printf '%s\n' "$data" | awk '{ print gsub(/(a.*z)*a/, "b") }'`, strings.Repeat("a", 300000), ""},
 	{"awk-split-quadratic", `printf '%s\n' "$data" | awk '{ print split($0, p, /(a.*z)*a/) }'`, strings.Repeat("a", 300000), ""},
 	{"awk-fs-quadratic", `printf '%s\n' "$data" | awk -F '(a.*z)*a' '{ print NF }'`, strings.Repeat("a", 300000), ""},
+	// GoAWK splits the fields lazily, with the FS of the moment: a record the program assigns,
+	// a FS set after the record was read, a record getline reads; and it finds the records of
+	// a regular expression RS with its own searches (awk_sep.go): each ran on for hours.
+	{"awk-fs-assigned-record", `printf '%s\n' "$data" | awk '{ s = $0; $0 = "x"; FS = "(a.*z)*a"; $0 = s; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-fs-set-late", `printf '%s\n' "$data" | awk '{ FS = "(a.*z)*a"; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-fs-getline", `printf '%s\n' "$data" | awk 'BEGIN { FS = "(a.*z)*a"; getline; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-rs-quadratic", `printf '%s\n' "$data" | awk 'BEGIN { RS = "(a.*z)*a" } END { print NR }'`, strings.Repeat("a", 300000), ""},
+	// A separator GoAWK compiled for seconds, unstoppably: from -F, and set by the program.
+	{"awk-fs-repeats", `awk -F "$data" '{ print }' </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
+	{"awk-rs-repeats", `awk -v r="$data" 'BEGIN { RS = r } { print }' </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
 	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), ""},
 	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + ".", ""},
 	// A value three million levels deep (30,000 steps of 100 levels: fewer steps build it in
