@@ -75,8 +75,13 @@ func AnalyzeFileWith(path string, o AnalyzeOptions) (*Plan, error) {
 			Suggestion: "fix the syntax (bash -n FILE reports it too); if bash runs it, rewrite the construct or run the tool with \"exec\": \"native\""})
 		return p, nil
 	}
-	f := prog.File()
-	return analyze(f, o), nil
+	plan := analyze(prog.File(), o)
+	for _, h := range prog.EOFHereDocs() {
+		plan.Findings = append(plan.Findings, Finding{File: path, Line: uint(h.Line), Col: 1, Severity: "warning", Kind: "parse",
+			Message:    fmt.Sprintf("here-document delimited by end-of-file (wanted `%s'): the rest of the file is its text, and bash warns when it runs", h.Delim),
+			Suggestion: "end the here-document with a line of its delimiter, " + h.Delim})
+	}
+	return plan, nil
 }
 
 // FuncNamesOf lists the functions the Bash file at path defines (for AnalyzeOptions.LibFuncs);

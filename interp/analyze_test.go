@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +106,43 @@ func TestAnalyzeOptions(t *testing.T) {
 			name := strings.Fields(strings.TrimPrefix(tc.script, "source lib/x.sh; "))[0]
 			if got := p.Commands[name]; got != tc.resolve {
 				t.Errorf("%q: %s resolves as %q, want %q", tc.script, name, got, tc.resolve)
+			}
+		}
+	}
+}
+
+// A script that ends inside a here-document runs, as in bash (the rest of the file is the
+// document, with bash's warning): validate warns, it does not refuse.
+func TestAnalyzeFileEOFHereDoc(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string // the findings' severity: message prefix
+	}{
+		{"echo a\ncat <<E\nabc\n", []string{"warning: here-document delimited by end-of-file (wanted `E')"}},
+		{"cat <<'E' <<-F\nabc", []string{"warning: here-document delimited by end-of-file (wanted `E')", "warning: here-document delimited by end-of-file (wanted `F')"}},
+		{"cat <<E\nabc\nE\n", nil},
+		// Ended inside an unfinished construct: bash's syntax error too.
+		{"f() {\ncat <<E\nabc\n", []string{"error: syntax error"}},
+	} {
+		path := filepath.Join(t.TempDir(), "tool.sh")
+		if err := os.WriteFile(path, []byte(tc.script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := AnalyzeFile(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range p.Findings {
+			got = append(got, f.Severity+": "+f.Message)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: findings %q, want %q", tc.script, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tc.want[i]) {
+				t.Errorf("%q: finding %q, want %q...", tc.script, got[i], tc.want[i])
 			}
 		}
 	}

@@ -104,6 +104,35 @@ func newLine(stmts []*syntax.Stmt, i int) bool {
 	return i == 0 || stmts[i].Pos().Line() > stmts[i-1].End().Line()
 }
 
+// readLine is what reading the line of stmts[i] does before it runs: the aliases then in
+// effect bind, and reading the last line warns of the here-documents the text ends inside
+// (bash warns as it reads their text, before the line runs).
+func (r *Runner) readLine(stmts []*syntax.Stmt, i int) {
+	r.bindRead()
+	if r.cur.eofHdocs == nil {
+		return
+	}
+	for j := i + 1; j < len(stmts); j++ {
+		if newLine(stmts, j) {
+			return
+		}
+	}
+	r.warnEOFHdocs(stmts[i].Pos().Offset())
+}
+
+// warnEOFHdocs prints the warnings of the current text's here-documents that start at or
+// after offset from, at the line the text ends (bash -c's and standard input's text too).
+func (r *Runner) warnEOFHdocs(from uint) {
+	saved := r.lineno
+	for _, h := range r.cur.eofHdocs {
+		if h.at >= from {
+			r.lineno = h.lines + r.cur.lineBase
+			r.errorf("warning: here-document at line %d delimited by end-of-file (wanted `%s')", h.line+r.cur.lineBase, h.stop)
+		}
+	}
+	r.lineno = saved
+}
+
 // stmtsRead runs text parsed at run time (eval, source, traps) as bash reads it, a line at a
 // time, with the aliases in effect when each line is read; the caller's binding (a function's)
 // comes back after.
@@ -111,7 +140,7 @@ func (r *Runner) stmtsRead(stmts []*syntax.Stmt) {
 	b, m := r.bound, r.boundAliases
 	for i, s := range stmts {
 		if newLine(stmts, i) {
-			r.bindRead()
+			r.readLine(stmts, i)
 		}
 		if r.readsPoisonedCond(s) {
 			break
@@ -207,7 +236,7 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 		r.status = r.raise(err)
 		return true
 	}
-	src, stmts, err := parseString(r.ctx, r.cur.name, text, r.lineno-1)
+	src, stmts, err := parseString(r.ctx, r.cur.name, text, r.lineno-1, false)
 	if cerr := r.checkCtx(); err != nil && cerr != nil {
 		r.status = r.raise(cerr)
 		return true

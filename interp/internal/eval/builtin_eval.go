@@ -66,6 +66,12 @@ func (r *Runner) runText(text, what string) int {
 		}
 		return r.raise(r.syntaxRefusal(what, err))
 	}
+	if src.eofHdocs != nil {
+		// Bash ends it at the end of the text too, but counts the lines of its warning from
+		// the eval's own count, in a way that is not the script's.
+		return r.raise(r.refuseHere(what+" text that ends inside a here-document (<<"+src.eofHdocs[0].stop+" without its delimiter line)",
+			"end the here-document with its delimiter line "+src.eofHdocs[0].stop))
+	}
 	src = src.withLineBase(r.lineno - 1)
 	if !clean {
 		if refs := checkStmts(src, stmts); len(refs) > 0 {

@@ -95,7 +95,7 @@ func (r *Runner) ps4() string {
 	if strings.ContainsAny(v, "$`\\") {
 		saved := r.opts
 		r.opts &^= optXtrace
-		if _, stmts, err := parseString(r.ctx, "PS4", "__ps4=\""+strings.ReplaceAll(v, "\"", "\\\"")+"\"", 0); err == nil && len(stmts) == 1 {
+		if _, stmts, err := parseString(r.ctx, "PS4", "__ps4=\""+strings.ReplaceAll(v, "\"", "\\\"")+"\"", 0, false); err == nil && len(stmts) == 1 {
 			if ce, ok := stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 {
 				if s, err := r.expandString(ce.Assigns[0].Value, ctxPlain); err == nil {
 					v = s

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,6 +25,18 @@ type source struct {
 	// cache holds per-node derived data (arithmetic splice plans); copies of a source made
 	// for another line base share it.
 	cache *sync.Map
+	// eofHdocs are the here-documents the text ends inside (bash ends them at the end of the
+	// text with a warning; the text holds their delimiter lines added): see parseBash.
+	eofHdocs []eofHdoc
+}
+
+// eofHdoc is a here-document delimited by the end of its text: bash warns, when it reads the
+// line of its operator, "here-document at line L delimited by end-of-file (wanted `stop')".
+type eofHdoc struct {
+	at    uint   // the offset of its redirection
+	line  int    // the line of its redirection
+	lines int    // the lines of the text as written (bash's line at the warning)
+	stop  string // its delimiter
 }
 
 // Program is a parsed script, reusable across runs and safe for concurrent use.
@@ -52,6 +65,22 @@ func (p *Program) File() *syntax.File { return p.file }
 
 // ErrText is the syntax error of the source as bash words it ("" when there is none).
 func (p *Program) ErrText() string { return strings.Join(p.errLines, "; ") }
+
+// EOFHereDoc is a here-document the text ends inside: bash runs it, with the rest of the
+// text as its document, and warns.
+type EOFHereDoc struct {
+	Line  int    // the line of its operator
+	Delim string // the delimiter that never came
+}
+
+// EOFHereDocs are the here-documents the source ends inside.
+func (p *Program) EOFHereDocs() []EOFHereDoc {
+	var out []EOFHereDoc
+	for _, h := range p.src.eofHdocs {
+		out = append(out, EOFHereDoc{Line: h.line, Delim: h.stop})
+	}
+	return out
+}
 
 // Err is the syntax error of the source, if any.
 func (p *Program) Err() error {
@@ -87,8 +116,11 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 	if err := checkNesting(name, string(src)); err != nil {
 		return nil, err
 	}
-	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map)}}
-	f, parsed, toggles, err := parseBash(ctx, name, src)
+	f, parsed, toggles, hdocs, err := parseBash(ctx, name, src, true)
+	if len(hdocs) > 0 {
+		src = append(src[:len(src):len(src)], parsed[len(src):]...) // the delimiters added
+	}
+	p = &Program{src: &source{name: name, text: string(src), cache: new(sync.Map), eofHdocs: hdocs}}
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -147,7 +179,10 @@ func ParseContext(ctx context.Context, name string, src []byte) (p *Program, err
 
 // parseString parses text run at run time (eval, trap, alias expansion); name and lineBase
 // are for messages and LINENO.
-func parseString(ctx context.Context, name, text string, lineBase int) (s *source, stmts []*syntax.Stmt, err error) {
+//
+// With endHdocs a here-document the text ends inside is ended there (s.eofHdocs, as for a
+// script); without, it is the parser's syntax error.
+func parseString(ctx context.Context, name, text string, lineBase int, endHdocs bool) (s *source, stmts []*syntax.Stmt, err error) {
 	defer func() {
 		if rec := recover(); rec != nil {
 			stmts, err = nil, fmt.Errorf("parser failure: %v", rec)
@@ -157,7 +192,10 @@ func parseString(ctx context.Context, name, text string, lineBase int) (s *sourc
 	if err := checkNesting(name, text); err != nil {
 		return s, nil, err
 	}
-	f, _, _, err := parseBash(ctx, name, []byte(text))
+	f, parsed, _, hdocs, err := parseBash(ctx, name, []byte(text), endHdocs)
+	if len(hdocs) > 0 {
+		s.text, s.eofHdocs = text+string(parsed[len(text):]), hdocs
+	}
 	if err == nil {
 		err = strayReserved(f)
 	}
@@ -188,15 +226,34 @@ const maxToggles = 64
 // there are marked as toggles. The copy keeps the text's length, so every node's offsets are
 // the original text's (which messages and declare -f slice). It returns the text it parsed
 // and the offsets it changed.
-func parseBash(ctx context.Context, name string, src []byte) (*syntax.File, []byte, []int, error) {
+//
+// With endHdocs, where the text ends inside a here-document (the parser's "unclosed
+// here-document"), its delimiter line is added to the text, which is parsed again: bash takes
+// the rest of the text as the document, with a warning (eofHdoc). The nodes' offsets stay the
+// original text's; the returned text has the delimiters.
+func parseBash(ctx context.Context, name string, src []byte, endHdocs bool) (*syntax.File, []byte, []int, []eofHdoc, error) {
 	text := src
 	var at []int
+	var hdocs []eofHdoc
 	for {
 		f, err := newParser().Parse(ctxRead(ctx, bytes.NewReader(text)), name)
 		var pe syntax.ParseError
+		if err != nil && errors.As(err, &pe) && endHdocs && len(hdocs) < maxEOFHdocs && strings.HasPrefix(pe.Text, unclosedHdoc) {
+			if stop, qerr := strconv.Unquote(pe.Text[len(unclosedHdoc):]); qerr == nil && !strings.Contains(stop, "\n") {
+				if hdocs == nil {
+					text = bytes.Clone(text)
+				}
+				hdocs = append(hdocs, eofHdoc{at: pe.Pos.Offset(), line: int(pe.Pos.Line()), lines: textLines(src), stop: stop})
+				if len(text) > 0 && text[len(text)-1] != '\n' {
+					text = append(text, '\n')
+				}
+				text = append(append(text, stop...), '\n')
+				continue
+			}
+		}
 		if err != nil && errors.As(err, &pe) && len(at) < maxToggles && pe.Text == "not a valid parameter expansion operator: `~`" {
 			if off := int(pe.Pos.Offset()); off < len(text) && text[off] == '~' {
-				if at == nil {
+				if at == nil && hdocs == nil {
 					text = bytes.Clone(src)
 				}
 				text[off] = '^'
@@ -210,8 +267,26 @@ func parseBash(ctx context.Context, name string, src []byte) (*syntax.File, []by
 		if f != nil {
 			markToggles(f, at)
 		}
-		return f, text, at, err
+		return f, text, at, hdocs, err
 	}
+}
+
+// unclosedHdoc starts the parser's error for a text that ends inside a here-document (its
+// delimiter follows, quoted by Go's %#q).
+const unclosedHdoc = "unclosed here-document "
+
+// maxEOFHdocs bounds the here-documents ended at the end of one text (each costs a parse of
+// the whole text; `cat <<A <<B` with neither closed is two).
+const maxEOFHdocs = 8
+
+// textLines counts a text's lines as bash does when it reaches its end: a last line without
+// a newline counts.
+func textLines(src []byte) int {
+	n := bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // markToggles sets the operator of the ${var^...} expansions under n whose ^ was a ~ of the
@@ -420,7 +495,7 @@ func NewParseCache() *ParseCache { return &ParseCache{m: map[parseKey]parsedText
 // syntax alone, so it is cached with the parse; callers still run it to word a refusal).
 func (p *ParseCache) parse(ctx context.Context, name, text string) (src *source, stmts []*syntax.Stmt, clean bool, err error) {
 	if len(text) > maxCachedText {
-		src, stmts, err = parseString(ctx, name, text, 0)
+		src, stmts, err = parseString(ctx, name, text, 0, true)
 		return src, stmts, false, err
 	}
 	k := parseKey{name, text}
@@ -430,7 +505,7 @@ func (p *ParseCache) parse(ctx context.Context, name, text string) (src *source,
 	if ok {
 		return e.src, e.stmts, e.clean, e.err
 	}
-	src, stmts, err = parseString(ctx, name, text, 0)
+	src, stmts, err = parseString(ctx, name, text, 0, true)
 	if ctx.Err() != nil {
 		return src, stmts, false, err // cut short by the call's end: not the text's parse
 	}

@@ -485,6 +485,9 @@ func (r *Runner) reachSyntaxError(p *Program) {
 	if r.flow == flowAbort || p.err == nil || r.flow == flowExit {
 		return
 	}
+	if p.src.eofHdocs != nil {
+		r.warnEOFHdocs(0) // read before the error, after what ran
+	}
 	r.lineno = int(p.err.Pos.Line())
 	if !p.condQuiet {
 		for _, line := range p.errLines {
@@ -522,7 +525,7 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 			return
 		}
 		if read && newLine(stmts, i) {
-			r.bindRead()
+			r.readLine(stmts, i)
 		}
 		if r.readsPoisonedCond(stmts[i]) {
 			return
@@ -734,7 +737,18 @@ func (r *Runner) checkCtx() error {
 
 // prefix is what bash prints before an error message: "NAME: line N: ".
 func (r *Runner) prefix() string {
-	return r.arg0OrBash() + ": line " + strconv.Itoa(r.lineno) + ": "
+	return r.errorName() + ": line " + strconv.Itoa(r.lineno) + ": "
+}
+
+// errorName is the name bash's messages start with: ${BASH_SOURCE[0]} (the file of the
+// running function or sourced text), or $0 where that is empty (the script's own lines).
+func (r *Runner) errorName() string {
+	if n := len(r.frames); n > 0 {
+		if src := r.frames[n-1].src; src != nil && src.name != "" {
+			return src.name
+		}
+	}
+	return r.arg0OrBash()
 }
 
 // arg0OrBash is the name messages start with.
