@@ -17,7 +17,7 @@ import (
 // Some of gojq's builtins do all their work on a whole value in one Go call that nothing stops:
 // sort and its relatives sort or compare a whole array (a sort of a few million elements, or
 // of elements that share one long array, runs for seconds to hours), split/1 splits a whole
-// string, and the formats @html, @uri, @csv, @tsv, @sh, @base64 and @base64d encode a whole
+// string, indices, index and rindex compare the whole needle at every place (quadratic), and the formats @html, @uri, @csv, @tsv, @sh, @base64 and @base64d encode a whole
 // value; none of them asked the call's memory before allocating (issue 27). A filter that
 // calls one of them gets ours instead (OwnDefs, like the regular expression builtins): jq
 // definitions over one Go function (ownFunc) bound to the run's context and memory, which
@@ -43,6 +43,9 @@ def max: ` + ownFunc + `("max");
 def min_by(f): ` + ownFunc + `("min_by"; map([f]));
 def max_by(f): ` + ownFunc + `("max_by"; map([f]));
 def split($sep): ` + ownFunc + `("split"; $sep);
+def indices($i): ` + ownFunc + `("indices"; $i);
+def index($i): ` + ownFunc + `("index"; $i);
+def rindex($i): ` + ownFunc + `("rindex"; $i);
 .`
 
 // ownFormats are the formats whose work is ours: the others (@text, @json, @urid) are
@@ -132,6 +135,8 @@ func (r *ownRun) call(op string, v, x any) (out any) {
 		return r.sorted(s, op, v, x, true)
 	case "split":
 		return r.split(s, v, x)
+	case "indices", "index", "rindex":
+		return r.indices(s, op, v, x)
 	}
 	if ownFormats[op] {
 		return r.format(s, op, v)
@@ -155,8 +160,8 @@ func plainOwn(op string) *gojq.Code {
 	switch {
 	case strings.HasSuffix(op, "_by"):
 		src = "_" + op + "($x)"
-	case op == "split":
-		src = "split($x)"
+	case op == "split" || op == "indices" || op == "index" || op == "rindex":
+		src = op + "($x)"
 	}
 	q, err := gojq.Parse(src)
 	if err != nil {
@@ -438,6 +443,92 @@ func (r *ownRun) split(s *stepper, v, x any) any {
 	return append(out, str)
 }
 
+// indices is indices, index or rindex, as gojq's indexFunc: the places where x (an array, or
+// one value) occurs in the array v, or where the string x occurs in the string v, counted in
+// code points; each place tried is compared element by element, each a step (gojq's loop is
+// the length of v times the length of x). Strings are compared as code points (gojq explodes
+// both), asked of the memory first; the places found are asked as they grow.
+func (r *ownRun) indices(s *stepper, op string, v, x any) any {
+	var vs, xs []any
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		vs = v
+		if a, ok := x.([]any); ok {
+			xs = a
+		} else {
+			xs = []any{x}
+		}
+	case string:
+		t, ok := x.(string)
+		if !ok {
+			return gojqOwn(op, v, x)
+		}
+		if err := r.ask(4 * int64(len(v)+len(t))); err != nil {
+			return err
+		}
+		return r.runeIndices(s, op, []rune(v), []rune(t))
+	default:
+		return gojqOwn(op, v, x)
+	}
+	return placesOf(r, s, op, len(vs), len(xs), func(i int) bool {
+		return s.compare(vs[i:i+len(xs)], xs) == 0
+	})
+}
+
+func (r *ownRun) runeIndices(s *stepper, op string, vs, xs []rune) any {
+	return placesOf(r, s, op, len(vs), len(xs), func(i int) bool {
+		for j, c := range xs {
+			if vs[i+j] != c {
+				s.step(j + 1)
+				return false
+			}
+		}
+		s.step(len(xs) + 1)
+		return true
+	})
+}
+
+// placesOf tries every place of a needle of m in a haystack of n with at: indices lists them,
+// index gives the first, rindex the last (null when none, or m is 0).
+func placesOf(r *ownRun, s *stepper, op string, n, m int, at func(i int) bool) any {
+	if op == "indices" {
+		rs := []any{}
+		if m == 0 {
+			return rs
+		}
+		for i := range n - m + 1 {
+			if at(i) {
+				if len(rs) == cap(rs) && len(rs) >= 1024 {
+					if err := r.ask(2 * anyBytes * int64(len(rs))); err != nil {
+						return err
+					}
+				}
+				rs = append(rs, i)
+			}
+		}
+		return rs
+	}
+	if m == 0 {
+		return nil
+	}
+	if op == "index" {
+		for i := range n - m + 1 {
+			if at(i) {
+				return i
+			}
+		}
+		return nil
+	}
+	for i := n - m; i >= 0; i-- {
+		if at(i) {
+			return i
+		}
+	}
+	return nil
+}
+
 // format is one of ownFormats of v, as gojq's funcToHTML and friends: strings (and arrays of
 // them) encoded here, a chunk at a time, into one buffer of the size asked first; other values
 // (printed as JSON first) and errors are gojq's own, once their JSON is asked of the memory.
@@ -684,7 +775,7 @@ func (r *ownRun) base64d(s *stepper, str string, v any) any {
 }
 
 // OwnDefs are the definitions of the builtins a parsed filter calls that are ours rather than
-// gojq's (the regular expression builtins, the sorts, split/1), and only those (compiling them
+// gojq's (the regular expression builtins, the sorts, split/1, indices), and only those (compiling them
 // costs every run that has them: none when it calls none), to put before the filter's own,
 // after Rewrite (they are not to be rewritten) and after GuardDefs. It rewrites the filter's
 // uses of ownFormats into calls of ownFunc too. They call the Go functions

@@ -34,6 +34,10 @@ var ownFilters = []string{
 	`@html "<\(.)>"`, `@uri "x=\(.)&y=\(.)"`, `@sh "echo \(.)"`, `@csv "\(.),\(.)"`, `@tsv "[\(.)]"`,
 	`@base64 "a\(.)b"`, `@base64d "\(.)"`, `.[]? | @sh`, `.[]? | @csv`, `[.] | @csv`, `[.] | @tsv`,
 	`[.[]?] | @sh`, `try @csv catch .`,
+	`indices(1)`, `indices([1, 2])`, `indices([])`, `indices(",")`, `indices("")`, `indices("ab")`, `indices(null)`,
+	`index(",")`, `rindex(",")`, `index(1)`, `rindex(1)`, `index([1])`, `rindex([])`, `index("")`, `rindex("a")`,
+	`indices({})`, `index([[1]])`, `.[]? | indices(1)?`, `try indices("x") catch .`, `[range(40) | . % 3] | indices([0, 1])`,
+	`"a,b, cd, efg, hijk" | indices(", "), index(", "), rindex(", ")`, `"日本語日本" | indices("日本"), rindex("本")`,
 	`def sort: 1; sort`, `def split($x): $x; split(2)`,
 }
 
@@ -46,7 +50,7 @@ var ownInputs = []string{
 	`[1, 1.0, 1e0, "1", [1], {"a": 1}]`, `[{"a": 2, "b": 1}, {"a": 1, "b": 2}, {"a": 2, "b": 0}, {"b": 1}, {"a": null}]`,
 	`[[1, 2], [1], [1, 2, 3], [0, 9], []]`, `[{"b": 1, "a": 2}, {"a": 2, "b": 1}, {"a": 1, "c": 0}, {"c": 1}]`,
 	`[null, false, 1.5, true, "s"]`, `[[1], [2]]`, `[{"a": 1}]`, `{"a": 3, "b": 1}`, `{"a": [1, 2]}`,
-	`[0.1, 0.2, 1e100, -0, 3]`, `["\u0000", "\t"]`, `"\u00ff\u0100"`,
+	`[0.1, 0.2, 1e100, -0, 3]`, `["\u0000", "\t"]`, `"\u00ff\u0100"`, `"\ud800x"`,
 }
 
 // TestOwnMatchesGojq holds OwnDefs to gojq's own builtins: the same results and errors for
@@ -162,6 +166,8 @@ func TestOwnStopsWithItsCall(t *testing.T) {
 		`"<'" * 5000000 | @html, @uri, @sh, @base64 | length`,
 		`"YWJj" * 5000000 | @base64d | length`,
 		`["a\"" * 1000000, "b"] | @csv, @tsv, @sh | length`,
+		`[range(100000) | 0] | indices([range(50000) | 0]) | length`,
+		`"a" * 100000 | rindex("a" * 50000 + "b")`,
 	} {
 		ctx := &cancelAfter{Context: context.Background(), looks: 3, ended: make(chan struct{})}
 		// The filter's own building (range, *) does not look at Err: only ownFunc does.
@@ -188,6 +194,7 @@ func TestOwnAsksRoomFirst(t *testing.T) {
 		`"a," * 100000 | split(",") | length`, `"<" * 1000000 | @html | length`, `"<" * 1000000 | @uri | length`,
 		`"'" * 1000000 | @sh | length`, `"x" * 3000000 | @base64 | length`, `"YWJj" * 1000000 | @base64d | length`,
 		`["\"" * 1000000] | @csv | length`, `["\t" * 1000000] | @tsv | length`,
+		`"a" * 1000000 | indices("b") | length`,
 	} {
 		if out := runWith(t, context.Background(), f, nil, true, func(int64) error { return refused }); len(out) != 1 || out[0] != "error: no room" {
 			t.Errorf("%s: %v, want the room's refusal", f, out)
@@ -210,6 +217,7 @@ func TestOwnAsksRoomFirst(t *testing.T) {
 		{"sort", big, nil}, {"unique", big, nil}, {"sort_by", big, big}, {"group_by", big, big}, {"unique_by", big, big},
 		{"split", long, ","}, {"split", long, ""}, {"@html", long, nil}, {"@uri", long, nil}, {"@sh", long, nil},
 		{"@base64", long, nil}, {"@base64d", strings.Repeat("YWJj", 1<<20), nil}, {"@csv", []any{long}, nil}, {"@tsv", []any{long}, nil},
+		{"indices", long, "\t"}, {"rindex", long, ","},
 	} {
 		var asked int64
 		r := &ownRun{ctx: context.Background(), room: func(n int64) error { asked = n; return refused }}

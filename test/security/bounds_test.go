@@ -50,6 +50,9 @@ var boundsShapes = []struct {
 	{"jq-group-by", `jq -n '[range(2000)] as $a | [range(50000) | {a: $a, b: -.}] | group_by(.) | length'`, "", ""},
 	{"jq-unique-by", `jq -n '[range(2000)] as $a | [range(50000) | [$a, -.]] | unique_by(.) | length'`, "", ""},
 	{"jq-min-by", `jq -n '[range(100000)] as $a | [range(50000) | [$a, -.]] | min_by(.) | length'`, "", ""},
+	// gojq's indices tries every place, comparing the whole needle at each: quadratic.
+	{"jq-indices", `jq -n '[range(100000) | 0] | indices([range(50000) | 0]) | length'`, "", ""},
+	{"jq-rindex-string", `jq -n '"a" * 200000 | rindex("a" * 100000 + "b")'`, "", ""},
 	{"jq-split", `jq -n '"ab" * 60000000 | split("a") | length'`, "", ""},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
