@@ -88,6 +88,13 @@ var boundsShapes = []struct {
 	{"split-fields", `set -- $data; echo $#`, strings.Repeat("a ", 2500000), ""},
 	{"split-array", `a=($data); echo ${#a[@]}`, strings.Repeat("a ", 2500000), ""},
 	{"envsubst-repeats", `export X=$(head -c 1000000 /dev/zero | tr '\0' a); yes '$X' | head -n 1000000 | envsubst | wc -c`, "", ""},
+	// Quoting a long value (${x@Q}, ${x@A}, declare -p, set, printf %q) ran to its end in one Go
+	// call, its result four times the value's size and never charged.
+	{"quote-Q", `x=$(head -c 30000000 /dev/zero | tr '\0' "'"); y=${x@Q}; echo ${#y}`, "", ""},
+	{"quote-A", `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); y=${x@A}; echo ${#y}`, "", ""},
+	{"quote-declare-p", `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); declare -p x | wc -c`, "", ""},
+	{"quote-set", `x=$(head -c 30000000 /dev/zero | tr '\0' "'"); set | wc -c`, "", ""},
+	{"quote-printf-q", `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); printf '%q' "$x" | wc -c`, "", ""},
 	{"diff-output", `seq 1 2 8000000 > "$TMPDIR/a"; seq 2 2 8000000 > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, "", ""},
 }
 

@@ -77,7 +77,7 @@ func printfProgram(ctx context.Context, env *Env, argv []string) int {
 	const maxOutput = 64 << 20 // as the shell's builtin is bounded
 	// The output and the copies made on the way (about four times its size) must fit the budget.
 	limit := min(int64(maxOutput), env.Budget.Remaining()/4)
-	out, diags, st := printf.Format(args[0], args[1:], printf.Options{Now: env.Now, MaxOutput: int(max(limit, 1))})
+	out, diags, st := printf.Format(args[0], args[1:], printf.Options{Now: env.Now, MaxOutput: int(max(limit, 1)), Stop: ctx.Err})
 	for _, d := range diags {
 		switch d.Kind {
 		case printf.DiagUnsupported:

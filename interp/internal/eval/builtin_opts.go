@@ -15,7 +15,11 @@ func biSet(r *Runner, args []string) int {
 			if !ok || (!v.set && !v.isArray()) {
 				continue
 			}
-			b.WriteString(setString(n, v))
+			s, err := r.setString(n, v)
+			if err != nil {
+				return r.raise(err)
+			}
+			b.WriteString(s)
 			b.WriteByte('\n')
 		}
 		b.WriteString(r.funcListing(false))

@@ -370,7 +370,11 @@ func biPrintf(r *Runner, args []string) int {
 	out, diags, st := printf.Format(rest[0], rest[1:], printf.Options{
 		Now: r.c.now, Start: r.c.start, Loc: r.timeZone(), MaxOutput: int(maxOut),
 		SetVar: func(name string, v int64) error { return r.assign(name, strconv.FormatInt(v, 10), 0) },
+		Stop:   r.checkCtx,
 	})
+	if err := r.checkCtx(); err != nil {
+		return r.raise(err) // the call ended while an argument was quoted
+	}
 	for _, d := range diags {
 		switch d.Kind {
 		case printf.DiagUnsupported:

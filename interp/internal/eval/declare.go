@@ -655,21 +655,28 @@ func attrFlags(a attr) string {
 	return "-" + shVar("", variable{attrs: a}).Attrs.Flags()
 }
 
-// declString renders a variable as declare -p prints it.
-func declString(name string, v variable) string {
-	s := shquote.DeclareP(shVar(name, v))
+// declString renders a variable as declare -p prints it, within the call's limits.
+func (r *Runner) declString(name string, v variable) (string, error) {
+	s, err := r.quoteLimits().DeclareP(shVar(name, v))
 	if emptyArray(v) {
 		s += "=()"
 	}
-	return s
+	return s, err
 }
 
-// setString renders a variable as `set` lists it.
-func setString(name string, v variable) string {
+// setString renders a variable as `set` lists it, within the call's limits.
+func (r *Runner) setString(name string, v variable) (string, error) {
 	if emptyArray(v) {
-		return name + "=()"
+		return name + "=()", nil
 	}
-	return shquote.SetLine(shVar(name, v))
+	return r.quoteLimits().SetLine(shVar(name, v))
+}
+
+// quoteLimits bound the quoting of a value (declare -p, set, ${x@Q}, ${x@A}): the result is
+// charged to the call's memory for the command's expansion before it is made, and the
+// quoting stops with the call.
+func (r *Runner) quoteLimits() shquote.Limits {
+	return shquote.Limits{Room: r.chargeExpansion, Stop: r.checkCtx}
 }
 
 // printDecl prints declare -p for one name; false when it does not exist.
@@ -678,7 +685,12 @@ func (r *Runner) printDecl(name string) bool {
 	if !ok {
 		return false
 	}
-	r.out("declare", declString(name, v)+"\n")
+	s, err := r.declString(name, v)
+	if err != nil {
+		r.raise(err)
+		return true
+	}
+	r.out("declare", s+"\n")
 	return true
 }
 
@@ -736,14 +748,22 @@ func (r *Runner) declareList(variant string, o declOpts) int {
 			if !v.set && !v.isArray() {
 				continue
 			}
-			b.WriteString(setString(n, v))
+			s, err := r.setString(n, v)
+			if err != nil {
+				return r.raise(err)
+			}
+			b.WriteString(s)
 			b.WriteByte('\n')
 			continue
 		}
 		if variant == "local" && !r.isLocal(n) {
 			continue
 		}
-		b.WriteString(declString(n, v))
+		s, err := r.declString(n, v)
+		if err != nil {
+			return r.raise(err)
+		}
+		b.WriteString(s)
 		b.WriteByte('\n')
 	}
 	if filter == 0 && !o.print && (variant == "declare" || variant == "typeset") {

@@ -530,13 +530,45 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 		case opToggleFirst, opToggleAll:
 			conv = toggleCase
 		}
-		pv.mapEach(func(s string) string { return r.caseMod(s, pat, conv, all) })
+		toggle := op == opToggleFirst || op == opToggleAll
+		return false, pv.mapEachErr(func(s string) (string, error) {
+			if toggle && !utf8.ValidString(s) {
+				// Bash toggles the bytes of a value that is not UTF-8 in ways of its own.
+				return "", r.refuseErr(pe.Pos(), "${x~} or ${x~~} of a value that is not valid UTF-8")
+			}
+			return r.caseMod(s, pat, conv, all), nil
+		})
 	case syntax.OtherParamOps:
 		return false, r.atOp(pe, pv, word.Lit())
 	default:
 		return true, r.refuseErr(pe.Pos(), "${x"+op.String()+"...}")
 	}
 	return false, nil
+}
+
+// mapEachErr is mapEach with a function that may fail (the call's limits); the first
+// error ends it.
+func (p *pval) mapEachErr(f func(string) (string, error)) error {
+	if p.isList {
+		out := make([]string, len(p.list))
+		for i, s := range p.list {
+			q, err := f(s)
+			if err != nil {
+				return err
+			}
+			out[i] = q
+		}
+		p.list = out
+		return nil
+	}
+	if p.set {
+		q, err := f(p.str)
+		if err != nil {
+			return err
+		}
+		p.str = q
+	}
+	return nil
 }
 
 func (p *pval) mapEach(f func(string) string) {
@@ -671,6 +703,30 @@ func (r *Runner) strLen(s string) int {
 	return len(s)
 }
 
+// runeOffset is the byte offset in s of the character k characters after byte offset from.
+func runeOffset(s string, from int, k int64) int {
+	i := from
+	for ; k > 0 && i < len(s); k-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+	}
+	return i
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // slice applies ${x:offset:length}.
 func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 	off, err := r.arithNode(pe, pe.Slice.Offset)
@@ -739,12 +795,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		return nil
 	}
 	s := pv.str
-	var runes []rune
 	n := int64(len(s))
-	u := r.utf8Mode()
+	u := r.utf8Mode() && !isASCII(s)
 	if u {
-		runes = []rune(s)
-		n = int64(len(runes))
+		n = int64(utf8.RuneCountInString(s))
 	}
 	if off < 0 {
 		off += n
@@ -769,7 +823,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		}
 	}
 	if u {
-		pv.str = string(runes[off:end])
+		// Offsets count characters; the bytes are the value's own (an invalid byte is one
+		// character and stays as it is), taken without a copy.
+		from := runeOffset(s, 0, off)
+		pv.str = s[from:runeOffset(s, from, end-off)]
 	} else {
 		pv.str = s[off:end]
 	}
@@ -1032,17 +1089,24 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 // empty) change case, the first one only unless all.
 func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
 	var b strings.Builder
-	first := true
-	for _, c := range s {
-		if !first && !all {
-			b.WriteRune(c)
-			continue
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && n <= 1:
+			b.WriteByte(s[i]) // a byte that is no character: bash keeps it
+		case c < utf8.RuneSelf && pat == "" && conv(c) == c:
+			b.WriteByte(s[i])
+		case pat == "" || r.matchPattern(pat, s[i:i+n], false):
+			b.WriteRune(conv(c))
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		first = false
-		if pat == "" || r.matchPattern(pat, string(c), false) {
-			c = conv(c)
+		i += n
+		if !all {
+			b.WriteString(s[i:])
+			break
 		}
-		b.WriteRune(c)
 	}
 	return b.String()
 }
@@ -1086,21 +1150,15 @@ func arrayLen(v variable) int {
 func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 	switch op {
 	case "Q":
-		pv.mapEach(quoteSingle)
+		return pv.mapEachErr(r.quoteLimits().Single)
 	case "E":
 		pv.mapEach(ansiC)
 	case "U":
-		pv.mapEach(strings.ToUpper)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, true) })
 	case "L":
-		pv.mapEach(strings.ToLower)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToLower, true) })
 	case "u":
-		pv.mapEach(func(s string) string {
-			c, n := utf8.DecodeRuneInString(s)
-			if n == 0 {
-				return s
-			}
-			return string(unicode.ToUpper(c)) + s[n:]
-		})
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, false) })
 	case "a":
 		v, ok := r.varForPrint(pv.varName)
 		flags := ""
@@ -1140,16 +1198,24 @@ func (r *Runner) atAssign(pv *pval) error {
 	sv := shVar(name, v)
 	if pv.isList {
 		if v.isArray() {
-			s := declString(name, v)
+			s, err := r.declString(name, v)
+			if err != nil {
+				return err
+			}
 			pv.list = strings.SplitN(s, " ", 3)
 			return nil
 		}
-		pv.list = []string{shquote.AtA(sv, false)}
-		return nil
+		s, err := r.quoteLimits().AtA(sv, false)
+		pv.list = []string{s}
+		return err
 	}
 	// ${a@A} and ${a[i]@A} show the one value as a scalar with the variable's attributes.
 	sv.Value, sv.Set, sv.Elems = pv.str, pv.set, nil
-	pv.str = shquote.AtA(sv, false)
+	s, err := r.quoteLimits().AtA(sv, false)
+	if err != nil {
+		return err
+	}
+	pv.str = s
 	pv.set = pv.str != ""
 	return nil
 }
@@ -1157,11 +1223,11 @@ func (r *Runner) atAssign(pv *pval) error {
 // atKeys is ${a[@]@K} (one word of key/value pairs) and @k (separate words).
 func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 	if !pv.isList || !pv.hasSub {
-		pv.mapEach(quoteSingle)
-		return nil
+		return pv.mapEachErr(r.quoteLimits().Single)
 	}
 	v, _ := r.varForPrint(pv.varName)
 	var words []string
+	q := r.quoteLimits()
 	switch {
 	case v.as != nil:
 		for _, k := range v.as.keys() {
@@ -1171,9 +1237,16 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			} else {
 				key := k
 				if shquote.HasMetas(k) || needsANSI(k) {
-					key = shquote.Double(k)
+					var err error
+					if key, err = q.Double(k); err != nil {
+						return err
+					}
 				}
-				words = append(words, key+" "+shquote.Double(val)+" ")
+				qv, err := q.Double(val)
+				if err != nil {
+					return err
+				}
+				words = append(words, key+" "+qv+" ")
 			}
 		}
 		if !separate {
@@ -1185,7 +1258,11 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 			if separate {
 				words = append(words, k, v.arr.vals[i])
 			} else {
-				words = append(words, k+" "+shquote.Double(v.arr.vals[i]))
+				qv, err := q.Double(v.arr.vals[i])
+				if err != nil {
+					return err
+				}
+				words = append(words, k+" "+qv)
 			}
 		}
 		if !separate {

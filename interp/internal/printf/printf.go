@@ -56,6 +56,9 @@ type Options struct {
 	SetVar func(name string, v int64) error
 	// MaxOutput bounds the output in bytes; 0 means 64 MiB.
 	MaxOutput int
+	// Stop, when set, is asked while a long argument is quoted (%q): an error ends the
+	// formatting with status 1 (the call has ended; its caller reports why).
+	Stop func() error
 }
 
 const defaultMax = 64 << 20
@@ -116,6 +119,25 @@ func (st *state) write(s string) {
 		st.limit()
 	}
 	st.out = append(st.out, s...)
+}
+
+// quote is %q of a: its size is held to the output's bound before it is made, and a long
+// argument's quoting stops with the call (opts.Stop).
+func (st *state) quote(a string) string {
+	q, err := shquote.Limits{
+		Room: func(n int64) error {
+			if int64(len(st.out))+n > int64(st.max) {
+				st.limit()
+			}
+			return nil
+		},
+		Stop: st.opts.Stop,
+	}.Printf(a)
+	if err != nil {
+		st.status = 1
+		panic(errStop{})
+	}
+	return q
 }
 
 func (st *state) limit() {
@@ -305,7 +327,7 @@ flags:
 		}
 	case 'q':
 		a, _ := st.arg()
-		st.str(sp, shquote.Printf(a))
+		st.str(sp, st.quote(a))
 	case 'Q':
 		// An explicit precision cuts the argument before quoting; a bare "."
 		// (precision 0) applies to the quoted text; "*" is ignored, as in Bash.
@@ -319,7 +341,7 @@ flags:
 			}
 			sp.prec = -1
 		}
-		st.str(sp, shquote.Printf(a))
+		st.str(sp, st.quote(a))
 	case 'n':
 		a, _ := st.arg()
 		if a != "" {

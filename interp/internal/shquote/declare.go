@@ -25,35 +25,36 @@ func HasMetas(s string) bool {
 
 // Double quotes s as declare -p prints values: "..." with \ before " $ ` \,
 // or $'...' when s has non-printable characters.
-func Double(s string) string {
-	if needsANSI(s) {
-		return ANSI(s)
+func Double(s string) string { return must(Limits{}.Double(s)) }
+
+// Double is the package's Double within l.
+func (l Limits) Double(s string) (string, error) { return l.quote(func(w *writer) { w.double(s) }) }
+
+func (w *writer) double(s string) {
+	if w.needsANSI(s) {
+		w.ansi(s)
+		return
 	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte("\"$`\\", s[i]) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	b.WriteByte('"')
-	return b.String()
+	w.byte('"')
+	w.escaped(s, &doubleSpecial, "", "\\")
+	w.byte('"')
 }
 
 // Reusable quotes s as the set builtin lists values: unchanged when it has no
 // shell metacharacters, ” when empty, else as Single.
-func Reusable(s string) string {
-	if s == "" {
-		return "''"
+func Reusable(s string) string { return must(Limits{}.quote(func(w *writer) { w.reusable(s) })) }
+
+func (w *writer) reusable(s string) {
+	switch {
+	case s == "":
+		w.str("''")
+	case w.needsANSI(s):
+		w.ansi(s)
+	case !HasMetas(s):
+		w.str(s)
+	default:
+		w.single(s)
 	}
-	if needsANSI(s) {
-		return ANSI(s)
-	}
-	if !HasMetas(s) {
-		return s
-	}
-	return Single(s)
 }
 
 // Attrs are a variable's attributes.
@@ -97,74 +98,107 @@ type Var struct {
 	Elems []Elem
 }
 
-// arrayBody formats (…) as declare -p and set print it; associative arrays
+// arrayBody writes (…) as declare -p and set print it; associative arrays
 // get Bash's trailing space.
-func arrayBody(v Var) string {
-	var b strings.Builder
-	b.WriteByte('(')
+func (w *writer) arrayBody(v Var) {
+	w.byte('(')
 	for i, e := range v.Elems {
 		if i > 0 && !v.Attrs.Assoc {
-			b.WriteByte(' ')
+			w.byte(' ')
 		}
-		key := e.Key
-		if v.Attrs.Assoc && (HasMetas(key) || needsANSI(key)) {
-			key = Double(key)
+		w.byte('[')
+		if v.Attrs.Assoc && (HasMetas(e.Key) || w.needsANSI(e.Key)) {
+			w.double(e.Key)
+		} else {
+			w.str(e.Key)
 		}
-		b.WriteString("[" + key + "]=" + Double(e.Value))
+		w.str("]=")
+		w.double(e.Value)
 		if v.Attrs.Assoc {
-			b.WriteByte(' ')
+			w.byte(' ')
+		}
+		if !w.step(len(e.Key) + len(e.Value) + 16) {
+			return
 		}
 	}
-	b.WriteByte(')')
-	return b.String()
+	w.byte(')')
 }
 
 func isArray(v Var) bool { return v.Attrs.Indexed || v.Attrs.Assoc }
 
 // DeclareP formats v as declare -p (and export -p, readonly -p) print it,
 // without the newline.
-func DeclareP(v Var) string {
-	s := "declare -" + v.Attrs.Flags() + " " + v.Name
+func DeclareP(v Var) string { return must(Limits{}.DeclareP(v)) }
+
+// DeclareP is the package's DeclareP within l.
+func (l Limits) DeclareP(v Var) (string, error) { return l.quote(func(w *writer) { w.declareP(v) }) }
+
+func (w *writer) declareP(v Var) {
+	w.str("declare -")
+	w.str(v.Attrs.Flags())
+	w.byte(' ')
+	w.str(v.Name)
 	switch {
 	case isArray(v):
 		if len(v.Elems) > 0 {
-			s += "=" + arrayBody(v)
+			w.byte('=')
+			w.arrayBody(v)
 		}
 	case v.Set:
-		s += "=" + Double(v.Value)
+		w.byte('=')
+		w.double(v.Value)
 	}
-	return s
 }
 
 // SetLine formats v as the set builtin (no arguments) lists it; "" when set
 // does not list it (an empty array).
-func SetLine(v Var) string {
-	if isArray(v) {
-		if len(v.Elems) == 0 {
-			return ""
+func SetLine(v Var) string { return must(Limits{}.SetLine(v)) }
+
+// SetLine is the package's SetLine within l.
+func (l Limits) SetLine(v Var) (string, error) {
+	return l.quote(func(w *writer) {
+		if isArray(v) {
+			if len(v.Elems) == 0 {
+				return
+			}
+			w.str(v.Name)
+			w.byte('=')
+			w.arrayBody(v)
+			return
 		}
-		return v.Name + "=" + arrayBody(v)
-	}
-	return v.Name + "=" + Reusable(v.Value)
+		w.str(v.Name)
+		w.byte('=')
+		w.reusable(v.Value)
+	})
 }
 
 // AtA formats ${v@A}: an assignment (with declare and the attributes when
 // there are any) that recreates v. whole is set for ${a[@]@A} (the array is
 // printed as declare -p does); for ${a@A} Bash prints element 0 (Value, Set)
 // as a scalar with the array's attributes.
-func AtA(v Var, whole bool) string {
-	if isArray(v) && whole {
-		return DeclareP(v)
-	}
-	if v.Attrs.none() {
-		if !v.Set {
-			return ""
+func AtA(v Var, whole bool) string { return must(Limits{}.AtA(v, whole)) }
+
+// AtA is the package's AtA within l.
+func (l Limits) AtA(v Var, whole bool) (string, error) {
+	return l.quote(func(w *writer) {
+		switch {
+		case isArray(v) && whole:
+			w.declareP(v)
+		case v.Attrs.none():
+			if v.Set {
+				w.str(v.Name)
+				w.byte('=')
+				w.single(v.Value)
+			}
+		default:
+			w.str("declare -")
+			w.str(v.Attrs.Flags())
+			w.byte(' ')
+			w.str(v.Name)
+			if v.Set {
+				w.byte('=')
+				w.single(v.Value)
+			}
 		}
-		return v.Name + "=" + Single(v.Value)
-	}
-	s := "declare -" + v.Attrs.Flags() + " " + v.Name
-	if v.Set {
-		s += "=" + Single(v.Value)
-	}
-	return s
+	})
 }

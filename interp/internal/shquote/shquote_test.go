@@ -1,6 +1,7 @@
 package shquote
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -203,4 +204,57 @@ func FuzzQuote(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The bounded quotings give the unbounded ones' results, ask Room for exactly their size
+// before making them, and end with Limits' errors.
+func TestLimits(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	vals := append([]string{}, values...)
+	for range 300 {
+		vals = append(vals, randValue(r))
+	}
+	long := strings.Repeat("ab'c\"d$\n\x01é", stopEvery/4) // several stops long, every branch
+	vals = append(vals, long, strings.Repeat("'", 3*stopEvery+5))
+	arr := Var{Name: "a", Attrs: Attrs{Assoc: true}, Elems: []Elem{{"k y", long}, {"'", "v"}}}
+	for _, v := range vals {
+		sv := Var{Name: "v", Set: true, Value: v}
+		for _, tc := range []struct {
+			name  string
+			plain string
+			f     func(Limits) (string, error)
+		}{
+			{"Printf", Printf(v), func(l Limits) (string, error) { return l.Printf(v) }},
+			{"Single", Single(v), func(l Limits) (string, error) { return l.Single(v) }},
+			{"Double", Double(v), func(l Limits) (string, error) { return l.Double(v) }},
+			{"ANSI", ANSI(v), func(l Limits) (string, error) { return l.ANSI(v) }},
+			{"DeclareP", DeclareP(sv), func(l Limits) (string, error) { return l.DeclareP(sv) }},
+			{"SetLine", SetLine(sv), func(l Limits) (string, error) { return l.SetLine(sv) }},
+			{"AtA", AtA(sv, false), func(l Limits) (string, error) { return l.AtA(sv, false) }},
+			{"array", DeclareP(arr), func(l Limits) (string, error) { return l.DeclareP(arr) }},
+		} {
+			var asked int64 = -1
+			stops := 0
+			got, err := tc.f(Limits{Room: func(n int64) error { asked = n; return nil }, Stop: func() error { stops++; return nil }})
+			if err != nil || got != tc.plain || asked != int64(len(got)) {
+				t.Fatalf("%s(%.40q): %.60q, %v, asked %d; want %.60q, asked %d", tc.name, v, got, err, asked, tc.plain, len(tc.plain))
+			}
+			if len(v) >= 2*stopEvery && stops == 0 {
+				t.Errorf("%s of %d bytes never asked Stop", tc.name, len(v))
+			}
+			full := errors.New("no room")
+			if _, err := tc.f(Limits{Room: func(int64) error { return full }}); err != full {
+				t.Errorf("%s: Room refused, err %v", tc.name, err)
+			}
+			if len(v) < 2*stopEvery {
+				continue
+			}
+			// The call ended: the first Stop fails, nothing more is made and Room is never asked.
+			ended := errors.New("ended")
+			roomAsked := false
+			if _, err := tc.f(Limits{Room: func(int64) error { roomAsked = true; return nil }, Stop: func() error { return ended }}); err != ended || roomAsked {
+				t.Errorf("%s: Stop failed, err %v, Room asked %v", tc.name, err, roomAsked)
+			}
+		}
+	}
 }
