@@ -104,8 +104,6 @@ func (w *writer) step(n int) bool {
 
 // needsANSI reports whether s has a byte or character that must be written
 // in $'...' form (Bash's ansic_shouldquote).
-func needsANSI(s string) bool { return (&writer{}).needsANSI(s) }
-
 func (w *writer) needsANSI(s string) bool {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
