@@ -181,6 +181,10 @@ type call struct {
 	// varsBuf is the slice of the call's own variables (callVars), kept by a pooled call with
 	// its contents cleared.
 	varsBuf []eval.Var
+	// sdkFns are the closures over one shell that its SDK builtins' environments share
+	// (sdkEnv): made once per shell that runs SDK builtins, not once per builtin.
+	sdkMu  sync.Mutex
+	sdkFns sdkShellFns
 }
 
 // callFns are a call's method values given to every run's evaluator.
@@ -191,6 +195,7 @@ type callFns struct {
 	lookupAll func(name, path, dir string) []string
 	ulimit    func(opt byte) (soft, hard int64, settable bool)
 	sdk       eval.BuiltinFunc
+	sdkNamed  eval.BuiltinFunc
 }
 
 // calls holds the call structs of ended runs (Engine.Run): a run takes one, zeroed but for its
@@ -202,7 +207,7 @@ func newCall(e *Engine, job Job, sdkParsed *sdkState) *call {
 	c, _ := calls.Get().(*call)
 	if c == nil {
 		c = new(call)
-		c.fns = &callFns{exec: c.exec, builtin: c.builtin, lookup: c.lookup, lookupAll: c.lookupAll, ulimit: c.ulimit, sdk: c.sdkBuiltin}
+		c.fns = &callFns{exec: c.exec, builtin: c.builtin, lookup: c.lookup, lookupAll: c.lookupAll, ulimit: c.ulimit, sdk: c.sdkBuiltin, sdkNamed: c.sdkNamedBuiltin}
 	}
 	c.e, c.jobv, c.sdk = e, job, sdkParsed
 	c.job = &c.jobv

@@ -172,17 +172,21 @@ func (c *call) builtin(name string) eval.BuiltinFunc {
 	case name == sdk.BuiltinName:
 		return c.fns.sdk
 	case sdk.Has(name):
-		return func(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
-			st := c.state.Run(ctx, c.sdkEnv(sh), args)
-			if st != 0 && sdk.Exits(name) {
-				// Ends the script or the subshell it is in, with EXIT traps, as the original's
-				// `exit 1` does.
-				return st, eval.ExitRequest{Status: st}
-			}
-			return st, nil
-		}
+		return c.fns.sdkNamed
 	}
 	return nil
+}
+
+// sdkNamedBuiltin runs the SDK builtin args[0] names (every caller of a builtin gives its name
+// as args[0]: a command, command, builtin, a command substitution), bound to c once (callFns).
+func (c *call) sdkNamedBuiltin(ctx context.Context, sh *eval.Shell, args []string) (int, error) {
+	st := c.state.Run(ctx, c.sdkEnv(sh), args)
+	if st != 0 && sdk.Exits(args[0]) {
+		// Ends the script or the subshell it is in, with EXIT traps, as the original's
+		// `exit 1` does.
+		return st, eval.ExitRequest{Status: st}
+	}
+	return st, nil
 }
 
 // sdkBuiltin is the SDK's dispatching builtin (sdk.BuiltinName), bound to c once (callFns).
@@ -729,19 +733,44 @@ func (c *call) hasExtCommand(name string) bool {
 // functions, being shell functions, see them. It is built lean (no command search, no
 // budget: SDK builtins use neither) because every SDK call of every tool builds one.
 func (c *call) sdkEnv(sh *eval.Shell) *engine.Env {
+	fns := c.sdkShell(sh)
 	return &engine.Env{
 		Stdin: sh.Stdin(), Stdout: sh.Stdout(), Stderr: sh.Stderr(), Dir: sh.Dir(), FS: c.fs, Umask: sh.Umask(),
-		Getenv: func(k string) string {
-			v, _ := sh.Get(k)
-			return v
-		},
-		Environ: sh.Environ,
-		Now:     now,
-		Exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
-			cc := cmdCtx{shell: sh, dir: sh.Dir(), environ: sh.Environ, stdin: sh.Stdin(), stdout: sh.Stdout(), stderr: sh.Stderr()}
-			return c.programEnv(cc).Exec(ctx, argv, environ, in, out, errw)
-		},
+		Getenv: fns.getenv, Environ: fns.environ, Now: now, Exec: fns.exec,
 	}
+}
+
+// sdkShellFns are the functions of an SDK builtin's environment that depend only on the call
+// and the shell running it (sdkEnv): Getenv, Environ and Exec.
+type sdkShellFns struct {
+	sh      *eval.Shell
+	getenv  func(string) string
+	environ func() []string
+	exec    func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int
+}
+
+// sdkShell is sh's sdkShellFns, made again only when a different shell (a subshell, a pipeline
+// element) runs an SDK builtin: a script's SDK calls run in the same shell (pureBuiltin), which
+// gives its hooks one *Shell (eval.Shell). The functions capture only c and sh, so those made
+// for sh are those any later builtin of sh would make; a pooled call starts without them.
+func (c *call) sdkShell(sh *eval.Shell) sdkShellFns {
+	c.sdkMu.Lock()
+	defer c.sdkMu.Unlock()
+	if c.sdkFns.sh != sh {
+		c.sdkFns = sdkShellFns{
+			sh: sh,
+			getenv: func(k string) string {
+				v, _ := sh.Get(k)
+				return v
+			},
+			environ: sh.Environ,
+			exec: func(ctx context.Context, argv []string, environ func() []string, in io.Reader, out, errw io.Writer) int {
+				cc := cmdCtx{shell: sh, dir: sh.Dir(), environ: sh.Environ, stdin: sh.Stdin(), stdout: sh.Stdout(), stderr: sh.Stderr()}
+				return c.programEnv(cc).Exec(ctx, argv, environ, in, out, errw)
+			},
+		}
+	}
+	return c.sdkFns
 }
 
 // umaskOf is the file-creation mask of the shell running a utility (bash's default without one).

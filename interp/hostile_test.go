@@ -110,6 +110,8 @@ var hostileExtras = []string{
 ' "$(< %D/json)" | jq . | wc -c`,
 	`jq -n 'reduce range(40) as $i ("x"; . + .) | length'`, `mcp_args_get '"x" | until(length > 1e9; . + .) | length'`,
 	`jq -n '"a" * 300000 | [match("(a.*z)*a"; "g")] | length'`, `mcp_args_get '"a" * 300000 | [scan("(a.*z)*a")] | length'`,
+	`x=$(head -c 30000000 /dev/zero | tr '\0' "'"); y=${x@Q}; echo ${#y}`, `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); declare -p x | wc -c`,
+	`x=$(head -c 30000000 /dev/zero | tr '\0' "'"); set | wc -c`, `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); printf %q "$x" | wc -c`,
 	`mcp_args_get "$(< %D/json)"`, `mcp_json_escape "$(< %D/json)" | wc -c`, `echo "$(< %D/json)" | python3 -c 1`,
 }
 

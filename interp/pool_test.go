@@ -95,3 +95,41 @@ echo "ok $# ${MINE-unset}"`)
 		t.Fatalf("in parallel: %s", msg)
 	}
 }
+
+// TestSDKEnvPerShell: the functions an SDK builtin's environment shares between the builtins of
+// one shell (call.sdkShell) are never those of another shell: an SDK builtin in a subshell, a
+// pipeline element, a command substitution or under a temporary assignment reads that shell's
+// variables, the main shell's builtins after them read the main shell's again, and a later run
+// (a reused call) reads its own.
+func TestSDKEnvPerShell(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	e, err := NewEngine(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "t.sh")
+	body := `MCP_CONFIG_JSON="{\"a\":\"$1\"}"
+mcp_config_get .a
+( MCP_CONFIG_JSON='{"a":"sub"}'; mcp_config_get .a )
+mcp_config_get .a
+echo | { MCP_CONFIG_JSON='{"a":"pipe"}'; mcp_config_get .a; } | cat
+mcp_config_get .a
+echo "$(MCP_CONFIG_JSON='{"a":"subst"}'; mcp_config_get .a) $(mcp_config_get .a)"
+MCP_CONFIG_JSON='{"a":"temp"}' mcp_config_get .a
+mcp_config_get .a
+f() { local MCP_CONFIG_JSON='{"a":"local"}'; mcp_config_get .a; }
+f
+mcp_config_get .a
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, main := range []string{"one", "two"} {
+		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: script, Dir: dir, Args: []string{main},
+			ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadOnly}}, ToolDir: dir}})
+		want := strings.NewReplacer("M", main).Replace("M\nsub\nM\npipe\nM\nsubst M\ntemp\nM\nlocal\nM\n")
+		if string(out.Stdout) != want || out.ExitCode != 0 {
+			t.Fatalf("run %s: %q (want %q), status %d, stderr %s", main, out.Stdout, want, out.ExitCode, out.Stderr)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -280,7 +280,9 @@ func NewFS(p Policy, scratch Scratch, rec *Record) (*FS, error) {
 
 // sortMounts orders mounts longest path first, keeping the order of equal lengths.
 func sortMounts(mounts []*mount) {
-	sort.SliceStable(mounts, func(i, j int) bool { return len(mounts[i].Path) > len(mounts[j].Path) })
+	// slices' stable sort with a function that captures nothing: sort.SliceStable allocated
+	// its swapper and closure on every call.
+	slices.SortStableFunc(mounts, func(a, b *mount) int { return cmp.Compare(len(b.Path), len(a.Path)) })
 }
 
 // nestedIn lists the read-only mounts below the read-write mount m (relative paths, in the

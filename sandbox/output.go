@@ -14,11 +14,12 @@ var (
 	ErrStderrLimit = errors.New("stderr limit")
 )
 
-// HeadBuffer keeps at most Max bytes of a call's stdout and calls OnFull once when more arrive;
-// writes past the limit fail with ErrStdoutLimit.
+// HeadBuffer keeps at most Max bytes of a call's stdout and calls OnFull once, with
+// ErrStdoutLimit, when more arrive; writes past the limit fail with ErrStdoutLimit. (OnFull takes
+// the cause so that a run's cancel function is given as it is, without a closure per call.)
 type HeadBuffer struct {
 	Max    int64
-	OnFull func()
+	OnFull func(error)
 
 	mu   sync.Mutex
 	buf  bytes.Buffer
@@ -34,7 +35,7 @@ func (w *HeadBuffer) Write(p []byte) (int, error) {
 	if int64(w.buf.Len()+len(p)) > w.Max {
 		w.buf.Write(p[:w.Max-int64(w.buf.Len())])
 		w.full = true
-		w.OnFull()
+		w.OnFull(ErrStdoutLimit)
 		return 0, ErrStdoutLimit
 	}
 	return w.buf.Write(p)
@@ -48,11 +49,11 @@ func (w *HeadBuffer) Bytes() []byte {
 }
 
 // TailBuffer keeps the last Keep bytes of a call's stderr, counts everything, and calls OnFull
-// once past Max; writes past the limit fail with ErrStderrLimit.
+// once, with ErrStderrLimit, past Max; writes past the limit fail with ErrStderrLimit.
 type TailBuffer struct {
 	Keep   int
 	Max    int64
-	OnFull func()
+	OnFull func(error)
 
 	mu    sync.Mutex
 	buf   []byte
@@ -73,7 +74,7 @@ func (w *TailBuffer) Write(p []byte) (int, error) {
 	}
 	if w.total > w.Max {
 		w.full = true
-		w.OnFull()
+		w.OnFull(ErrStderrLimit)
 		return 0, ErrStderrLimit
 	}
 	return len(p), nil

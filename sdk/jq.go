@@ -208,9 +208,9 @@ func (fc *FilterCache) compile(filter string, environ func() []string) (*compile
 	cf := &compiledFilter{built: jqorder.BuiltOrders(q)}
 	readsEnv := false
 	needsOrder := jqorder.NeedsOrder(q)
-	regexDefs := jqorder.RegexDefs(q)
+	ownDefs := jqorder.OwnDefs(q)
 	asksRoom := jqorder.Guard(q)
-	defs := [][]*gojq.FuncDef{jqorder.GuardDefs(), regexDefs}
+	defs := [][]*gojq.FuncDef{jqorder.GuardDefs(), ownDefs}
 	if needsOrder {
 		jqorder.Rewrite(q) // the filter's own definitions only: the others are not rewritten
 		defs = append(defs, jqorder.OrderedDefs())

@@ -64,9 +64,9 @@ var uiTemplateQuery = sync.OnceValues(func() (*gojq.Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	regexDefs := jqorder.RegexDefs(q)
+	ownDefs := jqorder.OwnDefs(q)
 	jqorder.Guard(q)
-	q.FuncDefs = slices.Concat(jqorder.GuardDefs(), regexDefs, q.FuncDefs)
+	q.FuncDefs = slices.Concat(jqorder.GuardDefs(), ownDefs, q.FuncDefs)
 	return q, nil
 })
 

@@ -37,12 +37,19 @@ type Frame struct {
 	parent context.Context
 	stop   context.CancelCauseFunc
 	timer  *time.Timer
+
+	// The record and the output buffers live in the frame (one allocation per run instead of
+	// four); Record, Stdout and Stderr point at them.
+	rec    sandbox.Record
+	stdout sandbox.HeadBuffer
+	stderr sandbox.TailBuffer
 }
 
 // BeginFrame starts a run of job in ctx over scratch (the call's scratch root). On error (a
 // root that cannot be opened) nothing needs closing.
 func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame, error) {
-	f := &Frame{Limits: job.Policy.Limits.WithDefaults(), Record: &sandbox.Record{}, Cancelled: job.Cancelled, parent: ctx}
+	f := &Frame{Limits: job.Policy.Limits.WithDefaults(), Cancelled: job.Cancelled, parent: ctx}
+	f.Record = &f.rec
 	var err error
 	if f.FS, err = sandbox.NewFS(job.Policy, scratch, f.Record); err != nil {
 		return nil, err
@@ -54,11 +61,13 @@ func BeginFrame(ctx context.Context, job *Job, scratch sandbox.Scratch) (*Frame,
 	f.Ctx, f.stop = runCtx, stop
 	f.timer = time.AfterFunc(f.Limits.Timeout, func() { stop(ErrTimedOut) })
 	// A write past the call's bytes-written budget ends the call, as output past its cap does:
-	// a script that ignores the write error must not pass for a success.
-	f.FS.OnWriteLimit(func(err error) { stop(err) })
+	// a script that ignores the write error must not pass for a success. Each limit stops the
+	// run with its own cause (no closure of its own).
+	f.FS.OnWriteLimit(stop)
 	f.Record.OnFull(stop)
-	f.Stdout = &sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: func() { stop(sandbox.ErrStdoutLimit) }}
-	f.Stderr = &sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: func() { stop(sandbox.ErrStderrLimit) }}
+	f.stdout = sandbox.HeadBuffer{Max: f.Limits.MaxStdoutBytes, OnFull: stop}
+	f.stderr = sandbox.TailBuffer{Keep: 4096, Max: f.Limits.MaxStderrBytes, OnFull: stop}
+	f.Stdout, f.Stderr = &f.stdout, &f.stderr
 	return f, nil
 }
 

@@ -139,9 +139,9 @@ func GuardFunctions(room func(bytes int64) error) []gojq.CompilerOption {
 	return GuardFunctionsContext(context.Background(), room)
 }
 
-// GuardFunctionsContext is GuardFunctions with the Go function of RegexDefs bound to ctx, the
-// run's: its searches end when ctx ends (a filter that calls a regular expression builtin is
-// compiled for each run, Guard reports it).
+// GuardFunctionsContext is GuardFunctions with the Go functions of OwnDefs bound to ctx, the
+// run's: their searches, sorts and encodings end when ctx ends (a filter that calls one of
+// their builtins is compiled for each run, Guard reports it).
 func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []gojq.CompilerOption {
 	ask := func(n int64) error {
 		if room == nil || n < roomMin {
@@ -151,6 +151,7 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 	}
 	return []gojq.CompilerOption{
 		newRegexFunction(ctx, room),
+		newOwnFunction(ctx, room),
 		gojq.WithFunction(jsonRoomFunc, 0, 0, func(v any, _ []any) any {
 			if err := jsonRoom(ctx, v, room); err != nil {
 				return err
@@ -462,10 +463,10 @@ func init() {
 // definitions and compiles with GuardFunctions. It reports whether the guarded filter asks
 // GuardFunctions' room (a product, a sum or an add of values not written in the filter): a
 // caller that keeps compiled filters compiles such a one with each run's room. It reports a
-// filter that calls a regular expression builtin too: RegexDefs' searches end with the run's
-// context (GuardFunctionsContext).
+// filter that calls one of OwnDefs' builtins too: they end with the run's context
+// (GuardFunctionsContext).
 func Guard(q *gojq.Query) (asksRoom bool) {
-	asksRoom = callsRegex(q)
+	asksRoom = callsOwn(q)
 	own := map[string]bool{}
 	visitor{queryFn: func(q *gojq.Query) {
 		for _, fd := range q.FuncDefs {

@@ -19,7 +19,7 @@ import (
 // stops them: a loop of searches that each read to the end of a long string (`(a.*z)*a` with
 // "g" over a run of a's) is quadratic and ran on long after its call had ended, and one search
 // over tens of megabytes takes seconds (issue 27). A filter that calls one of them gets our
-// definitions of them instead (RegexDefs, put before the filter's own: a user's definition
+// definitions of them instead (OwnDefs, put before the filter's own: a user's definition
 // is looked up before gojq's builtins), written from jq's manual over one Go function
 // (regexFunc) that is bound to the run's context and memory: it compiles through the
 // sandbox's bounded compiler, searches through sandbox.SubmatchSearcher and the stoppable matchers,
@@ -65,7 +65,7 @@ var regexDefs = sync.OnceValue(func() []*gojq.FuncDef {
 	return q.FuncDefs
 })
 
-// regexNames are the names and arities RegexDefs define.
+// regexNames are the names and arities regexSource defines.
 var regexNames = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, fd := range regexDefs() {
@@ -76,14 +76,12 @@ var regexNames = sync.OnceValue(func() map[string]bool {
 
 func funcKey(name string, arity int) string { return name + "/" + strconv.Itoa(arity) }
 
-// regexNeeds are the definitions others of RegexDefs call.
+// regexNeeds are the definitions others of regexSource call.
 var regexNeeds = map[string]string{"sub/2": "sub/3", "gsub/2": "sub/3", "gsub/3": "sub/3"}
 
-// RegexDefs are the definitions of the regular expression builtins a parsed filter calls, and
-// only those (compiling them costs every run that has them: none when it calls none), to put
-// before the filter's own, after Rewrite (they are not to be rewritten) and after GuardDefs.
-// They call the Go function GuardFunctionsContext gives.
-func RegexDefs(q *gojq.Query) []*gojq.FuncDef {
+// regexDefsFor are the definitions of the regular expression builtins a parsed filter calls,
+// and only those (OwnDefs).
+func regexDefsFor(q *gojq.Query) []*gojq.FuncDef {
 	called := calledRegex(q)
 	if len(called) == 0 {
 		return nil
@@ -102,7 +100,7 @@ func RegexDefs(q *gojq.Query) []*gojq.FuncDef {
 	return defs
 }
 
-// calledRegex are the builtins of RegexDefs that q calls, by name/arity.
+// calledRegex are the builtins of regexSource that q calls, by name/arity.
 func calledRegex(q *gojq.Query) map[string]bool {
 	names := regexNames()
 	var called map[string]bool
@@ -120,7 +118,7 @@ func calledRegex(q *gojq.Query) map[string]bool {
 	return called
 }
 
-// callsRegex reports whether q calls one of the builtins RegexDefs define.
+// callsRegex reports whether q calls one of the builtins regexSource defines.
 func callsRegex(q *gojq.Query) bool { return len(calledRegex(q)) > 0 }
 
 // Compiled expressions are kept for the whole process (a Go regexp is safe for concurrent

@@ -12,7 +12,7 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// compileWith compiles filter: with gojq's own builtins (plain), or with RegexDefs before
+// compileWith compiles filter: with gojq's own builtins (plain), or with OwnDefs before
 // the filter's definitions and GuardFunctionsContext (ours). Its run keeps errors as their
 // text (gojq's catch gives the same), after the results before them.
 func compileWith(t *testing.T, ctx context.Context, filter string, ours bool, room func(int64) error) func(any) []any {
@@ -23,9 +23,9 @@ func compileWith(t *testing.T, ctx context.Context, filter string, ours bool, ro
 	}
 	var opts []gojq.CompilerOption
 	if ours {
-		defs := RegexDefs(q)
-		if defs == nil {
-			t.Fatalf("%s: RegexDefs found no regular expression builtin", filter)
+		defs := OwnDefs(q)
+		if defs == nil && !callsOwn(q) {
+			t.Fatalf("%s: OwnDefs found none of our builtins", filter)
 		}
 		q.FuncDefs = slices.Concat(defs, q.FuncDefs)
 		opts = GuardFunctionsContext(ctx, room)
@@ -55,7 +55,7 @@ func runWith(t *testing.T, ctx context.Context, filter string, input any, ours b
 	return compileWith(t, ctx, filter, ours, room)(input)
 }
 
-// TestRegexMatchesGojq holds RegexDefs to gojq's own regular expression builtins: the same
+// TestRegexMatchesGojq holds OwnDefs' regular expression builtins to gojq's own regular expression builtins: the same
 // results and errors for every builtin over a table of expressions, flags and subjects.
 func TestRegexMatchesGojq(t *testing.T) {
 	subjects := []any{
@@ -151,11 +151,12 @@ func normalize(v any) any {
 	return v
 }
 
-// TestRegexDefsOnlyWhenCalled: a filter that calls no regular expression builtin compiles
-// without RegexDefs (they cost every run that has them); split/1 is not one.
-func TestRegexDefsOnlyWhenCalled(t *testing.T) {
+// TestOwnDefsOnlyWhenCalled: a filter that calls none of our builtins compiles without
+// OwnDefs (they cost every run that has them).
+func TestOwnDefsOnlyWhenCalled(t *testing.T) {
 	for f, want := range map[string]bool{
-		`.name // "World"`: false, `split(",")`: false, `split(","; null)`: true, `.a | test("x")`: true,
+		`.name // "World"`: false, `split(",")`: true, `sort_by(.a)`: true, `.[] | min`: true, `@csv`: true,
+		`@base64 "x\(.)"`: true, `@json`: false, `@text "\(.)"`: false, `keys | length`: false, `split(","; null)`: true, `.a | test("x")`: true,
 		`def f: gsub("a"; "b"); f`: true, `[.[] | select(.x | ascii_downcase | contains("y"))]`: false,
 		`_match("a"; null; false)`: true, `scan("a")`: true, `splits("a")`: true,
 	} {
@@ -163,8 +164,8 @@ func TestRegexDefsOnlyWhenCalled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := RegexDefs(q) != nil; got != want {
-			t.Errorf("%s: RegexDefs given %v, want %v", f, got, want)
+		if got := OwnDefs(q) != nil || callsOwn(q); got != want {
+			t.Errorf("%s: OwnDefs given %v, want %v", f, got, want)
 		}
 		if got := Guard(q); want && !got {
 			t.Errorf("%s: Guard does not report a filter to compile per run", f)

@@ -80,9 +80,9 @@ func runFilterRoom(filter, input string, rewritten, guarded bool, within time.Du
 	var opts []gojq.CompilerOption
 	var defs []*gojq.FuncDef
 	if guarded {
-		regexDefs := RegexDefs(q)
+		ownDefs := OwnDefs(q)
 		Guard(q)
-		defs = slices.Concat(GuardDefs(), regexDefs)
+		defs = slices.Concat(GuardDefs(), ownDefs)
 		opts = GuardFunctions(room)
 	}
 	if rewritten {

@@ -34,6 +34,16 @@ var boundsShapes = []struct {
 	{"awk-gsub-quadratic", `printf '%s\n' "$data" | awk '{ print gsub(/(a.*z)*a/, "b") }'`, strings.Repeat("a", 300000), ""},
 	{"awk-split-quadratic", `printf '%s\n' "$data" | awk '{ print split($0, p, /(a.*z)*a/) }'`, strings.Repeat("a", 300000), ""},
 	{"awk-fs-quadratic", `printf '%s\n' "$data" | awk -F '(a.*z)*a' '{ print NF }'`, strings.Repeat("a", 300000), ""},
+	// GoAWK splits the fields lazily, with the FS of the moment: a record the program assigns,
+	// a FS set after the record was read, a record getline reads; and it finds the records of
+	// a regular expression RS with its own searches (awk_sep.go): each ran on for hours.
+	{"awk-fs-assigned-record", `printf '%s\n' "$data" | awk '{ s = $0; $0 = "x"; FS = "(a.*z)*a"; $0 = s; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-fs-set-late", `printf '%s\n' "$data" | awk '{ FS = "(a.*z)*a"; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-fs-getline", `printf '%s\n' "$data" | awk 'BEGIN { FS = "(a.*z)*a"; getline; print NF }'`, strings.Repeat("a", 300000), ""},
+	{"awk-rs-quadratic", `printf '%s\n' "$data" | awk 'BEGIN { RS = "(a.*z)*a" } END { print NR }'`, strings.Repeat("a", 300000), ""},
+	// A separator GoAWK compiled for seconds, unstoppably: from -F, and set by the program.
+	{"awk-fs-repeats", `awk -F "$data" '{ print }' </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
+	{"awk-rs-repeats", `awk -v r="$data" 'BEGIN { RS = r } { print }' </dev/null`, strings.Repeat("x{1,100}", 8000), ""},
 	{"jq-brackets", `jq -n "$data"`, strings.Repeat("[", 1000000) + strings.Repeat("]", 1000000), ""},
 	{"jq-pipes", `jq -n "$data"`, strings.Repeat(".|", 1000000) + ".", ""},
 	// A value three million levels deep (30,000 steps of 100 levels: fewer steps build it in
@@ -41,6 +51,24 @@ var boundsShapes = []struct {
 	{"jq-deep-walks", `jq -n "$data"`, "reduce range(30000) as $i (0; " + strings.Repeat("[", 100) + "." + strings.Repeat("]", 100) +
 		") | (tojson | length), (tostring | length), (. == .)", "543\n543\n"},
 	{"jq-long-path", `jq -n 'null | setpath([range(3000000) | 0]; 1) | length'`, "", "longer than 10000"},
+	// gojq's builtins that work on a whole value in one Go call (sorts, split/1, the formats)
+	// ran to their end long after the call's timeout; ours (jqorder.OwnDefs) stop with the
+	// call and ask its memory before they allocate.
+	// The elements share one array, which each comparison walks: gojq's sorts ran for minutes.
+	{"jq-sort", `jq -n '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
+	{"jq-sort-by", `jq -n '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort_by(.) | length'`, "", ""},
+	{"jq-group-by", `jq -n '[range(2000)] as $a | [range(50000) | {a: $a, b: -.}] | group_by(.) | length'`, "", ""},
+	{"jq-unique-by", `jq -n '[range(2000)] as $a | [range(50000) | [$a, -.]] | unique_by(.) | length'`, "", ""},
+	{"jq-min-by", `jq -n '[range(100000)] as $a | [range(50000) | [$a, -.]] | min_by(.) | length'`, "", ""},
+	// gojq's indices tries every place, comparing the whole needle at each: quadratic.
+	{"jq-indices", `jq -n '[range(100000) | 0] | indices([range(50000) | 0]) | length'`, "", ""},
+	{"jq-rindex-string", `jq -n '"a" * 200000 | rindex("a" * 100000 + "b")'`, "", ""},
+	{"jq-split", `jq -n '"ab" * 60000000 | split("a") | length'`, "", ""},
+	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
+	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
+	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
+	{"jq-html", `jq -n '"<" * 50000000 | @html | length'`, "", ""},
+	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},
 	{"expand-width-to-nowhere", `printf 'a\tb\n' | expand -t 100000000000000 > /dev/null`, "", ""},

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/benhoyt/goawk/interp"
 	"github.com/benhoyt/goawk/lexer"
@@ -25,6 +27,11 @@ func init() {
 // confined: input files, getline < file, print > file and close() go through the sandbox
 // (see awk_rewrite.go); system(), pipes and "cmd" | getline are refused.
 func awk(ctx context.Context, env *Env, argv []string) int {
+	return awkCommand(ctx, env, argv, awkOptions{})
+}
+
+// awkCommand is awk with the rewrite's options opt (regexFS is found from the command line).
+func awkCommand(ctx context.Context, env *Env, argv []string, opt awkOptions) int {
 	args := argv[1:]
 	var vars []string
 	var progFiles []string
@@ -67,7 +74,8 @@ func awk(ctx context.Context, env *Env, argv []string) int {
 	if st != 0 {
 		return st
 	}
-	return runAwk(ctx, env, src, vars, args)
+	opt.regexFS = awkRegexFS(vars, args)
+	return runAwk(ctx, env, src, vars, args, opt)
 }
 
 func awkUnescape(s string) string {
@@ -98,16 +106,16 @@ func awkProgram(env *Env, progFiles, args []string) (string, []string, int) {
 }
 
 // runAwk runs the program under a heap watch (GoAWK has no allocation hook: budget.go).
-func runAwk(ctx context.Context, env *Env, src string, vars, args []string) int {
+func runAwk(ctx context.Context, env *Env, src string, vars, args []string, opt awkOptions) int {
 	wctx, stop, _ := watchHeap(ctx, env.Budget)
-	st := runAwkWatched(wctx, env, src, vars, args)
+	st := runAwkWatched(wctx, env, src, vars, args, opt)
 	if stop() || meterOf(ctx).refused {
 		return errorf(env, 2, "awk", "%v", env.Budget.Err())
 	}
 	return st
 }
 
-func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string) (status int) {
+func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []string, opt awkOptions) (status int) {
 	defer func() {
 		if p := recover(); p != nil {
 			switch p := p.(type) {
@@ -126,11 +134,35 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 	if err := awkNesting(src); err != nil {
 		return errorf(env, 2, "awk", "%v", err)
 	}
+	if toks, ok := awkTokens(src); ok {
+		if err := awkSepRefusal(toks); err != nil {
+			return errorf(env, 2, "awk", "%v", err)
+		}
+	}
+	rx := newAwkRegex(ctx)
+	rx.rs = "\n"
+	for i := 0; i+1 < len(vars); i += 2 {
+		if vars[i] == "FS" || vars[i] == "RS" {
+			if err := checkSep(vars[i], vars[i+1]); err != nil {
+				return errorf(env, 2, "awk", "%v", err)
+			}
+		}
+		if vars[i] == "RS" {
+			rx.rs = vars[i+1]
+		}
+	}
+	for _, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok && (k == "FS" || k == "RS") {
+			if err := checkSep(k, awkUnescape(v)); err != nil {
+				return errorf(env, 2, "awk", "%v", err)
+			}
+		}
+	}
 	aio := newAwkIO(ctx, env)
 	defer aio.closeAll()
 	funcs := aio.funcs()
-	newAwkRegex(ctx).funcs(funcs)
-	prog, err := parser.ParseProgram([]byte(rewriteAwkFS(src, awkRegexFS(vars, args))), &parser.ParserConfig{Funcs: funcs})
+	rx.funcs(funcs)
+	prog, err := parser.ParseProgram([]byte(rewriteAwkOpts(src, opt)), &parser.ParserConfig{Funcs: funcs})
 	if err != nil {
 		// Report the error against the script as written.
 		if _, oerr := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: funcs}); oerr != nil {
@@ -149,7 +181,7 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 	if environ == nil {
 		environ = []string{}
 	}
-	in, goArgs := aio.inputs(args)
+	in, goArgs := aio.inputs(args, rx)
 	out := bufio.NewWriter(env.Stdout)
 	aio.stdout = out
 	cfg := &interp.Config{
@@ -216,19 +248,29 @@ func newAwkIO(ctx context.Context, env *Env) *awkIO {
 
 // inputs maps file operands to "-" and returns the reader that serves them in turn, so that
 // goawk still sees one input per operand (FNR, NR==FNR and nextfile keep working).
-func (a *awkIO) inputs(args []string) (*awkInput, []string) {
-	in := &awkInput{ctx: a.ctx, env: a.env}
+//
+// rx keeps the RS in effect: the input's records are found by the stoppable matcher too when
+// it is a regular expression (awkRecords); an RS= operand sets it for the files after it.
+func (a *awkIO) inputs(args []string, rx *awkRegex) (*awkInput, []string) {
+	in := &awkInput{ctx: a.ctx, env: a.env, rx: rx}
 	goArgs := make([]string, len(args))
+	var rs *string
 	for i, arg := range args {
-		if k, _, ok := strings.Cut(arg, "="); ok && isAwkName(k) {
+		if k, v, ok := strings.Cut(arg, "="); ok && isAwkName(k) {
 			goArgs[i] = arg
+			if k == "RS" {
+				v = awkUnescape(v)
+				rs = &v
+			}
 			continue
 		}
 		goArgs[i] = "-"
 		in.sources = append(in.sources, arg)
+		in.rsAt = append(in.rsAt, rs)
+		rs = nil
 	}
 	if len(in.sources) == 0 {
-		in.sources, in.implicit = []string{"-"}, true
+		in.sources, in.implicit, in.rsAt = []string{"-"}, true, []*string{rs}
 	}
 	a.main = in
 	return in, goArgs
@@ -382,6 +424,9 @@ type awkInput struct {
 	curName    string
 	pendingEOF bool
 	err        error
+	rx         *awkRegex   // the RS in effect (rx.rs)
+	rsAt       []*string   // per source: the RS an RS= operand before it sets, or nil
+	recs       *awkRecords // the open source's records by a regular expression RS, or nil
 }
 
 func (in *awkInput) name() string {
@@ -393,7 +438,7 @@ func (in *awkInput) name() string {
 
 func (in *awkInput) Read(p []byte) (int, error) {
 	if in.pendingEOF {
-		in.pendingEOF = false
+		in.pendingEOF, in.recs = false, nil
 		return 0, io.EOF
 	}
 	if in.cur == nil {
@@ -401,6 +446,9 @@ func (in *awkInput) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		name := in.sources[in.next]
+		if rs := in.rsAt[in.next]; rs != nil {
+			in.rx.rs = *rs
+		}
 		in.next++
 		r, err := openInput(in.env, name)
 		if err != nil {
@@ -408,8 +456,15 @@ func (in *awkInput) Read(p []byte) (int, error) {
 			return 0, in.err
 		}
 		in.cur, in.curName = r, name
+		// GoAWK made its reader of this source's records with the RS in effect now.
+		in.recs = newAwkRecords(in.rx)
 	}
 	n, err := ctxRead(in.ctx, in.cur).Read(p)
+	if in.recs != nil && n > 0 {
+		if rerr := in.recs.add(in.ctx, p[:n]); rerr != nil {
+			return 0, rerr
+		}
+	}
 	if errors.Is(err, io.EOF) {
 		in.cur.Close()
 		in.cur = nil
@@ -417,8 +472,54 @@ func (in *awkInput) Read(p []byte) (int, error) {
 			in.pendingEOF = true
 			return n, nil
 		}
+		in.recs = nil
 	}
 	return n, err
+}
+
+// awkRecords follows GoAWK's reading of the records of one source by a regular expression RS:
+// its bufio.Scanner searches, after every read, what it holds and has not made a record of yet
+// for the first match (one FindIndex per record, each of which may read to the end of what it
+// holds, and none of which can be stopped: RS = "(a.*z)*a" over a long run of a's went on for
+// hours). add makes the same searches with the stoppable matcher over the same bytes before
+// GoAWK gets them, so GoAWK's own searches repeat ones that ended before the call's end.
+type awkRecords struct {
+	re  *sandbox.Searcher
+	win string // what GoAWK's scanner holds and has not made a record of yet
+}
+
+// newAwkRecords returns the records of a source read by RS, rx.rs, or nil when RS is not a
+// regular expression (one character, a newline, or empty: GoAWK splits on a byte).
+func newAwkRecords(rx *awkRegex) *awkRecords {
+	if utf8.RuneCountInString(rx.rs) <= 1 {
+		return nil
+	}
+	re, err := rx.compile(rx.rs)
+	if err != nil {
+		return nil // GoAWK refused RS when it was set
+	}
+	return &awkRecords{re: re}
+}
+
+// add is a read of b: the records GoAWK's scanner makes of it are found, as its split function
+// (a non-empty match ends a record; an empty match or none asks for more).
+func (m *awkRecords) add(ctx context.Context, b []byte) error {
+	began := time.Now()
+	m.win += string(b)
+	for len(m.win) > 0 {
+		loc, err := m.re.FindIndex(ctx, m.win)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+		if loc == nil || loc[0] == loc[1] {
+			break
+		}
+		m.win = m.win[loc[1]:]
+	}
+	return awaitRepeat(ctx, time.Since(began))
 }
 
 // awkSubstr is substr as POSIX and gawk define it: the characters at positions m through

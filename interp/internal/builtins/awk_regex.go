@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
@@ -28,6 +29,9 @@ type awkRegex struct {
 	keys  []any  // the subscripts and field indexes of sub/gsub targets being evaluated
 	fs    string // the FS whose Searcher is fsRe
 	fsRe  *sandbox.Searcher
+	limFS string // the FS whose fieldLimit is lim
+	lim   int
+	rs    string // RS as the program and the command line last set it (awkInput reads by it)
 }
 
 // awkRegexCache bounds the expressions kept compiled (GoAWK keeps 100).
@@ -53,6 +57,10 @@ func (r *awkRegex) funcs(m map[string]any) {
 	m["__mcp_pop"] = r.pop
 	m["__mcp_fs"] = r.fieldCheck
 	m["__mcp_fslim"] = r.fieldLimit
+	m["__mcp_fsset"] = r.fsSet
+	m["__mcp_rsset"] = r.rsSet
+	m["__mcp_rec"] = r.recordCheck
+	m["__mcp_gl"] = r.getlineCheck
 }
 
 // compile is GoAWK's compileRegex for expr, refused as __mcp_re refuses an expression that
@@ -296,8 +304,78 @@ func (r *awkRegex) fieldCheck(line, fs string) (int, error) {
 		}
 		r.fs, r.fsRe = fs, re
 	}
+	began := time.Now()
 	if _, err := r.fsRe.FindAllIndex(r.ctx, line, -1); err != nil {
 		return 0, r.stopped(err)
 	}
+	if awaitRepeat(r.ctx, time.Since(began)) != nil {
+		panic(awkStopped{})
+	}
 	return 0, nil
+}
+
+// awaitRepeat is called when GoAWK is about to repeat, unstoppably, work the stoppable matcher
+// just did in d (splitting a record into fields, finding the records of the input): when the
+// call's end comes sooner than d, the repeat would end past it, so the call ends at its end
+// instead (ctx's error then), as it would have.
+func awaitRepeat(ctx context.Context, d time.Duration) error {
+	if end, ok := ctx.Deadline(); ok && time.Until(end) < d {
+		<-ctx.Done()
+	}
+	return ctx.Err()
+}
+
+// checkSep refuses a separator (FS or RS, named by name) that GoAWK would compile as a regular
+// expression for long (sandbox.CheckRegexp): one of more than one character.
+func checkSep(name, sep string) error {
+	if utf8.RuneCountInString(sep) <= 1 {
+		return nil
+	}
+	if err := sandbox.CheckRegexp(sep); err != nil {
+		return fmt.Errorf("%s, the %s separator: %w", name, map[string]string{"FS": "field", "RS": "record"}[name], err)
+	}
+	return nil
+}
+
+// fsSet is called with the value of every FS = v before GoAWK compiles it, and with the record
+// at hand, which GoAWK splits by the new FS if no field of it was read yet (sepPass).
+func (r *awkRegex) fsSet(fs, line string) (int, error) {
+	if err := checkSep("FS", fs); err != nil {
+		panic(awkRegexRefused{err})
+	}
+	return r.recordCheck(line, fs)
+}
+
+// rsSet is called with the value of every RS = v before GoAWK compiles it (sepPass).
+func (r *awkRegex) rsSet(rs string) int {
+	if err := checkSep("RS", rs); err != nil {
+		panic(awkRegexRefused{err})
+	}
+	r.rs = rs
+	return 1
+}
+
+// recordCheck is fieldCheck for a record the program assigns (sepPass): a long one only.
+func (r *awkRegex) recordCheck(line, fs string) (int, error) {
+	if fs == " " || utf8.RuneCountInString(fs) <= 1 {
+		return 1, nil
+	}
+	if r.limFS != fs || r.lim == 0 {
+		r.limFS, r.lim = fs, r.fieldLimit(fs)
+	}
+	if len(line) <= r.lim {
+		return 1, nil
+	}
+	_, err := r.fieldCheck(line, fs)
+	return 1, err
+}
+
+// getlineCheck is recordCheck after a getline that may have read a record (status 1).
+func (r *awkRegex) getlineCheck(status float64, line, fs string) (float64, error) {
+	if status > 0 {
+		if _, err := r.recordCheck(line, fs); err != nil {
+			return 0, err
+		}
+	}
+	return status, nil
 }

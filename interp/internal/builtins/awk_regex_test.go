@@ -40,14 +40,23 @@ func plainGoAWK(t *testing.T, prog, stdin string, vars []string) (string, bool) 
 func TestAwkRegexLikeGoAWK(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		t.Run(map[bool]string{false: "short-on-GoAWK", true: "all-routed"}[all], func(t *testing.T) {
-			awkRouteAll = all
-			defer func() { awkRouteAll = false }()
-			testAwkRegexLikeGoAWK(t)
+			testAwkRegexLikeGoAWK(t, awkOptions{routeAll: all})
 		})
 	}
 }
 
-func testAwkRegexLikeGoAWK(t *testing.T) {
+// runAwkOpts runs awk (argv) over stdin with the rewrite's options opt.
+func (te *testEnv) runAwkOpts(t *testing.T, opt awkOptions, stdin string, argv ...string) (string, string, int) {
+	t.Helper()
+	te.Stdin = strings.NewReader(stdin)
+	te.out.Reset()
+	te.errb.Reset()
+	te.Stdout, te.Stderr = te.out, te.errb
+	rc := awkCommand(context.Background(), te.Env, argv, opt)
+	return te.out.String(), te.errb.String(), rc
+}
+
+func testAwkRegexLikeGoAWK(t *testing.T, opt awkOptions) {
 	const in = "foo bar baz\naaa,bbb;;ccc\n  lead  trail  \n\nxyz 12 3.5\nhéllo wörld ünï\na&b\\c&d\n"
 	for _, tc := range []struct {
 		prog string
@@ -120,6 +129,19 @@ func testAwkRegexLikeGoAWK(t *testing.T) {
 		{prog: `{r = "^[a-z]"; n = gsub(r, "&&"); print n, $0}`},
 		{prog: `NR == 2 {FS = ";+"} NR == 4 {FS = "[ ,]"} {print NF, $1, $NF}`},
 		{prog: `{print NF, $2; $0 = $0 " x,y"; print NF}`, vars: []string{"FS", ",|;+"}},
+		// The separators and the record the program assigns (awk_sep.go).
+		{prog: `{FS = " +|,"; print NF, $1}`},
+		{prog: `BEGIN {FS = ",|;+"} {$0 = $0 ";" $0; print NF, $2; $0 = NR; print NF, ($0 < 9), $0 + 1}`},
+		{prog: `BEGIN {FS = ",|;+"} {$(NF > 1 ? 0 : 1) = "x;y"; print NF, $0; $3 = "q"; print NF, $0}`},
+		{prog: `BEGIN {FS = ",|;+"} {sub(/a/, "A"); print NF, $1; gsub(/;/, ",", $0); print NF, $0}`},
+		{prog: `BEGIN {FS = ",|;+"} NR == 1 {while ((getline) > 0) print NF, $1; print "end", NR}`},
+		{prog: `BEGIN {FS = ",|;+"} NR == 1 {getline $0; print NF, $1; getline x; print NF, x}`},
+		{prog: `BEGIN {x = FS = ",|;"; y = RS = "\n"; print x, FS, y == RS} {print NF; FS = FS "|o"}`},
+		{prog: `{if (NR == 3) FS = (NR > 2 ? " " : ","); print NF, $1}`},
+		{prog: `BEGIN {RS = "[,;]+|\n"} {print NR ": " $0 "|" RT}`},
+		{prog: `BEGIN {RS = "\n\n+|z"} {print NR ": " $0} END {print NR}`},
+		{prog: `{print NR ": " $0; RS = "x"}`, vars: []string{"RS", "b+|\n"}},
+		{prog: `BEGIN {RS = "l+"; FS = "o|\n"} {print NR, NF, $1}`},
 	} {
 		want, ok := plainGoAWK(t, tc.prog, in, tc.vars)
 		if !ok {
@@ -131,9 +153,9 @@ func testAwkRegexLikeGoAWK(t *testing.T) {
 		for i := 0; i < len(tc.vars); i += 2 {
 			argv = append(argv, "-v", tc.vars[i]+"="+tc.vars[i+1])
 		}
-		out, errOut, rc := te.run(t, in, append(argv, tc.prog)...)
+		out, errOut, rc := te.runAwkOpts(t, opt, in, append(argv, tc.prog)...)
 		if rc != 0 || out != want {
-			t.Errorf("%s\nrewritten: %s\n got rc %d %q %s\nwant %q", tc.prog, rewriteAwk(tc.prog), rc, out, errOut, want)
+			t.Errorf("%s\nrewritten: %s\n got rc %d %q %s\nwant %q", tc.prog, rewriteAwkOpts(tc.prog, opt), rc, out, errOut, want)
 		}
 	}
 }
@@ -172,6 +194,31 @@ func TestAwkRegexErrors(t *testing.T) {
 		_, errOut, rc = te.run(t, "x\n", "awk", "-v", "r="+strings.Repeat("x{1,100}", 8000), prog)
 		if rc != 2 || !strings.Contains(errOut, "too large") {
 			t.Errorf("%s with a huge r: rc %d %q", prog, rc, errOut)
+		}
+	}
+	// The separators are bounded wherever they are set: the command line, an operand, the
+	// program; getline and for-in into them are refused (FS and RS are checked where = sets them).
+	huge := strings.Repeat("x{1,100}", 8000)
+	for _, argv := range [][]string{
+		{"awk", "-F", huge, "{print}"},
+		{"awk", "-v", "FS=" + huge, "{print}"},
+		{"awk", "-v", "RS=" + huge, "{print}"},
+		{"awk", "{print}", "RS=" + huge, "-"},
+		{"awk", "{print}", "FS=" + huge, "-"},
+		{"awk", "-v", "r=" + huge, "BEGIN {FS = r} {print $1}"},
+		{"awk", "-v", "r=" + huge, "{RS = r}"},
+		{"awk", "-v", "r=" + huge, "{s = \"x\"; gsub(/x/, r, s); FS = s}"},
+		{"awk", "-v", "r=" + huge, "{FS = \"ab\"; gsub(/ab/, r, FS)}"},
+	} {
+		_, errOut, rc := te.run(t, "x\n", argv...)
+		if rc != 2 || !strings.Contains(errOut, "too large") || !strings.Contains(errOut, "separator") {
+			t.Errorf("%.60q: rc %d %.300q", argv, rc, errOut)
+		}
+	}
+	for _, prog := range []string{`{getline FS; print}`, `{getline RS < "a.txt"}`, `{for (FS in a) n++}`} {
+		_, errOut, rc := te.run(t, "x\n", "awk", prog)
+		if rc != 2 || !strings.Contains(errOut, "not available in the sandbox") || !strings.Contains(errOut, "exec") {
+			t.Errorf("%s: rc %d %q", prog, rc, errOut)
 		}
 	}
 }
@@ -218,6 +265,14 @@ func TestAwkRegexStopsWithTheCall(t *testing.T) {
 		`BEGIN {FS = "(a.*z)*a"} {print NF}`,
 		`-F(a.*z)*a {print $1}`,
 		`-vFS=(a.*z)*a {print $1}`,
+		// The record the program assigns, a FS set after the record was read, a getline, and
+		// the input's records by a regular expression RS (awk_sep.go).
+		`{s = $0; $0 = "x"; FS = "(a.*z)*a"; $0 = s; print NF}`,
+		`{FS = "(a.*z)*a"; print NF}`,
+		`BEGIN {FS = "(a.*z)*a"; getline; print NF}`,
+		`{s = $0; $0 = "x"; FS = "(a.*z)*a"; sub(/x/, s); print NF}`,
+		`BEGIN {RS = "(a.*z)*a"} END {print NR}`,
+		`-vRS=(a.*z)*a END {print NR}`,
 	} {
 		te := fixture(t)
 		// The deadline falls in the search (reading the input takes far less): GoAWK's own would
@@ -252,6 +307,12 @@ func BenchmarkAwkRegex(b *testing.B) {
 		{"gsub", `{gsub(/a/, "b"); print}`, ""},
 		{"split", `{n += split($0, p, /[ ,;]+/)} END {print n}`, ""},
 		{"regex-FS", `{n += NF} END {print n}`, "[,;]"},
+		// Plain programs, and the separators' and the record's checks (awk_sep.go).
+		{"print-field", `{print $2}`, ""},
+		{"pattern-print", `/foo3/ {print}`, ""},
+		{"regex-RS", `BEGIN {RS = ";|\n"} {n++} END {print n}`, ""},
+		{"FS-gsub", `BEGIN {FS = ","} {gsub(/a/, "b"); n += NF} END {print n}`, ""},
+		{"FS-record", `BEGIN {FS = ",|;"} {$0 = $0 ";"; n += NF} END {print n}`, ""},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			argv := []string{"awk"}
@@ -279,7 +340,10 @@ func FuzzAwkRegexLikeGoAWK(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	prog := `{ s = $0; n = gsub(r, p, s); t = $0; o = sub(r, p, t); m = match($0, r); k = split($0, a, r)
-		print n, s, o, t, m, RSTART, RLENGTH, k, a[1], a[k], ($0 ~ r), ($0 !~ r) }`
+		print n, s, o, t, m, RSTART, RLENGTH, k, a[1], a[k], ($0 ~ r), ($0 !~ r)
+		FS = r; print NF, $1, $NF; $0 = s; print NF, $1; n = gsub(r, p); print n, NF, $NF }`
+	// The records of the subject by RS = r (awkRecords follows GoAWK's reading of them).
+	records := `{ print NR ": " $0 "|" RT "|" NF }`
 	f.Fuzz(func(t *testing.T, re, subject, repl string) {
 		if len(subject) > 200 || len(re) > 40 || strings.ContainsAny(subject+re+repl, "\n\r\x00") {
 			return
@@ -297,12 +361,17 @@ func FuzzAwkRegexLikeGoAWK(f *testing.F) {
 		if !ok {
 			return
 		}
-		awkRouteAll = true
-		defer func() { awkRouteAll = false }()
 		te := fixture(t)
-		out, errOut, rc := te.run(t, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
+		out, errOut, rc := te.runAwkOpts(t, awkOptions{routeAll: true}, subject+"\n", "awk", "-v", "r="+re, "-v", "p="+repl, prog)
 		if rc != 0 || out != want {
 			t.Errorf("r=%q p=%q over %q:\n got rc %d %q %s\nwant %q", re, repl, subject, rc, out, errOut, want)
+		}
+		if want, ok = plainGoAWK(t, records, subject, []string{"RS", re}); !ok {
+			return
+		}
+		out, errOut, rc = te.runAwkOpts(t, awkOptions{routeAll: true}, subject, "awk", "-v", "RS="+re, records)
+		if rc != 0 || out != want {
+			t.Errorf("RS=%q over %q:\n got rc %d %q %s\nwant %q", re, subject, rc, out, errOut, want)
 		}
 	})
 }

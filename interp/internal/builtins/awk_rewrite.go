@@ -103,15 +103,28 @@ func applyEdits(src string, edits []edit) string {
 	return b.String()
 }
 
+// awkOptions are a run's choices of the rewrite.
+type awkOptions struct {
+	// regexFS: the command line sets FS to what may be a regular expression (-F, -v FS=, an FS=
+	// operand): routePass then adds its FS rule whatever the program.
+	regexFS bool
+	// routeAll routes every regular expression operation to the stoppable matchers, whatever
+	// its subject's length (tests: the routed operations give GoAWK's results).
+	routeAll bool
+	// fsChecks (set by the passes from the program and regexFS): FS may be a regular
+	// expression, so the record's assignments are checked (sepPass).
+	fsChecks bool
+}
+
 // rewriteAwk applies the passes; each pass re-lexes the previous one's output. It
 // returns src unchanged if it cannot lex it (goawk then reports the syntax error).
-func rewriteAwk(src string) string { return rewriteAwkFS(src, false) }
+func rewriteAwk(src string) string { return rewriteAwkOpts(src, awkOptions{}) }
 
-// rewriteAwkFS is rewriteAwk for a run whose FS the command line sets to a regular expression
-// (-F, -v FS=, an FS= operand) when regexFS: routePass then adds its FS rule whatever the program.
-func rewriteAwkFS(src string, regexFS bool) string {
-	route := func(src string, toks []awkTok) []edit { return routePass(src, toks, regexFS) }
-	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, regexPass, fmtPass} {
+// rewriteAwkOpts is rewriteAwk for a run with the options opt.
+func rewriteAwkOpts(src string, opt awkOptions) string {
+	route := func(src string, toks []awkTok) []edit { return routePass(src, toks, opt) }
+	sep := func(src string, toks []awkTok) []edit { return sepPass(src, toks, opt.regexFS || namesFS(toks)) }
+	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, sep, regexPass, fmtPass} {
 		toks, ok := awkTokens(src)
 		if !ok {
 			return src

@@ -36,9 +36,10 @@ import (
 // expression (it names FS, or the command line sets FS to more than one character) gets a first
 // rule that runs __mcp_fs($0, FS) on every long record while FS is a regular expression: GoAWK splits fields with
 // its own FindAll, so a long record is split ahead by the stoppable matcher (awkRegex.fieldCheck).
-func routePass(src string, toks []awkTok, regexFS bool) []edit {
-	edits := routeEdits(src, toks, 0)
-	if readsRecords(toks) && (regexFS || namesFS(toks)) {
+func routePass(src string, toks []awkTok, opt awkOptions) []edit {
+	opt.fsChecks = opt.regexFS || namesFS(toks)
+	edits := routeEdits(src, toks, 0, opt)
+	if readsRecords(toks) && opt.fsChecks {
 		edits = append([]edit{{0, 0, awkFSRule}}, edits...)
 	}
 	return edits
@@ -50,16 +51,14 @@ func routePass(src string, toks []awkTok, regexFS bool) []edit {
 const awkFSRule = "length(FS) > 1 && (FS == __mcp_F || (__mcp_L = __mcp_fslim(__mcp_F = FS)) || 1) && length($0) > __mcp_L && __mcp_fs($0, FS) {}\n"
 
 // awkLongSubject is where a single search is routed (sandbox.LongSubject's bound); tests set
-// awkRouteAll to route every operation, whatever its subject's length.
+// awkOptions.routeAll to route every operation, whatever its subject's length.
 const awkLongSubject = "1048576"
-
-var awkRouteAll = false
 
 // routeMaxDepth bounds the recursion into operands (the program's nesting is bounded before).
 const routeMaxDepth = 64
 
 // routeText routes the expression text src (an operand of a routed operation).
-func routeText(src string, depth int) string {
+func routeText(src string, depth int, opt awkOptions) string {
 	if depth > routeMaxDepth {
 		return src
 	}
@@ -67,7 +66,7 @@ func routeText(src string, depth int) string {
 	if !ok {
 		return src
 	}
-	return applyEdits(src, routeEdits(src, toks, depth))
+	return applyEdits(src, routeEdits(src, toks, depth, opt))
 }
 
 type routeSpan struct {
@@ -75,11 +74,11 @@ type routeSpan struct {
 	text     string
 }
 
-func routeEdits(src string, toks []awkTok, depth int) []edit {
+func routeEdits(src string, toks []awkTok, depth int, opt awkOptions) []edit {
 	var spans []routeSpan
 	strRegex := map[int]bool{} // regex literals that are a string operand, not a match of $0
 	sub := func(from, to int) string {
-		return routeText(text(src, toks, from, to), depth+1)
+		return routeText(text(src, toks, from, to), depth+1, opt)
 	}
 	// operand is an expression operand: a regex literal as the string GoAWK compiles.
 	regexArg := func(from, to int) string {
@@ -101,7 +100,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 			if t.tok == lexer.NOT_MATCH {
 				call = "!" + call
 			}
-			if simpleOperand(toks, left, i) && (lit || simpleOperand(toks, i+1, right)) && !awkRouteAll {
+			if simpleOperand(toks, left, i) && (lit || simpleOperand(toks, i+1, right)) && !opt.routeAll {
 				l := text(src, toks, left, i)
 				call = "length(" + l + ") < " + awkLongSubject + " ? " + text(src, toks, left, right) + " : " + call
 			}
@@ -113,7 +112,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 			}
 			s, e := sub(b[0]+1, b[1]), regexArg(b[1]+1, b[2])
 			call := "(RSTART = __mcp_mt(" + s + ", " + e + ")) + (RLENGTH = __mcp_rl()) * 0"
-			if simpleOperand(toks, b[0]+1, b[1]) && (strRegex[b[1]+1] || simpleOperand(toks, b[1]+1, b[2])) && !awkRouteAll {
+			if simpleOperand(toks, b[0]+1, b[1]) && (strRegex[b[1]+1] || simpleOperand(toks, b[1]+1, b[2])) && !opt.routeAll {
 				call = "length(" + s + ") < " + awkLongSubject + " ? " + text(src, toks, i, b[2]+1) + " : " + call
 			}
 			spans = append(spans, routeSpan{i, b[2] + 1, "(" + call + ")"})
@@ -145,7 +144,10 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 					continue
 				}
 			}
-			if n := shortLength(toks, b[0]+1, b[1]); n > 0 && target != "" {
+			// The record's and the separators' assignments are checked (sepPass): routed, never
+			// GoAWK's sub on them.
+			checked := target == "FS" || target == "RS" || target == "$0" && opt.fsChecks
+			if n := shortLength(toks, b[0]+1, b[1], opt); n > 0 && target != "" && !checked {
 				// GoAWK's own below a length where its FindAll is short (see the top).
 				repl = "(length(" + target + ") <= " + strconv.Itoa(n) + " ? " + text(src, toks, i, b[len(b)-1]+1) + " : " + repl + ")"
 			}
@@ -160,7 +162,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 				fs = regexArg(b[2]+1, b[3])
 			}
 			repl := "split(__mcp_sp(" + sub(b[0]+1, b[1]) + ", " + fs + "), " + toks[b[1]+1].val + ", __mcp_sep())"
-			if n := shortLength(toks, b[2]+1, b[len(b)-1]); len(b) == 4 && n > 0 && simpleOperand(toks, b[0]+1, b[1]) {
+			if n := shortLength(toks, b[2]+1, b[len(b)-1], opt); len(b) == 4 && n > 0 && simpleOperand(toks, b[0]+1, b[1]) {
 				repl = "(length(" + text(src, toks, b[0]+1, b[1]) + ") <= " + strconv.Itoa(n) + " ? " + text(src, toks, i, b[3]+1) + " : " + repl + ")"
 			}
 			spans = append(spans, routeSpan{i, b[len(b)-1] + 1, repl})
@@ -170,7 +172,7 @@ func routeEdits(src string, toks []awkTok, depth int) []edit {
 		if t.tok == lexer.REGEX && !strRegex[i] && (i == 0 || toks[i-1].tok != lexer.MATCH && toks[i-1].tok != lexer.NOT_MATCH) {
 			re := text(src, toks, i, i+1)
 			call := "__mcp_m($0, " + awkQuote(t.val) + ")"
-			if !awkRouteAll {
+			if !opt.routeAll {
 				call = "(length($0) < " + awkLongSubject + " ? " + re + " : " + call + ")"
 			}
 			spans = append(spans, routeSpan{i, i + 1, call})
@@ -230,8 +232,8 @@ func subTarget(src string, toks []awkTok, from, to int, args string, sub func(in
 // shortLength returns, for a regex literal toks[from:to], the subject length up to which
 // GoAWK's own FindAll of it is short enough to run unchecked (sandbox.Searcher.ShortLength),
 // or 0.
-func shortLength(toks []awkTok, from, to int) int {
-	if to != from+1 || toks[from].tok != lexer.REGEX || awkRouteAll {
+func shortLength(toks []awkTok, from, to int, opt awkOptions) int {
+	if to != from+1 || toks[from].tok != lexer.REGEX || opt.routeAll {
 		return 0
 	}
 	re, err := regexp.Compile("(?s:" + toks[from].val + ")")

@@ -108,8 +108,14 @@ func TestAwkRewrite(t *testing.T) {
 		{`BEGIN { if (sub(r, "y")) n++; gsub(r, "z", a[1]) }`, `BEGIN { if ((($0 = __mcp_sub((r), "y", $0)) ? __mcp_n() : __mcp_n()) ) n++; (a[1] = __mcp_gsub((r), "z", a[1])) }`},
 		{`BEGIN { print match(s, e) }`, `BEGIN { print (length(s) < 1048576 ? match(s, __mcp_re(e)) : (RSTART = __mcp_mt(s, (e))) + (RLENGTH = __mcp_rl()) * 0) }`},
 		{`BEGIN { n = split(s t, a) }`, `BEGIN { n = split(__mcp_sp(s t, FS), a, __mcp_sep()) }`},
-		{`BEGIN { FS = "[,;]" } { print $1 }`, awkFSRule + `BEGIN { FS = "[,;]" } { print $1 }`},
-		{`BEGIN { FS = "[,;]"; print "x" }`, `BEGIN { FS = "[,;]"; print "x" }`},
+		{`BEGIN { FS = "[,;]" } { print $1 }`, awkFSRule + `BEGIN { FS = (__mcp_fsset(__mcp_t0 = ("[,;]" ), $0) ? __mcp_t0 : __mcp_t0)} { print $1 }`},
+		{`BEGIN { FS = "[,;]"; print "x" }`, `BEGIN { FS = (__mcp_fsset(__mcp_t0 = ("[,;]"), $0) ? __mcp_t0 : __mcp_t0); print "x" }`},
+		// The separators' and the record's assignments are checked (awk_sep.go).
+		{`BEGIN { RS = FS = x ? "a" : "b"; print RS }`, `BEGIN { RS = (__mcp_rsset(__mcp_t0 = (FS = (__mcp_fsset(__mcp_t0 = (x ? "a" : "b"), $0) ? __mcp_t0 : __mcp_t0))) ? __mcp_t0 : __mcp_t0); print RS }`},
+		{`BEGIN { $0 = "a b" }`, `BEGIN { $0 = "a b" }`},
+		{"BEGIN { FS = \",+\" } { $0 = $0 &&\n 1; $1 = 2; $(i) = 3 }", awkFSRule + "BEGIN { FS = (__mcp_fsset(__mcp_t0 = (\",+\" ), $0) ? __mcp_t0 : __mcp_t0)} { $0 = ((length(__mcp_t0 = ($0 &&\n 1)) <= " + awkFSLimit + " || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0); $1 = 2; $(i) = ((length(__mcp_t0 = (3 )) <= " + awkFSLimit + " || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)}"},
+		{`{ FS = ","; while (getline > 0) n++; getline x; getline $0 }`, awkFSRule + `{ FS = (__mcp_fsset(__mcp_t0 = (","), $0) ? __mcp_t0 : __mcp_t0); while (__mcp_tick() && (__mcp_gl(getline , $0, FS)> 0)) n++; getline x; __mcp_gl(getline $0 , $0, FS)}`},
+		{`{ FS = ","; sub(/a/, "b") }`, awkFSRule + `{ FS = (__mcp_fsset(__mcp_t0 = (","), $0) ? __mcp_t0 : __mcp_t0); ($0 = ((length(__mcp_t0 = (__mcp_sub("a", "b", $0))) <= ` + awkFSLimit + ` || __mcp_rec(__mcp_t0, FS)) ? __mcp_t0 : __mcp_t0)) }`},
 		// Formats that could print Go's %!(BADWIDTH) are checked (awk_format.go).
 		{`{printf "%s %d\n", $1, 2}`, `{printf "%s %d\n", $1, 2}`},
 		{`{printf("%*d", w, x); s = sprintf("%.*f", p, x)}`, `{printf("%*d", __mcp_w(w), x); s = sprintf("%.*f", __mcp_w(p), x)}`},
@@ -122,8 +128,8 @@ func TestAwkRewrite(t *testing.T) {
 		}
 	}
 	// -F, -v FS= or an FS= operand of more than one character: the FS rule whatever the program.
-	if got := rewriteAwkFS(`END { print NR }`, true); got != awkFSRule+`END { print NR }` {
-		t.Errorf("rewriteAwkFS with a regex FS: %s", got)
+	if got := rewriteAwkOpts(`END { print NR }`, awkOptions{regexFS: true}); got != awkFSRule+`END { print NR }` {
+		t.Errorf("rewriteAwkOpts with a regex FS: %s", got)
 	}
 	if !awkRegexFS([]string{"FS", "[,;]"}, nil) || !awkRegexFS(nil, []string{"FS=ab"}) || awkRegexFS([]string{"FS", ","}, []string{"x=ab"}) {
 		t.Error("awkRegexFS")

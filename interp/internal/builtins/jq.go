@@ -270,12 +270,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
 	o.order.Derived, o.order.Normalize = &jqorder.Derived{}, normalizeNumber
-	regexDefs := jqorder.RegexDefs(q)
+	ownDefs := jqorder.OwnDefs(q)
 	jqorder.Guard(q) // before the rewrite: what it routes elsewhere is checked already
 	jqorder.Rewrite(q)
-	// jq's own definitions that gojq lacks, the guard's, the regular expression builtins the
+	// jq's own definitions that gojq lacks, the guard's, the builtins of ours the
 	// filter calls (stoppable), then the ordered ones; the filter's own win.
-	q.FuncDefs = slices.Concat(jqPrelude().FuncDefs, jqorder.GuardDefs(), regexDefs, jqorder.OrderedDefs(), q.FuncDefs)
+	q.FuncDefs = slices.Concat(jqPrelude().FuncDefs, jqorder.GuardDefs(), ownDefs, jqorder.OrderedDefs(), q.FuncDefs)
 	src := &jqSource{ctx: ctx, env: env, names: o.files}
 	if len(src.names) == 0 {
 		src.names = []string{"-"}

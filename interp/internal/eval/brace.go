@@ -22,17 +22,7 @@ func (a batom) is(c byte) bool { return a.part == nil && !a.esc && len(a.s) == 1
 // memory account in bytes before it is made (braceRun), and long expansions check the call's
 // end: `: {1..2000000}` ends at the memory limit, not after growing the process by gigabytes.
 func (r *Runner) braceExpand(w *syntax.Word) ([]*syntax.Word, error) {
-	if !r.opts.has(optBraceexpand) {
-		return []*syntax.Word{w}, nil
-	}
-	has := false
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
-			has = true
-			break
-		}
-	}
-	if !has {
+	if !r.bracesIn(w) {
 		return []*syntax.Word{w}, nil
 	}
 	var atoms []batom
@@ -74,6 +64,20 @@ func (r *Runner) braceExpand(w *syntax.Word) ([]*syntax.Word, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// bracesIn reports whether brace expansion may change w: the option is on and a literal part
+// holds a '{'. A word without is its own only expansion (expandFields expands it directly).
+func (r *Runner) bracesIn(w *syntax.Word) bool {
+	if !r.opts.has(optBraceexpand) {
+		return false
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // braceCount is how many words w brace-expands to (1 when the expansion fails: the error

@@ -380,7 +380,7 @@ func (r *Runner) hookBuiltin(name string) BuiltinFunc {
 }
 
 func (r *Runner) runHook(b BuiltinFunc, args []string) {
-	st, err := b(r.ctx, &Shell{r: r}, args)
+	st, err := b(r.ctx, r.shell(), args)
 	if err != nil {
 		r.status = r.raise(err)
 		return
@@ -417,7 +417,7 @@ func (r *Runner) execExternal(args []string) {
 		return append(slices.DeleteFunc(r.exported(), func(kv string) bool { return strings.HasPrefix(kv, "_=") }), "_="+p)
 	}
 	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
-		OpenFD: r.openFD, Shell: &Shell{r: r}}
+		OpenFD: r.openFD, Shell: r.shell()}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	if errors.Is(err, ErrNotFound) {
 		r.notFound(argv[0])

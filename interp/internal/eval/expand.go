@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,10 +378,20 @@ func hasGlobMeta(s string, extglob bool) bool {
 // expandFields expands command words into fields (brace, tilde, parameter, command,
 // arithmetic, splitting, pathname expansion, quote removal).
 func (r *Runner) expandFields(words []*syntax.Word) ([]string, error) {
-	var out []string
+	// Most words make one field: one allocation for the command's fields.
+	out := make([]string, 0, len(words))
 	for _, w := range words {
 		if s, ok := simpleLit(w); ok {
 			out = append(out, s)
+			continue
+		}
+		if !r.bracesIn(w) {
+			// One word: its fields go straight into out (no slice of words, no slice of
+			// fields of its own).
+			var err error
+			if out, err = r.expandWordInto(out, w, modeFields, true); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		bws, err := r.braceExpand(w)
@@ -434,6 +445,11 @@ func simpleLit(w *syntax.Word) (string, bool) {
 
 // expandWord expands one (brace-expanded) word.
 func (r *Runner) expandWord(w *syntax.Word, mode expMode, tilde bool) ([]string, error) {
+	return r.expandWordInto(nil, w, mode, tilde)
+}
+
+// expandWordInto is expandWord appending the fields to out.
+func (r *Runner) expandWordInto(out []string, w *syntax.Word, mode expMode, tilde bool) ([]string, error) {
 	e := &expander{r: r, mode: mode}
 	if assignLike(w) {
 		// name=~/x as an argument gets an assignment's tilde expansion, as in bash.
@@ -445,18 +461,20 @@ func (r *Runner) expandWord(w *syntax.Word, mode expMode, tilde bool) ([]string,
 		if err := e.parts(parts, false, true, true); err != nil {
 			return nil, err
 		}
-		return e.finish()
+		return e.finishInto(out)
 	}
 	if err := e.parts(w.Parts, false, tilde, false); err != nil {
 		return nil, err
 	}
-	return e.finish()
+	return e.finishInto(out)
 }
 
-// finish ends the last field and applies pathname expansion.
-func (e *expander) finish() ([]string, error) {
+// finishInto ends the last field and applies pathname expansion, appending the fields to out.
+func (e *expander) finishInto(out []string) ([]string, error) {
 	e.emit(false)
-	out := make([]string, 0, len(e.fields))
+	// Room for every field at once: a split into a million fields grows out once, not by
+	// append's steps (each would be allocated, and the expansion charges what it holds).
+	out = slices.Grow(out, len(e.fields))
 	r := e.r
 	for i := range e.fields {
 		f := &e.fields[i]

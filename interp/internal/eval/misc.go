@@ -113,8 +113,18 @@ func (r *Runner) ps4() string {
 	return v
 }
 
-// Shell is what a BuiltinFunc may use of the shell running it.
+// Shell is what a BuiltinFunc may use of the shell running it. A runner gives its hooks the
+// same *Shell for every command (Runner.shell), so a hook may key what it makes for a shell on
+// it; another runner (a subshell) has another.
 type Shell struct{ r *Runner }
+
+// shell is r's Shell (no allocation per command).
+func (r *Runner) shell() *Shell {
+	if r.sh.r != r {
+		r.sh.r = r
+	}
+	return &r.sh
+}
 
 // Stdin, Stdout and Stderr are the command's streams after its redirections.
 func (s *Shell) Stdin() io.Reader  { return s.r.stdin() }

@@ -528,7 +528,14 @@ func (e *expander) paramOp(pe *syntax.ParamExp, pv *pval, inDQ bool) (bool, erro
 		case opToggleFirst, opToggleAll:
 			conv = toggleCase
 		}
-		pv.mapEach(func(s string) string { return r.caseMod(s, pat, conv, all) })
+		toggle := op == opToggleFirst || op == opToggleAll
+		return false, pv.mapEachErr(func(s string) (string, error) {
+			if toggle && !utf8.ValidString(s) {
+				// Bash toggles the bytes of a value that is not UTF-8 in ways of its own.
+				return "", r.refuseErr(pe.Pos(), "${x~} or ${x~~} of a value that is not valid UTF-8")
+			}
+			return r.caseMod(s, pat, conv, all), nil
+		})
 	case syntax.OtherParamOps:
 		return false, r.atOp(pe, pv, word.Lit())
 	default:
@@ -694,6 +701,30 @@ func (r *Runner) strLen(s string) int {
 	return len(s)
 }
 
+// runeOffset is the byte offset in s of the character k characters after byte offset from.
+func runeOffset(s string, from int, k int64) int {
+	i := from
+	for ; k > 0 && i < len(s); k-- {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+	}
+	return i
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // slice applies ${x:offset:length}.
 func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 	off, err := r.arithNode(pe, pe.Slice.Offset)
@@ -762,12 +793,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		return nil
 	}
 	s := pv.str
-	var runes []rune
 	n := int64(len(s))
-	u := r.utf8Mode()
+	u := r.utf8Mode() && !isASCII(s)
 	if u {
-		runes = []rune(s)
-		n = int64(len(runes))
+		n = int64(utf8.RuneCountInString(s))
 	}
 	if off < 0 {
 		off += n
@@ -792,7 +821,10 @@ func (r *Runner) slice(pe *syntax.ParamExp, pv *pval) error {
 		}
 	}
 	if u {
-		pv.str = string(runes[off:end])
+		// Offsets count characters; the bytes are the value's own (an invalid byte is one
+		// character and stays as it is), taken without a copy.
+		from := runeOffset(s, 0, off)
+		pv.str = s[from:runeOffset(s, from, end-off)]
 	} else {
 		pv.str = s[off:end]
 	}
@@ -913,6 +945,20 @@ func (rt replacementText) render(match string, amp bool) string {
 	return b.String()
 }
 
+// validSuffix is where the longest valid UTF-8 suffix of s starts (just past its last byte
+// that is no part of a character).
+func validSuffix(s string) int {
+	v := 0
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && n <= 1 {
+			v = i + 1
+		}
+		i += n
+	}
+	return v
+}
+
 // patReplace replaces matches of pat in s (${x/p/r} and its variants). What the result adds
 // past s is charged to the call's memory before it is built: ${s// /$s} of a 100,000-byte s
 // makes 10 GB, a fatal out-of-memory error if it were built first (issue 27).
@@ -937,7 +983,7 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		}
 		return s + w, nil
 	}
-	p, err := r.compile(pat, r.patOptions(nocase))
+	p, err := r.compile(pat, r.patOptions(nocase, pat, s))
 	if err != nil {
 		return s, nil
 	}
@@ -1003,8 +1049,30 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 		return s, nil
 	}
 	finder.Stop = func() bool { return r.ctx.Err() != nil }
+	// Bash's ${x//p/r} matches the rest of the value, from where the last match ended, each
+	// time: a character at a time when that rest is valid UTF-8, else a byte at a time. So
+	// in a value that is not UTF-8 the bytes up to its last invalid one are matched as bytes
+	// (finder, compiled so above), and the rest, once valid, as characters (chars).
+	var chars *pattern.Finder
+	validFrom := len(s) + 1 // where the valid rest starts: past it, a character boundary is one
+	if all && r.utf8Mode() && !utf8.ValidString(s) && utf8.ValidString(pat) {
+		validFrom = validSuffix(s)
+		opts := r.patOptions(nocase, pat, "")
+		cp, err := r.compile(pat, opts)
+		if err != nil {
+			return s, nil
+		}
+		if chars, err = cp.Finder(s); err != nil {
+			r.patErr(pat, err)
+			return s, nil
+		}
+		chars.Stop = finder.Stop
+	}
 	// Bash does not try a match at the end of a non-empty string.
 	for from < len(s) || len(s) == 0 && from == 0 {
+		if chars != nil && from >= validFrom && utf8.RuneStart(s[from]) {
+			finder, chars = chars, nil
+		}
 		if r.ctx.Err() != nil {
 			// A long subject with many matches takes time, which a cancelled run must not
 			// spend (the caller's next check ends the run).
@@ -1054,20 +1122,84 @@ func (r *Runner) patReplace(s, pat string, with replacementText, anchor byte, al
 // caseMod applies ${x^pat} and friends: characters matching pat (any character when pat is
 // empty) change case, the first one only unless all.
 func (r *Runner) caseMod(s, pat string, conv func(rune) rune, all bool) string {
+	if t := incompleteTail(s); t < len(s)-1 {
+		// Bash writes a value's last character cut short (b1 b2 ... bk, k >= 2) as b1, then
+		// all of it, then all but b1: e2 82 becomes e2 e2 82 82.
+		tail := s[t:]
+		return r.caseModChars(s[:t], pat, conv, all) + tail[:1] + tail + tail[1:]
+	}
+	return r.caseModChars(s, pat, conv, all)
+}
+
+// caseModChars is caseMod but for the last character cut short.
+func (r *Runner) caseModChars(s, pat string, conv func(rune) rune, all bool) string {
 	var b strings.Builder
-	first := true
-	for _, c := range s {
-		if !first && !all {
-			b.WriteRune(c)
-			continue
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && n <= 1:
+			b.WriteByte(s[i]) // a byte that is no character: bash keeps it
+		case c < utf8.RuneSelf && pat == "" && conv(c) == c:
+			b.WriteByte(s[i])
+		case pat == "" || r.matchPattern(pat, s[i:i+n], false):
+			b.WriteRune(conv(c))
+		default:
+			b.WriteString(s[i : i+n])
 		}
-		first = false
-		if pat == "" || r.matchPattern(pat, string(c), false) {
-			c = conv(c)
+		i += n
+		if !all {
+			b.WriteString(s[i:])
+			break
 		}
-		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// dropCTLESC is bash's reading of the bytes 0x01 and 0x7f in ${x@E} (its internal quoting
+// characters, CTLESC and CTLNUL): a 0x01 before either is dropped, the byte after it kept.
+func dropCTLESC(s string) string {
+	i := strings.IndexByte(s, 0x01)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if s[i] == 0x01 && i+1 < len(s) && (s[i+1] == 0x01 || s[i+1] == 0x7f) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// incompleteTail is where s ends with the start of a character cut short (a lead byte and
+// the continuation bytes it may have, too few of them), or len(s) when it does not.
+func incompleteTail(s string) int {
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		c := s[len(s)-k]
+		if c < 0x80 {
+			return len(s)
+		}
+		if c < 0xc0 {
+			continue // a continuation byte
+		}
+		need := 2
+		if c >= 0xe0 {
+			need = 3
+		}
+		if c >= 0xf0 {
+			need = 4
+		}
+		// Completed with continuation bytes, is it a character? Then it was one cut short.
+		if k < need && utf8.ValidString(s[len(s)-k:]+"\x80\x80\x80"[:need-k]) {
+			return len(s) - k
+		}
+		return len(s)
+	}
+	return len(s)
 }
 
 // toggleCase is the case toggle of ${x~}: upper to lower, lower to upper.
@@ -1111,19 +1243,13 @@ func (r *Runner) atOp(pe *syntax.ParamExp, pv *pval, op string) error {
 	case "Q":
 		return pv.mapEachErr(r.quoteLimits().Single)
 	case "E":
-		pv.mapEach(ansiC)
+		pv.mapEach(func(s string) string { return ansiC(dropCTLESC(s)) })
 	case "U":
-		pv.mapEach(strings.ToUpper)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, true) })
 	case "L":
-		pv.mapEach(strings.ToLower)
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToLower, true) })
 	case "u":
-		pv.mapEach(func(s string) string {
-			c, n := utf8.DecodeRuneInString(s)
-			if n == 0 {
-				return s
-			}
-			return string(unicode.ToUpper(c)) + s[n:]
-		})
+		pv.mapEach(func(s string) string { return r.caseMod(s, "", unicode.ToUpper, false) })
 	case "a":
 		v, ok := r.varForPrint(pv.varName)
 		flags := ""

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/pattern"
 )
@@ -20,8 +21,13 @@ type patCache struct {
 	m  map[patKey]*pattern.Pattern
 }
 
-func (r *Runner) patOptions(nocase bool) pattern.Options {
-	return pattern.Options{ExtGlob: r.shopts.has(shExtglob), NoCase: nocase, Bytes: !r.utf8Mode()}
+// patOptions are the options of matching subject against pat. A subject or pattern that is
+// not valid UTF-8 is matched a byte at a time, every byte a
+// character, as bash's matchers fall back to when they cannot read the text as characters
+// (strmatch's and match_pattern's conversion failing).
+func (r *Runner) patOptions(nocase bool, pat, subject string) pattern.Options {
+	bytes := !r.utf8Mode() || !utf8.ValidString(pat) || !utf8.ValidString(subject)
+	return pattern.Options{ExtGlob: r.shopts.has(shExtglob), NoCase: nocase, Bytes: bytes}
 }
 
 // compile compiles (and caches) a pattern; a pattern too complex to match ends the run with
@@ -83,7 +89,7 @@ func (r *Runner) matchPattern(pat, s string, nocase bool) bool {
 }
 
 func (r *Runner) matchPatternErr(pat, s string, nocase bool) (bool, error) {
-	p, err := r.compile(pat, r.patOptions(nocase))
+	p, err := r.compile(pat, r.patOptions(nocase, pat, s))
 	if err != nil {
 		return false, err
 	}
@@ -101,7 +107,7 @@ func (r *Runner) matchPatternErr(pat, s string, nocase bool) (bool, error) {
 // prefixMatch returns the end of the shortest (or longest) prefix of s matching pat, or 0
 // when none does.
 func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
-	p, err := r.compile(pat, r.patOptions(nocase))
+	p, err := r.compile(pat, r.patOptions(nocase, pat, s))
 	if err != nil {
 		return 0
 	}
@@ -123,7 +129,7 @@ func (r *Runner) prefixMatch(pat, s string, longest, nocase bool) int {
 // suffixMatch returns the start of the shortest (or longest) suffix of s matching pat, or
 // len(s) when none does.
 func (r *Runner) suffixMatch(pat, s string, longest, nocase bool) int {
-	p, err := r.compile(pat, r.patOptions(nocase))
+	p, err := r.compile(pat, r.patOptions(nocase, pat, s))
 	if err != nil {
 		return len(s)
 	}

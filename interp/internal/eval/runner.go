@@ -193,9 +193,12 @@ type frame struct {
 type Runner struct {
 	// stopMatch asks whether the run's context ended, for pattern matches (made on first use).
 	stopMatch func() bool
-	c         *call
-	id        uint64
-	ctx       context.Context
+	// sh is the Shell given to this runner's builtins and Exec (shell): one per runner, so a
+	// hook sees the same *Shell for every command the runner runs.
+	sh  Shell
+	c   *call
+	id  uint64
+	ctx context.Context
 
 	scopes  []*scope
 	funcs   *funcTable

@@ -141,18 +141,21 @@ func (r *Runner) pureSubst(cs *syntax.CmdSubst) (out string, ok bool, err error)
 		saved2.restore(r)
 		return "", true, r.fatal(&LimitError{Kind: LimitCommands, Max: r.c.limits.MaxCommands})
 	}
-	buf := &substBuf{r: r}
-	r.fds.lo[1] = newOfile(nil, buf, nil)
+	// The capture buffer and the descriptor writing to it in one allocation.
+	po := &pureOut{buf: substBuf{r: r}}
+	po.f.w = &po.buf
+	po.f.refs.Store(1)
+	buf := &po.buf
+	r.fds.lo[1] = &po.f
 	r.lineno = r.line(callLine(ce))
-	status, herr := b(r.ctx, &Shell{r: r}, args)
+	status, herr := b(r.ctx, r.shell(), args)
 	saved2.restore(r)
 	captured := int64(buf.b.Len())
 	defer r.c.mem.Add(-captured)
-	var ex ExitRequest
 	switch {
 	case herr == nil:
-	case errors.As(herr, &ex):
-		status = ex.Status // it ends the subshell, not this shell
+	case isExitRequest(herr, &status):
+		// it ends the subshell, not this shell
 	default:
 		var le *LimitError
 		var ie *InternalError
@@ -238,6 +241,24 @@ func (s substSaved) restore(r *Runner) {
 }
 
 // substBuf is the output of a substitution run in place, charged as it grows.
+// pureOut is a pure command substitution's capture buffer and the open file description of
+// the builtin's stdout that writes to it (pureSubst).
+type pureOut struct {
+	buf substBuf
+	f   ofile
+}
+
+// isExitRequest reports whether err is an ExitRequest, setting *status to its status (out of
+// line: the ExitRequest errors.As fills is then allocated only when there is an error).
+func isExitRequest(err error, status *int) bool {
+	var ex ExitRequest
+	if !errors.As(err, &ex) {
+		return false
+	}
+	*status = ex.Status
+	return true
+}
+
 type substBuf struct {
 	r   *Runner
 	b   bytes.Buffer

@@ -96,7 +96,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 				}
 			}
 			r.traceTest(quoteTrace(left), x.Op.String(), tb.String())
-			opts := r.patOptions(r.shopts.has(shNocasematch))
+			opts := r.patOptions(r.shopts.has(shNocasematch), pb.String(), left)
 			opts.ExtGlob = true
 			p, err := r.compile(pb.String(), opts)
 			if err != nil {
