@@ -169,7 +169,7 @@ func (r *Runner) arithEval(text, prefix string) (int64, error) {
 			// (( )) and let fail with status 1 and go on.
 			return 0, errStatus1
 		}
-		return 0, &shError{flow: flowDiscard, status: 1}
+		return 0, &shError{flow: flowDiscard, status: 1, arith: true}
 	case errors.As(err, &ue):
 		return 0, r.exitf("%s", ue.Error())
 	case errors.As(err, &le):
@@ -178,7 +178,7 @@ func (r *Runner) arithEval(text, prefix string) (int64, error) {
 			// As for an invalid expression: (( )) and let fail with status 1 and go on.
 			return 0, errStatus1
 		}
-		return 0, &shError{flow: flowDiscard, status: 1}
+		return 0, &shError{flow: flowDiscard, status: 1, arith: true}
 	case errors.As(err, &un):
 		return 0, r.fatal(&RefusalError{Refusal: Refusal{File: r.cur.name, Line: r.lineno, Construct: "arithmetic " + un.Error(), Fix: DefaultFix}})
 	}

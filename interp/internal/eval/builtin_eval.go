@@ -86,7 +86,7 @@ func (r *Runner) runText(text, what string) int {
 	r.traceLevel--
 	r.cur = saved
 	if r.flow == flowDiscard {
-		r.flow = flowNone
+		r.flow, r.discardArith = flowNone, false
 		return 1
 	}
 	if condErr != nil && r.flow == flowNone {
@@ -307,7 +307,7 @@ func (r *Runner) sourceText(name, file, data string, args []string) int {
 		r.status = st
 	}
 	if r.flow == flowDiscard {
-		r.flow = flowNone
+		r.flow, r.discardArith = flowNone, false
 		return 1
 	}
 	if perr != nil && r.flow == flowNone {

@@ -149,7 +149,7 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 				return pv, err
 			}
 			if n < 0 {
-				r.errorf("%s: bad array subscript", name)
+				return pv, r.badSubscript(name)
 			}
 		}
 		return pv, nil
@@ -180,8 +180,7 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 	if v.attrs&attrAssoc != 0 {
 		if sub == "" {
 			// bash names an empty key and expands it as unset.
-			r.errorf("%s: bad array subscript", name)
-			return pv, nil
+			return pv, r.badSubscript(name)
 		}
 		if v.as != nil {
 			pv.str, pv.set = v.as.get(sub)
@@ -192,9 +191,8 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 	if err != nil {
 		return pv, err
 	}
-	if n < 0 && v.arr != nil && n+v.arr.max()+1 < 0 {
-		r.errorf("%s: bad array subscript", name)
-		return pv, nil
+	if n < 0 && (v.arr == nil || n+v.arr.max()+1 < 0) {
+		return pv, r.badSubscript(name)
 	}
 	pv.str, pv.set = r.indexGet(v, name, n)
 	return pv, nil
@@ -1363,5 +1361,17 @@ func (r *Runner) atKeys(pe *syntax.ParamExp, pv *pval, separate bool) error {
 		}
 	}
 	pv.list = words
+	return nil
+}
+
+// badSubscript reports a subscript out of an array's range (or negative for a scalar or an
+// unset name) where its element is read: the element expands as unset and the command goes
+// on, but with errexit on (outside a command substitution that does not inherit it) bash 5.2
+// exits with status 1 there, even in an if condition or an && || list.
+func (r *Runner) badSubscript(name string) error {
+	r.errorf("%s: bad array subscript", name)
+	if r.opts.has(optErrexit) && !r.errexitOff {
+		return &shError{flow: flowExit, status: 1}
+	}
 	return nil
 }

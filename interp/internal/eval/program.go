@@ -235,6 +235,7 @@ func parseBash(ctx context.Context, name string, src []byte, endHdocs bool) (*sy
 	text := src
 	var at []int
 	var hdocs []eofHdoc
+	arithFixes := 0
 	for {
 		f, err := newParser().Parse(ctxRead(ctx, bytes.NewReader(text)), name)
 		var pe syntax.ParseError
@@ -253,7 +254,7 @@ func parseBash(ctx context.Context, name string, src []byte, endHdocs bool) (*sy
 		}
 		if err != nil && errors.As(err, &pe) && len(at) < maxToggles && pe.Text == "not a valid parameter expansion operator: `~`" {
 			if off := int(pe.Pos.Offset()); off < len(text) && text[off] == '~' {
-				if at == nil && hdocs == nil {
+				if at == nil && hdocs == nil && arithFixes == 0 {
 					text = bytes.Clone(src)
 				}
 				text[off] = '^'
@@ -264,10 +265,110 @@ func parseBash(ctx context.Context, name string, src []byte, endHdocs bool) (*sy
 				continue
 			}
 		}
+		if err != nil && errors.As(err, &pe) && arithFixes < maxArithFixes {
+			if from, to, ok := lateArith(text, int(pe.Pos.Offset())); ok {
+				if at == nil && hdocs == nil && arithFixes == 0 {
+					text = bytes.Clone(src)
+				}
+				blankArith(text[from:to])
+				arithFixes++
+				continue
+			}
+		}
 		if f != nil {
 			markToggles(f, at)
 		}
 		return f, text, at, hdocs, err
+	}
+}
+
+// maxArithFixes bounds the arithmetic expressions with a syntax error one text may hold (each
+// costs a parse of the whole text).
+const maxArithFixes = 16
+
+// lateArith finds the arithmetic expression a parse error at offset off is in, when bash
+// reports that error only on evaluating it: the text between $(( and )), (( and )) (not a for
+// loop's), or $[ and ]. Bash parses these expressions when it evaluates them, so a script runs
+// up to them (and past them, when they are not evaluated); mvdan's parser rejects the whole
+// script. Only expressions of literal text are taken (no $, quote, backquote or backslash):
+// the evaluator then reads the expression's original text, which package arith evaluates
+// with bash's message and status.
+func lateArith(text []byte, off int) (from, to int, ok bool) {
+	if off < 0 || off > len(text) {
+		return 0, 0, false
+	}
+	for i := off - 1; i >= 0; i-- {
+		var open, closer string
+		switch {
+		case i+3 <= len(text) && string(text[i:i+3]) == "$((":
+			open, closer = "$((", "))"
+		case i+2 <= len(text) && string(text[i:i+2]) == "$[":
+			open, closer = "$[", "]"
+		case i+2 <= len(text) && string(text[i:i+2]) == "((" && (i == 0 || text[i-1] != '$' && text[i-1] != '('):
+			if forLoopBefore(text[:i]) {
+				return 0, 0, false
+			}
+			open, closer = "((", "))"
+		default:
+			continue
+		}
+		from = i + len(open)
+		end := arithClose(text, from, closer)
+		if end < 0 || off > end {
+			continue // not the expression the error is in
+		}
+		for _, c := range text[from:end] {
+			if !arithLiteral(c) {
+				return 0, 0, false
+			}
+		}
+		return from, end, true
+	}
+	return 0, 0, false
+}
+
+// forLoopBefore tells whether a (( follows the for keyword (for ((;;))).
+func forLoopBefore(before []byte) bool {
+	t := strings.TrimRight(string(before), " \t")
+	return strings.HasSuffix(t, "for") && (len(t) == 3 || strings.ContainsRune(" \t\n;&|({", rune(t[len(t)-4])))
+}
+
+// arithClose is the offset of the closer of an arithmetic expression starting at from, or -1:
+// the first closer at parenthesis depth 0, on the same line.
+func arithClose(text []byte, from int, closer string) int {
+	depth := 0
+	for i := from; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			return -1
+		case c == '(':
+			depth++
+		case depth == 0 && strings.HasPrefix(string(text[i:min(i+len(closer), len(text))]), closer):
+			return i
+		case c == ')':
+			if depth == 0 {
+				return -1
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// arithLiteral tells whether c may be in an expression taken by lateArith.
+func arithLiteral(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		strings.IndexByte(" \t_+-*/%<>=!&|^~?:,()[]#@", c) >= 0
+}
+
+// blankArith makes an expression's text one the parser reads (0 and blanks, same length, so
+// the nodes keep the original text's offsets).
+func blankArith(b []byte) {
+	for i := range b {
+		b[i] = ' '
+	}
+	if len(b) > 0 {
+		b[0] = '0'
 	}
 }
 

@@ -152,6 +152,8 @@ type shError struct {
 	// forceEOF marks a fatal expansion error (unbound variable, ${x:?}): bash's FORCE_EOF,
 	// which a bash -c shell turns into status 127 (run_one_command) where a script exits 1.
 	forceEOF bool
+	// arith marks a flowDiscard from an arithmetic error: it does not trigger errexit.
+	arith bool
 }
 
 func (e *shError) Error() string { return fmt.Sprintf("flow %d status %d", e.flow, e.status) }
@@ -244,6 +246,9 @@ type Runner struct {
 	flow       flowKind
 	flowN      int
 	exitStatus int
+	// discardArith: the flowDiscard under way comes from an arithmetic error, which bash's
+	// reader loop takes without errexit (expr.c's evalerror jumps to the top level).
+	discardArith bool
 
 	// getopts remembers its position inside a cluster of options.
 	optInd, optChar int
@@ -537,7 +542,9 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 		if r.flow == flowDiscard {
 			r.flow = flowNone
 			r.status = 1
-			if r.opts.has(optErrexit) && !r.errexitOff && r.noErrexit == 0 {
+			arithErr := r.discardArith
+			r.discardArith = false
+			if !arithErr && r.opts.has(optErrexit) && !r.errexitOff && r.noErrexit == 0 {
 				r.flow, r.exitStatus = flowExit, 1
 				return
 			}
@@ -688,7 +695,7 @@ func (r *Runner) raise(err error) int {
 			r.flow, r.exitStatus = flowExit, st
 			return st
 		case flowDiscard:
-			r.flow = flowDiscard
+			r.flow, r.discardArith = flowDiscard, se.arith
 		case flowAbort:
 			r.flow = flowAbort
 		default:

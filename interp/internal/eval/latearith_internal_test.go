@@ -1,0 +1,42 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLateArith pins which parse errors lateArith takes as an arithmetic expression bash only
+// reports when it evaluates it, and the text it blanks.
+func TestLateArith(t *testing.T) {
+	cases := []struct {
+		text string
+		at   string // the error is at the first occurrence of this text
+		want string // the expression's text; "" when not taken
+	}{
+		{"echo $(( 1 + ))\n", "))", " 1 + "},
+		{"x=$[ 2 * ]\n", "]", " 2 * "},
+		{"(( 7 - ))\n", "))", " 7 - "},
+		{"echo $(( (1 + 2) * ))\n", "))", " (1 + 2) * "},
+		{"echo $(( a b ))\n", "b", " a b "},
+		{"echo $(( $x + ))\n", "))", ""},                   // an expansion: the parser's error stands
+		{"echo $(( \"1\" + ))\n", "))", ""},                // a quote
+		{"for (( i=0; i< ; i++ )); do :; done\n", ";", ""}, // a for loop's (( is not taken
+		{"((echo a); echo b)\n", "a", ""},                  // nested subshells: no matching ))
+		{"echo $(( 1 +\n 2 ))\n", "+", ""},                 // the expression goes on past its line
+		{"echo hi |\n", "\n", ""},                          // no arithmetic at all
+	}
+	for _, c := range cases {
+		off := len(c.text)
+		if i := strings.Index(c.text, c.at); i >= 0 {
+			off = i
+		}
+		from, to, ok := lateArith([]byte(c.text), off)
+		got := ""
+		if ok {
+			got = c.text[from:to]
+		}
+		if got != c.want {
+			t.Errorf("lateArith(%q, at %q) = %q, want %q", c.text, c.at, got, c.want)
+		}
+	}
+}
