@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +48,8 @@ def split($sep): ` + ownFunc + `("split"; $sep);
 def indices($i): ` + ownFunc + `("indices"; $i);
 def index($i): ` + ownFunc + `("index"; $i);
 def rindex($i): ` + ownFunc + `("rindex"; $i);
+def contains($x): ` + ownFunc + `("contains"; $x);
+def inside($x): ` + ownFunc + `("inside"; $x);
 .`
 
 // ownFormats are the formats whose work is ours: the others (@text, @json, @urid) are
@@ -137,11 +141,94 @@ func (r *ownRun) call(op string, v, x any) (out any) {
 		return r.split(s, v, x)
 	case "indices", "index", "rindex":
 		return r.indices(s, op, v, x)
+	case "contains":
+		return containsTop(s, op, v, x, v, x)
+	case "inside":
+		return containsTop(s, op, x, v, v, x)
 	}
 	if ownFormats[op] {
 		return r.format(s, op, v)
 	}
 	return errors.New("jqorder: unknown operation " + op)
+}
+
+// containsTop is gojq's contains of l and r (inside's are swapped; v and x are the call's
+// own, for gojq's words when they cannot be compared). Two arrays or two objects are walked
+// with steps: gojq's contains of arrays looks for every element of one among all of the
+// other's, quadratic and with no end in sight for long ones.
+func containsTop(s *stepper, op string, l, r, v, x any) any {
+	switch lt := l.(type) {
+	case []any:
+		if rt, ok := r.([]any); ok {
+			return s.containsArrays(lt, rt)
+		}
+	case map[string]any:
+		if rt, ok := r.(map[string]any); ok {
+			return s.containsMaps(lt, rt)
+		}
+	}
+	return gojqOwn(op, v, x)
+}
+
+func (s *stepper) containsArrays(l, r []any) bool {
+next:
+	for _, rv := range r {
+		for _, lv := range l {
+			if s.contains(lv, rv) {
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (s *stepper) containsMaps(l, r map[string]any) bool {
+	if len(l) < len(r) {
+		return false
+	}
+	for k, rv := range r {
+		if lv, ok := l[k]; !ok || !s.contains(lv, rv) {
+			return false
+		}
+	}
+	return true
+}
+
+// contains is gojq's contains of a nested pair, where an error (values of two types) is no
+// more than false.
+func (s *stepper) contains(l, r any) bool {
+	s.step(1)
+	switch lt := l.(type) {
+	case []any:
+		rt, ok := r.([]any)
+		return ok && s.containsArrays(lt, rt)
+	case map[string]any:
+		rt, ok := r.(map[string]any)
+		return ok && s.containsMaps(lt, rt)
+	case string:
+		rt, ok := r.(string)
+		return ok && strings.Contains(lt, rt)
+	case int, float64, *big.Int:
+		switch r.(type) {
+		case int, float64, *big.Int:
+			if isNaN(l) || isNaN(r) {
+				return false
+			}
+			return gojq.Compare(l, r) == 0
+		}
+		return false
+	}
+	switch r.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	return l == r // null, booleans
+}
+
+func isNaN(v any) bool {
+	f, ok := v.(float64)
+	return ok && math.IsNaN(f)
 }
 
 // gojqOwn runs gojq's own builtin over values ours leaves to it (its errors, in its words).
@@ -160,7 +247,7 @@ func plainOwn(op string) *gojq.Code {
 	switch {
 	case strings.HasSuffix(op, "_by"):
 		src = "_" + op + "($x)"
-	case op == "split" || op == "indices" || op == "index" || op == "rindex":
+	case op == "split" || op == "indices" || op == "index" || op == "rindex" || op == "contains" || op == "inside":
 		src = op + "($x)"
 	}
 	q, err := gojq.Parse(src)

@@ -38,6 +38,13 @@ var ownFilters = []string{
 	`index(",")`, `rindex(",")`, `index(1)`, `rindex(1)`, `index([1])`, `rindex([])`, `index("")`, `rindex("a")`,
 	`indices({})`, `index([[1]])`, `.[]? | indices(1)?`, `try indices("x") catch .`, `[range(40) | . % 3] | indices([0, 1])`,
 	`"a,b, cd, efg, hijk" | indices(", "), index(", "), rindex(", ")`, `"日本語日本" | indices("日本"), rindex("本")`,
+	`contains(1)`, `contains("a")`, `contains("")`, `contains([])`, `contains([1])`, `contains([[1]])`, `contains({})`,
+	`contains({"a": 1})`, `contains({"a": [1]})`, `contains(null)`, `contains([null, true])`, `contains(1.0)`,
+	`contains([1, "a", {"a": 2}])`, `contains([nan])`, `[nan] | contains([nan])`, `contains(.)`, `inside(.)`,
+	`inside([1, 2, 3, "a,b,,c"])`, `inside({"a": 3, "b": 1, "c": 0})`, `inside("abab,a,b,,c")`, `inside(1)`,
+	`inside(null)`, `.[]? | contains(1)?`, `try contains("x") catch .`, `try inside([]) catch .`,
+	`[range(50) | . % 7] | contains([range(0; 7)]), contains([7])`, `{"a": {"b": "xyz"}} | contains({"a": {"b": "y"}})`,
+	`[100000000000000000000000, 1] | contains([1e23]), contains([100000000000000000000000])`,
 	`def sort: 1; sort`, `def split($x): $x; split(2)`,
 }
 
@@ -168,6 +175,8 @@ func TestOwnStopsWithItsCall(t *testing.T) {
 		`["a\"" * 1000000, "b"] | @csv, @tsv, @sh | length`,
 		`[range(100000) | 0] | indices([range(50000) | 0]) | length`,
 		`"a" * 100000 | rindex("a" * 50000 + "b")`,
+		`[range(100000)] | contains([range(100000) | -.])`,
+		`[range(100000) | [.]] | inside([range(100000) | [-.]])`,
 	} {
 		ctx := &cancelAfter{Context: context.Background(), looks: 3, ended: make(chan struct{})}
 		// The filter's own building (range, *) does not look at Err: only ownFunc does.

@@ -63,6 +63,9 @@ var boundsShapes = []struct {
 	// gojq's indices tries every place, comparing the whole needle at each: quadratic.
 	{"jq-indices", `jq -n '[range(100000) | 0] | indices([range(50000) | 0]) | length'`, "", ""},
 	{"jq-rindex-string", `jq -n '"a" * 200000 | rindex("a" * 100000 + "b")'`, "", ""},
+	// gojq's contains of two arrays looks for each element of one among all of the other's.
+	{"jq-contains", `jq -n '[range(200000)] | contains([range(200000)] | reverse)'`, "", ""},
+	{"jq-inside", `mcp_args_get '[range(200000) | [.]] | inside([range(200000) | [.]] | reverse)'`, "", ""},
 	{"jq-split", `jq -n '"ab" * 60000000 | split("a") | length'`, "", ""},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
