@@ -266,17 +266,10 @@ func TestGuardAsksRoomBeforeJoining(t *testing.T) {
 		{`try (1 + "a") catch .`, 0, 0, true},
 	} {
 		for _, rewritten := range []bool{false, true} {
-			var asked int64
-			room := func(n int64) error {
-				asked = max(asked, n)
-				if n > allowed {
-					return errors.New("no room")
-				}
-				return nil
-			}
+			room, asked := largestAsk(allowed)
 			ok := runGuarded(t, c.filter, rewritten, room)
-			if asked < c.min || asked > c.max || ok != c.ok {
-				t.Errorf("%s (rewritten %v): asked %d, ok %v; want [%d, %d], %v", c.filter, rewritten, asked, ok, c.min, c.max, c.ok)
+			if *asked < c.min || *asked > c.max || ok != c.ok {
+				t.Errorf("%s (rewritten %v): asked %d, ok %v; want [%d, %d], %v", c.filter, rewritten, *asked, ok, c.min, c.max, c.ok)
 			}
 		}
 	}

@@ -30,17 +30,10 @@ func TestJSONRoom(t *testing.T) {
 		{`[range(1000)] | tojson | length`, 0, 0, true},
 		{`"x" * 1000000 | tostring | length`, 1000000, 1000000, true}, // the product asks, not tostring
 	} {
-		var asked int64
-		room := func(n int64) error {
-			asked = max(asked, n)
-			if n > allowed {
-				return errors.New("no room")
-			}
-			return nil
-		}
+		room, asked := largestAsk(allowed)
 		ok := runGuarded(t, c.filter, true, room)
-		if asked < c.min || asked > c.max || ok != c.ok {
-			t.Errorf("%s: asked %d, ok %v; want [%d, %d], %v", c.filter, asked, ok, c.min, c.max, c.ok)
+		if *asked < c.min || *asked > c.max || ok != c.ok {
+			t.Errorf("%s: asked %d, ok %v; want [%d, %d], %v", c.filter, *asked, ok, c.min, c.max, c.ok)
 		}
 	}
 }
@@ -63,4 +56,16 @@ func TestJSONRoomEndsWithItsCall(t *testing.T) {
 	if err, _ := v.(error); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want the call's end", v)
 	}
+}
+
+// largestAsk is a run's memory that refuses asks past allowed; *asked is the largest ask made.
+func largestAsk(allowed int64) (room func(int64) error, asked *int64) {
+	asked = new(int64)
+	return func(n int64) error {
+		*asked = max(*asked, n)
+		if n > allowed {
+			return errors.New("no room")
+		}
+		return nil
+	}, asked
 }
