@@ -200,6 +200,7 @@ func (c *child) start(ctx context.Context, s *Spec, e engine.Engine) error {
 			return err
 		}
 	}
+	s.Limits.Timeout = s.timeLeft(time.Now())
 	jctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	c.cancel = cancel
@@ -207,7 +208,7 @@ func (c *child) start(ctx context.Context, s *Spec, e engine.Engine) error {
 	c.client.Store(false)
 	c.running.Store(true)
 	call := c.call(jctx, s)
-	job := engine.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.Env,
+	job := engine.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.env(),
 		Args: s.Args, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
 	if s.Confine {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}

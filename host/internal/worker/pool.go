@@ -280,6 +280,7 @@ func (p *Pool) Close() {
 // is the server's own end). The call's callbacks (Sink, Elicit, Sample, Download) are answered
 // here, in the server process.
 func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled func() bool) *engine.Outcome {
+	began := time.Now()
 	key := rulesKey(&spec)
 	w, err := p.get(key, spec.HeapMiB)
 	if err != nil {
@@ -312,13 +313,15 @@ func (p *Pool) Run(ctx context.Context, spec Spec, call *engine.Call, cancelled 
 	w.key = key
 	// The engine enforces the call's timeout; the watchdog catches a worker that does not
 	// answer by then (a runaway that ignores cancellation, a loop in a library that cannot be
-	// stopped): it is killed, and the call answers on time. It starts before the job is sent:
-	// sending megabytes of arguments is part of the call's time.
+	// stopped): it is killed, and the call answers on time. The call's time starts when it is
+	// taken, before a worker is found and the job sent: starting a worker and sending megabytes
+	// of arguments are part of it, and the worker's own timer ends at the same Deadline.
 	timeout := spec.Limits.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	watchdog := time.NewTimer(timeout + p.opts.Grace)
+	spec.Deadline = began.Add(timeout)
+	watchdog := time.NewTimer(timeout + p.opts.Grace - time.Since(began))
 	defer watchdog.Stop()
 	if err := send(frame{T: "job", Job: &spec}); err != nil {
 		w.kill()

@@ -33,7 +33,10 @@ type Spec struct {
 	// ScratchRoot so that they stay the same from call to call.
 	ScratchRoot string            `json:"scratchRoot,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
-	Args        []string          `json:"args,omitempty"`
+	// ArgsEnv: Env's MCP_TOOL_ARGS_JSON is Call.Args, left out of Env so that megabytes of
+	// arguments are sent (and decoded) once.
+	ArgsEnv bool     `json:"argsEnv,omitempty"`
+	Args    []string `json:"args,omitempty"`
 	// Confine puts allowlisted external commands under Landlock (the server's Confiner).
 	Confine            bool `json:"confine,omitempty"`
 	RequireConfinement bool `json:"requireConfinement,omitempty"`
@@ -63,6 +66,54 @@ type Spec struct {
 	// runs the call (0: the pool's): the parent starts the worker with it and matches workers by
 	// it, so it is part of the key.
 	HeapMiB int `json:"heapMiB,omitempty"`
+	// Deadline is when the call's time is up, counted from when the parent took the call: the
+	// worker's own timer would start only once it has read the job, and sending megabytes of
+	// arguments to it is part of the call's time.
+	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+// argsEnvName is the contract variable that holds the call's arguments.
+const argsEnvName = "MCP_TOOL_ARGS_JSON"
+
+// sendArgsOnce leaves MCP_TOOL_ARGS_JSON out of env when it is the call's arguments and they
+// are long (ArgsEnv); env is not changed.
+func (s *Spec) sendArgsOnce(env map[string]string) {
+	s.Env = env
+	v, ok := env[argsEnvName]
+	if !ok || len(v) < 4096 || v != string(s.Call.Args) {
+		return
+	}
+	s.Env = make(map[string]string, len(env)-1)
+	for k, v := range env {
+		if k != argsEnvName {
+			s.Env[k] = v
+		}
+	}
+	s.ArgsEnv = true
+}
+
+// env is the job's environment as the parent had it (sendArgsOnce undone).
+func (s *Spec) env() map[string]string {
+	if !s.ArgsEnv {
+		return s.Env
+	}
+	m := make(map[string]string, len(s.Env)+1)
+	for k, v := range s.Env {
+		m[k] = v
+	}
+	m[argsEnvName] = string(s.Call.Args)
+	return m
+}
+
+// timeLeft is the run's timeout at now: what is left of the call's time (at least a
+// millisecond, so that a call whose time is up times out rather than running with the default),
+// never more than its own timeout.
+func (s *Spec) timeLeft(now time.Time) time.Duration {
+	t := s.Limits.WithDefaults().Timeout
+	if s.Deadline.IsZero() {
+		return t
+	}
+	return max(min(s.Deadline.Sub(now), t), time.Millisecond)
 }
 
 // RootSpec is a sandbox.Root with its mode on the wire (Root's Mode is not serialised).

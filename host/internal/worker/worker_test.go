@@ -1,10 +1,13 @@
 package worker
 
 import (
+	"encoding/json"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
@@ -124,5 +127,64 @@ func TestPoolHeapPerTenant(t *testing.T) {
 	a, b := Spec{Tenant: "a"}, Spec{Tenant: "a", HeapMiB: 64}
 	if rulesKey(&a) == rulesKey(&b) {
 		t.Error("heap limits share a key")
+	}
+}
+
+// TestTimeLeft: a worker's run ends when the call's time, started in the parent, is up: the
+// time spent sending the job (megabytes of arguments) is not given again.
+func TestTimeLeft(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, c := range []struct {
+		name     string
+		timeout  time.Duration
+		deadline time.Time
+		want     time.Duration
+	}{
+		{"no deadline", 5 * time.Second, time.Time{}, 5 * time.Second},
+		{"no deadline, default timeout", 0, time.Time{}, 30 * time.Second},
+		{"some time spent", 2 * time.Second, now.Add(1500 * time.Millisecond), 1500 * time.Millisecond},
+		{"time up", 2 * time.Second, now.Add(-time.Second), time.Millisecond},
+		{"deadline past the timeout", 2 * time.Second, now.Add(time.Hour), 2 * time.Second},
+	} {
+		s := Spec{Deadline: c.deadline}
+		s.Limits.Timeout = c.timeout
+		if got := s.timeLeft(now); got != c.want {
+			t.Errorf("%s: timeLeft = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestArgsSentOnce: long arguments cross to the worker once, and the worker's environment is
+// the parent's, MCP_TOOL_ARGS_JSON included; short or different values are sent as they are.
+func TestArgsSentOnce(t *testing.T) {
+	long := `{"data":"` + strings.Repeat("a ", 5000) + `"}`
+	for _, c := range []struct {
+		name, args, env string
+		once            bool
+	}{
+		{"long", long, long, true},
+		{"short", `{"a":1}`, `{"a":1}`, false},
+		{"different", long, long + " ", false},
+	} {
+		env := map[string]string{argsEnvName: c.env, "MCP_TOOL_META_JSON": "{}"}
+		s := Spec{Call: CallSpec{Args: []byte(c.args)}}
+		s.sendArgsOnce(env)
+		if s.ArgsEnv != c.once || (c.once && s.Env[argsEnvName] != "") {
+			t.Errorf("%s: ArgsEnv = %v, env holds %d bytes of arguments", c.name, s.ArgsEnv, len(s.Env[argsEnvName]))
+		}
+		if env[argsEnvName] != c.env {
+			t.Errorf("%s: the parent's environment was changed", c.name)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Spec
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got.env(), env) {
+			t.Errorf("%s: the worker's environment differs from the parent's", c.name)
+		}
 	}
 }

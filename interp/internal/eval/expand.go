@@ -399,10 +399,8 @@ func (r *Runner) expandFields(words []*syntax.Word) ([]string, error) {
 			return nil, err
 		}
 		for i, bw := range bws {
-			if i&1023 == 1023 {
-				if err := r.checkCtx(); err != nil {
-					return nil, err
-				}
+			if err := r.checkEvery(i); err != nil {
+				return nil, err
 			}
 			fs, err := r.expandWord(bw, modeFields, true)
 			if err != nil {
@@ -477,6 +475,9 @@ func (e *expander) finishInto(out []string) ([]string, error) {
 	out = slices.Grow(out, len(e.fields))
 	r := e.r
 	for i := range e.fields {
+		if err := r.checkEvery(i); err != nil {
+			return nil, err
+		}
 		f := &e.fields[i]
 		if f.glob && e.mode == modeFields && !r.opts.has(optNoglob) {
 			matches, err := r.glob(f.pattern())

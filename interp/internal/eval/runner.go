@@ -723,6 +723,15 @@ func (r *Runner) raise(err error) int {
 }
 
 // checkCtx turns a cancelled context into a run-ending error.
+// checkEvery checks the call's end at every 1024th step n of a loop over what a script made
+// (millions of fields or elements take a second between two commands).
+func (r *Runner) checkEvery(n int) error {
+	if n&1023 != 1023 {
+		return nil
+	}
+	return r.checkCtx()
+}
+
 func (r *Runner) checkCtx() error {
 	if r.ctx.Err() == nil {
 		return nil

@@ -715,7 +715,10 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 		}
 		v.attrs |= attrAssoc
 		v.attrs &^= attrArray
-		for _, it := range items {
+		for n, it := range items {
+			if err := r.checkEvery(n); err != nil {
+				return err
+			}
 			if !it.hasKey {
 				r.errorf("%s: %s: must use subscript when assigning associative array", name, it.val)
 				continue
@@ -757,7 +760,10 @@ func (r *Runner) assignArray(name string, items []arrayItem, fl assignFlags, ass
 		}
 		next := arr.max() + 1
 		stored := false
-		for _, it := range items {
+		for n, it := range items {
+			if err := r.checkEvery(n); err != nil {
+				return err
+			}
 			if it.lazyKey != nil {
 				if !stored {
 					// The subscripts see the array as assigned so far.
