@@ -502,9 +502,15 @@ func tac(ctx context.Context, env *Env, argv []string) int {
 		if err != nil {
 			return err
 		}
-		recs := bytes.SplitAfter(data, []byte("\n"))
-		for i := len(recs) - 1; i >= 0; i-- {
-			w.Write(recs[i])
+		// Records are found from the end, in place: splitting first would allocate a slice
+		// header per line, uncharged and in one uninterruptible call.
+		for n, end := 0, len(data); end > 0; n++ {
+			if n&4095 == 4095 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			start := bytes.LastIndexByte(data[:end-1], '\n') + 1
+			w.Write(data[start:end])
+			end = start
 		}
 		return nil
 	})
