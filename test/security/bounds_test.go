@@ -115,6 +115,8 @@ var boundsShapes = []struct {
 	{"sort-many-lines", `seq 30000000 | sort -r | tail -1`, "", ""},
 	{"tac-many-lines", `seq 10000000 | tac | wc -l`, "", ""},
 	{"cut-many-fields", `head -c 60000000 /dev/zero | tr '\0' , | cut -d, -f1 | wc -c`, "", ""},
+	{"rev-long-line", `head -c 60000000 /dev/zero | tr '\0' a | rev | wc -c`, "", ""},
+	{"expr-long-substr", `x=$(head -c 30000000 /dev/zero | tr '\0' a); expr substr "$x" 29999999 2`, "", ""},
 	{"join-many-fields", `head -c 60000000 /dev/zero | tr '\0' , > "$TMPDIR/l"; join -t, "$TMPDIR/l" "$TMPDIR/l" | wc -c`, "", ""},
 	{"diff-output", `seq 1 2 8000000 > "$TMPDIR/a"; seq 2 2 8000000 > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, "", ""},
 }
