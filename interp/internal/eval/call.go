@@ -81,7 +81,8 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		defer rs.restore()
 	}
 	if len(ce.Assigns) > 0 {
-		r.scopes = append(r.scopes, &scope{vars: map[string]variable{}, owner: r.id, temp: true})
+		bltn := (args[0] == "eval" || args[0] == "source" || args[0] == ".") && r.funcs.m[args[0]] == nil
+		r.scopes = append(r.scopes, &scope{vars: map[string]variable{}, owner: r.id, temp: true, bltnEnv: bltn})
 		n := len(r.scopes)
 		defer func() {
 			if len(r.scopes) >= n {

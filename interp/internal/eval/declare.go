@@ -411,6 +411,16 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 	switch {
 	case local:
 		i = r.fnScope()
+		// Bash gives a builtin's prefix assignments (v=x eval '...', v=x . file) a variable
+		// context of their own: a local of that name inside it lives and dies with it, and
+		// unset then uncovers the layers one by one. Here the prefix scope would shadow the
+		// local instead.
+		for j := i + 1; j < len(r.scopes); j++ {
+			if _, ok := r.scopes[j].vars[name]; ok && r.scopes[j].bltnEnv {
+				return r.refuseHere(variant+" "+name+" inside a command run with a prefix assignment of "+name+" ("+name+"=value eval/source)",
+					"assign "+name+" before the command instead of as its prefix, or run the tool with \"exec\": \"native\" in tool.meta.json")
+			}
+		}
 		if _, ov := r.find(name); ov.attrs&attrReadonly != 0 {
 			r.errorf("%s: %s: readonly variable", variant, name)
 			return errStatus1
@@ -427,6 +437,22 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			nv.attrs |= ov.attrs & attrExport
 			if err := r.setVar(i, name, nv); err != nil {
 				return err
+			}
+		}
+		// w=5 local w: bash's local takes the value of the command's own prefix assignment,
+		// with its export attribute.
+		if top := len(r.scopes) - 1; top > i && r.scopes[top].temp && !r.scopes[top].bltnEnv && !hasVal {
+			if tv, ok := r.scopes[top].vars[name]; ok {
+				cur, _ := r.scopes[i].get(name)
+				if cur.isArray() || o.set&(attrArray|attrAssoc|attrNameref) != 0 {
+					return r.refuseHere(variant+" of an array or nameref named by the command's own prefix assignment ("+name+"=value "+variant+" "+name+")",
+						"drop the prefix assignment, or run the tool with \"exec\": \"native\" in tool.meta.json")
+				}
+				cur.str, cur.set = tv.str, true
+				cur.attrs |= attrExport
+				if err := r.setVar(i, name, cur); err != nil {
+					return err
+				}
 			}
 		}
 	case o.global:

@@ -69,6 +69,9 @@ type scope struct {
 	readers atomic.Int32
 	// fn is a function's local scope; temp a prefix-assignment scope.
 	fn, temp bool
+	// bltnEnv: a temp scope of eval, source or ., which bash makes a variable context of
+	// its own (a local declared in it lives only as long as it).
+	bltnEnv bool
 	// savedOpts are the set options `local -` saved, restored when the function returns.
 	savedOpts *optSet
 	// base holds the global scope's initial variables, shared read-only between runs; call
@@ -184,7 +187,7 @@ func (s *scope) each(fn func(name string, v variable)) {
 
 // cloneScope copies a scope for owner; array storage stays shared and is frozen.
 func cloneScope(s *scope, owner uint64) *scope {
-	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, base: s.base, call: s.call, savedOpts: s.savedOpts}
+	n := &scope{vars: maps.Clone(s.vars), owner: owner, fn: s.fn, temp: s.temp, bltnEnv: s.bltnEnv, base: s.base, call: s.call, savedOpts: s.savedOpts}
 	if n.vars == nil {
 		n.vars = map[string]variable{}
 	}
