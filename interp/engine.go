@@ -227,6 +227,12 @@ func (c *call) release() {
 // refuse reports a refused construct on stderr and records the first for the outcome.
 func (c *call) refuse(r eval.Refusal, stderr io.Writer) {
 	fmt.Fprintf(stderr, "mcp-bash: %s\n", r)
+	c.record(r)
+}
+
+// record keeps the call's first refusal without printing it (a child shell's refusal is
+// printed on the call's own stderr when it ends the call: the child's may be redirected away).
+func (c *call) record(r eval.Refusal) {
 	c.refusedMu.Lock()
 	defer c.refusedMu.Unlock()
 	if c.refused == nil {
@@ -282,7 +288,11 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 		case errors.Is(cause, ErrMemoryBudget) || errors.Is(runErr, ErrMemoryBudget):
 			out.SetLimit(engine.LimitMemory, "Tool exceeded the utility memory budget (%d MiB)", limits.MaxUtilityBytes>>20)
 		case errors.As(cause, new(*eval.RefusalError)):
-			// A child shell's refusal ended the call (reported on stderr when refused).
+			// A child shell's refusal ended the call: it is reported on the call's own stderr,
+			// where the script cannot redirect it away (bash -c '...' 2>/dev/null).
+			var re *eval.RefusalError
+			errors.As(cause, &re)
+			fmt.Fprintf(f.Stderr, "mcp-bash: %s\n", re.Refusal)
 			if out.ExitCode == 0 {
 				out.ExitCode = 2
 			}

@@ -592,10 +592,27 @@ func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error,
 		fmt.Fprintf(cc.stderr, "bash: %v\n", err)
 		return 2, nil
 	}
+	if perr := pf.prog.Err(); perr != nil {
+		// A new shell's script with a syntax error: bash words its errors differently and
+		// accepts some text the parser rejects (a[5 + 3] is a command to it), so a status 2
+		// with a message of our own would be a silent difference. As for eval, the call ends.
+		text := pf.prog.ErrText()
+		if text == "" {
+			text = perr.Error()
+		}
+		rerr := shellRefusal(cc.shell, "a new shell's script text the engine cannot parse ("+text+")")
+		var re *eval.RefusalError
+		if errors.As(rerr, &re) {
+			re.Refusal.Fix = "fix the syntax of the text (bash may accept it: then run the tool with the native engine)"
+			c.record(re.Refusal)
+			c.cancel(re)
+		}
+		return 2, nil
+	}
 	if pf.refused != nil {
 		// The whole call ends, as it does for a refusal of its own script: a parent that went
 		// on past the child's status would present what follows as bash's.
-		c.refuse(*pf.refused, cc.stderr)
+		c.record(*pf.refused)
 		c.cancel(&eval.RefusalError{Refusal: *pf.refused})
 		return 2, nil
 	}
@@ -799,7 +816,7 @@ func (c *call) programEnv(cc cmdCtx) *engine.Env {
 			if cc.shell != nil {
 				r.File, r.Line = cc.shell.Pos()
 			}
-			c.refuse(r, cc.stderr)
+			c.record(r)
 			c.cancel(&eval.RefusalError{Refusal: r})
 		},
 		LookPath: func(name string, all bool) []string {
@@ -826,7 +843,7 @@ func (c *call) programEnv(cc cmdCtx) *engine.Env {
 				if errors.As(err, &re) {
 					// A refusal (bash -i, sh) reached through env or xargs: reported as the
 					// shell reports its own.
-					c.refuse(re.Refusal, errw)
+					c.record(re.Refusal)
 				}
 				c.cancel(err)
 				return 1

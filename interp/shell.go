@@ -131,7 +131,7 @@ func (s stdinIsScript) Read([]byte) (int, error) {
 	err := shellRefusal(s.sh, s.where+" reading its own standard input (the script)")
 	var re *eval.RefusalError
 	if errors.As(err, &re) {
-		s.c.refuse(re.Refusal, s.sh.Stderr())
+		s.c.record(re.Refusal)
 	}
 	s.c.cancel(err)
 	return 0, err

@@ -82,7 +82,7 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	}
 	if len(ce.Assigns) > 0 {
 		bltn := (args[0] == "eval" || args[0] == "source" || args[0] == ".") && r.funcs.m[args[0]] == nil
-		r.scopes = append(r.scopes, &scope{vars: map[string]variable{}, owner: r.id, temp: true, bltnEnv: bltn})
+		r.scopes = append(r.scopes, &scope{vars: map[string]variable{}, owner: r.id, temp: true, bltnEnv: bltn, cmd: args[0]})
 		n := len(r.scopes)
 		defer func() {
 			if len(r.scopes) >= n {
@@ -163,7 +163,7 @@ func (r *Runner) tempAssign(as *syntax.Assign) error {
 		return errStatus1
 	}
 	top := len(r.scopes) - 1
-	v := variable{attrs: attrExport, set: true, str: val}
+	v := variable{attrs: attrExport | attrTempenv, set: true, str: val}
 	if as.Append {
 		if old, ok := r.scalar(name); ok {
 			v.str = old + val
@@ -513,7 +513,15 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	savedParams, savedSrc, savedLoop, savedLine := r.params, r.cur, r.loopDepth, r.lineno
 	r.params = args[1:]
 	r.frames = append(r.frames, frame{name: fn.name, src: fn.src, callAt: r.lineno})
-	r.scopes = append(r.scopes, &scope{owner: r.id, fn: true})
+	fs := &scope{owner: r.id, fn: true}
+	if t := r.scopes[len(r.scopes)-1]; t.temp && !t.bltnEnv && t.cmd == fn.name && t.owner == r.id && len(t.vars) > 0 {
+		// Bash makes a function call's prefix assignments (v=x f) variables of the
+		// function's own context: a local of the name is the same variable, and unsetting it
+		// from a function it calls uncovers the caller's, not the prefix's.
+		fs.vars = t.vars
+		r.scopes[len(r.scopes)-1] = &scope{vars: map[string]variable{}, owner: r.id, temp: true, cmd: t.cmd}
+	}
+	r.scopes = append(r.scopes, fs)
 	n := len(r.scopes)
 	r.funcDepth++
 	r.loopDepth = 0
@@ -564,8 +572,8 @@ func (r *Runner) pathVar() string {
 // function call): bash then neither uses nor fills the hash table for the search.
 func (r *Runner) tempPath() bool {
 	for i := len(r.scopes) - 1; i >= 0; i-- {
-		if _, ok := r.scopes[i].get("PATH"); ok {
-			return r.scopes[i].temp
+		if v, ok := r.scopes[i].get("PATH"); ok {
+			return r.scopes[i].temp || v.attrs&attrTempenv != 0
 		}
 	}
 	return false

@@ -425,12 +425,28 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			r.errorf("%s: %s: readonly variable", variant, name)
 			return errStatus1
 		}
-		if _, ok := r.scopes[i].get(name); !ok {
+		if cur, ok := r.scopes[i].get(name); ok && cur.attrs&attrTempenv != 0 {
+			// The function's own prefix assignment becomes its local.
+			cur.attrs &^= attrTempenv
+			if err := r.setVar(i, name, cur); err != nil {
+				return err
+			}
+		} else if !ok {
 			nv := variable{}
 			_, ov := r.find(name)
 			if r.shopts.has(shLocalvarInherit) && ov.set {
 				nv = ov
-				nv.attrs &^= attrReadonly
+				nv.attrs &^= attrReadonly | attrTempenv
+			}
+			if ov.attrs&attrTempenv != 0 && !hasVal && i > 0 {
+				// A local of a name a prefix assignment binds (v=x f, f calling g that
+				// declares it) starts with that value, exported.
+				if ov.isArray() || o.set&(attrArray|attrAssoc|attrNameref) != 0 {
+					return r.refuseHere(variant+" of an array or nameref whose name a prefix assignment binds ("+name+"=value before the call)",
+						"drop the prefix assignment, or run the tool with \"exec\": \"native\" in tool.meta.json")
+				}
+				nv.str, nv.set = ov.str, true
+				nv.attrs |= attrExport
 			}
 			// A local shadowing an exported variable is exported too (bash copies the
 			// attribute), so commands see the local value.

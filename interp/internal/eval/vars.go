@@ -23,6 +23,9 @@ const (
 	attrTrace
 	// attrDeleted marks a tombstone: a variable of the shared base unset in this run.
 	attrDeleted
+	// attrTempenv marks a variable of a prefix assignment (v=x cmd): bash's local of its
+	// name takes its value, and unset removes it rather than leaving it declared.
+	attrTempenv
 )
 
 // variable is one shell variable. Scopes store them by value; arr and as are shared between
@@ -69,6 +72,8 @@ type scope struct {
 	readers atomic.Int32
 	// fn is a function's local scope; temp a prefix-assignment scope.
 	fn, temp bool
+	// cmd is the command a temp scope's prefix assignments are for.
+	cmd string
 	// bltnEnv: a temp scope of eval, source or ., which bash makes a variable context of
 	// its own (a local declared in it lives only as long as it).
 	bltnEnv bool
@@ -842,7 +847,7 @@ func (r *Runner) unsetVar(name string, noRef bool) error {
 	if err := r.charge(-v.size()); err != nil {
 		return err
 	}
-	if s.fn && i == len(r.scopes)-1 && r.localUnsetKeeps() {
+	if s.fn && i == len(r.scopes)-1 && r.localUnsetKeeps() && v.attrs&attrTempenv == 0 {
 		s.vars[name] = variable{attrs: v.attrs &^ (attrArray | attrAssoc | attrNameref | attrInteger | attrLower | attrUpper | attrExport)}
 	} else {
 		s.del(name)
