@@ -592,7 +592,7 @@ func (c *call) startShell(ctx context.Context, cc cmdCtx, pf *parsed, err error,
 		fmt.Fprintf(cc.stderr, "bash: %v\n", err)
 		return 2, nil
 	}
-	if perr := pf.prog.Err(); perr != nil {
+	if perr := pf.prog.Err(); perr != nil && !pf.prog.CondErr() {
 		// A new shell's script with a syntax error: bash words its errors differently and
 		// accepts some text the parser rejects (a[5 + 3] is a command to it), so a status 2
 		// with a message of our own would be a silent difference. As for eval, the call ends.

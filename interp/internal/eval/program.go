@@ -82,6 +82,10 @@ func (p *Program) EOFHereDocs() []EOFHereDoc {
 	return out
 }
 
+// CondErr reports that the syntax error is in a [[ ]] expression, which the evaluator reports
+// and recovers from as bash does.
+func (p *Program) CondErr() bool { return p.err != nil && p.condErr }
+
 // Err is the syntax error of the source, if any.
 func (p *Program) Err() error {
 	if p.err == nil {
