@@ -174,6 +174,9 @@ type call struct {
 
 	refusedMu sync.Mutex
 	refused   *engine.Refusal // the first construct refused, before or while running
+	// refusalShown: a refusal was printed on the call's stderr (a child shell's is printed
+	// when it ends the call, unless one was).
+	refusalShown bool
 
 	// fns are the call's hooks for the evaluator, bound to this call once (a pooled call keeps
 	// them: they name the same struct whatever run it serves).
@@ -228,6 +231,9 @@ func (c *call) release() {
 func (c *call) refuse(r eval.Refusal, stderr io.Writer) {
 	fmt.Fprintf(stderr, "mcp-bash: %s\n", r)
 	c.record(r)
+	c.refusedMu.Lock()
+	c.refusalShown = true
+	c.refusedMu.Unlock()
 }
 
 // record keeps the call's first refusal without printing it (a child shell's refusal is
@@ -292,7 +298,12 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 			// where the script cannot redirect it away (bash -c '...' 2>/dev/null).
 			var re *eval.RefusalError
 			errors.As(cause, &re)
-			fmt.Fprintf(f.Stderr, "mcp-bash: %s\n", re.Refusal)
+			c.refusedMu.Lock()
+			shown := c.refusalShown
+			c.refusedMu.Unlock()
+			if !shown {
+				fmt.Fprintf(f.Stderr, "mcp-bash: %s\n", re.Refusal)
+			}
 			if out.ExitCode == 0 {
 				out.ExitCode = 2
 			}

@@ -553,7 +553,11 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 	if so := r.scopes[n-1].savedOpts; so != nil {
 		r.opts = *so
 	}
+	popped := r.scopes[n-1]
 	r.scopes = r.scopes[:n-1]
+	if err := r.propagateReturn(popped); err != nil {
+		r.status = r.raise(err)
+	}
 	r.frames = r.frames[:len(r.frames)-1]
 	r.params = savedParams
 }

@@ -426,7 +426,22 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			return errStatus1
 		}
 		if cur, ok := r.scopes[i].get(name); ok && cur.attrs&attrTempenv != 0 {
-			// The function's own prefix assignment becomes its local.
+			if cur.attrs&attrPropagate != 0 {
+				// Bash keeps handing it to the caller, local or not: not reproduced.
+				return r.refuseHere(variant+" "+name+" after export or readonly of the function's prefix assignment of "+name,
+					"declare the local before exporting it, or run the tool with \"exec\": \"native\" in tool.meta.json")
+			}
+			// The function's own prefix assignment becomes its local; as an array it starts
+			// empty (still exported), as bash's does.
+			if o.set&attrNameref != 0 {
+				return r.refuseHere(variant+" -n "+name+" of the function's prefix assignment of "+name, DefaultFix)
+			}
+			switch {
+			case o.set&attrAssoc != 0:
+				cur = variable{attrs: cur.attrs&attrExport | attrAssoc, set: true, as: newAssoc()}
+			case o.set&attrArray != 0:
+				cur = variable{attrs: cur.attrs&attrExport | attrArray, set: true, arr: &indexed{}}
+			}
 			cur.attrs &^= attrTempenv
 			if err := r.setVar(i, name, cur); err != nil {
 				return err
@@ -487,6 +502,12 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 		}
 		name = rname
 		i = r.targetScope(name)
+		if !hasVal && o.set&(attrExport|attrReadonly) != 0 {
+			var err error
+			if i, err = r.propagateTemp(i, name); err != nil {
+				return err
+			}
+		}
 		if _, ok := r.scopes[i].get(name); !ok {
 			if err := r.setVar(i, name, variable{}); err != nil {
 				return err
@@ -816,8 +837,69 @@ func (r *Runner) declareList(variant string, o declOpts) int {
 
 func (r *Runner) isLocal(name string) bool {
 	i := r.fnScope()
-	_, ok := r.scopes[i].get(name)
-	return ok && i > 0
+	v, ok := r.scopes[i].get(name)
+	// A function's prefix assignments live in its scope but are not its locals.
+	return ok && i > 0 && v.attrs&attrTempenv == 0
+}
+
+// propagateTemp is bash's export/readonly NAME (no value) of a prefix assignment's variable:
+// the value outlives the prefix. Of a command's own prefix (v=1 export v) it is assigned
+// where v=1 would go without the prefix, at once; of a function's (v=1 f, f exporting v) it
+// is handed to the caller's scope when the function returns (propagateReturn). It returns
+// the scope that now holds the variable.
+func (r *Runner) propagateTemp(i int, name string) (int, error) {
+	v, ok := r.scopes[i].get(name)
+	if !ok || (!r.scopes[i].temp && v.attrs&attrTempenv == 0) {
+		return i, nil
+	}
+	if v.isArray() {
+		return i, r.refuseHere("export or readonly of an array a prefix assignment binds", DefaultFix)
+	}
+	if !r.scopes[i].temp {
+		v.attrs |= attrPropagate
+		return i, r.setVar(i, name, v)
+	}
+	r.writable(i).del(name)
+	j := 0
+	for k := len(r.scopes) - 1; k > 0; k-- {
+		if _, ok := r.scopes[k].get(name); ok && !r.scopes[k].temp {
+			j = k
+			break
+		}
+	}
+	cur, _ := r.scopes[j].get(name)
+	if cur.attrs&attrReadonly != 0 {
+		r.errorf("%s: readonly variable", name)
+		return j, errStatus1
+	}
+	cur.str, cur.set, cur.arr, cur.as = v.str, true, nil, nil
+	cur.attrs = (cur.attrs | v.attrs) &^ (attrArray | attrAssoc)
+	if j == 0 {
+		cur.attrs &^= attrTempenv | attrPropagate
+	}
+	return j, r.setVar(j, name, cur)
+}
+
+// propagateReturn hands a returning function's propagated prefix variables (fs, its popped
+// scope) to the caller's scope: a caller function keeps them as its own prefix variables, the
+// global scope as plain ones.
+func (r *Runner) propagateReturn(fs *scope) error {
+	for name, v := range fs.vars {
+		if v.attrs&(attrTempenv|attrPropagate) != attrTempenv|attrPropagate {
+			continue
+		}
+		j := r.fnScope()
+		if j == 0 {
+			v.attrs &^= attrTempenv | attrPropagate
+		}
+		if cur, ok := r.scopes[j].get(name); ok && cur.attrs&attrReadonly != 0 {
+			continue
+		}
+		if err := r.setVar(j, name, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // biUnset is unset [-f] [-v] [-n] name...

@@ -26,6 +26,9 @@ const (
 	// attrTempenv marks a variable of a prefix assignment (v=x cmd): bash's local of its
 	// name takes its value, and unset removes it rather than leaving it declared.
 	attrTempenv
+	// attrPropagate marks a function's prefix variable that export or readonly named: bash
+	// hands it to the caller's scope when the function returns.
+	attrPropagate
 )
 
 // variable is one shell variable. Scopes store them by value; arr and as are shared between
