@@ -525,6 +525,15 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 				r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
 				return
 			}
+			if lineCmdNegGroup(stmts, i) {
+				// `if !(a && b); then` with extglob off: bash reads ! ( a && b ), a negated
+				// subshell; the parser has a !(...) pattern as the command word.
+				ref := Refusal{File: r.cur.name, Line: r.line(stmts[i].Pos()), Col: int(stmts[i].Pos().Col()),
+					Construct: "a command starting with !( read with extglob off (bash takes it as ! ( ... ), a negated subshell)",
+					Fix:       "write ! ( ... ) with a space after the !, or run the tool with \"exec\": \"native\" in tool.meta.json"}
+				r.status = r.raise(r.fatal(&RefusalError{Refusal: ref}))
+				return
+			}
 			// Bash reads a line before running it: extended patterns on a line read with
 			// extglob off are a syntax error, and nothing of the line runs.
 			r.lineno = r.line(stmts[i].Pos())
@@ -661,6 +670,26 @@ func negGroupIn(x syntax.TestExpr) bool {
 		}
 		return !found
 	})
+	return found
+}
+
+// lineCmdNegGroup reports whether a simple command on stmts[i]'s line (as lineHasExtglob)
+// starts with a !( pattern.
+func lineCmdNegGroup(stmts []*syntax.Stmt, i int) bool {
+	line := stmts[i].End().Line()
+	found := false
+	for j := i; j < len(stmts) && !found; j++ {
+		if j > i && stmts[j].Pos().Line() != line {
+			break
+		}
+		syntax.Walk(stmts[j], func(n syntax.Node) bool {
+			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && negGroupWord(ce.Args[0]) {
+				found = true
+			}
+			return !found
+		})
+		line = stmts[j].End().Line()
+	}
 	return found
 }
 
