@@ -213,7 +213,7 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 			return err
 		}
 		if trace {
-			r.xtraceText(name + "[" + sub + "]" + op + quoteTrace(val))
+			r.xtraceText(name + "[" + sub + "]" + op + traceAssigned(val))
 		}
 		return r.assignElem(name, sub, val, fl, !isAssoc)
 	}
@@ -222,7 +222,7 @@ func (r *Runner) assignNode(as *syntax.Assign, fl assignFlags, assocDecl bool) e
 		return err
 	}
 	if trace {
-		r.xtraceText(name + op + quoteTrace(val))
+		r.xtraceText(name + op + traceAssigned(val))
 	}
 	return r.assign(name, val, fl)
 }
@@ -296,6 +296,7 @@ func (r *Runner) arrayItems(name string, ae *syntax.ArrayExpr, assocDecl bool) (
 			// Bash expands every value first and evaluates an indexed array's subscripts
 			// as it assigns, each seeing the elements assigned before it.
 			sp, src := r.splicePlan(el.Index, from, to), r.cur
+			it.keyText = r.cur.text[from:to]
 			it.lazyKey = func() (string, int64, error) {
 				saved := r.cur
 				r.cur = src
@@ -592,7 +593,12 @@ func traceItems(items []arrayItem) string {
 			b.WriteByte(' ')
 		}
 		if it.hasKey {
-			b.WriteString("[" + it.key + "]=")
+			// Bash single-quotes the subscripts of a declaration's array value.
+			k := it.key
+			if it.lazyKey != nil {
+				k = it.keyText
+			}
+			b.WriteString("[" + quoteSingle(k) + "]=")
 		}
 		b.WriteString(quoteSingle(it.val))
 	}

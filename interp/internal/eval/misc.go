@@ -21,7 +21,7 @@ func (r *Runner) xtrace(assigns []*syntax.Assign, args []string) {
 		}
 		v, _ := r.scalar(as.Name.Value)
 		b.WriteString(r.ps4())
-		b.WriteString(as.Name.Value + "=" + quoteTrace(v) + "\n")
+		b.WriteString(as.Name.Value + "=" + traceAssigned(v) + "\n")
 	}
 	if len(args) > 0 {
 		b.WriteString(r.ps4())
@@ -34,6 +34,14 @@ func (r *Runner) xtrace(assigns []*syntax.Assign, args []string) {
 		b.WriteByte('\n')
 	}
 	_, _ = io.WriteString(r.traceOut(), b.String())
+}
+
+// traceAssigned is an assigned value as xtrace shows it: nothing at all when it is empty.
+func traceAssigned(v string) string {
+	if v == "" {
+		return ""
+	}
+	return quoteTrace(v)
 }
 
 func (r *Runner) xtraceText(s string) {
@@ -75,7 +83,11 @@ func (r *Runner) xtraceDecl(variant string, items []declArg) {
 				continue
 			}
 			if it.pre && !it.assign.Naked {
-				args = append(args, it.assign.Name.Value+"="+it.val)
+				op := "="
+				if it.assign.Append {
+					op = "+="
+				}
+				args = append(args, it.assign.Name.Value+op+it.val)
 				continue
 			}
 			args = append(args, r.cur.slice(it.assign.Pos(), it.assign.End()))
@@ -84,6 +96,18 @@ func (r *Runner) xtraceDecl(variant string, items []declArg) {
 		}
 	}
 	r.xtrace(nil, args)
+	if variant == "export" || variant == "readonly" {
+		// Bash traces the assignments of these two again as it performs them.
+		for _, it := range items {
+			if it.assign != nil && it.assign.Array == nil && it.pre && !it.assign.Naked {
+				op := "="
+				if it.assign.Append {
+					op = "+="
+				}
+				r.xtraceText(it.assign.Name.Value + op + traceAssigned(it.val))
+			}
+		}
+	}
 }
 
 // ps4 is the expanded PS4, its first character repeated for nesting levels.

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,10 +37,12 @@ func quoteTrace(s string) string {
 	switch {
 	case s == "":
 		return "''"
+	case shquote.HasMetas(s):
+		// Bash 5.2 checks for shell metacharacters first: a word with one is single-quoted
+		// even when it holds a newline, a tab or another control character.
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	case needsANSI(s):
 		return shquote.ANSI(s)
-	case shquote.HasMetas(s):
-		return shquote.Single(s)
 	}
 	return s
 }

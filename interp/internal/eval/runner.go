@@ -191,6 +191,8 @@ type frame struct {
 
 // Runner is one shell: the main shell of a Run, or a subshell.
 type Runner struct {
+	// traceNot: the [[ ]] primary being evaluated is negated (xtrace prints "! ").
+	traceNot bool
 	// stopMatch asks whether the run's context ended, for pattern matches (made on first use).
 	stopMatch func() bool
 	// sh is the Shell given to this runner's builtins and Exec (shell): one per runner, so a

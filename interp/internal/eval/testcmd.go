@@ -20,22 +20,42 @@ func (r *Runner) testClause(c *syntax.TestClause) (bool, error) {
 }
 
 // traceTest prints one primary of [[ ]] as xtrace shows it, operands expanded.
+// Bash prints the operands as they are, ” for an empty one, and "! " before a negated
+// primary (r.traceNot).
 func (r *Runner) traceTest(parts ...string) {
 	if r.opts.has(optXtrace) {
-		r.xtraceText("[[ " + strings.Join(parts, " ") + " ]]")
+		neg := ""
+		if r.traceNot {
+			neg = "! "
+		}
+		r.xtraceText("[[ " + neg + strings.Join(parts, " ") + " ]]")
 	}
+}
+
+// traceOperand is an operand of [[ ]] as xtrace shows it.
+func traceOperand(s string) string {
+	if s == "" {
+		return "''"
+	}
+	return s
 }
 
 func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		s, err := r.expandString(x, ctxPlain)
-		r.traceTest(quoteTrace(s))
+		r.traceTest("-n", traceOperand(s))
 		return s != "", err
 	case *syntax.ParenTest:
+		saved := r.traceNot
+		r.traceNot = false
+		defer func() { r.traceNot = saved }()
 		return r.testExpr(x.X)
 	case *syntax.UnaryTest:
 		if x.Op == syntax.TsNot {
+			saved := r.traceNot
+			r.traceNot = !saved
+			defer func() { r.traceNot = saved }()
 			ok, err := r.testExpr(x.X)
 			return !ok, err
 		}
@@ -47,9 +67,14 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		r.traceTest(x.Op.String(), quoteTrace(s))
+		r.traceTest(x.Op.String(), traceOperand(s))
 		return testexpr.Unary(x.Op.String(), s, testEnv{r}), nil
 	case *syntax.BinaryTest:
+		if x.Op == syntax.AndTest || x.Op == syntax.OrTest {
+			saved := r.traceNot
+			r.traceNot = false
+			defer func() { r.traceNot = saved }()
+		}
 		switch x.Op {
 		case syntax.AndTest:
 			ok, err := r.testExpr(x.X)
@@ -95,7 +120,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 					}
 				}
 			}
-			r.traceTest(quoteTrace(left), x.Op.String(), tb.String())
+			r.traceTest(traceOperand(left), x.Op.String(), traceOperand(tb.String()))
 			opts := r.patOptions(r.shopts.has(shNocasematch), pb.String(), left)
 			opts.ExtGlob = true
 			p, err := r.compile(pb.String(), opts)
@@ -118,7 +143,7 @@ func (r *Runner) testExpr(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		r.traceTest(quoteTrace(left), x.Op.String(), quoteTrace(right))
+		r.traceTest(traceOperand(left), x.Op.String(), traceOperand(right))
 		// An arithmetic error in an operand fails the [[ ]] (status 1), not the line.
 		ok, err := testexpr.Binary(x.Op.String(), left, right, testEnv{r}, func(s string) (int64, error) {
 			return r.arithEval(s, "[[: ")
@@ -248,7 +273,7 @@ func (r *Runner) regexMatch(s string, w *syntax.Word) (bool, error) {
 			}
 		}
 	}
-	r.traceTest(quoteTrace(s), "=~", b.String())
+	r.traceTest(traceOperand(s), "=~", traceOperand(b.String()))
 	re, err := r.compileERE(b.String())
 	if err != nil {
 		if err == errRegexRefused {

@@ -697,6 +697,8 @@ type arrayItem struct {
 	val string
 	// appendVal is [k]+=v.
 	appendVal bool
+	// keyText is a lazily evaluated subscript as written (what xtrace shows of it).
+	keyText string
 	// lazyKey evaluates an indexed array's subscript when the element is assigned.
 	lazyKey func() (key string, num int64, err error)
 }
