@@ -37,6 +37,8 @@ func quoteTrace(s string) string {
 	switch {
 	case s == "":
 		return "''"
+	case s == "'":
+		return `\'`
 	case shquote.HasMetas(s):
 		// Bash 5.2 checks for shell metacharacters first: a word with one is single-quoted
 		// even when it holds a newline, a tab or another control character.
