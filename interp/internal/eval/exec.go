@@ -402,6 +402,8 @@ func (r *Runner) forClause(c *syntax.ForClause) {
 				text := "for " + name
 				if l.InPos.IsValid() && len(l.Items) > 0 {
 					text += " in " + r.cur.slice(l.Items[0].Pos(), l.Items[len(l.Items)-1].End())
+				} else if !l.InPos.IsValid() {
+					text += ` in "$@"` // bash shows the implied list
 				}
 				r.xtraceText(text)
 			}

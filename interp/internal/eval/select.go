@@ -30,6 +30,16 @@ func (r *Runner) selectClause(c *syntax.ForClause, l *syntax.WordIter) {
 		r.status = 1
 		return
 	}
+	if r.opts.has(optXtrace) {
+		// Traced once, as written, before the first menu.
+		text := "select " + name
+		if l.InPos.IsValid() && len(l.Items) > 0 {
+			text += " in " + r.cur.slice(l.Items[0].Pos(), l.Items[len(l.Items)-1].End())
+		} else if !l.InPos.IsValid() {
+			text += ` in "$@"`
+		}
+		r.xtraceText(text)
+	}
 	r.status = 0
 	if len(items) == 0 {
 		return
