@@ -116,6 +116,16 @@ func (p *printer) words(ws []*syntax.Word) {
 	}
 }
 
+// dupTarget reports whether the word of >& or <& is a descriptor number, - (close) or a
+// number followed by - (move).
+func dupTarget(s string) bool {
+	if s == "-" {
+		return true
+	}
+	s = strings.TrimSuffix(s, "-")
+	return s != "" && isDigits(s)
+}
+
 func (p *printer) redirs(rs []*syntax.Redirect) {
 	for _, rd := range rs {
 		p.b.WriteByte(' ')
@@ -130,6 +140,25 @@ func (p *printer) redirs(rs []*syntax.Redirect) {
 		op := rd.Op.String()
 		switch rd.Op {
 		case syntax.DplIn, syntax.DplOut:
+			// Bash stores a literal target as a number (or a close, or a move) and prints
+			// the descriptor it applies to: >&2 as 1>&2, <&3 as 0<&3, <&- as 0>&-.
+			def := "1"
+			if rd.Op == syntax.DplIn {
+				def = "0"
+			}
+			if lit, ok := simpleLit(rd.Word); ok && dupTarget(lit) {
+				if n == "" {
+					n = def
+				}
+				if lit == "-" {
+					op = ">&"
+				}
+				p.b.WriteString(n + op + lit)
+				continue
+			}
+			if n == def {
+				n = ""
+			}
 			p.b.WriteString(n + op)
 			p.word(rd.Word)
 			continue
