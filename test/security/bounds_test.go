@@ -67,6 +67,12 @@ var boundsShapes = []struct {
 	{"jq-contains", `jq -n '[range(200000)] | contains([range(200000)] | reverse)'`, "", ""},
 	{"jq-inside", `mcp_args_get '[range(200000) | [.]] | inside([range(200000) | [.]] | reverse)'`, "", ""},
 	{"jq-split", `jq -n '"ab" * 60000000 | split("a") | length'`, "", ""},
+	// gojq's .[$array] (the places of a sub-array), its comparisons and array subtraction walked
+	// whole in one Go call: a minute, or for ever over a value that holds one array 2^40 times.
+	{"jq-index-array", `jq -n '[range(200000) | 0] as $a | $a | .[$a[100000:]] | length'`, "", ""},
+	{"jq-index-array-path", `jq -n '[range(200000) | 0] as $a | $a | path(.[$a[100000:]])'`, "", "refused in path expressions"},
+	{"jq-equal-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | . == .'`, "", ""},
+	{"jq-subtract", `jq -n '[range(200000)] - [range(200000) | -.] | length'`, "", ""},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
