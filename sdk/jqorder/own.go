@@ -50,6 +50,12 @@ def index($i): ` + ownFunc + `("index"; $i);
 def rindex($i): ` + ownFunc + `("rindex"; $i);
 def contains($x): ` + ownFunc + `("contains"; $x);
 def inside($x): ` + ownFunc + `("inside"; $x);
+def flatten: ` + ownFunc + `("flatten");
+def flatten($depth): ` + ownFunc + `("flatten1"; $depth);
+def explode: ` + ownFunc + `("explode");
+def implode: ` + ownFunc + `("implode");
+def ascii_downcase: ` + ownFunc + `("ascii_downcase");
+def ascii_upcase: ` + ownFunc + `("ascii_upcase");
 .`
 
 // ownFormats are the formats whose work is ours: the others (@text, @json, @urid) are
@@ -161,6 +167,14 @@ func (r *ownRun) op(s *stepper, op string, v, x any) any {
 		return containsTop(s, op, v, x, v, x)
 	case "inside":
 		return containsTop(s, op, x, v, v, x)
+	case "flatten", "flatten1":
+		return r.flatten(s, op, v, x)
+	case "explode":
+		return r.explode(s, v)
+	case "implode":
+		return r.implode(s, v)
+	case "ascii_downcase", "ascii_upcase":
+		return r.asciiCase(s, op, v)
 	}
 	if ownFormats[op] {
 		return r.format(s, op, v)
@@ -265,6 +279,8 @@ func plainOwn(op string) *gojq.Code {
 		src = "_" + op + "($x)"
 	case op == "split" || op == "indices" || op == "index" || op == "rindex" || op == "contains" || op == "inside":
 		src = op + "($x)"
+	case op == "flatten1":
+		src = "flatten($x)"
 	}
 	q, err := gojq.Parse(src)
 	if err != nil {

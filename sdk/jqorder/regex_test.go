@@ -157,7 +157,7 @@ func TestOwnDefsOnlyWhenCalled(t *testing.T) {
 	for f, want := range map[string]bool{
 		`.name // "World"`: false, `split(",")`: true, `sort_by(.a)`: true, `.[] | min`: true, `@csv`: true,
 		`@base64 "x\(.)"`: true, `@json`: false, `@text "\(.)"`: false, `keys | length`: false, `split(","; null)`: true, `.a | test("x")`: true,
-		`def f: gsub("a"; "b"); f`: true, `[.[] | select(.x | ascii_downcase | startswith("y"))]`: false, `.[] | contains("y")`: true, `inside([1])`: true,
+		`def f: gsub("a"; "b"); f`: true, `[.[] | select(.x | ltrimstr("x") | startswith("y"))]`: false, `.[] | contains("y")`: true, `inside([1])`: true,
 		`_match("a"; null; false)`: true, `scan("a")`: true, `splits("a")`: true,
 	} {
 		q, err := gojq.Parse(f)

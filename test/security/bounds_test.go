@@ -73,6 +73,11 @@ var boundsShapes = []struct {
 	{"jq-index-array-path", `jq -n '[range(200000) | 0] as $a | $a | path(.[$a[100000:]])'`, "", "refused in path expressions"},
 	{"jq-equal-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | . == .'`, "", ""},
 	{"jq-subtract", `jq -n '[range(200000)] - [range(200000) | -.] | length'`, "", ""},
+	// flatten of a value that holds one array 2^26 times made gigabytes for half a minute past
+	// the call's end; explode made 24 bytes of every character, never asked.
+	{"jq-flatten-shared", `jq -n 'reduce range(26) as $i ([0]; [., .]) | flatten | length'`, "", ""},
+	{"jq-explode", `jq -n '"ab" * 30000000 | explode | length'`, "", ""},
+	{"jq-ascii-downcase", `jq -n '"aB" * 60000000 | ascii_downcase | length'`, "", ""},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
