@@ -78,6 +78,11 @@ var boundsShapes = []struct {
 	{"jq-flatten-shared", `jq -n 'reduce range(26) as $i ([0]; [., .]) | flatten | length'`, "", ""},
 	{"jq-explode", `jq -n '"ab" * 30000000 | explode | length'`, "", ""},
 	{"jq-ascii-downcase", `jq -n '"aB" * 60000000 | ascii_downcase | length'`, "", ""},
+	// Printing a value that holds one array 2^25 times (as output, or by tojson) ran 6 s past
+	// the call's end and grew the server by 900 MiB; a pretty print is many times the compact.
+	{"jq-print-shared", `jq -nc 'reduce range(25) as $i ([0]; [., .])' | wc -c`, "", ""},
+	{"jq-print-pretty", `jq -n 'reduce range(22) as $i ([0]; [., .])' | wc -c`, "", ""},
+	{"jq-tojson-shared", `jq -n 'reduce range(30) as $i ([0]; [., .]) | [.] | tojson | length'`, "", ""},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
