@@ -25,6 +25,10 @@ type memGuard struct {
 	mu       sync.Mutex
 	running  map[any]context.CancelCauseFunc // by *call, or the token of a WatchMemory
 	watching bool
+	// entered: a call began since the watcher's last tick. Its previous sample may be a call
+	// that has ended since, whose garbage is still in the heap: the next sample over the limit
+	// is weighed after a GC, never taken as this call running away.
+	entered bool
 }
 
 const (
@@ -42,6 +46,7 @@ func (g *memGuard) enter(c any, cancel context.CancelCauseFunc) {
 		g.running = map[any]context.CancelCauseFunc{}
 	}
 	g.running[c] = cancel
+	g.entered = true
 	if !g.watching {
 		g.watching = true
 		go g.watch()
@@ -86,6 +91,9 @@ func (g *memGuard) watch() {
 			continue
 		}
 		idle = 0
+		if g.entered {
+			g.entered, last = false, 0
+		}
 		g.mu.Unlock()
 		heap, prev := g.heap(sample), last
 		last = heap

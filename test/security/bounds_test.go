@@ -124,6 +124,18 @@ var boundsShapes = []struct {
 	{"quote-declare-p", `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); declare -p x | wc -c`, "", ""},
 	{"quote-set", `x=$(head -c 30000000 /dev/zero | tr '\0' "'"); set | wc -c`, "", ""},
 	{"quote-printf-q", `x=$(head -c 30000000 /dev/zero | tr '\0' '\1'); printf '%q' "$x" | wc -c`, "", ""},
+	// Found in the 2026-12-02 evening session: sort grew one slice of lines by append (copies
+	// of hundreds of megabytes, uncharged and uninterruptible), tac and cut split a whole input
+	// or line into slice headers first (1.5 GB for a 64 MB line of delimiters), join split a
+	// line for every comparison.
+	{"sort-many-lines", `seq 30000000 | sort -r | tail -1`, "", ""},
+	{"tac-many-lines", `seq 10000000 | tac | wc -l`, "", ""},
+	{"cut-many-fields", `head -c 60000000 /dev/zero | tr '\0' , | cut -d, -f1 | wc -c`, "", ""},
+	{"rev-long-line", `head -c 60000000 /dev/zero | tr '\0' a | rev | wc -c`, "", ""},
+	{"expr-long-substr", `x=$(head -c 30000000 /dev/zero | tr '\0' a); expr substr "$x" 29999999 2`, "", ""},
+	{"grep-o-long-line", `seq 3000000 | tr -d '\n' | grep -o '[0-9]' | wc -l`, "", ""},
+	{"column-many-cells", `head -c 30000000 /dev/zero | tr '\0' , | column -t -s, | wc -c`, "", ""},
+	{"join-many-fields", `head -c 60000000 /dev/zero | tr '\0' , > "$TMPDIR/l"; join -t, "$TMPDIR/l" "$TMPDIR/l" | wc -c`, "", ""},
 	{"diff-output", `seq 1 2 8000000 > "$TMPDIR/a"; seq 2 2 8000000 > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, "", ""},
 }
 

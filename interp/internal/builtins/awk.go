@@ -206,6 +206,11 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 		if strings.Contains(msg, "NoExec") {
 			msg += ": running commands from awk is not available in the sandbox"
 		}
+		if strings.Contains(msg, bufio.ErrTooLong.Error()) {
+			// GoAWK reads records of at most 10 MiB; gawk has no such bound.
+			msg = "a record longer than 10 MiB is more than the sandbox's awk reads (" + msg +
+				"); split the input into shorter records, or run the tool with \"exec\": \"native\""
+		}
 		return errorf(env, 2, "awk", "%s", msg)
 	}
 	return status

@@ -223,6 +223,16 @@ func TestAwkRegexErrors(t *testing.T) {
 	}
 }
 
+// TestAwkLongRecord: a record past GoAWK's 10 MiB is refused naming the bound and the fix, not
+// with bufio's words alone (gawk reads it).
+func TestAwkLongRecord(t *testing.T) {
+	te := fixture(t)
+	_, errOut, rc := te.run(t, strings.Repeat("a", 11<<20)+"\n", "awk", "{print length}")
+	if rc != 2 || !strings.Contains(errOut, "longer than 10 MiB") || !strings.Contains(errOut, `"exec": "native"`) {
+		t.Errorf("rc %d %q", rc, errOut)
+	}
+}
+
 func TestAwkSplitChar(t *testing.T) {
 	var all strings.Builder
 	for c := 1; c < 128; c++ {

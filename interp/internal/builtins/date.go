@@ -78,6 +78,9 @@ func date(ctx context.Context, env *Env, argv []string) int {
 	}
 	if d, ok := fl.val("d"); ok {
 		pt, err := parseDateIn(d, env, loc)
+		if re := (*rangeError)(nil); errors.As(err, &re) {
+			return errorf(env, 1, "date", "%s", re)
+		}
 		if err != nil {
 			return errorf(env, 1, "date", "invalid date '%s'", d)
 		}
@@ -131,21 +134,142 @@ var relItem = sync.OnceValue(func() *regexp.Regexp {
 
 var tzAfterTime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([+-])\s*(\d{1,4})\b`) })
 
+// GNU date keeps a year in a C int counted from 1900: a date outside these years is invalid
+// (relative items), or out of range (@seconds), never a wrapped-around year.
+const (
+	maxDateYear = math.MaxInt32 + 1900
+	minDateYear = math.MinInt32 + 1900
+)
+
+// rangeError is a date in seconds since the epoch past the years GNU date can hold: "time
+// 'secs' is out of range".
+type rangeError struct{ secs string }
+
+func (e *rangeError) Error() string { return "time '" + e.secs + "' is out of range" }
+
+// inDateRange reports whether t's year is one GNU date can hold (in loc, as it prints it).
+func inDateRange(t time.Time, loc *time.Location) bool {
+	y := t.In(loc).Year()
+	return y >= minDateYear && y <= maxDateYear
+}
+
+var errInvalidDate = errors.New("invalid date")
+
+// epochSeconds is GNU's @seconds: a sign, digits and an optional fraction after . or ,.
+var epochSeconds = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([+-]?)\s*(\d+)(?:[.,](\d+))?$`) })
+
+// parseEpoch reads the text after @.
+func parseEpoch(s string, loc *time.Location) (time.Time, error) {
+	m := epochSeconds().FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return time.Time{}, errInvalidDate
+	}
+	sec, err := strconv.ParseInt(m[1]+m[2], 10, 64)
+	if err != nil {
+		return time.Time{}, errInvalidDate // past int64, as GNU
+	}
+	frac := (m[3] + "000000000")[:9]
+	ns, _ := strconv.ParseInt(frac, 10, 64)
+	if m[1] == "-" {
+		ns = -ns
+	}
+	t := time.Unix(sec, ns)
+	if !inDateRange(t, loc) {
+		return time.Time{}, &rangeError{strings.TrimSpace(s)}
+	}
+	return t, nil
+}
+
+// relative is GNU's relative part of a date: its items are summed (an overflow makes the
+// date invalid), then the years, months and days are added to the date's fields at once and
+// the hours, minutes and seconds to the time that makes.
+type relative struct {
+	year, month, day, secs int64
+}
+
+// add sums n units into rel; false on an overflow.
+func (rel *relative) add(unit string, n int64) bool {
+	mul := func(to *int64, per int64) bool {
+		v, ok := mulInt64(n, per)
+		if ok {
+			*to, ok = addInt64(*to, v)
+		}
+		return ok
+	}
+	switch {
+	case strings.HasPrefix(unit, "sec"):
+		return mul(&rel.secs, 1)
+	case strings.HasPrefix(unit, "min"):
+		return mul(&rel.secs, 60)
+	case strings.HasPrefix(unit, "hour"):
+		return mul(&rel.secs, 3600)
+	case strings.HasPrefix(unit, "day"):
+		return mul(&rel.day, 1)
+	case strings.HasPrefix(unit, "week"):
+		return mul(&rel.day, 7)
+	case strings.HasPrefix(unit, "fortnight"):
+		return mul(&rel.day, 14)
+	case strings.HasPrefix(unit, "month"):
+		return mul(&rel.month, 1)
+	}
+	return mul(&rel.year, 1)
+}
+
+// apply adds rel to base as GNU does: each of tm_year+years, tm_mon+months and tm_mday+days
+// must fit a C int, the normalized date a year GNU holds, and the seconds added after it
+// must not overflow.
+func (rel relative) apply(base time.Time, loc *time.Location) (time.Time, error) {
+	if rel == (relative{}) {
+		return base, nil
+	}
+	fits := func(v, d int64) bool { s, ok := addInt64(v, d); return ok && s >= math.MinInt32 && s <= math.MaxInt32 }
+	if !fits(int64(base.Year()-1900), rel.year) || !fits(int64(base.Month()-1), rel.month) || !fits(int64(base.Day()), rel.day) {
+		return time.Time{}, errInvalidDate
+	}
+	t := base
+	if rel.year != 0 || rel.month != 0 || rel.day != 0 {
+		t = time.Date(base.Year()+int(rel.year), base.Month()+time.Month(rel.month), base.Day()+int(rel.day),
+			base.Hour(), base.Minute(), base.Second(), base.Nanosecond(), base.Location())
+		if !inDateRange(t, loc) {
+			return time.Time{}, errInvalidDate
+		}
+	}
+	if rel.secs != 0 {
+		secs, ok := addInt64(t.Unix(), rel.secs)
+		if !ok {
+			return time.Time{}, errInvalidDate
+		}
+		t = time.Unix(secs, int64(t.Nanosecond())).In(base.Location())
+		if !inDateRange(t, loc) {
+			return time.Time{}, &rangeError{strconv.FormatInt(secs, 10)}
+		}
+	}
+	return t, nil
+}
+
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+func mulInt64(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	return p, p/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
+}
+
 // parseDateIn understands @EPOCH, ISO 8601 and RFC dates, now/today/yesterday/tomorrow, and
 // relative items ("2 days ago", "+1 hour", "next week") after an optional base date.
 func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(s, "@"); ok {
-		sec, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		if err != nil {
-			return time.Time{}, err
-		}
-		whole := int64(sec)
-		return time.Unix(whole, int64((sec-float64(whole))*1e9)), nil
+		return parseEpoch(rest, loc)
 	}
 	base, rest, naive, ok := dateBase(s, env, loc)
 	if !ok {
-		return time.Time{}, errors.New("invalid date")
+		return time.Time{}, errInvalidDate
 	}
 	if m := tzAfterTime().FindStringSubmatch(strings.TrimSpace(rest)); naive && m != nil {
 		// GNU date reads a signed number after a time of day without a zone as the zone's
@@ -163,14 +287,18 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 			time.FixedZone("", n*60))
 		rest = strings.TrimSpace(rest)[len(m[0]):]
 	}
+	var rel relative
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
 		m := relItem().FindStringSubmatch(rest)
 		if m == nil || m[0] == "" {
-			return time.Time{}, errors.New("invalid date")
+			return time.Time{}, errInvalidDate
 		}
-		n := 1
+		n := int64(1)
 		if m[1] != "" {
-			n, _ = strconv.Atoi(strings.ReplaceAll(m[1], " ", ""))
+			var err error
+			if n, err = strconv.ParseInt(strings.ReplaceAll(m[1], " ", ""), 10, 64); err != nil {
+				return time.Time{}, errInvalidDate // past int64: GNU's overflow
+			}
 		}
 		if strings.EqualFold(m[2], "last") {
 			n = -n
@@ -180,30 +308,12 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 		if m[4] != "" {
 			n = -n
 		}
-		base = addUnit(base, strings.ToLower(m[3]), n)
+		if !rel.add(strings.ToLower(m[3]), n) {
+			return time.Time{}, errInvalidDate
+		}
 		rest = rest[len(m[0]):]
 	}
-	return base, nil
-}
-
-func addUnit(t time.Time, unit string, n int) time.Time {
-	switch {
-	case strings.HasPrefix(unit, "sec"):
-		return t.Add(time.Duration(n) * time.Second)
-	case strings.HasPrefix(unit, "min"):
-		return t.Add(time.Duration(n) * time.Minute)
-	case strings.HasPrefix(unit, "hour"):
-		return t.Add(time.Duration(n) * time.Hour)
-	case strings.HasPrefix(unit, "day"):
-		return t.AddDate(0, 0, n)
-	case strings.HasPrefix(unit, "week"):
-		return t.AddDate(0, 0, 7*n)
-	case strings.HasPrefix(unit, "fortnight"):
-		return t.AddDate(0, 0, 14*n)
-	case strings.HasPrefix(unit, "month"):
-		return t.AddDate(0, n, 0)
-	}
-	return t.AddDate(n, 0, 0)
+	return rel.apply(base, loc)
 }
 
 var dateLayouts = []string{

@@ -46,6 +46,7 @@ type grepOptions struct {
 	label                                                                        string
 	re                                                                           grepMatcher
 	matchAll                                                                     bool // an empty pattern: every line matches
+	longest                                                                      bool // re is leftmost-longest (POSIX modes)
 }
 
 // grep is GNU grep over the sandbox with RE2 matching (leftmost-longest, no backreferences).
@@ -158,7 +159,7 @@ func grepConfig(ctx context.Context, env *Env, fl *flagSet) (*grepOptions, []str
 	if err != nil {
 		return nil, nil, errorf(env, 2, "grep", "%v", err)
 	}
-	o.re, o.matchAll = re, all
+	o.re, o.matchAll, o.longest = re, all, mode != "P"
 	return o, operands, 0
 }
 
@@ -458,7 +459,15 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		afterLeft = o.after
 		if o.only {
 			if !o.invert {
-				all, err := findAllBudgeted(&kept, len(text)+1, 40, func(n int) [][]int { return o.re.FindAllIndex(text, n) })
+				var stopped error
+				all, err := findAllBudgeted(&kept, len(text)+1, 40, func(n int) [][]int {
+					var all [][]int
+					all, stopped = grepFindAll(ctx, o, text, n)
+					return all
+				})
+				if stopped != nil {
+					return matches, stopped
+				}
 				if err != nil {
 					return matches, err
 				}
@@ -483,6 +492,20 @@ func grepStream(ctx context.Context, w *bufio.Writer, r io.Reader, o *grepOption
 		w.WriteString("Binary file " + label + " matches\n")
 	}
 	return matches, nil
+}
+
+// grepFindAll is o.re.FindAllIndex(text, n); on a long line it is searched match by match, so
+// that the call's end stops it (millions of matches in one line take seconds).
+func grepFindAll(ctx context.Context, o *grepOptions, text []byte, n int) ([][]int, error) {
+	re, ok := o.re.(*regexp.Regexp)
+	if !ok || !sandbox.LongSubject(len(text)) {
+		return o.re.FindAllIndex(text, n), ctx.Err()
+	}
+	all, err := sandbox.FindAllStringSubmatchIndex(ctx, re, string(text), n, o.longest)
+	for i, m := range all {
+		all[i] = m[:2]
+	}
+	return all, err
 }
 
 // grepMatch reports whether text has a match; a long line is searched so that the call's end

@@ -144,31 +144,85 @@ func (l *lineReader) next() ([]byte, bool, bool) {
 }
 
 // readLines reads every line of r (for the utilities that must see all input: sort, tac).
-func readLines(r io.Reader, sep byte) ([]string, error) {
-	var lines []string
+func readLines(ctx context.Context, r io.Reader, sep byte, into *lineBlocks) error {
 	lr := newLineReader(r)
 	lr.sep = sep
-	for {
+	for n := 0; ; n++ {
+		if n&4095 == 4095 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		line, _, ok := lr.next()
 		if !ok {
-			return lines, lr.err
+			return lr.err
 		}
-		if err := lr.mem.grow(lineCost(len(line))); err != nil {
-			return lines, err
+		if err := into.add(lr.mem, string(line), len(line)); err != nil {
+			return err
 		}
-		lines = append(lines, string(line))
 	}
+}
+
+// lineBlock is how many lines a lineBlocks block holds.
+const lineBlock = 4096
+
+// lineBlocks holds lines in blocks of a fixed size: millions of lines never grow one slice by
+// append (each step an uncharged copy of all of it, uninterruptible, and the old copy left to
+// the collector); all makes one slice of them at the end.
+type lineBlocks struct {
+	blocks [][]string
+	n      int
+	mem    *meter
+}
+
+// add appends line, charging its text and header (and each block as it is made).
+func (b *lineBlocks) add(m *meter, line string, n int) error {
+	b.mem = m
+	if err := m.grow(lineCost(n)); err != nil {
+		return err
+	}
+	switch {
+	case len(b.blocks) == 0:
+		// The first block grows by append: most inputs are a few lines.
+		b.blocks = append(b.blocks, nil)
+	case len(b.blocks[len(b.blocks)-1]) == lineBlock:
+		b.blocks = append(b.blocks, make([]string, 0, lineBlock))
+	}
+	last := &b.blocks[len(b.blocks)-1]
+	*last = append(*last, line)
+	b.n++
+	return nil
+}
+
+// all is every line in one slice: the one block itself, or one copy charged before it is made.
+func (b *lineBlocks) all() ([]string, error) {
+	switch len(b.blocks) {
+	case 0:
+		return nil, nil
+	case 1:
+		return b.blocks[0], nil
+	}
+	if err := b.mem.grow(int64(b.n) * 16); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, b.n)
+	for i, bl := range b.blocks {
+		out = append(out, bl...)
+		b.blocks[i] = nil // the block's lines live on in out; the collector may take it
+	}
+	b.blocks = nil
+	return out, nil
 }
 
 // readAllInputs concatenates the lines of every input, reporting open errors like eachInput.
 func readAllInputs(ctx context.Context, env *Env, name string, files []string, sep byte) ([]string, int) {
-	var all []string
+	var all lineBlocks
 	st := eachInput(ctx, env, name, files, func(_ string, r io.Reader) error {
-		lines, err := readLines(r, sep)
-		all = append(all, lines...)
-		return err
+		return readLines(ctx, r, sep, &all)
 	})
-	return all, st
+	lines, err := all.all()
+	if err != nil && st == 0 {
+		return nil, errorf(env, 1, name, "%s", describe(err))
+	}
+	return lines, st
 }
 
 // writeFlags are the open flags of an output file: truncate, or append.

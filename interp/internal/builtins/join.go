@@ -25,7 +25,7 @@ func join(ctx context.Context, env *Env, argv []string) int {
 	if len(fl.operands) != 2 {
 		return errorf(env, 1, "join", "requires two files")
 	}
-	jn := &joiner{field: [2]int{0, 0}, sep: "", fold: fl.has("i"), empty: ""}
+	jn := &joiner{held: share{m: meterOf(ctx)}, field: [2]int{0, 0}, sep: "", fold: fl.has("i"), empty: ""}
 	var show [2]bool
 	only := false
 	for _, o := range fl.opts {
@@ -193,6 +193,8 @@ func joinSpec(s string) (joinField, error) {
 }
 
 type joiner struct {
+	// held is what the last split line's fields hold of the call's memory.
+	held   share
 	w      *bufio.Writer
 	field  [2]int
 	sep    string
@@ -203,19 +205,56 @@ type joiner struct {
 	width  [2]int
 }
 
+func isJoinBlank(r rune) bool { return r == ' ' || r == '\t' }
+
+// fields splits a line for output. What it and the output line hold is charged first (a line of 64 MB of
+// separators is 64 million fields), and held until the next line is split.
 func (j *joiner) fields(i int, line string) []string {
+	n := strings.Count(line, j.sep) + 1
 	if j.sep == "" {
-		return strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+		n = len(line)/2 + 1 // at most this many blank-separated fields
+	}
+	// Each field is a header here and another in the output line, which is as long again.
+	if j.held.set(int64(n)*32+int64(len(line))) != nil {
+		return nil // the budget ended the call
+	}
+	if j.sep == "" {
+		return strings.FieldsFunc(line, isJoinBlank)
 	}
 	return strings.Split(line, j.sep)
 }
 
+// key is the join field of a line, found without splitting it (it is taken for every
+// comparison).
 func (j *joiner) key(i int, line string) string {
-	f := j.fields(i, line)
-	if j.field[i] < len(f) {
-		return f[j.field[i]]
+	want := j.field[i]
+	if j.sep == "" {
+		for k := 0; ; k++ {
+			line = strings.TrimLeftFunc(line, isJoinBlank)
+			if line == "" {
+				return ""
+			}
+			end := strings.IndexFunc(line, isJoinBlank)
+			if end < 0 {
+				end = len(line)
+			}
+			if k == want {
+				return line[:end]
+			}
+			line = line[end:]
+		}
 	}
-	return ""
+	for k := 0; k < want; k++ {
+		at := strings.Index(line, j.sep)
+		if at < 0 {
+			return ""
+		}
+		line = line[at+len(j.sep):]
+	}
+	if at := strings.Index(line, j.sep); at >= 0 {
+		return line[:at]
+	}
+	return line
 }
 
 func (j *joiner) cmp(a, b string) int {
@@ -246,10 +285,10 @@ func (j *joiner) outSep() string {
 func (j *joiner) line(f [2][]string, keyFrom int) {
 	var out []string
 	get := func(i, n int) string {
-		if f[i] != nil && n < len(f[i]) {
+		if f[i] != nil && n < len(f[i]) && (f[i][n] != "" || j.empty == "") {
 			return f[i][n]
 		}
-		return j.empty
+		return j.empty // a missing field, or an empty one: GNU fills both
 	}
 	key := get(keyFrom, j.field[keyFrom])
 	switch {

@@ -217,6 +217,8 @@ func TestJoinMatchesGNU(t *testing.T) {
 		{"join", "-a1", "-a2", "-", "j2"}, {"join", "-1", "2", "-2", "1", "-", "j2"}, {"join", "-j", "1", "-", "j2"}, {"join", "-i", "-", "j2"},
 		{"join", "-t,", "c1", "c2"}, {"join", "--header", "-", "j2"}, {"join", "-", "j2", "--nocheck-order"}, {"join", "-", "unsorted"},
 		{"join", "--check-order", "-", "unsorted"}, {"join", "-", "missing"}, {"join", "-o", "1.9", "-", "j2"}, {"join", "-1", "0", "-", "j2"},
+		// -e fills empty fields as well as missing ones, the join field included.
+		{"join", "-t,", "-e", "X", "c1", "c2"}, {"join", "-t,", "-e", "X", "-o", "auto", "c1", "c2"}, {"join", "-t,", "-e", "X", "-a1", "-j", "3", "c1", "c2"},
 	} {
 		cases = append(cases, gnuCase{j1, argv})
 	}

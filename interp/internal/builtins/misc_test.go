@@ -79,7 +79,37 @@ func TestDateMatchesGNU(t *testing.T) {
 		argv := []string{"date", "-u", "-d", d, "+%F %T"}
 		cases = append(cases, gnuCase{"", argv})
 	}
+	// Past the years GNU keeps in a C int, and relative items summed as GNU sums them (years,
+	// months and days added to the date at once, then the seconds): invalid or out of range,
+	// never a wrapped-around year.
+	for _, d := range []string{"2024-01-02 +100000000000 days", "2024-01-02 +800000000 days", "2024-01-02 +2147483600 days",
+		"2024-01-02 +2147483646 days", "2024-01-02 +2147482000 months", "2024-01-02 +2147483647 months",
+		"2024-01-02 +2147481748 years", "2024-01-02 +2147483647 years", "2024-01-02 +1 year +2147481747 years",
+		"2024-01-02 +1000000000 days +1200000000 days", "2024-01-02 +9223372036854775807 hours",
+		"2024-01-02 +99999999999999999999 sec", "2024-01-02 +1000000000000000 sec", "2024-01-02 +100000000000000000 sec",
+		"2024-01-31 +1 day +1 month", "2024-01-31 23:30 +1 hour +1 month", "2024-01-31 +1 month -1 day", "2024-02-29 +1 year",
+		"@67767976233316799", "@67767976233316800", "@-67768040609740800", "@-67768040609740801", "@99999999999999999",
+		"@9223372036854775807", "@99999999999999999999", "@1e30", "@nan", "@0x10", "@1.", "@.5", "@1,5", "@ 5", "@+5",
+		"@-5.25", "@5 +1 day"} {
+		cases = append(cases, gnuCase{"", []string{"date", "-u", "-d", d, "+%Y-%m-%d %T %s"}})
+	}
 	compareGNU(t, cases)
+}
+
+// TestDateRange: GNU's words for a date past its years.
+func TestDateRange(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct{ d, want string }{
+		{"@99999999999999999", "date: time '99999999999999999' is out of range"},
+		{"2024-01-02 +100000000000000000 sec", "date: time '100000001704153600' is out of range"},
+		{"2024-01-02 +100000000000 days", "date: invalid date '2024-01-02 +100000000000 days'"},
+		{"@99999999999999999999", "date: invalid date '@99999999999999999999'"},
+	} {
+		_, errOut, rc := te.run(t, "", "date", "-u", "-d", tc.d)
+		if rc != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("date -d %q: rc %d, stderr %q, want rc 1 and %q", tc.d, rc, errOut, tc.want)
+		}
+	}
 }
 
 func TestIdentityAndEnvironment(t *testing.T) {

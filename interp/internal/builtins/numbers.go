@@ -378,20 +378,36 @@ func (p *exprParser) function(name string) (string, error) {
 	case "match":
 		return exprMatch(a[0], a[1])
 	case "index":
-		for i, r := range []rune(a[0]) {
-			if strings.ContainsRune(a[1], r) {
-				return strconv.Itoa(i + 1), nil
+		// Characters are counted in place: a rune slice of a long argument is four times it.
+		i := 0
+		for _, r := range a[0] {
+			if i++; strings.ContainsRune(a[1], r) {
+				return strconv.Itoa(i), nil
 			}
 		}
 		return "0", nil
 	}
-	rs := []rune(a[0])
 	pos, err1 := strconv.Atoi(a[1])
 	length, err2 := strconv.Atoi(a[2])
-	if err1 != nil || err2 != nil || pos < 1 || length < 1 || pos > len(rs) {
+	if err1 != nil || err2 != nil || pos < 1 || length < 1 {
 		return "", nil
 	}
-	return string(rs[pos-1 : min(len(rs), pos-1+length)]), nil
+	from, to, i := -1, len(a[0]), 0
+	for at := range a[0] {
+		if i == pos-1 {
+			from = at
+		}
+		if from >= 0 && i-(pos-1) == length {
+			to = at
+			break
+		}
+		i++
+	}
+	if from < 0 {
+		return "", nil
+	}
+	// As a string of runes, as before: an invalid byte reads as U+FFFD.
+	return string([]rune(a[0][from:to])), nil
 }
 
 // maxFormatWidth is the largest width or precision Go's fmt formats (past it prints

@@ -502,9 +502,15 @@ func tac(ctx context.Context, env *Env, argv []string) int {
 		if err != nil {
 			return err
 		}
-		recs := bytes.SplitAfter(data, []byte("\n"))
-		for i := len(recs) - 1; i >= 0; i-- {
-			w.Write(recs[i])
+		// Records are found from the end, in place: splitting first would allocate a slice
+		// header per line, uncharged and in one uninterruptible call.
+		for n, end := 0, len(data); end > 0; n++ {
+			if n&4095 == 4095 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			start := bytes.LastIndexByte(data[:end-1], '\n') + 1
+			w.Write(data[start:end])
+			end = start
 		}
 		return nil
 	})
@@ -519,25 +525,50 @@ func rev(ctx context.Context, env *Env, argv []string) int {
 	defer w.Flush()
 	return eachInput(ctx, env, "rev", fl.operands, func(_ string, r io.Reader) error {
 		lr := newLineReader(r)
+		held := share{m: lr.mem}
+		var buf []byte
 		for {
 			line, nl, ok := lr.next()
 			if !ok {
 				return lr.err
 			}
-			if utf8.Valid(line) {
-				rs := []rune(string(line))
-				slices.Reverse(rs)
-				w.WriteString(string(rs))
-			} else {
-				b := bytes.Clone(line) // not UTF-8: reverse the bytes rather than mangle them
-				slices.Reverse(b)
-				w.Write(b)
+			if cap(buf) < len(line) {
+				if err := held.set(int64(len(line))); err != nil {
+					return err
+				}
+				buf = make([]byte, len(line))
 			}
+			b, err := reverseChars(ctx, buf[:len(line)], line)
+			if err != nil {
+				return err
+			}
+			w.Write(b)
 			if nl {
 				w.WriteByte('\n')
 			}
 		}
 	})
+}
+
+// reverseChars writes line's characters into out (as long as line) in reverse order; a line
+// that is not UTF-8 is reversed byte by byte rather than mangled. A line may be 64 MB: the
+// call's end is checked every 64 KiB, and no rune slice (four times the line) is made.
+func reverseChars(ctx context.Context, out, line []byte) ([]byte, error) {
+	valid := utf8.Valid(line)
+	j := len(line)
+	for i, k := 0, 1; i < len(line); k++ {
+		if k&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		n := 1
+		if valid && line[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRune(line[i:])
+		}
+		j -= n
+		copy(out[j:j+n], line[i:i+n])
+		i += n
+	}
+	return out, nil
 }
 
 var nlSpec = optSpec{short: "b:n:w:s:v:i:", long: []string{"body-numbering:b", "number-format:n", "number-width:w",

@@ -59,7 +59,12 @@ type Options struct {
 	// IdleSessions is how many sessions an HTTP run opens, and leaves idle, to measure the
 	// memory of a session.
 	IdleSessions int
-	Log          io.Writer // progress, may be nil
+	// Think is a sequential client's pause after each call (0: none), spent busy so that the
+	// client keeps its CPU while the server idles, as a net/http client does for its share of
+	// a round trip. A stdio run with Think shows what a server's idle gaps cost it, apart from
+	// HTTP (docs/PERFORMANCE.md); calls/s then counts the pauses too.
+	Think time.Duration
+	Log   io.Writer // progress, may be nil
 }
 
 // DefaultOptions are the sizes of the published table.
@@ -388,7 +393,7 @@ func coldStart(s Server) (time.Duration, error) {
 	return d, nil
 }
 
-func sequential(c conn, m method, d time.Duration) (Seq, error) {
+func sequential(c conn, m method, d, think time.Duration) (Seq, error) {
 	lat := make([]time.Duration, 0, 1<<16)
 	t0, err := cpuTicks(c.pid())
 	if err != nil {
@@ -401,6 +406,9 @@ func sequential(c conn, m method, d time.Duration) (Seq, error) {
 			return Seq{}, err
 		}
 		lat = append(lat, time.Since(s))
+		for t := time.Now(); think > 0 && time.Since(t) < think; {
+			// busy: a sleeping client would idle both sides
+		}
 	}
 	wall := time.Since(start)
 	t1, err := cpuTicks(c.pid())
@@ -467,10 +475,10 @@ func runOne(s Server, o Options) (Sample, error) {
 			return smp, err
 		}
 	}
-	if smp.Hello, err = sequential(c, helloReq, o.SeqDuration); err != nil {
+	if smp.Hello, err = sequential(c, helloReq, o.SeqDuration, o.Think); err != nil {
 		return smp, fmt.Errorf("sequential hello: %w", err)
 	}
-	if smp.Ping, err = sequential(c, pingReq, o.SeqDuration); err != nil {
+	if smp.Ping, err = sequential(c, pingReq, o.SeqDuration, o.Think); err != nil {
 		return smp, fmt.Errorf("sequential ping: %w", err)
 	}
 	walls := make([]time.Duration, 0, o.Bursts)

@@ -166,6 +166,9 @@ func (r *Result) Markdown() string {
 	fmt.Fprintf(&sb, "Run: %s, load average %s at the start and %s at the end; %d runs per server, servers interleaved in rotating order; "+
 		"each cell is the median over runs (sequential phases %v each, cold start = median of %d spawns per run, concurrency = median of %d bursts of %d per run).\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.LoadStart, r.LoadEnd, o.Runs, o.SeqDuration, o.ColdStarts, o.Bursts, o.InFlight)
+	if o.Think > 0 {
+		fmt.Fprintf(&sb, "Sequential clients pause %v (busy) after each call: calls/s counts the pauses.\n\n", o.Think)
+	}
 	for _, s := range r.Servers {
 		if s.Info != "" {
 			fmt.Fprintf(&sb, "- %s: %s\n", s.Name, s.Info)

@@ -22,6 +22,7 @@ func main() {
 	flag.IntVar(&o.Runs, "runs", o.Runs, "runs per server (the table shows medians)")
 	flag.IntVar(&o.ColdStarts, "cold", o.ColdStarts, "spawns per run for the cold-start median")
 	flag.DurationVar(&o.SeqDuration, "seq", o.SeqDuration, "duration of each sequential phase per run")
+	flag.DurationVar(&o.Think, "think", o.Think, "a sequential client's busy pause after each call (the server idles meanwhile)")
 	flag.IntVar(&o.Bursts, "bursts", o.Bursts, "bursts of concurrent calls per run")
 	flag.IntVar(&o.InFlight, "inflight", o.InFlight, "calls in flight per burst")
 	flag.IntVar(&o.IdleSessions, "idle-sessions", o.IdleSessions, "with -http: idle sessions opened per run to measure the memory of one")
