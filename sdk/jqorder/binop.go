@@ -24,6 +24,8 @@ const (
 	indexPlainFunc  = "_mcpbash_index_plain" // true unless . and its argument are both arrays
 	indexPathOKFunc = "_mcpbash_index_path"  // true when gojq's own .[$i] is short, else an error
 	indexVar        = "$__mcpbash_index"     // the index a rewritten .[X] binds
+	getpathFunc     = "_mcpbash_getpath_ok"  // true when gojq's getpath($p) compares little
+	getpathVar      = "$__mcpbash_getpath"
 )
 
 // indexSource defines indexDef. `.[$i]` is gojq's own unless both . and $i are arrays. Then,
@@ -255,4 +257,121 @@ func suffixTerm(s *gojq.Suffix) *gojq.Term {
 		return &gojq.Term{Type: gojq.TermTypeIdentity, SuffixList: []*gojq.Suffix{{Iter: true}}}
 	}
 	return nil
+}
+
+// getpathOK follows the path p from v as gojq's getpath does, a step at a time (gojq's own
+// index for each), counting the comparisons of a step that is an array over an array (its
+// places, as .[$x]) up to maxPathIndexSteps: true when getpath's work is that small, else the
+// refusal (getpath is gojq's own in values and in path expressions alike). Anything getpath
+// refuses itself is left to it.
+func (r *ownRun) getpathOK(v, p any) any {
+	steps, ok := p.([]any)
+	if !ok {
+		return true
+	}
+	total := 0
+	for _, x := range steps {
+		if !bothArrays(v, x) {
+			w, ok := gojqStep(v, x)
+			if !ok {
+				return true
+			}
+			v = w
+			continue
+		}
+		vs, xs := v.([]any), x.([]any)
+		out := r.stepped(maxPathIndexSteps-total, func(s *stepper) any {
+			places := placesOf(r, s, "indices", len(vs), len(xs), func(i int) bool { return s.compare(vs[i:i+len(xs)], xs) == 0 })
+			total += s.looked + s.steps
+			return places
+		})
+		switch out := out.(type) {
+		case error:
+			if out == errOverLimit {
+				return &refusal{errGetpathIndex}
+			}
+			return out
+		}
+		v = out
+	}
+	return true
+}
+
+// errGetpathIndex is the refusal of a long getpath step of two arrays.
+const errGetpathIndex = "getpath with a step that is an array ($x, the places where $x occurs) over arrays this long is refused in the sandbox: gojq compares them unstoppably (use indices($x) to find the places, or run the tool with \"exec\": \"native\")"
+
+// gojqStep is gojq's getpath([x]) of v: its value, or false when gojq refuses it.
+func gojqStep(v, x any) (any, bool) {
+	out, _ := plainGetpath().Run(v, x).Next()
+	if _, isErr := out.(error); isErr {
+		return nil, false
+	}
+	return out, true
+}
+
+var plainGetpath = sync.OnceValue(func() *gojq.Code {
+	q, err := gojq.Parse("getpath([$x])")
+	if err != nil {
+		panic("jqorder: " + err.Error()) // a constant text: a test catches it
+	}
+	c, err := gojq.Compile(q, gojq.WithVariables([]string{"$x"}))
+	if err != nil {
+		panic("jqorder: " + err.Error())
+	}
+	return c
+})
+
+// maxSortWeight is the size of a container step (nodes) up to which delpaths' sort of its
+// paths is left alone: real paths' steps are keys, indices and {start, end} slices.
+const maxSortWeight = 16
+
+// errSortPaths is the refusal of delpaths over paths whose sort compares too much.
+const errSortPaths = "delpaths over this many paths with arrays or objects this large in them is refused in the sandbox: gojq sorts the paths first, comparing them unstoppably (a path's steps are keys, indices and {start, end} slices; run the tool with \"exec\": \"native\")"
+
+// sortablePaths is true when gojq's sort of the paths ps (delpaths sorts them before deleting)
+// compares little: at most about n·log2(n) comparisons, each walking at most the largest
+// container step of a path; else the refusal.
+func (r *ownRun) sortablePaths(ps []any) any {
+	if len(ps) < 2 {
+		return true
+	}
+	log := 1
+	for n := len(ps); n > 1; n >>= 1 {
+		log++
+	}
+	// The heaviest step a sort of this many paths may compare within the bound: counting
+	// each step no further keeps this check within the bound too.
+	most := max(maxPathIndexSteps/(len(ps)*log), maxSortWeight)
+	for _, p := range ps {
+		steps, _ := p.([]any)
+		for _, x := range steps {
+			switch x.(type) {
+			case []any, map[string]any:
+				if nodesUpTo(x, most) > most {
+					return &refusal{errSortPaths}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// nodesUpTo counts v's arrays, objects and elements, no further than limit+1.
+func nodesUpTo(v any, limit int) int {
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 && n <= limit {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n++
+		switch x := x.(type) {
+		case []any:
+			stack = append(stack, x...)
+		case map[string]any:
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		}
+	}
+	return n
 }

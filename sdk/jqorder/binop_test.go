@@ -77,6 +77,12 @@ func TestIndexInPathsIsBounded(t *testing.T) {
 		{`[range(20000) | 0] as $a | $a | path(.[$a[10000:]])`, "error: " + errPathIndex},
 		{`[range(20000) | 0] as $a | $a | try (.[$a[10000:]] |= 1) catch .`, errPathIndex},
 		{`[range(20000) | 0] as $a | $a | .[$a[10000:]] | length`, "10001"},
+		{`[range(200) | . % 3] as $a | $a | getpath([[0, 1]]) | length`, "67"},
+		{`[range(200) | . % 3] as $a | $a | path(getpath([[0, 1], 0]))`, `[[0,1],0]`},
+		{`[range(20000) | 0] as $a | $a | getpath([$a[10000:]])`, "error: " + errGetpathIndex},
+		{`[range(20000) | 0] as $a | $a | path(getpath([$a[10000:]]))`, "error: " + errGetpathIndex},
+		{`[range(2000)] as $a | [range(3) | [$a]] | try delpaths(.) catch (. | test("expected a number"))`, "true"},
+		{`[range(20000)] as $a | [range(20000) | [$a, .]] | try delpaths(.) catch .`, errSortPaths},
 	} {
 		out := runJQGuarded(t, context.Background(), c.filter, nil)
 		var got []string

@@ -210,8 +210,9 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 					return r
 				}
 			}
-			return true
+			return r.sortablePaths(ps)
 		}),
+		gojq.WithFunction(getpathFunc, 1, 1, func(v any, args []any) any { return r.getpathOK(v, args[0]) }),
 		gojq.WithFunction(eventFunc, 0, 0, func(v any, _ []any) any {
 			if e, ok := v.([]any); ok && len(e) > 0 {
 				return pathOK(e[0])
@@ -518,7 +519,7 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 
 // roomNames are the guard's names whose Go functions are bound to the run's room or context.
 var roomNames = map[string]bool{mulFunc: true, addFunc: true, sumDef: true, joinFunc: true, binopFunc: true,
-	indexDef: true, checkDef: true}
+	indexDef: true, checkDef: true, getpathFunc: true, pathsDef: true}
 
 // call is a query of one call: name(args...).
 func call(name string, args ...*gojq.Query) *gojq.Query {
@@ -731,6 +732,18 @@ func guardTermKind(t *gojq.Term, own map[string]bool) {
 		}
 		kind = k
 	}
+	if t.Type == gojq.TermTypeFunc && t.Func.Name == "getpath" && len(t.Func.Args) == 1 && !own["getpath"] {
+		// P as $p | if getpathFunc($p) then getpath($p) else empty end: a step that is an
+		// array over an array compares it at every place (as .[$x] does), counted first.
+		inner := *t
+		inner.SuffixList = nil
+		inner.Func = &gojq.Func{Name: "getpath", Args: []*gojq.Query{call(getpathVar)}}
+		checked := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIf, If: &gojq.If{
+			Cond: call(getpathFunc, call(getpathVar)), Then: &gojq.Query{Term: &inner}, Else: call("empty")}}}
+		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: getpathVar}}, Op: gojq.OpPipe, Right: checked}}
+		return
+	}
 	if kind == guardNone {
 		return
 	}
@@ -760,6 +773,7 @@ func guardTermKind(t *gojq.Term, own map[string]bool) {
 	}
 	check := checkDef
 	switch {
+
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && t.Func.Name == "join" && len(t.Func.Args) == 1:
 		// S as $sep | if joinFunc($sep) then join($sep) else empty end: the separators
 		// counted too (no definition: every filter compiled per run would compile it).

@@ -47,7 +47,9 @@ var guardSeeds = []string{
 	`[.[]? - 1]`, `9223372036854775807 - -1`, `-9223372036854775807 - 2`, `1.5 - .`, `[(1, 2) - (10, 20)]`,
 	`[(1, 2) < (2, 1)]`, `nan < nan`, `[nan] == [nan]`, `[nan] - [nan]`, `[1, nan] - [1]`, `{} - {}`, `"a" - "b"`,
 	`100000000000000000000000 - 1`, `1 - 100000000000000000000000`, `(.a, .b) == (1, 2)`, `error("l") == error("r")`,
-	`error("l") - error("r")`,
+	`error("l") - error("r")`, `getpath([[2]])`, `getpath([0, [1]])`, `try getpath([[1], 0]) catch .`, `path(getpath([[2]]))`,
+	`getpath(["a", [1]])?`, `[getpath(([0], [[2]]), [1])]`, `getpath([[2]]) |= 1`, `delpaths([[[1]], [[2]]])?`,
+	`try delpaths([[0], [[1, 2]]]) catch .`, `delpaths([[{"start": 0, "end": 1}], [0]])?`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,

@@ -83,6 +83,10 @@ var boundsShapes = []struct {
 	{"jq-print-shared", `jq -nc 'reduce range(25) as $i ([0]; [., .])' | wc -c`, "", ""},
 	{"jq-print-pretty", `jq -n 'reduce range(22) as $i ([0]; [., .])' | wc -c`, "", ""},
 	{"jq-tojson-shared", `jq -n 'reduce range(30) as $i ([0]; [., .]) | [.] | tojson | length'`, "", ""},
+	// getpath with an array step does what .[$array] does; delpaths sorts its paths first (a
+	// minute each past the call's end).
+	{"jq-getpath-array", `jq -n '[range(200000) | 0] as $a | $a | getpath([$a[100000:]]) | length'`, "", "refused in the sandbox"},
+	{"jq-delpaths-sort", `jq -n '[range(100000)] as $a | null | delpaths([range(100000) | [$a]])'`, "", "refused in the sandbox"},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
