@@ -56,6 +56,7 @@ def explode: ` + ownFunc + `("explode");
 def implode: ` + ownFunc + `("implode");
 def ascii_downcase: ` + ownFunc + `("ascii_downcase");
 def ascii_upcase: ` + ownFunc + `("ascii_upcase");
+def transpose: ` + ownFunc + `("transpose");
 .`
 
 // ownFormats are the formats whose work is ours: the others (@text, @json, @urid) are
@@ -175,6 +176,8 @@ func (r *ownRun) op(s *stepper, op string, v, x any) any {
 		return r.implode(s, v)
 	case "ascii_downcase", "ascii_upcase":
 		return r.asciiCase(s, op, v)
+	case "transpose":
+		return r.transpose(s, v)
 	}
 	if ownFormats[op] {
 		return r.format(s, op, v)

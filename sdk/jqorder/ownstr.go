@@ -195,3 +195,42 @@ func (r *ownRun) asciiCase(s *stepper, op string, v any) any {
 	}
 	return b.String()
 }
+
+// transpose is gojq's funcTranspose: an array of arrays as columns, each as long as the input
+// has rows (null where a row is short), as many as its longest row: the rows' lengths times
+// their count (a thousand empty rows and one of 100000 elements make 10^8 elements), asked of
+// the run's memory first.
+func (r *ownRun) transpose(s *stepper, v any) any {
+	vss, ok := v.([]any)
+	if !ok {
+		return gojqOwn("transpose", v, nil)
+	}
+	if len(vss) == 0 {
+		return []any{}
+	}
+	l := 0
+	for _, row := range vss {
+		s.step(1)
+		vs, ok := row.([]any)
+		if !ok {
+			return gojqOwn("transpose", v, nil)
+		}
+		l = max(l, len(vs))
+	}
+	k := len(vss)
+	if err := r.ask(int64(l) * (anyBytes*int64(k) + 2*anyBytes + 8)); err != nil {
+		return err
+	}
+	xs := make([]any, l)
+	for i := range xs {
+		s.step(k)
+		xs[i] = make([]any, k)
+	}
+	for i, row := range vss {
+		for j, e := range row.([]any) {
+			s.step(1)
+			xs[j].([]any)[i] = e
+		}
+	}
+	return xs
+}

@@ -78,6 +78,9 @@ var boundsShapes = []struct {
 	{"jq-flatten-shared", `jq -n 'reduce range(26) as $i ([0]; [., .]) | flatten | length'`, "", ""},
 	{"jq-explode", `jq -n '"ab" * 30000000 | explode | length'`, "", ""},
 	{"jq-ascii-downcase", `jq -n '"aB" * 60000000 | ascii_downcase | length'`, "", ""},
+	// transpose pads every column to the longest row: 1000 empty rows and one of 100000 made
+	// 10^8 elements in one call (455 MB RSS under a 128 MiB budget).
+	{"jq-transpose", `jq -n '[[range(100000)]] + [range(1000) | []] | transpose | length'`, "", ""},
 	// Printing a value that holds one array 2^25 times (as output, or by tojson) ran 6 s past
 	// the call's end and grew the server by 900 MiB; a pretty print is many times the compact.
 	{"jq-print-shared", `jq -nc 'reduce range(25) as $i ([0]; [., .])' | wc -c`, "", ""},
