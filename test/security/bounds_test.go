@@ -142,6 +142,7 @@ var boundsShapes = []struct {
 	{"expr-long-substr", `x=$(head -c 30000000 /dev/zero | tr '\0' a); expr substr "$x" 29999999 2`, "", ""},
 	{"grep-o-long-line", `seq 3000000 | tr -d '\n' | grep -o '[0-9]' | wc -l`, "", ""},
 	{"column-many-cells", `head -c 30000000 /dev/zero | tr '\0' , | column -t -s, | wc -c`, "", ""},
+	{"read-many-fields", `head -c 20000000 /dev/zero | tr '\0' , > "$TMPDIR/x"; IFS=, read -ra arr < "$TMPDIR/x"; echo ${#arr[@]}`, "", ""},
 	{"join-many-fields", `head -c 60000000 /dev/zero | tr '\0' , > "$TMPDIR/l"; join -t, "$TMPDIR/l" "$TMPDIR/l" | wc -c`, "", ""},
 	{"diff-output", `seq 1 2 8000000 > "$TMPDIR/a"; seq 2 2 8000000 > "$TMPDIR/b"; diff "$TMPDIR/a" "$TMPDIR/b" | wc -l`, "", ""},
 }

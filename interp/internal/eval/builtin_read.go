@@ -242,11 +242,11 @@ func biRead(r *Runner, args []string) int {
 		}
 		count++
 		if len(text) > 1<<20 && len(text)%(1<<20) == 0 {
-			if err := r.charge(1 << 20); err != nil {
+			// The text and its escape marks: two bytes a character read.
+			if err := r.chargeExpansion(2 << 20); err != nil {
 				lr.done()
 				return r.raise(err)
 			}
-			r.pendingCredit += 1 << 20
 		}
 	}
 	lr.done()
@@ -285,7 +285,10 @@ func biRead(r *Runner, args []string) int {
 	}
 	ifs := r.ifsValue()
 	if array != "" {
-		fields := readSplit(line, esc, ifs, -1)
+		fields, err := r.readSplit(line, esc, ifs, -1)
+		if err != nil {
+			return r.raise(err)
+		}
 		items := make([]arrayItem, len(fields))
 		for i, f := range fields {
 			items[i] = arrayItem{val: f}
@@ -304,7 +307,10 @@ func biRead(r *Runner, args []string) int {
 		}
 		return status
 	}
-	fields := readSplit(line, esc, ifs, len(names))
+	fields, err := r.readSplit(line, esc, ifs, len(names))
+	if err != nil {
+		return r.raise(err)
+	}
 	for i, n := range names {
 		v := ""
 		if i < len(fields) {
@@ -376,35 +382,58 @@ func (r *Runner) raiseIfFlow(err error) int {
 }
 
 // readSplit splits a line read by `read` into at most n fields (n<0: all), the last taking
-// the rest of the line as bash does. Escaped characters never separate.
-func readSplit(line string, esc []bool, ifs string, n int) []string {
+// the rest of the line as bash does. Escaped characters never separate. A line of tens of
+// megabytes splits into millions of fields: each (with the array element read -a makes of it)
+// is charged as it is made, and the call's end is checked.
+func (r *Runner) readSplit(line string, esc []bool, ifs string, n int) ([]string, error) {
 	isIFS := func(i int) bool { return !esc[i] && strings.IndexByte(ifs, line[i]) >= 0 }
 	isWS := func(i int) bool {
 		c := line[i]
 		return isIFS(i) && (c == ' ' || c == '\t' || c == '\n')
 	}
-	i := 0
-	skipWS := func() {
+	// delim is the end of the one delimiter at i: whitespace, optionally one non-whitespace
+	// IFS character, whitespace.
+	delim := func(i int) int {
 		for i < len(line) && isWS(i) {
 			i++
 		}
+		if i < len(line) && isIFS(i) && !isWS(i) {
+			i++
+			for i < len(line) && isWS(i) {
+				i++
+			}
+		}
+		return i
 	}
-	skipWS()
+	i := 0
+	for i < len(line) && isWS(i) {
+		i++
+	}
 	var out []string
 	for i < len(line) {
+		if len(out)%splitCheck == splitCheck-1 {
+			if err := r.checkCtx(); err != nil {
+				return nil, err
+			}
+			if err := r.chargeExpansion(splitCheck * fieldCost); err != nil {
+				return nil, err
+			}
+		}
 		if n > 0 && len(out) == n-1 {
-			// The last name: the rest of the line, trailing IFS whitespace removed; a single
-			// trailing delimiter after exactly one more field is removed too.
+			// The last name: the rest of the line, trailing IFS whitespace removed; when the
+			// rest is one field and one delimiter, the delimiter is removed too.
 			end := len(line)
 			for end > i && isWS(end-1) {
 				end--
 			}
-			rest := line[i:end]
-			sub := readSplit(rest, esc[i:end], ifs, -1)
-			if len(sub) == 1 {
-				return append(out, sub[0])
+			j := i
+			for j < end && !isIFS(j) {
+				j++
 			}
-			return append(out, rest)
+			if j == end || delim(j) >= end {
+				return append(out, line[i:j]), nil
+			}
+			return append(out, line[i:end]), nil
 		}
 		start := i
 		for i < len(line) && !isIFS(i) {
@@ -412,15 +441,10 @@ func readSplit(line string, esc []bool, ifs string, n int) []string {
 		}
 		out = append(out, line[start:i])
 		if i < len(line) {
-			// One delimiter: whitespace, optionally one non-whitespace IFS char, whitespace.
-			skipWS()
-			if i < len(line) && isIFS(i) && !isWS(i) {
-				i++
-				skipWS()
-			}
+			i = delim(i)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // biMapfile is mapfile / readarray.
