@@ -25,18 +25,7 @@ func runJQGuarded(t *testing.T, ctx context.Context, filter string, room func(in
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}
-	var out []any
-	iter := code.RunWithContext(ctx, nil)
-	for {
-		v, ok := iter.Next()
-		if !ok {
-			return out
-		}
-		if e, isErr := v.(error); isErr {
-			return append(out, "error: "+e.Error())
-		}
-		out = append(out, v)
-	}
+	return untilError(code.RunWithContext(ctx, nil))
 }
 
 // shared is a few kilobytes holding 2^40 elements: 40 levels of [., .].
