@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -84,9 +85,11 @@ var hostileForms = []string{
 	`%C -v x="$(< %V)"`, `%C "$(< %V)" %V`, `%C --width="$(< %V)"`, `%C -- "$(< %V)"`,
 }
 
-// Inputs without arguments: big, a line without end, deep JSON.
+// Inputs without arguments: big, a line without end, deep JSON, one line of millions of
+// fields (every common delimiter), millions of short lines.
 var hostileInputs = []string{
 	`head -c 33554432 /dev/zero | tr '\0' 'y' | %C`, `yes | %C`, `%C < %D/json`, `%C < %D/long`,
+	`yes 'a b,c:d	e;f|g' | head -c 33554432 | tr -d '\n' | %C`, `seq 8000000 | %C`,
 }
 
 // hostileExtras are shapes the generic forms do not reach: formats, widths and programs given
@@ -157,7 +160,14 @@ func hostileCases(dir string, seed uint64) []hostileCase {
 		}
 	}
 	rnd.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
-	return append(first, rest...)
+	all := append(first, rest...)
+	// MCPBASH_HOSTILE_MATCH (a regular expression over the scripts) narrows a run to some
+	// cases, to reproduce one; the child processes inherit it and so list the same cases.
+	if m := os.Getenv("MCPBASH_HOSTILE_MATCH"); m != "" {
+		re := regexp.MustCompile(m)
+		all = slices.DeleteFunc(all, func(c hostileCase) bool { return !re.MatchString(c.script) })
+	}
+	return all
 }
 
 // TestHostileSizes runs the cases in child processes until they are done or the time is up.

@@ -81,6 +81,7 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 		return nil, err
 	}
 	p.Built = cf.built
+	p.Ctx = ctx
 	code := cf.code
 	loader := gojq.WithEnvironLoader(func() []string {
 		if environ == nil {

@@ -116,7 +116,7 @@ def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
 def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
-.`
+` + indexSource
 
 // GuardDefs are the definitions a guarded filter needs, to put before its own.
 func GuardDefs() []*gojq.FuncDef { return guardDefs() }
@@ -149,9 +149,16 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 		}
 		return room(n)
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &ownRun{ctx: ctx, room: room}
 	return []gojq.CompilerOption{
 		newRegexFunction(ctx, room),
-		newOwnFunction(ctx, room),
+		newOwnFunction(r),
+		gojq.WithFunction(binopFunc, 3, 3, func(_ any, args []any) any { return r.binop(args[0], args[1], args[2]) }),
+		gojq.WithFunction(indexPlainFunc, 1, 1, func(v any, args []any) any { return !bothArrays(v, args[0]) }),
+		gojq.WithFunction(indexPathOKFunc, 1, 1, func(v any, args []any) any { return r.indexPathOK(v, args[0]) }),
 		gojq.WithFunction(jsonRoomFunc, 0, 0, func(v any, _ []any) any {
 			if err := jsonRoom(ctx, v, room); err != nil {
 				return err
@@ -183,7 +190,11 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 			return true
 		}),
 		gojq.WithFunction(depthFunc, 0, 0, func(v any, _ []any) any {
-			if d := depthOver(v, MaxDepth); d > MaxDepth {
+			d, err := depthOverCtx(ctx, v, MaxDepth)
+			if err != nil {
+				return err
+			}
+			if d > MaxDepth {
 				return fmt.Errorf("a value nested deeper than %d levels is not walked in the sandbox (run the tool with \"exec\": \"native\")", MaxDepth)
 			}
 			return true
@@ -199,8 +210,9 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 					return r
 				}
 			}
-			return true
+			return r.sortablePaths(ps)
 		}),
+		gojq.WithFunction(getpathFunc, 1, 1, func(v any, args []any) any { return r.getpathOK(v, args[0]) }),
 		gojq.WithFunction(eventFunc, 0, 0, func(v any, _ []any) any {
 			if e, ok := v.([]any); ok && len(e) > 0 {
 				return pathOK(e[0])
@@ -359,11 +371,19 @@ func pathOK(v any) any {
 // depthOver returns how deeply v nests, counting no further than limit+1: an iterative walk
 // (v itself may be deeper than any stack).
 func depthOver(v any, limit int) int {
+	d, _ := depthOverCtx(context.Background(), v, limit)
+	return d
+}
+
+// depthOverCtx is depthOver ending with ctx: a value that holds one array many times has far
+// more elements to walk than it takes memory (40 levels of [., .] hold 2^40).
+func depthOverCtx(ctx context.Context, v any, limit int) (int, error) {
 	switch v.(type) {
 	case []any, map[string]any:
 	default:
-		return 0
+		return 0, nil
 	}
+	steps := 0
 	type item struct {
 		v     any
 		depth int
@@ -375,10 +395,16 @@ func depthOver(v any, limit int) int {
 		stack = stack[:len(stack)-1]
 		deepest = max(deepest, it.depth)
 		if deepest > limit {
-			return deepest
+			return deepest, nil
 		}
 		switch x := it.v.(type) {
 		case []any:
+			if steps += len(x) + 1; steps >= 1<<16 {
+				steps = 0
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
 			for _, e := range x {
 				switch e.(type) {
 				case []any, map[string]any:
@@ -386,6 +412,12 @@ func depthOver(v any, limit int) int {
 				}
 			}
 		case map[string]any:
+			if steps += len(x) + 1; steps >= 1<<16 {
+				steps = 0
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
 			for _, e := range x {
 				switch e.(type) {
 				case []any, map[string]any:
@@ -394,7 +426,7 @@ func depthOver(v any, limit int) int {
 			}
 		}
 	}
-	return deepest
+	return deepest, nil
 }
 
 // How a builtin is guarded, by name (whatever defines it: a user's definition of the same name
@@ -478,12 +510,16 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 	}}.query(q)
 	visitor{queryFn: func(q *gojq.Query) { guardQuery(q, own) }, termFn: func(t *gojq.Term) { guardTerm(t, own) }}.query(q)
 	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && (t.Func.Name == mulFunc || t.Func.Name == addFunc || t.Func.Name == sumDef || t.Func.Name == joinFunc) {
+		if t.Type == gojq.TermTypeFunc && roomNames[t.Func.Name] {
 			asksRoom = true
 		}
 	}}.query(q)
 	return asksRoom
 }
+
+// roomNames are the guard's names whose Go functions are bound to the run's room or context.
+var roomNames = map[string]bool{mulFunc: true, addFunc: true, sumDef: true, joinFunc: true, binopFunc: true,
+	indexDef: true, checkDef: true, getpathFunc: true, pathsDef: true}
 
 // call is a query of one call: name(args...).
 func call(name string, args ...*gojq.Query) *gojq.Query {
@@ -501,8 +537,10 @@ func then(q *gojq.Query, name string) *gojq.Query {
 func guardQuery(q *gojq.Query, own map[string]bool) {
 	switch q.Op {
 	case gojq.OpEq, gojq.OpNe, gojq.OpLt, gojq.OpLe, gojq.OpGt, gojq.OpGe, gojq.OpSub:
-		// Comparing and subtracting arrays recurse into both sides.
-		q.Left, q.Right = then(q.Left, checkDef), then(q.Right, checkDef)
+		// Comparing and subtracting arrays recurse into both sides, and walk them whole
+		// (binopFunc: stopped with the call).
+		op := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeString, Str: &gojq.String{Str: binopOps[q.Op]}}}
+		replace(q, call(binopFunc, then(q.Left, checkDef), then(q.Right, checkDef), op))
 	case gojq.OpMul:
 		// Merging objects recurses into both sides; a string times a number is one
 		// allocation of their product, checked against the call's memory first.
@@ -624,7 +662,7 @@ func shortPathTerm(t *gojq.Term, own map[string]bool) bool {
 			return false // the filter's own select or first may follow any path
 		}
 		switch t.Func.Name {
-		case "empty", "error", checkDef, pathDef:
+		case "empty", "error", checkDef, pathDef, indexDef:
 			return true
 		case "select", "first", "last":
 			// select's argument is a value; first and last pass their argument's paths on.
@@ -659,12 +697,19 @@ func constantKey(q *gojq.Query) bool {
 }
 
 func guardTerm(t *gojq.Term, own map[string]bool) {
-	// Index suffixes: .[x] with an array x looks for x's occurrences (compares).
+	// Index suffixes: .[x] with an array x looks for x's occurrences (compares), through
+	// indexDef (after the term itself is guarded).
 	for _, s := range append([]*gojq.Suffix{{Index: t.Index}}, t.SuffixList...) {
-		if s.Index != nil && s.Index.Start != nil && !s.Index.IsSlice && !constantKey(s.Index.Start) {
+		if dynamicIndex(s.Index) {
 			s.Index.Start = then(s.Index.Start, checkDef)
 		}
 	}
+	guardTermKind(t, own)
+	rewriteIndex(t)
+}
+
+// guardTermKind guards a term by what it calls (guardKinds), its suffixes kept.
+func guardTermKind(t *gojq.Term, own map[string]bool) {
 	// String interpolation prints its values: through tostring (OrderedDefs' printer, which
 	// strips past jq's depth as jq does), or a format's function, which gojq's encoder serves.
 	if t.Str != nil && printsDeep(t.Format) {
@@ -686,6 +731,18 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 			k = guardAll // a builtin this table does not know (a newer gojq's): check everything
 		}
 		kind = k
+	}
+	if t.Type == gojq.TermTypeFunc && t.Func.Name == "getpath" && len(t.Func.Args) == 1 && !own["getpath"] {
+		// P as $p | if getpathFunc($p) then getpath($p) else empty end: a step that is an
+		// array over an array compares it at every place (as .[$x] does), counted first.
+		inner := *t
+		inner.SuffixList = nil
+		inner.Func = &gojq.Func{Name: "getpath", Args: []*gojq.Query{call(getpathVar)}}
+		checked := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIf, If: &gojq.If{
+			Cond: call(getpathFunc, call(getpathVar)), Then: &gojq.Query{Term: &inner}, Else: call("empty")}}}
+		*t = gojq.Term{Type: gojq.TermTypeQuery, SuffixList: t.SuffixList, Query: &gojq.Query{
+			Left: t.Func.Args[0], Patterns: []*gojq.Pattern{{Name: getpathVar}}, Op: gojq.OpPipe, Right: checked}}
+		return
 	}
 	if kind == guardNone {
 		return
@@ -716,6 +773,7 @@ func guardTerm(t *gojq.Term, own map[string]bool) {
 	}
 	check := checkDef
 	switch {
+
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && t.Func.Name == "join" && len(t.Func.Args) == 1:
 		// S as $sep | if joinFunc($sep) then join($sep) else empty end: the separators
 		// counted too (no definition: every filter compiled per run would compile it).

@@ -37,6 +37,19 @@ var guardSeeds = []string{
 	`[.[]? | strings | test("a")]`, `tostring | [match("(?<x>.)(y)?"; "g")]`, `tostring | gsub("(?<c>[0-9])"; "<\(.c)>")`,
 	`tostring | [scan("\\w+")]`, `tostring | sub("^"; ">"; "g")`, `tostring | split(",|:"; null)`, `tostring | capture("(?<a>.)")`,
 	`[tostring | splits("")]`, `try test(1) catch .`, `tostring | _match("."; "g"; false)`, `join(", ", "-")`,
+	// Indices by a value (indexDef), comparisons and subtraction (binopFunc).
+	`.[[1, 2]]`, `.[[1]]?`, `.[[]]`, `[.[] | .[[3]]?]`, `path(.[[2]])`, `path(.[[1, 2]][0])`, `[paths]`,
+	`.[[2]] |= 5`, `try (.[[2]] = 1) catch .`, `.a[.b]?`, `.[.a]?`, `.[.[0]]`, `.[.[0]]?`, `.[(0, 1)]`,
+	`[.[(0, 1)][(0, 1)]?]`, `[(.[0], .[1])[(0, 1)]]`, `.[.a][.b]`, `.a[.b][.c]?`, `.[] as $x | .[$x]?`,
+	`. as $d | [.[]?] | .[$d]?`, `.[.[]?]?`, `.[error("x")]?`, `.[[.[0]]]`, `path(..) as $p | .[$p]?`,
+	`del(.[[1]])?`, `try del(.[[1]]) catch .`, `.[1:][[3]]?`, `.[[2]][0]`, `.[[2]][]?`, `.[[2]]?.a?`,
+	`.[. - [1]]?`, `[. < ., . <= 1, . > "a", . >= [], . != {}, . == null]`, `. - .`, `. - 1`, `1 - .`,
+	`[.[]? - 1]`, `9223372036854775807 - -1`, `-9223372036854775807 - 2`, `1.5 - .`, `[(1, 2) - (10, 20)]`,
+	`[(1, 2) < (2, 1)]`, `nan < nan`, `[nan] == [nan]`, `[nan] - [nan]`, `[1, nan] - [1]`, `{} - {}`, `"a" - "b"`,
+	`100000000000000000000000 - 1`, `1 - 100000000000000000000000`, `(.a, .b) == (1, 2)`, `error("l") == error("r")`,
+	`error("l") - error("r")`, `getpath([[2]])`, `getpath([0, [1]])`, `try getpath([[1], 0]) catch .`, `path(getpath([[2]]))`,
+	`getpath(["a", [1]])?`, `[getpath(([0], [[2]]), [1])]`, `getpath([[2]]) |= 1`, `delpaths([[[1]], [[2]]])?`,
+	`try delpaths([[0], [[1, 2]]]) catch .`, `delpaths([[{"start": 0, "end": 1}], [0]])?`,
 }
 
 // TestGuardKeepsResults: a guarded filter gives gojq's results, errors and generator order,

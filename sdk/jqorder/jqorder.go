@@ -4,6 +4,7 @@
 package jqorder
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -179,6 +180,8 @@ type Printer struct {
 	Derived *Derived
 	// Normalize turns a number read by fromjson into gojq's (as the input's reader does).
 	Normalize func(json.Number) any
+	// Ctx, when set, ends a long print (Marshal, tojson) with its error.
+	Ctx context.Context
 }
 
 // MaxPrintDepth is jq 1.6's printing depth: a value nested deeper prints as Stripped at that
@@ -193,13 +196,67 @@ const Stripped = "<stripped: exceeds max depth>"
 // Marshal renders v compactly as gojq.Marshal does, with the member order above, and values
 // deeper than MaxPrintDepth stripped as jq strips them.
 func (p *Printer) Marshal(v any) ([]byte, error) {
+	var ctx context.Context
+	if p != nil {
+		ctx = p.Ctx
+	}
 	if (p == nil || len(p.Input) == 0 && len(p.Args) == 0 && len(p.Built) == 0 && (p.Derived == nil || len(p.Derived.m) == 0)) &&
-		depthOver(v, MaxPrintDepth) <= MaxPrintDepth {
+		(ctx == nil || fewNodes(v)) && depthOver(v, MaxPrintDepth) <= MaxPrintDepth {
 		return gojq.Marshal(v)
 	}
 	var b []byte
-	err := p.write(&b, v, 0)
+	var st *printSteps
+	if ctx != nil {
+		st = &printSteps{ctx: ctx}
+	}
+	err := p.write(&b, v, 0, st)
 	return b, err
+}
+
+// printSteps ends a print with its context: a value that holds one array many times prints
+// far more than it takes memory (40 levels of [., .] print 2^40 elements).
+type printSteps struct {
+	ctx context.Context
+	n   int
+}
+
+func (st *printSteps) step() error {
+	if st == nil {
+		return nil
+	}
+	if st.n++; st.n&0xffff == 0 {
+		return st.ctx.Err()
+	}
+	return nil
+}
+
+// fewNodesMax is how many nodes a value printed by gojq's own Marshal may have when the
+// print must end with a context: gojq's takes well under a millisecond for them.
+const fewNodesMax = 4096
+
+// fewNodes reports whether v has at most fewNodesMax arrays, objects and elements.
+func fewNodes(v any) bool {
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := x.(type) {
+		case []any:
+			if n += len(x) + 1; n > fewNodesMax {
+				return false
+			}
+			stack = append(stack, x...)
+		case map[string]any:
+			if n += len(x) + 1; n > fewNodesMax {
+				return false
+			}
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		}
+	}
+	return true
 }
 
 // KeysOf is the order to print m's members in.
@@ -241,7 +298,10 @@ func sameKeys(keys []string, m map[string]any) bool {
 	return true
 }
 
-func (p *Printer) write(b *[]byte, v any, depth int) error {
+func (p *Printer) write(b *[]byte, v any, depth int, st *printSteps) error {
+	if err := st.step(); err != nil {
+		return err
+	}
 	if depth > MaxPrintDepth {
 		*b = append(*b, Stripped...)
 		return nil
@@ -259,7 +319,7 @@ func (p *Printer) write(b *[]byte, v any, depth int) error {
 				return err
 			}
 			*b = append(append(*b, kb...), ':')
-			if err := p.write(b, x[k], depth+1); err != nil {
+			if err := p.write(b, x[k], depth+1, st); err != nil {
 				return err
 			}
 		}
@@ -271,7 +331,7 @@ func (p *Printer) write(b *[]byte, v any, depth int) error {
 			if i > 0 {
 				*b = append(*b, ',')
 			}
-			if err := p.write(b, e, depth+1); err != nil {
+			if err := p.write(b, e, depth+1, st); err != nil {
 				return err
 			}
 		}

@@ -50,6 +50,13 @@ def index($i): ` + ownFunc + `("index"; $i);
 def rindex($i): ` + ownFunc + `("rindex"; $i);
 def contains($x): ` + ownFunc + `("contains"; $x);
 def inside($x): ` + ownFunc + `("inside"; $x);
+def flatten: ` + ownFunc + `("flatten");
+def flatten($depth): ` + ownFunc + `("flatten1"; $depth);
+def explode: ` + ownFunc + `("explode");
+def implode: ` + ownFunc + `("implode");
+def ascii_downcase: ` + ownFunc + `("ascii_downcase");
+def ascii_upcase: ` + ownFunc + `("ascii_upcase");
+def transpose: ` + ownFunc + `("transpose");
 .`
 
 // ownFormats are the formats whose work is ours: the others (@text, @json, @urid) are
@@ -84,22 +91,28 @@ type stopped struct{ err error }
 type stepper struct {
 	ctx   context.Context
 	steps int
+	// limit, when not 0, bounds the steps (counted stopEvery at a time): past it the walk
+	// stops with errOverLimit.
+	limit, looked int
 }
+
+// errOverLimit stops a stepper past its limit.
+var errOverLimit = errors.New("jqorder: over the step limit")
 
 func (s *stepper) step(n int) {
 	if s.steps += n; s.steps >= stopEvery {
+		s.looked += s.steps
 		s.steps = 0
 		if err := s.ctx.Err(); err != nil {
 			panic(stopped{err})
 		}
+		if s.limit > 0 && s.looked > s.limit {
+			panic(stopped{errOverLimit})
+		}
 	}
 }
 
-func newOwnFunction(ctx context.Context, room func(int64) error) gojq.CompilerOption {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	r := &ownRun{ctx: ctx, room: room}
+func newOwnFunction(r *ownRun) gojq.CompilerOption {
 	return gojq.WithFunction(ownFunc, 1, 2, func(v any, args []any) any {
 		var x any
 		if len(args) > 1 {
@@ -118,11 +131,17 @@ func (r *ownRun) ask(n int64) error {
 	return r.room(n)
 }
 
-func (r *ownRun) call(op string, v, x any) (out any) {
+func (r *ownRun) call(op string, v, x any) any {
+	return r.stepped(0, func(s *stepper) any { return r.op(s, op, v, x) })
+}
+
+// stepped runs f with a stepper over the run's context (at most limit steps when limit > 0),
+// and gives the context's error (or the limit's) when f was stopped.
+func (r *ownRun) stepped(limit int, f func(s *stepper) any) (out any) {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	s := &stepper{ctx: r.ctx}
+	s := &stepper{ctx: r.ctx, limit: limit}
 	defer func() {
 		if p := recover(); p != nil {
 			st, ok := p.(stopped)
@@ -132,6 +151,10 @@ func (r *ownRun) call(op string, v, x any) (out any) {
 			out = st.err
 		}
 	}()
+	return f(s)
+}
+
+func (r *ownRun) op(s *stepper, op string, v, x any) any {
 	switch op {
 	case "sort", "unique", "min", "max":
 		return r.sorted(s, op, v, v, false)
@@ -145,6 +168,16 @@ func (r *ownRun) call(op string, v, x any) (out any) {
 		return containsTop(s, op, v, x, v, x)
 	case "inside":
 		return containsTop(s, op, x, v, v, x)
+	case "flatten", "flatten1":
+		return r.flatten(s, op, v, x)
+	case "explode":
+		return r.explode(s, v)
+	case "implode":
+		return r.implode(s, v)
+	case "ascii_downcase", "ascii_upcase":
+		return r.asciiCase(s, op, v)
+	case "transpose":
+		return r.transpose(s, v)
 	}
 	if ownFormats[op] {
 		return r.format(s, op, v)
@@ -249,6 +282,8 @@ func plainOwn(op string) *gojq.Code {
 		src = "_" + op + "($x)"
 	case op == "split" || op == "indices" || op == "index" || op == "rindex" || op == "contains" || op == "inside":
 		src = op + "($x)"
+	case op == "flatten1":
+		src = "flatten($x)"
 	}
 	q, err := gojq.Parse(src)
 	if err != nil {

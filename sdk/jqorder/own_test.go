@@ -46,6 +46,13 @@ var ownFilters = []string{
 	`[range(50) | . % 7] | contains([range(0; 7)]), contains([7])`, `{"a": {"b": "xyz"}} | contains({"a": {"b": "y"}})`,
 	`[100000000000000000000000, 1] | contains([1e23]), contains([100000000000000000000000])`,
 	`def sort: 1; sort`, `def split($x): $x; split(2)`,
+	`flatten`, `flatten(0)`, `flatten(1)`, `flatten(0.5)`, `flatten(-1)`, `flatten(nan)`, `flatten("a")`, `flatten(null)`,
+	`flatten(1e1000)`, `[., [., [.]]] | flatten, flatten(1), flatten(1.5)`, `{"b": [1, [2]], "a": .} | flatten`, `.[]? | flatten?`,
+	`explode`, `implode`, `explode | implode`, `try implode catch .`, `[.[]? | numbers] | implode`,
+	`[-1, 0, 55296, 57343, 1114111, 1114112, 65, 1.7, 1e3, 100000000000000000000000] | implode | explode`,
+	`ascii_downcase`, `ascii_upcase`, `.[]? | ascii_downcase?`, `"aBcÉé日Zz\u0000" | ascii_upcase, ascii_downcase`,
+	`("éA" * 40000) + (if type == "string" then . else "" end) | ascii_upcase, explode | length`,
+	`transpose`, `[.] | transpose`, `[., [1, [2]], []] | transpose?`, `try transpose catch .`, `[[1], "a"] | try transpose catch .`,
 }
 
 // ownInputs are inputs of every type, with the bytes the formats escape.
@@ -177,6 +184,10 @@ func TestOwnStopsWithItsCall(t *testing.T) {
 		`"a" * 100000 | rindex("a" * 50000 + "b")`,
 		`[range(100000)] | contains([range(100000) | -.])`,
 		`[range(100000) | [.]] | inside([range(100000) | [-.]])`,
+		`reduce range(26) as $i ([0]; [., .]) | flatten | length`, `reduce range(26) as $i ([0]; [., .]) | flatten(30) | length`,
+		`"aé" * 5000000 | explode | length`, `[range(3000000) | 97] | implode | length`,
+		`"aB" * 5000000 | ascii_downcase, ascii_upcase | length`,
+		`[[range(100000)]] + [range(1000) | []] | transpose | length`,
 	} {
 		ctx := &cancelAfter{Context: context.Background(), looks: 3, ended: make(chan struct{})}
 		// The filter's own building (range, *) does not look at Err: only ownFunc does.
@@ -204,6 +215,9 @@ func TestOwnAsksRoomFirst(t *testing.T) {
 		`"'" * 1000000 | @sh | length`, `"x" * 3000000 | @base64 | length`, `"YWJj" * 1000000 | @base64d | length`,
 		`["\"" * 1000000] | @csv | length`, `["\t" * 1000000] | @tsv | length`,
 		`"a" * 1000000 | indices("b") | length`,
+		`[range(100000) | [.]] | flatten | length`, `"a" * 100000 | explode | length`, `[range(1100000) | 97] | implode | length`,
+		`"A" * 1100000 | ascii_downcase | length`, `"a" * 1100000 | ascii_upcase | length`,
+		`[[range(1000)]] + [range(1000) | []] | transpose | length`,
 	} {
 		if out := runWith(t, context.Background(), f, nil, true, func(int64) error { return refused }); len(out) != 1 || out[0] != "error: no room" {
 			t.Errorf("%s: %v, want the room's refusal", f, out)
@@ -226,7 +240,8 @@ func TestOwnAsksRoomFirst(t *testing.T) {
 		{"sort", big, nil}, {"unique", big, nil}, {"sort_by", big, big}, {"group_by", big, big}, {"unique_by", big, big},
 		{"split", long, ","}, {"split", long, ""}, {"@html", long, nil}, {"@uri", long, nil}, {"@sh", long, nil},
 		{"@base64", long, nil}, {"@base64d", strings.Repeat("YWJj", 1<<20), nil}, {"@csv", []any{long}, nil}, {"@tsv", []any{long}, nil},
-		{"indices", long, "\t"}, {"rindex", long, ","},
+		{"indices", long, "\t"}, {"rindex", long, ","}, {"flatten", []any{big, big}, nil}, {"explode", long, nil},
+		{"implode", big, nil}, {"ascii_downcase", long, nil}, {"ascii_upcase", long, nil}, {"transpose", []any{big, []any{}}, nil},
 	} {
 		var asked int64
 		r := &ownRun{ctx: context.Background(), room: func(n int64) error { asked = n; return refused }}

@@ -35,18 +35,7 @@ func compileWith(t *testing.T, ctx context.Context, filter string, ours bool, ro
 		if err != nil {
 			return []any{"compile: " + err.Error()}
 		}
-		var out []any
-		iter := code.RunWithContext(ctx, input)
-		for {
-			v, ok := iter.Next()
-			if !ok {
-				return out
-			}
-			if e, isErr := v.(error); isErr {
-				return append(out, "error: "+e.Error())
-			}
-			out = append(out, v)
-		}
+		return untilError(code.RunWithContext(ctx, input))
 	}
 }
 
@@ -157,7 +146,7 @@ func TestOwnDefsOnlyWhenCalled(t *testing.T) {
 	for f, want := range map[string]bool{
 		`.name // "World"`: false, `split(",")`: true, `sort_by(.a)`: true, `.[] | min`: true, `@csv`: true,
 		`@base64 "x\(.)"`: true, `@json`: false, `@text "\(.)"`: false, `keys | length`: false, `split(","; null)`: true, `.a | test("x")`: true,
-		`def f: gsub("a"; "b"); f`: true, `[.[] | select(.x | ascii_downcase | startswith("y"))]`: false, `.[] | contains("y")`: true, `inside([1])`: true,
+		`def f: gsub("a"; "b"); f`: true, `[.[] | select(.x | ltrimstr("x") | startswith("y"))]`: false, `.[] | contains("y")`: true, `inside([1])`: true,
 		`_match("a"; null; false)`: true, `scan("a")`: true, `splits("a")`: true,
 	} {
 		q, err := gojq.Parse(f)
@@ -241,5 +230,20 @@ func TestRegexTooLarge(t *testing.T) {
 	got := runWith(t, context.Background(), `test("`+strings.Repeat("x{1,1000}", 120)+`")`, "x", true, nil)
 	if len(got) != 1 || !strings.Contains(fmt.Sprint(got[0]), "regular expression too large for the sandbox") {
 		t.Errorf("got %v", got)
+	}
+}
+
+// untilError collects iter's values up to and including the first error (as "error: ...").
+func untilError(iter gojq.Iter) []any {
+	var out []any
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return out
+		}
+		if e, isErr := v.(error); isErr {
+			return append(out, "error: "+e.Error())
+		}
+		out = append(out, v)
 	}
 }

@@ -31,11 +31,18 @@ const (
 // stops once past what room was last asked for: the walk reads no more of v than the call
 // could print (each element prints at least a byte), however many times v holds a value.
 func jsonRoom(ctx context.Context, v any, room func(int64) error) error {
+	return JSONRoom(ctx, v, room, -1)
+}
+
+// JSONRoom is jsonRoom for a value printed with indent spaces a level (a newline and the
+// indentation before every element and closing bracket, as json.Indent writes them), or
+// compact when indent is negative: the room a program asks before printing v.
+func JSONRoom(ctx context.Context, v any, room func(int64) error, indent int) error {
 	if room == nil {
 		return nil
 	}
 	for limit := int64(roomMin); ; limit *= 2 {
-		w := sizeWalk{ctx: ctx, limit: limit}
+		w := sizeWalk{ctx: ctx, limit: limit, indent: int64(indent)}
 		w.value(v, 0)
 		if w.err != nil {
 			return w.err
@@ -63,6 +70,17 @@ type sizeWalk struct {
 	n     int64
 	steps int
 	err   error
+	// indent is the spaces a level of a pretty print (negative: compact).
+	indent int64
+}
+
+// broken is what a pretty print adds to a non-empty array or object of n elements at depth:
+// a newline and indentation before each element and before the closing bracket.
+func (w *sizeWalk) broken(n, depth int) int64 {
+	if w.indent < 0 || n == 0 {
+		return 0
+	}
+	return int64(n)*(1+w.indent*int64(depth+1)) + 1 + w.indent*int64(depth)
 }
 
 func (w *sizeWalk) done() bool {
@@ -85,6 +103,9 @@ func (w *sizeWalk) value(v any, depth int) {
 		w.n += 4
 	case bool:
 		w.n += 5
+		if x {
+			w.n-- // true
+		}
 	case int:
 		w.n += int64(len(strconv.Itoa(x)))
 	case float64:
@@ -94,14 +115,17 @@ func (w *sizeWalk) value(v any, depth int) {
 	case string:
 		w.n += jsonStringBytes(x)
 	case []any:
-		w.n += 2 + int64(max(len(x)-1, 0))
+		w.n += 2 + int64(max(len(x)-1, 0)) + w.broken(len(x), depth)
 		for _, e := range x {
 			if w.value(e, depth+1); w.n > w.limit || w.err != nil {
 				return
 			}
 		}
 	case map[string]any:
-		w.n += 2 + int64(max(len(x)-1, 0))
+		w.n += 2 + int64(max(len(x)-1, 0)) + w.broken(len(x), depth)
+		if w.indent >= 0 {
+			w.n += int64(len(x)) // the space after each colon
+		}
 		for k, e := range x {
 			w.n += jsonStringBytes(k) + 1
 			if w.value(e, depth+1); w.n > w.limit || w.err != nil {

@@ -1,8 +1,11 @@
 package jqorder
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -68,4 +71,51 @@ func largestAsk(allowed int64) (room func(int64) error, asked *int64) {
 		}
 		return nil
 	}, asked
+}
+
+// TestJSONRoomCountsPrettyPrints: the size JSONRoom asks for a pretty print is what
+// json.Indent makes of the compact print (exactly, for values without floats).
+func TestJSONRoomCountsPrettyPrints(t *testing.T) {
+	for _, src := range []string{
+		`null`, `[]`, `{}`, `[1]`, `[[], {}, [[]]]`, `{"a": [1, 2, {"b": "x\ny"}], "c": {}}`, `[[1, [2, [3]]], "s", true]`,
+		`{"k": {"k": {"k": [null, false]}}}`,
+	} {
+		v := decodeInput(t, src)
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, indent := range []int{-1, 0, 1, 2, 7} {
+			want := len(b)
+			if indent >= 0 {
+				var buf bytes.Buffer
+				if err := json.Indent(&buf, b, "", strings.Repeat(" ", indent)); err != nil {
+					t.Fatal(err)
+				}
+				want = buf.Len()
+			}
+			w := sizeWalk{ctx: context.Background(), limit: 1 << 40, indent: int64(indent)}
+			w.value(v, 0)
+			if w.n != int64(want) {
+				t.Errorf("%s with indent %d: counted %d, printed %d", src, indent, w.n, want)
+			}
+		}
+	}
+}
+
+// TestPrinterEndsWithItsContext: a print of a value that holds one array 2^40 times ends with
+// the printer's context, with its error.
+func TestPrinterEndsWithItsContext(t *testing.T) {
+	v := any([]any{0})
+	for range 40 {
+		v = []any{v, v}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&Printer{Ctx: ctx}).Marshal(v); err != context.Canceled {
+		t.Errorf("%v, want the context's error", err)
+	}
+	if b, err := (&Printer{Ctx: ctx}).Marshal([]any{1, "a"}); err != nil || string(b) != `[1,"a"]` {
+		t.Errorf("a small value: %s, %v", b, err)
+	}
 }

@@ -67,6 +67,29 @@ var boundsShapes = []struct {
 	{"jq-contains", `jq -n '[range(200000)] | contains([range(200000)] | reverse)'`, "", ""},
 	{"jq-inside", `mcp_args_get '[range(200000) | [.]] | inside([range(200000) | [.]] | reverse)'`, "", ""},
 	{"jq-split", `jq -n '"ab" * 60000000 | split("a") | length'`, "", ""},
+	// gojq's .[$array] (the places of a sub-array), its comparisons and array subtraction walked
+	// whole in one Go call: a minute, or for ever over a value that holds one array 2^40 times.
+	{"jq-index-array", `jq -n '[range(200000) | 0] as $a | $a | .[$a[100000:]] | length'`, "", ""},
+	{"jq-index-array-path", `jq -n '[range(200000) | 0] as $a | $a | path(.[$a[100000:]])'`, "", "refused in path expressions"},
+	{"jq-equal-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | . == .'`, "", ""},
+	{"jq-subtract", `jq -n '[range(200000)] - [range(200000) | -.] | length'`, "", ""},
+	// flatten of a value that holds one array 2^26 times made gigabytes for half a minute past
+	// the call's end; explode made 24 bytes of every character, never asked.
+	{"jq-flatten-shared", `jq -n 'reduce range(26) as $i ([0]; [., .]) | flatten | length'`, "", ""},
+	{"jq-explode", `jq -n '"ab" * 30000000 | explode | length'`, "", ""},
+	{"jq-ascii-downcase", `jq -n '"aB" * 60000000 | ascii_downcase | length'`, "", ""},
+	// transpose pads every column to the longest row: 1000 empty rows and one of 100000 made
+	// 10^8 elements in one call (455 MB RSS under a 128 MiB budget).
+	{"jq-transpose", `jq -n '[[range(100000)]] + [range(1000) | []] | transpose | length'`, "", ""},
+	// Printing a value that holds one array 2^25 times (as output, or by tojson) ran 6 s past
+	// the call's end and grew the server by 900 MiB; a pretty print is many times the compact.
+	{"jq-print-shared", `jq -nc 'reduce range(25) as $i ([0]; [., .])' | wc -c`, "", ""},
+	{"jq-print-pretty", `jq -n 'reduce range(22) as $i ([0]; [., .])' | wc -c`, "", ""},
+	{"jq-tojson-shared", `jq -n 'reduce range(30) as $i ([0]; [., .]) | [.] | tojson | length'`, "", ""},
+	// getpath with an array step does what .[$array] does; delpaths sorts its paths first (a
+	// minute each past the call's end).
+	{"jq-getpath-array", `jq -n '[range(200000) | 0] as $a | $a | getpath([$a[100000:]]) | length'`, "", "refused in the sandbox"},
+	{"jq-delpaths-sort", `jq -n '[range(100000)] as $a | null | delpaths([range(100000) | [$a]])'`, "", "refused in the sandbox"},
 	{"jq-csv", `jq -n '"\"" * 1000000 as $s | [range(200) | $s] | @csv | length'`, "", ""},
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},

@@ -270,6 +270,7 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 	}
 	o.order.Built = jqorder.BuiltOrders(q)
 	o.order.Derived, o.order.Normalize = &jqorder.Derived{}, normalizeNumber
+	o.order.Ctx = ctx
 	ownDefs := jqorder.OwnDefs(q)
 	jqorder.Guard(q) // before the rewrite: what it routes elsewhere is checked already
 	jqorder.Rewrite(q)
@@ -387,6 +388,12 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 			if s, ok := v.(string); ok && o.raw && !o.ascii {
 				w.WriteString(s)
 			} else {
+				// What the print makes is asked of the call's memory first (a value that holds
+				// one array many times prints far more than it holds), and the print ends with
+				// the call (Printer.Ctx).
+				if jqorder.JSONRoom(ctx, v, room, printIndent(o)) != nil {
+					return false
+				}
 				w.WriteString(encode(v, o, false)) // with -r -a too: jq quotes the string then
 			}
 			if !o.join {
@@ -665,6 +672,9 @@ func encode(v any, o *jqOptions, compact bool) string {
 		b, err = o.order.Marshal(v)
 	}
 	if err != nil {
+		if o.order.Ctx != nil && o.order.Ctx.Err() != nil {
+			return "" // the call ended during the print: nothing more is written
+		}
 		return fmt.Sprint(v)
 	}
 	if !o.ascii && bytes.Contains(b, []byte(`\ufffd`)) {
@@ -684,6 +694,17 @@ func encode(v any, o *jqOptions, compact bool) string {
 		}
 	}
 	return maybeASCII(string(b), o.ascii)
+}
+
+// printIndent is the spaces a level encode indents with (1 for a tab), -1 when compact.
+func printIndent(o *jqOptions) int {
+	switch {
+	case !o.pretty:
+		return -1
+	case o.tab:
+		return 1
+	}
+	return max(o.indent, 0)
 }
 
 func maybeASCII(s string, ascii bool) string {

@@ -1,0 +1,1 @@
+echo src:$s; s=changed

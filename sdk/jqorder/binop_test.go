@@ -1,0 +1,103 @@
+package jqorder
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/itchyny/gojq"
+)
+
+// runGuarded runs filter on null as the jq utility does: OwnDefs, Guard, GuardDefs and
+// GuardFunctionsContext bound to ctx and room.
+func runJQGuarded(t *testing.T, ctx context.Context, filter string, room func(int64) error) []any {
+	t.Helper()
+	q, err := gojq.Parse(filter)
+	if err != nil {
+		t.Fatalf("%s: %v", filter, err)
+	}
+	own := OwnDefs(q)
+	Guard(q)
+	q.FuncDefs = slices.Concat(GuardDefs(), own, q.FuncDefs)
+	code, err := gojq.Compile(q, GuardFunctionsContext(ctx, room)...)
+	if err != nil {
+		t.Fatalf("%s: %v", filter, err)
+	}
+	return untilError(code.RunWithContext(ctx, nil))
+}
+
+// shared is a few kilobytes holding 2^40 elements: 40 levels of [., .].
+const shared = `reduce range(40) as $i ([0]; [., .])`
+
+// TestBinopStopsWithItsCall (issue 27): comparisons of values that hold one array many times,
+// an array minus an array, an index of a long array by a long array, and the depth checks
+// before them end with the run's context, at one of their own looks (gojq's own walk them
+// whole: hours, or for ever).
+func TestBinopStopsWithItsCall(t *testing.T) {
+	for _, f := range []string{
+		shared + ` | . == .`, shared + ` | . != .`, shared + ` | . < .`, shared + ` | [.] >= [.]`,
+		`[range(100000)] - [range(100000) | -.]`, shared + ` | [.] - [.]`,
+		`[range(200000) | 0] as $a | $a | .[$a[100000:]]`, `[range(200000) | 0] as $a | $a | .[$a[100000:]] | length`,
+		shared + ` | [.] | .[[.[0]]]`, shared + ` | flatten | length`,
+	} {
+		ctx := &cancelAfter{Context: context.Background(), looks: 3, ended: make(chan struct{})}
+		out := runJQGuarded(t, ctx, f, nil)
+		select {
+		case <-ctx.ended:
+		default:
+			t.Fatalf("%s: never looked at its context past its third look: %v", f, out)
+		}
+		if len(out) != 1 || out[0] != "error: "+context.Canceled.Error() {
+			t.Errorf("%s: %.200v, want the context's error", f, out)
+		}
+	}
+}
+
+// TestIndexInPathsIsBounded: `.[$x]` of two arrays in a path expression is gojq's own (it
+// records the path) while its comparisons are few, and refused in words past
+// maxPathIndexSteps; as a value it is ours at any length.
+func TestIndexInPathsIsBounded(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{`[range(200) | . % 3] as $a | $a | path(.[[0, 1]]) | length`, "1"},
+		{`[range(200) | . % 3] as $a | $a | [paths] | length`, "200"},
+		{`[range(200) | . % 3] as $a | $a | .[[0, 1]] | length`, "67"},
+		{`[range(20000) | 0] as $a | $a | path(.[$a[10000:]])`, "error: " + errPathIndex},
+		{`[range(20000) | 0] as $a | $a | try (.[$a[10000:]] |= 1) catch .`, errPathIndex},
+		{`[range(20000) | 0] as $a | $a | .[$a[10000:]] | length`, "10001"},
+		{`[range(200) | . % 3] as $a | $a | getpath([[0, 1]]) | length`, "67"},
+		{`[range(200) | . % 3] as $a | $a | path(getpath([[0, 1], 0]))`, `[[0,1],0]`},
+		{`[range(20000) | 0] as $a | $a | getpath([$a[10000:]])`, "error: " + errGetpathIndex},
+		{`[range(20000) | 0] as $a | $a | path(getpath([$a[10000:]]))`, "error: " + errGetpathIndex},
+		{`[range(2000)] as $a | [range(3) | [$a]] | try delpaths(.) catch (. | test("expected a number"))`, "true"},
+		{`[range(20000)] as $a | [range(20000) | [$a, .]] | try delpaths(.) catch .`, errSortPaths},
+	} {
+		out := runJQGuarded(t, context.Background(), c.filter, nil)
+		var got []string
+		for _, v := range out {
+			if s, ok := v.(string); ok {
+				got = append(got, s)
+			} else {
+				b, _ := gojq.Marshal(v)
+				got = append(got, string(b))
+			}
+		}
+		if strings.Join(got, "\n") != c.want {
+			t.Errorf("%s: %q, want %q", c.filter, got, c.want)
+		}
+	}
+}
+
+// TestSubAsksRoomFirst: an array minus an array asks the run's memory for its result first.
+func TestSubAsksRoomFirst(t *testing.T) {
+	refused := errors.New("no room")
+	out := runJQGuarded(t, context.Background(), `[range(100000)] - [] | length`, func(int64) error { return refused })
+	if len(out) != 1 || out[0] != "error: no room" {
+		t.Errorf("%v, want the room's refusal", out)
+	}
+	out = runJQGuarded(t, context.Background(), `[range(100000)] - [1] | length`, func(int64) error { return nil })
+	if len(out) != 1 || out[0] != 99999 {
+		t.Errorf("%v, want 99999", out)
+	}
+}
