@@ -122,6 +122,16 @@ func runFilterRoom(filter, input string, rewritten, guarded bool, within time.Du
 	return out, true
 }
 
+// gojqPathIterQuirk: gojq refuses an iteration inside path() that iterates a value off the
+// path (path(.[]%.A) on {}: "invalid path on iterating against") even when it yields nothing;
+// jq gives no output there, and so does the rewritten filter. The rewrite adds no difference
+// then: it gives gojq's results up to that error.
+func gojqPathIterQuirk(plain, rewritten []string) bool {
+	n := len(plain)
+	return n > 0 && strings.HasPrefix(plain[n-1], "error: invalid path on iterating against") &&
+		len(rewritten) == n-1 && strings.Join(plain[:n-1], "\n") == strings.Join(rewritten, "\n")
+}
+
 // undefinedInGojq: builtins gojq lacks (keys_unsorted, leaf_paths) that OrderedDefs define.
 func undefinedInGojq(out []string) bool {
 	return len(out) == 1 && strings.HasPrefix(out[0], "compile: function not defined")
@@ -148,6 +158,9 @@ func FuzzRewriteKeepsResults(f *testing.F) {
 		plain, ok1 := runFilterForTest(filter, input, false)
 		rewritten, ok2 := runFilterForTest(filter, input, true)
 		if !ok1 || !ok2 || undefinedInGojq(plain) {
+			return
+		}
+		if gojqPathIterQuirk(plain, rewritten) {
 			return
 		}
 		if strings.Join(plain, "\n") != strings.Join(rewritten, "\n") {
