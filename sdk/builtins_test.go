@@ -42,6 +42,7 @@ func TestBuiltins(t *testing.T) {
 		out    string
 		status int
 		fail   string
+		errOut string
 	}{
 		{args: []string{"mcp_args_get", ".user.name"}, out: "Ada\n"},
 		{args: []string{"mcp_args_get", ".big"}, out: "12345678901234567000\n"},
@@ -60,11 +61,18 @@ func TestBuiltins(t *testing.T) {
 		{args: []string{"mcp_extract_cli_error", `{"ok":false,"message":"m"}`, "", "2"}, out: "m\n"},
 		{args: []string{"mcp_fail", "-32000"}, status: 1, fail: "Tool failed"},
 		{args: []string{"no_such"}, status: 127},
+		// error(v) of a value not a string: built by the call's printer, not gojq's Error().
+		{args: []string{"mcp_args_get", `{"b":1,"a":[2]} | error`}, status: 5, errOut: "jq: error: error: {\"b\":1,\"a\":[2]}\n"},
+		{args: []string{"mcp_args_get", `"plain" | error`}, status: 5, errOut: "jq: error: error: plain\n"},
+		{args: []string{"mcp_args_get", `[1] | halt_error`}, status: 5, errOut: "jq: error: halt error: [1]\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			out, _, status, st := runSDK(t, call, nil, tc.args...)
+			out, errOut, status, st := runSDK(t, call, nil, tc.args...)
 			if status != tc.status || (tc.out != "" && out != tc.out) {
 				t.Errorf("status %d out %q; want %d %q", status, out, tc.status, tc.out)
+			}
+			if tc.errOut != "" && errOut != tc.errOut {
+				t.Errorf("stderr %q, want %q", errOut, tc.errOut)
 			}
 			if tc.fail != "" && (st.Failure() == nil || st.Failure().Message != tc.fail) {
 				t.Errorf("failure %+v, want %q", st.Failure(), tc.fail)

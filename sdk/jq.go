@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,7 +115,7 @@ func (fc *FilterCache) run(ctx context.Context, filter string, input any, enviro
 			if h, halt := e.(*gojq.HaltError); halt && h.Value() == nil {
 				return out, nil
 			}
-			return out, e
+			return out, valueErrorText(ctx, e, p, room)
 		}
 		out = append(out, v)
 		if len(out) > 1_000_000 {
@@ -325,3 +326,34 @@ func compactJSON(v any) string {
 type compileError struct{ error }
 
 func (e compileError) Unwrap() error { return e.error }
+
+// valueErrorText is e, a filter's error, with the message gojq gives error(v) and halt_error
+// for a value that is not a string ("error: " or "halt error: " and v's JSON) built by the
+// call's printer: its size asked of the call's memory first and the print ended with the call.
+// gojq's own Error() marshals the whole value, unstoppably and uncharged (a value that holds
+// one array many times prints gigabytes).
+func valueErrorText(ctx context.Context, e error, p *jqorder.Printer, room func(int64) error) error {
+	ve, ok := e.(gojq.ValueError)
+	if !ok {
+		return e
+	}
+	v := ve.Value()
+	if _, isString := v.(string); isString || v == nil {
+		return e
+	}
+	prefix := "error: "
+	if _, halt := e.(*gojq.HaltError); halt {
+		prefix = "halt error: "
+	}
+	if err := jqorder.JSONRoom(ctx, v, room, -1); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := p.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return errors.New(prefix + string(b))
+}

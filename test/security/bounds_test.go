@@ -94,6 +94,12 @@ var boundsShapes = []struct {
 	{"jq-sh", `jq -n '"\u0027" * 60000000 | @sh | length'`, "", ""},
 	{"jq-base64", `jq -n '"ab" * 60000000 | @base64 | length'`, "", ""},
 	{"jq-html", `jq -n '"<" * 50000000 | @html | length'`, "", ""},
+	// The message of error(v) and halt_error for a value that holds one array many times:
+	// gojq's own message marshals the whole value, unstoppably and uncharged.
+	{"jq-error-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | error'`, "", ""},
+	{"jq-error-shared-caught", `jq -n 'reduce range(27) as $i ([0]; [., .]) | try error catch length'`, "", ""},
+	{"jq-halt-error-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | halt_error'`, "", ""},
+	{"sdk-error-shared", `mcp_args_get 'reduce range(27) as $i ([0]; [., .]) | error'`, "", ""},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},

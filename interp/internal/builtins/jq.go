@@ -355,8 +355,10 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 					if hv := h.Value(); hv != nil {
 						if s, ok := hv.(string); ok {
 							fmt.Fprint(env.Stderr, s)
+						} else if text, ok := messageJSON(ctx, hv, o, room); ok {
+							fmt.Fprintln(env.Stderr, text)
 						} else {
-							fmt.Fprintln(env.Stderr, encode(hv, &jqOptions{ascii: o.ascii}, true))
+							return false
 						}
 					}
 					halted, status = true, h.ExitCode()
@@ -369,15 +371,19 @@ func runJQWatched(ctx context.Context, env *Env, o *jqOptions, room func(int64) 
 						where = src.name
 					}
 				}
-				msg := ": " + e.Error()
+				var msg string
 				if ve, ok := e.(gojq.ValueError); ok {
-					// error(v): jq prints a string as is, anything else as JSON.
+					// error(v): jq prints a string as is, anything else as JSON. Not through
+					// e.Error(): gojq's message marshals the whole value, unstoppably and
+					// uncharged (a value that holds one array many times prints gigabytes).
 					if s, ok := ve.Value().(string); ok {
 						msg = ": " + s
+					} else if text, ok := messageJSON(ctx, ve.Value(), o, room); ok {
+						msg = " (not a string): " + text
 					} else {
-						msg = " (not a string): " + encode(ve.Value(), &jqOptions{ascii: o.ascii}, true)
+						return false
 					}
-				} else if msg == ": break" {
+				} else if msg = ": " + e.Error(); msg == ": break" {
 					msg = ": No more inputs" // gojq's input signals the end of input with "break"
 				}
 				fmt.Fprintf(env.Stderr, "jq: error (at %s)%s\n", where, msg)
@@ -663,6 +669,17 @@ var jqPrelude = sync.OnceValue(func() *gojq.Query {
 
 // encode renders v as jq would with the given options: objects read from the input or the
 // arguments keep their order, others print sorted (gojq's encoder).
+// messageJSON is v as jq prints it in a message (error(v), halt_error): compact JSON in the
+// filter's member order, its size asked of the call's memory first and the print ended with
+// the call. It reports false when the call ends instead (the budget or the call's end).
+func messageJSON(ctx context.Context, v any, o *jqOptions, room func(int64) error) (string, bool) {
+	if jqorder.JSONRoom(ctx, v, room, -1) != nil || ctx.Err() != nil {
+		return "", false
+	}
+	text := encode(v, &jqOptions{ascii: o.ascii, order: o.order}, true)
+	return text, ctx.Err() == nil
+}
+
 func encode(v any, o *jqOptions, compact bool) string {
 	var b []byte
 	var err error
@@ -675,7 +692,7 @@ func encode(v any, o *jqOptions, compact bool) string {
 		if o.order.Ctx != nil && o.order.Ctx.Err() != nil {
 			return "" // the call ended during the print: nothing more is written
 		}
-		return fmt.Sprint(v)
+		return gojq.Preview(v) // bounded, whatever v holds (fmt.Sprint of a shared value is not)
 	}
 	if !o.ascii && bytes.Contains(b, []byte(`\ufffd`)) {
 		// gojq writes an invalid byte of a string as the escape \ufffd; jq writes U+FFFD.

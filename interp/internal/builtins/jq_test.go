@@ -344,6 +344,7 @@ func TestJqDiffersFromRealJq(t *testing.T) {
 		{"", []string{"jq", "-n", `{"a":1}|error`}, "", 5, `jq: error (at <unknown>) (not a string): {"a":1}`, ""},
 		{"", []string{"jq", "-n", `"bye\n"|halt_error(3)`}, "", 3, "bye\n", ""},
 		{"", []string{"jq", "-n", `{"a":1}|halt_error`}, "", 5, "{\"a\":1}\n", ""},
+		{"", []string{"jq", "-n", `{"b":1,"a":2}|error`}, "", 5, `jq: error (at <unknown>) (not a string): {"b":1,"a":2}`, "jq's member order"},
 		{"", []string{"jq", "-n", `include "x"; .`}, "", 3, "compile error", "modules cannot be loaded"},
 	} {
 		out, errOut, rc := te.run(t, tc.stdin, tc.argv...)
