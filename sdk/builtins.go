@@ -218,7 +218,17 @@ func argsRaw(s *State, _ context.Context, env *engine.Env, _ []string) int {
 // and returns jq's status: 3 for a filter that does not compile, 5 for a runtime error.
 func (s *State) query(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) int {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, filterRoom(env.Budget))
+	room := filterRoom(env.Budget)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, room)
+	if err == nil {
+		for _, x := range out {
+			var text string
+			if text, err = printResult(ctx, p, x, room); err != nil {
+				break
+			}
+			fmt.Fprintln(env.Stdout, text)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "jq: error: %v\n", err)
 		var ce compileError
@@ -227,16 +237,14 @@ func (s *State) query(ctx context.Context, env *engine.Env, filter string, v any
 		}
 		return 5
 	}
-	for _, x := range out {
-		fmt.Fprintln(env.Stdout, rawOrderedOutput(p, x))
-	}
 	return 0
 }
 
 // value evaluates a filter to one string ("" for null or no result).
 func (s *State) value(ctx context.Context, env *engine.Env, filter string, v any, order jqorder.KeyOrder) (string, error) {
 	p := &jqorder.Printer{Input: order}
-	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, filterRoom(env.Budget))
+	room := filterRoom(env.Budget)
+	out, err := s.Filters.run(ctx, filter, v, env.Environ, p, room)
 	if err != nil {
 		return "", err
 	}
@@ -246,7 +254,11 @@ func (s *State) value(ctx context.Context, env *engine.Env, filter string, v any
 			parts = append(parts, "null")
 			continue
 		}
-		parts = append(parts, rawOrderedOutput(p, x))
+		text, err := printResult(ctx, p, x, room)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, text)
 	}
 	return strings.Join(parts, "\n"), nil
 }

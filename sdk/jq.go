@@ -306,9 +306,26 @@ func rawOrderedOutput(p *jqorder.Printer, v any) string {
 	}
 	b, err := p.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return gojq.Preview(v) // bounded, whatever v holds (fmt.Sprint of a shared value is not)
 	}
 	return string(b)
+}
+
+// printResult is rawOrderedOutput for a filter's result: its size is asked of the call's
+// memory first (a value that holds one array many times prints far more than it holds) and
+// the print ends with the call (p.Ctx), each with its error.
+func printResult(ctx context.Context, p *jqorder.Printer, v any, room func(int64) error) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	if err := jqorder.JSONRoom(ctx, v, room, -1); err != nil {
+		return "", err
+	}
+	b, err := p.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // compactJSON renders v as compact JSON (gojq's encoder: jq-compatible number formatting),

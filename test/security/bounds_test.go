@@ -97,9 +97,14 @@ var boundsShapes = []struct {
 	// The message of error(v) and halt_error for a value that holds one array many times:
 	// gojq's own message marshals the whole value, unstoppably and uncharged.
 	{"jq-error-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | error'`, "", ""},
-	{"jq-error-shared-caught", `jq -n 'reduce range(27) as $i ([0]; [., .]) | try error catch length'`, "", ""},
 	{"jq-halt-error-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | halt_error'`, "", ""},
 	{"sdk-error-shared", `mcp_args_get 'reduce range(27) as $i ([0]; [., .]) | error'`, "", ""},
+	{"jq-debug-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | debug | length'`, "", ""},
+	{"jq-stderr-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | stderr | length'`, "", ""},
+	{"jq-catch-shared", `jq -n 'reduce range(27) as $i ([0]; [., .]) | try error catch (tostring|length)'`, "", ""},
+	// A filter's result printed by the SDK: its size was never asked of the call's memory, and
+	// a print the call's end stopped fell back to fmt.Sprint of the whole value.
+	{"sdk-print-shared", `x=$(mcp_args_get 'reduce range(27) as $i ([0]; [., .])'); echo ${#x}`, "", ""},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},
