@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/big"
+	"math/bits"
 	"sync"
 
 	"github.com/itchyny/gojq"
@@ -30,6 +32,18 @@ const MaxFilterTokens = 16384
 
 // MaxDepth bounds how deeply a builtin may walk a value (the sandbox's nesting bound).
 const MaxDepth = 10000
+
+// MaxIntegerDigits bounds the exact integers gojq keeps as *big.Int (jq 1.6 has doubles only):
+// gojq reads a literal or a tonumber string digit by digit in quadratic time (3 million
+// digits: 10 s), and prints and multiplies without a check of the call's end, so a number
+// literal, a tonumber string and a product larger than this are refused before gojq sees them.
+// 100,000 digits read in about 15 ms.
+const MaxIntegerDigits = 100000
+
+// errBigInteger is the refusal of a number past MaxIntegerDigits.
+func errBigInteger(what string) error {
+	return fmt.Errorf("%s of more than %d digits is refused in the sandbox: gojq computes with such integers unstoppably (use a smaller number, or run the tool with \"exec\": \"native\")", what, MaxIntegerDigits)
+}
 
 // CheckText counts the tokens of a filter's text, an upper bound of what gojq's lexer makes
 // (every operator character counts one), and refuses a text with more than MaxFilterTokens.
@@ -64,8 +78,12 @@ func CheckText(src string) error {
 			}
 			i++
 		case isIdentByte(c) || c >= 0x80:
+			start := i
 			for i < len(src) && (isIdentByte(src[i]) || src[i] >= 0x80 || src[i] == ':' || src[i] == '.' && i+1 < len(src) && isIdentByte(src[i+1])) {
 				i++
+			}
+			if c >= '0' && c <= '9' && i-start > MaxIntegerDigits {
+				return errBigInteger("a number literal")
 			}
 		default:
 			i++
@@ -98,6 +116,8 @@ const (
 	addFunc    = "_mcpbash_add_room" // l + r, asking the call's memory first when the sum is large
 	sumDef     = "_mcpbash_sum"      // . when what add makes of it fits the call's memory
 	sumFunc    = "_mcpbash_sum_ok"
+	numDef     = "_mcpbash_numtext" // . when tonumber may read it (numTextOK)
+	numFunc    = "_mcpbash_numtext_ok"
 )
 
 // roomMin is the size below which building a string or an array asks nothing: the common
@@ -115,6 +135,7 @@ def ` + pathDef + `: if ` + pathFunc + ` then . else empty end;
 def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
 def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
+def ` + numDef + `: if ` + numFunc + ` then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 ` + indexSource
 
@@ -172,6 +193,7 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 			return true
 		}),
 		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
+		gojq.WithFunction(numFunc, 0, 0, func(v any, _ []any) any { return numTextOK(v) }),
 		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
 			if err := ask(sumBytes(v)); err != nil {
 				return err
@@ -179,6 +201,9 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 			return true
 		}),
 		gojq.WithFunction(mulFunc, 1, 1, func(v any, args []any) any {
+			if productBits(v, args[0]) > maxIntegerBits {
+				return errBigInteger("a product of integers")
+			}
 			if room == nil {
 				return true
 			}
@@ -336,6 +361,44 @@ func sumBytes(v any) int64 {
 	return n
 }
 
+// maxIntegerBits is MaxIntegerDigits in bits (log2(10) bits a digit, rounded up).
+const maxIntegerBits = MaxIntegerDigits*3322/1000 + 1
+
+// productBits is the size in bits of l * r when both are numbers and one is a *big.Int, else 0
+// (a product of two ints fits 128 bits; a float is a float).
+func productBits(l, r any) int {
+	size := func(v any) (int, bool) {
+		switch x := v.(type) {
+		case *big.Int:
+			return x.BitLen(), true
+		case int:
+			return bits.Len64(uint64(max(x, -x))), false
+		}
+		return 0, false
+	}
+	lb, lbig := size(l)
+	rb, rbig := size(r)
+	if !lbig && !rbig {
+		return 0
+	}
+	if _, ok := l.(float64); ok {
+		return 0
+	}
+	if _, ok := r.(float64); ok {
+		return 0
+	}
+	return lb + rb
+}
+
+// numTextOK refuses a tonumber string longer than MaxIntegerDigits (gojq reads its digits into
+// a *big.Int in quadratic time); anything else is tonumber's to judge.
+func numTextOK(v any) any {
+	if s, ok := v.(string); ok && len(s) > MaxIntegerDigits {
+		return errBigInteger("tonumber of a string")
+	}
+	return true
+}
+
 // repeatBytes is the size of the string l * r makes when one side is a string and the other
 // a number (as gojq repeats it: a count over 2^31-1 is that, a product past it gojq refuses
 // itself), else 0.
@@ -443,6 +506,7 @@ const (
 	guardDelpaths                    // follows the paths given as its argument
 	guardFromstream                  // follows the paths of its argument's events
 	guardSum                         // joins its input's strings or arrays: add, join
+	guardNumber                      // reads its input's digits: tonumber
 )
 
 // guardKinds classify gojq's builtins (TestGuardKnowsEveryBuiltin holds the table to gojq's
@@ -458,6 +522,7 @@ var guardKinds = map[string]guardKind{
 	"max_by": guardArgs, "IN": guardAll, "INDEX": guardArgs, "JOIN": guardArgs,
 	"del": guardPathArg, "pick": guardPathArg, "setpath": guardSetpath, "delpaths": guardDelpaths,
 	"fromstream": guardFromstream, "add": guardSum, "join": guardSum, "format": guardInput, "debug": guardAll, "stderr": guardInput,
+	"tonumber": guardNumber,
 }
 
 // safeBuiltins walk at most one level of a value: no check.
@@ -466,7 +531,7 @@ var safeBuiltins = map[string]bool{}
 func init() {
 	for _, n := range []string{
 		"empty", "not", "select", "map", "map_values", "length", "utf8bytelength", "keys", "keys_unsorted",
-		"has", "in", "any", "all", "range", "type", "tonumber", "toboolean", "ascii_downcase",
+		"has", "in", "any", "all", "range", "type", "toboolean", "ascii_downcase",
 		"ascii_upcase", "ltrimstr", "rtrimstr", "trimstr", "startswith", "endswith", "trim", "ltrim", "rtrim",
 		"test", "match", "capture", "scan", "split", "splits", "sub", "gsub", "recurse", "env",
 		"builtins", "input", "inputs", "input_filename", "implode", "explode", "path", "paths", "leaf_paths",
@@ -787,6 +852,8 @@ func guardTermKind(t *gojq.Term, own map[string]bool) {
 		return
 	case kind == guardSum && t.Type == gojq.TermTypeFunc && (len(t.Func.Args) == 0 || t.Func.Name == "join"):
 		check = sumDef
+	case kind == guardNumber:
+		check = numDef
 	case kind != guardInput && kind != guardAll:
 		return
 	}

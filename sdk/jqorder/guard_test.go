@@ -1,6 +1,7 @@
 package jqorder
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,6 +179,12 @@ func TestCheckText(t *testing.T) {
 		{`"` + strings.Repeat("x", 1<<20) + `"`, true},
 		{`"` + strings.Repeat(`\(1)`, MaxFilterTokens) + `"`, false},
 		{"# " + strings.Repeat("x ", 1<<16) + "\n.", true},
+		// Number literals: gojq reads a long integer into a *big.Int in quadratic time.
+		{strings.Repeat("9", MaxIntegerDigits) + " * 2", true},
+		{strings.Repeat("9", MaxIntegerDigits+1) + " * 2", false},
+		{"1." + strings.Repeat("0", MaxIntegerDigits), false},
+		{"$x" + strings.Repeat("9", MaxIntegerDigits+1), true}, // a name, read in linear time
+		{`"` + strings.Repeat("9", MaxIntegerDigits+1) + `"`, true},
 	} {
 		if err := CheckText(c.src); (err == nil) != c.ok {
 			t.Errorf("%.40q: %v, want ok %v", c.src, err, c.ok)
@@ -319,6 +326,50 @@ func BenchmarkGuardedSum(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestGuardBoundsBigIntegers: tonumber of a long string and a product of integers past
+// MaxIntegerDigits are refused with the bound's words; smaller ones keep gojq's exact results.
+func TestGuardBoundsBigIntegers(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{`"12345678901234567890123" | tonumber | . * 3`, "37037036703703703670369"},
+		{`100000000000000000000 * 100000000000000000000`, "10000000000000000000000000000000000000000"},
+		{`"7" | tonumber * 6`, "42"},
+		{`[1.5, "2"] | map(tonumber? // .)`, "[1.5,2]"},
+		{`("9" * 100000 | tonumber) as $x | $x * 1 | tostring | length`, "100000"},
+		{`("9" * 100001) | tonumber`, "tonumber of a string of more than 100000 digits"},
+		{`("9" * 60000 | tonumber) as $x | $x * $x`, "a product of integers of more than 100000 digits"},
+		{`reduce range(40) as $i (3; . * .)`, "a product of integers of more than 100000 digits"},
+		{`("9" * 60000 | tonumber) as $x | $x * 1.5 | type`, "number"},
+	} {
+		q, err := gojq.Parse(c.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Guard(q)
+		q.FuncDefs = append(GuardDefs(), q.FuncDefs...)
+		code, err := gojq.Compile(q, GuardFunctionsContext(context.Background(), nil)...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.filter, err)
+		}
+		var got []string
+		iter := code.Run(nil)
+		for {
+			v, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if e, isErr := v.(error); isErr {
+				got = append(got, e.Error())
+				break
+			}
+			b, _ := gojq.Marshal(v)
+			got = append(got, string(b))
+		}
+		if s := strings.Join(got, "\n"); !strings.Contains(s, c.want) {
+			t.Errorf("%s: %.200q, want %q", c.filter, s, c.want)
 		}
 	}
 }

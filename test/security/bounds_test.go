@@ -105,6 +105,14 @@ var boundsShapes = []struct {
 	// A filter's result printed by the SDK: its size was never asked of the call's memory, and
 	// a print the call's end stopped fell back to fmt.Sprint of the whole value.
 	{"sdk-print-shared", `x=$(mcp_args_get 'reduce range(27) as $i ([0]; [., .])'); echo ${#x}`, "", ""},
+	// Integers past 2^63 (gojq keeps them exact as *big.Int) were read digit by digit in
+	// quadratic time, and multiplied and printed, without a check of the call's end; bc read its
+	// numbers one digit at a time (5 million digits stopped the server answering at all).
+	{"jq-bigint-literal", `jq -n "$data * $data | tostring | length"`, strings.Repeat("9", 3000000), "refused in the sandbox"},
+	{"jq-tonumber-long", `jq -n '"9" * 3000000 | tonumber | tostring | length'`, "", "refused in the sandbox"},
+	{"jq-bigint-square", `jq -n 'reduce range(34) as $i (3; . * .) | tostring | length'`, "", "refused in the sandbox"},
+	{"bc-long-literal", `printf '%s\n' "$data" | bc | head -c 10`, strings.Repeat("9", 5000000), "not available in the sandbox's bc"},
+	{"bc-literal-million", `printf '%s\n' "$data" | bc | tail -c 10`, strings.Repeat("9", 999999), ""},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -488,22 +489,57 @@ func (m *bcMachine) literal(text string) (bcNum, error) {
 	if len(intText) == 1 && !hasFrac {
 		return bcInt(digit(intText[0])), nil
 	}
-	base := big.NewInt(int64(m.ibase))
-	v := new(big.Int)
+	if len(intText)+len(frac) > bcMaxDigits {
+		return bcNum{}, bcRefusal{fmt.Sprintf("a number of more than %d digits", bcMaxDigits)}
+	}
+	// The digits in the input base, a digit at or over it counted as base-1.
+	clamped := make([]byte, len(intText))
 	for i := 0; i < len(intText); i++ {
-		d := digit(intText[i])
-		if d >= int64(m.ibase) {
-			d = int64(m.ibase) - 1
-		}
-		v.Mul(v, base)
-		v.Add(v, big.NewInt(d))
+		d := min(digit(intText[i]), int64(m.ibase)-1)
+		clamped[i] = "0123456789abcdef"[d]
+	}
+	v, err := bigFromDigits(m.ctx, string(clamped), m.ibase)
+	if err != nil {
+		return bcNum{}, err
 	}
 	if !hasFrac || frac == "" {
 		return bcNum{v, 0}, nil
 	}
-	f, _ := new(big.Int).SetString(frac, 10)
+	f, err := bigFromDigits(m.ctx, frac, 10)
+	if err != nil {
+		return bcNum{}, err
+	}
 	v.Mul(v, pow10(len(frac)))
 	return bcNum{v.Add(v, f), len(frac)}, nil
+}
+
+// bigFromDigits is the value of digits (valid in base) in time near a multiplication's:
+// halves converted alone and joined, where big.Int.SetString alone is quadratic (a million
+// digits: over a second without a check of the call's end), with the call's end checked
+// between halves.
+func bigFromDigits(ctx context.Context, digits string, base int) (*big.Int, error) {
+	const leaf = 4096 // digits SetString converts in well under a millisecond
+	if len(digits) <= leaf {
+		v, ok := new(big.Int).SetString(digits, base)
+		if !ok {
+			v = new(big.Int) // "": no digits before the point
+		}
+		return v, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	k := len(digits) / 2
+	hi, err := bigFromDigits(ctx, digits[:len(digits)-k], base)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := bigFromDigits(ctx, digits[len(digits)-k:], base)
+	if err != nil {
+		return nil, err
+	}
+	scale := new(big.Int).Exp(big.NewInt(int64(base)), big.NewInt(int64(k)), nil)
+	return hi.Mul(hi, scale).Add(hi, lo), nil
 }
 
 // outString writes text that GNU bc does not split, keeping the column for numbers.

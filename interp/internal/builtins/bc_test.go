@@ -1,6 +1,9 @@
 package builtins
 
 import (
+	"context"
+	"math/big"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,6 +51,8 @@ func TestBcRefusals(t *testing.T) {
 		{"obase=20", "obase above 16"}, {"read()", "read()"}, {"1 +\n2", "syntax error"}, {"2^100000000", "sandbox's bc"},
 		{"define f(x) { return f(x) }; f(1)", "recursion deeper"}, {"print \"\\e\"", "escape"}, {"define f(a[]) { }", "array parameter"},
 		{"x = 10^50000; while (1) x = x * x", "product of about"},
+		{strings.Repeat("9", bcMaxDigits+1), "a number of more than 1000000 digits"},
+		{"1." + strings.Repeat("0", bcMaxDigits), "a number of more than 1000000 digits"},
 		// Nesting from the input is bounded before the Go stack is (issue 27: a million nested
 		// parentheses ended the server): parentheses, prefix and right-associative operators,
 		// blocks, and evaluation nested through recursive calls.
@@ -67,5 +72,29 @@ func TestBcRefusals(t *testing.T) {
 		if rc != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "sandbox") {
 			t.Errorf("%q: rc %d, stderr %q; want a refusal naming %q", tc.prog, rc, errOut, tc.want)
 		}
+	}
+}
+
+// TestBigFromDigits: the halving conversion gives SetString's value in every base bc reads,
+// for lengths around its leaves, and stops with the context.
+func TestBigFromDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, base := range []int{2, 8, 10, 16} {
+		for _, n := range []int{1, 4095, 4096, 4097, 9000, 40000} {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = "0123456789abcdef"[rng.IntN(base)]
+			}
+			want, _ := new(big.Int).SetString(string(b), base)
+			got, err := bigFromDigits(context.Background(), string(b), base)
+			if err != nil || got.Cmp(want) != 0 {
+				t.Errorf("base %d, %d digits: %v", base, n, err)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := bigFromDigits(ctx, strings.Repeat("9", 100000), 10); err == nil {
+		t.Error("a cancelled conversion went on")
 	}
 }
