@@ -49,11 +49,44 @@ func callArguments(tc ToolCall) (args, meta json.RawMessage, err error) {
 	if json.Compact(&buf, a) != nil {
 		return nil, nil, invalidParams("Invalid arguments JSON")
 	}
+	if longestNumber(buf.Bytes()) > maxArgNumberChars {
+		return nil, nil, invalidParams(fmt.Sprintf("Invalid arguments: a number longer than %d characters (send it as a string)", maxArgNumberChars))
+	}
 	meta = bytes.TrimSpace(tc.Meta)
 	if len(meta) == 0 || meta[0] != '{' {
 		meta = []byte("{}")
 	}
 	return buf.Bytes(), meta, nil
+}
+
+// maxArgNumberChars bounds a number in a call's arguments: schema validation reads numbers
+// exactly (big.Rat), in time quadratic in their digits and without a check of the call's end
+// (3 million digits: 10 s of the server's CPU per request).
+const maxArgNumberChars = 10000
+
+// longestNumber is the length of the longest number in compact, valid JSON (outside strings).
+func longestNumber(js []byte) int {
+	longest, run, inString := 0, 0, false
+	for i := 0; i < len(js); i++ {
+		c := js[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E':
+			run++
+			longest = max(longest, run)
+			continue
+		}
+		run = 0
+	}
+	return longest
 }
 
 // decodeArgs decodes a call's arguments (compact, valid JSON: callArguments) once, for their

@@ -296,7 +296,9 @@ func decodeOutput(text string) (any, bool) {
 	}
 	fits := true
 	v := jqorder.KeyOrder(nil).Decode([]byte(text), func(n json.Number) any {
-		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+		// A number past maxArgNumberChars is not one schema validation may read (big.Rat,
+		// quadratic in its digits): the output is text, as a number no float holds is.
+		if _, err := strconv.ParseFloat(string(n), 64); err != nil || len(n) > maxArgNumberChars {
 			fits = false
 		}
 		return n

@@ -251,6 +251,10 @@ func TestSeqAndExprMatchGNU(t *testing.T) {
 		{"expr", "hello", ":", `\(h.*\)o`}, {"expr", "abc", ":", "x"}, {"expr", "match", "abc", "a.c"}, {"expr", "0", "|", "5"},
 		{"expr", "3", "&", "0"}, {"expr", "1", "/", "0"}, {"expr", "a", "+", "1"}, {"expr", "0"}, {"expr", ""}, {"expr", "1", "="},
 		{"expr", "99999999999999999999", "+", "1"}, {"expr", "-5", "+", "3"}, {"expr", "a", "=", "a"},
+		// Integers past exprMaxDigits are compared and tested as text, as GMP compares them.
+		{"expr", longA, "<", longB}, {"expr", longB, "<", longA}, {"expr", longA, "=", "0" + longA}, {"expr", "-" + longA, "<", "5"},
+		{"expr", "-" + longA, ">", "-" + longB}, {"expr", longZero, "|", "7"}, {"expr", "-" + longZero, "=", "0"},
+		{"expr", longA, "<", "x"}, {"expr", "length", longA}, {"expr", longZero},
 	} {
 		cases = append(cases, gnuCase{"", argv})
 	}
@@ -316,5 +320,24 @@ func TestFormatWidthsRefused(t *testing.T) {
 		if rc != 1 || out != "" || !strings.Contains(errOut, "over 1000000") {
 			t.Errorf("%q: rc %d, stdout %q, stderr %q; want a refusal", argv, rc, out, errOut)
 		}
+	}
+}
+
+// Integers longer than exprMaxDigits (TestSeqAndExprMatchGNU's expr cases, TestExprRefusesLongArithmetic).
+var (
+	longA    = "1" + strings.Repeat("0", exprMaxDigits)
+	longB    = "2" + strings.Repeat("0", exprMaxDigits)
+	longZero = strings.Repeat("0", exprMaxDigits+1)
+)
+
+// TestExprRefusesLongArithmetic: arithmetic on an integer past exprMaxDigits is refused in
+// words (GMP's expr computes it; reading it took 17 s here for 3 million digits).
+func TestExprRefusesLongArithmetic(t *testing.T) {
+	te := fixture(t)
+	var refused string
+	te.Refuse = func(construct, fix string) { refused = construct + "; " + fix }
+	f, _ := Lookup("expr")
+	if rc := f(context.Background(), te.Env, []string{"expr", longA, "*", longA}); rc != 1 || !strings.Contains(refused, "more than 100000 digits") {
+		t.Errorf("expr of a long product: rc %d, refused %q", rc, refused)
 	}
 }

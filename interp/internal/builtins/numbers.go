@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,6 +162,9 @@ func expr(ctx context.Context, env *Env, argv []string) int {
 	if err == nil && p.i < len(args) {
 		err = fmt.Errorf("syntax error: unexpected argument '%s'", args[p.i])
 	}
+	if errors.Is(err, errExprBigInteger) {
+		return unsupported(env, "expr", fmt.Sprintf("arithmetic on an integer of more than %d digits", exprMaxDigits), nativeFix)
+	}
 	if err != nil {
 		return errorf(env, 2, "expr", "%v", err)
 	}
@@ -168,7 +172,7 @@ func expr(ctx context.Context, env *Env, argv []string) int {
 	if v == "" || v == "0" || v == "-0" {
 		return 1
 	}
-	if n, ok := exprInt(v); ok && n.Sign() == 0 {
+	if exprNull(v) {
 		return 1
 	}
 	return 0
@@ -183,15 +187,63 @@ func (p *exprParser) peek() string {
 
 func (p *exprParser) more() bool { return p.i < len(p.args) }
 
+// exprMaxDigits bounds the integers expr computes with (GNU's is GMP's, unbounded): reading,
+// multiplying and printing integers is quadratic or nearly so in their digits, in one Go call
+// without a check of the call's end (3 million digits took 17 s).
+const exprMaxDigits = 100000
+
+// errExprBigInteger: an arithmetic operand past exprMaxDigits (a refusal, not expr's error).
+var errExprBigInteger = errors.New("integer too long")
+
 func exprInt(s string) (*big.Int, bool) {
 	if s == "" || strings.TrimLeft(s, "-") == "" {
+		return nil, false
+	}
+	if len(s) > exprMaxDigits {
+		// Comparisons and tests of such a number need no value: see exprLongInt.
 		return nil, false
 	}
 	n, ok := new(big.Int).SetString(s, 10)
 	return n, ok && !strings.HasPrefix(s, "+")
 }
 
+// exprLongInt reports whether s, longer than exprMaxDigits, is an integer as exprInt reads one
+// (an optional minus, then digits), without reading its value.
+func exprLongInt(s string) bool {
+	if len(s) <= exprMaxDigits {
+		return false
+	}
+	d := strings.TrimPrefix(s, "-")
+	return d != "" && strings.Trim(d, "0123456789") == ""
+}
+
+// exprCompareInts compares two integers as text (an optional minus, digits): what big.Int's
+// Cmp gives, for integers too long to read.
+func exprCompareInts(a, b string) int {
+	na, nb := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
+	a, b = strings.TrimLeft(strings.TrimPrefix(a, "-"), "0"), strings.TrimLeft(strings.TrimPrefix(b, "-"), "0")
+	if a == "" && b == "" {
+		return 0
+	}
+	mag := len(a) - len(b)
+	if mag == 0 {
+		mag = strings.Compare(a, b)
+	}
+	switch {
+	case na && a != "" && (!nb || b == ""):
+		return -1
+	case nb && b != "" && (!na || a == ""):
+		return 1
+	case na:
+		return -cmp.Compare(mag, 0)
+	}
+	return cmp.Compare(mag, 0)
+}
+
 func exprNull(s string) bool {
+	if exprLongInt(s) {
+		return strings.Trim(strings.TrimPrefix(s, "-"), "0") == ""
+	}
 	n, ok := exprInt(s)
 	return s == "" || ok && n.Sign() == 0
 }
@@ -238,9 +290,12 @@ func (p *exprParser) compare() (string, error) {
 		var c int
 		a, aok := exprInt(l)
 		b, bok := exprInt(r)
-		if aok && bok {
+		switch la, lb := exprLongInt(l), exprLongInt(r); {
+		case (la || lb) && (la || aok) && (lb || bok):
+			c = exprCompareInts(l, r)
+		case aok && bok:
 			c = a.Cmp(b)
-		} else {
+		default:
 			c = strings.Compare(l, r)
 		}
 		res := map[string]bool{"<": c < 0, "<=": c <= 0, "=": c == 0, "==": c == 0, "!=": c != 0, ">=": c >= 0, ">": c > 0}[op]
@@ -257,6 +312,9 @@ func (p *exprParser) arith(next func() (string, error), ops string) (string, err
 		var r string
 		if r, err = next(); err != nil {
 			break
+		}
+		if exprLongInt(l) || exprLongInt(r) {
+			return "", errExprBigInteger
 		}
 		a, aok := exprInt(l)
 		b, bok := exprInt(r)
