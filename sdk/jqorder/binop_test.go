@@ -3,6 +3,7 @@ package jqorder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,7 +72,12 @@ func TestIndexInPathsIsBounded(t *testing.T) {
 		{`[range(20000) | 0] as $a | $a | getpath([$a[10000:]])`, "error: " + errGetpathIndex},
 		{`[range(20000) | 0] as $a | $a | path(getpath([$a[10000:]]))`, "error: " + errGetpathIndex},
 		{`[range(2000)] as $a | [range(3) | [$a]] | try delpaths(.) catch (. | test("expected a number"))`, "true"},
-		{`[range(20000)] as $a | [range(20000) | [$a, .]] | try delpaths(.) catch .`, errSortPaths},
+		{`[range(20000)] as $a | [range(20000) | [$a, .]] as $p | [] | try delpaths($p) catch .`, errSortPaths},
+		// The value deleted from is walked whole by gojq after deleting (MaxDeleteWalk).
+		{`[range(20000)] as $a | [range(20000) | [$a, .]] | try delpaths(.) catch (. | test("del and delpaths over a value"))`, "true"},
+		{`reduce range(40) as $i ([0]; [., .]) | try del(.[0][0]) catch (. | test("del and delpaths over a value"))`, "true"},
+		{`[range(1000) | [.]] | del(.[0], .[999]) | length`, "998"},
+		{`{"a": [1, 2], "b": 3} | del(.a[0]) | .a`, "[2]"},
 	} {
 		out := runJQGuarded(t, context.Background(), c.filter, nil)
 		var got []string
@@ -99,5 +105,41 @@ func TestSubAsksRoomFirst(t *testing.T) {
 	out = runJQGuarded(t, context.Background(), `[range(100000)] - [1] | length`, func(int64) error { return nil })
 	if len(out) != 1 || out[0] != 99999 {
 		t.Errorf("%v, want 99999", out)
+	}
+}
+
+// TestDeletesAreBounded: del, delpaths and an update whose function is empty (gojq deletes the
+// path) refuse a value past MaxDeleteWalk, counted where it is held (gojq walks all of it after
+// deleting, unstoppably: a shared value for ever); below it they give gojq's own results.
+func TestDeletesAreBounded(t *testing.T) {
+	for _, f := range []string{
+		shared + ` | del(.[0][0])`, shared + ` | delpaths([[0, 0]])`, shared + ` | .[0] |= empty`,
+		shared + ` | (.[1], .[0][0]) |= select(false)`, `[range(5000000)] | .[0] |= empty`,
+	} {
+		out := runJQGuarded(t, context.Background(), f, nil)
+		if len(out) != 1 || !strings.Contains(fmt.Sprint(out[0]), "del and delpaths over a value") {
+			t.Errorf("%s: %.200v", f, out)
+		}
+	}
+	for _, f := range []string{
+		`[1, 2, 3] | .[0] |= empty`, `[1, 2, 3] | .[] |= empty`, `[1, 2, 3] | .[] |= (., 10)`,
+		`{"a": 1, "b": [1, 2]} | .b[] |= select(. > 1)`, `[1, 2, 3] | .[] |= (. * 2)`, `{"a": {"b": 1}} | .a.b |= . + 1`,
+		`[[1, 2], [3]] | .[][] |= if . == 2 then empty else . end`, `{} | .a |= empty`, `null | .a.b |= 3`,
+		`[1, 2] | try (.[] |= error("x")) catch .`, `[range(10)] | (.[] | select(. % 2 == 0)) |= empty`,
+		`[1, 2, 3] | del(.[0, 2])`, `{"a": [1, 2]} | del(.a[])`, `[1, [2]] | delpaths([[1, 0], [0]])`,
+	} {
+		q, err := gojq.Parse(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := gojq.Compile(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := untilError(code.Run(nil))
+		got := runJQGuarded(t, context.Background(), f, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, gojq gives %v", f, got, want)
+		}
 	}
 }

@@ -118,7 +118,15 @@ const (
 	sumFunc    = "_mcpbash_sum_ok"
 	numDef     = "_mcpbash_numtext" // . when tonumber may read it (numTextOK)
 	numFunc    = "_mcpbash_numtext_ok"
+	delDef     = "_mcpbash_delete"  // . when gojq's delpaths may walk it (MaxDeleteWalk)
+	delFunc    = "_mcpbash_delete_ok"
 )
+
+// MaxDeleteWalk bounds the value del and delpaths delete from: after marking what it deletes,
+// gojq walks the whole value to take the marks out (deleteEmpty), unstoppably, and a value that
+// holds one array many times is walked once for each place it is held (2^40 places: hours).
+// Elements are counted as that walk meets them; 4 million take it about 0.1 s.
+const MaxDeleteWalk = 4_000_000
 
 // roomMin is the size below which building a string or an array asks nothing: the common
 // sums stay as cheap as gojq's own, and what they allocate the heap watch sees in time.
@@ -136,6 +144,7 @@ def ` + pathsDef + `: if ` + pathsFunc + ` then . else empty end;
 def ` + eventDef + `: if ` + eventFunc + ` then . else empty end;
 def ` + sumDef + `: if ` + sumFunc + ` then . else empty end;
 def ` + numDef + `: if ` + numFunc + ` then . else empty end;
+def ` + delDef + `: if ` + delFunc + ` then . else empty end;
 def ` + guardedDef + `(f): reduce (try path(f)) as $p (.; if $p | ` + pathFunc + ` then . else . end);
 ` + indexSource
 
@@ -194,6 +203,16 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 		}),
 		gojq.WithFunction(addFunc, 2, 2, func(_ any, args []any) any { return addChecked(args[0], args[1], ask) }),
 		gojq.WithFunction(numFunc, 0, 0, func(v any, _ []any) any { return numTextOK(v) }),
+		gojq.WithFunction(delFunc, 0, 0, func(v any, _ []any) any {
+			over, err := elementsOver(ctx, v, MaxDeleteWalk)
+			if err != nil {
+				return err
+			}
+			if over {
+				return fmt.Errorf("del and delpaths over a value of more than %d elements (a value held in many places counted at each) are refused in the sandbox: gojq walks all of it after deleting, unstoppably (delete from a smaller value, or run the tool with \"exec\": \"native\")", MaxDeleteWalk)
+			}
+			return true
+		}),
 		gojq.WithFunction(sumFunc, 0, 0, func(v any, _ []any) any {
 			if err := ask(sumBytes(v)); err != nil {
 				return err
@@ -440,6 +459,46 @@ func depthOver(v any, limit int) int {
 
 // depthOverCtx is depthOver ending with ctx: a value that holds one array many times has far
 // more elements to walk than it takes memory (40 levels of [., .] hold 2^40).
+// elementsOver reports whether v holds more than limit elements, counting a value at every
+// place it is held (as a walk of v meets it), stopping at the limit or when ctx ends.
+func elementsOver(ctx context.Context, v any, limit int) (bool, error) {
+	n, steps := 0, 0
+	stack := []any{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var k int
+		switch c := x.(type) {
+		case []any:
+			k = len(c)
+			for _, e := range c {
+				switch e.(type) {
+				case []any, map[string]any:
+					stack = append(stack, e)
+				}
+			}
+		case map[string]any:
+			k = len(c)
+			for _, e := range c {
+				switch e.(type) {
+				case []any, map[string]any:
+					stack = append(stack, e)
+				}
+			}
+		}
+		if n += k; n > limit {
+			return true, nil
+		}
+		if steps += k + 1; steps >= 1<<16 {
+			steps = 0
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
 func depthOverCtx(ctx context.Context, v any, limit int) (int, error) {
 	switch v.(type) {
 	case []any, map[string]any:
@@ -584,7 +643,7 @@ func Guard(q *gojq.Query) (asksRoom bool) {
 
 // roomNames are the guard's names whose Go functions are bound to the run's room or context.
 var roomNames = map[string]bool{mulFunc: true, addFunc: true, sumDef: true, joinFunc: true, binopFunc: true,
-	indexDef: true, checkDef: true, getpathFunc: true, pathsDef: true}
+	indexDef: true, checkDef: true, getpathFunc: true, pathsDef: true, delDef: true}
 
 // call is a query of one call: name(args...).
 func call(name string, args ...*gojq.Query) *gojq.Query {
@@ -632,17 +691,38 @@ func guardQuery(q *gojq.Query, own map[string]bool) {
 		update := &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: by}
 		replace(q, bindRight(right, q.Left, update, own))
 	case gojq.OpModify:
+		// . as $root | L |= (label $m | (f | ., break $m), ($root | delDef | empty)): where f
+		// is empty gojq deletes the path, walking the whole value after (MaxDeleteWalk), so
+		// the value is checked then; f's first value is the one gojq takes either way.
+		var update *gojq.Query = &gojq.Query{Left: q.Left, Op: gojq.OpModify, Right: deleteChecked(q.Right)}
 		if !shortPaths(q.Left, own) {
-			update := *q
-			update.FuncDefs = nil
-			replace(q, guardPaths(q.Left, &update))
+			update = guardPaths(q.Left, update)
 		}
+		replace(q, &gojq.Query{Left: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIdentity}},
+			Patterns: []*gojq.Pattern{{Name: rootVar}}, Op: gojq.OpPipe, Right: update})
 	case gojq.OpAssign, gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
 		if !shortPaths(q.Left, own) {
 			update := &gojq.Query{Left: q.Left, Op: q.Op, Right: call(varName)}
 			replace(q, bindRight(q.Right, q.Left, update, own))
 		}
 	}
+}
+
+// rootVar and modLabel are deleteChecked's names.
+const (
+	rootVar  = "$__mcpbash_root"
+	modLabel = "$__mcpbash_mod"
+)
+
+// deleteChecked is an update's f with the value it updates (rootVar) checked when f is empty:
+// label $m | (f | ., break $m), ($root | delDef | empty).
+func deleteChecked(f *gojq.Query) *gojq.Query {
+	identity := &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeIdentity}}
+	first := &gojq.Query{Left: f, Op: gojq.OpPipe, Right: &gojq.Query{Left: identity, Op: gojq.OpComma,
+		Right: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeBreak, Break: modLabel}}}}
+	gone := &gojq.Query{Left: call(rootVar), Op: gojq.OpPipe, Right: &gojq.Query{Left: call(delDef), Op: gojq.OpPipe, Right: call("empty")}}
+	return &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeLabel, Label: &gojq.Label{Ident: modLabel,
+		Body: &gojq.Query{Left: first, Op: gojq.OpComma, Right: gone}}}}
 }
 
 // mulChecked is l * r with the product's size asked of the call's memory first: r as $r |
@@ -812,6 +892,8 @@ func guardTermKind(t *gojq.Term, own map[string]bool) {
 	if kind == guardNone {
 		return
 	}
+	// del and delpaths walk their whole input after deleting (MaxDeleteWalk).
+	deletes := t.Type == gojq.TermTypeFunc && (t.Func.Name == "del" || t.Func.Name == "delpaths")
 	if t.Type == gojq.TermTypeFunc {
 		args := t.Func.Args
 		for i, a := range args {
@@ -854,6 +936,8 @@ func guardTermKind(t *gojq.Term, own map[string]bool) {
 		check = sumDef
 	case kind == guardNumber:
 		check = numDef
+	case deletes:
+		check = delDef
 	case kind != guardInput && kind != guardAll:
 		return
 	}

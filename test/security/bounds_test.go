@@ -113,6 +113,12 @@ var boundsShapes = []struct {
 	{"jq-bigint-square", `jq -n 'reduce range(34) as $i (3; . * .) | tostring | length'`, "", "refused in the sandbox"},
 	{"bc-long-literal", `printf '%s\n' "$data" | bc | head -c 10`, strings.Repeat("9", 5000000), "not available in the sandbox's bc"},
 	{"bc-literal-million", `printf '%s\n' "$data" | bc | tail -c 10`, strings.Repeat("9", 999999), ""},
+	// gojq's delpaths walks the whole value after deleting, unstoppably: for a value held in
+	// many places, for ever (the call never answered), reached by del, delpaths and updates
+	// whose function is empty.
+	{"jq-del-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | del(.[0][0]) | length'`, "", "refused in the sandbox"},
+	{"jq-update-empty-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | .[0] |= empty | length'`, "", "refused in the sandbox"},
+	{"expr-long-integer", `expr "$data" + 1 | wc -c`, strings.Repeat("9", 3000000), "not supported in the sandbox"},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},
