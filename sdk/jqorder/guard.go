@@ -118,7 +118,7 @@ const (
 	sumFunc    = "_mcpbash_sum_ok"
 	numDef     = "_mcpbash_numtext" // . when tonumber may read it (numTextOK)
 	numFunc    = "_mcpbash_numtext_ok"
-	delDef     = "_mcpbash_delete"  // . when gojq's delpaths may walk it (MaxDeleteWalk)
+	delDef     = "_mcpbash_delete" // . when gojq's delpaths may walk it (MaxDeleteWalk)
 	delFunc    = "_mcpbash_delete_ok"
 )
 
