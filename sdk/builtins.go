@@ -957,6 +957,18 @@ func backoffSleep(_ *State, ctx context.Context, env *engine.Env, args []string)
 	}
 }
 
+// jsonFits reports whether v's compact JSON is at most max bytes. The --array-path filter is
+// the script's and may build a value that holds one array many times (2^40 places: printing it
+// whole never ends): v is measured first, stopping past what could fit and with the call.
+func jsonFits(ctx context.Context, v any, max int) (bool, error) {
+	// The measure over-estimates only numbers, each by at most 24 bytes a byte printed.
+	over, err := jqorder.JSONSizeOver(ctx, v, 24*int64(max)+24)
+	if err != nil || over {
+		return false, err
+	}
+	return len(compactJSON(v)) <= max, nil
+}
+
 // jsonTruncate keeps the largest prefix of an array (top level or at --array-path) whose JSON
 // fits in max bytes.
 func jsonTruncate(s *State, ctx context.Context, env *engine.Env, args []string) int {
@@ -1004,7 +1016,12 @@ func jsonTruncate(s *State, ctx context.Context, env *engine.Env, args []string)
 			fmt.Fprintln(env.Stdout, `{"result":null,"truncated":true,"error":`+jsonString(err.Error())+`}`)
 			return 0
 		}
-		if len(compactJSON(cand)) <= max {
+		fits, err := jsonFits(ctx, cand, max)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "mcp_json_truncate: "+err.Error())
+			return 1
+		}
+		if fits {
 			best, lo = cand, mid+1
 		} else {
 			hi = mid - 1

@@ -263,3 +263,28 @@ func TestFilterAsksTheCallsRoom(t *testing.T) {
 		t.Errorf("%s run again on a smaller budget: %v, want the budget's error", doubling, err)
 	}
 }
+
+// TestJSONFits: a candidate is measured before it is printed, so one that holds an array in
+// 2^40 places is "too large" at once; the measure's over-count of numbers never turns away one
+// that fits.
+func TestJSONFits(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		max  int
+		want bool
+	}{
+		{[]any{1.5, 2.25, 3.125}, 16, true}, {[]any{1.5, 2.25, 3.125}, 15, false}, {[]any{}, 2, true},
+		{[]any{0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, 17, true}, {"abc", 4, false}, {"abc", 5, true},
+	} {
+		if got, err := jsonFits(context.Background(), c.v, c.max); got != c.want || err != nil {
+			t.Errorf("%v in %d: %v %v", c.v, c.max, got, err)
+		}
+	}
+	var shared any = []any{0}
+	for range 40 {
+		shared = []any{shared, shared}
+	}
+	if fits, err := jsonFits(context.Background(), shared, 1000); fits || err != nil {
+		t.Errorf("a shared value fits: %v %v", fits, err)
+	}
+}

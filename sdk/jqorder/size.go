@@ -62,6 +62,15 @@ func JSONRoom(ctx context.Context, v any, room func(int64) error, indent int) er
 	}
 }
 
+// JSONSizeOver reports whether v's compact JSON may be longer than limit bytes (an estimate
+// that only over-counts numbers, each by at most 24 bytes), walking no further than the limit
+// and ending with ctx: a value that holds one array many times is not walked whole.
+func JSONSizeOver(ctx context.Context, v any, limit int64) (bool, error) {
+	w := sizeWalk{ctx: ctx, limit: limit, indent: -1}
+	w.value(v, 0)
+	return w.n > limit, w.err
+}
+
 // sizeWalk counts the bytes of a value's compact JSON (as Printer.Marshal prints it:
 // stripped past MaxPrintDepth), stopping once past limit or when ctx ends.
 type sizeWalk struct {

@@ -105,6 +105,9 @@ var boundsShapes = []struct {
 	// A filter's result printed by the SDK: its size was never asked of the call's memory, and
 	// a print the call's end stopped fell back to fmt.Sprint of the whole value.
 	{"sdk-print-shared", `x=$(mcp_args_get 'reduce range(27) as $i ([0]; [., .])'); echo ${#x}`, "", ""},
+	// mcp_json_truncate measured each candidate by printing it whole: an --array-path that
+	// builds a value held in many places never answered.
+	{"sdk-truncate-shared", `mcp_json_truncate '{"a":[1,2,3]}' 10 --array-path '.a |= (reduce range(40) as $i ([0]; [., .])) | .a'`, "", ""},
 	// Integers past 2^63 (gojq keeps them exact as *big.Int) were read digit by digit in
 	// quadratic time, and multiplied and printed, without a check of the call's end; bc read its
 	// numbers one digit at a time (5 million digits stopped the server answering at all).
