@@ -122,6 +122,7 @@ var boundsShapes = []struct {
 	{"jq-del-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | del(.[0][0]) | length'`, "", "refused in the sandbox"},
 	{"jq-update-empty-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | .[0] |= empty | length'`, "", "refused in the sandbox"},
 	{"expr-long-integer", `expr "$data" + 1 | wc -c`, strings.Repeat("9", 3000000), "not supported in the sandbox"},
+	{"printf-long-mantissa", `printf '%.3e' "$data" 2>&1 | tail -c 40`, strings.Repeat("7", 3000000), ""},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
 	{"expand-width", `printf 'a\tb\n' | expand -t 100000000000000 | head -c 10`, "", ""},

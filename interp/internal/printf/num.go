@@ -251,6 +251,7 @@ func scanFloat(s string) (f float, end int, erange bool) {
 	if zero {
 		return f, end, false
 	}
+	mant, exp = shortMantissa(mant, exp, hex)
 	limit := int64(6000)
 	if hex {
 		limit = 20000
@@ -268,9 +269,14 @@ func scanFloat(s string) (f float, end int, erange bool) {
 	} else {
 		text = mant + "e" + itoa(exp)
 	}
-	if _, _, err := f.x.Parse(text, 0); err != nil {
+	// Parsed with room for every digit, then rounded once to the long double's 64 bits, as
+	// strtold rounds: big.Float.Parse scales the mantissa at the float's own precision, which
+	// rounds twice (1 + 2^-64 written with 1,500 more zeros came out one ulp up).
+	exact := new(big.Float).SetPrec(uint(4*len(text) + 128)).SetMode(big.ToNearestEven)
+	if _, _, err := exact.Parse(text, 0); err != nil {
 		return float{x: newFloat()}, 0, false
 	}
+	f.x.Set(exact)
 	e := f.x.MantExp(nil)
 	switch {
 	case e > 16384:
@@ -293,4 +299,36 @@ func isAlnumByte(c byte) bool {
 
 func itoa(v int64) string {
 	return big.NewInt(v).String()
+}
+
+// maxMantissaDigits is how many significant digits shortMantissa keeps: far more than a 64-bit
+// mantissa's rounding can depend on, the rest standing as one sticky digit.
+const maxMantissaDigits = 1000
+
+// shortMantissa is mant (digits with an optional point, not all zeros) times base^exp as at
+// most maxMantissaDigits significant digits and no point, with the exponent that keeps the
+// value: digits past the kept ones become one 1 when any is not 0, which rounds a 64-bit
+// mantissa as the whole would. big.Float.Parse reads every digit in quadratic time (a million
+// digits: 2 s, never stopped). Exponents count decimal digits, or bits for hex (4 a digit).
+func shortMantissa(mant string, exp int64, hex bool) (string, int64) {
+	if len(mant) <= maxMantissaDigits {
+		return mant, exp
+	}
+	step := int64(1)
+	if hex {
+		step = 4
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= int64(len(frac)) * step
+	if len(digits) <= maxMantissaDigits {
+		return digits, exp
+	}
+	kept, rest := digits[:maxMantissaDigits], digits[maxMantissaDigits:]
+	exp += int64(len(rest)) * step
+	if strings.Trim(rest, "0") != "" {
+		kept += "1"
+		exp -= step
+	}
+	return kept, exp
 }

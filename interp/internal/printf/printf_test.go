@@ -32,7 +32,19 @@ type pcase struct {
 
 func c(format string, args ...string) pcase { return pcase{format, args} }
 
+// Long mantissas (shortMantissa keeps 1000 significant digits and a sticky one): a power of
+// ten, a long fraction, a tail far below half an ulp, and 1 + 2^-64 (exactly halfway between
+// two long doubles) with and without a non-zero digit far past the kept ones.
+var (
+	halfway   = "1.0000000000000000000542101086242752217003726400434970855712890625"
+	longZeros = strings.Repeat("0", 1500)
+)
+
 var cases = []pcase{
+	c("%.20e|%a\n", "1"+longZeros, "1"+longZeros),
+	c("%.20e|%a\n", "0."+longZeros+"123456789", "0."+longZeros+"123456789"),
+	c("%a|%a|%a\n", "1."+longZeros+"1", halfway+longZeros, halfway+longZeros+"1"),
+	c("%a|%.3e|%f\n", "0x1."+longZeros+"1p0", strings.Repeat("7", 3000)+".5e-2990", "-"+strings.Repeat("1", 1200)+"e-1195"),
 	c("%d|%i|%u|%o|%x|%X\n", "42", "-42", "-1", "8", "255", "255"),
 	c("%d\n", "abc", "12abc", "", " 12", "12 ", "0x1f", "010", "'A", "\"é", "9223372036854775808",
 		"-9223372036854775809", "3.5", "+5", "-", "'", "08", "0x", "0xg", "0x10g", "1e3", "'ab", "\"", " ", "-0", "  +7",
