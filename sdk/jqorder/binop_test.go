@@ -127,6 +127,10 @@ func TestDeletesAreBounded(t *testing.T) {
 		`[[1, 2], [3]] | .[][] |= if . == 2 then empty else . end`, `{} | .a |= empty`, `null | .a.b |= 3`,
 		`[1, 2] | try (.[] |= error("x")) catch .`, `[range(10)] | (.[] | select(. % 2 == 0)) |= empty`,
 		`[1, 2, 3] | del(.[0, 2])`, `{"a": [1, 2]} | del(.a[])`, `[1, [2]] | delpaths([[1, 0], [0]])`,
+		`{"a":1} | try path(.a |= 1) catch .`, `[1,2,3] | .[1:] |= empty`, `{"a":[1,2]} | .a |= (.[] |= empty)`,
+		`def f: .a |= . + 1; {"a": 1} | f | f`, `[1] | .[5] |= 9`, `{"a": 1} | (.a, .b) |= (. // 0) + 1`,
+		`{"a":1} | .a |= error("boom")`, `[1,2] | first(.[] |= . + 1, 5)`, `null | .[0] |= empty`,
+		`reduce range(3) as $i ({}; .[$i|tostring] |= ($i, 10))`, `{"a":[{"b":1},{"b":2}]} | del(.a[] | select(.b == 1))`,
 	} {
 		q, err := gojq.Parse(f)
 		if err != nil {
