@@ -147,3 +147,15 @@ func TestDeletesAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestElementsOver: elements are counted where a walk meets them, object members four each.
+func TestElementsOver(t *testing.T) {
+	obj := map[string]any{"a": 1, "b": 2}
+	arr := []any{obj, obj, []any{1, 2, 3}}
+	// 3 elements, two objects of 2 members (4 each: 16) and an array of 3: 22.
+	for limit, want := range map[int]bool{22: false, 21: true} {
+		if over, err := elementsOver(context.Background(), arr, limit); over != want || err != nil {
+			t.Errorf("limit %d: over %v, %v", limit, over, err)
+		}
+	}
+}

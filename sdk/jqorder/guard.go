@@ -125,7 +125,9 @@ const (
 // MaxDeleteWalk bounds the value del and delpaths delete from: after marking what it deletes,
 // gojq walks the whole value to take the marks out (deleteEmpty), unstoppably, and a value that
 // holds one array many times is walked once for each place it is held (2^40 places: hours).
-// Elements are counted as that walk meets them; 4 million take it about 0.1 s.
+// Elements are counted as that walk meets them, an object's members four each (the walk writes
+// each back into its map); 4 million array elements take it well under 0.1 s, a million
+// members of small objects about 0.3 s.
 const MaxDeleteWalk = 4_000_000
 
 // roomMin is the size below which building a string or an array asks nothing: the common
@@ -209,7 +211,7 @@ func GuardFunctionsContext(ctx context.Context, room func(bytes int64) error) []
 				return err
 			}
 			if over {
-				return fmt.Errorf("del and delpaths over a value of more than %d elements (a value held in many places counted at each) are refused in the sandbox: gojq walks all of it after deleting, unstoppably (delete from a smaller value, or run the tool with \"exec\": \"native\")", MaxDeleteWalk)
+				return fmt.Errorf("del and delpaths over a value of more than %d elements (an object's members four each, a value held in many places counted at each) are refused in the sandbox: gojq walks all of it after deleting, unstoppably (delete from a smaller value, or run the tool with \"exec\": \"native\")", MaxDeleteWalk)
 			}
 			return true
 		}),
@@ -460,7 +462,8 @@ func depthOver(v any, limit int) int {
 // depthOverCtx is depthOver ending with ctx: a value that holds one array many times has far
 // more elements to walk than it takes memory (40 levels of [., .] hold 2^40).
 // elementsOver reports whether v holds more than limit elements, counting a value at every
-// place it is held (as a walk of v meets it), stopping at the limit or when ctx ends.
+// place it is held (as a walk of v meets it) and an object's members four each (deleteEmpty's
+// cost), stopping at the limit or when ctx ends.
 func elementsOver(ctx context.Context, v any, limit int) (bool, error) {
 	n, steps := 0, 0
 	stack := []any{v}
@@ -478,7 +481,7 @@ func elementsOver(ctx context.Context, v any, limit int) (bool, error) {
 				}
 			}
 		case map[string]any:
-			k = len(c)
+			k = 4 * len(c)
 			for _, e := range c {
 				switch e.(type) {
 				case []any, map[string]any:
