@@ -243,24 +243,38 @@ func numArg(s string) (int64, bool) {
 // statusArg is the status exit and return leave with: the last status without an operand,
 // else the operand (after an optional "--") modulo 256, or 2 with bash's complaint when it is
 // not a number.
-func statusArg(r *Runner, args []string) int {
+func statusArg(r *Runner, args []string) (int, bool) {
 	if len(args) < 2 {
-		return r.status
+		return r.status, true
 	}
-	a := args[1]
-	if a == "--" && len(args) > 2 {
-		a = args[2]
+	rest := args[1:]
+	if rest[0] == "--" && len(rest) > 1 {
+		rest = rest[1:]
 	}
-	n, ok := numArg(a)
+	n, ok := numArg(rest[0])
 	if !ok {
-		r.errorf("%s: %s: numeric argument required", args[0], a)
-		return 2
+		r.errorf("%s: %s: numeric argument required", args[0], rest[0])
+		return 2, true
 	}
-	return int(n & 0xff)
+	if len(rest) > 1 {
+		return r.tooManyArgs(args[0]), false
+	}
+	return int(n & 0xff), true
+}
+
+// tooManyArgs is bash's no_args: an operand too many for exit, return, break, continue or
+// shift abandons the command line (status 1), as an expansion error does.
+func (r *Runner) tooManyArgs(name string) int {
+	r.errorf("%s: too many arguments", name)
+	r.flow = flowDiscard
+	return 1
 }
 
 func biExit(r *Runner, args []string) int {
-	st := statusArg(r, args)
+	st, ok := statusArg(r, args)
+	if !ok {
+		return st
+	}
 	r.flow, r.exitStatus = flowExit, st
 	return st
 }
@@ -270,7 +284,10 @@ func biReturn(r *Runner, args []string) int {
 		r.errorf("return: can only `return' from a function or sourced script")
 		return 2
 	}
-	st := statusArg(r, args)
+	st, ok := statusArg(r, args)
+	if !ok {
+		return st
+	}
 	r.flow = flowReturn
 	r.status = st
 	return st
@@ -278,6 +295,12 @@ func biReturn(r *Runner, args []string) int {
 
 func biBreak(r *Runner, args []string) int {
 	name := args[0]
+	if r.loopDepth == 0 {
+		// Before its operands are read (break_builtin's check_loop_level): `break x` outside
+		// a loop is only this complaint.
+		r.errorf("%s: only meaningful in a `for', `while', or `until' loop", name)
+		return 0
+	}
 	n := int64(1)
 	if len(args) > 1 {
 		var ok bool
@@ -287,18 +310,15 @@ func biBreak(r *Runner, args []string) int {
 			r.flow, r.exitStatus = flowExit, 128
 			return 128
 		}
+		if len(args) > 2 {
+			return r.tooManyArgs(name)
+		}
 		if n < 1 {
 			r.errorf("%s: %d: loop count out of range", name, n)
-			if r.loopDepth > 0 {
-				// Bash then leaves every enclosing loop (also for continue).
-				r.flow, r.flowN = flowBreak, r.loopDepth
-			}
+			// Bash then leaves every enclosing loop (also for continue).
+			r.flow, r.flowN = flowBreak, r.loopDepth
 			return 1
 		}
-	}
-	if r.loopDepth == 0 {
-		r.errorf("%s: only meaningful in a `for', `while', or `until' loop", name)
-		return 0
 	}
 	if n > int64(r.loopDepth) {
 		n = int64(r.loopDepth)
@@ -320,6 +340,9 @@ func biShift(r *Runner, args []string) int {
 		if !ok {
 			r.errorf("shift: %s: numeric argument required", args[1])
 			return 1
+		}
+		if len(args) > 2 {
+			return r.tooManyArgs("shift")
 		}
 		if n < 0 {
 			r.errorf("shift: %s: shift count out of range", args[1])

@@ -121,6 +121,9 @@ func (r *Runner) glob(pat string) ([]string, error) {
 		}
 	}
 	slices.Sort(results)
+	// Each ** of a pattern walks every depth, so **/**/x reaches a path once for each way of
+	// splitting it; bash lists each path once.
+	results = slices.Compact(results)
 	n := 0
 	for _, s := range results {
 		n += len(s) + 16

@@ -44,6 +44,11 @@ func (c *capture) Close() error {
 
 // cmdSubst runs $(...) or `...` and returns its output without trailing newlines.
 func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
+	if cs.TempFile || cs.ReplyVar {
+		// mksh's ${ cmd; } and ${|cmd; } (bash 5.3's): bash 5.2 reads them as a parameter
+		// expansion it cannot make.
+		return "", r.discardf("%s: bad substitution", r.cur.slice(cs.Pos(), cs.End()))
+	}
 	if err := r.enter(); err != nil {
 		return "", err
 	}

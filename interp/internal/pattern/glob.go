@@ -64,6 +64,10 @@ type GlobOptions struct {
 type Segment struct {
 	p        *Pattern
 	dotFirst bool
+	// wildFirst: the segment starts with *, ? or [...] (not an extglob group), which never
+	// matches a name's leading '.' without dotglob, not even by matching nothing before a
+	// literal '.' (`*.*` does not match `.tmp`: fnmatch's FNM_PERIOD).
+	wildFirst bool
 }
 
 // CompileSegment compiles one segment of a filename pattern.
@@ -73,7 +77,9 @@ func CompileSegment(seg string, o GlobOptions) (*Segment, error) {
 		return nil, err
 	}
 	first := strings.TrimPrefix(seg, `\`)
-	return &Segment{p: p, dotFirst: strings.HasPrefix(first, ".")}, nil
+	wild := seg != "" && (seg[0] == '*' || seg[0] == '?' || seg[0] == '[') &&
+		!(o.ExtGlob && len(seg) > 1 && seg[1] == '(' && seg[0] != '[')
+	return &Segment{p: p, dotFirst: strings.HasPrefix(first, "."), wildFirst: wild && !o.DotGlob}, nil
 }
 
 // MatchName reports whether a directory entry name matches the segment,
@@ -84,6 +90,9 @@ func (s *Segment) MatchName(name string, o GlobOptions) (bool, error) {
 		if o.SkipDots || !s.dotFirst {
 			return false, nil
 		}
+	}
+	if s.wildFirst && strings.HasPrefix(name, ".") {
+		return false, nil
 	}
 	return s.p.Match(name)
 }
