@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -200,6 +201,10 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 			fmt.Fprintf(cc.stderr, "bash: %s: No such file or directory\n", name)
 			return 127, nil
 		}
+		if c.binaryScript(p) {
+			fmt.Fprintf(cc.stderr, "%s: %s: cannot execute binary file\n", name, name)
+			return 126, nil
+		}
 		pf, err = c.parseFile(ctx, p)
 	}
 	c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: true, Reason: "sandboxed shell"})
@@ -212,4 +217,25 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 func shellRefusal(sh *eval.Shell, construct string) error {
 	file, line := sh.Pos()
 	return &eval.RefusalError{Refusal: eval.Refusal{File: file, Line: line, Construct: construct, Fix: eval.DefaultFix}}
+}
+
+// binaryScript is bash's check_binary_file on a script it is given to run: a NUL byte in its
+// first 80 bytes before any newline makes it "cannot execute binary file" (status 126).
+func (c *call) binaryScript(p string) bool {
+	f, err := c.fs.Open(p, os.O_RDONLY, 0)
+	if err != nil {
+		return false // parseFile reports it
+	}
+	defer f.Close()
+	head := make([]byte, 80)
+	n, _ := io.ReadFull(f, head)
+	for _, b := range head[:n] {
+		switch b {
+		case '\n':
+			return false
+		case 0:
+			return true
+		}
+	}
+	return false
 }

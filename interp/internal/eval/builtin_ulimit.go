@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -113,8 +114,11 @@ func biUlimit(r *Runner, args []string) int {
 		cmds[len(cmds)-1].arg = &args[i]
 	}
 	if all {
+		// Bash writes the table and checks the write once: one complaint, status 1.
 		for _, u := range ulimitTable {
-			r.ulimitPrint(u, hard, true)
+			if st := r.ulimitPrint(u, hard, true, true); st != 0 {
+				return st
+			}
 		}
 		return 0
 	}
@@ -126,7 +130,8 @@ func biUlimit(r *Runner, args []string) int {
 	for _, c := range cmds {
 		u, _ := ulimitResource(c.opt)
 		if c.arg == nil {
-			r.ulimitPrint(u, hard, verbose)
+			// Bash checks no write here (only -a's): a failed one is neither said nor counted.
+			r.ulimitPrint(u, hard, verbose, false)
 			continue
 		}
 		if st := r.ulimitSet(u, *c.arg, hard, soft); st != 0 {
@@ -140,7 +145,7 @@ func biUlimit(r *Runner, args []string) int {
 }
 
 // ulimitPrint prints one limit: its value, or with verbose bash's table line.
-func (r *Runner) ulimitPrint(u ulimitRes, hard, verbose bool) {
+func (r *Runner) ulimitPrint(u ulimitRes, hard, verbose, check bool) int {
 	v, _ := r.ulimitGet(u.opt)
 	n := v.soft
 	if hard {
@@ -150,15 +155,19 @@ func (r *Runner) ulimitPrint(u ulimitRes, hard, verbose bool) {
 	if n != Unlimited {
 		val = strconv.FormatInt(n, 10)
 	}
-	if !verbose {
-		r.out("ulimit", val+"\n")
-		return
+	line := val + "\n"
+	if verbose {
+		unit := fmt.Sprintf("(-%c) ", u.opt)
+		if u.units != "" {
+			unit = fmt.Sprintf("(%s, -%c) ", u.units, u.opt)
+		}
+		line = fmt.Sprintf("%-20s %20s%s\n", u.desc, unit, val)
 	}
-	unit := fmt.Sprintf("(-%c) ", u.opt)
-	if u.units != "" {
-		unit = fmt.Sprintf("(%s, -%c) ", u.units, u.opt)
+	if !check {
+		_, _ = io.WriteString(r.stdout(), line)
+		return 0
 	}
-	r.out("ulimit", fmt.Sprintf("%-20s %20s%s\n", u.desc, unit, val))
+	return r.out("ulimit", line)
 }
 
 // ulimitSet sets a limit (both, or the -H or -S one) to word: a number in the resource's

@@ -377,6 +377,19 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			}
 		}
 	}
+	if hasSub && (variant == "export" || variant == "readonly") {
+		// export and readonly take names, not elements (set_or_show_attributes checks the
+		// word before its '=' with legal_identifier): `a[7]' is not a valid identifier.
+		lhs := it.word
+		if as := it.assign; as != nil {
+			lhs = r.cur.slice(as.Pos(), as.End())
+		}
+		if k := strings.IndexByte(lhs, '='); k >= 0 {
+			lhs = strings.TrimSuffix(lhs[:k], "+")
+		}
+		r.errorf("%s: `%s': not a valid identifier", variant, lhs)
+		return errStatus1
+	}
 	if !validName(name) {
 		if it.assign == nil {
 			r.errorf("%s: `%s': not a valid identifier", variant, it.word)

@@ -105,6 +105,11 @@ func run() int {
 			fmt.Fprintf(os.Stderr, "bash: %s: %s\n", name, strings.TrimPrefix(err.Error(), "open "+name+": "))
 			return 127
 		}
+		// bash's check_binary_file: a NUL before any newline in the first 80 bytes.
+		if head, _, _ := strings.Cut(string(data[:min(len(data), 80)]), "\n"); strings.IndexByte(head, 0) >= 0 {
+			fmt.Fprintf(os.Stderr, "%s: %s: cannot execute binary file\n", name, name)
+			return 126
+		}
 		src, args = data, args[1:]
 	default:
 		data, err := io.ReadAll(os.Stdin)
