@@ -266,6 +266,11 @@ func statusArg(r *Runner, args []string) (int, bool) {
 // shift abandons the command line (status 1), as an expansion error does.
 func (r *Runner) tooManyArgs(name string) int {
 	r.errorf("%s: too many arguments", name)
+	if r.subLevel == 0 && strings.Contains(r.flags, "c") {
+		// A bash -c shell's string is one parse_and_execute, which DISCARD leaves whole.
+		r.flow, r.exitStatus = flowExit, 1
+		return 1
+	}
 	r.flow = flowDiscard
 	return 1
 }
