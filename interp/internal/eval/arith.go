@@ -197,7 +197,7 @@ func (a arithEnv) Get(ref arith.Ref) (string, bool, error) {
 	}
 	name := rf.name
 	if rf.hasSub && !ref.HasSub {
-		s, set := r.element(v, name, rf.sub)
+		s, set := r.element(v, name, r.refKey(v, rf.sub))
 		return s, set, nil
 	}
 	if !ref.HasSub {

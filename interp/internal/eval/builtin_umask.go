@@ -47,7 +47,7 @@ func biUmask(r *Runner, args []string) int {
 		return r.out("umask", s+"\n")
 	}
 	a := rest[0]
-	if a[0] >= '0' && a[0] <= '9' {
+	if a != "" && a[0] >= '0' && a[0] <= '9' {
 		n, err := strconv.ParseUint(a, 8, 32)
 		if err != nil || n > 0o777 {
 			r.errorf("umask: %s: octal number out of range", a)
@@ -56,9 +56,15 @@ func biUmask(r *Runner, args []string) int {
 		r.umaskVal, r.umaskSet = uint32(n), true
 		return 0
 	}
-	m, ok := parseSymbolicUmask(r.umask(), a)
-	if !ok {
-		r.errorf("umask: `%c': invalid symbolic mode operator", a[len(a)-1])
+	m, bad, what := parseSymbolicUmask(r.umask(), a)
+	if bad >= 0 {
+		// Bash names the character where the mode went wrong: the end of the text is its
+		// terminating NUL (umask '' and umask u say `\0').
+		c := byte(0)
+		if bad < len(a) {
+			c = a[bad]
+		}
+		r.errorf("umask: `%c': invalid symbolic mode %s", c, what)
 		return 1
 	}
 	r.umaskVal, r.umaskSet = m, true
@@ -84,10 +90,15 @@ func umaskSymbolic(m uint32) string {
 	return "u=" + part(6) + ",g=" + part(3) + ",o=" + part(0)
 }
 
-// parseSymbolicUmask applies a symbolic mode (u=rwx,g=rx,o=) to a umask.
-func parseSymbolicUmask(cur uint32, s string) (uint32, bool) {
+// parseSymbolicUmask applies a symbolic mode (u=rwx,g=rx,o=) to a umask; bad is the offset
+// in s where the mode is not one (-1 when it is), what bash calls the text there ("operator"
+// or "character").
+func parseSymbolicUmask(cur uint32, s string) (mask uint32, bad int, what string) {
 	perm := ^cur & 0o777
+	start := 0
 	for _, clause := range strings.Split(s, ",") {
+		base := start
+		start += len(clause) + 1
 		i := 0
 		var who uint32
 		for i < len(clause) && strings.IndexByte("ugoa", clause[i]) >= 0 {
@@ -107,14 +118,14 @@ func parseSymbolicUmask(cur uint32, s string) (uint32, bool) {
 			who = 0o777
 		}
 		if i >= len(clause) {
-			return 0, false
+			return 0, base + i, "operator"
 		}
 		op := clause[i]
 		if op != '=' && op != '+' && op != '-' {
-			return 0, false
+			return 0, base + i, "operator"
 		}
 		var bits uint32
-		for _, c := range clause[i+1:] {
+		for k, c := range clause[i+1:] {
 			switch c {
 			case 'r':
 				bits |= 0o444
@@ -123,7 +134,7 @@ func parseSymbolicUmask(cur uint32, s string) (uint32, bool) {
 			case 'x':
 				bits |= 0o111
 			default:
-				return 0, false
+				return 0, base + i + 1 + k, "character"
 			}
 		}
 		bits &= who
@@ -136,5 +147,5 @@ func parseSymbolicUmask(cur uint32, s string) (uint32, bool) {
 			perm &^= bits
 		}
 	}
-	return ^perm & 0o777, true
+	return ^perm & 0o777, -1, ""
 }

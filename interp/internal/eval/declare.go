@@ -948,9 +948,15 @@ func biUnset(r *Runner, args []string) int {
 		var err error
 		switch {
 		case hasSub:
-			_, rf, _ := r.lookupVar(base)
-			// Bash expands the subscript once more (unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]').
-			if sub, err = r.expandSubText(sub); err == nil {
+			v, rf, _ := r.lookupVar(base)
+			// Bash expands the subscript once more (unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]'),
+			// an associative key with its quotes removed (unset 'm["K"]').
+			if v.attrs&attrAssoc != 0 {
+				sub, err = r.expandSubscriptText(sub)
+			} else {
+				sub, err = r.expandSubText(sub)
+			}
+			if err == nil {
 				err = r.unsetElem(rf.name, sub)
 			}
 		case mode == 'n':

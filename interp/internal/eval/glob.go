@@ -137,7 +137,7 @@ func (r *Runner) glob(pat string) ([]string, error) {
 
 // globName reports whether a directory entry matches one pattern component.
 func (r *Runner) globName(comp, name string) bool {
-	o := pattern.GlobOptions{DotGlob: r.shopts.has(shDotglob) || r.globIgnoreSet(), SkipDots: r.shopts.has(shGlobskipdots),
+	o := pattern.GlobOptions{DotGlob: r.shopts.has(shDotglob), SkipDots: r.shopts.has(shGlobskipdots),
 		ExtGlob: r.shopts.has(shExtglob), NoCaseGlob: r.shopts.has(shNocaseglob)}
 	seg, err := pattern.CompileSegment(comp, o)
 	if err != nil {
@@ -254,11 +254,6 @@ func splitGlobIgnore(s string) []string {
 	return append(out, s[start:])
 }
 
-// globIgnoreSet: a non-empty GLOBIGNORE makes globs match dot files, as dotglob does.
-func (r *Runner) globIgnoreSet() bool {
-	v, ok := r.scalar("GLOBIGNORE")
-	return ok && v != ""
-}
 
 func (r *Runner) isDir(p string) bool {
 	fi, err := r.c.fs.Stat(r.absPath(p))

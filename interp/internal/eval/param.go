@@ -130,7 +130,7 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 		// A nameref to an array element.
 		pv.name = name
 		pv.varName = name
-		s, set := r.element(v, rf.name, rf.sub)
+		s, set := r.element(v, rf.name, r.refKey(v, rf.sub))
 		pv.str, pv.set, pv.elemRef = s, set, true
 		return pv, nil
 	}

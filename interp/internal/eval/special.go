@@ -145,7 +145,9 @@ func (r *Runner) unsetDynamic(name string) {
 }
 
 // watchVar reports variables whose change the shell tracks.
-func (r *Runner) watchVar(name string) bool { return name == "OPTIND" || name == "PATH" }
+func (r *Runner) watchVar(name string) bool {
+	return name == "OPTIND" || name == "PATH" || name == "GLOBIGNORE"
+}
 
 func (r *Runner) varChanged(name string, v *variable) {
 	switch name {
@@ -153,6 +155,15 @@ func (r *Runner) varChanged(name string, v *variable) {
 		r.optChar = 0
 	case "PATH":
 		r.hashed, r.hashOwned = nil, false // bash forgets remembered commands when PATH is assigned
+	case "GLOBIGNORE":
+		// bash's setup_glob_ignore: patterns turn dotglob on, unsetting GLOBIGNORE turns it
+		// off, and an empty value leaves it as it is (GLOBIGNORE= after GLOBIGNORE=*.txt
+		// still globs dot files).
+		if v == nil || !v.set {
+			r.shopts &^= shDotglob
+		} else if s, _ := varScalar(v); s != "" {
+			r.shopts |= shDotglob
+		}
 	}
 }
 

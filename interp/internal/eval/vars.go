@@ -304,9 +304,33 @@ func (r *Runner) scalar(name string) (string, bool) {
 		return "", false
 	}
 	if rf.hasSub {
-		return r.element(v, rf.name, rf.sub)
+		return r.element(v, rf.name, r.refKey(v, rf.sub))
 	}
 	return varScalar(&v)
+}
+
+// refKey is the key a nameref's subscript names in v when v is associative: bash expands
+// the target's subscript text again when it follows the reference (quotes removed,
+// parameters and command substitutions expanded: `declare -n r='A["K"]'` names A[K],
+// `'A[$key]'` the key $key holds then). For an indexed array the text stays arithmetic.
+func (r *Runner) refKey(v variable, sub string) string {
+	if v.attrs&attrAssoc == 0 || sub == "@" || sub == "*" {
+		return sub
+	}
+	if k, err := r.expandSubscriptText(sub); err == nil {
+		return k
+	}
+	return sub
+}
+
+// textKey is refKey for an assignment, printf -v, read or unset operand that names
+// name[sub] as text: the key, when name is associative.
+func (r *Runner) textKey(name, sub string) (string, error) {
+	v, _, _ := r.lookupVar(name)
+	if v.attrs&attrAssoc == 0 {
+		return sub, nil
+	}
+	return r.expandSubscriptText(sub)
 }
 
 func varScalar(v *variable) (string, bool) {
@@ -467,7 +491,11 @@ func (r *Runner) assign(name, val string, fl assignFlags) error {
 		return r.discardf("%s: circular name reference", name)
 	}
 	if rf.hasSub {
-		return r.assignElem(rf.name, rf.sub, val, fl, true)
+		sub, err := r.textKey(rf.name, rf.sub)
+		if err != nil {
+			return err
+		}
+		return r.assignElem(rf.name, sub, val, fl, true)
 	}
 	name = rf.name
 	if dv, ok := r.dynamicVar(name); ok && dv.attrs&attrReadonly != 0 {
@@ -545,11 +573,18 @@ func (r *Runner) assignText(target, val string) error {
 	if i <= 0 || !strings.HasSuffix(target, "]") {
 		return r.assign(target, val, 0)
 	}
-	sub, err := r.expandSubText(target[i+1 : len(target)-1])
+	v, rf, _ := r.lookupVar(target[:i])
+	sub := target[i+1 : len(target)-1]
+	var err error
+	if v.attrs&attrAssoc != 0 {
+		// A key: expanded again with its quotes removed (printf -v 'A["K"]' sets A[K]).
+		sub, err = r.expandSubscriptText(sub)
+	} else {
+		sub, err = r.expandSubText(sub)
+	}
 	if err != nil {
 		return err
 	}
-	v, rf, _ := r.lookupVar(target[:i])
 	return r.assignElem(rf.name, sub, val, 0, v.attrs&attrAssoc == 0)
 }
 
@@ -835,7 +870,11 @@ func (r *Runner) unsetVar(name string, noRef bool) error {
 			return nil
 		}
 		if rf.hasSub {
-			return r.unsetElem(rf.name, rf.sub)
+			sub, err := r.textKey(rf.name, rf.sub)
+			if err != nil {
+				return err
+			}
+			return r.unsetElem(rf.name, sub)
 		}
 		name = rf.name
 	}
