@@ -254,7 +254,6 @@ func splitGlobIgnore(s string) []string {
 	return append(out, s[start:])
 }
 
-
 func (r *Runner) isDir(p string) bool {
 	fi, err := r.c.fs.Stat(r.absPath(p))
 	return err == nil && fi.IsDir()
