@@ -536,7 +536,9 @@ func biMapfile(r *Runner, args []string) int {
 			}
 			got = true
 			if c == delim {
-				if !trim && !cut {
+				// A NUL delimiter kept is the end of bash's C string: the element stops
+				// before it, -t or not.
+				if !trim && !cut && c != 0 {
 					line = append(line, c)
 				}
 				break

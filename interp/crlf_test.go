@@ -1,0 +1,36 @@
+package interp
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestUnquotedCarriageReturnIsRefused: a CR outside quotes (a CRLF script on Linux or macOS)
+// is read by bash as part of its word and by the parser as a blank, so the script is refused
+// where the first one is; quoted, in a here-document or a comment it is kept, as bash keeps it.
+func TestUnquotedCarriageReturnIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Git-Bash's igncr: CR LF is a line end there")
+	}
+	for _, c := range []struct {
+		src  string
+		line int
+	}{
+		{"echo hi\r\necho there\r\n", 1},
+		{"echo ok\necho\rTEST\n", 2},
+		{"x='a\rb'; y=\"c\rd\" # e\r\ncat <<EOF\nf\rg\nEOF\n", 0},
+	} {
+		pf, err := parseScript(context.Background(), "t.sh", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.line == 0 && pf.refused != nil:
+			t.Errorf("%q refused: %v", c.src, pf.refused)
+		case c.line > 0 && (pf.refused == nil || pf.refused.Line != c.line || !strings.Contains(pf.refused.Construct, "carriage return")):
+			t.Errorf("%q: %v, want a refusal at line %d", c.src, pf.refused, c.line)
+		}
+	}
+}
