@@ -34,3 +34,16 @@ func TestUnquotedCarriageReturnIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestManyQuotedCarriageReturnsAreLinear: a script of the largest size made of quoted CRs is
+// checked in one sweep (a check per CR over every span was 10^11 steps for a megabyte).
+func TestManyQuotedCarriageReturnsAreLinear(t *testing.T) {
+	src := []byte(": " + strings.Repeat("'\r' ", 200000) + "\n")
+	pf, err := parseScript(context.Background(), "t.sh", src)
+	if err != nil || pf.refused != nil {
+		t.Fatalf("%v %v", err, pf.refused)
+	}
+	if _, _, ok := unquotedCR(pf.prog.File(), append(src, "x\r\n"...)); !ok {
+		t.Error("the unquoted CR after them was not found")
+	}
+}

@@ -5,6 +5,7 @@ package interp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -605,23 +606,24 @@ func unquotedCR(f *syntax.File, src []byte) (line, col int, ok bool) {
 		}
 		return true
 	})
+	// One sweep over the CRs in order with the spans sorted by start: a CR is kept when some
+	// span started at or before it reaches past it (a script of quoted CRs is linear, not
+	// CRs times spans).
+	slices.SortFunc(kept, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	next, reach := 0, uint(0)
 	for off := bytes.IndexByte(src, '\r'); off >= 0; {
-		inside := false
-		for _, s := range kept {
-			if uint(off) >= s.from && uint(off) < s.to {
-				inside = true
-				break
-			}
+		for ; next < len(kept) && kept[next].from <= uint(off); next++ {
+			reach = max(reach, kept[next].to)
 		}
-		if !inside {
+		if uint(off) >= reach {
 			before := src[:off]
 			return bytes.Count(before, []byte("\n")) + 1, off - bytes.LastIndexByte(before, '\n'), true
 		}
-		next := bytes.IndexByte(src[off+1:], '\r')
-		if next < 0 {
+		more := bytes.IndexByte(src[off+1:], '\r')
+		if more < 0 {
 			break
 		}
-		off += 1 + next
+		off += 1 + more
 	}
 	return 0, 0, false
 }
