@@ -949,14 +949,8 @@ func biUnset(r *Runner, args []string) int {
 		switch {
 		case hasSub:
 			v, rf, _ := r.lookupVar(base)
-			// Bash expands the subscript once more (unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]'),
-			// an associative key with its quotes removed (unset 'm["K"]').
-			if v.attrs&attrAssoc != 0 {
-				sub, err = r.expandSubscriptText(sub)
-			} else {
-				sub, err = r.expandSubText(sub)
-			}
-			if err == nil {
+			// unset 'a[$i]', 'a[${#a[@]}-1]', 'm[$k]', 'm["K"]' (operandSub).
+			if sub, err = r.operandSub(v, sub); err == nil {
 				err = r.unsetElem(rf.name, sub)
 			}
 		case mode == 'n':

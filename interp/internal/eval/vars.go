@@ -323,6 +323,16 @@ func (r *Runner) refKey(v variable, sub string) string {
 	return sub
 }
 
+// operandSub expands the subscript of a name[sub] a builtin was given as text (printf -v,
+// read, unset): bash expands it once more, an associative key with its quotes removed
+// (printf -v 'A["K"]' sets A[K]), an indexed one as text for arithmetic.
+func (r *Runner) operandSub(v variable, sub string) (string, error) {
+	if v.attrs&attrAssoc != 0 {
+		return r.expandSubscriptText(sub)
+	}
+	return r.expandSubText(sub)
+}
+
 // textKey is refKey for an assignment, printf -v, read or unset operand that names
 // name[sub] as text: the key, when name is associative.
 func (r *Runner) textKey(name, sub string) (string, error) {
@@ -574,14 +584,7 @@ func (r *Runner) assignText(target, val string) error {
 		return r.assign(target, val, 0)
 	}
 	v, rf, _ := r.lookupVar(target[:i])
-	sub := target[i+1 : len(target)-1]
-	var err error
-	if v.attrs&attrAssoc != 0 {
-		// A key: expanded again with its quotes removed (printf -v 'A["K"]' sets A[K]).
-		sub, err = r.expandSubscriptText(sub)
-	} else {
-		sub, err = r.expandSubText(sub)
-	}
+	sub, err := r.operandSub(v, target[i+1:len(target)-1])
 	if err != nil {
 		return err
 	}
