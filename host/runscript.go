@@ -41,7 +41,7 @@ func RunScript(ctx context.Context, o Options, rs ScriptRun) (*engine.Outcome, e
 		return nil, err
 	}
 	maxHeap := uint64(set.MaxHeapMiB) << 20
-	eng, err := interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: sandbox.NewMeter(int64(maxHeap))})
+	eng, err := interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: sandbox.NewMeter(int64(maxHeap)), OwnsProcess: true})
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,7 @@ func NewServer(ctx context.Context, cfg Config, opts ...ServerOption) (*Server, 
 	// The engine comes first: project hooks run in it while the registry opens.
 	maxHeap := uint64(cfg.Settings.MaxHeapMiB) << 20
 	srv.wasm.meter = sandbox.NewMeter(int64(maxHeap))
-	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf}); err != nil {
+	if srv.engine, err = interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: srv.wasm.meter, Logf: srv.logf, OwnsProcess: true}); err != nil {
 		return nil, err
 	}
 	reg, err := registry.Open(ctx, registry.Options{Dirs: cfg.Dirs, ServerName: cfg.Meta.Name, Settings: cfg.Settings.Registry,

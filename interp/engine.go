@@ -128,6 +128,9 @@ type EngineOptions struct {
 	Meter *sandbox.Meter
 	// Logf receives what only the server's log may show (a recovered panic's stack).
 	Logf func(format string, args ...any)
+	// OwnsProcess: the engine's process serves calls and nothing else (the server, a worker),
+	// so its soft memory limit (debug.SetMemoryLimit) may follow MaxHeapBytes.
+	OwnsProcess bool
 }
 
 // NewEngineWith is NewEngine with every option.
@@ -135,6 +138,9 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 	logf := o.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
+	}
+	if o.OwnsProcess && o.MaxHeapBytes > 0 {
+		softLimit(o.MaxHeapBytes)
 	}
 	static := staticEnv()
 	return &Engine{sdk: sync.OnceValues(func() (*sdkState, error) { return parseSDK(static) }), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},

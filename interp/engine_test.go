@@ -87,6 +87,18 @@ func TestLimits(t *testing.T) {
 			func(o *engine.Outcome) bool {
 				return o.Limit == engine.LimitNone && o.LimitHit == "" && o.ExitCode == 0 && len(o.Stdout) == 6
 			}},
+		// The limit counts the jobs running, as bash has none: many short jobs run, and the
+		// shell remembers the last 4,096 finished ones for wait.
+		{"many short jobs", "for i in $(seq 200); do true & done; wait; echo ok", sandbox.Limits{MaxJobs: 10},
+			func(o *engine.Outcome) bool { return o.LimitHit == "" && string(o.Stdout) == "ok\n" }},
+		{"finished jobs remembered", "(exit 4) & first=$!; for i in $(seq 5000); do (exit 3) & done; wait $first; echo $?; kill $first; echo $?",
+			sandbox.Limits{MaxJobs: 10}, func(o *engine.Outcome) bool {
+				return o.LimitHit == "" && string(o.Stdout) == "4\n1\n" && strings.Contains(string(o.Stderr), "No such process")
+			}},
+		{"finished jobs forgotten", "(exit 4) & first=$!; for i in $(seq 35000); do (exit 3) & done; wait $!; echo $?; wait $first; echo $?",
+			sandbox.Limits{MaxJobs: 10}, func(o *engine.Outcome) bool {
+				return o.LimitHit == "" && string(o.Stdout) == "3\n127\n" && strings.Contains(string(o.Stderr), "is not a child of this shell")
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := run(t, tc.script, tc.limits)
@@ -233,25 +245,35 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
-// Garbage above the limit (what a cancelled runaway call leaves until the next GC) does not
-// cancel the next call: only live data counts.
+// Garbage (what a finished call leaves until the next GC) does not cancel the next call: not
+// garbage above the limit, nor garbage below it that a call's own churn carries past it (a
+// heap that grew since the last sample is no runaway when a GC leaves it under the limit).
 func TestMemoryLimitIgnoresGarbage(t *testing.T) {
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	p := filepath.Join(dir, "tool.sh")
-	os.WriteFile(p, []byte(`sleep 0.1; echo ok`), 0o755)
-	e, _ := NewEngine(128 << 20)
-	garbage := make([]byte, 256<<20)
-	for i := 0; i < len(garbage); i += 4096 {
-		garbage[i] = 1
+	for _, tc := range []struct {
+		garbageMiB int
+		script     string
+		want       string
+	}{
+		{256, `sleep 0.1; echo ok`, "ok\n"},
+		{100, `x=$(head -c 40000000 /dev/zero | tr '\0' a); sleep 0.05; echo ${#x}`, "40000000\n"},
+	} {
+		dir, _ := filepath.EvalSymlinks(t.TempDir())
+		p := filepath.Join(dir, "tool.sh")
+		os.WriteFile(p, []byte(tc.script), 0o755)
+		e, _ := NewEngine(128 << 20)
+		garbage := make([]byte, tc.garbageMiB<<20)
+		for i := 0; i < len(garbage); i += 4096 {
+			garbage[i] = 1
+		}
+		runtime.KeepAlive(garbage)
+		garbage = nil
+		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+			Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
+		if out.LimitHit != "" || out.ExitCode != 0 || string(out.Stdout) != tc.want {
+			t.Errorf("%d MiB of garbage, %s: outcome %+v", tc.garbageMiB, tc.script, out)
+		}
+		_ = garbage
 	}
-	runtime.KeepAlive(garbage)
-	garbage = nil
-	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
-		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
-	if out.LimitHit != "" || out.ExitCode != 0 || string(out.Stdout) != "ok\n" {
-		t.Fatalf("outcome %+v", out)
-	}
-	_ = garbage
 }
 
 // The heap sampler outlives a call (back-to-back calls share it) and then ends by itself.

@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -25,10 +26,15 @@ type memGuard struct {
 	mu       sync.Mutex
 	running  map[any]context.CancelCauseFunc // by *call, or the token of a WatchMemory
 	watching bool
-	// entered: a call began since the watcher's last tick. Its previous sample may be a call
-	// that has ended since, whose garbage is still in the heap: the next sample over the limit
-	// is weighed after a GC, never taken as this call running away.
-	entered bool
+}
+
+// softLimit sets the runtime's soft memory limit a little above the guard's: the collector
+// then runs before garbage alone carries the heap past the guard's limit, where the guard would
+// have to collect on each sample to tell garbage from a runaway. The headroom is the runtime's
+// own memory (stacks, its metadata), which the limit counts and the guard does not.
+func softLimit(maxHeap uint64) {
+	const headroom = 64 << 20
+	debug.SetMemoryLimit(int64(min(maxHeap, 1<<50)) + headroom)
 }
 
 const (
@@ -46,7 +52,6 @@ func (g *memGuard) enter(c any, cancel context.CancelCauseFunc) {
 		g.running = map[any]context.CancelCauseFunc{}
 	}
 	g.running[c] = cancel
-	g.entered = true
 	if !g.watching {
 		g.watching = true
 		go g.watch()
@@ -77,11 +82,9 @@ func (g *memGuard) watch() {
 	t := time.NewTicker(memSampleEvery)
 	defer t.Stop()
 	idle := 0
-	var last uint64 // the previous tick's sample; 0 when that tick sampled nothing
 	for range t.C {
 		g.mu.Lock()
 		if len(g.running) == 0 {
-			last = 0
 			if idle++; idle >= memIdleTicks {
 				g.watching = false
 				g.mu.Unlock()
@@ -91,23 +94,19 @@ func (g *memGuard) watch() {
 			continue
 		}
 		idle = 0
-		if g.entered {
-			g.entered, last = false, 0
-		}
 		g.mu.Unlock()
-		heap, prev := g.heap(sample), last
-		last = heap
+		heap := g.heap(sample)
 		if heap <= g.limit {
 			continue
 		}
-		// The sample counts objects not yet swept, so the garbage a finished runaway call left
-		// behind would cancel the next innocent call. A heap that grew since the last tick is a
-		// call running away now: cancel at once. Otherwise count only what a GC leaves.
-		if prev == 0 || heap <= prev {
-			runtime.GC()
-			if last = g.heap(sample); last <= g.limit {
-				continue
-			}
+		// The sample counts objects not yet collected: a finished call's garbage, or a running
+		// call's churn, sit there until the next GC (whose goal is twice the live heap), so a
+		// heap that grew by a call's few megabytes past the limit is no runaway. Only what a GC
+		// leaves counts. A runaway grows on during the collection by at most what it can copy
+		// in that time; its byte budget and the process's soft memory limit bound it besides.
+		runtime.GC()
+		if g.heap(sample) <= g.limit {
+			continue
 		}
 		g.mu.Lock()
 		for _, cancel := range g.running {

@@ -47,7 +47,7 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 
 	// One budget for the heap and the wasm guests' memory, as in the server.
 	meter := sandbox.NewMeter(int64(maxHeap))
-	e, err := interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: meter,
+	e, err := interp.NewEngineWith(interp.EngineOptions{MaxHeapBytes: maxHeap, Meter: meter, OwnsProcess: true,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "mcp-bash worker: "+format+"\n", args...) }})
 	if err != nil {
 		return err

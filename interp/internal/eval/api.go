@@ -95,7 +95,7 @@ type Limits struct {
 	MaxCallDepth int
 	// MaxCommands bounds the commands run (simple commands, including builtins).
 	MaxCommands int64
-	// MaxJobs bounds the background jobs, pipeline stages and process substitutions started.
+	// MaxJobs bounds the background jobs, coprocesses and process substitutions running at once.
 	MaxJobs int64
 	// MaxFDs bounds the open file descriptors of one shell.
 	MaxFDs int

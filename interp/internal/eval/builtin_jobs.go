@@ -31,16 +31,67 @@ func (j *job) finish(st int) {
 
 // jobTable holds a shell's background jobs.
 type jobTable struct {
-	mu   sync.Mutex
-	list []*job
+	mu      sync.Mutex
+	list    []*job
+	started int
+	closed  chan struct{} // the done of every compacted job
 }
+
+// maxDoneJobs is how many finished jobs a shell remembers for wait (bash remembers the
+// statuses of CHILD_MAX of them, at most 32,768): a loop of `cmd &` that never waits would
+// otherwise grow the table by a job each time, up to the command limit. compactJobsEvery jobs
+// started, the finished ones keep only their pid and status (a few dozen bytes each).
+const (
+	maxDoneJobs      = 32768
+	compactJobsEvery = 1024
+)
 
 func (t *jobTable) add(pid int, cancel context.CancelCauseFunc) *job {
 	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel}
 	t.mu.Lock()
+	if t.started++; t.started%compactJobsEvery == 0 {
+		t.compact()
+	}
 	t.list = append(t.list, j)
 	t.mu.Unlock()
 	return j
+}
+
+// compact strips finished jobs down to their pid and status, and forgets the oldest past
+// maxDoneJobs. Only the shell's own goroutine touches a job's cancel and done fields once its
+// goroutine has closed done, so they change in place.
+func (t *jobTable) compact() {
+	if t.closed == nil {
+		t.closed = make(chan struct{})
+		close(t.closed)
+	}
+	done := 0
+	for _, j := range t.list {
+		if j.finished() {
+			j.cancel, j.done = nil, t.closed
+			done++
+		}
+	}
+	drop := done - maxDoneJobs
+	if drop <= 0 {
+		return
+	}
+	t.list = slices.DeleteFunc(t.list, func(j *job) bool {
+		if drop > 0 && j.finished() {
+			drop--
+			return true
+		}
+		return false
+	})
+}
+
+func (j *job) finished() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // addProc adds a process substitution, forgetting finished earlier ones (bash remembers
@@ -49,15 +100,7 @@ func (t *jobTable) addProc(pid int, cancel context.CancelCauseFunc) *job {
 	j := &job{pid: pid, done: make(chan struct{}), cancel: cancel, procsub: true}
 	t.mu.Lock()
 	t.list = slices.DeleteFunc(t.list, func(o *job) bool {
-		if !o.procsub {
-			return false
-		}
-		select {
-		case <-o.done:
-			return true
-		default:
-			return false
-		}
+		return o.procsub && o.finished()
 	})
 	t.list = append(t.list, j)
 	t.mu.Unlock()
@@ -85,7 +128,9 @@ func (t *jobTable) remove(j *job) {
 
 func (t *jobTable) killAll() {
 	for _, j := range t.jobs() {
-		j.cancel(errRunDone)
+		if !j.finished() {
+			j.cancel(errRunDone)
+		}
 	}
 }
 
@@ -322,16 +367,15 @@ func biKill(r *Runner, args []string) int {
 			st = 1
 			continue
 		}
-		if sig == 0 {
-			select {
-			case <-j.done:
-				r.errorf("kill: (%s) - No such process", a)
-				st = 1
-			default:
-			}
+		// A finished job's process is gone (bash has reaped it), whatever the signal.
+		if j.finished() {
+			r.errorf("kill: (%s) - No such process", a)
+			st = 1
 			continue
 		}
-		j.cancel(&killSignal{sig})
+		if sig != 0 {
+			j.cancel(&killSignal{sig})
+		}
 	}
 	return st
 }

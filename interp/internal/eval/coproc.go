@@ -26,8 +26,8 @@ func (r *Runner) coprocClause(c *syntax.CoprocClause) {
 		r.lineno = r.line(c.Pos())
 		r.errorf("warning: execute_coproc: coproc [%d:%s] still exists", old.job.pid, old.name)
 	}
-	if r.c.jobs.Add(1) > r.c.limits.MaxJobs {
-		r.status = r.raise(r.fatal(&LimitError{Kind: LimitJobs, Max: r.c.limits.MaxJobs}))
+	if err := r.startJob(); err != nil {
+		r.status = r.raise(err)
 		return
 	}
 	in, out := newPipe(r.ctx), newPipe(r.ctx)
@@ -45,6 +45,7 @@ func (r *Runner) coprocClause(c *syntax.CoprocClause) {
 	r.coproc = cp
 	inner := *c.Stmt
 	r.c.goRun(func() {
+		defer r.c.live.Add(-1)
 		defer cancel(errRunDone)
 		defer func() {
 			st, _ := child.subshellStatus()

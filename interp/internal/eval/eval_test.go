@@ -41,10 +41,15 @@ func pureExec(ctx context.Context, c *eval.Command) (int, error) {
 		}
 		return 0, nil
 	case "sleep":
+		// 50 ms, or until the run ends for "sleep forever" (a job that stays running).
+		d := 50 * time.Millisecond
+		if len(c.Args) > 1 && c.Args[1] == "forever" {
+			d = time.Hour
+		}
 		select {
 		case <-ctx.Done():
 			return 130, nil
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(d):
 			return 0, nil
 		}
 	case "yes":
@@ -104,10 +109,10 @@ func TestLimits(t *testing.T) {
 		{"deep recursion default limit", `f() { f; }; f`, eval.Limits{}, eval.LimitDepth},
 		{"commands", `while :; do :; done`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
 		{"commands in trap", `trap 'while :; do :; done' EXIT`, eval.Limits{MaxCommands: 1000}, eval.LimitCommands},
-		{"jobs", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
-		{"jobs from exit trap", `trap 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done' EXIT`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
-		{"jobs through eval and alias", "shopt -s expand_aliases; alias bgjob='sleep 1 &'\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12; do eval bgjob; done", eval.Limits{MaxJobs: 10}, eval.LimitJobs},
-		{"jobs in subshell", `( for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done )`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs", `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep forever & done`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs from exit trap", `trap 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep forever & done' EXIT`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs through eval and alias", "shopt -s expand_aliases; alias bgjob='sleep forever &'\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12; do eval bgjob; done", eval.Limits{MaxJobs: 10}, eval.LimitJobs},
+		{"jobs in subshell", `( for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep forever & done )`, eval.Limits{MaxJobs: 10}, eval.LimitJobs},
 		{"fds", `for i in {1..100}; do exec {fd}>/dev/null; done`, eval.Limits{MaxFDs: 20}, eval.LimitFDs},
 		{"memory doubling", `x=a; while :; do x=$x$x; done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},
 		{"memory array", `a=(); while :; do a+=(xxxxxxxxxxxxxxxx); done`, eval.Limits{MaxMemory: 1 << 20}, eval.LimitMemory},

@@ -566,8 +566,8 @@ func (r *Runner) funcDecl(c *syntax.FuncDecl) {
 
 // background starts a statement as a background job.
 func (r *Runner) background(s *syntax.Stmt) {
-	if r.c.jobs.Add(1) > r.c.limits.MaxJobs {
-		r.status = r.raise(r.fatal(&LimitError{Kind: LimitJobs, Max: r.c.limits.MaxJobs}))
+	if err := r.startJob(); err != nil {
+		r.status = r.raise(err)
 		return
 	}
 	child := r.fork(true)
@@ -583,6 +583,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 		child.noErrexit++
 	}
 	r.c.goRun(func() {
+		defer r.c.live.Add(-1)
 		defer cancel(errRunDone)
 		defer func() {
 			st, _ := child.subshellStatus()

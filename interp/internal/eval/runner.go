@@ -28,7 +28,6 @@ type call struct {
 	start  time.Time
 
 	commands atomic.Int64
-	jobs     atomic.Int64
 	mem      atomic.Int64
 	ids      atomic.Uint64
 	pids     atomic.Int64
@@ -45,7 +44,8 @@ type call struct {
 	rng   *rand.Rand // made from seed on first use (most runs never read $RANDOM): random
 	seed  uint64
 
-	// live counts the goroutines running now (pipeline stages, process substitutions).
+	// live counts the jobs running now (background jobs, coprocesses, process substitutions),
+	// which MaxJobs bounds.
 	live atomic.Int64
 	pats patCache
 

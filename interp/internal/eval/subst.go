@@ -381,7 +381,8 @@ func (r *Runner) closeProcFDs(mark int) {
 	r.procFDs = r.procFDs[:mark]
 }
 
-// startJob counts one concurrent goroutine (pipeline stage, process substitution).
+// startJob counts one running job (background job, coprocess, process substitution); its
+// goroutine uncounts it when it ends.
 func (r *Runner) startJob() error {
 	if r.c.live.Add(1) > r.c.limits.MaxJobs && !r.c.awaitLive() {
 		r.c.live.Add(-1)
