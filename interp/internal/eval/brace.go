@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -14,6 +15,9 @@ type batom struct {
 	s    string
 	esc  bool
 	part syntax.WordPart
+	// tick: the backquote a letter range makes ({a..Z}), which bash's later expansions read
+	// as the start of a command substitution.
+	tick bool
 }
 
 func (a batom) is(c byte) bool { return a.part == nil && !a.esc && len(a.s) == 1 && a.s[0] == c }
@@ -50,6 +54,10 @@ func (r *Runner) braceExpand(w *syntax.Word) ([]*syntax.Word, error) {
 	out := make([]*syntax.Word, 0, len(lists))
 	if b.take(int64(len(lists)) * 8) {
 		for _, l := range lists {
+			if err := r.rangeTick(w, l); err != nil {
+				b.flush()
+				return nil, err
+			}
 			if nw := r.rejoin(l); nw != nil {
 				out = append(out, nw)
 				continue
@@ -396,6 +404,13 @@ func (b *braceRun) sequence(amble []batom) ([][]batom, bool) {
 		}
 		var out [][]batom
 		for v := a; (step > 0 && v <= z) || (step < 0 && v >= z); v += step {
+			if v == '`' {
+				if b.take(atomsCost(1)) {
+					out = append(out, []batom{{s: "`", esc: true, tick: true}})
+					continue
+				}
+				return nil, true
+			}
 			if v == '\\' {
 				// Bash's quote removal then drops the lone backslash: an empty word ({X..c}).
 				out = append(out, []batom{{part: &syntax.SglQuoted{}}})
@@ -410,6 +425,25 @@ func (b *braceRun) sequence(amble []batom) ([][]batom, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// rangeTick is what bash makes of a word in which a letter range put a backquote: at its
+// end, a backquote; with literal text after it, a command substitution with no closing
+// backquote (bad substitution, the command not run). Anything else after it is refused.
+func (r *Runner) rangeTick(w *syntax.Word, l []batom) error {
+	i := slices.IndexFunc(l, func(a batom) bool { return a.tick })
+	if i < 0 || i == len(l)-1 {
+		return nil
+	}
+	var rest strings.Builder
+	rest.WriteByte('`')
+	for _, a := range l[i+1:] {
+		if a.part != nil || a.tick || strings.Contains(a.s, "`") {
+			return r.refuseErr(w.Pos(), "a letter range ({a..Z}) that puts a backquote before more of its word")
+		}
+		rest.WriteString(a.s)
+	}
+	return r.discardf("bad substitution: no closing \"`\" in %s", rest.String())
 }
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -538,7 +538,11 @@ func (r *Runner) callFunc(fn *funcDef, args []string) {
 			r.setTrap("RETURN", "", true)
 		}
 	}
+	if len(fn.body.Redirs) > 0 {
+		r.bodyRedirLine = r.line(fn.body.Pos())
+	}
 	r.stmt(fn.body)
+	r.bodyRedirLine = 0
 	r.bound, r.boundAliases = savedBound, savedAliases
 	if r.flow == flowReturn {
 		r.flow = flowNone

@@ -124,12 +124,26 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 		return
 	}
 	if len(redirs) > 0 {
+		// Bash has read the whole compound command, so its messages name the line of the
+		// redirections after it (a function body's, the function's first line); $LINENO,
+		// in an ERR trap too, stays the last simple command's.
+		saved := r.lineno
+		if r.bodyRedirLine > 0 {
+			r.lineno, r.bodyRedirLine = r.bodyRedirLine, 0
+		} else {
+			r.lineno = r.line(redirs[len(redirs)-1].Pos())
+		}
+		if _, sub := cmd.(*syntax.Subshell); sub {
+			saved = r.lineno // a subshell is a command of that line, as a simple command
+		}
 		rs, err := r.redirect(redirs, false)
 		if err != nil {
 			r.status = r.raise(err)
+			r.lineno = saved
 			r.afterSimple()
 			return
 		}
+		r.lineno = saved
 		defer rs.restore()
 	}
 	switch c := cmd.(type) {
@@ -261,6 +275,7 @@ func (r *Runner) subshell(list []*syntax.Stmt) {
 	}
 	defer r.leave()
 	s := r.fork(false)
+	s.loopDepth = 0 // bash (compat > 44): a subshell is no longer in its shell's loop
 	s.runSubshell(list)
 	st, abort := s.subshellStatus()
 	s.finish()
@@ -272,13 +287,28 @@ func (r *Runner) subshell(list []*syntax.Stmt) {
 	r.afterSimple()
 }
 
-// runSubshell runs statements as the body of a subshell, with its EXIT trap.
+// runSubshell runs statements as the body of a subshell, with its EXIT trap. A break or
+// continue of its shell's loop (in $(...), <(...) or a simple command of a pipeline or in the
+// background, which stay in the loop) ends it, and bash runs no command after it, the EXIT
+// trap's neither.
 func (s *Runner) runSubshell(list []*syntax.Stmt) {
 	s.runTop(list, false)
 	if s.flow == flowDiscard {
 		s.flow, s.status = flowNone, 1
 	}
+	if s.flow == flowBreak || s.flow == flowContinue {
+		return
+	}
 	s.runExitTrap()
+}
+
+// leaveLoopFor is what bash's execute_in_subshell does for a compound command run as a
+// pipeline stage or in the background: the subshell is no longer in its shell's loop. A
+// simple command (`continue &`, `echo | break`) stays in it.
+func (s *Runner) leaveLoopFor(st *syntax.Stmt) {
+	if _, simple := st.Cmd.(*syntax.CallExpr); !simple {
+		s.loopDepth = 0
+	}
 }
 
 func (r *Runner) ifClause(c *syntax.IfClause) {
@@ -578,6 +608,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 	j := r.jobs.add(child.bashpid, cancel)
 	inner := *s
 	inner.Background, inner.Coprocess = false, false
+	child.leaveLoopFor(s)
 	if _, simple := s.Cmd.(*syntax.CallExpr); simple {
 		// An asynchronous simple command is the whole child: no ERR trap or errexit there.
 		child.noErrexit++
@@ -644,6 +675,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 		done[i] = make(chan struct{})
 		i := i
 		st := stages[i]
+		child.leaveLoopFor(st)
 		r.c.goRun(func() {
 			defer close(done[i])
 			defer cancel(errRunDone)
@@ -668,6 +700,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 	} else {
 		child := r.fork(false)
 		child.fds.set(0, in)
+		child.leaveLoopFor(last)
 		child.runSubshell([]*syntax.Stmt{last})
 		st, abort := child.subshellStatus()
 		child.finish()

@@ -61,14 +61,18 @@ func (r *Runner) hashSearch(name string) (string, bool) {
 		return e.path, true
 	}
 	// A relative path (from a relative PATH entry) is used as ./path while it names an
-	// executable file; otherwise the command is searched for again.
+	// executable file. Otherwise one hashed from a "." entry (./name) is searched for again,
+	// and any other is used as it is, and fails (bash's phash_search).
 	p := e.path
 	if !strings.HasPrefix(p, "./") {
 		p = "./" + p
 	}
 	abs := r.absPath(p)
 	if fi, err := r.c.fs.Stat(abs); err != nil || fi.IsDir() || r.c.fs.Access(abs, 1) != nil {
-		return "", false
+		if strings.HasPrefix(e.path, "./") {
+			return "", false
+		}
+		return e.path, true
 	}
 	return p, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -58,6 +59,32 @@ type Script struct {
 	Command string
 }
 
+// startDir is the working directory a new shell starts in, as bash's set_pwd finds it: the
+// PWD of its environment when that is absolute and names the directory it was started in,
+// else the directory with its symbolic links resolved (getcwd).
+func (r *Runner) startDir(sc Script) string {
+	pwd, ok := "", false
+	for _, kv := range slices.Backward(sc.Environ) {
+		if v, found := strings.CutPrefix(kv, "PWD="); found {
+			pwd, ok = v, true
+			break
+		}
+	}
+	if ok && pwd == sc.Dir {
+		return sc.Dir
+	}
+	real, err := r.c.fs.RealPath(sc.Dir)
+	if err != nil {
+		return sc.Dir
+	}
+	if ok && path.IsAbs(pwd) {
+		if p, err := r.c.fs.RealPath(path.Clean(pwd)); err == nil && p == real {
+			return path.Clean(pwd)
+		}
+	}
+	return real
+}
+
 // RunScript runs a script in a child shell of this one. The child counts one nesting level
 // against MaxCallDepth and shares the run's command, job, memory and descriptor limits, its
 // cancellation and its goroutines (its background jobs end with the run). The error is one
@@ -71,13 +98,14 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	id := c.cfg.Identity
 	id.PPID = r.bashpid
 	child := &Runner{c: c, id: c.ids.Add(1), ctx: ctx}
-	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars, call: &callLayer{pwd: sc.Dir}}}
+	dir := r.startDir(sc)
+	child.scopes = []*scope{{vars: make(map[string]variable, 8), owner: child.id, base: NewBase(sc.Environ, id).vars, call: &callLayer{pwd: dir}}}
 	child.funcs = &funcTable{m: map[string]*funcDef{}, owner: child.id}
 	child.opts = defaultSetOpts
 	child.shopts = defaultShopts
 	child.params = sc.Args
 	child.arg0 = sc.Name
-	child.dir = sc.Dir
+	child.dir = dir
 	child.bashpid = int(c.pids.Add(1))
 	child.shellPID = child.bashpid
 	child.flags = sc.Flags

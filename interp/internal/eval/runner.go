@@ -236,8 +236,11 @@ type Runner struct {
 	condPoison int
 	funcDepth  int
 	loopDepth  int
-	noErrexit  int
-	errexitOff bool // errexit suspended in a command substitution (no inherit_errexit)
+	// bodyRedirLine: the line a function body's redirections report (its first), set for the
+	// body's own statement.
+	bodyRedirLine int
+	noErrexit     int
+	errexitOff    bool // errexit suspended in a command substitution (no inherit_errexit)
 	// errexitSuspended: inside a negated pipeline (set -e lifts it).
 	errexitSuspended bool
 	inTrap           int
@@ -567,7 +570,7 @@ func (r *Runner) runTop(stmts []*syntax.Stmt, read bool) {
 			continue
 		}
 		if r.flow != flowNone {
-			if r.flow == flowBreak || r.flow == flowContinue {
+			if (r.flow == flowBreak || r.flow == flowContinue) && r.loopDepth == 0 {
 				r.flow = flowNone
 				continue
 			}

@@ -322,6 +322,44 @@ func (r *Runner) readSubst(cs *syntax.CmdSubst) (string, bool, error) {
 	return strings.TrimRight(b.String(), "\n"), true, nil
 }
 
+// readProcSubst runs <(< file) as bash 5.2 does $(< file): the file's bytes are the
+// output, with no command run. It reports whether stmts had that form.
+func (r *Runner) readProcSubst(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 {
+		return false
+	}
+	st := stmts[0]
+	if st.Cmd != nil || len(st.Redirs) != 1 || st.Redirs[0].Op != syntax.RdrIn || st.Negated || st.Background {
+		return false
+	}
+	r.status = 1
+	name, err := r.redirWord(st.Redirs[0])
+	if err != nil {
+		r.raise(err)
+		return true
+	}
+	f, err := r.openRedir(name, os.O_RDONLY, false)
+	if err != nil {
+		return true
+	}
+	defer f.release()
+	out := r.stdout()
+	buf := make([]byte, 32<<10)
+	for r.checkCtx() == nil {
+		n, rerr := f.Read(buf)
+		if n > 0 {
+			if _, err := out.Write(buf[:n]); err != nil {
+				return true
+			}
+		}
+		if rerr != nil {
+			r.status = 0
+			return true
+		}
+	}
+	return true
+}
+
 // procSubst starts <(cmd) or >(cmd) and returns the /dev/fd path the command sees.
 func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	if ps.Op == syntax.CmdInTemp {
@@ -357,6 +395,11 @@ func (r *Runner) procSubst(ps *syntax.ProcSubst) (string, error) {
 	r.c.goRun(func() {
 		defer r.c.live.Add(-1)
 		defer cancel(errRunDone)
+		if ps.Op == syntax.CmdIn && child.readProcSubst(stmts) {
+			child.finish()
+			j.finish(child.status)
+			return
+		}
 		child.runSubshell(stmts)
 		st, _ := child.subshellStatus()
 		child.finish()
