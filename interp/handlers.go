@@ -199,15 +199,12 @@ func (c *call) sdkBuiltin(ctx context.Context, sh *eval.Shell, args []string) (i
 // substitution of one needs no subshell.
 func pureBuiltin(name string) bool { return name == sdk.BuiltinName || sdk.Has(name) }
 
-// lookup is command search for type, command -v and hash: the first of pathSearch, else the
-// virtual path of a utility or allowlisted command (found whatever PATH says), else a
-// project's command; never the host's PATH.
+// lookup is command search for type, command -v and hash: the first of pathSearch (a
+// utility or allowlisted command only where PATH names its directory), else a project's
+// command; never the host's PATH.
 func (c *call) lookup(name, pathVar, dir string) (string, bool) {
 	if hits := c.pathSearch(name, pathVar, dir, false); len(hits) > 0 {
 		return hits[0].path, true
-	}
-	if c.isUtility(name) {
-		return "/usr/bin/" + name, true
 	}
 	if prog, _ := c.extCommand(name); prog != "" {
 		return prog, true
@@ -222,9 +219,6 @@ func (c *call) lookupAll(name, pathVar, dir string) []string {
 		if h.exec {
 			out = append(out, h.path)
 		}
-	}
-	if len(out) == 0 && c.isUtility(name) {
-		out = append(out, "/usr/bin/"+name) // found whatever PATH says, as lookup has it
 	}
 	if len(out) == 0 {
 		if prog, _ := c.extCommand(name); prog != "" {
@@ -301,16 +295,6 @@ func (c *call) pathSearch(name, pathVar, dir string, all bool) []pathHit {
 	return hits
 }
 
-// pathScript is the file in the roots that command search runs for name ("" when it finds a
-// utility, an allowlisted or project command, or nothing).
-func (c *call) pathScript(name, pathVar, dir string) string {
-	hits := c.pathSearch(name, pathVar, dir, false)
-	if len(hits) == 0 || hits[0].util {
-		return ""
-	}
-	return hits[0].path
-}
-
 // cmdCtx is where a command runs: the shell that runs it, its working directory, exported
 // environment and streams (a utility's own, for xargs, env and timeout).
 type cmdCtx struct {
@@ -347,9 +331,19 @@ var binDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin
 // command resolves and runs a non-function, non-builtin command.
 func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, error) {
 	name := args[0]
+	// The utilities (bash among them) and allowlisted commands are in /usr/bin and /bin:
+	// command search finds them, as bash would, only when PATH names one of those.
+	var hits []pathHit
+	bare := !strings.Contains(name, "/")
+	if bare {
+		hits = c.pathSearch(name, cc.path, cc.dir, false)
+	}
+	onPath := !bare || len(hits) > 0 && hits[0].util
 	// An allowlisted bash or sh is the operator's choice of the host's shell (confined as
-	// every external command is); otherwise bash runs as a new sandboxed shell.
-	if prog, ok := isShellCommand(name); ok && !c.job.Policy.Allowed(prog) {
+	// every external command is); otherwise bash runs as a new sandboxed shell. Its bare name
+	// is found where the utilities are; type and command -v do not show it (the host's bash
+	// is not the script's business).
+	if prog, ok := isShellCommand(name); ok && !c.job.Policy.Allowed(prog) && (!bare || prog == "sh" || c.utilDirOnPath(cc.path, cc.dir)) {
 		return c.runShell(ctx, cc, prog, args)
 	}
 	if strings.Contains(name, "/") {
@@ -376,10 +370,10 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	}
 	// A script in a PATH directory inside the roots, when it comes before the utility's
 	// directory: bash runs it by the path it found.
-	if p := c.pathScript(name, cc.path, cc.dir); p != "" {
-		return c.script(ctx, cc, append([]string{p}, args[1:]...))
+	if len(hits) > 0 && !hits[0].util {
+		return c.script(ctx, cc, append([]string{hits[0].path}, args[1:]...))
 	}
-	if f, ok := builtins.Lookup(name); ok {
+	if f, ok := builtins.Lookup(name); ok && onPath {
 		if err := askedForHost(cc, name, args[1:]); err != nil {
 			return 126, err
 		}
@@ -388,7 +382,7 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	}
 	// An allowlisted host command comes before a project's wasm command of the same name: a
 	// module a tool managed to put in bin/ must never receive what the operator allowlisted.
-	if c.job.Policy.Allowed(name) {
+	if c.job.Policy.Allowed(name) && onPath {
 		return c.external(ctx, cc, args)
 	}
 	if prog, run := c.extCommand(name); run != nil {
@@ -399,8 +393,10 @@ func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, erro
 	// bash's words, then why: the host's bash might have found the program, and the sandbox
 	// never looks (the host's PATH is not the script's business), so a reader of the result
 	// must be able to tell a sandbox refusal from a missing program. Status stays 127.
-	note := notAvailable(name)
-	if c.pathInRoots(cc.path, cc.dir) {
+	note := c.missing(name)
+	if _, shell := isShellCommand(name); shell {
+		note = notOnPath
+	} else if !c.isUtility(name) && c.pathInRoots(cc.path, cc.dir) {
 		note = "not available in the sandbox, nor in a PATH directory inside the roots; fix: " + notOnPathFix(name)
 	}
 	fmt.Fprintf(cc.stderr, "%s%s: command not found (%s)\n", cc.errorPrefix(), name, note)
@@ -482,6 +478,34 @@ func NetworkClient(name string) bool {
 }
 
 // notAvailable is the note a refused command's message ends with.
+// notOnPath says why command search did not find a utility.
+const notOnPath = "PATH names neither /usr/bin nor /bin, where the sandbox has it"
+
+// utilDirOnPath reports whether PATH names /usr/bin or /bin, where command search finds
+// the utilities.
+func (c *call) utilDirOnPath(pathVar, dir string) bool {
+	for entry := range strings.SplitSeq(pathVar, ":") {
+		if entry == "" {
+			entry = "."
+		}
+		if slices.Contains(utilDirs, absIn(dir, entry)) {
+			return true
+		}
+	}
+	return false
+}
+
+// missing says why command search did not find name: for a utility, the PATH.
+func (c *call) missing(name string) string {
+	if c.isUtility(name) {
+		return notOnPath
+	}
+	if name == "bash" {
+		return "the sandbox runs bash itself, as a child shell, and command search does not show it"
+	}
+	return notAvailable(name)
+}
+
 func notAvailable(name string) string {
 	return "not available in the sandbox; fix: " + notAvailableFix(name)
 }

@@ -194,12 +194,18 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 		if fi, serr := c.fs.Stat(p); serr != nil || fi.IsDir() {
 			// Not a refusal: bash fails the same way (the stat's own entry says why).
 			c.rec.Add(sandbox.Access{Op: "read", Path: p, Allowed: true, Reason: sandbox.ReasonNotFound})
+			// Under -e bash exits with 1 instead (it has already set errexit when it fails).
+			st := 127
 			if serr == nil {
-				fmt.Fprintf(cc.stderr, "bash: %s: Is a directory\n", name)
-				return 126, nil
+				fmt.Fprintf(cc.stderr, "%s: %s: Is a directory\n", name, name)
+				st = 126
+			} else {
+				fmt.Fprintf(cc.stderr, "bash: %s: No such file or directory\n", name)
 			}
-			fmt.Fprintf(cc.stderr, "bash: %s: No such file or directory\n", name)
-			return 127, nil
+			if inv.errexit() {
+				st = 1
+			}
+			return st, nil
 		}
 		if c.binaryScript(p) {
 			fmt.Fprintf(cc.stderr, "%s: %s: cannot execute binary file\n", name, name)
@@ -210,6 +216,20 @@ func (c *call) runShell(ctx context.Context, cc cmdCtx, prog string, args []stri
 	c.rec.Add(sandbox.Access{Op: "exec", Path: args[0], Allowed: true, Reason: "sandboxed shell"})
 	return c.startShell(ctx, cc, pf, err, eval.Script{Name: name, Args: params, Stdin: stdin, Options: inv.options, Flags: flags,
 		Command: inv.command})
+}
+
+// errexit reports whether the invocation's options leave -e on.
+func (inv *shellInvocation) errexit() bool {
+	on := false
+	for i, o := range inv.options {
+		switch {
+		case o == "-e" || o == "+e":
+			on = o == "-e"
+		case (o == "-o" || o == "+o") && i+1 < len(inv.options) && inv.options[i+1] == "errexit":
+			on = o == "-o"
+		}
+	}
+	return on
 }
 
 // shellRefusal ends the run with a refusal at the command that starts the shell: a shell that

@@ -245,6 +245,12 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 		r.status = r.raise(r.syntaxRefusal("alias expansion", err))
 		return true
 	}
+	if holdsHeredoc(stmts) {
+		// Bash reads the body from the script's lines after the alias's use, and runs the
+		// alias's own lines after it as commands.
+		r.status = r.raise(r.refuseErr(first.Pos(), "an alias whose value holds a here-document"))
+		return true
+	}
 	if r.aliasActive == nil {
 		r.aliasActive = map[string]bool{}
 	}
@@ -263,4 +269,18 @@ func (r *Runner) aliasExpand(ce *syntax.CallExpr, redirs []*syntax.Redirect, tab
 	r.stmts(stmts)
 	r.cur = saved
 	return true
+}
+
+// holdsHeredoc reports whether stmts hold a here-document (<< or <<-).
+func holdsHeredoc(stmts []*syntax.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if rd, ok := n.(*syntax.Redirect); ok && (rd.Op == syntax.Hdoc || rd.Op == syntax.DashHdoc) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }

@@ -141,8 +141,12 @@ func biSource(r *Runner, args []string) int {
 	}
 	p := r.findSource(file)
 	if p == "" {
-		r.errorf("%s: No such file or directory", file)
-		return 1
+		if fi, err := r.c.fs.Stat(r.absPath(file)); err == nil && fi.IsDir() {
+			r.errorf("%s: %s: is a directory", name, file)
+		} else {
+			r.errorf("%s: No such file or directory", file)
+		}
+		return r.sourceFailed()
 	}
 	if h := r.c.cfg.Source; h != nil && h(p) {
 		return 0
@@ -153,9 +157,16 @@ func biSource(r *Runner, args []string) int {
 	data, err := r.readFile(p)
 	if err != nil {
 		r.errorf("%s: %s", file, errText(err))
-		return 1
+		return r.sourceFailed()
 	}
 	return r.sourceText(name, file, data, args[1:])
+}
+
+// sourceFailed is the end of a source whose file could not be read: bash runs the RETURN
+// trap all the same, with $? from before the source, and the status is 1.
+func (r *Runner) sourceFailed() int {
+	r.runReturnTrap()
+	return 1
 }
 
 // sourceProgram sources one of Config.Sources: a file of `set` commands alone sets its

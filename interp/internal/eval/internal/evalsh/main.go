@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
 	"github.com/mcp-bash/mcp-bash/interp/internal/eval/internal/osfs"
+	"github.com/mcp-bash/mcp-bash/interp/internal/strerror"
 )
 
 func main() {
@@ -102,8 +103,27 @@ func run() int {
 		name = args[0]
 		data, err := os.ReadFile(name)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "bash: %s: %s\n", name, strings.TrimPrefix(err.Error(), "open "+name+": "))
-			return 127
+			// bash's words and statuses; under -e it exits with 1 instead.
+			st := 127
+			if fi, serr := os.Stat(name); serr == nil && fi.IsDir() {
+				fmt.Fprintf(os.Stderr, "%s: %s: Is a directory\n", name, name)
+				st = 126
+			} else {
+				fmt.Fprintf(os.Stderr, "bash: %s: %s\n", name, strerror.Words(err))
+			}
+			errexit := false
+			for i, o := range pre {
+				switch {
+				case o == "-e" || o == "+e":
+					errexit = o == "-e"
+				case (o == "-o" || o == "+o") && i+1 < len(pre) && pre[i+1] == "errexit":
+					errexit = o == "-o"
+				}
+			}
+			if errexit {
+				st = 1
+			}
+			return st
 		}
 		// bash's check_binary_file: a NUL before any newline in the first 80 bytes.
 		if head, _, _ := strings.Cut(string(data[:min(len(data), 80)]), "\n"); strings.IndexByte(head, 0) >= 0 {

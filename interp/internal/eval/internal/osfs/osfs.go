@@ -79,6 +79,12 @@ func Exec(self string) eval.ExecFunc {
 		argv := c.Args
 		name := argv[0]
 		isShell := self != "" && (name == self || name == "bash" || name == "sh" || name == "/bin/bash" || name == "/bin/sh" || name == "/usr/bin/bash")
+		if isShell && (name == "bash" || name == "sh") {
+			// A bare name is found only where PATH has the host's shell, as bash finds it.
+			if _, ok := Lookup(name, c.Path, c.Dir); !ok {
+				return 127, eval.ErrNotFound
+			}
+		}
 		if isShell {
 			argv = append([]string{self}, argv[1:]...)
 			name = self
