@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/eval"
+	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
 // TestUnquotedCarriageReturnIsRefused: a CR outside quotes (a CRLF script on Linux or macOS)
@@ -43,7 +46,31 @@ func TestManyQuotedCarriageReturnsAreLinear(t *testing.T) {
 	if err != nil || pf.refused != nil {
 		t.Fatalf("%v %v", err, pf.refused)
 	}
-	if _, _, ok := unquotedCR(pf.prog.File(), append(src, "x\r\n"...)); !ok {
+	if _, _, ok := eval.UnquotedCR(pf.prog.File(), append(src, "x\r\n"...)); !ok {
 		t.Error("the unquoted CR after them was not found")
+	}
+}
+
+// TestCarriageReturnInRunTimeText: text parsed while running (eval, source, a trap) is read as
+// a script file is: an unquoted CR is refused where bash would keep it in its word, and a
+// quoted one is kept.
+func TestCarriageReturnInRunTimeText(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Git-Bash's igncr")
+	}
+	for _, c := range []struct {
+		script, want string
+		refused      bool
+	}{
+		{`x=$'\r'; eval "echo \"a${x}b\""; eval "y='c${x}d'"; echo "$y"`, "a\rb\nc\rd\n", false},
+		{`x=$'\r'; eval "echo a$x"; echo after`, "", true},
+		{`printf 'echo c\r\n' > s.sh; . ./s.sh; echo after`, "", true},
+		{`x=$'\r'; trap "echo t$x" EXIT; echo before`, "before\n", true},
+	} {
+		out, _ := run(t, c.script, sandbox.Limits{})
+		refused := strings.Contains(string(out.Stderr), "carriage return outside quotes")
+		if string(out.Stdout) != c.want || refused != c.refused {
+			t.Errorf("%s: stdout %q, stderr %s; want %q, refused %v", c.script, out.Stdout, out.Stderr, c.want, c.refused)
+		}
 	}
 }

@@ -5,7 +5,6 @@ package interp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,8 +24,6 @@ import (
 	"github.com/mcp-bash/mcp-bash/sandbox"
 	"github.com/mcp-bash/mcp-bash/sandbox/engine"
 	"github.com/mcp-bash/mcp-bash/sdk"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // SDKDir is the virtual directory MCP_SDK points at; sourcing tool-sdk.sh there turns on the
@@ -572,66 +569,13 @@ func parseScript(ctx context.Context, name string, data []byte) (*parsed, error)
 			pf.refused = &refs[0]
 		}
 		if pf.refused == nil && !ignoreCR && bytes.IndexByte(data, '\r') >= 0 {
-			if line, col, ok := unquotedCR(f, data); ok {
-				pf.refused = &eval.Refusal{File: name, Line: line, Col: col,
-					Construct: "a carriage return outside quotes (CRLF line endings?): bash reads it as part of the word, the sandbox's parser as a blank",
-					Fix:       "save the script with LF line endings (dos2unix), or write a carriage return as $'\\r'"}
+			if line, col, ok := eval.UnquotedCR(f, data); ok {
+				pf.refused = &eval.Refusal{File: name, Line: line, Col: col, Construct: eval.CRConstruct, Fix: eval.CRFix}
 			}
 		}
 		pf.hostFacts = hostFactUses(f)
 	}
 	return pf, nil
-}
-
-// unquotedCR finds a carriage return of src outside quotes, here-documents and comments:
-// mvdan's lexer drops one before a line feed and splits words at any other, where bash keeps
-// it in the word (`echo hi` followed by CR LF prints "hi" and a CR; `echo<CR>TEST` is a command
-// not found), so such a script would run differently without a word.
-func unquotedCR(f *syntax.File, src []byte) (line, col int, ok bool) {
-	type span struct{ from, to uint }
-	var kept []span
-	// The engine's parse keeps no comments: the check parses the text again with them (only
-	// a script with a CR pays for it).
-	func() {
-		defer func() { _ = recover() }() // third-party code: a panic only leaves comments out
-		if cf, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), ""); err == nil {
-			f = cf
-		}
-	}()
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.SglQuoted, *syntax.DblQuoted:
-			kept = append(kept, span{x.Pos().Offset(), x.End().Offset()})
-		case *syntax.Comment:
-			// The lexer ends a comment before a CR LF's CR; to bash the CR is in the comment.
-			kept = append(kept, span{x.Pos().Offset(), x.End().Offset() + 1})
-		case *syntax.Redirect:
-			if x.Hdoc != nil {
-				kept = append(kept, span{x.Hdoc.Pos().Offset(), x.Hdoc.End().Offset()})
-			}
-		}
-		return true
-	})
-	// One sweep over the CRs in order with the spans sorted by start: a CR is kept when some
-	// span started at or before it reaches past it (a script of quoted CRs is linear, not
-	// CRs times spans).
-	slices.SortFunc(kept, func(a, b span) int { return cmp.Compare(a.from, b.from) })
-	next, reach := 0, uint(0)
-	for off := bytes.IndexByte(src, '\r'); off >= 0; {
-		for ; next < len(kept) && kept[next].from <= uint(off); next++ {
-			reach = max(reach, kept[next].to)
-		}
-		if uint(off) >= reach {
-			before := src[:off]
-			return bytes.Count(before, []byte("\n")) + 1, off - bytes.LastIndexByte(before, '\n'), true
-		}
-		more := bytes.IndexByte(src[off+1:], '\r')
-		if more < 0 {
-			break
-		}
-		off += 1 + more
-	}
-	return 0, 0, false
 }
 
 // sideFile reads one of the call's side-channel files; false when it is absent. What cannot be

@@ -1,6 +1,10 @@
 package eval
 
 import (
+	"bytes"
+	"cmp"
+	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -30,6 +34,12 @@ func declaredFuncs(n syntax.Node) map[string]bool {
 }
 
 func checkStmts(src *source, stmts []*syntax.Stmt) []Refusal {
+	// Text parsed while running (eval, source, traps) is read as a script file is.
+	if runtime.GOOS != "windows" && strings.IndexByte(src.text, '\r') >= 0 {
+		if line, col, ok := UnquotedCR(&syntax.File{Name: src.name, Stmts: stmts}, []byte(src.text)); ok {
+			return []Refusal{{File: src.name, Line: src.lineBase + line, Col: col, Construct: CRConstruct, Fix: CRFix}}
+		}
+	}
 	var out []Refusal
 	funcs := map[string]bool{}
 	for _, s := range stmts {
@@ -183,4 +193,61 @@ func refusedCall(name string, args []string) string {
 		}
 	}
 	return ""
+}
+
+// CRConstruct and CRFix word the refusal of a carriage return outside quotes.
+const (
+	CRConstruct = "a carriage return outside quotes (CRLF line endings?): bash reads it as part of the word, the sandbox's parser as a blank"
+	CRFix       = "save the script with LF line endings (dos2unix), or write a carriage return as $'\\r'"
+)
+
+// UnquotedCR finds a carriage return of src outside quotes, here-documents and comments:
+// mvdan's lexer drops one before a line feed and splits words at any other, where bash keeps
+// it in the word (`echo hi` followed by CR LF prints "hi" and a CR; `echo<CR>TEST` is a command
+// not found), so such a script would run differently without a word.
+func UnquotedCR(f *syntax.File, src []byte) (line, col int, ok bool) {
+	type span struct{ from, to uint }
+	var kept []span
+	// The engine's parse keeps no comments: the check parses the text again with them (only
+	// a script with a CR pays for it).
+	func() {
+		defer func() { _ = recover() }() // third-party code: a panic only leaves comments out
+		if cf, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), ""); err == nil {
+			f = cf
+		}
+	}()
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			kept = append(kept, span{x.Pos().Offset(), x.End().Offset()})
+		case *syntax.Comment:
+			// The lexer ends a comment before a CR LF's CR; to bash the CR is in the comment.
+			kept = append(kept, span{x.Pos().Offset(), x.End().Offset() + 1})
+		case *syntax.Redirect:
+			if x.Hdoc != nil {
+				kept = append(kept, span{x.Hdoc.Pos().Offset(), x.Hdoc.End().Offset()})
+			}
+		}
+		return true
+	})
+	// One sweep over the CRs in order with the spans sorted by start: a CR is kept when some
+	// span started at or before it reaches past it (a script of quoted CRs is linear, not
+	// CRs times spans).
+	slices.SortFunc(kept, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	next, reach := 0, uint(0)
+	for off := bytes.IndexByte(src, '\r'); off >= 0; {
+		for ; next < len(kept) && kept[next].from <= uint(off); next++ {
+			reach = max(reach, kept[next].to)
+		}
+		if uint(off) >= reach {
+			before := src[:off]
+			return bytes.Count(before, []byte("\n")) + 1, off - bytes.LastIndexByte(before, '\n'), true
+		}
+		more := bytes.IndexByte(src[off+1:], '\r')
+		if more < 0 {
+			break
+		}
+		off += 1 + more
+	}
+	return 0, 0, false
 }
