@@ -197,7 +197,11 @@ func (a arithEnv) Get(ref arith.Ref) (string, bool, error) {
 	}
 	name := rf.name
 	if rf.hasSub && !ref.HasSub {
-		s, set := r.element(v, name, r.refKey(v, rf.sub))
+		k, err := r.refKey(v, rf.sub)
+		if err != nil {
+			return "", false, err
+		}
+		s, set := r.element(v, name, k)
 		return s, set, nil
 	}
 	if !ref.HasSub {

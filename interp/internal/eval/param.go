@@ -130,7 +130,11 @@ func (r *Runner) paramValue(name string, sub string, hasSub bool) (pval, error) 
 		// A nameref to an array element.
 		pv.name = name
 		pv.varName = name
-		s, set := r.element(v, rf.name, r.refKey(v, rf.sub))
+		k, err := r.refKey(v, rf.sub)
+		if err != nil {
+			return pv, err
+		}
+		s, set := r.element(v, rf.name, k)
 		pv.str, pv.set, pv.elemRef = s, set, true
 		return pv, nil
 	}

@@ -304,7 +304,13 @@ func (r *Runner) scalar(name string) (string, bool) {
 		return "", false
 	}
 	if rf.hasSub {
-		return r.element(v, rf.name, r.refKey(v, rf.sub))
+		// The shell's own reads (HOME, IFS, ...) have no error to report: an unexpandable key
+		// names no element.
+		k, err := r.refKey(v, rf.sub)
+		if err != nil {
+			return "", false
+		}
+		return r.element(v, rf.name, k)
 	}
 	return varScalar(&v)
 }
@@ -313,14 +319,13 @@ func (r *Runner) scalar(name string) (string, bool) {
 // the target's subscript text again when it follows the reference (quotes removed,
 // parameters and command substitutions expanded: `declare -n r='A["K"]'` names A[K],
 // `'A[$key]'` the key $key holds then). For an indexed array the text stays arithmetic.
-func (r *Runner) refKey(v variable, sub string) string {
+// An expansion error of the key (set -u, a failed substitution) is the caller's: it ends
+// the expansion as bash's does.
+func (r *Runner) refKey(v variable, sub string) (string, error) {
 	if v.attrs&attrAssoc == 0 || sub == "@" || sub == "*" {
-		return sub
+		return sub, nil
 	}
-	if k, err := r.expandSubscriptText(sub); err == nil {
-		return k
-	}
-	return sub
+	return r.expandSubscriptText(sub)
 }
 
 // operandSub expands the subscript of a name[sub] a builtin was given as text (printf -v,
