@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Background jobs and signals: the job table, wait, kill, jobs, disown, times.
@@ -123,6 +124,34 @@ func (t *jobTable) remove(j *job) {
 	defer t.mu.Unlock()
 	if i := slices.Index(t.list, j); i >= 0 {
 		t.list = slices.Delete(t.list, i, i+1)
+	}
+}
+
+// jobGrace is how long the background jobs still running when the script ends may go on
+// before they end with it.
+const jobGrace = 100 * time.Millisecond
+
+// letRun waits, up to jobGrace, for the background jobs still running when the script ends:
+// bash's go on after the script (`echo done &` as its last line prints), and one that only
+// waits to be scheduled, on a loaded machine for milliseconds, would otherwise lose its output.
+// Jobs that block (sleep, a read) or run long end with the call after the grace.
+func letRun(ctx context.Context, jobs []*job) {
+	var grace *time.Timer
+	for _, j := range jobs {
+		if j.finished() {
+			continue
+		}
+		if grace == nil {
+			grace = time.NewTimer(jobGrace)
+			defer grace.Stop()
+		}
+		select {
+		case <-j.done:
+		case <-grace.C:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 

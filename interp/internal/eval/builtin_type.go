@@ -280,6 +280,14 @@ func biCommand(r *Runner, args []string) int {
 
 // biBuiltin runs a shell builtin, bypassing functions.
 func biBuiltin(r *Runner, args []string) int {
+	// Options first, as bash's no_options: -- ends them, any other -x is invalid.
+	if len(args) > 1 && args[1] == "--" {
+		args = append(args[:1:1], args[2:]...)
+	} else if len(args) > 1 && len(args[1]) > 1 && args[1][0] == '-' {
+		r.errorf("builtin: %s: invalid option", args[1][:2])
+		r.usage("builtin")
+		return 2
+	}
 	if len(args) < 2 {
 		return 0
 	}

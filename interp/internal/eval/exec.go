@@ -603,7 +603,13 @@ func (r *Runner) background(s *syntax.Stmt) {
 	child := r.fork(true)
 	// Without job control, a background command's default input is /dev/null.
 	child.fds.set(0, newOfile(nullFile{}, nil, nil))
-	ctx, cancel := context.WithCancelCause(r.ctx)
+	// A job lives in the run's context, as a process of its own: the end of the subshell or
+	// pipeline stage that started it does not end it.
+	parent := r.ctx
+	if r.c.runCtx != nil {
+		parent = r.c.runCtx
+	}
+	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
 	j := r.jobs.add(child.bashpid, cancel)
 	inner := *s

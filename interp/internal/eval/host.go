@@ -155,6 +155,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.runTop(p.stmts, true)
 	child.reachSyntaxError(p)
 	child.runExitTrap()
+	child.adoptJobs()
 	if child.flow == flowAbort {
 		return 1, c.fatal()
 	}

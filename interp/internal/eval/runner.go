@@ -78,8 +78,8 @@ func (c *call) adopt(j *job) {
 	c.orphansMu.Unlock()
 }
 
-// awaitOrphans waits for the adopted process substitutions (and any they adopt in turn) to
-// end, or for ctx to end.
+// awaitOrphans waits for the adopted output process substitutions (and any they adopt in
+// turn) to end, or for ctx to end; adopted background jobs have only letRun's grace.
 func (c *call) awaitOrphans(ctx context.Context) {
 	for waited := 0; ; {
 		c.orphansMu.Lock()
@@ -89,6 +89,9 @@ func (c *call) awaitOrphans(ctx context.Context) {
 			return
 		}
 		for _, j := range pending {
+			if !j.output {
+				continue
+			}
 			select {
 			case <-j.done:
 			case <-ctx.Done():
@@ -458,6 +461,10 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 			r.adoptOutputSubsts()
 			r.fds.closeAll()
 			r.c.awaitOrphans(ctx)
+			r.c.orphansMu.Lock()
+			orphans := slices.Clone(r.c.orphans)
+			r.c.orphansMu.Unlock()
+			letRun(ctx, append(r.jobs.jobs(), orphans...))
 		}
 		cancel(errRunDone)
 		r.jobs.killAll()
@@ -904,7 +911,7 @@ func (r *Runner) fork(async bool) *Runner {
 func (s *Runner) finish() {
 	s.unpin()
 	s.adoptOutputSubsts()
-	s.jobs.killAll()
+	s.adoptJobs()
 	s.fds.closeAll()
 }
 
@@ -918,6 +925,18 @@ func (s *Runner) adoptOutputSubsts() {
 		select {
 		case <-j.done:
 		default:
+			s.jobs.remove(j)
+			s.c.adopt(j)
+		}
+	}
+}
+
+// adoptJobs hands the jobs still running when a subshell ends to the call: bash's go on as
+// orphans (`(echo a &)` prints, `$(echo c & echo d)` reads both), until they end or the call's
+// end (after letRun's grace) ends them.
+func (s *Runner) adoptJobs() {
+	for _, j := range s.jobs.jobs() {
+		if !j.finished() {
 			s.jobs.remove(j)
 			s.c.adopt(j)
 		}
