@@ -64,7 +64,7 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	}
 	if len(redirs) > 0 {
 		// exec without a command makes its redirections the shell's own.
-		permanent := len(args) == 1 && args[0] == "exec" && r.funcs.m["exec"] == nil
+		permanent := (len(args) == 1 || len(args) == 2 && args[1] == "--") && args[0] == "exec" && r.funcs.m["exec"] == nil
 		if r.opts.has(optXtrace) {
 			r.xtrace(ce.Assigns, args)
 		}

@@ -150,7 +150,11 @@ func (r *Runner) command(cmd syntax.Command, redirs []*syntax.Redirect) {
 	case *syntax.Block:
 		r.stmts(c.Stmts)
 	case *syntax.Subshell:
+		// A ( ) subshell decides afresh: its own redirections, or a pipe into it.
+		saved := r.stdinRedir
+		r.stdinRedir, r.pipeIn = r.pipeIn || redirsStdin(redirs), false
 		r.subshell(c.Stmts)
+		r.stdinRedir = saved
 	case *syntax.IfClause:
 		r.ifClause(c)
 	case *syntax.WhileClause:
@@ -300,6 +304,31 @@ func (s *Runner) runSubshell(list []*syntax.Stmt) {
 		return
 	}
 	s.runExitTrap()
+}
+
+// stdinFromPipe marks a compound pipeline stage whose input is the pipe: its background
+// jobs read it, as bash's (execute_in_subshell's stdin_redir).
+func (s *Runner) stdinFromPipe(st *syntax.Stmt, piped bool) {
+	switch st.Cmd.(type) {
+	case *syntax.CallExpr:
+	case *syntax.Subshell:
+		s.pipeIn = piped
+	default:
+		s.stdinRedir = s.stdinRedir || piped
+	}
+}
+
+// redirsStdin reports whether redirs set the standard input.
+func redirsStdin(redirs []*syntax.Redirect) bool {
+	for _, rd := range redirs {
+		switch rd.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if rd.N == nil || rd.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // leaveLoopFor is what bash's execute_in_subshell does for a compound command run as a
@@ -601,8 +630,11 @@ func (r *Runner) background(s *syntax.Stmt) {
 		return
 	}
 	child := r.fork(true)
-	// Without job control, a background command's default input is /dev/null.
-	child.fds.set(0, newOfile(nullFile{}, nil, nil))
+	// Without job control, a background command's default input is /dev/null, unless the
+	// subshell it runs in has its input from a pipe or a redirection (bash's stdin_redir).
+	if !r.stdinRedir {
+		child.fds.set(0, newOfile(nullFile{}, nil, nil))
+	}
 	// A job lives in the run's context, as a process of its own: the end of the subshell or
 	// pipeline stage that started it does not end it.
 	parent := r.ctx
@@ -682,6 +714,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 		i := i
 		st := stages[i]
 		child.leaveLoopFor(st)
+		child.stdinFromPipe(st, i > 0)
 		r.c.goRun(func() {
 			defer close(done[i])
 			defer cancel(errRunDone)
@@ -707,6 +740,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 		child := r.fork(false)
 		child.fds.set(0, in)
 		child.leaveLoopFor(last)
+		child.stdinFromPipe(last, true)
 		child.runSubshell([]*syntax.Stmt{last})
 		st, abort := child.subshellStatus()
 		child.finish()

@@ -239,6 +239,11 @@ type Runner struct {
 	condPoison int
 	funcDepth  int
 	loopDepth  int
+	// stdinRedir: this subshell's input is a pipe or a redirection, which its background
+	// jobs then read instead of /dev/null (bash's stdin_redir).
+	stdinRedir bool
+	// pipeIn: the ( ) subshell this pipeline stage runs next has the pipe as its input.
+	pipeIn bool
 	// bodyRedirLine: the line a function body's redirections report (its first), set for the
 	// body's own statement.
 	bodyRedirLine int
@@ -877,6 +882,7 @@ func (r *Runner) fork(async bool) *Runner {
 		condPoison:       r.condPoison,
 		funcDepth:        r.funcDepth,
 		loopDepth:        r.loopDepth,
+		stdinRedir:       r.stdinRedir,
 		noErrexit:        r.noErrexit,
 		errexitOff:       r.errexitOff,
 		errexitSuspended: r.errexitSuspended,
