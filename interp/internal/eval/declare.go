@@ -369,10 +369,14 @@ func (r *Runner) declareItem(variant string, o declOpts, it declArg, local bool)
 			if err := r.checkText(len(name) + 1 + len(val)); err != nil {
 				return err
 			}
-			_, stmts, err := parseString(r.ctx, r.cur.name, name+"="+val, r.lineno-1, false)
+			src, stmts, err := parseString(r.ctx, r.cur.name, name+"="+val, r.lineno-1, false)
 			if err == nil && len(stmts) == 1 {
 				if ce, ok := stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 1 && ce.Assigns[0].Array != nil {
 					arr = ce.Assigns[0].Array
+					// Its words and subscripts are positions in the text, not in the script.
+					saved := r.cur
+					r.cur = src
+					defer func() { r.cur = saved }()
 				}
 			}
 		}
