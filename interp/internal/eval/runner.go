@@ -59,6 +59,11 @@ type call struct {
 	// writing to the output they inherited, so the run waits for them before it ends.
 	orphansMu sync.Mutex
 	orphans   []*job
+	// jobOrphans are the other jobs whose shell ended before them (background jobs, input
+	// process substitutions): they go on until they end or the run does, after letRun's
+	// grace. The finished ones are dropped as the list doubles (`(cmd &)` in a loop).
+	jobOrphans []*job
+	jobsKept   int
 	// ended: Run has returned, every goroutine of the run with it (Runner.Release).
 	ended bool
 }
@@ -71,15 +76,23 @@ func (c *call) random() *rand.Rand {
 	return c.rng
 }
 
-// adopt keeps an output process substitution running after its shell ends.
+// adopt keeps a job running after its shell ends.
 func (c *call) adopt(j *job) {
 	c.orphansMu.Lock()
-	c.orphans = append(c.orphans, j)
-	c.orphansMu.Unlock()
+	defer c.orphansMu.Unlock()
+	if j.output {
+		c.orphans = append(c.orphans, j)
+		return
+	}
+	if len(c.jobOrphans) >= max(1024, 2*c.jobsKept) {
+		c.jobOrphans = slices.DeleteFunc(c.jobOrphans, (*job).finished)
+		c.jobsKept = len(c.jobOrphans)
+	}
+	c.jobOrphans = append(c.jobOrphans, j)
 }
 
 // awaitOrphans waits for the adopted output process substitutions (and any they adopt in
-// turn) to end, or for ctx to end; adopted background jobs have only letRun's grace.
+// turn) to end, or for ctx to end; the other adopted jobs have only letRun's grace.
 func (c *call) awaitOrphans(ctx context.Context) {
 	for waited := 0; ; {
 		c.orphansMu.Lock()
@@ -89,9 +102,6 @@ func (c *call) awaitOrphans(ctx context.Context) {
 			return
 		}
 		for _, j := range pending {
-			if !j.output {
-				continue
-			}
 			select {
 			case <-j.done:
 			case <-ctx.Done():
@@ -467,7 +477,7 @@ func (r *Runner) Run(ctx context.Context, p *Program) (status int, err error) {
 			r.fds.closeAll()
 			r.c.awaitOrphans(ctx)
 			r.c.orphansMu.Lock()
-			orphans := slices.Clone(r.c.orphans)
+			orphans := slices.Clone(r.c.jobOrphans)
 			r.c.orphansMu.Unlock()
 			letRun(ctx, append(r.jobs.jobs(), orphans...))
 		}
