@@ -108,13 +108,23 @@ func newFdTable(stdin io.Reader, stdout, stderr io.Writer) *fdTable {
 		stdin = emptyReader{}
 	}
 	t.lo[0] = newOfile(stdin, nil, nil)
-	if stdout != nil {
-		t.lo[1] = newOfile(nil, stdout, nil)
-	}
-	if stderr != nil {
-		t.lo[2] = newOfile(nil, stderr, nil)
-	}
+	t.lo[1], t.lo[2] = outFile(stdout), outFile(stderr)
 	return t
+}
+
+// outFile is an output descriptor over w. A shell's own descriptor (a child script's output
+// is its caller's) is shared by reference, as a process inherits it: a job the child leaves
+// running holds the caller's pipe open, so its reader waits for the job's output.
+func outFile(w io.Writer) *ofile {
+	switch fw := w.(type) {
+	case nil:
+		return nil
+	case fdWriter:
+		if fw.f != nil {
+			return fw.f.ref()
+		}
+	}
+	return newOfile(nil, w, nil)
 }
 
 func (t *fdTable) get(n int) *ofile {
