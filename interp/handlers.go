@@ -331,8 +331,8 @@ var binDirs = []string{"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin
 // command resolves and runs a non-function, non-builtin command.
 func (c *call) command(ctx context.Context, cc cmdCtx, args []string) (int, error) {
 	name := args[0]
-	// The utilities (bash among them) and allowlisted commands are in /usr/bin and /bin:
-	// command search finds them, as bash would, only when PATH names one of those.
+	// The utilities and allowlisted commands are in /usr/bin and /bin: command search finds
+	// them (and bash's bare name), as bash would, only when PATH names one of those.
 	var hits []pathHit
 	bare := !strings.Contains(name, "/")
 	if bare {
@@ -477,7 +477,6 @@ func NetworkClient(name string) bool {
 	return false
 }
 
-// notAvailable is the note a refused command's message ends with.
 // notOnPath says why command search did not find a utility.
 const notOnPath = "PATH names neither /usr/bin nor /bin, where the sandbox has it"
 
@@ -506,6 +505,7 @@ func (c *call) missing(name string) string {
 	return notAvailable(name)
 }
 
+// notAvailable is the note a refused command's message ends with.
 func notAvailable(name string) string {
 	return "not available in the sandbox; fix: " + notAvailableFix(name)
 }
