@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -348,7 +349,7 @@ var subjects = []subject{
 }
 
 // evalsh is the evaluator's command-line runner: MCPBASH_TEST_EVALSH when set (to measure
-// another build), else a build made once per test process.
+// another build), else a build made once per test process into evalshDir.
 var evalsh = sync.OnceValues(func() (string, error) {
 	if p := os.Getenv("MCPBASH_TEST_EVALSH"); p != "" {
 		return filepath.Abs(p)
@@ -357,6 +358,7 @@ var evalsh = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	evalshDir.Store(&dir)
 	bin := filepath.Join(dir, "evalsh")
 	cmd := exec.Command("go", "build", "-o", bin, "./interp/internal/eval/internal/evalsh")
 	cmd.Dir = harness.RepoRoot()
@@ -365,6 +367,18 @@ var evalsh = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+// evalshDir is the directory of the evalsh build, which TestMain removes.
+var evalshDir atomic.Pointer[string]
+
+// TestMain removes the binaries the tests built once they end.
+func TestMain(m *testing.M) {
+	os.Exit(harness.Main(m, func() {
+		if d := evalshDir.Load(); d != nil {
+			os.RemoveAll(*d)
+		}
+	}))
+}
 
 // evalRefused is how evalsh says the evaluator refused a script (or could not parse it).
 const evalRefused = "evalsh: refused: "

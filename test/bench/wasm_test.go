@@ -26,8 +26,8 @@ import (
 
 const statsCall = `{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":"stats","arguments":{"path":"data/sample.txt"}}}`
 
-// TestMain removes the guests built by wasmtest.
-func TestMain(m *testing.M) { os.Exit(wasmtest.Main(m)) }
+// TestMain removes the binaries and the guests built by wasmtest.
+func TestMain(m *testing.M) { os.Exit(harness.Main(m, wasmtest.Cleanup)) }
 
 // wasmExample copies examples/20-wasm-tool with a freshly built tools/stats/tool.wasm.
 func wasmExample(b *testing.B) string {

@@ -15,8 +15,8 @@ import (
 
 const wasmCanary = "CANARY-wasm-5d1e-host-secret"
 
-// TestMain removes the guests built by wasmtest and the shared compilation cache.
-func TestMain(m *testing.M) { os.Exit(wasmtest.Main(m)) }
+// TestMain removes the binaries, the guests built by wasmtest and the shared compilation cache.
+func TestMain(m *testing.M) { os.Exit(harness.Main(m, wasmtest.Cleanup)) }
 
 // wasmCacheHome is one XDG_CACHE_HOME for every wasm server of this test process, so that each
 // module is compiled once (the tests below run one after another for that reason).

@@ -25,6 +25,22 @@ var (
 	buildErr  error
 )
 
+// Main runs a package's tests, then removes the binaries this package built for them (each is
+// tens of megabytes and would otherwise stay in the temporary directory after every run) and
+// runs cleanups. Use it from TestMain: os.Exit(harness.Main(m)).
+func Main(m *testing.M, cleanups ...func()) int {
+	code := m.Run()
+	for _, p := range []string{buildPath, hooksPath} {
+		if p != "" {
+			os.RemoveAll(filepath.Dir(p))
+		}
+	}
+	for _, c := range cleanups {
+		c()
+	}
+	return code
+}
+
 // Binary returns the path of the mcp-bash binary under test: MCPBASH_TEST_BINARY when set,
 // else a build of ./cmd/mcp-bash made once per test process.
 func Binary(t testing.TB) string {

@@ -96,10 +96,17 @@ func TempDir(t testing.TB, name string) string {
 
 var tempDirs = map[string]string{}
 
-// Main runs a package's tests and then removes the built guests and TempDir directories.
-// Use it from TestMain: os.Exit(wasmtest.Main(m)).
+// Main runs a package's tests and then Cleanup. Use it from TestMain:
+// os.Exit(wasmtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
+	Cleanup()
+	return code
+}
+
+// Cleanup removes the built guests and TempDir directories; packages whose TestMain does
+// more than Main (harness.Main) pass it along.
+func Cleanup() {
 	mu.Lock()
 	defer mu.Unlock()
 	if dir != "" {
@@ -108,7 +115,6 @@ func Main(m *testing.M) int {
 	for _, d := range tempDirs {
 		os.RemoveAll(d)
 	}
-	return code
 }
 
 // Copy copies a built module to dst (creating its directory).
