@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-bash/mcp-bash/interp/internal/pgroup"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -332,8 +333,12 @@ func timeout(ctx context.Context, env *Env, argv []string) int {
 		tctx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
+	// The command runs in a process group of its own, which the end of its time signals
+	// whole: a shell's background jobs end with it (they go on if it returns in time).
+	tctx, group := pgroup.New(tctx)
 	rc := env.Exec(tctx, fl.operands[1:], env.Environ, env.Stdin, env.Stdout, env.Stderr)
 	if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		group.Kill()
 		if fl.has("v") {
 			errorf(env, 0, "timeout", "sending signal TERM to command '%s'", fl.operands[1])
 		}

@@ -643,6 +643,11 @@ func (r *Runner) background(s *syntax.Stmt) {
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
+	unhook := func() bool { return false }
+	if r.group != nil {
+		// SIGTERM, as timeout sends it.
+		unhook = r.group.OnKill(func() { cancel(&killSignal{15}) })
+	}
 	j := r.jobs.add(child.bashpid, cancel)
 	inner := *s
 	inner.Background, inner.Coprocess = false, false
@@ -654,6 +659,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 	r.c.goRun(func() {
 		defer r.c.live.Add(-1)
 		defer cancel(errRunDone)
+		defer unhook()
 		defer func() {
 			st, _ := child.subshellStatus()
 			child.finish()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/pgroup"
 )
 
 // This file is what the sandbox engine (package interp) needs beyond running one program:
@@ -118,6 +120,10 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.secondsBase = c.now()
 	child.lastArg = sc.Name
 	child.depth = r.depth + 1
+	child.group = r.group
+	if g := pgroup.From(ctx); g != nil {
+		child.group = g
+	}
 	child.fds = r.fds.dup()
 	child.dropCoproc(r)
 	std := newFdTable(sc.Stdin, sc.Stdout, sc.Stderr)

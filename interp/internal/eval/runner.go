@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/pgroup"
 )
 
 // call is the state one Run shares between all its shells (the main shell, subshells,
@@ -249,6 +251,9 @@ type Runner struct {
 	condPoison int
 	funcDepth  int
 	loopDepth  int
+	// group is the process group the shell runs in (a command under timeout), nil for the
+	// run's own: its background jobs end when the group is signalled.
+	group *pgroup.Group
 	// stdinRedir: this subshell's input is a pipe or a redirection, which its background
 	// jobs then read instead of /dev/null (bash's stdin_redir).
 	stdinRedir bool
@@ -778,7 +783,6 @@ func (r *Runner) raise(err error) int {
 	return 1
 }
 
-// checkCtx turns a cancelled context into a run-ending error.
 // checkEvery checks the call's end at every 1024th step n of a loop over what a script made
 // (millions of fields or elements take a second between two commands).
 func (r *Runner) checkEvery(n int) error {
@@ -788,6 +792,7 @@ func (r *Runner) checkEvery(n int) error {
 	return r.checkCtx()
 }
 
+// checkCtx turns a cancelled context into the end of this shell or of the run.
 func (r *Runner) checkCtx() error {
 	if r.ctx.Err() == nil {
 		return nil
@@ -806,6 +811,11 @@ func (r *Runner) checkCtx() error {
 	var ks *killSignal
 	if errors.As(cause, &ks) {
 		return &shError{flow: flowExit, status: 128 + ks.sig}
+	}
+	if r.c.runCtx != nil && r.c.runCtx.Err() == nil {
+		// The run goes on: the context that ended is a utility's (timeout), whose command
+		// this shell is. It ends as a process timeout signals does.
+		return &shError{flow: flowExit, status: 128 + 15}
 	}
 	return r.fatal(&CancelError{Cause: cause})
 }
@@ -893,6 +903,7 @@ func (r *Runner) fork(async bool) *Runner {
 		funcDepth:        r.funcDepth,
 		loopDepth:        r.loopDepth,
 		stdinRedir:       r.stdinRedir,
+		group:            r.group,
 		noErrexit:        r.noErrexit,
 		errexitOff:       r.errexitOff,
 		errexitSuspended: r.errexitSuspended,
