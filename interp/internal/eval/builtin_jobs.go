@@ -2,11 +2,13 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +25,122 @@ type job struct {
 	procsub bool
 	// output: a >(...) process substitution, which writes to its shell's output.
 	output bool
+	// sig reaches a background job's shell (nil for other jobs, which a signal ends).
+	sig *jobSignals
+}
+
+// jobSignals is how kill reaches a background job's shell, which runs on: the traps it last
+// set, and the trapped signals it has yet to take.
+type jobSignals struct {
+	traps   atomic.Pointer[traps]
+	pending atomic.Uint64 // bit n: signal n
+	wake    chan struct{} // ends a wait the shell is in (capacity 1)
+	cancel  context.CancelCauseFunc
+	// nested counts the subshells, pipelines and child shells the job's shell waits for
+	// now: bash's are processes of their own, which a signal to the job does not end.
+	nested atomic.Int32
+}
+
+// enterNested marks the job's shell waiting for a nested process; the returned func ends it.
+func (r *Runner) enterNested() func() {
+	if r.sig == nil {
+		return func() {}
+	}
+	s := r.sig
+	s.nested.Add(1)
+	return func() { s.nested.Add(-1) }
+}
+
+func newJobSignals(t *traps, cancel context.CancelCauseFunc) *jobSignals {
+	s := &jobSignals{wake: make(chan struct{}, 1), cancel: cancel}
+	s.traps.Store(t)
+	return s
+}
+
+// send delivers a signal as bash's shell takes it: a trapped one runs its trap once the
+// command running now ends (a wait ends at once); an ignored one does nothing; any other
+// ends the shell, which runs its EXIT trap first. It reports false, and does nothing, when
+// the signal would end the shell while it waits for a nested process: bash's goes on as an
+// orphan, which the engine cannot keep apart from the shell that ends.
+func (s *jobSignals) send(sig int) bool {
+	action, trapped := s.traps.Load().get("SIG" + signals[sig])
+	switch {
+	case sig == 9 || sig == 19: // KILL and STOP cannot be caught
+	case trapped && action == "":
+		return true
+	case trapped:
+		s.pending.Or(1 << sig)
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+		return true
+	case ignoredByDefault(sig) || sig == 3:
+		// Without job control, asynchronous commands ignore SIGQUIT (bash's SIGINT kills
+		// them still).
+		return true
+	}
+	if s.nested.Load() > 0 {
+		return false
+	}
+	s.cancel(&killSignal{sig})
+	return true
+}
+
+// ignoredByDefault: CHLD, CONT, URG and WINCH do nothing to a process that has no handler.
+func ignoredByDefault(sig int) bool { return sig == 17 || sig == 18 || sig == 23 || sig == 28 }
+
+// takeSignals runs the traps of the signals kill sent this job's shell, once a command ends.
+func (r *Runner) takeSignals() {
+	if r.sig == nil || r.inTrap > 0 || r.flow != flowNone || r.sig.pending.Load() == 0 {
+		return
+	}
+	p := r.sig.pending.Swap(0)
+	for sig := 1; sig < len(signals) && r.flow == flowNone; sig++ {
+		if p&(1<<sig) == 0 {
+			continue
+		}
+		// The trap may have changed since kill looked: deliver it again against this one.
+		action, trapped := r.traps.get("SIG" + signals[sig])
+		switch {
+		case trapped && action != "":
+			st := r.status
+			r.runTrapString(action)
+			if r.flow == flowNone {
+				r.status = st
+			}
+		case !trapped && !ignoredByDefault(sig) && sig != 3:
+			r.sig.cancel(&killSignal{sig})
+			if err := r.checkCtx(); err != nil {
+				r.status = r.raise(err)
+			}
+		}
+	}
+}
+
+// errTrapped ends a wait that a trapped signal interrupted: wait returns 128 plus it, and
+// its trap runs.
+type errTrapped struct{ sig int }
+
+func (e *errTrapped) Error() string { return "interrupted by signal " + strconv.Itoa(e.sig) }
+
+// trappedWake is the channel a trapped signal sent to this shell wakes (nil: never).
+func (r *Runner) trappedWake() <-chan struct{} {
+	if r.sig == nil {
+		return nil
+	}
+	return r.sig.wake
+}
+
+// interrupted reports the lowest trapped signal waiting to be taken, as an *errTrapped.
+func (r *Runner) interrupted() error {
+	p := r.sig.pending.Load()
+	for sig := 1; sig < len(signals); sig++ {
+		if p&(1<<sig) != 0 {
+			return &errTrapped{sig}
+		}
+	}
+	return nil
 }
 
 func (j *job) finish(st int) {
@@ -215,10 +333,20 @@ func biWait(r *Runner, args []string) int {
 		}
 	}
 	waitJob := func(j *job) (int, error) {
-		select {
-		case <-j.done:
-		case <-r.ctx.Done():
-			return 0, r.checkCtx()
+		for wake := r.trappedWake(); ; {
+			if wake != nil {
+				if err := r.interrupted(); err != nil {
+					return 0, err
+				}
+			}
+			select {
+			case <-j.done:
+			case <-r.ctx.Done():
+				return 0, r.checkCtx()
+			case <-wake:
+				continue
+			}
+			break
 		}
 		r.jobs.remove(j)
 		r.reapCoproc(j)
@@ -253,14 +381,14 @@ func biWait(r *Runner, args []string) int {
 				}
 			}
 			if err := r.waitAny(list); err != nil {
-				return r.raise(err)
+				return r.waitErr(err)
 			}
 		}
 	}
 	if len(rest) == 0 {
 		for _, j := range r.jobs.jobs() {
 			if _, err := waitJob(j); err != nil {
-				return r.raise(err)
+				return r.waitErr(err)
 			}
 		}
 		return 0
@@ -284,7 +412,7 @@ func biWait(r *Runner, args []string) int {
 		var err error
 		st, err = waitJob(j)
 		if err != nil {
-			return r.raise(err)
+			return r.waitErr(err)
 		}
 		if pvar != "" {
 			if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
@@ -308,13 +436,32 @@ func (r *Runner) waitAny(list []*job) error {
 			}
 		}()
 	}
-	select {
-	case <-done:
-		return nil
-	case <-r.ctx.Done():
-		once.Do(func() { close(done) })
-		return r.checkCtx()
+	wake := r.trappedWake()
+	for {
+		if wake != nil {
+			if err := r.interrupted(); err != nil {
+				once.Do(func() { close(done) })
+				return err
+			}
+		}
+		select {
+		case <-done:
+			return nil
+		case <-r.ctx.Done():
+			once.Do(func() { close(done) })
+			return r.checkCtx()
+		case <-wake:
+		}
 	}
+}
+
+// waitErr is wait's status for an error that ended its waiting.
+func (r *Runner) waitErr(err error) int {
+	var tr *errTrapped
+	if errors.As(err, &tr) {
+		return 128 + tr.sig
+	}
+	return r.raise(err)
 }
 
 // biKill sends a signal to one of the shell's own jobs (or to itself).
@@ -402,7 +549,14 @@ func biKill(r *Runner, args []string) int {
 			st = 1
 			continue
 		}
-		if sig != 0 {
+		switch {
+		case sig == 0:
+		case j.sig != nil:
+			if !j.sig.send(sig) {
+				r.status = r.raise(r.refuseHere("kill of a background job while it runs a subshell, pipeline or child shell (bash's goes on after the job ends)", "wait for the job, or run the tool with the native engine"))
+				return 1
+			}
+		case !ignoredByDefault(sig):
 			j.cancel(&killSignal{sig})
 		}
 	}

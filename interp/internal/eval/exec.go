@@ -33,9 +33,13 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 		return
 	}
 	mark := len(r.procFDs)
+	r.statusBefore = r.status
 	r.stmtRun(s)
 	if len(r.procFDs) > mark {
 		r.closeProcFDs(mark)
+	}
+	if r.sig != nil {
+		r.takeSignals()
 	}
 }
 
@@ -280,6 +284,13 @@ func (r *Runner) subshell(list []*syntax.Stmt) {
 	defer r.leave()
 	s := r.fork(false)
 	s.loopDepth = 0 // bash (compat > 44): a subshell is no longer in its shell's loop
+	if r.sigHandOff {
+		// `( ... ) &` is one process in bash: kill reaches the subshell's own traps.
+		r.sigHandOff = false
+		s.sig, r.sig = r.sig, nil
+		s.sig.traps.Store(s.traps)
+	}
+	defer r.enterNested()()
 	s.runSubshell(list)
 	st, abort := s.subshellStatus()
 	s.finish()
@@ -303,7 +314,7 @@ func (s *Runner) runSubshell(list []*syntax.Stmt) {
 	if s.flow == flowBreak || s.flow == flowContinue {
 		return
 	}
-	s.runExitTrap()
+	s.runExitTrapAfterSignal()
 }
 
 // stdinFromPipe marks a compound pipeline stage whose input is the pipe: its background
@@ -643,12 +654,15 @@ func (r *Runner) background(s *syntax.Stmt) {
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
+	j := r.jobs.add(child.bashpid, cancel)
+	child.sig = newJobSignals(child.traps, cancel)
+	j.sig = child.sig
 	unhook := func() bool { return false }
 	if r.group != nil {
 		// SIGTERM, as timeout sends it.
-		unhook = r.group.OnKill(func() { cancel(&killSignal{15}) })
+		unhook = r.group.OnKill(func() { j.sig.send(15) })
 	}
-	j := r.jobs.add(child.bashpid, cancel)
+	_, child.sigHandOff = s.Cmd.(*syntax.Subshell)
 	inner := *s
 	inner.Background, inner.Coprocess = false, false
 	child.leaveLoopFor(s)
@@ -669,7 +683,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 		if child.flow == flowDiscard {
 			child.flow, child.status = flowNone, 1
 		}
-		child.runExitTrap()
+		child.runExitTrapAfterSignal()
 	})
 	r.lastBg = child.bashpid
 	r.status = 0
@@ -678,6 +692,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 // pipeline runs `a | b | c`: every stage but the last in a concurrent subshell joined by
 // in-memory pipes; the last in a subshell too, or in this shell with lastpipe.
 func (r *Runner) pipeline(c *syntax.BinaryCmd) {
+	defer r.enterNested()()
 	var stages []*syntax.Stmt
 	var all []bool // |& after stage i
 	var flatten func(s *syntax.Stmt, pipeAll bool)

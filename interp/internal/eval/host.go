@@ -120,6 +120,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.secondsBase = c.now()
 	child.lastArg = sc.Name
 	child.depth = r.depth + 1
+	defer r.enterNested()()
 	child.group = r.group
 	if g := pgroup.From(ctx); g != nil {
 		child.group = g
@@ -160,7 +161,7 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.cur = p.src
 	child.runTop(p.stmts, true)
 	child.reachSyntaxError(p)
-	child.runExitTrap()
+	child.runExitTrapAfterSignal()
 	child.adoptJobs()
 	if child.flow == flowAbort {
 		return 1, c.fatal()

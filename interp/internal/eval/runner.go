@@ -251,6 +251,14 @@ type Runner struct {
 	condPoison int
 	funcDepth  int
 	loopDepth  int
+	// sig: this shell is a background job's, which kill reaches through it (nil otherwise:
+	// subshells of the job are not signalled).
+	sig *jobSignals
+	// statusBefore is $? before the command running now: the EXIT trap's $? when a signal
+	// ends the shell during that command.
+	statusBefore int
+	// sigHandOff: the job is a ( ) subshell, which sig passes to when it starts.
+	sigHandOff bool
 	// group is the process group the shell runs in (a command under timeout), nil for the
 	// run's own: its background jobs end when the group is signalled.
 	group *pgroup.Group
@@ -815,6 +823,11 @@ func (r *Runner) checkCtx() error {
 	if r.c.runCtx != nil && r.c.runCtx.Err() == nil {
 		// The run goes on: the context that ended is a utility's (timeout), whose command
 		// this shell is. It ends as a process timeout signals does.
+		if _, trapped := r.traps.get("SIGTERM"); trapped {
+			// bash's would take the signal in its trap, after the command running now
+			// (which the signal ends too) and go on.
+			return r.refuseHere("a TERM trap in a shell that timeout ends", "end the script from the timeout's status (124) instead of a TERM trap, or run the tool with the native engine")
+		}
 		return &shError{flow: flowExit, status: 128 + 15}
 	}
 	return r.fatal(&CancelError{Cause: cause})

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -116,6 +117,9 @@ func (r *Runner) setTrap(name, action string, reset bool) {
 		nt.errDepth = r.funcDepth
 	}
 	r.traps = nt
+	if r.sig != nil {
+		r.sig.traps.Store(nt)
+	}
 }
 
 // biTrap is the trap builtin.
@@ -276,6 +280,34 @@ func (r *Runner) runExitTrap() {
 		return
 	}
 	r.flow, r.exitStatus = flowExit, st
+}
+
+// runExitTrapAfterSignal runs the EXIT trap of a shell that may have ended by a signal (kill,
+// or the end of timeout's time): bash runs it before it dies, so the trap gets a context of
+// its own, which the run's end still ends, and the shell's status stays the signal's.
+func (r *Runner) runExitTrapAfterSignal() {
+	if _, ok := r.traps.get("EXIT"); !ok || r.ctx.Err() == nil || r.c.runCtx == nil ||
+		r.c.runCtx.Err() != nil || r.c.fatal() != nil || errors.Is(context.Cause(r.ctx), errRunDone) {
+		r.runExitTrap()
+		return
+	}
+	st := r.exitStatus
+	if r.flow != flowExit {
+		st = 128 + 15
+	}
+	ctx, cancel := context.WithCancelCause(r.c.runCtx)
+	defer cancel(errRunDone)
+	r.ctx = ctx
+	// Traps of signals that came before the fatal one run first; the EXIT trap's $? is the
+	// status of the last command that ended before the signal.
+	r.flow, r.status = flowNone, r.statusBefore
+	r.takeSignals()
+	if r.flow == flowNone {
+		r.runExitTrap()
+	}
+	if r.flow != flowAbort {
+		r.flow, r.exitStatus = flowExit, st
+	}
 }
 
 // runErrTrap runs the ERR trap after a failed command.
