@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Background jobs and signals: the job table, wait, kill, jobs, disown, times.
@@ -27,6 +29,57 @@ type job struct {
 	output bool
 	// sig reaches a background job's shell (nil for other jobs, which a signal ends).
 	sig *jobSignals
+	// stmt and src are a background job's command, for the report of its death; killedBy
+	// is the signal that ended it (0: none), set before done closes.
+	stmt     *syntax.Stmt
+	src      *source
+	killedBy int
+	reported bool // its death has been reported (by the shell that started it)
+}
+
+// reportDeaths reports the jobs a signal killed since the shell last looked, as bash does
+// once a command it waited for (a program it ran) ends.
+func (r *Runner) reportDeaths() error {
+	if r.jobs.killed.Swap(0) == 0 {
+		return nil
+	}
+	for _, j := range r.jobs.jobs() {
+		if j.finished() {
+			if err := r.reportDeath(j); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sigDescriptions are strsignal's texts, which bash's job reports print.
+var sigDescriptions = []string{"", "Hangup", "Interrupt", "Quit", "Illegal instruction", "Trace/breakpoint trap",
+	"Aborted", "Bus error", "Floating point exception", "Killed", "User defined signal 1", "Segmentation fault",
+	"User defined signal 2", "Broken pipe", "Alarm clock", "Terminated", "Stack fault", "Child exited", "Continued",
+	"Stopped (signal)", "Stopped", "Stopped (tty input)", "Stopped (tty output)", "Urgent I/O condition",
+	"CPU time limit exceeded", "File size limit exceeded", "Virtual timer expired", "Profiling timer expired",
+	"Window changed", "I/O possible", "Power failure", "Bad system call"}
+
+// reportDeath prints what bash's non-interactive shell prints when wait reaps a background
+// job a signal killed: "NAME: line N:  PID Description             command". Like bash it
+// says nothing of SIGINT, SIGTERM and SIGPIPE, nor of a signal this shell traps.
+func (r *Runner) reportDeath(j *job) error {
+	sig := j.killedBy
+	if sig == 0 || sig == 2 || sig == 13 || sig == 15 || j.stmt == nil || j.reported {
+		return nil
+	}
+	j.reported = true
+	if _, trapped := r.traps.get("SIG" + signals[sig]); trapped {
+		return nil
+	}
+	text, ok := jobText(j.src, j.stmt)
+	if !ok {
+		return r.refuseHere("the report of a background job that SIG"+signals[sig]+" killed, for this form of command",
+			"make the job a simple command, a ( ) subshell or a { } group, or run the tool with the native engine")
+	}
+	_, _ = fmt.Fprintf(r.stderr(), "%s%5d %-24s%s\n", r.prefix(), j.pid, sigDescriptions[sig], text)
+	return nil
 }
 
 // jobSignals is how kill reaches a background job's shell, which runs on: the traps it last
@@ -154,6 +207,8 @@ type jobTable struct {
 	list    []*job
 	started int
 	closed  chan struct{} // the done of every compacted job
+	// killed counts jobs a signal ended that the shell has not yet looked for to report.
+	killed atomic.Int32
 }
 
 // maxDoneJobs is how many finished jobs a shell remembers for wait (bash remembers the
@@ -350,7 +405,7 @@ func biWait(r *Runner, args []string) int {
 		}
 		r.jobs.remove(j)
 		r.reapCoproc(j)
-		return j.status, nil
+		return j.status, r.reportDeath(j)
 	}
 	if anyOne {
 		list := r.jobs.visible()
@@ -371,6 +426,9 @@ func biWait(r *Runner, args []string) int {
 				case <-j.done:
 					r.jobs.remove(j)
 					r.reapCoproc(j)
+					if err := r.reportDeath(j); err != nil {
+						return r.raise(err)
+					}
 					if pvar != "" {
 						if err := r.assign(pvar, strconv.Itoa(j.pid), 0); err != nil {
 							return r.raise(err)

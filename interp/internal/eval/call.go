@@ -421,6 +421,7 @@ func (r *Runner) execExternal(args []string) {
 	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
 		OpenFD: r.openFD, Shell: r.shell()}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
+	r.ranProgram = true
 	if errors.Is(err, ErrNotFound) {
 		r.notFound(argv[0])
 		return

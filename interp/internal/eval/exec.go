@@ -38,6 +38,12 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 	if len(r.procFDs) > mark {
 		r.closeProcFDs(mark)
 	}
+	if r.ranProgram {
+		r.ranProgram = false
+		if err := r.reportDeaths(); err != nil {
+			r.status = r.raise(err)
+		}
+	}
 	if r.sig != nil {
 		r.takeSignals()
 	}
@@ -654,7 +660,9 @@ func (r *Runner) background(s *syntax.Stmt) {
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
-	j := r.jobs.add(child.bashpid, cancel)
+	jobs := r.jobs
+	j := jobs.add(child.bashpid, cancel)
+	j.stmt, j.src = s, r.cur
 	child.sig = newJobSignals(child.traps, cancel)
 	j.sig = child.sig
 	unhook := func() bool { return false }
@@ -677,7 +685,14 @@ func (r *Runner) background(s *syntax.Stmt) {
 		defer func() {
 			st, _ := child.subshellStatus()
 			child.finish()
+			killed := false
+			if ks, ok := context.Cause(ctx).(*killSignal); ok && st == 128+ks.sig {
+				j.killedBy, killed = ks.sig, true
+			}
 			j.finish(st)
+			if killed {
+				jobs.killed.Add(1)
+			}
 		}()
 		child.stmt(&inner)
 		if child.flow == flowDiscard {

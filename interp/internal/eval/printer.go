@@ -379,3 +379,56 @@ func (p *printer) test(x syntax.TestExpr) {
 		p.fail(x)
 	}
 }
+
+// jobText renders a background job's command on one line, as bash's report of a job a
+// signal killed prints it. ok is false for the forms bash spreads over several lines (loops,
+// if, case, pipelines) and any this printer does not reproduce.
+func jobText(src *source, s *syntax.Stmt) (string, bool) {
+	p := &printer{src: src}
+	top := *s
+	top.Background = false
+	p.oneLine(&top)
+	return p.b.String(), p.bad == nil
+}
+
+func (p *printer) oneLine(s *syntax.Stmt) {
+	if s.Background || s.Coprocess {
+		p.fail(s)
+		return
+	}
+	if s.Negated {
+		p.b.WriteString("! ")
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr, *syntax.DeclClause, *syntax.LetClause:
+		p.command(c, 0)
+	case *syntax.Subshell:
+		p.b.WriteString("( ")
+		for i, st := range c.Stmts {
+			if i > 0 {
+				p.b.WriteString("; ")
+			}
+			p.oneLine(st)
+		}
+		p.b.WriteString(" )")
+	case *syntax.Block:
+		p.b.WriteString("{ ")
+		for _, st := range c.Stmts {
+			p.oneLine(st)
+			p.b.WriteString("; ")
+		}
+		p.b.WriteString("}")
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
+			p.fail(c)
+			return
+		}
+		p.oneLine(c.X)
+		p.b.WriteString(" " + c.Op.String() + " ")
+		p.oneLine(c.Y)
+	default:
+		p.fail(s)
+		return
+	}
+	p.redirs(s.Redirs)
+}

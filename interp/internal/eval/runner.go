@@ -257,6 +257,9 @@ type Runner struct {
 	// statusBefore is $? before the command running now: the EXIT trap's $? when a signal
 	// ends the shell during that command.
 	statusBefore int
+	// ranProgram: the statement running now ran a program, after which bash reports the
+	// jobs a signal killed meanwhile.
+	ranProgram bool
 	// sigHandOff: the job is a ( ) subshell, which sig passes to when it starts.
 	sigHandOff bool
 	// group is the process group the shell runs in (a command under timeout), nil for the
