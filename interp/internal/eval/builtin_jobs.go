@@ -118,7 +118,7 @@ func newJobSignals(t *traps, cancel context.CancelCauseFunc) *jobSignals {
 func (s *jobSignals) send(sig int) bool {
 	action, trapped := s.traps.Load().get("SIG" + signals[sig])
 	switch {
-	case sig == 9 || sig == 19: // KILL and STOP cannot be caught
+	case sig == 9: // KILL cannot be caught
 	case trapped && action == "":
 		return true
 	case trapped:
@@ -609,6 +609,10 @@ func biKill(r *Runner, args []string) int {
 		}
 		switch {
 		case sig == 0:
+		case sig >= 19 && sig <= 22:
+			// STOP, TSTP, TTIN, TTOU stop a process, which a later CONT resumes.
+			r.status = r.raise(r.refuseHere("kill -"+signals[sig]+" of a background job (stopping a job)", "end the job instead (kill -TERM), or run the tool with the native engine"))
+			return 1
 		case j.sig != nil:
 			if !j.sig.send(sig) {
 				r.status = r.raise(r.refuseHere("kill of a background job while it runs a subshell, pipeline or child shell (bash's goes on after the job ends)", "wait for the job, or run the tool with the native engine"))
