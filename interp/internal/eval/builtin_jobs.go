@@ -88,7 +88,9 @@ type jobSignals struct {
 	traps   atomic.Pointer[traps]
 	pending atomic.Uint64 // bit n: signal n
 	wake    chan struct{} // ends a wait the shell is in (capacity 1)
-	cancel  context.CancelCauseFunc
+	// cancel ends a job's shell; nil for a shell that is a process of the run's own (the
+	// main shell, a child shell), whose end by a signal is refused.
+	cancel context.CancelCauseFunc
 	// nested counts the subshells, pipelines and child shells the job's shell waits for
 	// now: bash's are processes of their own, which a signal to the job does not end.
 	nested atomic.Int32
@@ -133,7 +135,7 @@ func (s *jobSignals) send(sig int) bool {
 		// them still).
 		return true
 	}
-	if s.nested.Load() > 0 {
+	if s.nested.Load() > 0 || s.cancel == nil {
 		return false
 	}
 	s.cancel(&killSignal{sig})
@@ -163,6 +165,10 @@ func (r *Runner) takeSignals() {
 				r.status = st
 			}
 		case !trapped && !ignoredByDefault(sig) && sig != 3:
+			if r.sig.cancel == nil {
+				r.signalSelf(sig) // refused: the shell's own end by a signal
+				continue
+			}
 			r.sig.cancel(&killSignal{sig})
 			if err := r.checkCtx(); err != nil {
 				r.status = r.raise(err)
@@ -587,8 +593,17 @@ func biKill(r *Runner, args []string) int {
 	}
 	st := 0
 	for _, a := range args {
-		if a == strconv.Itoa(r.shellPID) || a == strconv.Itoa(r.bashpid) {
+		if a == strconv.Itoa(r.bashpid) {
 			r.signalSelf(sig)
+			continue
+		}
+		if a == strconv.Itoa(r.shellPID) {
+			// A subshell signals its shell, which takes the signal as a job's shell does
+			// (its trap after the command it runs now: this subshell, if it waits for it).
+			if sig != 0 && !r.shellSig.send(sig) {
+				r.refuseShellEnd(sig)
+				return 1
+			}
 			continue
 		}
 		j := r.jobs.find(a)
@@ -647,12 +662,17 @@ func (r *Runner) signalSelf(sig int) {
 		return
 	case 13: // PIPE: bash's parent reports nothing
 	default:
-		// bash's parent reports the death ("Terminated", "PID Killed  (cmd)"...) with the
-		// real pid and its job text, which the engine cannot reproduce exactly.
-		r.status = r.raise(r.refuseHere("kill of the shell itself with SIG"+signals[sig], "exit with a status instead (exit 143), or run the tool with the native engine"))
+		r.refuseShellEnd(sig)
 		return
 	}
 	r.flow, r.exitStatus = flowExit, 128+sig
+}
+
+// refuseShellEnd refuses a signal that would end the shell $$ names: bash's parent reports
+// the death ("Terminated", "PID Killed  (cmd)"...) with the real pid and its job text, which
+// the engine cannot reproduce exactly.
+func (r *Runner) refuseShellEnd(sig int) {
+	r.status = r.raise(r.refuseHere("kill of the shell itself with SIG"+signals[sig], "exit with a status instead (exit 143), or run the tool with the native engine"))
 }
 
 func biJobs(r *Runner, args []string) int {

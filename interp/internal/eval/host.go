@@ -116,6 +116,8 @@ func (s *Shell) RunScript(ctx context.Context, sc Script) (int, error) {
 	child.umaskVal, child.umaskSet = r.umaskVal, r.umaskSet
 	child.ulimits = r.ulimits
 	child.traps = &traps{}
+	child.sig = newJobSignals(child.traps, nil)
+	child.shellSig = child.sig
 	child.jobs = &jobTable{}
 	child.secondsBase = c.now()
 	child.lastArg = sc.Name

@@ -260,6 +260,9 @@ type Runner struct {
 	// ranProgram: the statement running now ran a program, after which bash reports the
 	// jobs a signal killed meanwhile.
 	ranProgram bool
+	// shellSig reaches the shell $$ names (the main shell, or a child shell's own), which
+	// `kill $$` from a subshell signals.
+	shellSig *jobSignals
 	// sigHandOff: the job is a ( ) subshell, which sig passes to when it starts.
 	sigHandOff bool
 	// group is the process group the shell runs in (a command under timeout), nil for the
@@ -392,6 +395,8 @@ func New(given *Config) *Runner {
 	}
 	b.traps, b.jobs = traps{}, jobTable{}
 	r.traps, r.jobs = &b.traps, &b.jobs
+	r.sig = newJobSignals(r.traps, nil)
+	r.shellSig = r.sig
 	r.secondsBase = c.start
 	r.lastArg = "/bin/bash"
 	r.pipestatus = []int{} // no command has run yet: PIPESTATUS is empty
@@ -936,6 +941,7 @@ func (r *Runner) fork(async bool) *Runner {
 		umaskSet:     r.umaskSet,
 		ulimits:      r.ulimits,
 		shellPID:     r.shellPID,
+		shellSig:     r.shellSig,
 		flags:        r.flags,
 		aliasDefs:    maps.Clone(r.aliasDefs),
 		bound:        r.bound,

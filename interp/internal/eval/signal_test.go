@@ -35,6 +35,14 @@ func TestKillReachesJobShell(t *testing.T) {
 		{"default-ignored signal",
 			`(echo r > ready; while [ ! -e go ]; do sleep; done; echo alive) &`,
 			`kill -CHLD $!; kill -QUIT $!; : > go; wait $!; echo "st=$?"`, "alive\nst=0\n", false},
+		{"a subshell signals its shell's trap",
+			`trap 'echo main > got' USR1; (trap 'echo sub > got' USR1; echo r > ready; kill -USR1 $$) &`,
+			// The signal may come while the shell polls or while it waits: either way its
+			// own trap runs, once.
+			`wait; wait; read -r x < got; echo "$x"`, "main\n", false},
+		{"a subshell ending its shell is refused",
+			`(echo r > ready; kill -TERM $$) &`,
+			`wait`, "", true},
 		{"stopping a job is refused",
 			`(echo r > ready; sleep forever) &`,
 			`kill -STOP $!`, "", true},
