@@ -44,7 +44,7 @@ func (r *Runner) stmt(s *syntax.Stmt) {
 			r.status = r.raise(err)
 		}
 	}
-	if r.sig != nil {
+	if r.sig != nil && r.sig.pending.Load() != 0 {
 		r.takeSignals()
 	}
 }
