@@ -140,7 +140,7 @@ func NewEngineWith(o EngineOptions) (*Engine, error) {
 		softLimit(o.MaxHeapBytes)
 	}
 	static := staticEnv()
-	return &Engine{sdk: sync.OnceValues(func() (*sdkState, error) { return parseSDK(static) }), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter},
+	return &Engine{sdk: sync.OnceValues(func() (*sdkState, error) { return parseSDK(static) }), cache: map[cacheKey]*parsed{}, mem: memGuard{limit: o.MaxHeapBytes, meter: o.Meter, soft: o.OwnsProcess && o.MaxHeapBytes > 0},
 		static: static, parsed: eval.NewParseCache(), defaultScratch: sync.OnceValue(func() string { return sandbox.ScratchBase("") }), logf: logf,
 		programs: builtins.Names()}, nil
 }

@@ -22,6 +22,9 @@ import (
 type memGuard struct {
 	limit uint64 // bytes; 0 disables
 	meter *sandbox.Meter
+	// soft: the runtime's soft memory limit is softHeadroom above limit (softLimit), so the
+	// collector has kept garbage below it: a sample past it is a runaway, cancelled at once.
+	soft bool
 
 	mu       sync.Mutex
 	running  map[any]context.CancelCauseFunc // by *call, or the token of a WatchMemory
@@ -33,9 +36,10 @@ type memGuard struct {
 // have to collect on each sample to tell garbage from a runaway. The headroom is the runtime's
 // own memory (stacks, its metadata), which the limit counts and the guard does not.
 func softLimit(maxHeap uint64) {
-	const headroom = 64 << 20
-	debug.SetMemoryLimit(int64(min(maxHeap, 1<<50)) + headroom)
+	debug.SetMemoryLimit(int64(min(maxHeap, 1<<50)) + softHeadroom)
 }
+
+const softHeadroom = 64 << 20
 
 const (
 	memSampleEvery = 10 * time.Millisecond
@@ -102,11 +106,14 @@ func (g *memGuard) watch() {
 		// The sample counts objects not yet collected: a finished call's garbage, or a running
 		// call's churn, sit there until the next GC (whose goal is twice the live heap), so a
 		// heap that grew by a call's few megabytes past the limit is no runaway. Only what a GC
-		// leaves counts. A runaway grows on during the collection by at most what it can copy
-		// in that time; its byte budget and the process's soft memory limit bound it besides.
-		runtime.GC()
-		if g.heap(sample) <= g.limit {
-			continue
+		// leaves counts. Past the soft limit, though, the collector has already lost to the
+		// growth: a collection now would give a runaway that doubles a value (awk's f(s s))
+		// the time to pass a worker's address-space limit, which ends the process.
+		if !g.soft || heap <= g.limit+softHeadroom {
+			runtime.GC()
+			if g.heap(sample) <= g.limit {
+				continue
+			}
 		}
 		g.mu.Lock()
 		for _, cancel := range g.running {
