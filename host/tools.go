@@ -291,6 +291,6 @@ func (srv *Server) toolJob(ctx context.Context, sc scope, tc ToolCall, tool *reg
 	own, session := srv.callContractEnv(call, tool)
 	cancelled := func() bool { return ctx.Err() != nil } // one closure for the job and its wasm commands
 	return engine.Job{Call: call, Script: tool.Abs, Dir: dir, Policy: policy, ScratchBase: srv.cfg.Settings.TmpRoot,
-		Env: own, Session: session, Plan: plan.env, Cancelled: cancelled, Confiner: srv.confiner,
+		Env: own, Session: session, Plan: plan.env, Cancelled: cancelled, Confiner: srv.confiner, Spill: srv.cfg.Settings.Native.PayloadThreshold,
 		Network: plan.network, MemoryMiB: plan.memoryMiB, Commands: srv.wasmCommands(cancelled, call, plan.wasmDirs, plan.memoryMiB)}, sink
 }

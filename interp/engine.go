@@ -430,9 +430,13 @@ func (c *call) run(ctx context.Context, stdout, stderr io.Writer) (status int, e
 	if c.plan != nil {
 		base = c.plan.base
 	}
+	vars, err := c.callVars(c.plan)
+	if err != nil {
+		return 1, err
+	}
 	r := eval.New(&eval.Config{
 		FS: evalFS{c}, Exec: c.fns.exec, Builtin: c.fns.builtin, Pure: pureBuiltin, Lookup: c.fns.lookup, LookupAll: c.fns.lookupAll, Missing: c.missing,
-		Base: base, Parsed: c.e.parsed, Sources: c.sdk.programs, Vars: c.callVars(c.plan), Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
+		Base: base, Parsed: c.e.parsed, Sources: c.sdk.programs, Vars: vars, Home: c.sh.work, Dir: c.sh.dir, Name: c.sh.script, Args: c.job.Args,
 		Stdout: stdout, Stderr: stderr, Identity: identity, Now: now, Cancel: c.cancel, Ulimit: c.fns.ulimit,
 		Limits: eval.Limits{MaxCallDepth: l.MaxCallDepth, MaxCommands: l.MaxCommands, MaxJobs: l.MaxJobs, MaxMemory: l.MaxUtilityBytes,
 			MaxScriptBytes: l.MaxScriptBytes},

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func sortedEnv(env map[string]string) []string {
 // variables, then the engine's (a later one of the same name wins). A planned job's fixed
 // variables are in its base already; one of them named HOME or TMPDIR keeps its value, as it
 // did when every variable was set per call.
-func (c *call) callVars(st *planState) []eval.Var {
+func (c *call) callVars(st *planState) ([]eval.Var, error) {
 	n := len(c.job.Env) + len(c.job.Session) + len(sideFiles) + 5
 	vars := c.varsBuf[:0]
 	if cap(vars) < n || cap(vars) > 4*n+64 {
@@ -82,7 +83,20 @@ func (c *call) callVars(st *planState) []eval.Var {
 	if !planTmp {
 		vars = append(vars, eval.Var{Name: "TMPDIR", Value: c.sh.tmp})
 	}
-	c.job.EachCallEnv(func(k, v string) { vars = append(vars, eval.Var{Name: k, Value: v}) })
+	var spills []string // name, value pairs
+	c.job.EachCallEnv(func(k, v string) {
+		if c.job.Spill > 0 && len(v) > c.job.Spill && spillFiles[k] != "" {
+			spills = append(spills, k, v)
+			return
+		}
+		vars = append(vars, eval.Var{Name: k, Value: v})
+	})
+	if len(spills) > 0 {
+		var err error
+		if vars, err = c.spill(vars, spills); err != nil {
+			return nil, err
+		}
+	}
 	if st == nil {
 		vars = append(vars, eval.Var{Name: "MCP_SDK", Value: SDKDir})
 	}
@@ -107,7 +121,37 @@ func (c *call) callVars(st *planState) []eval.Var {
 	cancelFile := all[at:]
 	vars = append(vars, eval.Var{Name: "MCP_CANCEL_FILE", Value: cancelFile}, eval.Var{Name: "MCP_TOOL_CANCELLATION_FILE", Value: cancelFile})
 	c.varsBuf = vars
-	return vars
+	return vars, nil
+}
+
+// spillFiles are the contract's JSON payloads that go through a file when they are long, and
+// the file's name in the call's scratch root.
+var spillFiles = map[string]string{"MCP_TOOL_ARGS_JSON": ".mcp-args.json", "MCP_TOOL_META_JSON": ".mcp-meta.json",
+	"MCP_TOOL_METADATA_JSON": ".mcp-metadata.json"}
+
+// spill writes payloads (name, value pairs) longer than the job's Spill to their files, as
+// the original does: the variable is empty and <NAME>_FILE names the file. Environment
+// strings that long would not reach bash's programs (execve refuses 128 KiB and more).
+func (c *call) spill(vars []eval.Var, pairs []string) ([]eval.Var, error) {
+	if err := c.scratch.Ensure(); err != nil {
+		return nil, fmt.Errorf("payload file: %w", err)
+	}
+	// The scratch tree is new and no script has run in it yet; its descriptor is what is
+	// written through, as for every side file.
+	side, err := sandbox.OpenSideDir(c.work)
+	if err != nil {
+		return nil, fmt.Errorf("payload file: %w", err)
+	}
+	defer side.Close()
+	for i := 0; i < len(pairs); i += 2 {
+		k, v := pairs[i], pairs[i+1]
+		f := spillFiles[k]
+		if err := side.WriteFile(f, []byte(v)); err != nil {
+			return nil, fmt.Errorf("payload file: %w", err)
+		}
+		vars = append(vars, eval.Var{Name: k}, eval.Var{Name: strings.TrimSuffix(k, "_JSON") + "_FILE", Value: c.sh.work + "/" + f})
+	}
+	return vars, nil
 }
 
 // cancelName is the cancellation file's name in the call's scratch root.

@@ -48,6 +48,10 @@ type Job struct {
 	Cancelled func() bool
 	// Args are the script's positional parameters ($1...).
 	Args []string
+	// Spill is MCPBASH_ENV_PAYLOAD_THRESHOLD: a JSON payload of the contract longer than this
+	// (MCP_TOOL_ARGS_JSON, MCP_TOOL_META_JSON, MCP_TOOL_METADATA_JSON) reaches the script in a
+	// file that <NAME>_FILE names, and the variable is empty, as in the original (0: never).
+	Spill int
 	// Network is the tool's sandbox.network: whether a native tool's processes may use the
 	// network (the isolation worker confines itself with it too). The sandbox's allowlisted
 	// commands never get it.

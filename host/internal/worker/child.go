@@ -209,7 +209,7 @@ func (c *child) start(ctx context.Context, s *Spec, e engine.Engine) error {
 	c.running.Store(true)
 	call := c.call(jctx, s)
 	job := engine.Job{Call: call, Script: s.Script, Dir: s.Dir, Policy: s.Policy(), ScratchBase: s.ScratchBase, Env: s.env(),
-		Args: s.Args, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
+		Args: s.Args, Spill: s.Spill, Cancelled: func() bool { return c.client.Load() }, Network: s.Network}
 	if s.Confine {
 		job.Confiner = &sandbox.Confiner{Self: c.opts.Self, Required: s.RequireConfinement}
 	}

@@ -27,7 +27,7 @@ type Engine struct {
 func (e *Engine) Run(ctx context.Context, job engine.Job) *engine.Outcome {
 	p := job.Policy
 	spec := Spec{Call: CallOf(job.Call), Script: job.Script, Dir: job.Dir, Roots: RootsOf(p), ToolDir: p.ToolDir,
-		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Args: job.Args,
+		Allow: p.Allow, Limits: p.Limits, ScratchBase: job.ScratchBase, Args: job.Args, Spill: job.Spill,
 		CPU: e.CPU, Project: e.Project, Confine: job.Confiner != nil, Layer: p.Layer,
 		RequireConfinement: job.Confiner != nil && job.Confiner.Required, Network: job.Network}
 	spec.sendArgsOnce(job.AllEnv())

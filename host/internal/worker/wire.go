@@ -37,6 +37,8 @@ type Spec struct {
 	// arguments are sent (and decoded) once.
 	ArgsEnv bool     `json:"argsEnv,omitempty"`
 	Args    []string `json:"args,omitempty"`
+	// Spill is engine.Job.Spill.
+	Spill int `json:"spill,omitempty"`
 	// Confine puts allowlisted external commands under Landlock (the server's Confiner).
 	Confine            bool `json:"confine,omitempty"`
 	RequireConfinement bool `json:"requireConfinement,omitempty"`

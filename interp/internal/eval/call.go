@@ -408,18 +408,22 @@ func (r *Runner) execExternal(args []string) {
 			argv = append([]string{hashed}, args[1:]...)
 		}
 	}
-	environ := func() []string {
-		// bash puts the path it runs in the command's environment as _ (last).
-		p := argv[0]
-		if strings.IndexByte(p, '/') < 0 {
-			if found, ok := r.lookPath(p); ok {
-				p = found
-			}
+	// bash puts the path it runs in the command's environment as _ (last).
+	p, found := argv[0], true
+	if strings.IndexByte(p, '/') < 0 {
+		var fp string
+		if fp, found = r.lookPath(p); found {
+			p = fp
 		}
-		return append(slices.DeleteFunc(r.exported(), func(kv string) bool { return strings.HasPrefix(kv, "_=") }), "_="+p)
 	}
-	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: r.stdin(), Stdout: r.stdout(), Stderr: r.stderr(),
-		OpenFD: r.openFD, Shell: r.shell()}
+	env := append(slices.DeleteFunc(r.exported(), func(kv string) bool { return strings.HasPrefix(kv, "_=") }), "_="+p)
+	if found && argListTooLong(p, argv, env) {
+		r.errorf("%s: Argument list too long", p)
+		r.status = 126
+		return
+	}
+	cmd := &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: func() []string { return env }, Stdin: r.stdin(),
+		Stdout: r.stdout(), Stderr: r.stderr(), OpenFD: r.openFD, Shell: r.shell()}
 	st, err := r.c.cfg.Exec(r.ctx, cmd)
 	r.ranProgram = true
 	if errors.Is(err, ErrNotFound) {
@@ -609,4 +613,26 @@ func traceItems(items []arrayItem) string {
 	}
 	b.WriteByte(')')
 	return b.String()
+}
+
+// Linux's execve limits, which bash's commands meet on a system with the usual 8 MiB stack:
+// a string of 128 KiB or more (MAX_ARG_STRLEN counts its NUL), or strings and pointers over a
+// quarter of the stack, fail with E2BIG. A builtin or a function takes any length.
+const (
+	maxArgStrlen = 128 << 10
+	maxArgSpace  = 8 << 20 / 4
+)
+
+// argListTooLong reports whether execve would refuse path with argv and env (E2BIG).
+func argListTooLong(path string, argv, env []string) bool {
+	total := len(path) + 1 + (max(len(argv), 1)+len(env))*8
+	for _, list := range [2][]string{argv, env} {
+		for _, s := range list {
+			if len(s)+1 > maxArgStrlen {
+				return true
+			}
+			total += len(s) + 1
+		}
+	}
+	return total > maxArgSpace
 }

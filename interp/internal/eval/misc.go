@@ -197,6 +197,20 @@ func (s *Shell) Exec(ctx context.Context, argv []string, environ func() []string
 	if environ == nil {
 		environ = r.exported
 	}
+	p, found := argv[0], true
+	if strings.IndexByte(p, '/') < 0 {
+		var fp string
+		if fp, found = r.lookPath(p); found {
+			p = fp
+		}
+	}
+	env := environ()
+	if found && argListTooLong(p, argv, env) {
+		// As execve fails for the utility that runs it (env, timeout, xargs, find -exec).
+		_, _ = io.WriteString(stderr, p+": Argument list too long\n")
+		return 126, nil
+	}
+	environ = func() []string { return env }
 	st, err := r.c.cfg.Exec(ctx, &Command{Args: argv, Dir: r.dir, Path: r.pathVar(), Environ: environ, Stdin: stdin, Stdout: stdout,
 		Stderr: stderr, OpenFD: r.openFD, Shell: s})
 	if err == ErrNotFound {
