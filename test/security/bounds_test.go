@@ -111,7 +111,10 @@ var boundsShapes = []struct {
 	// Integers past 2^63 (gojq keeps them exact as *big.Int) were read digit by digit in
 	// quadratic time, and multiplied and printed, without a check of the call's end; bc read its
 	// numbers one digit at a time (5 million digits stopped the server answering at all).
-	{"jq-bigint-literal", `jq -n "$data * $data | tostring | length"`, strings.Repeat("9", 3000000), "refused in the sandbox"},
+	// Arguments stay under execve's 128 KiB a string (bash's programs get no more); the
+	// utilities' own bounds are what these reach.
+	{"jq-bigint-literal", `jq -n "$data * $data | tostring | length"`, strings.Repeat("9", 60000), "refused in the sandbox"},
+	{"jq-bigint-stdin", `printf '%s' "$data" | jq '. * . | tostring | length'`, strings.Repeat("9", 3000000), ""},
 	{"jq-tonumber-long", `jq -n '"9" * 3000000 | tonumber | tostring | length'`, "", "refused in the sandbox"},
 	{"jq-bigint-square", `jq -n 'reduce range(34) as $i (3; . * .) | tostring | length'`, "", "refused in the sandbox"},
 	{"bc-long-literal", `printf '%s\n' "$data" | bc | head -c 10`, strings.Repeat("9", 5000000), "not available in the sandbox's bc"},
@@ -121,7 +124,8 @@ var boundsShapes = []struct {
 	// whose function is empty.
 	{"jq-del-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | del(.[0][0]) | length'`, "", "refused in the sandbox"},
 	{"jq-update-empty-shared", `jq -n 'reduce range(40) as $i ([0]; [., .]) | .[0] |= empty | length'`, "", "refused in the sandbox"},
-	{"expr-long-integer", `expr "$data" + 1 | wc -c`, strings.Repeat("9", 3000000), "not supported in the sandbox"},
+	{"expr-long-integer", `expr "$data" + 1 | wc -c`, strings.Repeat("9", 120000), "not supported in the sandbox"},
+	{"argument-list-too-long", `expr "$data" + 1 | wc -c`, strings.Repeat("9", 3000000), "Argument list too long"},
 	{"printf-long-mantissa", `printf '%.3e' "$data" 2>&1 | tail -c 40`, strings.Repeat("7", 3000000), ""},
 	{"sdk-sort", `mcp_args_get '[range(2000)] as $a | [range(50000) | [$a, -.]] | sort | length'`, "", ""},
 	{"sdk-deep-args", `mcp_args_get '.data | fromjson | . == .'`, strings.Repeat("[", 9000) + strings.Repeat("]", 9000), ""},
