@@ -125,7 +125,8 @@ func (c *call) callVars(st *planState) ([]eval.Var, error) {
 }
 
 // spillFiles are the contract's JSON payloads that go through a file when they are long, and
-// the file's name in the call's scratch root.
+// the file's name in the call's scratch root. MCP_TOOL_METADATA_JSON is the tool's own, part
+// of its plan's environment, and stays there.
 var spillFiles = map[string]string{"MCP_TOOL_ARGS_JSON": ".mcp-args.json", "MCP_TOOL_META_JSON": ".mcp-meta.json",
 	"MCP_TOOL_METADATA_JSON": ".mcp-metadata.json"}
 
