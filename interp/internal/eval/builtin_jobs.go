@@ -142,6 +142,24 @@ func (s *jobSignals) send(sig int) bool {
 	return true
 }
 
+// groupKill delivers the SIGTERM timeout sends a job's whole process group: its nested
+// processes end too, so nothing of the job goes on. A job that traps it is ended with a
+// cause its shell refuses (checkCtx): bash's would run the trap once the signal had ended the
+// command it waits for, which the engine cannot end apart from the job.
+func (s *jobSignals) groupKill() {
+	action, trapped := s.traps.Load().get("SIGTERM")
+	switch {
+	case trapped && action == "":
+	case trapped:
+		s.cancel(errGroupTrapped)
+	default:
+		s.cancel(&killSignal{15})
+	}
+}
+
+// errGroupTrapped ends a job that traps the SIGTERM of its process group (groupKill).
+var errGroupTrapped = errors.New("process group signalled")
+
 // ignoredByDefault: CHLD, CONT, URG and WINCH do nothing to a process that has no handler.
 func ignoredByDefault(sig int) bool { return sig == 17 || sig == 18 || sig == 23 || sig == 28 }
 

@@ -667,8 +667,8 @@ func (r *Runner) background(s *syntax.Stmt) {
 	j.sig = child.sig
 	unhook := func() bool { return false }
 	if r.group != nil {
-		// SIGTERM, as timeout sends it.
-		unhook = r.group.OnKill(func() { j.sig.send(15) })
+		// The SIGTERM timeout sends its command's process group, this job included.
+		unhook = r.group.OnKill(j.sig.groupKill)
 	}
 	_, child.sigHandOff = s.Cmd.(*syntax.Subshell)
 	inner := *s
