@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,14 @@ func TestProcessIsolation(t *testing.T) {
 		if out != fmt.Sprintf("inside\nn=%d\nrefused", i) {
 			t.Fatalf("call %d: %q", i, out)
 		}
+	}
+	// Arguments over MCPBASH_ENV_PAYLOAD_THRESHOLD reach the script in a file, the variable
+	// empty, as in process: a 200 KB environment string would leave no program runnable.
+	long := `printf '%s %s ' "${#MCP_TOOL_ARGS_JSON}" "${MCP_TOOL_ARGS_FILE##*/}"; wc -c < "$MCP_TOOL_ARGS_FILE"` +
+		"\n# " + strings.Repeat("x", 200000)
+	args, _ := json.Marshal(map[string]string{"script": long})
+	if out := text(shCall(t, c, long)); out != fmt.Sprintf("0 .mcp-args.json %d", len(args)) {
+		t.Fatalf("long arguments: %q", out)
 	}
 	// Progress travels from the worker to the client with the call's token.
 	c.Send(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sh","arguments":{"script":"mcp_progress 50 half; echo done"},"_meta":{"progressToken":"tok"}}}`)
