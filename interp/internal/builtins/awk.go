@@ -130,11 +130,12 @@ func runAwkWatched(ctx context.Context, env *Env, src string, vars, args []strin
 			}
 		}
 	}()
+	opt.lex = newAwkLexer(ctx)
 	// Before the rewrite and GoAWK's parser, both of which recurse on the program's nesting.
-	if err := awkNesting(src); err != nil {
+	if err := awkNesting(ctx, src); err != nil {
 		return errorf(env, 2, "awk", "%v", err)
 	}
-	if toks, ok := awkTokens(src); ok {
+	if toks, ok := opt.lex.tokens(src); ok {
 		if err := awkSepRefusal(toks); err != nil {
 			return errorf(env, 2, "awk", "%v", err)
 		}

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/benhoyt/goawk/lexer"
@@ -15,7 +16,7 @@ import (
 // operands, and if/else/while/for/do without braces, which nest statements). A statement ends
 // at a newline or ; that cannot continue it (after && || , { do else and an if, while or for
 // header a newline continues it), unless an else follows. Real programs stay in the hundreds.
-func awkNesting(src string) error {
+func awkNesting(ctx context.Context, src string) error {
 	type frame struct {
 		count  int  // tokens of the statement being read in this bracket
 		header bool // the parentheses of an if, while or for header
@@ -26,7 +27,10 @@ func awkNesting(src string) error {
 	prev := lexer.NEWLINE
 	body := false  // a header just closed: its body follows, after newlines
 	ended := false // a separator ended the statement: the next token starts another (but else)
-	for {
+	for n := 1; ; n++ {
+		if n%awkLexCheck == 0 && ctx.Err() != nil {
+			panic(awkStopped{})
+		}
 		pos, tok, val := lx.Scan()
 		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && awkOperandExpected(prev) {
 			pos, tok, val = lx.ScanRegex()

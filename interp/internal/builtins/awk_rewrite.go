@@ -1,9 +1,11 @@
 package builtins
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/benhoyt/goawk/lexer"
 )
@@ -52,9 +54,52 @@ type awkTok struct {
 }
 
 // awkTokens lexes src; "/" starts a regex where an operand is expected, as goawk's parser
-// decides it.
-func awkTokens(src string) ([]awkTok, bool) {
-	lines := []int{0}
+// decides it. It neither checks the call's end nor charges what it holds (tests; a run lexes
+// through its awkLexer).
+func awkTokens(src string) ([]awkTok, bool) { return (*awkLexer)(nil).tokens(src) }
+
+// awkLexer lexes a run's program text. A program is as long as its file: one of a million
+// newlines is a million tokens, lexed once per pass of the rewrite. So the lexer checks the
+// call's end as it goes and charges the slices it holds to the run's meter before it
+// allocates them, one pass's worth at a time (pass releases the last pass's). Both stop the
+// run with awkStopped, which the run turns into its status once the call has ended.
+type awkLexer struct {
+	ctx  context.Context
+	held share
+}
+
+func newAwkLexer(ctx context.Context) *awkLexer {
+	return &awkLexer{ctx: ctx, held: share{m: meterOf(ctx)}}
+}
+
+// awkLexCheck is how many tokens the lexer reads between two looks at the call's end.
+const awkLexCheck = 4096
+
+// awkTokSize is what one token costs in a token slice (its string shares the program's bytes).
+const awkTokSize = int64(unsafe.Sizeof(awkTok{}))
+
+// pass starts a pass of the rewrite: the last pass's tokens are garbage now.
+func (l *awkLexer) pass() {
+	if l != nil {
+		_ = l.held.set(0)
+	}
+}
+
+// charge adds n bytes to what the pass holds, stopping the run if the call has ended or the
+// budget refuses them.
+func (l *awkLexer) charge(n int64) {
+	if l == nil {
+		return
+	}
+	if l.ctx.Err() != nil || l.held.set(l.held.held+n) != nil {
+		panic(awkStopped{})
+	}
+}
+
+func (l *awkLexer) tokens(src string) ([]awkTok, bool) {
+	nl := strings.Count(src, "\n")
+	l.charge(int64(nl+1) * int64(unsafe.Sizeof(0)))
+	lines := make([]int, 1, nl+1)
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			lines = append(lines, i+1)
@@ -62,8 +107,18 @@ func awkTokens(src string) ([]awkTok, bool) {
 	}
 	offset := func(p lexer.Position) int { return lines[p.Line-1] + p.Column - 1 }
 	lx := lexer.NewLexer([]byte(src))
+	l.charge(int64(len(src)))
 	var toks []awkTok
 	for {
+		if len(toks) == cap(toks) {
+			// Charged before append would allocate it: the capacity it would choose, about.
+			more := max(cap(toks), 64)
+			l.charge(int64(more) * awkTokSize)
+			toks = slices.Grow(toks, more)
+		}
+		if l != nil && len(toks)%awkLexCheck == 0 && l.ctx.Err() != nil {
+			panic(awkStopped{})
+		}
 		pos, tok, val := lx.Scan()
 		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && regexAllowed(toks) {
 			pos, tok, val = lx.ScanRegex()
@@ -108,6 +163,8 @@ type awkOptions struct {
 	// regexFS: the command line sets FS to what may be a regular expression (-F, -v FS=, an FS=
 	// operand): routePass then adds its FS rule whatever the program.
 	regexFS bool
+	// lex lexes the program's text for the passes (nil: unchecked and uncharged, in tests).
+	lex *awkLexer
 	// routeAll routes every regular expression operation to the stoppable matchers, whatever
 	// its subject's length (tests: the routed operations give GoAWK's results).
 	routeAll bool
@@ -125,7 +182,8 @@ func rewriteAwkOpts(src string, opt awkOptions) string {
 	route := func(src string, toks []awkTok) []edit { return routePass(src, toks, opt) }
 	sep := func(src string, toks []awkTok) []edit { return sepPass(src, toks, opt.regexFS || namesFS(toks)) }
 	for _, pass := range []func(string, []awkTok) []edit{renamePass, getlinePass, printPass, tickPass, route, sep, regexPass, fmtPass} {
-		toks, ok := awkTokens(src)
+		opt.lex.pass()
+		toks, ok := opt.lex.tokens(src)
 		if !ok {
 			return src
 		}

@@ -62,7 +62,7 @@ func routeText(src string, depth int, opt awkOptions) string {
 	if depth > routeMaxDepth {
 		return src
 	}
-	toks, ok := awkTokens(src)
+	toks, ok := opt.lex.tokens(src)
 	if !ok {
 		return src
 	}

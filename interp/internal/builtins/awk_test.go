@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,5 +236,32 @@ func TestAwkFormatBounds(t *testing.T) {
 	out, errOut, rc := te.run(t, "", "awk", `BEGIN { printf "%1000000d|%*s|\n", 7, 1000000, "x" }`)
 	if rc != 0 || len(out) != 2000003 || !strings.HasSuffix(out, "7|"+strings.Repeat(" ", 999999)+"x|\n") {
 		t.Errorf("widths of a million: rc %d, %d bytes, stderr %q", rc, len(out), errOut)
+	}
+}
+
+// TestAwkLexerStops: lexing a run's program stops at the call's end (awkStopped), before
+// GoAWK or the rewrite see the rest of it; without a run (tests) nothing is checked.
+func TestAwkLexerStops(t *testing.T) {
+	src := strings.Repeat("x = 1\n", 3*awkLexCheck)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"tokens", func() { newAwkLexer(ctx).tokens(src) }},
+		{"nesting", func() { _ = awkNesting(ctx, src) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if _, ok := recover().(awkStopped); !ok {
+					t.Errorf("lexing a cancelled call's program did not stop it")
+				}
+			}()
+			tc.run()
+		})
+	}
+	if toks, ok := awkTokens(src); !ok || len(toks) != 3*awkLexCheck*4+1 {
+		t.Errorf("awkTokens: %d tokens, ok %v", len(toks), ok)
 	}
 }

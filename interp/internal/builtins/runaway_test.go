@@ -77,6 +77,12 @@ func TestRunawayUtilitiesEnd(t *testing.T) {
 		{[]string{"awk", `{ a[NR] = $0 }`}, &repeating{text: line1k}, byBudget, nil},
 		// Padding a format asks for is charged before GoAWK makes it (40 MB here).
 		{[]string{"awk", `BEGIN { printf "` + strings.Repeat("%1000000s", 40) + `"` + strings.Repeat(`, ""`, 40) + ` }`}, nil, byBudget, nil},
+		// A program of four million newlines is as many tokens for each pass of the rewrite:
+		// their slices are charged before they are allocated (a million took a second and
+		// 40 MB a pass, unchecked, past a hostile call's timeout).
+		{[]string{"awk", "-f", "nl.awk"}, nil, byBudget, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "nl.awk"), []byte(strings.Repeat("\n", 4<<20)), 0o644)
+		}},
 		// jq (gojq: cancellation per step, heap watch for memory).
 		{[]string{"jq", "-n", "repeat(1)"}, nil, byCancel, nil},
 		{[]string{"jq", "-n", `"a" | until(false; . + .)`}, nil, byBudget, nil},
