@@ -362,38 +362,90 @@ func (t *jobTable) killAll() {
 
 // find returns the job of a pid or a %jobspec.
 func (t *jobTable) find(spec string) *job {
-	list := t.jobs()
 	if strings.HasPrefix(spec, "%") {
-		list = t.visible()
-		s := spec[1:]
-		switch s {
-		case "", "%", "+":
-			if len(list) > 0 {
-				return list[len(list)-1]
-			}
-			return nil
-		case "-":
-			if len(list) > 1 {
-				return list[len(list)-2]
-			}
-			return nil
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > len(list) {
-			return nil
-		}
-		return list[n-1]
+		return findSpec(t.visible(), spec)
 	}
 	pid, err := strconv.Atoi(spec)
 	if err != nil {
 		return nil
 	}
-	for _, j := range list {
+	for _, j := range t.jobs() {
 		if j.pid == pid {
 			return j
 		}
 	}
 	return nil
+}
+
+// findSpec returns the job a %jobspec names in list, the jobs in the order they started.
+func findSpec(list []*job, spec string) *job {
+	s := spec[1:]
+	switch s {
+	case "", "%", "+":
+		if len(list) > 0 {
+			return list[len(list)-1]
+		}
+		return nil
+	case "-":
+		if len(list) > 1 {
+			return list[len(list)-2]
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > len(list) {
+		return nil
+	}
+	return list[n-1]
+}
+
+// shownJobs are the jobs this shell's job specs and `jobs` count: those of the shell it
+// copies (seenJobs), then its own.
+func (r *Runner) shownJobs() []*job {
+	own := r.jobs.visible()
+	if len(r.seenJobs) == 0 {
+		return own
+	}
+	return append(slices.Clip(r.seenJobs), own...)
+}
+
+// findJob returns the job spec names for this shell: a %jobspec among shownJobs, a pid among
+// its own jobs; seen says the job is one of the copied shell's.
+func (r *Runner) findJob(spec string) (j *job, seen bool) {
+	if strings.HasPrefix(spec, "%") && len(r.seenJobs) > 0 {
+		j = findSpec(r.shownJobs(), spec)
+		return j, j != nil && slices.Contains(r.seenJobs, j)
+	}
+	return r.jobs.find(spec), false
+}
+
+// register makes a running job reachable by pid from every shell of the run (kill).
+func (c *call) register(j *job) {
+	c.runningMu.Lock()
+	if c.running == nil {
+		c.running = map[int]*job{}
+	}
+	c.running[j.pid] = j
+	c.runningMu.Unlock()
+}
+
+func (c *call) unregister(j *job) {
+	c.runningMu.Lock()
+	if c.running[j.pid] == j {
+		delete(c.running, j.pid)
+	}
+	c.runningMu.Unlock()
+}
+
+// runningJob is the running job of pid in any shell of the run (nil: none).
+func (c *call) runningJob(spec string) *job {
+	pid, err := strconv.Atoi(spec)
+	if err != nil {
+		return nil
+	}
+	c.runningMu.Lock()
+	defer c.runningMu.Unlock()
+	return c.running[pid]
 }
 
 // biWait waits for background jobs.
@@ -436,7 +488,11 @@ func biWait(r *Runner, args []string) int {
 		if len(rest) > 0 {
 			list = nil
 			for _, s := range rest {
-				if j := r.jobs.find(s); j != nil {
+				j, seen := r.findJob(s)
+				if seen {
+					return r.refuseSeenWait()
+				}
+				if j != nil {
 					list = append(list, j)
 				}
 			}
@@ -477,7 +533,10 @@ func biWait(r *Runner, args []string) int {
 	}
 	st := 0
 	for _, s := range rest {
-		j := r.jobs.find(s)
+		j, seen := r.findJob(s)
+		if seen {
+			return r.refuseSeenWait()
+		}
 		if j == nil {
 			if strings.HasPrefix(s, "%") {
 				r.errorf("wait: %s: no such job", s)
@@ -624,7 +683,10 @@ func biKill(r *Runner, args []string) int {
 			}
 			continue
 		}
-		j := r.jobs.find(a)
+		j, _ := r.findJob(a)
+		if j == nil {
+			j = r.c.runningJob(a)
+		}
 		if j == nil {
 			if _, err := strconv.Atoi(a); err != nil && !strings.HasPrefix(a, "%") {
 				r.errorf("kill: %s: arguments must be process or job IDs", a)
@@ -656,6 +718,12 @@ func biKill(r *Runner, args []string) int {
 		}
 	}
 	return st
+}
+
+// refuseSeenWait refuses `wait` for a job of the shell a command substitution copies: bash's
+// child, whose child it is not, answers with a status of its own making (-1).
+func (r *Runner) refuseSeenWait() int {
+	return r.raise(r.refuseHere("wait in a command substitution for a job of the shell that runs it", "wait in the shell that started the job"))
 }
 
 // killSignal is the cancellation cause of a job killed by `kill`.
@@ -694,16 +762,31 @@ func (r *Runner) refuseShellEnd(sig int) {
 }
 
 func biJobs(r *Runner, args []string) int {
-	opts, _, ok := r.parseOpts("jobs", args[1:], "lnprs", false)
+	opts, rest, ok := r.parseOpts("jobs", args[1:], "lnprs", false)
 	if !ok {
 		return 2
 	}
 	if len(opts) > 0 && opts[0].c == 'p' {
+		list, st := r.shownJobs(), 0
+		if len(rest) > 0 {
+			list = nil
+			for _, s := range rest {
+				if j, _ := r.findJob(s); j != nil {
+					list = append(list, j)
+				} else {
+					r.errorf("jobs: %s: no such job", s)
+					st = 1
+				}
+			}
+		}
 		var b strings.Builder
-		for _, j := range r.jobs.visible() {
+		for _, j := range list {
 			b.WriteString(strconv.Itoa(j.pid) + "\n")
 		}
-		return r.out("jobs", b.String())
+		if ost := r.out("jobs", b.String()); ost != 0 {
+			return ost
+		}
+		return st
 	}
 	return biRefusedOpt(r, "jobs")
 }
@@ -714,7 +797,10 @@ func biDisown(r *Runner, args []string) int {
 		return 2
 	}
 	for _, s := range rest {
-		if j := r.jobs.find(s); j != nil {
+		if j, seen := r.findJob(s); seen {
+			// The copy of the table forgets it; the shell that started it does not.
+			r.seenJobs = slices.DeleteFunc(slices.Clone(r.seenJobs), func(o *job) bool { return o == j })
+		} else if j != nil {
 			r.jobs.remove(j)
 		} else {
 			r.errorf("disown: %s: no such job", s)

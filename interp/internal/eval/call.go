@@ -58,6 +58,12 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		}
 		return
 	}
+	if r.stageCall != nil {
+		if r.stageCall != ce || !r.stageKeeps || len(args) == 0 || args[0] != "jobs" || r.funcs.m["jobs"] != nil {
+			r.seenJobs = nil
+		}
+		r.stageCall = nil
+	}
 	if len(args) == 0 {
 		r.assignOnly(ce, redirs)
 		return

@@ -37,6 +37,7 @@ func (r *Runner) coprocClause(c *syntax.CoprocClause) {
 	ctx, cancel := context.WithCancelCause(r.ctx)
 	child.ctx = ctx
 	j := r.jobs.add(child.bashpid, cancel)
+	r.c.register(j)
 	// The shell's ends, high as bash puts them; a subshell or a new shell never sees them.
 	cp := &coproc{name: name, job: j, rd: r.fds.highestFree(63)}
 	r.fds.set(cp.rd, newOfile(pipeReader{out}, nil, pipeReader{out}))
@@ -50,6 +51,7 @@ func (r *Runner) coprocClause(c *syntax.CoprocClause) {
 		defer func() {
 			st, _ := child.subshellStatus()
 			child.finish()
+			r.c.unregister(j)
 			j.finish(st)
 		}()
 		child.stmt(&inner)

@@ -661,8 +661,10 @@ func (r *Runner) background(s *syntax.Stmt) {
 	ctx, cancel := context.WithCancelCause(parent)
 	child.ctx = ctx
 	jobs := r.jobs
+	child.stageSees(r, s, false)
 	j := jobs.add(child.bashpid, cancel)
 	j.stmt, j.src = s, r.cur
+	r.c.register(j)
 	child.sig = newJobSignals(child.traps, cancel)
 	j.sig = child.sig
 	unhook := func() bool { return false }
@@ -689,6 +691,7 @@ func (r *Runner) background(s *syntax.Stmt) {
 			if ks, ok := context.Cause(ctx).(*killSignal); ok && st == 128+ks.sig {
 				j.killedBy, killed = ks.sig, true
 			}
+			r.c.unregister(j)
 			j.finish(st)
 			if killed {
 				jobs.killed.Add(1)
@@ -702,6 +705,15 @@ func (r *Runner) background(s *syntax.Stmt) {
 	})
 	r.lastBg = child.bashpid
 	r.status = 0
+}
+
+// stageSees prepares the shell forked for a pipeline stage or a background job st of r: a
+// simple command sees r's jobs while its words are expanded, and `jobs` as a stage after
+// (stageCall).
+func (s *Runner) stageSees(r *Runner, st *syntax.Stmt, stage bool) {
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
+		s.seenJobs, s.stageCall, s.stageKeeps = r.shownJobs(), ce, stage
+	}
 }
 
 // pipeline runs `a | b | c`: every stage but the last in a concurrent subshell joined by
@@ -749,6 +761,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 		done[i] = make(chan struct{})
 		i := i
 		st := stages[i]
+		child.stageSees(r, st, true)
 		child.leaveLoopFor(st)
 		child.stdinFromPipe(st, i > 0)
 		r.c.goRun(func() {
@@ -775,6 +788,7 @@ func (r *Runner) pipeline(c *syntax.BinaryCmd) {
 	} else {
 		child := r.fork(false)
 		child.fds.set(0, in)
+		child.stageSees(r, last, true)
 		child.leaveLoopFor(last)
 		child.stdinFromPipe(last, true)
 		child.runSubshell([]*syntax.Stmt{last})

@@ -66,6 +66,11 @@ type call struct {
 	// grace. The finished ones are dropped as the list doubles (`(cmd &)` in a loop).
 	jobOrphans []*job
 	jobsKept   int
+	// running are the background jobs and coprocesses running now, by pid: `kill PID` from any
+	// shell of the run reaches them, as a signal reaches any process of bash's (the watchdog
+	// `( sleep 5; kill $pid ) &` ends its parent's job).
+	runningMu sync.Mutex
+	running   map[int]*job
 	// ended: Run has returned, every goroutine of the run with it (Runner.Release).
 	ended bool
 }
@@ -229,6 +234,17 @@ type Runner struct {
 	aliases map[string]string
 	dirs    []string // pushd stack, without the current directory
 	jobs    *jobTable
+	// seenJobs are the jobs of the shell a command substitution copies, and of the shell whose
+	// pipeline runs `jobs` as one of its stages: bash's child keeps its parent's job table
+	// there (and only there: `( )`, other stages and `&` start with an empty one), so
+	// `$(jobs -p)` lists the parent's jobs and `$(kill %1)` ends its first.
+	seenJobs []*job
+	// stageCall is the simple command a pipeline stage or a background job forks for: its words
+	// are expanded in bash's child before it forgets the copied table (so `echo $(jobs -p) | cat`
+	// lists the parent's jobs), which it keeps only for `jobs` itself in a pipeline stage
+	// (bash's jobs_hack): stageKeeps.
+	stageCall  *syntax.CallExpr
+	stageKeeps bool
 	// hashed is the command hash table; hashOwned says this shell may write it in place
 	// (it is shared with subshells until one of them writes).
 	hashed    map[string]hashEntry
