@@ -233,6 +233,9 @@ type jobTable struct {
 	closed  chan struct{} // the done of every compacted job
 	// killed counts jobs a signal ended that the shell has not yet looked for to report.
 	killed atomic.Int32
+	// renumbered: a job left the table (wait, disown). Bash keeps the others' numbers, with
+	// rules of its own for the holes and the next job's number; the list here closes up.
+	renumbered bool
 }
 
 // maxDoneJobs is how many finished jobs a shell remembers for wait (bash remembers the
@@ -321,6 +324,9 @@ func (t *jobTable) remove(j *job) {
 	defer t.mu.Unlock()
 	if i := slices.Index(t.list, j); i >= 0 {
 		t.list = slices.Delete(t.list, i, i+1)
+		if !j.procsub {
+			t.renumbered = true
+		}
 	}
 }
 
@@ -381,14 +387,19 @@ func (t *jobTable) find(spec string) *job {
 func findSpec(list []*job, spec string) *job {
 	s := spec[1:]
 	switch s {
-	case "", "%", "+":
-		if len(list) > 0 {
-			return list[len(list)-1]
+	case "", "%", "+", "-":
+		// The current job, or the one before it; a nil is a job a copied table forgot.
+		nth := 0
+		if s == "-" {
+			nth = 1
 		}
-		return nil
-	case "-":
-		if len(list) > 1 {
-			return list[len(list)-2]
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i] != nil {
+				if nth == 0 {
+					return list[i]
+				}
+				nth--
+			}
 		}
 		return nil
 	}
@@ -407,6 +418,38 @@ func (r *Runner) shownJobs() []*job {
 		return own
 	}
 	return append(slices.Clip(r.seenJobs), own...)
+}
+
+// substJobs is the job table a command substitution's shell starts with, of its parent's
+// list: the jobs still running, and the last one started whatever its state. Bash's child
+// forgets the other finished ones (`true & sleep 1 & ...; $(jobs -p)` lists one pid), where the
+// parent and a pipeline stage's copy keep them.
+//
+// The forgotten ones stay as nils, so that the others keep their numbers (`%2`), as in bash.
+func substJobs(list []*job) []*job {
+	out := slices.Clone(list)
+	for i, j := range out[:max(len(out)-1, 0)] {
+		if j != nil && j.finished() {
+			out[i] = nil
+		}
+	}
+	return out
+}
+
+// jobNumberRefused refuses a job spec by number (%N, %-) in a shell whose table lost a job:
+// bash keeps the others' numbers and numbers the next job by rules of its own, so the number
+// could name another job here. It reports whether it refused.
+func (r *Runner) jobNumberRefused(spec string) (int, bool) {
+	if !strings.HasPrefix(spec, "%") || spec == "%" || spec == "%%" || spec == "%+" {
+		return 0, false
+	}
+	r.jobs.mu.Lock()
+	renumbered := r.jobs.renumbered
+	r.jobs.mu.Unlock()
+	if !renumbered {
+		return 0, false
+	}
+	return r.raise(r.refuseHere("the job spec "+spec+" after a job was waited for or disowned (bash keeps the job numbers)", "name the job by its pid ($! when it started)")), true
 }
 
 // findJob returns the job spec names for this shell: a %jobspec among shownJobs, a pid among
@@ -488,6 +531,9 @@ func biWait(r *Runner, args []string) int {
 		if len(rest) > 0 {
 			list = nil
 			for _, s := range rest {
+				if st, refused := r.jobNumberRefused(s); refused {
+					return st
+				}
 				j, seen := r.findJob(s)
 				if seen {
 					return r.refuseSeenWait()
@@ -533,6 +579,9 @@ func biWait(r *Runner, args []string) int {
 	}
 	st := 0
 	for _, s := range rest {
+		if st, refused := r.jobNumberRefused(s); refused {
+			return st
+		}
 		j, seen := r.findJob(s)
 		if seen {
 			return r.refuseSeenWait()
@@ -683,12 +732,17 @@ func biKill(r *Runner, args []string) int {
 			}
 			continue
 		}
+		if st, refused := r.jobNumberRefused(a); refused {
+			return st
+		}
 		j, _ := r.findJob(a)
 		if j == nil {
 			j = r.c.runningJob(a)
 		}
 		if j == nil {
-			if _, err := strconv.Atoi(a); err != nil && !strings.HasPrefix(a, "%") {
+			if strings.HasPrefix(a, "%") {
+				r.errorf("kill: %s: no such job", a)
+			} else if _, err := strconv.Atoi(a); err != nil {
 				r.errorf("kill: %s: arguments must be process or job IDs", a)
 			} else {
 				r.errorf("kill: (%s) - No such process", a)
@@ -771,6 +825,9 @@ func biJobs(r *Runner, args []string) int {
 		if len(rest) > 0 {
 			list = nil
 			for _, s := range rest {
+				if st, refused := r.jobNumberRefused(s); refused {
+					return st
+				}
 				if j, _ := r.findJob(s); j != nil {
 					list = append(list, j)
 				} else {
@@ -781,7 +838,9 @@ func biJobs(r *Runner, args []string) int {
 		}
 		var b strings.Builder
 		for _, j := range list {
-			b.WriteString(strconv.Itoa(j.pid) + "\n")
+			if j != nil {
+				b.WriteString(strconv.Itoa(j.pid) + "\n")
+			}
 		}
 		if ost := r.out("jobs", b.String()); ost != 0 {
 			return ost
@@ -797,6 +856,9 @@ func biDisown(r *Runner, args []string) int {
 		return 2
 	}
 	for _, s := range rest {
+		if st, refused := r.jobNumberRefused(s); refused {
+			return st
+		}
 		if j, seen := r.findJob(s); seen {
 			// The copy of the table forgets it; the shell that started it does not.
 			r.seenJobs = slices.DeleteFunc(slices.Clone(r.seenJobs), func(o *job) bool { return o == j })

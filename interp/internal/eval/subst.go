@@ -60,7 +60,7 @@ func (r *Runner) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 		return s, err
 	}
 	child := r.fork(false)
-	child.seenJobs = r.shownJobs()
+	child.seenJobs = substJobs(r.shownJobs())
 	// bash parses $(...) again when it runs it: the aliases of that moment apply.
 	child.bound, child.boundAliases = false, nil
 	c := &capture{r: r, done: make(chan struct{})}
