@@ -236,6 +236,9 @@ type jobTable struct {
 	// renumbered: a job left the table (wait, disown). Bash keeps the others' numbers, with
 	// rules of its own for the holes and the next job's number; the list here closes up.
 	renumbered bool
+	// sticky: a job left otherwise than by a wait that named it while it ran; the numbers
+	// stay bash's own to give.
+	sticky bool
 }
 
 // maxDoneJobs is how many finished jobs a shell remembers for wait (bash remembers the
@@ -252,6 +255,10 @@ func (t *jobTable) add(pid int, cancel context.CancelCauseFunc) *job {
 	t.mu.Lock()
 	if t.started++; t.started%compactJobsEvery == 0 {
 		t.compact()
+	}
+	if !t.sticky && !slices.ContainsFunc(t.list, func(o *job) bool { return !o.procsub }) {
+		// An empty table numbers from 1 again, in bash as here.
+		t.renumbered = false
 	}
 	t.list = append(t.list, j)
 	t.mu.Unlock()
@@ -319,13 +326,18 @@ func (t *jobTable) visible() []*job {
 	return slices.DeleteFunc(t.jobs(), func(j *job) bool { return j.procsub })
 }
 
-func (t *jobTable) remove(j *job) {
+func (t *jobTable) remove(j *job) { t.removeWaited(j, false) }
+
+// removeWaited takes j out of the table; clean: by a wait that named it while it ran, after
+// which an empty table numbers from 1 again (add).
+func (t *jobTable) removeWaited(j *job, clean bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if i := slices.Index(t.list, j); i >= 0 {
 		t.list = slices.Delete(t.list, i, i+1)
 		if !j.procsub {
 			t.renumbered = true
+			t.sticky = t.sticky || !clean
 		}
 	}
 }
@@ -506,7 +518,11 @@ func biWait(r *Runner, args []string) int {
 			pvar = o.arg
 		}
 	}
-	waitJob := func(j *job) (int, error) {
+	waitJob := func(j *job, named bool) (int, error) {
+		// Bash numbers its jobs again from 1 once `wait PID` or `wait %N` has taken the
+		// last one out of a table while it ran; a job that had ended before, or a plain
+		// wait, leaves numbers bash gives by the timing of its reaping.
+		clean := named && !j.finished()
 		for wake := r.trappedWake(); ; {
 			if wake != nil {
 				if err := r.interrupted(); err != nil {
@@ -522,7 +538,7 @@ func biWait(r *Runner, args []string) int {
 			}
 			break
 		}
-		r.jobs.remove(j)
+		r.jobs.removeWaited(j, clean)
 		r.reapCoproc(j)
 		return j.status, r.reportDeath(j)
 	}
@@ -571,7 +587,7 @@ func biWait(r *Runner, args []string) int {
 	}
 	if len(rest) == 0 {
 		for _, j := range r.jobs.jobs() {
-			if _, err := waitJob(j); err != nil {
+			if _, err := waitJob(j, false); err != nil {
 				return r.waitErr(err)
 			}
 		}
@@ -600,7 +616,7 @@ func biWait(r *Runner, args []string) int {
 			continue
 		}
 		var err error
-		st, err = waitJob(j)
+		st, err = waitJob(j, true)
 		if err != nil {
 			return r.waitErr(err)
 		}
