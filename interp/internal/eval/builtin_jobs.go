@@ -836,7 +836,20 @@ func biJobs(r *Runner, args []string) int {
 	if !ok {
 		return 2
 	}
-	if len(opts) > 0 && opts[0].c == 'p' {
+	var pids, running, stopped, other bool
+	for _, o := range opts {
+		switch o.c {
+		case 'p':
+			pids = true
+		case 'r': // the last of -r and -s counts, as in bash
+			running, stopped = true, false
+		case 's':
+			running, stopped = false, true
+		default:
+			other = true
+		}
+	}
+	if pids && !other {
 		list, st := r.shownJobs(), 0
 		if len(rest) > 0 {
 			list = nil
@@ -854,7 +867,9 @@ func biJobs(r *Runner, args []string) int {
 		}
 		var b strings.Builder
 		for _, j := range list {
-			if j != nil {
+			// -r: running jobs only; -s: stopped ones, of which the sandbox has none (no job
+			// control).
+			if j != nil && !stopped && (!running || !j.finished()) {
 				b.WriteString(strconv.Itoa(j.pid) + "\n")
 			}
 		}
