@@ -42,18 +42,39 @@ func newFuzzWorld(f *testing.F) *fuzzWorld {
 			f.Fatal(err)
 		}
 	}
-	_ = os.WriteFile(filepath.Join(w.root, "inside.txt"), []byte("inside\n"), 0o644)
 	if err := os.WriteFile(filepath.Join(w.outside, "secret.txt"), []byte(fuzzCanary+"\n"), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	// Relative, so that listing it shows no absolute host path (its target is root content).
-	_ = os.Symlink(filepath.Join("..", filepath.Base(w.outside), "secret.txt"), filepath.Join(w.root, "planted"))
+	w.fillRoot()
 	if w.e, err = NewEngine(512 << 20); err != nil {
 		f.Fatal(err)
 	}
 	f.Setenv("MCPBASH_FUZZ_CANARY", fuzzCanary)
 	f.Setenv("HOME", w.home)
 	return w
+}
+
+// fillRoot makes the root's first content: a file, and a link planted towards the canary.
+func (w *fuzzWorld) fillRoot() {
+	_ = os.WriteFile(filepath.Join(w.root, "inside.txt"), []byte("inside\n"), 0o644)
+	// Relative, so that listing it shows no absolute host path (its target is root content).
+	_ = os.Symlink(filepath.Join("..", filepath.Base(w.outside), "secret.txt"), filepath.Join(w.root, "planted"))
+}
+
+// resetRoot gives the inputs after one that was handed a host path a fresh root: that input
+// may have left the path in a file (echo @OUT@/w > 0), which a later one printing the file
+// did not find out (a CI run's fuzzing reported "sed b 0" so).
+func (w *fuzzWorld) resetRoot(t *testing.T) {
+	ents, err := os.ReadDir(w.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(w.root, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.fillRoot()
 }
 
 // FuzzRun (T-FS-1, T-FS-2, T-ID-1, T-DOS-1) runs arbitrary scripts in the sandbox. @OUT@ in a script is replaced by the host dir
@@ -81,6 +102,9 @@ func FuzzRun(f *testing.F) {
 	w := newFuzzWorld(f)
 	f.Fuzz(func(t *testing.T, script string) {
 		script = strings.ReplaceAll(script, "@OUT@", w.outside)
+		if strings.Contains(script, w.outside) || strings.Contains(script, w.home) {
+			defer w.resetRoot(t)
+		}
 		p := filepath.Join(w.scripts, "s"+itoa(w.n.Add(1))+".sh")
 		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
