@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcp-bash/mcp-bash/interp/internal/pgroup"
+	"github.com/mcp-bash/mcp-bash/interp/internal/signum"
 	"github.com/mcp-bash/mcp-bash/sandbox"
 )
 
@@ -325,6 +327,14 @@ func timeout(ctx context.Context, env *Env, argv []string) int {
 	if !ok {
 		return errorf(env, 125, "timeout", "invalid time interval '%s'", fl.operands[0])
 	}
+	sig := 15
+	if v, ok := fl.val("s", "signal"); ok {
+		if sig, ok = signum.Number(v); !ok {
+			errorf(env, 0, "timeout", "'%s': invalid signal", v)
+			fmt.Fprintln(env.Stderr, "Try 'timeout --help' for more information.")
+			return 125
+		}
+	}
 	if env.Exec == nil {
 		return errorf(env, 125, "timeout", "running commands is not available here")
 	}
@@ -335,15 +345,24 @@ func timeout(ctx context.Context, env *Env, argv []string) int {
 	defer cancel()
 	// The command runs in a process group of its own, which the end of its time signals
 	// whole: a shell's background jobs end with it (they go on if it returns in time).
-	tctx, group := pgroup.New(tctx)
+	tctx, group := pgroup.New(tctx, sig)
 	rc := env.Exec(tctx, fl.operands[1:], env.Environ, env.Stdin, env.Stdout, env.Stderr)
 	if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		group.Kill()
+		switch {
+		case sig == 9:
+			// GNU timeout is in its command's group, and KILL ends it too: bash reports the
+			// killed timeout with its pid and command line, status 137.
+			return unsupported(env, "timeout", "-s KILL at the end of its time (bash reports the timeout it kills, with its pid)", "leave -s out (TERM), or run the tool with the native engine")
+		case sig == 0 || signum.IgnoredByDefault(sig) || signum.Stops(sig):
+			// The signal does not end the command, which GNU timeout then waits for (or stops).
+			return unsupported(env, "timeout", "-s "+cmp.Or(signum.Name(sig), "0")+" at the end of its time (a signal that does not end the command)", "leave -s out (TERM), or run the tool with the native engine")
+		}
 		if fl.has("v") {
-			errorf(env, 0, "timeout", "sending signal TERM to command '%s'", fl.operands[1])
+			errorf(env, 0, "timeout", "sending signal %s to command '%s'", signum.Name(sig), fl.operands[1])
 		}
 		if fl.has("preserve-status") {
-			return 128 + 15
+			return 128 + sig
 		}
 		return 124
 	}

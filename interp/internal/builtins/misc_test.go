@@ -234,6 +234,43 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// TestTimeoutSignal: -s names the signal the end of the time sends (the status with
+// --preserve-status, -v's message); one GNU's timeout cannot send as the engine ends its
+// command (KILL, which ends timeout too, and those that end nothing) is refused when the time
+// runs out, never before.
+func TestTimeoutSignal(t *testing.T) {
+	te := fixture(t)
+	for _, tc := range []struct {
+		argv    []string
+		rc      int
+		errOut  string // a part of stderr
+		refused string // a part of the refused construct ("": none)
+	}{
+		{[]string{"timeout", "-s", "INT", "0.05", "sleep", "5"}, 124, "", ""},
+		{[]string{"timeout", "--preserve-status", "-s", "USR1", "0.05", "sleep", "5"}, 138, "", ""},
+		{[]string{"timeout", "--preserve-status", "--signal=sighup", "0.05", "sleep", "5"}, 129, "", ""},
+		{[]string{"timeout", "-v", "-s", "2", "0.05", "sleep", "5"}, 124, "sending signal INT to command 'sleep'", ""},
+		{[]string{"timeout", "-s", "BOGUS", "1", "true"}, 125, "'BOGUS': invalid signal", ""},
+		{[]string{"timeout", "-s", "KILL", "5", "true"}, 0, "", ""},
+		{[]string{"timeout", "-s", "KILL", "0.05", "sleep", "5"}, 1, "", "-s KILL"},
+		{[]string{"timeout", "-s", "CONT", "0.05", "sleep", "5"}, 1, "", "-s CONT"},
+		{[]string{"timeout", "-s", "0", "0.05", "sleep", "5"}, 1, "", "-s 0"},
+		{[]string{"timeout", "-s", "STOP", "0.05", "sleep", "5"}, 1, "", "-s STOP"},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			var refused string
+			te.Refuse = func(construct, fix string) { refused = construct }
+			_, errOut, rc := te.run(t, "", tc.argv...)
+			if rc != tc.rc || !strings.Contains(errOut, tc.errOut) {
+				t.Errorf("rc %d, stderr %q; want %d and %q", rc, errOut, tc.rc, tc.errOut)
+			}
+			if tc.refused == "" && refused != "" || !strings.Contains(refused, tc.refused) {
+				t.Errorf("refused %q, want %q", refused, tc.refused)
+			}
+		})
+	}
+}
+
 func TestSeqAndExprMatchGNU(t *testing.T) {
 	var cases []gnuCase
 	for _, argv := range [][]string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/interp/internal/signum"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,18 +143,22 @@ func (s *jobSignals) send(sig int) bool {
 	return true
 }
 
-// groupKill delivers the SIGTERM timeout sends a job's whole process group: its nested
-// processes end too, so nothing of the job goes on. A job that traps it is ended with a
-// cause its shell refuses (checkCtx): bash's would run the trap once the signal had ended the
-// command it waits for, which the engine cannot end apart from the job.
-func (s *jobSignals) groupKill() {
-	action, trapped := s.traps.Load().get("SIGTERM")
+// groupKill delivers the signal timeout sends a job's whole process group (SIGTERM unless
+// -s names another): its nested processes end too, so nothing of the job goes on. A job that
+// traps it is ended with a cause its shell refuses (checkCtx): bash's would run the trap once
+// the signal had ended the command it waits for, which the engine cannot end apart from the
+// job. One that ignores it goes on, as do asynchronous commands on SIGQUIT.
+func (s *jobSignals) groupKill(sig int) {
+	action, trapped := s.traps.Load().get("SIG" + signals[sig])
 	switch {
+	case sig == 9:
+		s.cancel(&killSignal{9})
 	case trapped && action == "":
 	case trapped:
 		s.cancel(errGroupTrapped)
+	case ignoredByDefault(sig) || sig == 3:
 	default:
-		s.cancel(&killSignal{15})
+		s.cancel(&killSignal{sig})
 	}
 }
 
@@ -161,7 +166,7 @@ func (s *jobSignals) groupKill() {
 var errGroupTrapped = errors.New("process group signalled")
 
 // ignoredByDefault: CHLD, CONT, URG and WINCH do nothing to a process that has no handler.
-func ignoredByDefault(sig int) bool { return sig == 17 || sig == 18 || sig == 23 || sig == 28 }
+func ignoredByDefault(sig int) bool { return signum.IgnoredByDefault(sig) }
 
 // takeSignals runs the traps of the signals kill sent this job's shell, once a command ends.
 func (r *Runner) takeSignals() {

@@ -670,7 +670,8 @@ func (r *Runner) background(s *syntax.Stmt) {
 	unhook := func() bool { return false }
 	if r.group != nil {
 		// The SIGTERM timeout sends its command's process group, this job included.
-		unhook = r.group.OnKill(j.sig.groupKill)
+		g, js := r.group, j.sig
+		unhook = g.OnKill(func() { js.groupKill(g.Signal()) })
 	}
 	_, child.sigHandOff = s.Cmd.(*syntax.Subshell)
 	inner := *s

@@ -847,12 +847,16 @@ func (r *Runner) checkCtx() error {
 	if r.c.runCtx != nil && r.c.runCtx.Err() == nil {
 		// The run goes on: the context that ended is a utility's (timeout), whose command
 		// this shell is. It ends as a process timeout signals does.
-		if _, trapped := r.traps.get("SIGTERM"); trapped {
-			// bash's would take the signal in its trap, after the command running now
-			// (which the signal ends too) and go on.
-			return r.refuseHere("a TERM trap in a shell that timeout ends", "end the script from the timeout's status (124) instead of a TERM trap, or run the tool with the native engine")
+		sig := 15
+		if g := pgroup.From(r.ctx); g != nil {
+			sig = g.Signal()
 		}
-		return &shError{flow: flowExit, status: 128 + 15}
+		if _, trapped := r.traps.get("SIG" + signals[sig]); trapped {
+			// bash's would take the signal in its trap (or ignore it), after the command
+			// running now (which the signal ends too, unless ignored) and go on.
+			return r.refuseHere("a trap on SIG"+signals[sig]+" in a shell that timeout ends", "end the script from the timeout's status (124) instead of a trap, or run the tool with the native engine")
+		}
+		return &shError{flow: flowExit, status: 128 + sig}
 	}
 	return r.fatal(&CancelError{Cause: cause})
 }

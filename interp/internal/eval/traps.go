@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-bash/mcp-bash/interp/internal/signum"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,9 +13,7 @@ import (
 )
 
 // signals are Linux's signal names by number.
-var signals = []string{"", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
-	"PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
-	"VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS"}
+var signals = signum.List()
 
 // trapOrder is the order trap -p lists: EXIT, signals by number, DEBUG, ERR, RETURN.
 func trapOrder(name string) int {
@@ -34,22 +33,14 @@ func trapOrder(name string) int {
 
 // sigNumber parses a signal spec (INT, SIGINT, 2, EXIT, 0).
 func sigNumber(s string) (int, bool) {
-	if n, err := strconv.Atoi(s); err == nil {
-		if n >= 0 && n < len(signals) {
-			return n, true
-		}
-		return 0, false
-	}
-	u := strings.TrimPrefix(strings.ToUpper(s), "SIG")
-	if u == "EXIT" {
+	if strings.TrimPrefix(strings.ToUpper(s), "SIG") == "EXIT" {
 		return 0, true
 	}
-	for i, n := range signals {
-		if i > 0 && n == u {
-			return i, true
-		}
+	n, ok := signum.Number(s)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return n, true
 }
 
 // trapName normalizes a trap spec to the key used in the table: EXIT, ERR, DEBUG, RETURN

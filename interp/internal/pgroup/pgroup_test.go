@@ -19,8 +19,8 @@ func TestKillReachesInnerGroups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, outer := New(context.Background())
-			ctx, inner := New(ctx)
+			ctx, outer := New(context.Background(), 2)
+			ctx, inner := New(ctx, 15)
 			if From(ctx) != inner {
 				t.Fatal("From does not return the innermost group")
 			}
@@ -41,6 +41,14 @@ func TestKillReachesInnerGroups(t *testing.T) {
 			}
 			if tt.wantInner {
 				<-gotInner
+				// The members hear the signal of the group that was signalled.
+				want := 15
+				if tt.killOuter && !tt.killInner {
+					want = 2
+				}
+				if got := inner.Signal(); got != want {
+					t.Errorf("inner group's members got signal %d, want %d", got, want)
+				}
 			} else if !stopInner() {
 				t.Error("inner group signalled")
 			}
