@@ -58,8 +58,13 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		}
 		return
 	}
+	// lone: the command a pipeline stage or a background job was forked for. Bash applies its
+	// redirections in that process for good, so the descriptors they replace close there
+	// (`pid=$(cmd > /dev/null & echo $!)` does not wait for cmd to close the substitution's
+	// output).
+	lone := r.stageCall == ce
 	if r.stageCall != nil {
-		if r.stageCall != ce || !r.stageKeeps || len(args) == 0 || args[0] != "jobs" || r.funcs.m["jobs"] != nil {
+		if !lone || !r.stageKeeps || len(args) == 0 || args[0] != "jobs" || r.funcs.m["jobs"] != nil {
 			r.seenJobs = nil
 		}
 		r.stageCall = nil
@@ -71,6 +76,7 @@ func (r *Runner) callExpr(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	if len(redirs) > 0 {
 		// exec without a command makes its redirections the shell's own.
 		permanent := (len(args) == 1 || len(args) == 2 && args[1] == "--") && args[0] == "exec" && r.funcs.m["exec"] == nil
+		permanent = permanent || lone
 		if r.opts.has(optXtrace) {
 			r.xtrace(ce.Assigns, args)
 		}
