@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-bash/mcp-bash/interp/internal/signum"
 	"slices"
 	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-bash/mcp-bash/interp/internal/signum"
 )
 
 // signals are Linux's signal names by number.
