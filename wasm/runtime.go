@@ -202,7 +202,7 @@ const MaxCompileTime = 2 * time.Minute
 // next call finds it done. A module that fails the same way each time (limits, validation)
 // keeps its error; a compile that ran out of time is tried again by the next call.
 func (r *Runtime) load(ctx context.Context, path string) (*compiled, error) {
-	sum, data, err := r.read(path)
+	sum, data, err := r.read(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("wasm: %w", err)
 	}
@@ -230,8 +230,9 @@ func (r *Runtime) load(ctx context.Context, path string) (*compiled, error) {
 }
 
 // read returns the module file's content and its sha256, reading it only when the file
-// changed since the last time (device, inode, size, modification and change times).
-func (r *Runtime) read(path string) ([32]byte, []byte, error) {
+// changed since the last time (device, inode, size, modification and change times) or when
+// force is set; the content is nil when it was not read.
+func (r *Runtime) read(path string, force bool) ([32]byte, []byte, error) {
 	f, fi, err := openModule(path)
 	if err != nil {
 		return [32]byte{}, nil, err
@@ -241,7 +242,7 @@ func (r *Runtime) read(path string) ([32]byte, []byte, error) {
 	r.mu.Lock()
 	old, seen := r.files[path]
 	r.mu.Unlock()
-	if seen {
+	if seen && !force {
 		old.sum = [32]byte{}
 		if old == v {
 			r.mu.Lock()
@@ -310,10 +311,11 @@ func (r *Runtime) compile(ctx context.Context, c *compiled, sum [32]byte, path s
 		}
 	}()
 	if data == nil {
-		// The file did not change but its module was forgotten (a failed or cancelled
-		// compile): read it again.
+		// The caller found the file unchanged but no compile registered for it (a failed or
+		// cancelled compile, or a first load whose reader has not registered its compile yet):
+		// read it here, forced, as another call may record the file again meanwhile.
 		var err error
-		if _, data, err = r.reread(path); err != nil {
+		if _, data, err = r.read(path, true); err != nil {
 			c.err = fmt.Errorf("wasm: %w", err)
 			return
 		}
@@ -351,14 +353,6 @@ func (r *Runtime) compile(ctx context.Context, c *compiled, sum [32]byte, path s
 			c.err = fmt.Errorf("wasm: compile %s: not done after %v", path, MaxCompileTime)
 		}
 	}
-}
-
-// reread reads a module file whatever its version.
-func (r *Runtime) reread(path string) ([32]byte, []byte, error) {
-	r.mu.Lock()
-	delete(r.files, path)
-	r.mu.Unlock()
-	return r.read(path)
 }
 
 // openModule opens a module file, never through a symlink in its last component (a planted
