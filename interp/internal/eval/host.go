@@ -189,8 +189,11 @@ func IsBuiltin(name string) bool {
 // reports whether the count (including the new one) is back within the limit; goroutines that
 // are really running or blocked keep it above, and the limit holds. On a loaded machine a
 // few yields are not their turn (they wait for a CPU, or for the poller to see their pipe
-// closed), so the shell then waits up to two seconds, while the run lives, before the limit
-// ends the run: a loop of thousands of `: >(cat)` ended at the limit under CI's load.
+// closed), so the shell then waits up to liveGrace, while the run lives, before the limit
+// ends the run: a loop of thousands of `: >(cat)` ended at the limit under CI's load. The
+// grace is measured on the clock, not in sleeps: a millisecond's sleep lasts 15 ms or more
+// where the system timer is coarse (Windows), and 2,000 of them outlasted the `sleep 5` jobs
+// that should have hit the limit.
 func (c *call) awaitLive() bool {
 	for range 64 {
 		runtime.Gosched()
@@ -198,7 +201,7 @@ func (c *call) awaitLive() bool {
 			return true
 		}
 	}
-	for range 2000 {
+	for end := time.Now().Add(liveGrace); time.Now().Before(end); {
 		if c.runCtx != nil && c.runCtx.Err() != nil {
 			return false
 		}
@@ -209,6 +212,9 @@ func (c *call) awaitLive() bool {
 	}
 	return false
 }
+
+// liveGrace is how long a shell over its job limit waits for finishing jobs to be counted out.
+const liveGrace = 2 * time.Second
 
 // Setenv sets exported variables (K=V) in the global scope before Run: the part of the initial
 // environment that differs from run to run, over the shared Config.Base.
