@@ -18,7 +18,12 @@ func TestLateArith(t *testing.T) {
 		{"(( 7 - ))\n", "))", " 7 - "},
 		{"echo $(( (1 + 2) * ))\n", "))", " (1 + 2) * "},
 		{"echo $(( a b ))\n", "b", " a b "},
-		{"echo $(( $x + ))\n", "))", ""},                   // an expansion: the parser's error stands
+		{"echo $(( $x + ))\n", "))", " $x + "},        // a simple expansion is taken
+		{"echo $(( 1 $op 2 ))\n", "$op", " 1 $op 2 "}, // an operator from a variable
+		{"(( x = ${a}${b} $1 $# ))\n", "$1", " x = ${a}${b} $1 $# "},
+		{"echo $(( 1 $(echo +) 2 ))\n", "$(", ""},          // a command substitution: not taken
+		{"echo $(( 1 ${op:-+} 2 ))\n", "$", ""},            // nor an expansion with an operator
+		{"echo $(( 1 $ 2 ))\n", "$", ""},                   // nor a lone $
 		{"echo $(( \"1\" + ))\n", "))", ""},                // a quote
 		{"for (( i=0; i< ; i++ )); do :; done\n", ";", ""}, // a for loop's (( is not taken
 		{"((echo a); echo b)\n", "a", ""},                  // nested subshells: no matching ))
@@ -37,6 +42,26 @@ func TestLateArith(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("lateArith(%q, at %q) = %q, want %q", c.text, c.at, got, c.want)
+		}
+	}
+}
+
+// TestBlankArith pins the text the parser reads in place of a late expression: same length,
+// the expansions where they were, a + before each one after a gap.
+func TestBlankArith(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{" 1 + ", "0    "},
+		{" 1 $op 2 ", "   $op   "},
+		{"1$op 2", " $op  "},
+		{" $a $b", " $a+$b"},
+		{"${a}${b} $1 $#", "${a}${b}+$1+$#"},
+		{"$x", "$x"},
+		{"", ""},
+	} {
+		b := []byte(c.in)
+		blankArith(b)
+		if string(b) != c.want {
+			t.Errorf("blankArith(%q) = %q, want %q", c.in, b, c.want)
 		}
 	}
 }

@@ -197,7 +197,11 @@ func (p *printer) command(c syntax.Command, ind int) {
 	case *syntax.LetClause:
 		p.b.WriteString(p.src.slice(c.Pos(), c.End()))
 	case *syntax.ArithmCmd:
-		p.b.WriteString("(( " + strings.TrimSpace(p.src.slice(c.X.Pos(), c.X.End())) + " ))")
+		// Bash prints the text between the parentheses as its reader has it (backslash-newline
+		// pairs removed), and from the text, not the expression node: a late expression
+		// (lateArith) was parsed from a blanked copy.
+		text := p.src.slice(posAt(p.src.text, int(c.Left.Offset())+2), c.Right)
+		p.b.WriteString("((" + strings.ReplaceAll(text, "\\\n", "") + "))")
 	case *syntax.TestClause:
 		p.b.WriteString("[[ ")
 		p.test(c.X)

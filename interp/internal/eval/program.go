@@ -292,11 +292,13 @@ const maxArithFixes = 16
 
 // lateArith finds the arithmetic expression a parse error at offset off is in, when bash
 // reports that error only on evaluating it: the text between $(( and )), (( and )) (not a for
-// loop's), or $[ and ]. Bash parses these expressions when it evaluates them, so a script runs
-// up to them (and past them, when they are not evaluated); mvdan's parser rejects the whole
-// script. Only expressions of literal text are taken (no $, quote, backquote or backslash):
-// the evaluator then reads the expression's original text, which package arith evaluates
-// with bash's message and status.
+// loop's), or $[ and ]. Bash parses these expressions when it evaluates them, after their
+// expansions, so a script runs up to them (and past them, when they are not evaluated), and an
+// operator or parenthesis may come from a variable (`$(( a $op b ))`); mvdan's parser rejects
+// the whole script. Only expressions of literal text and simple parameter expansions are taken
+// ($name, ${name}, $1, $#, $?; no other $, quote, backquote or backslash): the evaluator then
+// reads the expression's original text with those expansions spliced in, which package arith
+// evaluates with bash's message and status.
 func lateArith(text []byte, off int) (from, to int, ok bool) {
 	if off < 0 || off > len(text) {
 		return 0, 0, false
@@ -321,8 +323,15 @@ func lateArith(text []byte, off int) (from, to int, ok bool) {
 		if end < 0 || off > end {
 			continue // not the expression the error is in
 		}
-		for _, c := range text[from:end] {
-			if !arithLiteral(c) {
+		for j := from; j < end; {
+			switch {
+			case text[j] == '$':
+				if j = simpleParam(text[:end], j); j < 0 {
+					return 0, 0, false
+				}
+			case arithLiteral(text[j]):
+				j++
+			default:
 				return 0, 0, false
 			}
 		}
@@ -365,13 +374,71 @@ func arithLiteral(c byte) bool {
 		strings.IndexByte(" \t_+-*/%<>=!&|^~?:,()[]#@", c) >= 0
 }
 
-// blankArith makes an expression's text one the parser reads (0 and blanks, same length, so
-// the nodes keep the original text's offsets).
+// simpleParam is the end of the simple parameter expansion at b[i] (a $): $name, $digit, $#,
+// $?, $$, $!, or ${…} around one of those; -1 when it is none.
+func simpleParam(b []byte, i int) int {
+	j := i + 1
+	braced := j < len(b) && b[j] == '{'
+	if braced {
+		j++
+	}
+	start := j
+	switch {
+	case j >= len(b):
+		return -1
+	case b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z':
+		for j < len(b) && (b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] >= '0' && b[j] <= '9') {
+			j++
+		}
+	case b[j] >= '0' && b[j] <= '9':
+		j++
+		for braced && j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+	case strings.IndexByte("#?$!", b[j]) >= 0:
+		j++
+	}
+	if j == start {
+		return -1
+	}
+	if braced {
+		if j >= len(b) || b[j] != '}' {
+			return -1
+		}
+		j++
+	}
+	return j
+}
+
+// blankArith makes an expression's text one the parser reads, of the same length so that the
+// nodes keep the original text's offsets: blanks, with its parameter expansions (simpleParam)
+// kept where they are and a + before each one that follows a gap, or a 0 when it has none. The
+// parser's nodes for the expansions are those the evaluator splices into the original text.
 func blankArith(b []byte) {
+	orig := bytes.Clone(b)
 	for i := range b {
 		b[i] = ' '
 	}
-	if len(b) > 0 {
+	params, last := 0, -1
+	for i := 0; i < len(orig); {
+		if orig[i] != '$' {
+			i++
+			continue
+		}
+		end := simpleParam(orig, i)
+		if end < 0 {
+			end = i + 1 // not taken by lateArith: stays blank
+		} else {
+			copy(b[i:end], orig[i:end])
+			if params > 0 && i > last {
+				b[i-1] = '+'
+			}
+			params++
+			last = end
+		}
+		i = end
+	}
+	if params == 0 && len(b) > 0 {
 		b[0] = '0'
 	}
 }
