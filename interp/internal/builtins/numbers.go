@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -445,9 +446,9 @@ func (p *exprParser) function(name string) (string, error) {
 		}
 		return "0", nil
 	}
-	pos, err1 := strconv.Atoi(a[1])
-	length, err2 := strconv.Atoi(a[2])
-	if err1 != nil || err2 != nil || pos < 1 || length < 1 {
+	pos, ok1 := exprSize(a[1])
+	length, ok2 := exprSize(a[2])
+	if !ok1 || !ok2 || pos < 1 || length < 1 {
 		return "", nil
 	}
 	from, to, i := -1, len(a[0]), 0
@@ -466,6 +467,24 @@ func (p *exprParser) function(name string) (string, error) {
 	}
 	// As a string of runes, as before: an invalid byte reads as U+FFFD.
 	return string([]rune(a[0][from:to])), nil
+}
+
+// exprSize reads a substr position or length as GNU expr does: an integer is an optional -
+// then digits only (+2 and 2.0 are not), a negative one gives no substring, and one past
+// the int range is the largest size (a length of 10^20 runs to the end of the string).
+func exprSize(s string) (int, bool) {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || strings.Trim(d, "0123456789") != "" {
+		return 0, false
+	}
+	if len(d) != len(s) {
+		return 0, strings.Trim(d, "0") == "" // -0 is 0
+	}
+	n, err := strconv.Atoi(d)
+	if err != nil {
+		return math.MaxInt, true
+	}
+	return n, true
 }
 
 // maxFormatWidth is the largest width or precision Go's fmt formats (past it prints
