@@ -311,11 +311,11 @@ const (
 
 // orderedSource are the definitions that keep jq's member order. They are written in plain
 // jq and go through Rewrite like a user's filter (except the _mcpbash_ helpers, which hold
-// the plain operators the rewrite routes to; their + is Guard's checked one, so they compile
+// the plain operators the rewrite routes to; their + and * are Guard's checked ones, so they compile
 // with GuardFunctions too).
 const orderedSource = `def _mcpbash_each: if type == "object" then ` + KeysInOrder + `[] as $k | .[$k] else .[] end;
 def _mcpbash_plus(a; b): b as $b | a as $a | ` + addFunc + `($a; $b) | ` + addedFunc + `($a; $b);
-def _mcpbash_times(a; b): b as $b | a as $a | $a * $b | ` + mergedFunc + `($a; $b);
+def _mcpbash_times(a; b): b as $b | a as $a | ` + mulFunc + `($a; $b) | ` + mergedFunc + `($a; $b);
 def _mcpbash_setpath($p; $v): setpath($p; $v);
 def _mcpbash_delpaths($ps): delpaths($ps);
 def _mcpbash_add: add;
@@ -507,12 +507,12 @@ func rewriteNode(q *gojq.Query) {
 	switch q.Op {
 	case gojq.OpAssign, gojq.OpModify, gojq.OpUpdateAdd, gojq.OpUpdateSub, gojq.OpUpdateMul,
 		gojq.OpUpdateDiv, gojq.OpUpdateMod, gojq.OpUpdateAlt:
-		plainPathPlus(q.Left)
+		plainPathOps(q.Left)
 	}
 	if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && len(t.Func.Args) == 1 {
 		switch t.Func.Name {
 		case "path", "del", "pick":
-			plainPathPlus(t.Func.Args[0])
+			plainPathOps(t.Func.Args[0])
 		}
 	}
 	switch q.Op {
@@ -534,10 +534,14 @@ func rewriteNode(q *gojq.Query) {
 		lhs := q.Left
 		wrapUpdate(q, &gojq.Query{Op: q.Op, Left: lhs, Right: q.Right}, lhs)
 	case 0:
-		// Guard's checked + (addFunc), routed like the plain one.
-		if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && t.Func.Name == addFunc && len(t.Func.Args) == 2 &&
-			len(t.SuffixList) == 0 && maybeObject(t.Func.Args[0]) && maybeObject(t.Func.Args[1]) {
-			t.Func.Name = plusDef
+		// Guard's checked + and * (addFunc, mulFunc), routed like the plain ones.
+		if t := q.Term; t != nil && t.Type == gojq.TermTypeFunc && (t.Func.Name == addFunc || t.Func.Name == mulFunc) &&
+			len(t.Func.Args) == 2 && len(t.SuffixList) == 0 && maybeObject(t.Func.Args[0]) && maybeObject(t.Func.Args[1]) {
+			if t.Func.Name == addFunc {
+				t.Func.Name = plusDef
+			} else {
+				t.Func.Name = mulDef
+			}
 		}
 	case gojq.OpAdd, gojq.OpMul:
 		if !maybeObject(q.Left) || !maybeObject(q.Right) {
@@ -552,14 +556,20 @@ func rewriteNode(q *gojq.Query) {
 	}
 }
 
-// plainPathPlus turns the ordered + back into the checked one (addFunc) in a path expression:
-// gojq takes the path of l + r from its operands as they are evaluated (.+.A = 0 sets .A),
-// which a call of gojq's kind keeps and the ordered definition's bindings do not; a path
-// prints no member order.
-func plainPathPlus(q *gojq.Query) {
+// plainPathOps turns the ordered + and * back into the checked ones (addFunc, mulFunc) in a
+// path expression: gojq takes the path of l + r from its operands as they are evaluated
+// (.+.A = 0 sets .A), and refuses l * r as a path before multiplying ((.A*.A)=0 is "invalid
+// path against" the input, not "cannot multiply"), which a call of gojq's kind keeps and the
+// ordered definitions' bindings do not; a path prints no member order.
+func plainPathOps(q *gojq.Query) {
 	visitor{termFn: func(t *gojq.Term) {
-		if t.Type == gojq.TermTypeFunc && t.Func.Name == plusDef && len(t.Func.Args) == 2 {
-			t.Func.Name = addFunc
+		if t.Type == gojq.TermTypeFunc && len(t.Func.Args) == 2 {
+			switch t.Func.Name {
+			case plusDef:
+				t.Func.Name = addFunc
+			case mulDef:
+				t.Func.Name = mulFunc
+			}
 		}
 	}}.query(q)
 }

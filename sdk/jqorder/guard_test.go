@@ -33,7 +33,7 @@ var guardSeeds = []string{
 	`A=B`, `.[A] += B`, `.[error("l")] = error("r")`, `.[error("l")] //= error("r")`, `.[error("l")] |= error("r")`,
 	`.[.[]?] = (1, 2)`, `.[0, 1] += (10, 20)`, `(.,0)%=(0)`, `(.. , 0) |= 1`, `del(.[0], error("x"))`,
 	`label $out | (.[], break $out) |= 1`, `def f: .a; f |= 1`, `def f: .a; f -= 1`, `def f: .[0]; f = 1`, `def g: .b; del(g)`, `def first(f): .b; first(.a) |= 1`, `(.a | debug) |= 1`,
-	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(if .a then .b else .c end) = 1`,
+	`try ((.[] , error("e")) += 1) catch .`, `pick(.a, 0)`, `"ab" * 3`, `3 * "ab"`, `[(1,2) * (10,20)]`, `error("l") * error("r")`, `.a *= 2`, `. * .`, `path(1 * 2)`, `(.A*.A)=(0)`, `path(.a * .a)`, `path(error("x") * .a)`, `path(.a * error("y"))`, `(if .a then .b else .c end) = 1`,
 	`. + .`, `.a + .b`, `[.[] | tostring] | add`, `add`, `.a += .a`, `.[] += 1`, `(.a, .b) += (1, 2)`, `path(. + 1)`, `try (. + error("r")) catch .`, `[(1, 2) + (10, 20)]`, `{} + .`, `null + .`, `join(",")`, `[.[] | tostring] | join(.[0] // "-")`, `path(join(","))`,
 	`[.[]? | strings | test("a")]`, `tostring | [match("(?<x>.)(y)?"; "g")]`, `tostring | gsub("(?<c>[0-9])"; "<\(.c)>")`,
 	`tostring | [scan("\\w+")]`, `tostring | sub("^"; ">"; "g")`, `tostring | split(",|:"; null)`, `tostring | capture("(?<a>.)")`,
@@ -372,4 +372,44 @@ func TestGuardBoundsBigIntegers(t *testing.T) {
 			t.Errorf("%s: %.200q, want %q", c.filter, s, c.want)
 		}
 	}
+}
+
+// TestProductIsGojqs: the products made without a run of gojq's code are gojq's own.
+func TestProductIsGojqs(t *testing.T) {
+	big := `100000000000000000000`
+	values := []string{`0`, `1`, `-1`, `3`, `-7`, `4611686018427387904`, `-9223372036854775808`, `9223372036854775807`,
+		big, `1.5`, `-0.25`, `1e308`, `null`, `"ab"`, `[1]`, `{}`, `{"a":1}`, `{"a":{"b":1,"c":[1]},"d":2}`,
+		`{"a":{"b":{"x":1}},"d":{"e":1}}`, `{"a":3}`}
+	for _, ls := range values {
+		for _, rs := range values {
+			l, r := jsonValue(t, ls), jsonValue(t, rs)
+			got, want := product(l, r), gojqBinop("*", l, r)
+			gerr, _ := got.(error)
+			werr, _ := want.(error)
+			if gerr != nil || werr != nil {
+				if gerr == nil || werr == nil || gerr.Error() != werr.Error() {
+					t.Errorf("%s * %s: %v, gojq %v", ls, rs, got, want)
+				}
+				continue
+			}
+			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+				t.Errorf("%s * %s = %#v, gojq %#v", ls, rs, got, want)
+			}
+		}
+	}
+}
+
+// jsonValue is s as gojq holds it (ints where they fit, big ints past them).
+func jsonValue(t *testing.T, s string) any {
+	t.Helper()
+	q, err := gojq.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gojq.Compile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := c.Run(nil).Next()
+	return v
 }
