@@ -299,6 +299,8 @@ func (a *awkIO) funcs() map[string]any {
 		"__mcp_filename": func() string { return a.main.name() },
 		"__mcp_close":    a.close,
 		"__mcp_substr":   awkSubstr,
+		"__mcp_toupper":  func(s string) string { return awkCase(s, 'a', 'z', 'A'-'a') },
+		"__mcp_tolower":  func(s string) string { return awkCase(s, 'A', 'Z', 'a'-'A') },
 		"__mcp_getline":  a.getline,
 		"__mcp_line":     func() string { return a.line },
 		"__mcp_status":   func() int { return a.status },
@@ -526,6 +528,23 @@ func (m *awkRecords) add(ctx context.Context, b []byte) error {
 		m.win = m.win[loc[1]:]
 	}
 	return awaitRepeat(ctx, time.Since(began))
+}
+
+// awkCase is toupper or tolower as awk's strings are bytes here (length("é") is 2): ASCII
+// letters change, every other byte stays, as in mawk, BWK awk and gawk in the C locale.
+// GoAWK's own changes every Unicode letter ("é" to "É") and turns invalid bytes into U+FFFD.
+func awkCase(s string, lo, hi byte, by int) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= rune(lo) && r <= rune(hi) })
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if b[i] >= lo && b[i] <= hi {
+			b[i] = byte(int(b[i]) + by)
+		}
+	}
+	return string(b)
 }
 
 // awkSubstr is substr as POSIX and gawk define it: the characters at positions m through

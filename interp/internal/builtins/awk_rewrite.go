@@ -17,6 +17,7 @@ import (
 //	FILENAME                 -> __mcp_filename()
 //	close(x)                 -> __mcp_close(x)
 //	substr(s, m[, n])        -> __mcp_substr(s, m[, n])   (POSIX positions, see awkSubstr)
+//	toupper(s), tolower(s)   -> __mcp_toupper(s), ...     (ASCII letters only, see awkCase)
 //	getline [var] < file     -> a call of __mcp_getline(file) that assigns var (or $0)
 //	print args > file        -> __mcp_out(file, ">", args joined by OFS, plus ORS)
 //	printf fmt, args >> file -> __mcp_out(file, ">>", sprintf(fmt, args))
@@ -211,6 +212,10 @@ func renamePass(src string, toks []awkTok) []edit {
 			edits = append(edits, edit{t.start, t.start + len("close"), "__mcp_close"})
 		case t.tok == lexer.F_SUBSTR:
 			edits = append(edits, edit{t.start, t.start + len("substr"), "__mcp_substr"})
+		case t.tok == lexer.F_TOUPPER:
+			edits = append(edits, edit{t.start, t.start + len("toupper"), "__mcp_toupper"})
+		case t.tok == lexer.F_TOLOWER:
+			edits = append(edits, edit{t.start, t.start + len("tolower"), "__mcp_tolower"})
 		}
 	}
 	return edits
