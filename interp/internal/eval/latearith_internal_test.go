@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,22 @@ func TestBlankArith(t *testing.T) {
 		if string(b) != c.want {
 			t.Errorf("blankArith(%q) = %q, want %q", c.in, b, c.want)
 		}
+	}
+}
+
+// TestLateArithLimit: past maxArithFixes late expressions the parser's error stands, and says
+// why and what to do.
+func TestLateArithLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("op=+\n")
+	for i := range maxArithFixes + 1 {
+		fmt.Fprintf(&b, "echo $(( %d $op 1 ))\n", i)
+	}
+	_, _, err := parseString(context.Background(), "s.sh", b.String(), 0, true)
+	if err == nil || !strings.Contains(err.Error(), "at most 16 arithmetic expressions per script") || !strings.Contains(err.Error(), "fix:") {
+		t.Fatalf("err %v", err)
+	}
+	if _, _, err := parseString(context.Background(), "s.sh", "op=+\n"+strings.Repeat("echo $(( 1 $op 1 ))\n", maxArithFixes), 0, true); err != nil {
+		t.Fatalf("%d late expressions: %v", maxArithFixes, err)
 	}
 }

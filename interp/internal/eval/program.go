@@ -269,6 +269,12 @@ func parseBash(ctx context.Context, name string, src []byte, endHdocs bool) (*sy
 				continue
 			}
 		}
+		if err != nil && errors.As(err, &pe) && arithFixes == maxArithFixes {
+			if _, _, ok := lateArith(text, int(pe.Pos.Offset())); ok {
+				pe.Text += fmt.Sprintf("; the sandbox takes at most %d arithmetic expressions per script that only bash's evaluation parses (a syntax error, or an operator from an expansion); fix: keep such an expression in one variable: e=\"$a $op $b\"; echo $(( $e ))", maxArithFixes)
+				err = pe
+			}
+		}
 		if err != nil && errors.As(err, &pe) && arithFixes < maxArithFixes {
 			if from, to, ok := lateArith(text, int(pe.Pos.Offset())); ok {
 				if at == nil && hdocs == nil && arithFixes == 0 {
