@@ -60,7 +60,7 @@ func runScript(t *testing.T, script string, allow []string, cmds engine.Commands
 		t.Fatal(err)
 	}
 	return e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
-		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
+		ScratchBase: scratchFor(t, e), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir,
 			Allow: allow}, Commands: cmds})
 }
 
@@ -77,7 +77,7 @@ func TestCommandsResolveAfterUtilities(t *testing.T) {
 	}
 	fake := &fakeCommands{}
 	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: p, Dir: dir,
-		ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir},
+		ScratchBase: scratchFor(t, e), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir},
 		Commands: fake})
 	got := string(out.Stdout)
 	for _, want := range []string{"HI\n", "status=3\n", "shout is hashed (/virtual/shout.wasm)\n", "/virtual/shout.wasm\n", "X\n"} {

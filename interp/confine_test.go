@@ -56,7 +56,7 @@ func TestExternalCommandsAreConfined(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: t.TempDir(),
+		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: project, ScratchBase: scratchFor(t, e),
 			Confiner: c, Policy: sandbox.Policy{
 				Roots:   []sandbox.Root{{Path: project, Mode: sandbox.ReadWrite}, {Path: readOnly, Mode: sandbox.ReadOnly}},
 				ToolDir: project, Allow: []string{"fmt", "bash"}}})

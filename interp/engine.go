@@ -64,6 +64,8 @@ type Engine struct {
 	// programs are the utilities, shown in /usr/bin and /bin with the call's allowlisted
 	// commands: what command search finds there.
 	programs []string
+	// removing counts the scratch trees of answered calls still being removed (Wait).
+	removing sync.WaitGroup
 }
 
 // sdkState is what the engine parses of the SDK, once.
@@ -252,6 +254,11 @@ func (c *call) record(r eval.Refusal) {
 	}
 }
 
+// Wait waits until the scratch trees of the calls answered so far are removed (Run removes
+// them after answering). Whoever removes the scratch base itself waits first: on Windows a
+// tree still being deleted is not empty yet, and the base's removal would fail.
+func (e *Engine) Wait() { e.removing.Wait() }
+
 // Run executes the job and reports what it produced. It never panics and never leaves
 // goroutines of the script running: the call's context is cancelled when Run returns.
 func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
@@ -266,7 +273,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	// scratch tree: they start no goroutine (one per call costs a thread wake-up).
 	defer func() {
 		if sc.Seal() {
-			go sc.Remove()
+			e.removing.Go(sc.Remove)
 		}
 	}()
 	sdkParsed, err := e.sdk()

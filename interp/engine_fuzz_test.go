@@ -49,6 +49,7 @@ func newFuzzWorld(f *testing.F) *fuzzWorld {
 	if w.e, err = NewEngine(512 << 20); err != nil {
 		f.Fatal(err)
 	}
+	f.Cleanup(w.e.Wait) // before the temporary directory's removal (scratchFor)
 	f.Setenv("MCPBASH_FUZZ_CANARY", fuzzCanary)
 	f.Setenv("HOME", w.home)
 	return w

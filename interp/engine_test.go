@@ -18,7 +18,6 @@ import (
 func run(t *testing.T, script string, limits sandbox.Limits) (*engine.Outcome, string) {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	scratchBase := t.TempDir()
 	p := filepath.Join(dir, "tool.sh")
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -27,9 +26,20 @@ func run(t *testing.T, script string, limits sandbox.Limits) (*engine.Outcome, s
 	if err != nil {
 		t.Fatal(err)
 	}
+	scratchBase := scratchFor(t, e)
 	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{"a":1}`)}, Script: p, Dir: dir,
 		ScratchBase: scratchBase, Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: limits}})
 	return out, scratchBase
+}
+
+// scratchFor is a temporary scratch base for e's calls. Its cleanup first waits for e to
+// remove the calls' trees, which e does after answering: that removal racing the temporary
+// directory's own failed the test on Windows ("Directory is not empty").
+func scratchFor(t *testing.T, e *Engine) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Cleanup(e.Wait)
+	return dir
 }
 
 func TestRecursionIsBounded(t *testing.T) {
@@ -236,7 +246,7 @@ func TestMemoryLimit(t *testing.T) {
 	e, _ := NewEngine(256 << 20)
 	start := time.Now()
 	// The timeout is a backstop: doubling to 256 MiB took more than 20 s on a loaded machine.
-	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+	out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: scratchFor(t, e),
 		Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 2 * time.Minute}}})
 	// Either memory bound may end it first: the heap limit, or the byte budget the doubling is
 	// charged to (which of the two comes first depends on when the heap is sampled).
@@ -268,7 +278,7 @@ func TestMemoryLimitIgnoresGarbage(t *testing.T) {
 		}
 		runtime.KeepAlive(garbage)
 		garbage = nil
-		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: t.TempDir(),
+		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: scratchFor(t, e),
 			Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: sandbox.Limits{Timeout: 20 * time.Second}}})
 		if out.LimitHit != "" || out.ExitCode != 0 || string(out.Stdout) != tc.want {
 			t.Errorf("%d MiB of garbage, %s: outcome %+v", tc.garbageMiB, tc.script, out)

@@ -290,7 +290,7 @@ func TestHostileChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := t.TempDir()
+	work := scratchFor(t, e)
 	for i := start; i < len(cases) && time.Now().Before(deadline); i++ {
 		fmt.Printf("hostile: start %d\n", i)
 		if why := runHostileCase(e, dir, work, cases[i].script); why != "" {

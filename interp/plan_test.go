@@ -39,7 +39,7 @@ set -euo pipefail; shopt -s extglob
 	session := map[string]string{"MCP_SESSION": "s", "MCP_TOOL_ARGS_JSON": "the call's own wins"}
 	call := func(args ...string) string {
 		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{"a":1}`)}, Script: p, Dir: dir, Args: args,
-			ScratchBase: t.TempDir(), Plan: plan, Session: session, Env: map[string]string{"MCP_TOOL_ARGS_JSON": `{"a":1}`},
+			ScratchBase: scratchFor(t, e), Plan: plan, Session: session, Env: map[string]string{"MCP_TOOL_ARGS_JSON": `{"a":1}`},
 			Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir}})
 		if out.ExitCode != 0 {
 			t.Fatalf("exit %d: %s", out.ExitCode, out.Stderr)

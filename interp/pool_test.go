@@ -46,7 +46,7 @@ echo "ok $# ${MINE-unset}"`)
 	}
 	run := func(script string, limits sandbox.Limits, args ...string) *engine.Outcome {
 		return e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: script, Dir: dir, Args: args,
-			ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: limits}})
+			ScratchBase: scratchFor(t, e), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir, Limits: limits}})
 	}
 	check := func(out *engine.Outcome) string {
 		var access struct{ Entries []json.RawMessage }
@@ -126,7 +126,7 @@ mcp_config_get .a
 	}
 	for _, main := range []string{"one", "two"} {
 		out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(`{}`)}, Script: script, Dir: dir, Args: []string{main},
-			ScratchBase: t.TempDir(), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadOnly}}, ToolDir: dir}})
+			ScratchBase: scratchFor(t, e), Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadOnly}}, ToolDir: dir}})
 		want := strings.NewReplacer("M", main).Replace("M\nsub\nM\npipe\nM\nsubst M\ntemp\nM\nlocal\nM\n")
 		if string(out.Stdout) != want || out.ExitCode != 0 {
 			t.Fatalf("run %s: %q (want %q), status %d, stderr %s", main, out.Stdout, want, out.ExitCode, out.Stderr)

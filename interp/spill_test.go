@@ -44,7 +44,7 @@ wc -c <<< "$MCP_TOOL_ARGS_JSON" > /dev/null && echo "programs run"
 				t.Fatal(err)
 			}
 			out := e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t", Args: json.RawMessage(tt.args)}, Script: p, Dir: dir,
-				ScratchBase: t.TempDir(), Spill: tt.spill,
+				ScratchBase: scratchFor(t, e), Spill: tt.spill,
 				Env:    map[string]string{"MCP_TOOL_ARGS_JSON": tt.args, "MCP_TOOL_META_JSON": "{}"},
 				Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir}})
 			got := string(out.Stdout)
