@@ -128,9 +128,12 @@ func selfBinary(cfg Config) string {
 	return self
 }
 
-// Close releases what the server holds outside the process (the native SDK directory) and its
-// wasm runtime.
+// Close releases what the server holds outside the process (the native SDK directory, the
+// scratch trees of answered calls) and its wasm runtime.
 func (srv *Server) Close() {
+	if srv.engine != nil {
+		srv.engine.Wait()
+	}
 	if srv.native != nil {
 		srv.native.Close()
 	}

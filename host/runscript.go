@@ -78,6 +78,9 @@ func RunScript(ctx context.Context, o Options, rs ScriptRun) (*engine.Outcome, e
 	}
 	call := &engine.Call{Tool: filepath.Base(script), ToolPath: script, ToolDir: filepath.Dir(script), Args: json.RawMessage(`{}`),
 		MaxTextBytes: set.MaxTextBytes}
-	return eng.Run(ctx, engine.Job{Call: call, Script: script, Dir: rs.Dir, Policy: policy, ScratchBase: set.TmpRoot, Args: rs.Args,
-		Env: rs.Env, Cancelled: func() bool { return false }}), nil
+	out := eng.Run(ctx, engine.Job{Call: call, Script: script, Dir: rs.Dir, Policy: policy, ScratchBase: set.TmpRoot, Args: rs.Args,
+		Env: rs.Env, Cancelled: func() bool { return false }})
+	// The process ends next: the call's scratch tree (in /dev/shm, memory) goes first.
+	eng.Wait()
+	return out, nil
 }

@@ -73,3 +73,29 @@ func TestRunScript(t *testing.T) {
 		t.Fatalf("missing script: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestRunScriptLeavesNoScratch: the call's scratch tree (under MCPBASH_TMP_ROOT, /dev/shm by
+// default: memory) is gone when run-script exits. The engine removes it after answering, and
+// the process used to end first in about half the runs, leaving the tree and what the script
+// wrote there.
+func TestRunScriptLeavesNoScratch(t *testing.T) {
+	t.Parallel()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	tmpRoot := filepath.Join(base, "tmp")
+	if err := os.Mkdir(tmpRoot, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(base, "writes.sh")
+	if err := os.WriteFile(script, []byte("echo data > \"$TMPDIR/f\"; echo data > \"$HOME/g\"; echo ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		out, errOut, code := runCLI(t, base, []string{"MCPBASH_TMP_ROOT=" + tmpRoot}, "run-script", script)
+		if code != 0 || out != "ok\n" {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q", i, code, out, errOut)
+		}
+		if left, _ := os.ReadDir(tmpRoot); len(left) != 0 {
+			t.Fatalf("run %d left %d entries in the scratch base (first %s)", i, len(left), left[0].Name())
+		}
+	}
+}

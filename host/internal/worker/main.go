@@ -61,5 +61,6 @@ func Main(ctx context.Context, self string, maxHeap uint64, l Limits, confineSel
 	// The frames own the real stdout; anything else the process prints goes to stderr.
 	out := os.Stdout
 	os.Stdout = os.Stderr
+	defer e.Wait() // the answered calls' scratch trees, before the process ends
 	return Serve(ctx, os.Stdin, out, e, opts)
 }
