@@ -132,6 +132,36 @@ var relItem = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^([+-]?\s*\d+)?\s*(next|last|this)?\s*(seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|fortnights?|months?|years?)\s*(ago)?\s*`)
 })
 
+// dayItem is a day of the week, with GNU's optional ordinal before it ("next monday",
+// "last fri", "this Thursday", "2 tue"); "second" is a unit, not an ordinal, as in GNU.
+var dayItem = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(last|this|next|first|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+)?\s*` +
+		`(sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tues|tue|wednes|wed|thurs|thur|thu|fri|sat)\.?,?(?:\s+|$)`)
+})
+
+// dayOrdinals are GNU's ordinal words.
+var dayOrdinals = map[string]int64{"last": -1, "this": 0, "next": 1, "first": 1, "third": 3, "fourth": 4, "fifth": 5,
+	"sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}
+
+// weekdayOf is the day a name of dayItem names (Sunday 0).
+func weekdayOf(name string) int {
+	switch strings.ToLower(name)[:2] {
+	case "su":
+		return 0
+	case "mo":
+		return 1
+	case "tu":
+		return 2
+	case "we":
+		return 3
+	case "th":
+		return 4
+	case "fr":
+		return 5
+	}
+	return 6
+}
+
 var tzAfterTime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([+-])\s*(\d{1,4})\b`) })
 
 // GNU date keeps a year in a C int counted from 1900: a date outside these years is invalid
@@ -267,7 +297,7 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 	if rest, ok := strings.CutPrefix(s, "@"); ok {
 		return parseEpoch(rest, loc)
 	}
-	base, rest, naive, ok := dateBase(s, env, loc)
+	base, rest, naive, dated, ok := dateBase(s, env, loc)
 	if !ok {
 		return time.Time{}, errInvalidDate
 	}
@@ -288,7 +318,28 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 		rest = strings.TrimSpace(rest)[len(m[0]):]
 	}
 	var rel relative
+	if dated != dateGiven {
+		rel.day = int64(dated)
+	}
+	daySeen, dayOrd, dayNum := false, int64(0), 0
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		if d := dayItem().FindStringSubmatch(rest); d != nil {
+			if daySeen {
+				return time.Time{}, errInvalidDate // two days of the week: GNU's too
+			}
+			daySeen, dayNum = true, weekdayOf(d[2])
+			if o, ok := dayOrdinals[strings.ToLower(d[1])]; ok {
+				dayOrd = o
+			} else if d[1] != "" {
+				n, err := strconv.ParseInt(d[1], 10, 64)
+				if err != nil || n > math.MaxInt32 {
+					return time.Time{}, errInvalidDate
+				}
+				dayOrd = n
+			}
+			rest = rest[len(d[0]):]
+			continue
+		}
 		m := relItem().FindStringSubmatch(rest)
 		if m == nil || m[0] == "" {
 			return time.Time{}, errInvalidDate
@@ -313,6 +364,20 @@ func parseDateIn(s string, env *Env, loc *time.Location) (time.Time, error) {
 		}
 		rest = rest[len(m[0]):]
 	}
+	if daySeen && dated != dateGiven {
+		// GNU: the day's midnight, moved to the named day (this one, or the next one on or
+		// after today; next: after today; last: before it; N: the Nth from this one), then
+		// the relative items. A day of the week after a date is ignored, as in GNU.
+		wd := int64(base.Weekday())
+		shift := (int64(dayNum)-wd+7)%7 + 7*dayOrd
+		if dayOrd > 0 && wd != int64(dayNum) {
+			shift -= 7
+		}
+		if !rel.add("day", shift) {
+			return time.Time{}, errInvalidDate
+		}
+		base = time.Date(base.Year(), base.Month(), base.Day(), 0, 0, 0, 0, base.Location())
+	}
 	return rel.apply(base, loc)
 }
 
@@ -326,9 +391,14 @@ var dateLayouts = []string{
 	"20060102", "20060102T150405", "20060102T150405Z0700",
 }
 
+// dateGiven is dateBase's dated when s starts with an absolute date.
+const dateGiven = math.MinInt
+
 // dateBase splits s into an absolute date (now when there is none) and the relative rest;
-// naive is set when the date has a time of day but no zone.
-func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string, naive, ok bool) {
+// naive is set when the date has a time of day but no zone. dated is dateGiven for an
+// absolute date, else the days a leading now/today/yesterday/tomorrow adds to now (GNU's
+// relative items: a day of the week after them moves today, then they apply).
+func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string, naive bool, dated int, ok bool) {
 	now := env.Now().In(loc)
 	lower := strings.ToLower(s)
 	for _, kw := range []struct {
@@ -336,7 +406,7 @@ func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string,
 		days int
 	}{{"now", 0}, {"today", 0}, {"yesterday", -1}, {"tomorrow", 1}} {
 		if rest, ok := strings.CutPrefix(lower, kw.word); ok && (rest == "" || rest[0] == ' ') {
-			return now.AddDate(0, 0, kw.days), rest, false, true
+			return now, rest, false, kw.days, true
 		}
 	}
 	// The longest prefix that parses as a date wins ("2024-01-02 10:00 +1 day"); no layout
@@ -348,22 +418,22 @@ func dateBase(s string, env *Env, loc *time.Location) (t time.Time, rest string,
 		for _, layout := range dateLayouts {
 			if t, err := time.ParseInLocation(layout, head, loc); err == nil {
 				zoned := strings.Contains(layout, "Z07") || strings.Contains(layout, "-0700") || strings.Contains(layout, "MST")
-				return t, strings.Join(words[n:], " "), strings.Contains(layout, "15") && !zoned, true
+				return t, strings.Join(words[n:], " "), strings.Contains(layout, "15") && !zoned, dateGiven, true
 			}
 		}
 		if strings.HasSuffix(head, " UTC") || strings.HasSuffix(head, "Z") {
 			trimmed := strings.TrimSuffix(strings.TrimSuffix(head, " UTC"), "Z")
 			for _, layout := range dateLayouts {
 				if t, err := time.ParseInLocation(layout, trimmed, time.UTC); err == nil {
-					return t, strings.Join(words[n:], " "), false, true
+					return t, strings.Join(words[n:], " "), false, dateGiven, true
 				}
 			}
 		}
 	}
-	if relItem().MatchString(s) {
-		return now, s, false, true
+	if relItem().MatchString(s) || dayItem().MatchString(s) {
+		return now, s, false, 0, true
 	}
-	return time.Time{}, "", false, false
+	return time.Time{}, "", false, 0, false
 }
 
 // strftime renders GNU date's % codes, with the - _ 0 ^ # flags and a field width, as a string
