@@ -132,15 +132,7 @@ func TestDeletesAreBounded(t *testing.T) {
 		`{"a":1} | .a |= error("boom")`, `[1,2] | first(.[] |= . + 1, 5)`, `null | .[0] |= empty`,
 		`reduce range(3) as $i ({}; .[$i|tostring] |= ($i, 10))`, `{"a":[{"b":1},{"b":2}]} | del(.a[] | select(.b == 1))`,
 	} {
-		q, err := gojq.Parse(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		code, err := gojq.Compile(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := untilError(code.Run(nil))
+		want := untilError(plainCode(t, f).Run(nil))
 		got := runJQGuarded(t, context.Background(), f, nil)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: %v, gojq gives %v", f, got, want)

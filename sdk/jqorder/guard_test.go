@@ -148,12 +148,7 @@ func TestGuardLeavesPrintingToThePrinter(t *testing.T) {
 // one makes this test fail until someone decides whether it walks values deeply (until then
 // Guard checks its input and arguments, the safe default).
 func TestGuardKnowsEveryBuiltin(t *testing.T) {
-	q, _ := gojq.Parse(`builtins`)
-	code, err := gojq.Compile(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := code.Run(nil).Next()
+	v, _ := plainCode(t, `builtins`).Run(nil).Next()
 	var unknown []string
 	for _, b := range v.([]any) {
 		name, _, _ := strings.Cut(b.(string), "/")
@@ -402,7 +397,14 @@ func TestProductIsGojqs(t *testing.T) {
 // jsonValue is s as gojq holds it (ints where they fit, big ints past them).
 func jsonValue(t *testing.T, s string) any {
 	t.Helper()
-	q, err := gojq.Parse(s)
+	v, _ := plainCode(t, s).Run(nil).Next()
+	return v
+}
+
+// plainCode is filter f compiled by gojq alone.
+func plainCode(t *testing.T, f string) *gojq.Code {
+	t.Helper()
+	q, err := gojq.Parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,6 +412,5 @@ func jsonValue(t *testing.T, s string) any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := c.Run(nil).Next()
-	return v
+	return c
 }
