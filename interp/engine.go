@@ -65,7 +65,48 @@ type Engine struct {
 	// commands: what command search finds there.
 	programs []string
 	// removing counts the scratch trees of answered calls still being removed (Wait).
-	removing sync.WaitGroup
+	removing removals
+}
+
+// removals counts background removals. Not a sync.WaitGroup: a server's Close waits while a
+// call may still be answering and start one, which a WaitGroup forbids (Add concurrent with a
+// Wait at zero).
+type removals struct {
+	mu   sync.Mutex
+	n    int
+	done chan struct{} // closed when n drops to 0; nil while none runs
+}
+
+// start runs f on its own goroutine, counted until it returns.
+func (r *removals) start(f func()) {
+	r.mu.Lock()
+	if r.n++; r.done == nil {
+		r.done = make(chan struct{})
+	}
+	r.mu.Unlock()
+	go func() {
+		defer r.end()
+		f()
+	}()
+}
+
+func (r *removals) end() {
+	r.mu.Lock()
+	if r.n--; r.n == 0 {
+		close(r.done)
+		r.done = nil
+	}
+	r.mu.Unlock()
+}
+
+// wait returns when none of the removals started before it still runs (or none at all).
+func (r *removals) wait() {
+	r.mu.Lock()
+	d := r.done
+	r.mu.Unlock()
+	if d != nil {
+		<-d
+	}
 }
 
 // sdkState is what the engine parses of the SDK, once.
@@ -257,7 +298,7 @@ func (c *call) record(r eval.Refusal) {
 // Wait waits until the scratch trees of the calls answered so far are removed (Run removes
 // them after answering). Whoever removes the scratch base itself waits first: on Windows a
 // tree still being deleted is not empty yet, and the base's removal would fail.
-func (e *Engine) Wait() { e.removing.Wait() }
+func (e *Engine) Wait() { e.removing.wait() }
 
 // Run executes the job and reports what it produced. It never panics and never leaves
 // goroutines of the script running: the call's context is cancelled when Run returns.
@@ -273,7 +314,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (out *engine.Outcome) {
 	// scratch tree: they start no goroutine (one per call costs a thread wake-up).
 	defer func() {
 		if sc.Seal() {
-			e.removing.Go(sc.Remove)
+			e.removing.start(sc.Remove)
 		}
 	}()
 	sdkParsed, err := e.sdk()

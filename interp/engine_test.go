@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -349,5 +350,49 @@ func TestNotUTF8IsNoted(t *testing.T) {
 				t.Errorf("stderr %q (exit %d), want %q", out.Stderr, out.ExitCode, tc.stderr)
 			}
 		})
+	}
+}
+
+// TestWaitWhileCallsAnswer: Wait may run while calls still answer and start their scratch
+// trees' removal (a server's Close with a call in flight), and returns once those it saw end.
+func TestWaitWhileCallsAnswer(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(dir, "tool.sh")
+	if err := os.WriteFile(p, []byte(`echo x > "$TMPDIR/f"`), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := scratchFor(t, e)
+	var calls sync.WaitGroup
+	for range 8 {
+		calls.Go(func() {
+			for range 5 {
+				e.Run(context.Background(), Job{Call: &engine.Call{Tool: "t"}, Script: p, Dir: dir, ScratchBase: base,
+					Policy: sandbox.Policy{Roots: []sandbox.Root{{Path: dir, Mode: sandbox.ReadWrite}}, ToolDir: dir}})
+			}
+		})
+	}
+	stop := make(chan struct{})
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				e.Wait()
+			}
+		}
+	}()
+	calls.Wait()
+	close(stop)
+	<-waited
+	e.Wait()
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Fatalf("%d scratch trees left after Wait", len(left))
 	}
 }
